@@ -1,0 +1,1 @@
+"""latlab: a latency lab — store, compare and guard latency distributions."""

@@ -1,0 +1,10 @@
+"""All REST routes, under /api/v1."""
+
+from fastapi import APIRouter
+
+from latlab.auth.router import router as auth_router
+from latlab.runs.router import router as runs_router
+
+api_router = APIRouter(prefix="/api/v1")
+api_router.include_router(auth_router)
+api_router.include_router(runs_router)

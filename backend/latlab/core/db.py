@@ -1,0 +1,40 @@
+"""Engine, sessions, and the request-scoped session dependency.
+
+Services never commit. The request's session commits once, after the route returns and
+before the response is sent; tasks queued with `latlab.core.tasks.enqueue` leave only then.
+"""
+
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import Annotated
+
+from fastapi import Depends
+from sqlalchemy import Engine, create_engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from latlab.core.settings import get_settings
+
+
+@lru_cache
+def get_engine() -> Engine:
+    return create_engine(get_settings().database_url, pool_pre_ping=True, pool_size=10)
+
+
+@lru_cache
+def get_sessionmaker() -> sessionmaker[Session]:
+    return sessionmaker(get_engine(), expire_on_commit=False)
+
+
+def get_session() -> Iterator[Session]:
+    session = get_sessionmaker()()
+    try:
+        yield session
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()
+
+
+DbSession = Annotated[Session, Depends(get_session, scope="function")]

@@ -1,0 +1,43 @@
+"""The application's errors: raised by services, rendered by one handler in `latlab.main`."""
+
+
+class AppError(Exception):
+    status_code = 400
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+class BadRequest(AppError):
+    status_code = 400
+
+
+class Unauthorized(AppError):
+    status_code = 401
+
+
+class Forbidden(AppError):
+    status_code = 403
+
+
+class NotFound(AppError):
+    status_code = 404
+
+
+class Conflict(AppError):
+    status_code = 409
+
+
+class PayloadTooLarge(AppError):
+    status_code = 413
+
+
+class Unprocessable(AppError):
+    """A well-formed body whose content cannot be used (e.g. an undecodable histogram)."""
+
+    status_code = 422
+
+    def __init__(self, detail: str, path: str = "$") -> None:
+        super().__init__(detail)
+        self.path = path

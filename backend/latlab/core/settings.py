@@ -1,0 +1,28 @@
+"""Settings of the backend processes (api, ingest worker, beat).
+
+The runner worker has its own settings (in `latlab_workers`) and no database URL.
+"""
+
+from functools import lru_cache
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="LATLAB_", extra="ignore")
+
+    database_url: str = "postgresql+psycopg://latlab@127.0.0.1:54329/latlab"
+    redis_url: str = "redis://127.0.0.1:63799/0"
+    # The address people use to reach the dashboard; links in alerts and CLI output use it.
+    public_url: str = "http://127.0.0.1:8000"
+    # Bodies above this size are refused with 413 before they are parsed.
+    max_body_bytes: int = 64 * 1024 * 1024
+    session_days: int = 14
+    cookie_secure: bool = False
+    default_project: str = "default"
+    frontend_dist: str = ""
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,157 @@
+"""Postgres and Redis from the system binaries, without Docker.
+
+Used by `make up` (a persistent data directory under `.data/`) and by the test harness
+(throwaway ones in a temporary directory). Programs are started with argument lists.
+"""
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+
+
+class LocalStackError(RuntimeError):
+    pass
+
+
+@dataclass
+class Service:
+    name: str
+    process: subprocess.Popen[bytes]
+    url: str
+
+    def stop(self, timeout: float = 20.0) -> None:
+        if self.process.poll() is not None:
+            return
+        # SIGTERM is a "smart" shutdown for postgres; SIGINT a fast one.
+        self.process.send_signal(2 if self.name == "postgres" else 15)
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def postgres_bin() -> Path:
+    candidates = sorted(
+        Path("/usr/lib/postgresql").glob("*/bin/postgres"),
+        key=lambda p: int(p.parent.parent.name) if p.parent.parent.name.isdigit() else 0,
+    )
+    if candidates:
+        return candidates[-1].parent
+    found = shutil.which("postgres")
+    if found:
+        return Path(found).parent
+    raise LocalStackError("PostgreSQL server binaries not found; install postgresql")
+
+
+def _as_postgres_user() -> list[str]:
+    # initdb and postgres refuse to run as root: run them as the `postgres` user then.
+    # setpriv execs in place (runuser would fork), so the child pid is postgres itself.
+    if os.geteuid() != 0:
+        return []
+    return ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "--"]
+
+
+def _give_to_postgres(path: Path) -> None:
+    if os.geteuid() == 0:
+        shutil.chown(path, "postgres", "postgres")
+
+
+def start_postgres(
+    directory: Path, port: int, *, database: str, durable: bool = True, log: Path | None = None
+) -> Service:
+    """Starts (initialising on first use) a Postgres cluster in `directory`; creates `database`."""
+    binaries = postgres_bin()
+    data = directory / "data"
+    directory.mkdir(parents=True, exist_ok=True)
+    _give_to_postgres(directory)
+    reachable = subprocess.run(_as_postgres_user() + ["test", "-w", str(directory)], check=False)
+    if reachable.returncode != 0:
+        raise LocalStackError(
+            f"the postgres user cannot reach {directory}; a parent folder is not traversable "
+            "(chmod o+x it, or point LATLAB_DATABASE_URL at an existing server)"
+        )
+    if not (data / "PG_VERSION").exists():
+        init = [str(binaries / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
+                "-E", "UTF8"]
+        if not durable:
+            init.append("--no-sync")
+        subprocess.run(_as_postgres_user() + init, check=True, stdout=subprocess.DEVNULL)
+    command = [str(binaries / "postgres"), "-D", str(data), "-p", str(port), "-k", str(directory),
+               "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"]
+    if not durable:
+        command += ["-c", "fsync=off", "-c", "synchronous_commit=off",
+                    "-c", "full_page_writes=off"]
+    log_file = open(log or directory / "postgres.log", "ab")  # noqa: SIM115 - owned by the child
+    process = subprocess.Popen(_as_postgres_user() + command, stdout=log_file,
+                               stderr=subprocess.STDOUT, start_new_session=True)
+    admin_url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
+    _wait(lambda: _pg_ready(admin_url), process, "postgres", directory / "postgres.log")
+    with psycopg.connect(admin_url, autocommit=True) as connection:
+        exists = connection.execute(
+            "select 1 from pg_database where datname = %s", (database,)
+        ).fetchone()
+        if not exists:
+            connection.execute(f'create database "{database}"')
+    url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/{database}"
+    return Service("postgres", process, url)
+
+
+def start_redis(directory: Path, port: int, *, durable: bool = True) -> Service:
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise LocalStackError("redis-server not found; install redis-server")
+    directory.mkdir(parents=True, exist_ok=True)
+    command = [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
+               "--save", "60 1" if durable else "", "--appendonly", "no",
+               "--logfile", str(directory / "redis.log")]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    _wait(lambda: _redis_ready(port), process, "redis", directory / "redis.log")
+    return Service("redis", process, f"redis://127.0.0.1:{port}/0")
+
+
+def _pg_ready(url: str) -> bool:
+    try:
+        with psycopg.connect(url, connect_timeout=1):
+            return True
+    except psycopg.OperationalError:
+        return False
+
+
+def _redis_ready(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as connection:
+            connection.sendall(b"PING\r\n")
+            return connection.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def _wait(
+    ready: Callable[[], bool], process: subprocess.Popen[bytes], name: str, log: Path, timeout: float = 60
+) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+            raise LocalStackError(f"{name} exited with {process.returncode}:\n{tail}")
+        if ready():
+            return
+        time.sleep(0.1)
+    process.kill()
+    raise LocalStackError(f"{name} was not ready after {timeout} s")

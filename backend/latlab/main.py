@@ -1,0 +1,93 @@
+"""The FastAPI application: REST at /api/v1, the built dashboard at /."""
+
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from latlab.api import api_router
+from latlab.core.errors import AppError, Unprocessable
+from latlab.core.limits import BodySizeLimit
+from latlab.core.settings import get_settings
+from latlab.core.validation import BodyInvalid, problems
+from latlab.runs.schemas import RunCreate
+
+DEFAULT_DIST = Path(__file__).resolve().parents[2] / "frontend" / "dist"
+
+
+def create_app() -> FastAPI:
+    settings = get_settings()
+    app = FastAPI(
+        title="latlab",
+        version="0.1.0",
+        description="A latency lab: store, compare and guard latency distributions.",
+        openapi_url="/api/v1/openapi.json",
+        docs_url="/api/v1/docs",
+        redoc_url=None,
+    )
+    app.include_router(api_router)
+    _add_error_handlers(app)
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
+    _serve_dashboard(app, Path(settings.frontend_dist) if settings.frontend_dist else DEFAULT_DIST)
+    return app
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(AppError)
+    async def app_error(request: Request, error: AppError) -> JSONResponse:
+        if isinstance(error, Unprocessable):
+            detail: Any = [{"path": error.path, "message": error.detail, "type": "invalid"}]
+        else:
+            detail = error.detail
+        headers = {"WWW-Authenticate": "Bearer"} if error.status_code == 401 else None
+        return JSONResponse({"detail": detail}, status_code=error.status_code, headers=headers)
+
+    @app.exception_handler(BodyInvalid)
+    async def body_invalid(request: Request, error: BodyInvalid) -> JSONResponse:
+        return JSONResponse({"detail": error.problems}, status_code=422)
+
+    @app.exception_handler(RequestValidationError)
+    async def request_invalid(request: Request, error: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": problems(error.errors())}, status_code=422)
+
+
+def _openapi(app: FastAPI) -> dict[str, Any]:
+    if app.openapi_schema:
+        return app.openapi_schema
+    schema = get_openapi(title=app.title, version=app.version, description=app.description,
+                         routes=app.routes)
+    # POST /runs parses its body itself (straight from bytes); publish the contract anyway.
+    contract = RunCreate.model_json_schema(ref_template="#/components/schemas/{model}")
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    components.update(contract.pop("$defs", {}))
+    components["RunCreate"] = contract
+    app.openapi_schema = schema
+    return schema
+
+
+def _serve_dashboard(app: FastAPI, dist: Path) -> None:
+    """Serves the built SPA; every non-API path falls back to index.html."""
+    if (dist / "assets").is_dir():
+        app.mount("/assets", StaticFiles(directory=dist / "assets"), name="assets")
+
+    @app.get("/{path:path}", include_in_schema=False, response_model=None)
+    async def spa(path: str) -> Response:
+        if path.startswith("api/"):
+            return JSONResponse({"detail": "Not Found"}, status_code=404)
+        candidate = (dist / path).resolve()
+        if path and candidate.is_file() and candidate.is_relative_to(dist.resolve()):
+            return FileResponse(candidate)
+        index = dist / "index.html"
+        if not index.is_file():
+            return JSONResponse(
+                {"detail": "the dashboard is not built; run `make frontend`"}, status_code=503
+            )
+        return FileResponse(index)
+
+
+app = create_app()

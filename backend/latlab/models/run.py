@@ -1,0 +1,121 @@
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    CheckConstraint,
+    Double,
+    ForeignKey,
+    Index,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from latlab.models.base import Base
+from latlab.models.host import Host
+from latlab.models.project import Project
+
+
+class Run(Base):
+    """One stored result of a scenario on one host, from a job or a CI submission."""
+
+    __tablename__ = "run"
+    __table_args__ = (
+        UniqueConstraint("project_id", "idempotency_key"),
+        Index("ix_run_project_suite_scenario_started", "project_id", "suite", "scenario",
+              "started_at"),
+        Index("ix_run_created_at", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("project.id", ondelete="CASCADE"))
+    suite: Mapped[str] = mapped_column(String(64))
+    scenario: Mapped[str] = mapped_column(String(64))
+    params: Mapped[dict[str, Any]]
+    started_at: Mapped[datetime]
+    finished_at: Mapped[datetime | None]
+    created_at: Mapped[datetime]
+    source_kind: Mapped[str] = mapped_column(String(16))
+    commit: Mapped[str | None] = mapped_column(String(64), index=True)
+    branch: Mapped[str | None] = mapped_column(String(200), index=True)
+    build_url: Mapped[str | None] = mapped_column(Text)
+    pull_request: Mapped[int | None]
+    host_id: Mapped[int | None] = mapped_column(ForeignKey("host.id", ondelete="SET NULL"),
+                                                index=True)
+    # The host as it was when the run was measured; the host row changes over time.
+    host_name: Mapped[str | None] = mapped_column(String(200))
+    host_tags: Mapped[list[str]] = mapped_column(ARRAY(String(64)), default=list)
+    host_fingerprint: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    job_id: Mapped[int | None] = mapped_column(ForeignKey("job.id", ondelete="SET NULL"))
+    idempotency_key: Mapped[str | None] = mapped_column(String(200))
+    # sha256 of the submitted body: the same key with another body is a conflict.
+    request_hash: Mapped[str | None] = mapped_column(String(64))
+
+    project: Mapped[Project] = relationship(lazy="raise")
+    host: Mapped[Host | None] = relationship(lazy="raise")
+    series: Mapped[list["Series"]] = relationship(
+        back_populates="run", lazy="raise", order_by="Series.id", passive_deletes=True
+    )
+
+
+class Series(Base):
+    """One labelled stream of a run, e.g. `{client: rust}`."""
+
+    __tablename__ = "series"
+    __table_args__ = (UniqueConstraint("run_id", "label_key"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("run.id", ondelete="CASCADE"), index=True)
+    labels: Mapped[dict[str, Any]]
+    # Canonical JSON of the labels: series of two runs match when their keys are equal.
+    label_key: Mapped[str] = mapped_column(Text)
+    # Computed at ingest over all trials: the merged histogram's summary, median metrics.
+    summary: Mapped[dict[str, Any]]
+    summary_uncorrected: Mapped[dict[str, Any] | None]
+    metrics: Mapped[dict[str, Any]] = mapped_column(default=dict)
+
+    run: Mapped[Run] = relationship(back_populates="series", lazy="raise")
+    trials: Mapped[list["Trial"]] = relationship(
+        back_populates="series", lazy="raise", order_by="Trial.index", passive_deletes=True
+    )
+
+
+class Trial(Base):
+    """One repetition of a series: its histogram, its summary and its metrics.
+
+    Latency columns are nanoseconds. Raw samples are never stored row by row: the histogram
+    (compressed HdrHistogram V2 bytes) holds the distribution.
+    """
+
+    __tablename__ = "trial"
+    __table_args__ = (
+        UniqueConstraint("series_id", "index"),
+        CheckConstraint("count >= 0", name="count_non_negative"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    series_id: Mapped[int] = mapped_column(ForeignKey("series.id", ondelete="CASCADE"))
+    index: Mapped[int]
+    histogram: Mapped[bytes] = mapped_column(LargeBinary)
+    histogram_uncorrected: Mapped[bytes | None] = mapped_column(LargeBinary)
+    count: Mapped[int]
+    min: Mapped[float] = mapped_column(Double)
+    max: Mapped[float] = mapped_column(Double)
+    mean: Mapped[float] = mapped_column(Double)
+    stddev: Mapped[float] = mapped_column(Double)
+    p50: Mapped[float] = mapped_column(Double)
+    p90: Mapped[float] = mapped_column(Double)
+    p95: Mapped[float] = mapped_column(Double)
+    p99: Mapped[float] = mapped_column(Double)
+    p999: Mapped[float] = mapped_column(Double)
+    p9999: Mapped[float] = mapped_column(Double)
+    # True when the summary came from exact samples rather than histogram buckets.
+    exact: Mapped[bool]
+    summary_uncorrected: Mapped[dict[str, Any] | None]
+    metrics: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    intervals: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONB)
+
+    series: Mapped[Series] = relationship(back_populates="trials", lazy="raise")

@@ -1,0 +1,158 @@
+import hashlib
+from typing import Annotated, Literal
+
+from pydantic import AwareDatetime
+from fastapi import APIRouter, Header, Path, Query, Response, status
+
+from latlab.auth import service as auth_service
+from latlab.auth.dependencies import Reader, RunWriter
+from latlab.core.db import DbSession
+from latlab.core.settings import get_settings
+from latlab.core.validation import parse_body
+from latlab.models import Run
+from latlab.runs import service
+from latlab.runs.dependencies import RawBody, RunFromPath
+from latlab.runs.schemas import (
+    RunCreate,
+    RunCreated,
+    RunPage,
+    RunRead,
+    RunSummary,
+    SeriesRead,
+    SourceRead,
+    Spectrum,
+    SpectrumPoint,
+    TrialRead,
+)
+
+router = APIRouter(tags=["runs"])
+
+_SUBMIT_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RunCreate"}}},
+    }
+}
+
+
+@router.post(
+    "/runs",
+    status_code=status.HTTP_201_CREATED,
+    openapi_extra=_SUBMIT_BODY,
+    responses={200: {"model": RunCreated, "description": "Replayed: the key's earlier run"}},
+)
+def submit_run(
+    raw: RawBody,
+    principal: RunWriter,
+    session: DbSession,
+    response: Response,
+    idempotency_key: Annotated[str | None, Header(min_length=1, max_length=200)] = None,
+    project: Annotated[str | None, Query(description="Project slug, for signed-in users")] = None,
+) -> RunCreated:
+    """Submit a `latlab.result/v1` result; answers 201 with the run id (200 on a replay)."""
+    body = parse_body(RunCreate, raw)
+    target = (
+        principal.token.project
+        if principal.token is not None
+        else auth_service.get_project(session, project)
+    )
+    submission = service.submit(
+        session, target, body, request_hash=hashlib.sha256(raw).hexdigest(),
+        idempotency_key=idempotency_key,
+    )
+    run_id = submission.run.id
+    if submission.replayed:
+        response.status_code = status.HTTP_200_OK
+    response.headers["Location"] = f"/api/v1/runs/{run_id}"
+    return RunCreated(id=run_id, url=run_url(run_id), replayed=submission.replayed)
+
+
+@router.get("/runs")
+def list_runs(
+    principal: Reader,
+    session: DbSession,
+    suite: str | None = None,
+    scenario: str | None = None,
+    branch: str | None = None,
+    commit: str | None = None,
+    host: str | None = None,
+    source: Literal["ci", "job", "manual"] | None = None,
+    project: str | None = None,
+    since: Annotated[AwareDatetime | None, Query(description="ISO 8601, inclusive")] = None,
+    until: Annotated[AwareDatetime | None, Query(description="ISO 8601, exclusive")] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> RunPage:
+    """Runs, newest first, filtered and paginated."""
+    project_id = principal.token_project_id
+    if project_id is None and project is not None:
+        project_id = auth_service.get_project(session, project).id
+    filters = service.RunFilters(
+        project_id=project_id, suite=suite, scenario=scenario, branch=branch, commit=commit,
+        host=host, source=source, since=since, until=until,
+    )
+    rows, total = service.list_runs(session, filters, limit, offset)
+    return RunPage(
+        items=[_summary(run, slug, series, trials) for run, slug, series, trials in rows],
+        total=total, limit=limit, offset=offset,
+    )
+
+
+@router.get("/runs/{run_id}")
+def get_run(run: RunFromPath) -> RunRead:
+    """A run with its series, per-trial summaries (nanoseconds), metrics, host and source."""
+    series = [
+        SeriesRead(
+            id=s.id, labels=s.labels, summary=s.summary, summary_uncorrected=s.summary_uncorrected,
+            metrics=s.metrics,
+            trials=[
+                TrialRead(
+                    index=t.index, exact=t.exact,
+                    summary={k: getattr(t, k) for k in _SUMMARY_KEYS},  # type: ignore[arg-type]
+                    summary_uncorrected=t.summary_uncorrected,  # type: ignore[arg-type]
+                    metrics=t.metrics, intervals=t.intervals,
+                )
+                for t in s.trials
+            ],
+        )
+        for s in run.series
+    ]
+    base = _summary(run, run.project.slug, len(series), sum(len(s.trials) for s in series))
+    return RunRead(
+        **base.model_dump(), params=run.params, host_tags=run.host_tags,
+        host_fingerprint=run.host_fingerprint, job_id=run.job_id, series=series,
+        metric_info=service.metric_info(run),
+    )
+
+
+@router.get("/runs/{run_id}/series/{series_id}/spectrum")
+def get_spectrum(
+    run: RunFromPath, series_id: Annotated[int, Path(ge=1)], session: DbSession
+) -> Spectrum:
+    """Percentile spectrum of a series (all trials merged), for charts."""
+    series = service.get_series(session, run, series_id)
+    corrected, uncorrected = service.spectrum(series)
+    return Spectrum(
+        series_id=series.id, labels=series.labels,
+        corrected=[SpectrumPoint(**p) for p in corrected],
+        uncorrected=None if uncorrected is None else [SpectrumPoint(**p) for p in uncorrected],
+    )
+
+
+_SUMMARY_KEYS = ("count", "min", "max", "mean", "stddev", "p50", "p90", "p95", "p99", "p999",
+                 "p9999")
+
+
+def run_url(run_id: int) -> str:
+    return f"{get_settings().public_url.rstrip('/')}/runs/{run_id}"
+
+
+def _summary(run: Run, project: str, series_count: int, trial_count: int) -> RunSummary:
+    return RunSummary(
+        id=run.id, project=project, suite=run.suite, scenario=run.scenario,
+        host_name=run.host_name,
+        source=SourceRead(kind=run.source_kind, commit=run.commit, branch=run.branch,
+                          build_url=run.build_url, pull_request=run.pull_request),
+        started_at=run.started_at, finished_at=run.finished_at, created_at=run.created_at,
+        series_count=series_count, trial_count=trial_count,
+    )

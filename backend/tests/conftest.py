@@ -1,0 +1,208 @@
+"""Test harness: real Postgres and Redis (throwaway ones unless given), schema from migrations.
+
+Give LATLAB_TEST_DATABASE_URL / LATLAB_TEST_REDIS_URL to use existing servers.
+Each test runs inside an outer transaction that is rolled back; tests that need real commits
+(concurrency, Celery workers, a live server) use `committed_db`, which empties the tables.
+"""
+
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, text
+from sqlalchemy.orm import Session
+
+from latlab import localstack
+
+_workdir = Path(tempfile.mkdtemp(prefix="latlab-test-"))
+_workdir.chmod(0o755)  # postgres runs as its own user and must reach its directory
+_services: list[localstack.Service] = []
+
+
+def _start_services() -> tuple[str, str]:
+    database_url = os.environ.get("LATLAB_TEST_DATABASE_URL")
+    redis_url = os.environ.get("LATLAB_TEST_REDIS_URL")
+    if database_url is None:
+        postgres = localstack.start_postgres(
+            _workdir / "pg", localstack.free_port(), database="latlab_test", durable=False
+        )
+        _services.append(postgres)
+        database_url = postgres.url
+    if redis_url is None:
+        redis = localstack.start_redis(_workdir / "redis", localstack.free_port(), durable=False)
+        _services.append(redis)
+        redis_url = redis.url
+    return database_url, redis_url
+
+
+# Settings are read from the environment, so it is set before any latlab module reads it.
+DATABASE_URL, REDIS_URL = _start_services()
+os.environ["LATLAB_DATABASE_URL"] = DATABASE_URL
+os.environ["LATLAB_REDIS_URL"] = REDIS_URL
+os.environ["LATLAB_PUBLIC_URL"] = "http://lab.test"
+os.environ["LATLAB_MAX_BODY_BYTES"] = str(64 * 1024 * 1024)
+
+from latlab.auth import service as auth_service  # noqa: E402
+from latlab.auth.schemas import TokenCreate, UserCreate  # noqa: E402
+from latlab.core import clock as clock_module  # noqa: E402
+from latlab.core.db import get_session  # noqa: E402
+from latlab.core.migrate import upgrade  # noqa: E402
+from latlab.main import create_app  # noqa: E402
+from latlab.models import Role, Scope, User  # noqa: E402
+
+TABLES = ["login_session", "api_token", "trial", "series", "job", "run", "host", "user",
+          "project"]
+
+
+class FrozenClock:
+    def __init__(self, moment: datetime) -> None:
+        self.moment = moment
+
+    def now(self) -> datetime:
+        return self.moment
+
+    def advance(self, **delta: float) -> None:
+        self.moment += timedelta(**delta)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    upgrade(DATABASE_URL)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    for service in reversed(_services):
+        service.stop()
+
+
+@pytest.fixture(scope="session")
+def engine():
+    engine = create_engine(DATABASE_URL)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture(autouse=True)
+def clock() -> Iterator[FrozenClock]:
+    frozen = FrozenClock(datetime(2026, 11, 22, 12, 0, tzinfo=UTC))
+    clock_module.set_clock(frozen)
+    yield frozen
+    clock_module.set_clock(clock_module.SystemClock())
+
+
+@pytest.fixture
+def db(engine) -> Iterator[Session]:
+    """A session inside an outer transaction that is rolled back after the test."""
+    connection = engine.connect()
+    outer = connection.begin()
+    session = Session(bind=connection, join_transaction_mode="create_savepoint",
+                      expire_on_commit=False)
+    auth_service.ensure_project(session, "default")
+    try:
+        yield session
+    finally:
+        session.close()
+        outer.rollback()
+        connection.close()
+
+
+@pytest.fixture
+def committed_db(engine) -> Iterator[Session]:
+    """A session whose commits are real; every table is emptied afterwards."""
+    session = Session(bind=engine, expire_on_commit=False)
+    auth_service.ensure_project(session, "default")
+    session.commit()
+    try:
+        yield session
+    finally:
+        session.close()
+        with engine.begin() as connection:
+            connection.execute(text(
+                "truncate " + ", ".join(f'"{t}"' for t in TABLES) + " restart identity cascade"
+            ))
+
+
+def _client_for(session: Session) -> Iterator[TestClient]:
+    app = create_app()
+
+    def session_override() -> Iterator[Session]:
+        yield session
+        session.commit()
+
+    app.dependency_overrides[get_session] = session_override
+    with TestClient(app) as client:
+        yield client
+
+
+@pytest.fixture
+def client(db: Session) -> Iterator[TestClient]:
+    yield from _client_for(db)
+
+
+@dataclass
+class Actors:
+    """Users of each role and tokens of each scope, ready to use as request headers."""
+
+    session: Session
+
+    def user(self, role: Role = Role.member, email: str | None = None) -> User:
+        return auth_service.create_user(self.session, UserCreate(
+            email=email or f"{role.value}-{os.urandom(3).hex()}@lab.test",
+            password="correct horse battery", role=role,
+        ))
+
+    def token(self, *scopes: Scope, expires_at: datetime | None = None) -> dict[str, str]:
+        owner = self.user(Role.member)
+        request = TokenCreate(name="ci", scopes=list(scopes or (Scope.runs_write, Scope.read)),
+                              expires_at=expires_at)
+        _, secret = auth_service.create_token(self.session, owner, request)
+        return {"Authorization": f"Bearer {secret}"}
+
+    def login(self, client: TestClient, role: Role = Role.member) -> User:
+        user = self.user(role)
+        response = client.post("/api/v1/auth/login",
+                               json={"email": user.email, "password": "correct horse battery"})
+        assert response.status_code == 200, response.text
+        return user
+
+
+@pytest.fixture
+def actors(db: Session) -> Actors:
+    return Actors(db)
+
+
+@pytest.fixture(scope="session")
+def live_server() -> Iterator[str]:
+    """The api as a real uvicorn process on the test database; tests using it commit data."""
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    port = localstack.free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "LATLAB_PUBLIC_URL": url}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "latlab.main:app", "--host", "127.0.0.1",
+         "--port", str(port), "--log-level", "warning"],
+        env=env,
+    )
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(f"{url}/api/v1/openapi.json", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError("the api did not start")
+        time.sleep(0.2)
+    yield url
+    process.terminate()
+    process.wait(10)
