@@ -8,6 +8,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -79,7 +80,7 @@ def start_postgres(
     data = directory / "data"
     directory.mkdir(parents=True, exist_ok=True)
     _give_to_postgres(directory)
-    reachable = subprocess.run(_as_postgres_user() + ["test", "-w", str(directory)], check=False)
+    reachable = subprocess.run([*_as_postgres_user(), "test", "-w", str(directory)], check=False)
     if reachable.returncode != 0:
         raise LocalStackError(
             f"the postgres user cannot reach {directory}; a parent folder is not traversable "
@@ -143,7 +144,11 @@ def _redis_ready(port: int) -> bool:
 
 
 def _wait(
-    ready: Callable[[], bool], process: subprocess.Popen[bytes], name: str, log: Path, timeout: float = 60
+    ready: Callable[[], bool],
+    process: subprocess.Popen[bytes],
+    name: str,
+    log: Path,
+    timeout: float = 60,
 ) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -155,3 +160,60 @@ def _wait(
         time.sleep(0.1)
     process.kill()
     raise LocalStackError(f"{name} was not ready after {timeout} s")
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def up() -> int:
+    """`make up`: Postgres and Redis (unless URLs are given), migrations, the admin, then the
+    api and workers under honcho. Ctrl-C stops everything; the data stays in `.data/`."""
+    import signal
+
+    from latlab.core.migrate import upgrade
+
+    data = Path(os.environ.get("LATLAB_DATA_DIR", REPO / ".data"))
+    env = dict(os.environ)
+    started: list[Service] = []
+    try:
+        if "LATLAB_DATABASE_URL" not in env:
+            port = int(env.get("LATLAB_PG_PORT", "54329"))
+            url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/latlab"
+            if not _pg_ready(f"postgresql://postgres@127.0.0.1:{port}/postgres"):
+                started.append(start_postgres(data / "pg", port, database="latlab"))
+            env["LATLAB_DATABASE_URL"] = url
+        if "LATLAB_REDIS_URL" not in env:
+            port = int(env.get("LATLAB_REDIS_PORT", "63799"))
+            if not _redis_ready(port):
+                started.append(start_redis(data / "redis", port))
+            env["LATLAB_REDIS_URL"] = f"redis://127.0.0.1:{port}/0"
+        upgrade(env["LATLAB_DATABASE_URL"])
+        address = env.setdefault("LATLAB_HOST", "127.0.0.1")
+        api_port = env.setdefault("LATLAB_PORT", "8000")
+        env.setdefault("LATLAB_PUBLIC_URL", f"http://{address}:{api_port}")
+        env["LATLAB_DATA_DIR"] = str(data)
+        venv_bin = Path(sys.executable).parent
+        env["PATH"] = f"{venv_bin}{os.pathsep}{env.get('PATH', '')}"
+        subprocess.run([str(venv_bin / "latlab"), "ensure-admin"], env=env, check=True)
+        print(f"\nlatlab is starting at {env['LATLAB_PUBLIC_URL']}  (Ctrl-C stops it)\n",
+              flush=True)
+        procfile = str(REPO / "Procfile")
+        honcho = subprocess.Popen(
+            [str(venv_bin / "honcho"), "-f", procfile, "-d", str(REPO), "start"], env=env
+        )
+        try:
+            return honcho.wait()
+        except KeyboardInterrupt:
+            # honcho got the same Ctrl-C (same process group) and stops its processes.
+            honcho.send_signal(signal.SIGINT)
+            return honcho.wait()
+    finally:
+        for service in reversed(started):
+            service.stop()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["up"]:
+        print("usage: python -m latlab.localstack up", file=sys.stderr)
+        sys.exit(2)
+    sys.exit(up())

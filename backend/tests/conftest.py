@@ -14,10 +14,9 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from latlab import localstack
 from sqlalchemy import create_engine, text
 from sqlalchemy.orm import Session
-
-from latlab import localstack
 
 _workdir = Path(tempfile.mkdtemp(prefix="latlab-test-"))
 _workdir.chmod(0o755)  # postgres runs as its own user and must reach its directory
@@ -206,3 +205,42 @@ def live_server() -> Iterator[str]:
     yield url
     process.terminate()
     process.wait(10)
+
+
+@pytest.fixture(scope="session")
+def ingest_worker() -> Iterator[None]:
+    """A real Celery ingest worker on the test broker and database."""
+    import subprocess
+    import sys
+
+    from latlab.worker import app
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "latlab.worker", "worker", "-Q", "ingest",
+         "-c", "1", "-n", f"ingest-test-{os.getpid()}@%h", "--loglevel", "WARNING"],
+        env=dict(os.environ),
+    )
+    for _ in range(60):
+        if app.control.ping(timeout=1.0):
+            break
+        if process.poll() is not None:
+            raise RuntimeError("the ingest worker exited")
+    else:
+        process.kill()
+        raise RuntimeError("the ingest worker did not answer")
+    yield
+    process.terminate()
+    process.wait(20)
+
+
+def wait_for(predicate, timeout: float = 60.0, interval: float = 0.2):
+    """Polls until `predicate()` is truthy (tests of other processes); returns its value."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"gave up waiting after {timeout} s")

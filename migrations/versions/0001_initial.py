@@ -1,7 +1,7 @@
 """initial
 
 Revision ID: 0001
-Revises: 
+Revises:
 """
 
 from collections.abc import Sequence
@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
+
 revision: str = '0001'
 down_revision: str | None = None
 branch_labels: str | Sequence[str] | None = None

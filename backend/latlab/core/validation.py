@@ -23,8 +23,9 @@ def parse_body(model: type[Model], raw: bytes) -> Model:
     try:
         return model.model_validate_json(raw)
     except ValidationError as error:
-        raise BodyInvalid(problems(error.errors(include_url=False), error.error_count()))
-    # A body that is not JSON at all is reported by pydantic as a json_invalid error.
+        # A body that is not JSON at all comes back as a json_invalid problem.
+        listed = problems(error.errors(include_url=False), error.error_count())
+        raise BodyInvalid(listed) from None
 
 
 def problems(errors: Sequence[Any], total: int | None = None) -> list[dict[str, str]]:
@@ -43,7 +44,7 @@ def json_path(loc: Sequence[int | str]) -> str:
     parts = list(loc)
     prefix = "$"
     if parts and parts[0] in ("body", "query", "path", "header", "cookie"):
-        where = parts.pop(0)
+        where = str(parts.pop(0))
         prefix = "$" if where == "body" else where
     path = prefix
     for part in parts:

@@ -52,11 +52,11 @@ class Layout:
 
     @cached_property
     def unit_magnitude(self) -> int:
-        return int(math.floor(math.log2(self.lowest)))
+        return math.floor(math.log2(self.lowest))
 
     @cached_property
     def sub_bucket_half_count_magnitude(self) -> int:
-        magnitude = int(math.ceil(math.log2(2 * 10**self.significant_figures)))
+        magnitude = math.ceil(math.log2(2 * 10**self.significant_figures))
         return max(magnitude - 1, 0)
 
     @cached_property
@@ -258,7 +258,7 @@ def _decode_hdr(encoded: str, path: str) -> tuple[Layout, Counts]:
     cookie, _, _, figures, lowest, highest, _ = _PAYLOAD_HEADER.unpack_from(payload)
     if cookie & ~0xF0 != _V2_ENCODING_COOKIE_BASE:
         raise Unprocessable("hdr payload cookie is not V2", path)
-    if not (1 <= figures <= 5 and 1 <= lowest and 2 * lowest <= highest < 2**62):
+    if not (1 <= figures <= 5 and lowest >= 1 and 2 * lowest <= highest < 2**62):
         raise Unprocessable("hdr header has an invalid range or precision", path)
     layout = Layout(int(lowest), int(highest), int(figures))
     try:

@@ -1,8 +1,8 @@
 import hashlib
 from typing import Annotated, Literal
 
-from pydantic import AwareDatetime
 from fastapi import APIRouter, Header, Path, Query, Response, status
+from pydantic import AwareDatetime
 
 from latlab.auth import service as auth_service
 from latlab.auth.dependencies import Reader, RunWriter
@@ -108,8 +108,8 @@ def get_run(run: RunFromPath) -> RunRead:
             trials=[
                 TrialRead(
                     index=t.index, exact=t.exact,
-                    summary={k: getattr(t, k) for k in _SUMMARY_KEYS},  # type: ignore[arg-type]
-                    summary_uncorrected=t.summary_uncorrected,  # type: ignore[arg-type]
+                    summary={k: getattr(t, k) for k in _SUMMARY_KEYS},
+                    summary_uncorrected=t.summary_uncorrected,
                     metrics=t.metrics, intervals=t.intervals,
                 )
                 for t in s.trials

@@ -1,0 +1,60 @@
+# latlab: `make up` runs the lab on this machine; `make test` runs every check.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV := .venv
+PY := $(VENV)/bin/python
+PY_STAMP := $(VENV)/.installed
+NODE_STAMP := frontend/node_modules/.installed
+DIST := frontend/dist/index.html
+FRONTEND_SOURCES := $(shell find frontend/src -type f 2>/dev/null) frontend/index.html \
+	frontend/vite.config.ts frontend/tsconfig.json
+
+.PHONY: help up test lint pytest frontend-test system system-test openapi clean
+
+help:
+	@echo "make up      start the lab (Postgres, Redis, api, workers, dashboard)"
+	@echo "make test    linters, type checks, pytest, vitest and the browser test"
+	@echo "make openapi regenerate frontend/openapi.json and the typed API client"
+
+system:
+	@scripts/bootstrap.sh
+
+system-test:
+	@scripts/bootstrap.sh --test
+
+$(PY_STAMP): backend/pyproject.toml
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
+	$(VENV)/bin/pip install -q -e 'backend[dev]'
+	touch $@
+
+$(NODE_STAMP): frontend/package.json frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(DIST): $(NODE_STAMP) $(FRONTEND_SOURCES)
+	cd frontend && npm run build
+
+up: system $(PY_STAMP) $(DIST)
+	$(PY) -m latlab.localstack up
+
+lint: $(PY_STAMP) $(NODE_STAMP)
+	$(VENV)/bin/ruff check backend migrations bench
+	$(VENV)/bin/mypy backend/latlab bench
+	cd frontend && npm run typecheck
+
+frontend-test: $(NODE_STAMP)
+	cd frontend && npm test
+
+pytest: $(PY_STAMP) $(DIST)
+	$(VENV)/bin/pytest
+
+test: system-test lint frontend-test pytest
+
+openapi: $(PY_STAMP) $(NODE_STAMP)
+	$(PY) -c 'import json; from latlab.main import app; print(json.dumps(app.openapi(), indent=2))' > frontend/openapi.json
+	cd frontend && npm run gen:api
+
+clean:
+	rm -rf $(VENV) frontend/node_modules frontend/dist

@@ -1,0 +1,144 @@
+"""Ingest: a 1,000,000-sample submission through the API vs the same samples as ORM rows.
+
+Both are measured side by side in this run, on the same throwaway Postgres (or on
+LATLAB_DATABASE_URL), and printed with their ratio. Targets: API under 3 s, ratio >= 25x.
+
+    .venv/bin/python bench/ingest.py [--samples 1000000] [--slice 50000] [--repeat 3]
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+import numpy as np
+from sqlalchemy import BigInteger, create_engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
+
+from latlab import localstack
+
+
+class _Base(DeclarativeBase):
+    pass
+
+
+class SampleRow(_Base):
+    """The design latlab avoids: one row per latency sample."""
+
+    __tablename__ = "bench_sample_row"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    trial_id: Mapped[int] = mapped_column(BigInteger)
+    value_ns: Mapped[int] = mapped_column(BigInteger)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--samples", type=int, default=1_000_000)
+    parser.add_argument("--slice", type=int, default=50_000,
+                        help="ORM rows actually inserted; the time is scaled to --samples")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="latlab-bench-"))
+    work.chmod(0o755)
+    services: list[localstack.Service] = []
+    database_url = os.environ.get("LATLAB_DATABASE_URL")
+    if database_url is None:
+        postgres = localstack.start_postgres(work / "pg", localstack.free_port(),
+                                             database="bench", durable=True)
+        services.append(postgres)
+        database_url = postgres.url
+    os.environ["LATLAB_DATABASE_URL"] = database_url
+    os.environ.setdefault("LATLAB_REDIS_URL", "redis://127.0.0.1:1/0")  # unused here
+    os.environ["LATLAB_MAX_BODY_BYTES"] = str(512 * 1024 * 1024)
+    try:
+        _run(args, database_url)
+    finally:
+        for service in services:
+            service.stop()
+
+
+def _run(args: argparse.Namespace, database_url: str) -> None:
+    from latlab.auth import service as auth_service
+    from latlab.auth.schemas import TokenCreate, UserCreate
+    from latlab.core.migrate import upgrade
+    from latlab.models import Role, Scope
+
+    upgrade(database_url)
+    engine = create_engine(database_url)
+    with Session(engine) as session, session.begin():
+        auth_service.ensure_project(session, "default")
+        user = auth_service.create_user(session, UserCreate(
+            email=f"bench-{os.getpid()}@lab.test", password="bench-password", role=Role.member))
+        _, token = auth_service.create_token(session, user, TokenCreate(
+            name="bench", scopes=[Scope.runs_write]))
+
+    rng = np.random.default_rng(1)
+    samples = rng.lognormal(np.log(350_000), 0.4, args.samples).astype(np.int64)
+    body = json.dumps({
+        "schema": "latlab.result/v1", "suite": "bench", "scenario": "ingest",
+        "started_at": "2026-11-22T10:00:00Z",
+        "series": [{"labels": {"client": "bench"},
+                    "trials": [{"latency": {"samples_ns": samples.tolist()}}]}],
+    }).encode()
+
+    port = localstack.free_port()
+    api = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "latlab.main:app", "--port", str(port),
+         "--log-level", "warning"], env=dict(os.environ))
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_for_api(url)
+        api_times = []
+        for _ in range(args.repeat):
+            started = time.perf_counter()
+            response = httpx.post(f"{url}/api/v1/runs", content=body, timeout=120, headers={
+                "Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+            api_times.append(time.perf_counter() - started)
+            response.raise_for_status()
+    finally:
+        api.terminate()
+        api.wait()
+
+    _Base.metadata.create_all(engine)
+    values = samples[: args.slice].tolist()
+    with Session(engine) as session:
+        started = time.perf_counter()
+        session.add_all(SampleRow(trial_id=1, value_ns=v) for v in values)
+        session.commit()
+        orm_slice = time.perf_counter() - started
+    _Base.metadata.drop_all(engine)
+    engine.dispose()
+
+    api_median = statistics.median(api_times)
+    orm_scaled = orm_slice * args.samples / args.slice
+    print(f"samples per submission     {args.samples:,}  ({len(body) / 1e6:.1f} MB of JSON)")
+    print(f"API submission (median/{args.repeat})  {api_median:8.3f} s   target < 3 s "
+          f"[{'ok' if api_median < 3 else 'MISSED'}]")
+    print(f"ORM rows, {args.slice:,} inserted     {orm_slice:8.3f} s")
+    print(f"ORM rows, scaled to {args.samples:,}  {orm_scaled:8.3f} s")
+    ratio = orm_scaled / api_median
+    print(f"ratio ORM / API            {ratio:8.1f}x  target >= 25x "
+          f"[{'ok' if ratio >= 25 else 'MISSED'}]")
+
+
+def _wait_for_api(url: str) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{url}/api/v1/openapi.json", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    raise RuntimeError("the api did not start")
+
+
+if __name__ == "__main__":
+    main()
