@@ -1,0 +1,45 @@
+import createClient from "openapi-fetch";
+
+import { describeDetail } from "../lib/errors";
+import type { paths } from "./schema";
+
+/** The one HTTP client: same origin, session cookie included. */
+export const api = createClient<paths>({ baseUrl: "", credentials: "include" });
+
+/** A non-2xx answer of the API, with its status and the body's `detail`. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly body: unknown;
+
+  constructor(status: number, body: unknown) {
+    super(describeDetail(body) ?? `The server answered HTTP ${String(status)}.`);
+    this.name = "ApiError";
+    this.status = status;
+    this.body = body;
+  }
+}
+
+interface FetchResult<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+/** Resolves to the response body, or throws an ApiError for a non-2xx status. */
+export async function unwrap<T>(request: Promise<FetchResult<T>>): Promise<T> {
+  const { data, error, response } = await request;
+  if (!response.ok) throw new ApiError(response.status, error);
+  return data as T;
+}
+
+export function isUnauthorized(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 401;
+}
+
+/** A message for people, whatever went wrong (API error, network, bug). */
+export function errorMessage(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  if (error instanceof TypeError) return "Cannot reach the latlab server.";
+  if (error instanceof Error) return error.message;
+  return "Something went wrong.";
+}

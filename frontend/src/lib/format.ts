@@ -1,0 +1,33 @@
+/** Text for labels, commits and timestamps. */
+
+/** {client: "rust", symbol: "EURUSD.s"} -> "client=rust, symbol=EURUSD.s"; {} -> "(all)". */
+export function formatLabels(labels: Record<string, string>): string {
+  const entries = Object.entries(labels);
+  if (entries.length === 0) return "(all)";
+  return entries.map(([key, value]) => `${key}=${value}`).join(", ");
+}
+
+/** Git commits are shown by their first 10 hex digits. */
+export function shortCommit(commit: string | null | undefined): string {
+  if (!commit) return "—";
+  return commit.slice(0, 10);
+}
+
+/** "2026-11-22T10:00:12Z" -> "2026-11-22 10:00:12 UTC"; lab hosts and CI log in UTC. */
+export function formatDateTime(iso: string | null | undefined): string {
+  if (!iso) return "—";
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${date.toISOString().slice(0, 19).replace("T", " ")} UTC`;
+}
+
+/** Seconds between two timestamps, e.g. "12 s", or "—" when unfinished. */
+export function formatDuration(startIso: string, endIso: string | null | undefined): string {
+  if (!endIso) return "—";
+  const ms = new Date(endIso).getTime() - new Date(startIso).getTime();
+  if (!Number.isFinite(ms) || ms < 0) return "—";
+  const seconds = ms / 1000;
+  if (seconds < 60) return `${String(Number(seconds.toFixed(1)))} s`;
+  const minutes = Math.floor(seconds / 60);
+  return `${String(minutes)} min ${String(Math.round(seconds - minutes * 60))} s`;
+}

@@ -1,0 +1,114 @@
+/**
+ * Shaping percentile spectra for the chart. The x axis is 1 / (1 - p), so that on a log scale
+ * each "nine" (90 %, 99 %, 99.9 %, ...) takes the same width.
+ */
+
+import { formatLabels } from "./format";
+import { formatPercentile } from "./units";
+
+export interface SpectrumPoint {
+  percentile: number;
+  value: number;
+}
+
+/** What the chart needs of one series' spectrum (the API's Spectrum fits this shape). */
+export interface SpectrumInput {
+  series_id: number;
+  labels: Record<string, string>;
+  corrected: SpectrumPoint[];
+  uncorrected: SpectrumPoint[] | null;
+}
+
+/** One line to draw; an uncorrected view shares its series' colour and is dashed. */
+export interface SpectrumLine {
+  key: string;
+  name: string;
+  seriesIndex: number;
+  dashed: boolean;
+  points: SpectrumPoint[];
+}
+
+/** One chart row: a percentile and the value of each line there (absent when a line has none). */
+export interface SpectrumRow {
+  x: number;
+  percentile: number;
+  values: Record<string, number>;
+}
+
+export interface PercentileTick {
+  x: number;
+  label: string;
+}
+
+export const TICK_PERCENTILES = [50, 90, 99, 99.9, 99.99] as const;
+
+/** 50 -> 2, 90 -> 10, 99 -> 100, 99.9 -> 1000; 100 itself is off the scale. */
+export function percentileToX(percentile: number): number {
+  return 1 / (1 - percentile / 100);
+}
+
+export function xToPercentile(x: number): number {
+  return 100 * (1 - 1 / x);
+}
+
+export function spectrumLines(spectra: SpectrumInput[]): SpectrumLine[] {
+  return spectra.flatMap((spectrum, seriesIndex) => {
+    const name = formatLabels(spectrum.labels);
+    const corrected: SpectrumLine = {
+      key: `s${spectrum.series_id}`,
+      name,
+      seriesIndex,
+      dashed: false,
+      points: spectrum.corrected,
+    };
+    if (spectrum.uncorrected === null) return [corrected];
+    return [
+      corrected,
+      {
+        key: `s${spectrum.series_id}-uncorrected`,
+        name: `${name} (uncorrected)`,
+        seriesIndex,
+        dashed: true,
+        points: spectrum.uncorrected,
+      },
+    ];
+  });
+}
+
+/** Merges the lines' points into rows sorted by percentile; percentiles of 100 are dropped. */
+export function spectrumRows(lines: SpectrumLine[]): SpectrumRow[] {
+  const rows = new Map<string, SpectrumRow>();
+  for (const line of lines) {
+    for (const point of line.points) {
+      if (!(point.percentile >= 0 && point.percentile < 100)) continue;
+      const id = point.percentile.toFixed(9);
+      let row = rows.get(id);
+      if (row === undefined) {
+        row = { x: percentileToX(point.percentile), percentile: point.percentile, values: {} };
+        rows.set(id, row);
+      }
+      row.values[line.key] = point.value;
+    }
+  }
+  return [...rows.values()].sort((a, b) => a.percentile - b.percentile);
+}
+
+/** The standard ticks that fall within the rows' x range. */
+export function percentileTicks(rows: SpectrumRow[]): PercentileTick[] {
+  if (rows.length === 0) return [];
+  const [minX, maxX] = xDomain(rows);
+  const slack = 1e-9;
+  return TICK_PERCENTILES.map((p) => ({ x: percentileToX(p), label: formatPercentile(p) })).filter(
+    (tick) => tick.x >= minX * (1 - slack) && tick.x <= maxX * (1 + slack),
+  );
+}
+
+export function xDomain(rows: SpectrumRow[]): [number, number] {
+  if (rows.length === 0) return [1, percentileToX(99.99)];
+  return [rows[0]!.x, rows[rows.length - 1]!.x];
+}
+
+/** Axis and tooltip label for an x value: 1000 -> "99.9%". */
+export function formatX(x: number): string {
+  return formatPercentile(xToPercentile(x));
+}

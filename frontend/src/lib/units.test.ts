@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+
+import { formatCount, formatNs, formatPercentile, formatRate } from "./units";
+
+describe("formatNs", () => {
+  it.each([
+    [0, "0 ns"],
+    [1, "1 ns"],
+    [999, "999 ns"],
+    [1_000, "1 µs"],
+    [1_234, "1.23 µs"],
+    [350_000, "350 µs"],
+    [500_000, "500 µs"],
+    [1_250_000, "1.25 ms"],
+    [12_345_678, "12.3 ms"],
+    [141_000_000, "141 ms"],
+    [2_100_000_000, "2.1 s"],
+    [5_000_000_000, "5 s"],
+    [3_600_000_000_000, "3600 s"],
+  ])("%d ns -> %s", (ns, expected) => {
+    expect(formatNs(ns)).toBe(expected);
+  });
+
+  it("carries rounding into the next unit", () => {
+    expect(formatNs(999_999)).toBe("1 ms");
+    expect(formatNs(999.6)).toBe("1 µs");
+    expect(formatNs(999_999_999)).toBe("1 s");
+  });
+
+  it("keeps fractions of a nanosecond and negative values", () => {
+    expect(formatNs(0.5)).toBe("0.5 ns");
+    expect(formatNs(-1_500)).toBe("-1.5 µs");
+  });
+
+  it("shows a dash for missing values", () => {
+    expect(formatNs(null)).toBe("—");
+    expect(formatNs(undefined)).toBe("—");
+    expect(formatNs(Number.NaN)).toBe("—");
+    expect(formatNs(Number.POSITIVE_INFINITY)).toBe("—");
+  });
+});
+
+describe("formatRate", () => {
+  it.each([
+    [115_554, "115.6k req/s"],
+    [45_700, "45.7k req/s"],
+    [2_000, "2k req/s"],
+    [950, "950 req/s"],
+    [12.54, "12.5 req/s"],
+    [763_000, "763k req/s"],
+    [1_250_000, "1.3M req/s"],
+    [999_960, "1M req/s"],
+  ])("%d -> %s", (rate, expected) => {
+    expect(formatRate(rate)).toBe(expected);
+  });
+
+  it("takes the unit from the caller", () => {
+    expect(formatRate(763_123, "msg/s")).toBe("763.1k msg/s");
+  });
+
+  it("shows a dash for missing values", () => {
+    expect(formatRate(null)).toBe("—");
+  });
+});
+
+describe("formatPercentile", () => {
+  it("drops trailing zeros and float noise", () => {
+    expect(formatPercentile(50)).toBe("50%");
+    expect(formatPercentile(99.9)).toBe("99.9%");
+    expect(formatPercentile(99.99000000000001)).toBe("99.99%");
+    expect(formatPercentile(100 * (1 - 1 / 10000))).toBe("99.99%");
+  });
+});
+
+describe("formatCount", () => {
+  it("groups thousands", () => {
+    expect(formatCount(1_234_567)).toBe("1,234,567");
+    expect(formatCount(0)).toBe("0");
+    expect(formatCount(null)).toBe("—");
+  });
+});

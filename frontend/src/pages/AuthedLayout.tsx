@@ -1,0 +1,40 @@
+import { Navigate, Outlet, useLocation, useNavigate } from "react-router";
+
+import { useLogout, useMe } from "../api/auth";
+import { errorMessage, isUnauthorized } from "../api/client";
+import { ErrorState, Loading } from "../components/common/Status";
+import { AppShell } from "../components/layout/AppShell";
+
+/** The frame of every signed-in page; without a session it sends the visitor to /login. */
+export function AuthedLayout() {
+  const me = useMe();
+  const logout = useLogout();
+  const location = useLocation();
+  const navigate = useNavigate();
+
+  if (me.isPending) return <Loading label="Checking your session…" />;
+  if (me.isError) {
+    if (isUnauthorized(me.error)) {
+      return <Navigate to="/login" replace state={{ from: location.pathname + location.search }} />;
+    }
+    return (
+      <main className="content">
+        <ErrorState message={errorMessage(me.error)} onRetry={() => void me.refetch()} />
+      </main>
+    );
+  }
+
+  return (
+    <AppShell
+      userEmail={me.data.email}
+      loggingOut={logout.isPending}
+      onLogout={() =>
+        logout.mutate(undefined, {
+          onSettled: () => void navigate("/login", { replace: true }),
+        })
+      }
+    >
+      <Outlet />
+    </AppShell>
+  );
+}

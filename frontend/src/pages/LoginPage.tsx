@@ -1,0 +1,69 @@
+import { useState, type FormEvent } from "react";
+import { useLocation, useNavigate } from "react-router";
+
+import { useLogin } from "../api/auth";
+import { ApiError, errorMessage } from "../api/client";
+
+export function LoginPage() {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const login = useLogin();
+  const navigate = useNavigate();
+  const location = useLocation();
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    login.mutate(
+      { email, password },
+      { onSuccess: () => void navigate(returnPath(location.state), { replace: true }) },
+    );
+  }
+
+  return (
+    <main className="login">
+      <form className="login-card" onSubmit={submit} aria-labelledby="login-title">
+        <h1 id="login-title">latlab</h1>
+        <p className="muted">Sign in to the latency lab.</p>
+        <label htmlFor="login-email">Email</label>
+        <input
+          id="login-email"
+          name="email"
+          type="email"
+          autoComplete="username"
+          required
+          value={email}
+          onChange={(event) => setEmail(event.target.value)}
+        />
+        <label htmlFor="login-password">Password</label>
+        <input
+          id="login-password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(event) => setPassword(event.target.value)}
+        />
+        {login.isError && (
+          <p className="form-error" role="alert">
+            {login.error instanceof ApiError && login.error.status === 401
+              ? "Wrong email or password."
+              : errorMessage(login.error)}
+          </p>
+        )}
+        <button type="submit" className="button button-primary" disabled={login.isPending}>
+          {login.isPending ? "Signing in…" : "Sign in"}
+        </button>
+      </form>
+    </main>
+  );
+}
+
+/** Back to the page that sent the visitor here, else the runs list. */
+function returnPath(state: unknown): string {
+  if (typeof state === "object" && state !== null && "from" in state) {
+    const from = (state as { from: unknown }).from;
+    if (typeof from === "string" && from.startsWith("/") && !from.startsWith("/login")) return from;
+  }
+  return "/runs";
+}
