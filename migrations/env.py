@@ -1,9 +1,10 @@
 """Alembic environment: the URL comes from the backend's settings (LATLAB_DATABASE_URL)."""
 
 from alembic import context
+from sqlalchemy import create_engine
+
 from latlab.core.settings import get_settings
 from latlab.models import Base
-from sqlalchemy import create_engine
 
 config = context.config
 url = config.attributes.get("database_url") or get_settings().database_url

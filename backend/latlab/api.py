@@ -3,8 +3,12 @@
 from fastapi import APIRouter
 
 from latlab.auth.router import router as auth_router
+from latlab.hosts.router import router as hosts_router
+from latlab.jobs.router import router as jobs_router
 from latlab.runs.router import router as runs_router
 
 api_router = APIRouter(prefix="/api/v1")
 api_router.include_router(auth_router)
 api_router.include_router(runs_router)
+api_router.include_router(hosts_router)
+api_router.include_router(jobs_router)

@@ -17,11 +17,21 @@ from latlab.auth import service as auth_service
 from latlab.core.clock import get_clock
 from latlab.core.db import get_engine, get_sessionmaker
 from latlab.core.settings import get_settings
+from latlab.hosts import service as host_service
+from latlab.jobs import schedules
+from latlab.jobs import service as job_service
 from latlab.models import LoginSession
 from latlab.runs import service as run_service
 from latlab.runs.schemas import RunCreate
-
-INGEST_QUEUE = "ingest"
+from latlab_contract import (
+    HOST_HEARTBEAT,
+    INGEST_QUEUE,
+    JOB_EVENT,
+    JOB_OUTCOME,
+    Heartbeat,
+    JobEvent,
+    JobOutcome,
+)
 
 app = Celery("latlab", broker=get_settings().redis_url)
 app.conf.update(
@@ -32,8 +42,9 @@ app.conf.update(
     broker_connection_retry_on_startup=True,
     task_ignore_result=True,
     beat_schedule={
-        "prune-sessions": {"task": "maintenance.prune_sessions", "schedule": 3600.0,
-                           "options": {"queue": INGEST_QUEUE}},
+        "prune-sessions": {"task": "maintenance.prune_sessions", "schedule": 3600.0},
+        "job-watchdog": {"task": "jobs.watchdog", "schedule": 5.0},
+        "schedules": {"task": "schedules.run_due", "schedule": 30.0},
     },
 )
 
@@ -57,6 +68,42 @@ def store_outcome(outcome: dict[str, Any], project: str, idempotency_key: str,
             idempotency_key=idempotency_key, job_id=job_id,
         )
         return submission.run.id
+
+
+@app.task(name=HOST_HEARTBEAT, ignore_result=True, soft_time_limit=30)
+def host_heartbeat(heartbeat: dict[str, Any]) -> None:
+    """A runner announces itself: name, tags, fingerprint and the suites it can run."""
+    with get_sessionmaker()() as session, session.begin():
+        host_service.record_heartbeat(session, Heartbeat.model_validate(heartbeat))
+        job_service.dispatch_queued(session)
+
+
+@app.task(name=JOB_EVENT, soft_time_limit=30)
+def job_event(event: dict[str, Any]) -> None:
+    """Progress or an end (failed, timed out, cancelled) reported by a runner."""
+    with get_sessionmaker()() as session, session.begin():
+        job_service.apply_event(session, JobEvent.model_validate(event))
+
+
+@app.task(name=JOB_OUTCOME, soft_time_limit=120, time_limit=180)
+def job_outcome(outcome: dict[str, Any]) -> None:
+    """A job's result: stored as its run through the same service as `POST /runs`."""
+    with get_sessionmaker()() as session, session.begin():
+        job_service.apply_outcome(session, JobOutcome.model_validate(outcome))
+
+
+@app.task(name="jobs.watchdog", soft_time_limit=30)
+def jobs_watchdog() -> int:
+    """Retries or fails jobs whose runner went silent; dispatches queued jobs."""
+    with get_sessionmaker()() as session, session.begin():
+        return len(job_service.watchdog(session))
+
+
+@app.task(name="schedules.run_due", soft_time_limit=60)
+def schedules_run_due() -> int:
+    """Launches the schedules that are due."""
+    with get_sessionmaker()() as session, session.begin():
+        return len(schedules.run_due(session))
 
 
 @app.task(name="maintenance.prune_sessions")

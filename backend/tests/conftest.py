@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from latlab import localstack
 from sqlalchemy import create_engine, text
 from sqlalchemy.orm import Session
+
+from latlab import localstack
 
 _workdir = Path(tempfile.mkdtemp(prefix="latlab-test-"))
 _workdir.chmod(0o755)  # postgres runs as its own user and must reach its directory
@@ -45,6 +46,9 @@ os.environ["LATLAB_DATABASE_URL"] = DATABASE_URL
 os.environ["LATLAB_REDIS_URL"] = REDIS_URL
 os.environ["LATLAB_PUBLIC_URL"] = "http://lab.test"
 os.environ["LATLAB_MAX_BODY_BYTES"] = str(64 * 1024 * 1024)
+# Lost-job detection on a test's time scale (runners report every 0.5 s in tests).
+os.environ["LATLAB_JOB_SILENCE_S"] = "5"
+os.environ["LATLAB_JOB_PICKUP_S"] = "30"
 
 from latlab.auth import service as auth_service  # noqa: E402
 from latlab.auth.schemas import TokenCreate, UserCreate  # noqa: E402
@@ -54,8 +58,8 @@ from latlab.core.migrate import upgrade  # noqa: E402
 from latlab.main import create_app  # noqa: E402
 from latlab.models import Role, Scope, User  # noqa: E402
 
-TABLES = ["login_session", "api_token", "trial", "series", "job", "run", "host", "user",
-          "project"]
+TABLES = ["login_session", "api_token", "trial", "series", "job", "schedule", "run", "host",
+          "user", "project"]
 
 
 class FrozenClock:
@@ -244,3 +248,68 @@ def wait_for(predicate, timeout: float = 60.0, interval: float = 0.2):
             return value
         time.sleep(interval)
     raise AssertionError(f"gave up waiting after {timeout} s")
+
+
+@pytest.fixture(scope="session")
+def build_cache() -> Path:
+    """Suite builds are cached across test sessions (a cold Rust build is ~30 s)."""
+    path = Path(os.environ.get("LATLAB_TEST_BUILD_CACHE",
+                               Path.home() / ".cache" / "latlab" / "test-builds"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+class RunnerProcess:
+    """A real runner worker (Celery, queue host.<name>) in its own process group."""
+
+    def __init__(self, name: str, tags: str, build_cache: Path,
+                 wrapper: list[str] | None = None, broker_url: str | None = None) -> None:
+        import subprocess
+        import sys
+
+        self.name = name
+        env = {**os.environ, "LATLAB_HOST_NAME": name, "LATLAB_HOST_TAGS": tags,
+               "LATLAB_BUILD_CACHE": str(build_cache), "LATLAB_HEARTBEAT_S": "1",
+               "LATLAB_EVENT_INTERVAL_S": "0.5"}
+        env.pop("LATLAB_DATABASE_URL", None)  # runners hold no database credentials
+        if broker_url is not None:
+            env["LATLAB_REDIS_URL"] = broker_url
+        self.process = subprocess.Popen(
+            [*(wrapper or []), sys.executable, "-m", "celery", "-A", "latlab_workers.app",
+             "worker", "-Q", f"host.{name}", "-c", "1", "-n", f"{name}@%h",
+             "--loglevel", "WARNING"],
+            env=env, start_new_session=True,
+        )
+
+    def kill(self) -> None:
+        import signal
+
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.process.wait(20)
+
+    def stop(self) -> None:
+        import signal
+
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(20)
+            except Exception:
+                self.kill()
+
+
+@pytest.fixture
+def start_runner(build_cache, ingest_worker):
+    runners: list[RunnerProcess] = []
+
+    def start(name: str, tags: str = "local", **kwargs) -> RunnerProcess:
+        runner = RunnerProcess(name, tags, build_cache, **kwargs)
+        runners.append(runner)
+        return runner
+
+    yield start
+    for runner in runners:
+        runner.stop()

@@ -4,9 +4,9 @@ import json
 from datetime import timedelta
 
 import pytest
-from latlab.models import Host, Role, Run, Scope, Series, Trial
 from sqlalchemy import func, select
 
+from latlab.models import Host, Role, Run, Scope, Series, Trial
 from tests.factories import edited, result
 
 TRIAL = "series.0.trials.0"
@@ -87,7 +87,6 @@ def test_duplicate_series_labels_are_refused(client, actors, db) -> None:
 
 def test_oversize_body_is_413_and_stores_nothing(db, actors, monkeypatch) -> None:
     from latlab.core.settings import get_settings
-
     from tests.conftest import _client_for
 
     monkeypatch.setattr(get_settings(), "max_body_bytes", 2000)

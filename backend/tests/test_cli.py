@@ -5,7 +5,6 @@ import subprocess
 import sys
 
 from latlab.models import Scope
-
 from tests.conftest import Actors
 from tests.factories import edited, result
 

@@ -5,6 +5,7 @@ import pytest
 from hdrh.histogram import HdrHistogram
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from latlab.core.errors import Unprocessable
 from latlab.runs.histogram import HIGHEST_NS, SUMMARY_PERCENTILES, Histogram
 

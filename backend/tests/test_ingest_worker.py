@@ -1,9 +1,9 @@
 """Runner outcomes reach Postgres through a real Celery ingest worker."""
 
-from latlab.core.tasks import get_sender
-from latlab.models import Run, Trial
 from sqlalchemy import func, select
 
+from latlab.core.tasks import get_sender
+from latlab.models import Run, Trial
 from tests.conftest import wait_for
 from tests.factories import result
 
@@ -35,6 +35,6 @@ def test_tasks_leave_only_after_commit(db) -> None:
     from latlab.core.tasks import _PENDING, enqueue
 
     enqueue(db, "ingest.noop", "ingest", x=1)
-    assert db.info[_PENDING][0].name == "ingest.noop"
+    assert db.info[_PENDING][0].task_name == "ingest.noop"
     db.rollback()
     assert _PENDING not in db.info

@@ -5,10 +5,10 @@ import threading
 import httpx
 import numpy as np
 import pytest
-from latlab.models import Run, Scope, Series, Trial
-from latlab.runs.histogram import Histogram
 from sqlalchemy import func, select
 
+from latlab.models import Run, Scope, Series, Trial
+from latlab.runs.histogram import Histogram
 from tests.factories import result, samples
 
 

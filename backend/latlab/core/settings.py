@@ -21,6 +21,10 @@ class Settings(BaseSettings):
     cookie_secure: bool = False
     default_project: str = "default"
     frontend_dist: str = ""
+    # A running job silent for this long is lost (its runner died): retried once, then failed.
+    job_silence_s: float = 30.0
+    # A dispatched job not picked up by its runner within this long is lost too.
+    job_pickup_s: float = 60.0
 
 
 @lru_cache

@@ -1,10 +1,11 @@
-"""Celery tasks leave only after the transaction that asked for them commits.
+"""Side effects leave only after the transaction that asked for them commits.
 
-`enqueue` records a task on the session; a commit sends what was recorded, a rollback drops
-it. The api never imports worker code: tasks are sent by name.
+`enqueue` records a Celery task on the session, `on_commit` any other callback (a revoke);
+a commit runs what was recorded, a rollback drops it. The api never imports worker code:
+tasks are sent by name.
 """
 
-from dataclasses import dataclass
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -17,29 +18,31 @@ from latlab.core.settings import get_settings
 _PENDING = "latlab_pending_tasks"
 
 
-@dataclass(frozen=True)
-class PendingTask:
-    name: str
-    kwargs: dict[str, Any]
-    queue: str
-
-
 @lru_cache
 def get_sender() -> Celery:
-    """A Celery client used only to send tasks by name."""
+    """A Celery client used only to send tasks by name and control messages."""
     settings = get_settings()
     return Celery("latlab-sender", broker=settings.redis_url, set_as_current=False)
 
 
-def enqueue(session: Session, name: str, queue: str, **kwargs: Any) -> None:
-    session.info.setdefault(_PENDING, []).append(PendingTask(name, kwargs, queue))
+def on_commit(session: Session, callback: Callable[[], None]) -> None:
+    session.info.setdefault(_PENDING, []).append(callback)
+
+
+def enqueue(session: Session, name: str, queue: str, task_id: str | None = None,
+            **kwargs: Any) -> None:
+    def send() -> None:
+        get_sender().send_task(name, kwargs=kwargs, queue=queue, task_id=task_id)
+
+    send.task_name = name  # type: ignore[attr-defined]  # lets tests see what is pending
+    on_commit(session, send)
 
 
 @event.listens_for(Session, "after_commit")
-def _send_after_commit(session: Session) -> None:
-    pending: list[PendingTask] = session.info.pop(_PENDING, [])
-    for task in pending:
-        get_sender().send_task(task.name, kwargs=task.kwargs, queue=task.queue)
+def _run_after_commit(session: Session) -> None:
+    pending: list[Callable[[], None]] = session.info.pop(_PENDING, [])
+    for callback in pending:
+        callback()
 
 
 @event.listens_for(Session, "after_rollback")

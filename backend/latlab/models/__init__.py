@@ -2,7 +2,7 @@
 
 from latlab.models.base import Base
 from latlab.models.host import Host
-from latlab.models.job import Job, JobStatus
+from latlab.models.job import Job, JobStatus, Schedule
 from latlab.models.project import Project
 from latlab.models.run import Run, Series, Trial
 from latlab.models.user import ApiToken, LoginSession, Role, Scope, User
@@ -17,6 +17,7 @@ __all__ = [
     "Project",
     "Role",
     "Run",
+    "Schedule",
     "Scope",
     "Series",
     "Trial",

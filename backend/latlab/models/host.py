@@ -15,6 +15,7 @@ class Host(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
+    address: Mapped[str | None] = mapped_column(String(200))
     tags: Mapped[list[str]] = mapped_column(ARRAY(String(64)), default=list)
     fingerprint: Mapped[dict[str, Any]] = mapped_column(default=dict)
     # What the runner can execute: suites, scenarios, parameter schemas, program versions.

@@ -3,7 +3,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Enum, ForeignKey, String, Text
-from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
 from latlab.models.base import Base
@@ -37,13 +37,42 @@ class Job(Base):
     phase: Mapped[str | None] = mapped_column(String(32))
     progress: Mapped[float] = mapped_column(default=0.0)
     host_id: Mapped[int | None] = mapped_column(ForeignKey("host.id", ondelete="SET NULL"))
+    # Set for `all_matching` jobs: this one must run on that host.
+    pinned_host_id: Mapped[int | None] = mapped_column(
+        ForeignKey("host.id", ondelete="CASCADE")
+    )
     run_id: Mapped[int | None] = mapped_column(ForeignKey("run.id", ondelete="SET NULL",
                                                           use_alter=True))
     attempts: Mapped[int] = mapped_column(default=0)
+    # Jobs fanned out by `all_matching` point at the request that created them.
+    parent_id: Mapped[int | None] = mapped_column(ForeignKey("job.id", ondelete="CASCADE"))
+    schedule_id: Mapped[int | None] = mapped_column(
+        ForeignKey("schedule.id", ondelete="SET NULL")
+    )
     error: Mapped[str | None] = mapped_column(Text)
+    # The running programs (name, pid), as the runner reported them.
+    programs: Mapped[list[dict[str, Any]]] = mapped_column(JSONB, default=list)
+    last_event_at: Mapped[datetime | None]
     timeout_s: Mapped[int] = mapped_column(default=900)
     created_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
     created_at: Mapped[datetime]
     dispatched_at: Mapped[datetime | None]
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
+
+
+class Schedule(Base):
+    """A job spec launched by beat on a cron expression."""
+
+    __tablename__ = "schedule"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("project.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(200))
+    cron: Mapped[str] = mapped_column(String(100))
+    spec: Mapped[dict[str, Any]]
+    enabled: Mapped[bool] = mapped_column(default=True)
+    created_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime]
+    last_run_at: Mapped[datetime | None]
+    next_run_at: Mapped[datetime]

@@ -108,7 +108,7 @@ def list_runs(
     session: Session, filters: RunFilters, limit: int, offset: int
 ) -> tuple[list[tuple[Run, str, int, int]], int]:
     query = _filtered(select(Run), filters)
-    total = session.scalar(query.with_only_columns(func.count()).order_by(None)) or 0
+    total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
     series_count = (
         select(func.count()).where(Series.run_id == Run.id).correlate(Run).scalar_subquery()
     )

@@ -1,0 +1,41 @@
+from datetime import datetime
+from typing import Any
+
+from latlab.core.schemas import Schema
+from latlab.hosts.tuning import TuningCheck
+from latlab_contract import MetricSpec, ScenarioSpec
+
+
+class CurrentJob(Schema):
+    id: int
+    suite: str
+    scenario: str
+    status: str
+    phase: str | None
+    progress: float
+
+
+class HostRead(Schema):
+    id: int
+    name: str
+    address: str | None
+    tags: list[str]
+    online: bool
+    last_heartbeat_at: datetime | None
+    last_seen_at: datetime | None
+    fingerprint: dict[str, Any]
+    tuning: list[TuningCheck]
+    suites: list[str]
+    current_job: CurrentJob | None
+
+
+class SuiteRead(Schema):
+    id: str
+    description: str
+    version: str
+    programs: dict[str, str]
+    scenarios: dict[str, ScenarioSpec]
+    params_schema: dict[str, Any]
+    series_labels: list[str]
+    metrics: dict[str, MetricSpec]
+    hosts: list[str]

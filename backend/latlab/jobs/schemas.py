@@ -1,0 +1,82 @@
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import Field, StringConstraints
+
+from latlab.core.schemas import Schema
+from latlab.models import JobStatus
+
+Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
+
+
+class JobCreate(Schema):
+    suite: Slug
+    scenario: Slug = "default"
+    params: Annotated[dict[str, Any], Field(max_length=100)] = {}
+    host_tags: Annotated[list[Slug], Field(max_length=20)] = []
+    all_matching: bool = Field(False, description="One job on every matching online host")
+    repetitions: Annotated[int, Field(ge=1, le=100)] = 1
+    timeout_s: Annotated[int, Field(ge=10, le=6 * 3600)] = 900
+
+
+class JobCreated(Schema):
+    id: int
+    status: JobStatus
+    job_ids: list[int] = Field(description="Every job created (several with all_matching)")
+
+
+class ProgramRead(Schema):
+    name: str
+    pid: int
+
+
+class JobRead(Schema):
+    id: int
+    project: str
+    suite: str
+    scenario: str
+    params: dict[str, Any]
+    host_tags: list[str]
+    repetitions: int
+    timeout_s: int
+    status: JobStatus
+    phase: str | None
+    progress: float
+    host_name: str | None
+    run_id: int | None
+    attempts: int
+    error: str | None
+    programs: list[ProgramRead]
+    parent_id: int | None
+    schedule_id: int | None
+    created_at: datetime
+    dispatched_at: datetime | None
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+class JobPage(Schema):
+    items: list[JobRead]
+    total: int
+    limit: int
+    offset: int
+
+
+class ScheduleCreate(Schema):
+    name: Annotated[str, StringConstraints(min_length=1, max_length=200)]
+    cron: Annotated[str, StringConstraints(min_length=9, max_length=100)] = Field(
+        description="Five-field cron expression, UTC (e.g. '0 2 * * *')"
+    )
+    job: JobCreate
+    enabled: bool = True
+
+
+class ScheduleRead(Schema):
+    id: int
+    name: str
+    cron: str
+    job: JobCreate
+    enabled: bool
+    created_at: datetime
+    last_run_at: datetime | None
+    next_run_at: datetime

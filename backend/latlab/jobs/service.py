@@ -1,0 +1,270 @@
+"""Jobs: validation against the suite catalogue, dispatch to tagged hosts, one state machine.
+
+Every status change goes through `transition`. Runner events carry the attempt they belong
+to; events of an older attempt, or for a finished job, are ignored, so a redelivered task
+is harmless.
+"""
+
+from datetime import timedelta
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from latlab.core.clock import get_clock
+from latlab.core.errors import Conflict, NotFound, Unprocessable
+from latlab.core.settings import get_settings
+from latlab.core.tasks import enqueue, get_sender, on_commit
+from latlab.core.validation import BodyInvalid
+from latlab.hosts import service as host_service
+from latlab.jobs.schemas import JobCreate
+from latlab.models import Host, Job, JobStatus, Project
+from latlab.runs import service as run_service
+from latlab.runs.schemas import RunCreate
+from latlab_contract import EXECUTE_JOB, JobEvent, JobOutcome, JobSpec, host_queue
+
+ACTIVE = (JobStatus.dispatched, JobStatus.running)
+TERMINAL = (JobStatus.succeeded, JobStatus.failed, JobStatus.cancelled, JobStatus.timed_out)
+TRANSITIONS: dict[JobStatus, set[JobStatus]] = {
+    JobStatus.queued: {JobStatus.dispatched, JobStatus.cancelled, JobStatus.failed},
+    # Back to queued: the runner was lost and the job is retried.
+    JobStatus.dispatched: {JobStatus.running, JobStatus.queued, *TERMINAL},
+    JobStatus.running: {JobStatus.queued, *TERMINAL} - {JobStatus.running},
+    **{status: set() for status in TERMINAL},
+}
+MAX_ATTEMPTS = 2
+
+
+class InvalidTransition(Conflict):
+    pass
+
+
+def transition(job: Job, status: JobStatus, error: str | None = None) -> None:
+    """The one place a job's status changes."""
+    if status not in TRANSITIONS[job.status]:
+        raise InvalidTransition(f"job {job.id} is {job.status}; it cannot become {status}")
+    now = get_clock().now()
+    job.status = status
+    if status is JobStatus.dispatched:
+        job.dispatched_at = now
+    elif status is JobStatus.running:
+        job.started_at = job.started_at or now
+    elif status is JobStatus.queued:
+        job.host_id = None
+        job.programs = []
+    if status in TERMINAL:
+        job.finished_at = now
+        job.programs = []
+    if error is not None:
+        job.error = error
+    job.last_event_at = now
+
+
+def create_jobs(session: Session, project: Project, request: JobCreate,
+                created_by_id: int | None = None, schedule_id: int | None = None) -> list[Job]:
+    """Validates the request against what online hosts offer and dispatches it."""
+    offered = host_service.catalogue(session)
+    if request.suite not in offered:
+        raise Conflict(f"no online host offers suite '{request.suite}'")
+    suite, _ = offered[request.suite]
+    if request.scenario not in suite.scenarios:
+        raise Unprocessable(
+            f"suite '{suite.id}' has no scenario '{request.scenario}' "
+            f"(it has: {', '.join(sorted(suite.scenarios))})", "$.scenario")
+    params = {**suite.scenarios[request.scenario].params, **request.params}
+    validate_params(suite.params_schema, params)
+    hosts = matching_hosts(session, request.suite, request.host_tags)
+    if not hosts:
+        tags = ", ".join(request.host_tags) or "(any)"
+        raise Conflict(f"no online host with tags {tags} offers suite '{request.suite}'")
+    targets: list[Host | None] = list(hosts) if request.all_matching else [None]
+    jobs = []
+    for target in targets:
+        job = Job(
+            project_id=project.id, suite=request.suite, scenario=request.scenario,
+            params=params, host_tags=request.host_tags, repetitions=request.repetitions,
+            timeout_s=request.timeout_s, status=JobStatus.queued, progress=0.0, attempts=0,
+            pinned_host_id=None if target is None else target.id, created_by_id=created_by_id,
+            schedule_id=schedule_id, created_at=get_clock().now(), programs=[],
+        )
+        session.add(job)
+        jobs.append(job)
+    session.flush()
+    for job in jobs[1:]:
+        job.parent_id = jobs[0].id
+    dispatch_queued(session)
+    return jobs
+
+
+def validate_params(schema: dict[str, Any], params: dict[str, Any]) -> None:
+    errors = sorted(Draft202012Validator(schema).iter_errors(params), key=lambda e: e.path)
+    if errors:
+        raise BodyInvalid([
+            {"path": "$.params" + "".join(
+                f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path),
+             "message": error.message, "type": str(error.validator)}
+            for error in errors
+        ])
+
+
+def matching_hosts(session: Session, suite: str, tags: list[str]) -> list[Host]:
+    return [
+        host for host in host_service.online_hosts(session)
+        if set(tags) <= set(host.tags) and any(s.id == suite for s in host_service.suites_of(host))
+    ]
+
+
+def dispatch_queued(session: Session) -> list[Job]:
+    """Sends queued jobs to idle matching hosts, oldest first, least busy host first."""
+    queued = list(session.scalars(
+        select(Job).where(Job.status == JobStatus.queued).order_by(Job.id)
+        .with_for_update(skip_locked=True)
+    ))
+    if not queued:
+        return []
+    busy = dict(session.execute(
+        select(Job.host_id, func.count()).where(Job.status.in_(ACTIVE)).group_by(Job.host_id)
+    ).all())
+    dispatched = []
+    for job in queued:
+        candidates = [
+            h for h in matching_hosts(session, job.suite, job.host_tags)
+            if busy.get(h.id, 0) == 0 and job.pinned_host_id in (None, h.id)
+        ]
+        if not candidates:
+            continue
+        host = min(candidates, key=lambda h: (busy.get(h.id, 0), h.name))
+        _dispatch(session, job, host)
+        busy[host.id] = busy.get(host.id, 0) + 1
+        dispatched.append(job)
+    return dispatched
+
+
+def _dispatch(session: Session, job: Job, host: Host) -> None:
+    project = session.get(Project, job.project_id)
+    assert project is not None
+    job.host_id = host.id
+    job.attempts += 1
+    job.phase = None
+    job.progress = 0.0
+    transition(job, JobStatus.dispatched)
+    spec = JobSpec(job_id=job.id, attempt=job.attempts, project=project.slug, suite=job.suite,
+                   scenario=job.scenario, params=job.params, repetitions=job.repetitions,
+                   timeout_s=job.timeout_s)
+    enqueue(session, EXECUTE_JOB, host_queue(host.name), task_id=task_id(job),
+            spec=spec.model_dump())
+
+
+def task_id(job: Job) -> str:
+    return f"job-{job.id}-attempt-{job.attempts}"
+
+
+def get_job(session: Session, job_id: int, project_id: int | None = None,
+            for_update: bool = False) -> Job:
+    query = select(Job).where(Job.id == job_id)
+    if project_id is not None:
+        query = query.where(Job.project_id == project_id)
+    if for_update:
+        query = query.with_for_update()
+    job = session.scalar(query)
+    if job is None:
+        raise NotFound(f"no job {job_id}")
+    return job
+
+
+def list_jobs(session: Session, project_id: int | None, status: JobStatus | None, limit: int,
+              offset: int) -> tuple[list[Job], int]:
+    query = select(Job)
+    if project_id is not None:
+        query = query.where(Job.project_id == project_id)
+    if status is not None:
+        query = query.where(Job.status == status)
+    total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+    jobs = session.scalars(query.order_by(Job.id.desc()).limit(limit).offset(offset))
+    return list(jobs), total
+
+
+def cancel(session: Session, job: Job) -> None:
+    """Cancels a job; a running one has its task revoked, which kills its program group."""
+    if job.status in TERMINAL:
+        raise Conflict(f"job {job.id} has already ended ({job.status})")
+    was_active = job.status in ACTIVE
+    transition(job, JobStatus.cancelled, error="cancelled by request")
+    if was_active:
+        revoked = task_id(job)
+        on_commit(session, lambda: get_sender().control.revoke(
+            revoked, terminate=True, signal="SIGTERM"))
+    dispatch_queued(session)
+
+
+def apply_event(session: Session, event: JobEvent) -> None:
+    job = session.scalar(select(Job).where(Job.id == event.job_id).with_for_update())
+    if job is None or job.attempts != event.attempt or job.status in TERMINAL:
+        return
+    if job.status is JobStatus.dispatched:
+        transition(job, JobStatus.running)
+    job.last_event_at = get_clock().now()
+    if event.phase is not None:
+        job.phase = event.phase
+    if event.progress is not None:
+        job.progress = event.progress
+    if event.programs is not None:
+        job.programs = [p.model_dump() for p in event.programs]
+    if event.status in ("failed", "timed_out", "cancelled"):
+        transition(job, JobStatus(event.status), error=event.error)
+        dispatch_queued(session)
+
+
+def apply_outcome(session: Session, outcome: JobOutcome) -> None:
+    job = session.scalar(select(Job).where(Job.id == outcome.job_id).with_for_update())
+    if job is None or job.attempts != outcome.attempt or job.status in TERMINAL:
+        return
+    if job.status is JobStatus.dispatched:
+        transition(job, JobStatus.running)
+    project = session.get(Project, job.project_id)
+    assert project is not None
+    try:
+        body = RunCreate.model_validate(outcome.result)
+        submission = run_service.submit(
+            session, project, body, request_hash=f"job-{job.id}",
+            idempotency_key=f"job-{job.id}", job_id=job.id)
+    except (ValueError, Unprocessable, BodyInvalid) as error:
+        transition(job, JobStatus.failed, error=f"the runner's result was refused: {error}")
+    else:
+        job.run_id = submission.run.id
+        job.progress = 100.0
+        job.phase = "report"
+        transition(job, JobStatus.succeeded)
+    dispatch_queued(session)
+
+
+def watchdog(session: Session) -> list[Job]:
+    """Finds jobs whose runner went silent: retried once, then failed with the reason."""
+    settings = get_settings()
+    now = get_clock().now()
+    lost = []
+    for job in session.scalars(
+        select(Job).where(Job.status.in_(ACTIVE)).with_for_update(skip_locked=True)
+    ):
+        if job.status is JobStatus.running:
+            silent = now - (job.last_event_at or now) > timedelta(seconds=settings.job_silence_s)
+            reason = f"the runner went silent for more than {settings.job_silence_s:.0f} s"
+            overdue = job.started_at is not None and now - job.started_at > timedelta(
+                seconds=job.timeout_s + settings.job_silence_s)
+            if overdue and not silent:
+                transition(job, JobStatus.timed_out, error=f"ran past {job.timeout_s} s")
+                continue
+        else:
+            silent = now - (job.dispatched_at or now) > timedelta(seconds=settings.job_pickup_s)
+            reason = f"no runner picked the job up within {settings.job_pickup_s:.0f} s"
+        if not silent:
+            continue
+        lost.append(job)
+        if job.attempts < MAX_ATTEMPTS:
+            transition(job, JobStatus.queued, error=f"attempt {job.attempts} lost: {reason}")
+        else:
+            transition(job, JobStatus.failed,
+                       error=f"attempt {job.attempts} lost: {reason}; not retried again")
+    dispatch_queued(session)
+    return lost

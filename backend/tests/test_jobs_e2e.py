@@ -1,0 +1,154 @@
+"""Jobs end to end: api -> Redis -> a real runner worker -> ingest worker -> Postgres."""
+
+import os
+import signal
+import subprocess
+import sys
+
+import httpx
+import pytest
+
+from latlab.models import Role
+from tests.conftest import Actors, wait_for
+
+SMALL = {"count": 2000, "warmup": 100}
+
+
+@pytest.fixture
+def member(committed_db, live_server) -> httpx.Client:
+    user = Actors(committed_db).user(Role.member)
+    committed_db.commit()
+    client = httpx.Client(base_url=live_server, timeout=30)
+    assert client.post("/api/v1/auth/login", json={
+        "email": user.email, "password": "correct horse battery"}).status_code == 200
+    return client
+
+
+@pytest.fixture
+def beat(tmp_path):
+    """Real Celery beat: runs the job watchdog every few seconds."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "latlab.worker", "beat", "--schedule",
+         str(tmp_path / "beat-schedule"), "--loglevel", "WARNING"],
+        env=dict(os.environ), start_new_session=True)
+    yield
+    os.killpg(process.pid, signal.SIGTERM)
+    process.wait(20)
+
+
+def _online(client: httpx.Client, name: str) -> dict:
+    return wait_for(lambda: next((h for h in client.get("/api/v1/hosts").json()
+                                  if h["name"] == name and h["online"]), None))
+
+
+def _finish(client: httpx.Client, job_id: int, timeout: float = 300) -> tuple[dict, list]:
+    seen: list[tuple[str, str | None]] = []
+
+    def finished() -> dict | None:
+        job = client.get(f"/api/v1/jobs/{job_id}").json()
+        if not seen or seen[-1] != (job["status"], job["phase"]):
+            seen.append((job["status"], job["phase"]))
+        return job if job["status"] in ("succeeded", "failed", "cancelled", "timed_out") else None
+
+    return wait_for(finished, timeout=timeout, interval=0.1), seen
+
+
+def test_echo_job_runs_on_a_host_and_stores_a_run(member, ingest_worker, start_runner) -> None:
+    start_runner("lab-echo", tags="local,x86")
+    host = _online(member, "lab-echo")
+    assert host["tags"] == ["local", "x86"] and host["fingerprint"]["kernel"]
+    assert any(check["setting"] for check in host["tuning"])
+    suites = member.get("/api/v1/suites").json()
+    echo = next(s for s in suites if s["id"] == "echo")
+    assert "default" in echo["scenarios"] and echo["hosts"] == ["lab-echo"]
+    assert echo["params_schema"]["properties"]["count"]["type"] == "integer"
+
+    created = member.post("/api/v1/jobs", json={
+        "suite": "echo", "scenario": "default", "host_tags": [], "params": SMALL})
+    assert created.status_code == 202, created.text
+    job, seen = _finish(member, created.json()["id"])
+    assert job["status"] == "succeeded", job
+    assert job["progress"] == 100 and job["host_name"] == "lab-echo" and job["attempts"] == 1
+    statuses = [status for status, _ in seen]
+    assert "running" in statuses
+    run = member.get(f"/api/v1/runs/{job['run_id']}").json()
+    assert run["source"]["kind"] == "job" and run["job_id"] == job["id"]
+    assert run["host_name"] == "lab-echo" and run["host_fingerprint"]["kernel"]
+    series = run["series"][0]
+    assert series["labels"] == {"transport": "tcp"}
+    assert series["summary"]["count"] == 2000 and series["summary"]["p50"] > 0
+    assert series["metrics"]["throughput"] > 0
+
+
+@pytest.mark.parametrize(("params", "path"), [
+    ({"count": "10; rm -rf /"}, "$.params.count"),
+    ({"count": 0}, "$.params.count"),
+    ({"count": 2.5}, "$.params.count"),
+    ({"size": 10**9}, "$.params.size"),
+    ({"shell": "$(reboot)"}, "$.params"),
+])
+def test_bad_params_are_refused_and_start_nothing(member, start_runner, params, path) -> None:
+    start_runner("lab-params")
+    _online(member, "lab-params")
+    response = member.post("/api/v1/jobs", json={"suite": "echo", "params": params})
+    assert response.status_code == 422, response.text
+    assert any(p["path"] == path for p in response.json()["detail"]), response.json()
+    assert member.get("/api/v1/jobs").json()["total"] == 0, member.get("/api/v1/jobs").json()
+
+
+def test_unknown_suite_scenario_or_tags(member, start_runner) -> None:
+    start_runner("lab-tags", tags="local")
+    _online(member, "lab-tags")
+    assert member.post("/api/v1/jobs", json={"suite": "nope"}).status_code == 409
+    assert member.post("/api/v1/jobs", json={"suite": "echo", "scenario": "huge"}
+                       ).status_code == 422
+    tagged = member.post("/api/v1/jobs", json={"suite": "echo", "host_tags": ["hft-tuned"]})
+    assert tagged.status_code == 409 and "hft-tuned" in tagged.json()["detail"]
+    assert member.get("/api/v1/jobs").json()["total"] == 0
+
+
+def test_cancel_kills_the_programs(member, ingest_worker, start_runner) -> None:
+    start_runner("lab-cancel")
+    _online(member, "lab-cancel")
+    job_id = member.post("/api/v1/jobs", json={
+        "suite": "echo", "params": {"count": 10_000_000, "duration_s": 120}}).json()["id"]
+    running = wait_for(lambda: (lambda j: j if j["status"] == "running" and j["programs"]
+                                and j["phase"] == "measure" else None)(
+        member.get(f"/api/v1/jobs/{job_id}").json()), timeout=300)
+    pids = [p["pid"] for p in running["programs"]]
+    assert len(pids) == 2  # the echo server and the client
+    cancelled = member.post(f"/api/v1/jobs/{job_id}/cancel")
+    assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
+    wait_for(lambda: not any(_alive(pid) for pid in pids), timeout=30)
+    assert member.post(f"/api/v1/jobs/{job_id}/cancel").status_code == 409
+    after = member.post("/api/v1/jobs", json={"suite": "echo", "params": SMALL}).json()
+    assert _finish(member, after["id"])[0]["status"] == "succeeded"
+
+
+def test_a_killed_runner_loses_no_job(member, ingest_worker, start_runner, beat) -> None:
+    runner = start_runner("lab-kill")
+    _online(member, "lab-kill")
+    job_id = member.post("/api/v1/jobs", json={
+        "suite": "echo", "params": {"count": 10_000_000, "duration_s": 6}}).json()["id"]
+    wait_for(lambda: member.get(f"/api/v1/jobs/{job_id}").json()["phase"] == "measure",
+             timeout=300)
+    runner.kill()
+    # The beat watchdog notices the silence and dispatches the job again (attempt 2).
+    retried = wait_for(lambda: (lambda j: j if j["attempts"] == 2 else None)(
+        member.get(f"/api/v1/jobs/{job_id}").json()), timeout=60)
+    assert "attempt 1 lost" in retried["error"]
+    start_runner("lab-kill")
+    job, _ = _finish(member, job_id, timeout=120)
+    assert job["attempts"] == 2 and job["status"] != "running"
+    nxt = member.post("/api/v1/jobs", json={"suite": "echo", "params": SMALL}).json()
+    assert _finish(member, nxt["id"])[0]["status"] == "succeeded"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is gone for our purposes: it runs nothing.
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().split()[2] != "Z"

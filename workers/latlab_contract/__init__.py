@@ -1,0 +1,99 @@
+"""Wire types between the api/ingest side and the runners, defined once for both.
+
+The api never imports runner code and runners never touch the database: they exchange these
+JSON payloads through Celery tasks sent by name.
+"""
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+EXECUTE_JOB = "runner.execute_job"
+HOST_HEARTBEAT = "ingest.host_heartbeat"
+JOB_EVENT = "ingest.job_event"
+JOB_OUTCOME = "ingest.job_outcome"
+INGEST_QUEUE = "ingest"
+
+HEARTBEAT_INTERVAL_S = 10.0
+# A host is offline after this many missed heartbeats.
+OFFLINE_AFTER_INTERVALS = 3
+# A running job reports at least this often; silence for JOB_SILENCE_LIMIT_S means it is lost.
+JOB_EVENT_INTERVAL_S = 2.0
+JOB_SILENCE_LIMIT_S = 30.0
+
+Phase = Literal["build", "start", "warmup", "measure", "report"]
+
+
+def host_queue(host_name: str) -> str:
+    return f"host.{host_name}"
+
+
+class Wire(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class MetricSpec(Wire):
+    unit: str
+    direction: Literal["lower", "higher", "none"]
+    label: str | None = None
+
+
+class ScenarioSpec(Wire):
+    description: str = ""
+    params: dict[str, Any] = {}
+
+
+class SuiteInfo(Wire):
+    """What a runner can execute for one suite, as it advertises it."""
+
+    id: str
+    description: str
+    version: str = Field(description="Hash of the suite's definition and program sources")
+    programs: dict[str, str] = Field(description="Program name -> version")
+    scenarios: dict[str, ScenarioSpec]
+    params_schema: dict[str, Any] = Field(description="JSON Schema of the parameters")
+    series_labels: list[str]
+    metrics: dict[str, MetricSpec]
+
+
+class Heartbeat(Wire):
+    name: str
+    tags: list[str]
+    address: str | None = None
+    fingerprint: dict[str, Any]
+    suites: list[SuiteInfo]
+    running_job_id: int | None = None
+
+
+class JobSpec(Wire):
+    """A frozen job, as sent to `runner.execute_job`."""
+
+    job_id: int
+    attempt: int
+    project: str
+    suite: str
+    scenario: str
+    params: dict[str, Any]
+    repetitions: int
+    timeout_s: int
+
+
+class ProgramInfo(Wire):
+    name: str
+    pid: int
+
+
+class JobEvent(Wire):
+    job_id: int
+    attempt: int
+    status: Literal["running", "failed", "timed_out", "cancelled"] | None = None
+    phase: Phase | None = None
+    progress: float | None = Field(None, ge=0, le=100)
+    programs: list[ProgramInfo] | None = None
+    error: str | None = None
+
+
+class JobOutcome(Wire):
+    job_id: int
+    attempt: int
+    result: dict[str, Any] = Field(description="A latlab.result/v1 document")

@@ -1,0 +1,135 @@
+"""The runner worker: one per lab host, consuming `host.<name>`.
+
+    LATLAB_HOST_NAME=lab-07 LATLAB_HOST_TAGS=hft-tuned,x86 \
+        celery -A latlab_workers.app worker -Q host.lab-07 -c 1
+
+It announces itself (name, tags, fingerprint, suites) at start and every ~10 s, executes job
+specs with the generic runner, and sends progress and outcomes to the ingest queue.
+"""
+
+import threading
+from typing import Any
+
+from celery import Celery
+from celery.exceptions import SoftTimeLimitExceeded
+from celery.signals import worker_ready, worker_shutdown
+
+from latlab_contract import (
+    EXECUTE_JOB,
+    HOST_HEARTBEAT,
+    INGEST_QUEUE,
+    JOB_EVENT,
+    JOB_OUTCOME,
+    Heartbeat,
+    JobEvent,
+    JobOutcome,
+    JobSpec,
+    Phase,
+    ProgramInfo,
+    host_queue,
+)
+from latlab_workers.fingerprint import read_fingerprint
+from latlab_workers.runner import HostIdentity, JobError, ProgramGroup, cancellable, execute
+from latlab_workers.settings import get_settings
+from latlab_workers.suites import load_suites
+
+settings = get_settings()
+app = Celery("latlab-runner", broker=settings.redis_url)
+app.conf.update(
+    task_acks_late=True,
+    task_reject_on_worker_lost=True,
+    worker_prefetch_multiplier=1,
+    worker_concurrency=1,
+    task_default_queue=host_queue(settings.host_name),
+    task_ignore_result=True,
+    broker_connection_retry_on_startup=True,
+    # Lost jobs are found by the api's watchdog; the broker must not redeliver a long job
+    # that is still running.
+    broker_transport_options={"visibility_timeout": 7 * 3600},
+)
+_stop = threading.Event()
+
+
+def heartbeat() -> Heartbeat:
+    return Heartbeat(
+        name=settings.host_name, tags=settings.tags, address=settings.host_address,
+        fingerprint=read_fingerprint(),
+        suites=[s.info() for s in load_suites(settings.suites_dir).values()],
+    )
+
+
+def _announce_forever() -> None:
+    while not _stop.is_set():
+        try:
+            app.send_task(HOST_HEARTBEAT, kwargs={"heartbeat": heartbeat().model_dump()},
+                          queue=INGEST_QUEUE)
+        except Exception as error:  # the broker may be briefly away; keep announcing
+            print(f"heartbeat failed: {error}", flush=True)
+        _stop.wait(settings.heartbeat_s)
+
+
+@worker_ready.connect
+def _start_announcing(**_: Any) -> None:
+    threading.Thread(target=_announce_forever, name="heartbeat", daemon=True).start()
+
+
+@worker_shutdown.connect
+def _stop_announcing(**_: Any) -> None:
+    _stop.set()
+
+
+class _EventReporter:
+    """Sends progress, and repeats the last one every few seconds so the api knows the job
+    is alive during a long measurement."""
+
+    def __init__(self, spec: JobSpec) -> None:
+        self.spec = spec
+        self.last = JobEvent(job_id=spec.job_id, attempt=spec.attempt, status="running")
+        self.done = threading.Event()
+        self.lock = threading.Lock()
+        threading.Thread(target=self._keepalive, daemon=True).start()
+
+    def progress(self, phase: Phase, percent: float,
+                 programs: list[ProgramInfo] | None = None) -> None:
+        with self.lock:
+            self.last = JobEvent(job_id=self.spec.job_id, attempt=self.spec.attempt,
+                                 phase=phase, progress=percent,
+                                 programs=self.last.programs if programs is None else programs)
+        self.send(self.last)
+
+    def send(self, event: JobEvent) -> None:
+        app.send_task(JOB_EVENT, kwargs={"event": event.model_dump()}, queue=INGEST_QUEUE)
+
+    def _keepalive(self) -> None:
+        while not self.done.wait(settings.event_interval_s):
+            with self.lock:
+                event = self.last
+            self.send(event)
+
+
+@app.task(name=EXECUTE_JOB)
+def execute_job(spec: dict[str, Any]) -> None:
+    """Executes one frozen job spec and reports its outcome (or why it ended)."""
+    job = JobSpec.model_validate(spec)
+    reporter = _EventReporter(job)
+    reporter.send(reporter.last)
+    groups: list[ProgramGroup] = []
+    host = HostIdentity(settings.host_name, settings.tags, dict(read_fingerprint()))
+    try:
+        with cancellable(groups):
+            suites = load_suites(settings.suites_dir)
+            if job.suite not in suites:
+                raise JobError(f"host {settings.host_name} has no suite '{job.suite}'")
+            result = execute(job, suites[job.suite], host, reporter, settings.build_cache,
+                             on_group=groups.append)
+        reporter.done.set()
+        app.send_task(JOB_OUTCOME, queue=INGEST_QUEUE, kwargs={"outcome": JobOutcome(
+            job_id=job.job_id, attempt=job.attempt, result=result).model_dump()})
+    except (JobError, SoftTimeLimitExceeded, Exception) as error:
+        reporter.done.set()
+        status = error.status if isinstance(error, JobError) else (
+            "timed_out" if isinstance(error, SoftTimeLimitExceeded) else "failed")
+        reporter.send(JobEvent(job_id=job.job_id, attempt=job.attempt, status=status,
+                               error=str(error) or type(error).__name__))
+        for group in groups:
+            group.kill_all()

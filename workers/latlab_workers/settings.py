@@ -1,0 +1,31 @@
+"""Settings of a runner worker. It needs the broker only: no database URL, by design."""
+
+import socket
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from latlab_workers.suites import SUITES_DIR
+
+
+class RunnerSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="LATLAB_", extra="ignore")
+
+    redis_url: str = "redis://127.0.0.1:63799/0"
+    host_name: str = socket.gethostname()
+    host_tags: str = "local"
+    host_address: str | None = None
+    suites_dir: Path = SUITES_DIR
+    build_cache: Path = Path.home() / ".cache" / "latlab" / "builds"
+    heartbeat_s: float = 10.0
+    event_interval_s: float = 2.0
+
+    @property
+    def tags(self) -> list[str]:
+        return sorted({t.strip() for t in self.host_tags.split(",") if t.strip()})
+
+
+@lru_cache
+def get_settings() -> RunnerSettings:
+    return RunnerSettings()

@@ -1,0 +1,3 @@
+//! Shared pieces of the echo suite's two programs.
+
+pub mod cli;
