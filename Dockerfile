@@ -1,4 +1,5 @@
-# One image for the api, the ingest worker, beat and the migrate step (docker-compose.yml).
+# One image for the api, the ingest worker, beat, the migrate step and the runner
+# (docker-compose.yml). A runner image for real lab hosts also needs the suites' toolchains.
 FROM node:20-bookworm-slim AS dashboard
 WORKDIR /src/frontend
 COPY frontend/package.json frontend/package-lock.json ./
@@ -8,9 +9,13 @@ RUN npm run build
 
 FROM python:3.11-slim-bookworm
 WORKDIR /app
+COPY workers/pyproject.toml workers/pyproject.toml
+COPY workers/latlab_contract workers/latlab_contract
+COPY workers/latlab_workers workers/latlab_workers
+COPY workers/suites workers/suites
 COPY backend/pyproject.toml backend/pyproject.toml
 COPY backend/latlab backend/latlab
-RUN pip install --no-cache-dir ./backend
+RUN pip install --no-cache-dir ./workers ./backend
 COPY migrations migrations
 COPY --from=dashboard /src/frontend/dist frontend/dist
 ENV LATLAB_FRONTEND_DIST=/app/frontend/dist

@@ -23,10 +23,10 @@ system:
 system-test:
 	@scripts/bootstrap.sh --test
 
-$(PY_STAMP): backend/pyproject.toml
+$(PY_STAMP): backend/pyproject.toml workers/pyproject.toml
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
-	$(VENV)/bin/pip install -q -e 'backend[dev]'
+	$(VENV)/bin/pip install -q -e workers -e 'backend[dev]'
 	touch $@
 
 $(NODE_STAMP): frontend/package.json frontend/package-lock.json
@@ -40,8 +40,8 @@ up: system $(PY_STAMP) $(DIST)
 	$(PY) -m latlab.localstack up
 
 lint: $(PY_STAMP) $(NODE_STAMP)
-	$(VENV)/bin/ruff check backend migrations bench
-	$(VENV)/bin/mypy backend/latlab bench
+	$(VENV)/bin/ruff check backend workers/latlab_workers workers/latlab_contract workers/tests migrations bench
+	$(VENV)/bin/mypy backend/latlab workers/latlab_workers workers/latlab_contract bench
 	cd frontend && npm run typecheck
 
 frontend-test: $(NODE_STAMP)

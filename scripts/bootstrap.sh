@@ -14,6 +14,7 @@ have node || need+=(nodejs)
 have npm || need+=(npm)
 have setpriv || need+=(util-linux)
 have gcc || need+=(build-essential)
+have cargo || need+=(cargo)  # the echo suite is Rust
 if [[ "${1:-}" == "--test" ]]; then
   have chromium || need+=(chromium)
 fi
@@ -24,6 +25,10 @@ if ((${#need[@]})); then
   [[ $(id -u) -eq 0 ]] || sudo="sudo"
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -q
+  # The suites' Cargo.lock files need cargo >= 1.78, which Debian 12 ships as cargo-web.
+  if [[ " ${need[*]} " == *" cargo "* ]] && apt-cache show cargo-web >/dev/null 2>&1; then
+    need=("${need[@]/#cargo/cargo-web}")
+  fi
   $sudo apt-get install -y -q --no-install-recommends "${need[@]}"
 fi
 

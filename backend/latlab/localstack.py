@@ -9,6 +9,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -192,6 +193,8 @@ def up() -> int:
         api_port = env.setdefault("LATLAB_PORT", "8000")
         env.setdefault("LATLAB_PUBLIC_URL", f"http://{address}:{api_port}")
         env["LATLAB_DATA_DIR"] = str(data)
+        env.setdefault("LATLAB_HOST_NAME", socket.gethostname())
+        os.environ.update(env)
         venv_bin = Path(sys.executable).parent
         env["PATH"] = f"{venv_bin}{os.pathsep}{env.get('PATH', '')}"
         subprocess.run([str(venv_bin / "latlab"), "ensure-admin"], env=env, check=True)
@@ -201,6 +204,7 @@ def up() -> int:
         honcho = subprocess.Popen(
             [str(venv_bin / "honcho"), "-f", procfile, "-d", str(REPO), "start"], env=env
         )
+        threading.Thread(target=_first_job, daemon=True).start()
         try:
             return honcho.wait()
         except KeyboardInterrupt:
@@ -210,6 +214,36 @@ def up() -> int:
     finally:
         for service in reversed(started):
             service.stop()
+
+
+def _first_job() -> None:
+    """On an empty lab, runs one `echo` job as soon as the local runner is online, so the
+    dashboard has data at first sight."""
+    from sqlalchemy import func, select
+
+    from latlab.auth import service as auth_service
+    from latlab.core.db import get_sessionmaker
+    from latlab.core.errors import AppError
+    from latlab.core.settings import get_settings
+    from latlab.jobs import service as job_service
+    from latlab.jobs.schemas import JobCreate
+    from latlab.models import Job, Run
+
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        time.sleep(2)
+        with get_sessionmaker()() as session, session.begin():
+            if session.scalar(select(func.count()).select_from(Run)) or session.scalar(
+                select(func.count()).select_from(Job)
+            ):
+                return
+            project = auth_service.ensure_project(session, get_settings().default_project)
+            try:
+                jobs = job_service.create_jobs(session, project, JobCreate(suite="echo"))
+            except AppError:
+                continue  # the runner has not announced itself yet
+            print(f"first look: echo job {jobs[0].id} launched on this host", flush=True)
+            return
 
 
 if __name__ == "__main__":

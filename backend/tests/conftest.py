@@ -263,7 +263,8 @@ class RunnerProcess:
     """A real runner worker (Celery, queue host.<name>) in its own process group."""
 
     def __init__(self, name: str, tags: str, build_cache: Path,
-                 wrapper: list[str] | None = None, broker_url: str | None = None) -> None:
+                 wrapper: list[str] | None = None, broker_url: str | None = None,
+                 address: str | None = None) -> None:
         import subprocess
         import sys
 
@@ -274,6 +275,8 @@ class RunnerProcess:
         env.pop("LATLAB_DATABASE_URL", None)  # runners hold no database credentials
         if broker_url is not None:
             env["LATLAB_REDIS_URL"] = broker_url
+        if address is not None:
+            env["LATLAB_HOST_ADDRESS"] = address
         self.process = subprocess.Popen(
             [*(wrapper or []), sys.executable, "-m", "celery", "-A", "latlab_workers.app",
              "worker", "-Q", f"host.{name}", "-c", "1", "-n", f"{name}@%h",
