@@ -41,7 +41,8 @@ up: system $(PY_STAMP) $(DIST)
 
 lint: $(PY_STAMP) $(NODE_STAMP)
 	$(VENV)/bin/ruff check backend workers/latlab_workers workers/latlab_contract workers/tests migrations bench
-	$(VENV)/bin/mypy backend/latlab workers/latlab_workers workers/latlab_contract bench
+	$(VENV)/bin/mypy backend/latlab workers/latlab_workers workers/latlab_contract
+	$(VENV)/bin/mypy bench
 	cd frontend && npm run typecheck
 
 frontend-test: $(NODE_STAMP)

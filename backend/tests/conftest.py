@@ -285,12 +285,11 @@ class RunnerProcess:
         )
 
     def kill(self) -> None:
+        import contextlib
         import signal
 
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         self.process.wait(20)
 
     def stop(self) -> None:

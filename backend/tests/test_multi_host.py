@@ -89,7 +89,7 @@ def test_jobs_go_to_the_host_with_the_tags(member, start_runner, namespaces) -> 
 
 
 def test_a_namespace_reaches_the_broker_over_its_veth(namespaces) -> None:
-    namespace, (address, broker) = next(iter(namespaces.items()))
+    namespace, (_, broker) = next(iter(namespaces.items()))
     port = REDIS_URL.rsplit(":", 1)[1].split("/")[0]
     probe = subprocess.run(
         ["ip", "netns", "exec", namespace, shutil.which("redis-cli") or "redis-cli", "-h",

@@ -113,6 +113,8 @@ def test_list_filters_and_pages_newest_first(client, actors) -> None:
     assert client.get("/api/v1/runs", params={"commit": "9f1c"},
                       headers=headers).json()["total"] == 3
     assert client.get("/api/v1/runs", params={"limit": 0}, headers=headers).status_code == 422
+    actors.login(client)  # a signed-in user sees every project's runs
+    assert client.get("/api/v1/runs").json()["total"] == 3
 
 
 def test_retried_submission_returns_the_first_run(client, actors, db) -> None:

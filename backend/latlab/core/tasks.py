@@ -30,9 +30,12 @@ def on_commit(session: Session, callback: Callable[[], None]) -> None:
 
 
 def enqueue(session: Session, name: str, queue: str, task_id: str | None = None,
-            **kwargs: Any) -> None:
+            options: dict[str, Any] | None = None, **kwargs: Any) -> None:
+    """`options` go to Celery's send_task (e.g. soft_time_limit, time_limit)."""
+
     def send() -> None:
-        get_sender().send_task(name, kwargs=kwargs, queue=queue, task_id=task_id)
+        get_sender().send_task(name, kwargs=kwargs, queue=queue, task_id=task_id,
+                               **(options or {}))
 
     send.task_name = name  # type: ignore[attr-defined]  # lets tests see what is pending
     on_commit(session, send)

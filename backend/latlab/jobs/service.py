@@ -152,7 +152,9 @@ def _dispatch(session: Session, job: Job, host: Host) -> None:
     spec = JobSpec(job_id=job.id, attempt=job.attempts, project=project.slug, suite=job.suite,
                    scenario=job.scenario, params=job.params, repetitions=job.repetitions,
                    timeout_s=job.timeout_s)
-    enqueue(session, EXECUTE_JOB, host_queue(host.name), task_id=task_id(job),
+    # The runner also bounds each program by the job's time; these limits are the backstop.
+    limits = {"soft_time_limit": job.timeout_s + 15, "time_limit": job.timeout_s + 45}
+    enqueue(session, EXECUTE_JOB, host_queue(host.name), task_id=task_id(job), options=limits,
             spec=spec.model_dump())
 
 

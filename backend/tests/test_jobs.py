@@ -1,0 +1,135 @@
+"""Jobs, hosts and schedules, without runners: dispatch rules, the state machine, the
+watchdog, heartbeats and offline detection, and schedules."""
+
+import pytest
+from sqlalchemy import select
+
+from latlab.core.errors import Conflict
+from latlab.hosts import service as host_service
+from latlab.jobs import schedules
+from latlab.jobs import service as job_service
+from latlab.jobs.schemas import JobCreate, ScheduleCreate
+from latlab.models import JobStatus, Project
+from latlab_contract import Heartbeat, JobEvent
+from latlab_workers.suites import SUITES_DIR, load_suite
+
+ECHO = load_suite(SUITES_DIR / "echo").info()
+
+
+def _host(db, name: str, tags: list[str]):
+    return host_service.record_heartbeat(db, Heartbeat(
+        name=name, tags=tags, fingerprint={"kernel": "6.1", "governor": "performance"},
+        suites=[ECHO]))
+
+
+def _project(db) -> Project:
+    return db.scalar(select(Project).where(Project.slug == "default"))
+
+
+def test_hosts_go_offline_after_three_missed_heartbeats(db, clock) -> None:
+    host = _host(db, "lab-1", ["local"])
+    assert host_service.is_online(host)
+    clock.advance(seconds=29)
+    assert host_service.is_online(host)
+    clock.advance(seconds=2)
+    assert not host_service.is_online(host)
+    assert host_service.catalogue(db) == {}
+
+
+def test_least_busy_matching_host_gets_the_job_then_jobs_queue(db) -> None:
+    _host(db, "lab-b", ["x86", "tuned"])
+    _host(db, "lab-a", ["x86"])
+    first, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo",
+                                                                host_tags=["x86"]))
+    second, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo",
+                                                                 host_tags=["x86"]))
+    third, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo",
+                                                                host_tags=["x86"]))
+    assert first.status is JobStatus.dispatched and second.status is JobStatus.dispatched
+    assert {first.host_id, second.host_id} == {h.id for h in host_service.list_hosts(db)}
+    assert third.status is JobStatus.queued and third.host_id is None
+    job_service.apply_event(db, JobEvent(job_id=first.id, attempt=1, status="failed",
+                                         error="boom"))
+    assert first.status is JobStatus.failed and first.error == "boom"
+    assert third.status is JobStatus.dispatched and third.host_id == first.host_id
+
+
+def test_scenario_defaults_are_frozen_into_the_job(db) -> None:
+    _host(db, "lab-1", ["local"])
+    job, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo",
+                                                              params={"count": 5}))
+    assert job.params == {"count": 5}
+
+
+def test_the_state_machine_refuses_impossible_moves(db) -> None:
+    _host(db, "lab-1", ["local"])
+    job, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo"))
+    job_service.transition(job, JobStatus.running)
+    job_service.transition(job, JobStatus.succeeded)
+    for status in JobStatus:
+        with pytest.raises(Conflict):
+            job_service.transition(job, status)
+
+
+def test_stale_attempts_and_finished_jobs_ignore_events(db) -> None:
+    _host(db, "lab-1", ["local"])
+    job, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo"))
+    job_service.apply_event(db, JobEvent(job_id=job.id, attempt=7, phase="measure",
+                                         progress=50))
+    assert job.status is JobStatus.dispatched and job.progress == 0
+    job_service.apply_event(db, JobEvent(job_id=job.id, attempt=1, phase="measure",
+                                         progress=50))
+    assert job.status is JobStatus.running and job.progress == 50
+
+
+def test_watchdog_retries_a_silent_job_once_then_fails_it(db, clock) -> None:
+    _host(db, "lab-1", ["local"])
+    job, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo"))
+    job_service.apply_event(db, JobEvent(job_id=job.id, attempt=1, phase="measure"))
+    clock.advance(seconds=4)
+    assert job_service.watchdog(db) == []
+    clock.advance(seconds=2)  # LATLAB_JOB_SILENCE_S is 5 in tests
+    _host(db, "lab-1", ["local"])  # the host is still announcing itself
+    assert job_service.watchdog(db) == [job]
+    assert job.status is JobStatus.dispatched and job.attempts == 2
+    assert "attempt 1 lost" in job.error
+    job_service.apply_event(db, JobEvent(job_id=job.id, attempt=2, phase="build"))
+    clock.advance(seconds=6)
+    _host(db, "lab-1", ["local"])
+    job_service.watchdog(db)
+    assert job.status is JobStatus.failed and "not retried again" in job.error
+    assert job.finished_at == clock.now()
+
+
+def test_schedules_launch_due_jobs(db, clock) -> None:
+    _host(db, "lab-1", ["local"])
+    schedule = schedules.create(db, _project(db), ScheduleCreate(
+        name="nightly echo", cron="0 2 * * *", job=JobCreate(suite="echo")), None)
+    assert schedule.next_run_at.hour == 2
+    assert schedules.run_due(db) == []
+    clock.advance(hours=15)
+    _host(db, "lab-1", ["local"])
+    launched = schedules.run_due(db)
+    assert len(launched) == 1 and launched[0].schedule_id == schedule.id
+    assert schedule.next_run_at > clock.now()
+    assert schedules.run_due(db) == []
+
+
+def test_schedules_api_validates_cron(client, actors) -> None:
+    actors.login(client)
+    bad = client.post("/api/v1/schedules", json={"name": "x", "cron": "every night please",
+                                                 "job": {"suite": "echo"}})
+    assert bad.status_code == 422 and "cron" in bad.text
+    good = client.post("/api/v1/schedules", json={"name": "x", "cron": "*/30 * * * *",
+                                                  "job": {"suite": "echo"}})
+    assert good.status_code == 201 and good.json()["job"]["suite"] == "echo"
+    assert [s["name"] for s in client.get("/api/v1/schedules").json()] == ["x"]
+    assert client.get("/api/v1/jobs").json()["total"] == 0
+
+
+def test_read_tokens_cannot_launch_jobs(client, actors) -> None:
+    from latlab.models import Scope
+
+    response = client.post("/api/v1/jobs", json={"suite": "echo"},
+                           headers=actors.token(Scope.read))
+    assert response.status_code == 403 and "jobs:write" in response.text
