@@ -13,8 +13,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Login */
-        post: operations["login"];
+        /**
+         * Login
+         * @description Sign in with email and password; sets the HttpOnly session cookie.
+         */
+        post: operations["login_api_v1_auth_login_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -30,8 +33,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Logout */
-        post: operations["logout"];
+        /**
+         * Logout
+         * @description Sign out: ends the session behind the cookie.
+         */
+        post: operations["logout_api_v1_auth_logout_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -45,14 +51,105 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Me */
-        get: operations["me"];
+        /**
+         * Me
+         * @description The signed-in user.
+         */
+        get: operations["me_api_v1_auth_me_get"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Tokens
+         * @description API tokens (without their secrets).
+         */
+        get: operations["list_tokens_api_v1_tokens_get"];
+        put?: never;
+        /**
+         * Create Token
+         * @description Create an API token for CI; the secret is in `token` and is never shown again.
+         */
+        post: operations["create_token_api_v1_tokens_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens/{token_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke Token
+         * @description Revoke a token: it is refused from now on.
+         */
+        delete: operations["revoke_token_api_v1_tokens__token_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Users
+         * @description All users (admin only).
+         */
+        get: operations["list_users_api_v1_users_get"];
+        put?: never;
+        /**
+         * Create User
+         * @description Add a user with a role (admin only).
+         */
+        post: operations["create_user_api_v1_users_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update User
+         * @description Change a user's name, password, role or active flag (admin only).
+         */
+        patch: operations["update_user_api_v1_users__user_id__patch"];
         trace?: never;
     };
     "/api/v1/runs": {
@@ -66,9 +163,13 @@ export interface paths {
          * List Runs
          * @description Runs, newest first, filtered and paginated.
          */
-        get: operations["list_runs"];
+        get: operations["list_runs_api_v1_runs_get"];
         put?: never;
-        post?: never;
+        /**
+         * Submit Run
+         * @description Submit a `latlab.result/v1` result; answers 201 with the run id (200 on a replay).
+         */
+        post: operations["submit_run_api_v1_runs_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -82,8 +183,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get Run */
-        get: operations["get_run"];
+        /**
+         * Get Run
+         * @description A run with its series, per-trial summaries (nanoseconds), metrics, host and source.
+         */
+        get: operations["get_run_api_v1_runs__run_id__get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -103,10 +207,178 @@ export interface paths {
          * Get Spectrum
          * @description Percentile spectrum of a series (all trials merged), for charts.
          */
-        get: operations["get_spectrum"];
+        get: operations["get_spectrum_api_v1_runs__run_id__series__series_id__spectrum_get"];
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/hosts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Hosts
+         * @description Lab hosts: tags, online state, fingerprint, tuning checks and current job.
+         */
+        get: operations["list_hosts_api_v1_hosts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/hosts/{host_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Host
+         * @description One host.
+         */
+        get: operations["get_host_api_v1_hosts__host_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/suites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Suites
+         * @description The catalogue: suites, scenarios and parameter schemas that online hosts advertise.
+         */
+        get: operations["list_suites_api_v1_suites_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Jobs
+         * @description Jobs, newest first.
+         */
+        get: operations["list_jobs_api_v1_jobs_get"];
+        put?: never;
+        /**
+         * Create Job
+         * @description Run a suite scenario on an online host whose tags include `host_tags`.
+         */
+        post: operations["create_job_api_v1_jobs_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Job
+         * @description A job's status, progress (percent and phase), programs and run.
+         */
+        get: operations["get_job_api_v1_jobs__job_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel Job
+         * @description Cancel a job; a running job's programs are killed.
+         */
+        post: operations["cancel_job_api_v1_jobs__job_id__cancel_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Schedules
+         * @description All schedules.
+         */
+        get: operations["list_schedules_api_v1_schedules_get"];
+        put?: never;
+        /**
+         * Create Schedule
+         * @description Launch a job spec on a cron expression (UTC).
+         */
+        post: operations["create_schedule_api_v1_schedules_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schedules/{schedule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete Schedule
+         * @description Delete a schedule (its past jobs stay).
+         */
+        delete: operations["delete_schedule_api_v1_schedules__schedule_id__delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -116,163 +388,812 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** ErrorResponse */
-        ErrorResponse: {
-            detail: string;
+        /** CurrentJob */
+        CurrentJob: {
+            /** Id */
+            id: number;
+            /** Suite */
+            suite: string;
+            /** Scenario */
+            scenario: string;
+            /** Status */
+            status: string;
+            /** Phase */
+            phase: string | null;
+            /** Progress */
+            progress: number;
         };
-        /** Problem */
-        Problem: {
-            path: string;
-            message: string;
-            type?: string;
+        /** HTTPValidationError */
+        HTTPValidationError: {
+            /** Detail */
+            detail?: components["schemas"]["ValidationError"][];
         };
-        /** ValidationErrorResponse */
-        ValidationErrorResponse: {
-            detail: components["schemas"]["Problem"][];
+        /** HostRead */
+        HostRead: {
+            /** Id */
+            id: number;
+            /** Name */
+            name: string;
+            /** Address */
+            address: string | null;
+            /** Tags */
+            tags: string[];
+            /** Online */
+            online: boolean;
+            /** Last Heartbeat At */
+            last_heartbeat_at: string | null;
+            /** Last Seen At */
+            last_seen_at: string | null;
+            /** Fingerprint */
+            fingerprint: {
+                [key: string]: unknown;
+            };
+            /** Tuning */
+            tuning: components["schemas"]["TuningCheck"][];
+            /** Suites */
+            suites: string[];
+            current_job: components["schemas"]["CurrentJob"] | null;
         };
+        /** JobCreate */
+        JobCreate: {
+            /** Suite */
+            suite: string;
+            /**
+             * Scenario
+             * @default default
+             */
+            scenario: string;
+            /**
+             * Params
+             * @default {}
+             */
+            params: {
+                [key: string]: unknown;
+            };
+            /**
+             * Host Tags
+             * @default []
+             */
+            host_tags: string[];
+            /**
+             * All Matching
+             * @description One job on every matching online host
+             * @default false
+             */
+            all_matching: boolean;
+            /**
+             * Repetitions
+             * @default 1
+             */
+            repetitions: number;
+            /**
+             * Timeout S
+             * @default 900
+             */
+            timeout_s: number;
+        };
+        /** JobCreated */
+        JobCreated: {
+            /** Id */
+            id: number;
+            status: components["schemas"]["JobStatus"];
+            /**
+             * Job Ids
+             * @description Every job created (several with all_matching)
+             */
+            job_ids: number[];
+        };
+        /** JobPage */
+        JobPage: {
+            /** Items */
+            items: components["schemas"]["JobRead"][];
+            /** Total */
+            total: number;
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+        };
+        /** JobRead */
+        JobRead: {
+            /** Id */
+            id: number;
+            /** Project */
+            project: string;
+            /** Suite */
+            suite: string;
+            /** Scenario */
+            scenario: string;
+            /** Params */
+            params: {
+                [key: string]: unknown;
+            };
+            /** Host Tags */
+            host_tags: string[];
+            /** Repetitions */
+            repetitions: number;
+            /** Timeout S */
+            timeout_s: number;
+            status: components["schemas"]["JobStatus"];
+            /** Phase */
+            phase: string | null;
+            /** Progress */
+            progress: number;
+            /** Host Name */
+            host_name: string | null;
+            /** Run Id */
+            run_id: number | null;
+            /** Attempts */
+            attempts: number;
+            /** Error */
+            error: string | null;
+            /** Programs */
+            programs: components["schemas"]["ProgramRead"][];
+            /** Parent Id */
+            parent_id: number | null;
+            /** Schedule Id */
+            schedule_id: number | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Dispatched At */
+            dispatched_at: string | null;
+            /** Started At */
+            started_at: string | null;
+            /** Finished At */
+            finished_at: string | null;
+        };
+        /**
+         * JobStatus
+         * @enum {string}
+         */
+        JobStatus: "queued" | "dispatched" | "running" | "succeeded" | "failed" | "cancelled" | "timed_out";
         /** LoginRequest */
         LoginRequest: {
+            /** Email */
             email: string;
+            /** Password */
             password: string;
+        };
+        /** MetricInfo */
+        MetricInfo: {
+            /** Name */
+            name: string;
+            /** Label */
+            label: string;
+            /** Unit */
+            unit: string;
+            /**
+             * Direction
+             * @enum {string}
+             */
+            direction: "lower" | "higher" | "none";
+        };
+        /** MetricSpec */
+        MetricSpec: {
+            /** Unit */
+            unit: string;
+            /**
+             * Direction
+             * @enum {string}
+             */
+            direction: "lower" | "higher" | "none";
+            /** Label */
+            label?: string | null;
+        };
+        /** ProgramRead */
+        ProgramRead: {
+            /** Name */
+            name: string;
+            /** Pid */
+            pid: number;
         };
         /**
          * Role
          * @enum {string}
          */
         Role: "admin" | "member" | "viewer";
-        /** UserRead */
-        UserRead: {
+        /** RunCreated */
+        RunCreated: {
+            /** Id */
             id: number;
-            email: string;
-            name: string | null;
-            role: components["schemas"]["Role"];
-            is_active: boolean;
-        };
-        /** SourceRead */
-        SourceRead: {
-            kind: string;
-            commit: string | null;
-            branch: string | null;
-            build_url: string | null;
-            pull_request: number | null;
-        };
-        /** RunSummary */
-        RunSummary: {
-            id: number;
-            project: string;
-            suite: string;
-            scenario: string;
-            host_name: string | null;
-            source: components["schemas"]["SourceRead"];
-            /** Format: date-time */
-            started_at: string;
-            finished_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-            series_count: number;
-            trial_count: number;
+            /**
+             * Url
+             * @description The run's page in the dashboard.
+             */
+            url: string;
+            /**
+             * Replayed
+             * @description True when the Idempotency-Key matched an earlier run.
+             */
+            replayed: boolean;
         };
         /** RunPage */
         RunPage: {
+            /** Items */
             items: components["schemas"]["RunSummary"][];
+            /** Total */
             total: number;
+            /** Limit */
             limit: number;
+            /** Offset */
             offset: number;
+        };
+        /** RunRead */
+        RunRead: {
+            /** Id */
+            id: number;
+            /** Project */
+            project: string;
+            /** Suite */
+            suite: string;
+            /** Scenario */
+            scenario: string;
+            /** Host Name */
+            host_name: string | null;
+            source: components["schemas"]["SourceRead"];
+            /**
+             * Started At
+             * Format: date-time
+             */
+            started_at: string;
+            /** Finished At */
+            finished_at: string | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Series Count */
+            series_count: number;
+            /** Trial Count */
+            trial_count: number;
+            /** Params */
+            params: {
+                [key: string]: unknown;
+            };
+            /** Host Tags */
+            host_tags: string[];
+            /** Host Fingerprint */
+            host_fingerprint: {
+                [key: string]: unknown;
+            };
+            /** Job Id */
+            job_id: number | null;
+            /** Series */
+            series: components["schemas"]["SeriesRead"][];
+            /**
+             * Metric Info
+             * @description Unit and direction of every metric and summary key in this run.
+             */
+            metric_info: {
+                [key: string]: components["schemas"]["MetricInfo"];
+            };
+        };
+        /** RunSummary */
+        RunSummary: {
+            /** Id */
+            id: number;
+            /** Project */
+            project: string;
+            /** Suite */
+            suite: string;
+            /** Scenario */
+            scenario: string;
+            /** Host Name */
+            host_name: string | null;
+            source: components["schemas"]["SourceRead"];
+            /**
+             * Started At
+             * Format: date-time
+             */
+            started_at: string;
+            /** Finished At */
+            finished_at: string | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Series Count */
+            series_count: number;
+            /** Trial Count */
+            trial_count: number;
+        };
+        /** ScenarioSpec */
+        ScenarioSpec: {
+            /**
+             * Description
+             * @default
+             */
+            description: string;
+            /**
+             * Params
+             * @default {}
+             */
+            params: {
+                [key: string]: unknown;
+            };
+        };
+        /** ScheduleCreate */
+        ScheduleCreate: {
+            /** Name */
+            name: string;
+            /**
+             * Cron
+             * @description Five-field cron expression, UTC (e.g. '0 2 * * *')
+             */
+            cron: string;
+            job: components["schemas"]["JobCreate"];
+            /**
+             * Enabled
+             * @default true
+             */
+            enabled: boolean;
+        };
+        /** ScheduleRead */
+        ScheduleRead: {
+            /** Id */
+            id: number;
+            /** Name */
+            name: string;
+            /** Cron */
+            cron: string;
+            job: components["schemas"]["JobCreate"];
+            /** Enabled */
+            enabled: boolean;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Last Run At */
+            last_run_at: string | null;
+            /**
+             * Next Run At
+             * Format: date-time
+             */
+            next_run_at: string;
+        };
+        /**
+         * Scope
+         * @enum {string}
+         */
+        Scope: "runs:write" | "jobs:write" | "read";
+        /** SeriesRead */
+        SeriesRead: {
+            /** Id */
+            id: number;
+            /** Labels */
+            labels: {
+                [key: string]: string;
+            };
+            summary: components["schemas"]["Summary"];
+            summary_uncorrected: components["schemas"]["Summary"] | null;
+            /** Metrics */
+            metrics: {
+                [key: string]: number;
+            };
+            /** Trials */
+            trials: components["schemas"]["TrialRead"][];
+        };
+        /** SourceRead */
+        SourceRead: {
+            /** Kind */
+            kind: string;
+            /** Commit */
+            commit: string | null;
+            /** Branch */
+            branch: string | null;
+            /** Build Url */
+            build_url: string | null;
+            /** Pull Request */
+            pull_request: number | null;
+        };
+        /** Spectrum */
+        Spectrum: {
+            /** Series Id */
+            series_id: number;
+            /** Labels */
+            labels: {
+                [key: string]: string;
+            };
+            /**
+             * Unit
+             * @default ns
+             * @constant
+             */
+            unit: "ns";
+            /** Corrected */
+            corrected: components["schemas"]["SpectrumPoint"][];
+            /** Uncorrected */
+            uncorrected: components["schemas"]["SpectrumPoint"][] | null;
+        };
+        /** SpectrumPoint */
+        SpectrumPoint: {
+            /** Percentile */
+            percentile: number;
+            /** Value */
+            value: number;
+        };
+        /** SuiteRead */
+        SuiteRead: {
+            /** Id */
+            id: string;
+            /** Description */
+            description: string;
+            /** Version */
+            version: string;
+            /** Programs */
+            programs: {
+                [key: string]: string;
+            };
+            /** Scenarios */
+            scenarios: {
+                [key: string]: components["schemas"]["ScenarioSpec"];
+            };
+            /** Params Schema */
+            params_schema: {
+                [key: string]: unknown;
+            };
+            /** Series Labels */
+            series_labels: string[];
+            /** Metrics */
+            metrics: {
+                [key: string]: components["schemas"]["MetricSpec"];
+            };
+            /** Hosts */
+            hosts: string[];
         };
         /**
          * Summary
          * @description Latency statistics in nanoseconds.
          */
         Summary: {
+            /** Count */
             count: number;
+            /** Min */
             min: number;
+            /** Max */
             max: number;
+            /** Mean */
             mean: number;
+            /** Stddev */
             stddev: number;
+            /** P50 */
             p50: number;
+            /** P90 */
             p90: number;
+            /** P95 */
             p95: number;
+            /** P99 */
             p99: number;
+            /** P999 */
             p999: number;
+            /** P9999 */
             p9999: number;
+        };
+        /** TokenCreate */
+        TokenCreate: {
+            /** Name */
+            name: string;
+            /** Scopes */
+            scopes: components["schemas"]["Scope"][];
+            /** Expires At */
+            expires_at?: string | null;
+            /** Project */
+            project?: string | null;
+        };
+        /** TokenCreated */
+        TokenCreated: {
+            /** Id */
+            id: number;
+            /** Name */
+            name: string;
+            /** Project */
+            project: string;
+            /** Prefix */
+            prefix: string;
+            /** Scopes */
+            scopes: components["schemas"]["Scope"][];
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Expires At */
+            expires_at: string | null;
+            /** Revoked At */
+            revoked_at: string | null;
+            /** Last Used At */
+            last_used_at: string | null;
+            /**
+             * Token
+             * @description The secret; shown once, never again.
+             */
+            token: string;
+        };
+        /** TokenRead */
+        TokenRead: {
+            /** Id */
+            id: number;
+            /** Name */
+            name: string;
+            /** Project */
+            project: string;
+            /** Prefix */
+            prefix: string;
+            /** Scopes */
+            scopes: components["schemas"]["Scope"][];
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Expires At */
+            expires_at: string | null;
+            /** Revoked At */
+            revoked_at: string | null;
+            /** Last Used At */
+            last_used_at: string | null;
         };
         /** TrialRead */
         TrialRead: {
+            /** Index */
             index: number;
+            /**
+             * Exact
+             * @description Summary from raw samples (exact) or histogram buckets.
+             */
             exact: boolean;
             summary: components["schemas"]["Summary"];
             summary_uncorrected: components["schemas"]["Summary"] | null;
+            /** Metrics */
             metrics: {
                 [key: string]: number;
             };
+            /** Intervals */
             intervals: {
                 [key: string]: unknown;
             }[] | null;
         };
-        /** SeriesRead */
-        SeriesRead: {
+        /** TuningCheck */
+        TuningCheck: {
+            /** Setting */
+            setting: string;
+            /** Current */
+            current: string | null;
+            /** Recommended */
+            recommended: string;
+            /** Ok */
+            ok: boolean | null;
+            /** Why */
+            why: string;
+        };
+        /** UserCreate */
+        UserCreate: {
+            /** Email */
+            email: string;
+            /** Name */
+            name?: string | null;
+            /** Password */
+            password: string;
+            /** @default member */
+            role: components["schemas"]["Role"];
+        };
+        /** UserRead */
+        UserRead: {
+            /** Id */
             id: number;
+            /** Email */
+            email: string;
+            /** Name */
+            name: string | null;
+            role: components["schemas"]["Role"];
+            /** Is Active */
+            is_active: boolean;
+        };
+        /** UserUpdate */
+        UserUpdate: {
+            /** Name */
+            name?: string | null;
+            /** Password */
+            password?: string | null;
+            role?: components["schemas"]["Role"] | null;
+            /** Is Active */
+            is_active?: boolean | null;
+        };
+        /** ValidationError */
+        ValidationError: {
+            /** Location */
+            loc: (string | number)[];
+            /** Message */
+            msg: string;
+            /** Error Type */
+            type: string;
+            /** Input */
+            input?: unknown;
+            /** Context */
+            ctx?: Record<string, never>;
+        };
+        /** HostIn */
+        HostIn: {
+            /** Name */
+            name: string;
+            /**
+             * Tags
+             * @default []
+             */
+            tags: string[];
+            /**
+             * Fingerprint
+             * @default {}
+             */
+            fingerprint: {
+                [key: string]: string | boolean | number | (string | boolean | number | null)[] | null;
+            };
+        };
+        /**
+         * Interval
+         * @description Latency over time: one window of a trial.
+         */
+        Interval: {
+            /** T S */
+            t_s: number;
+            /** Count */
+            count: number;
+            /**
+             * P50
+             * @default null
+             */
+            p50: number | null;
+            /**
+             * P90
+             * @default null
+             */
+            p90: number | null;
+            /**
+             * P99
+             * @default null
+             */
+            p99: number | null;
+            /**
+             * P999
+             * @default null
+             */
+            p999: number | null;
+            /**
+             * Max
+             * @default null
+             */
+            max: number | null;
+        };
+        /**
+         * Latency
+         * @description A latency distribution in integer nanoseconds: an HdrHistogram or the raw samples.
+         */
+        Latency: {
+            /**
+             * Hdr
+             * @description Standard compressed HdrHistogram V2, base64.
+             * @default null
+             */
+            hdr: string | null;
+            /**
+             * Samples Ns
+             * @default null
+             */
+            samples_ns: number[] | null;
+        };
+        /** SeriesIn */
+        SeriesIn: {
+            /**
+             * Labels
+             * @default {}
+             */
             labels: {
                 [key: string]: string;
             };
-            summary: components["schemas"]["Summary"];
-            summary_uncorrected: components["schemas"]["Summary"] | null;
+            /** Trials */
+            trials: components["schemas"]["TrialIn"][];
+        };
+        /** SourceIn */
+        SourceIn: {
+            /**
+             * Kind
+             * @default ci
+             * @enum {string}
+             */
+            kind: "ci" | "job" | "manual";
+            /**
+             * Commit
+             * @default null
+             */
+            commit: string | null;
+            /**
+             * Branch
+             * @default null
+             */
+            branch: string | null;
+            /**
+             * Build Url
+             * @default null
+             */
+            build_url: string | null;
+            /**
+             * Pull Request
+             * @default null
+             */
+            pull_request: number | null;
+        };
+        /** TrialIn */
+        TrialIn: {
+            latency: components["schemas"]["Latency"];
+            /**
+             * @description Open-loop runs: the view not corrected for coordinated omission.
+             * @default null
+             */
+            latency_uncorrected: components["schemas"]["Latency"] | null;
+            /**
+             * Metrics
+             * @default {}
+             */
             metrics: {
                 [key: string]: number;
             };
-            trials: components["schemas"]["TrialRead"][];
+            /**
+             * Intervals
+             * @default null
+             */
+            intervals: components["schemas"]["Interval"][] | null;
         };
-        /** MetricInfo */
-        MetricInfo: {
-            name: string;
-            label: string;
-            unit: string;
-            /** @enum {string} */
-            direction: "lower" | "higher" | "none";
-        };
-        /** RunRead */
-        RunRead: {
-            id: number;
-            project: string;
+        /**
+         * RunCreate
+         * @description A `latlab.result/v1` document.
+         */
+        RunCreate: {
+            /**
+             * Schema
+             * @constant
+             */
+            schema: "latlab.result/v1";
+            /** Suite */
             suite: string;
+            /** Scenario */
             scenario: string;
-            host_name: string | null;
-            source: components["schemas"]["SourceRead"];
-            /** Format: date-time */
-            started_at: string;
-            finished_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-            series_count: number;
-            trial_count: number;
+            /**
+             * Params
+             * @default {}
+             */
             params: {
-                [key: string]: unknown;
+                [key: string]: string | boolean | number | null;
             };
-            host_tags: string[];
-            host_fingerprint: {
-                [key: string]: unknown;
-            };
-            job_id: number | null;
-            series: components["schemas"]["SeriesRead"][];
-            metric_info: {
-                [key: string]: components["schemas"]["MetricInfo"];
-            };
-        };
-        /** SpectrumPoint */
-        SpectrumPoint: {
-            percentile: number;
-            value: number;
-        };
-        /** Spectrum */
-        Spectrum: {
-            series_id: number;
-            labels: {
-                [key: string]: string;
-            };
-            /** @constant */
-            unit: "ns";
-            corrected: components["schemas"]["SpectrumPoint"][];
-            uncorrected: components["schemas"]["SpectrumPoint"][] | null;
+            /**
+             * Started At
+             * Format: date-time
+             */
+            started_at: string;
+            /**
+             * Finished At
+             * @default null
+             */
+            finished_at: string | null;
+            /**
+             * @default {
+             *       "kind": "ci",
+             *       "commit": null,
+             *       "branch": null,
+             *       "build_url": null,
+             *       "pull_request": null
+             *     }
+             */
+            source: components["schemas"]["SourceIn"];
+            /** @default null */
+            host: components["schemas"]["HostIn"] | null;
+            /** Series */
+            series: components["schemas"]["SeriesIn"][];
         };
     };
     responses: never;
@@ -283,7 +1204,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    login: {
+    login_api_v1_auth_login_post: {
         parameters: {
             query?: never;
             header?: never;
@@ -296,7 +1217,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description Successful Response */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -305,27 +1226,18 @@ export interface operations {
                     "application/json": components["schemas"]["UserRead"];
                 };
             };
-            /** @description Wrong email or password */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Invalid request */
+            /** @description Validation Error */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    logout: {
+    logout_api_v1_auth_logout_post: {
         parameters: {
             query?: never;
             header?: never;
@@ -334,7 +1246,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Signed out */
+            /** @description Successful Response */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -343,7 +1255,7 @@ export interface operations {
             };
         };
     };
-    me: {
+    me_api_v1_auth_me_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -352,7 +1264,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Successful Response */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -361,18 +1273,179 @@ export interface operations {
                     "application/json": components["schemas"]["UserRead"];
                 };
             };
-            /** @description Not signed in */
-            401: {
+        };
+    };
+    list_tokens_api_v1_tokens_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["TokenRead"][];
                 };
             };
         };
     };
-    list_runs: {
+    create_token_api_v1_tokens_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenCreated"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    revoke_token_api_v1_tokens__token_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_users_api_v1_users_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserRead"][];
+                };
+            };
+        };
+    };
+    create_user_api_v1_users_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    update_user_api_v1_users__user_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_runs_api_v1_runs_get: {
         parameters: {
             query?: {
                 suite?: string | null;
@@ -395,7 +1468,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Successful Response */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -404,27 +1477,65 @@ export interface operations {
                     "application/json": components["schemas"]["RunPage"];
                 };
             };
-            /** @description Not signed in */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Invalid request */
+            /** @description Validation Error */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    get_run: {
+    submit_run_api_v1_runs_post: {
+        parameters: {
+            query?: {
+                /** @description Project slug, for signed-in users */
+                project?: string | null;
+            };
+            header?: {
+                "idempotency-key"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunCreate"];
+            };
+        };
+        responses: {
+            /** @description Replayed: the key's earlier run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunCreated"];
+                };
+            };
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunCreated"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_run_api_v1_runs__run_id__get: {
         parameters: {
             query?: never;
             header?: never;
@@ -435,7 +1546,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Successful Response */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -444,48 +1555,30 @@ export interface operations {
                     "application/json": components["schemas"]["RunRead"];
                 };
             };
-            /** @description Not signed in */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description No such run */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Invalid request */
+            /** @description Validation Error */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    get_spectrum: {
+    get_spectrum_api_v1_runs__run_id__series__series_id__spectrum_get: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                run_id: number;
                 series_id: number;
+                run_id: number;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Successful Response */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -494,31 +1587,298 @@ export interface operations {
                     "application/json": components["schemas"]["Spectrum"];
                 };
             };
-            /** @description Not signed in */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description No such run or series */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Invalid request */
+            /** @description Validation Error */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_hosts_api_v1_hosts_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostRead"][];
+                };
+            };
+        };
+    };
+    get_host_api_v1_hosts__host_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_suites_api_v1_suites_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuiteRead"][];
+                };
+            };
+        };
+    };
+    list_jobs_api_v1_jobs_get: {
+        parameters: {
+            query?: {
+                status?: components["schemas"]["JobStatus"] | null;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobPage"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    create_job_api_v1_jobs_post: {
+        parameters: {
+            query?: {
+                project?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobCreated"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_job_api_v1_jobs__job_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    cancel_job_api_v1_jobs__job_id__cancel_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_schedules_api_v1_schedules_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleRead"][];
+                };
+            };
+        };
+    };
+    create_schedule_api_v1_schedules_post: {
+        parameters: {
+            query?: {
+                project?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_schedule_api_v1_schedules__schedule_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
