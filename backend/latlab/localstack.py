@@ -197,13 +197,15 @@ def up() -> int:
         os.environ.update(env)
         venv_bin = Path(sys.executable).parent
         env["PATH"] = f"{venv_bin}{os.pathsep}{env.get('PATH', '')}"
-        subprocess.run([str(venv_bin / "latlab"), "ensure-admin"], env=env, check=True)
-        print(f"\nlatlab is starting at {env['LATLAB_PUBLIC_URL']}  (Ctrl-C stops it)\n",
-              flush=True)
+        admin = subprocess.run([str(venv_bin / "latlab"), "ensure-admin"], env=env, check=True,
+                               capture_output=True, text=True).stdout.strip()
+        print(admin, flush=True)
         procfile = str(REPO / "Procfile")
         honcho = subprocess.Popen(
             [str(venv_bin / "honcho"), "-f", procfile, "-d", str(REPO), "start"], env=env
         )
+        threading.Thread(target=_banner_when_ready, args=(env["LATLAB_PUBLIC_URL"], admin),
+                         daemon=True).start()
         threading.Thread(target=_first_job, daemon=True).start()
         try:
             return honcho.wait()
@@ -214,6 +216,21 @@ def up() -> int:
     finally:
         for service in reversed(started):
             service.stop()
+
+
+def _banner_when_ready(url: str, admin: str) -> None:
+    """Repeats the address and credentials once the api answers (the logs scroll fast)."""
+    import urllib.request
+
+    for _ in range(300):
+        try:
+            with urllib.request.urlopen(f"{url}/api/v1/openapi.json", timeout=1):
+                break
+        except OSError:
+            time.sleep(0.5)
+    line = "=" * 72
+    print(f"\n{line}\n latlab is up: {url}\n {admin}\n Ctrl-C stops everything; "
+          f"`make up` again keeps the data.\n{line}\n", flush=True)
 
 
 def _first_job() -> None:

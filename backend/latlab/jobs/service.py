@@ -72,7 +72,9 @@ def create_jobs(session: Session, project: Project, request: JobCreate,
         raise Unprocessable(
             f"suite '{suite.id}' has no scenario '{request.scenario}' "
             f"(it has: {', '.join(sorted(suite.scenarios))})", "$.scenario")
-    params = {**suite.scenarios[request.scenario].params, **request.params}
+    defaults = {name: spec["default"] for name, spec in
+                suite.params_schema.get("properties", {}).items() if "default" in spec}
+    params = {**defaults, **suite.scenarios[request.scenario].params, **request.params}
     validate_params(suite.params_schema, params)
     hosts = matching_hosts(session, request.suite, request.host_tags)
     if not hosts:
