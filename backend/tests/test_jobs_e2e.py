@@ -50,7 +50,11 @@ def _finish(client: httpx.Client, job_id: int, timeout: float = 300) -> tuple[di
             seen.append((job["status"], job["phase"]))
         return job if job["status"] in ("succeeded", "failed", "cancelled", "timed_out") else None
 
-    return wait_for(finished, timeout=timeout, interval=0.1), seen
+    try:
+        return wait_for(finished, timeout=timeout, interval=0.1), seen
+    except AssertionError as error:
+        raise AssertionError(f"job {job_id} did not finish: {seen}; hosts: "
+                             f"{client.get('/api/v1/hosts').json()}") from error
 
 
 def test_echo_job_runs_on_a_host_and_stores_a_run(member, ingest_worker, start_runner) -> None:

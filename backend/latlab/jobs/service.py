@@ -161,7 +161,9 @@ def _dispatch(session: Session, job: Job, host: Host) -> None:
 
 
 def task_id(job: Job) -> str:
-    return f"job-{job.id}-attempt-{job.attempts}"
+    # Workers remember revoked task ids (and share them when they start), so an id must never
+    # come back: the creation time keeps it unique even where job ids are reused.
+    return f"job-{job.id}-attempt-{job.attempts}-{job.created_at.timestamp():.6f}"
 
 
 def get_job(session: Session, job_id: int, project_id: int | None = None,
