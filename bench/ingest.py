@@ -3,7 +3,7 @@
 Both are measured side by side in this run, on the same throwaway Postgres (or on
 LATLAB_DATABASE_URL), and printed with their ratio. Targets: API under 3 s, ratio >= 25x.
 
-    .venv/bin/python bench/ingest.py [--samples 1000000] [--slice 50000] [--repeat 3]
+    .venv/bin/python -m bench.ingest [--samples 1000000] [--slice 50000] [--repeat 3]
 """
 
 import argparse
@@ -21,6 +21,7 @@ import numpy as np
 from sqlalchemy import BigInteger, create_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
+from bench.lab import bench_token
 from latlab import localstack
 
 
@@ -66,19 +67,8 @@ def main() -> None:
 
 
 def _run(args: argparse.Namespace, database_url: str) -> None:
-    from latlab.auth import service as auth_service
-    from latlab.auth.schemas import TokenCreate, UserCreate
-    from latlab.core.migrate import upgrade
-    from latlab.models import Role, Scope
-
-    upgrade(database_url)
+    token = bench_token(database_url, "runs:write")
     engine = create_engine(database_url)
-    with Session(engine) as session, session.begin():
-        auth_service.ensure_project(session, "default")
-        user = auth_service.create_user(session, UserCreate(
-            email=f"bench-{os.getpid()}@lab.test", password="bench-password", role=Role.member))
-        _, token = auth_service.create_token(session, user, TokenCreate(
-            name="bench", scopes=[Scope.runs_write]))
 
     rng = np.random.default_rng(1)
     samples = rng.lognormal(np.log(350_000), 0.4, args.samples).astype(np.int64)

@@ -6,7 +6,7 @@ then alternates rounds of: the suite's own echo-server + echo-client started dir
 and the same scenario as a job through the api and the runner. Prints the median p50 and
 throughput of each and their ratios. Target: the job within 5 % of bare on both.
 
-    .venv/bin/python bench/runner_overhead.py [--rounds 5] [--count 20000] [--warmup 2000]
+    .venv/bin/python -m bench.runner_overhead [--rounds 5] [--count 20000] [--warmup 2000]
                                               [--cpus 0]   # taskset both paths the same way
 """
 
@@ -25,9 +25,8 @@ from pathlib import Path
 from typing import IO, Any
 
 import httpx
-from sqlalchemy import create_engine
-from sqlalchemy.orm import Session
 
+from bench.lab import bench_token
 from latlab import localstack
 from latlab_workers.runner import render
 from latlab_workers.suites import SUITES_DIR, Suite, load_suite
@@ -131,20 +130,7 @@ def main() -> None:
 
 def _run(args: argparse.Namespace, database_url: str, processes: Processes,
          work: Path) -> None:
-    from latlab.auth import service as auth_service
-    from latlab.auth.schemas import TokenCreate, UserCreate
-    from latlab.core.migrate import upgrade
-    from latlab.models import Role, Scope
-
-    upgrade(database_url)
-    engine = create_engine(database_url)
-    with Session(engine) as session, session.begin():
-        auth_service.ensure_project(session, "default")
-        user = auth_service.create_user(session, UserCreate(
-            email=f"bench-{os.getpid()}@lab.test", password="bench-password", role=Role.member))
-        _, token = auth_service.create_token(session, user, TokenCreate(
-            name="bench", scopes=[Scope.read, Scope.jobs_write]))
-    engine.dispose()
+    token = bench_token(database_url, "read", "jobs:write")
 
     suite = load_suite(SUITES_DIR / SUITE)
     build_cache = Path(os.environ.get("LATLAB_TEST_BUILD_CACHE",

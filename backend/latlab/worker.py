@@ -24,6 +24,7 @@ from latlab.models import LoginSession
 from latlab.runs import service as run_service
 from latlab.runs.schemas import RunCreate
 from latlab_contract import (
+    CELERY_DEFAULTS,
     HOST_HEARTBEAT,
     INGEST_QUEUE,
     JOB_EVENT,
@@ -35,12 +36,8 @@ from latlab_contract import (
 
 app = Celery("latlab", broker=get_settings().redis_url)
 app.conf.update(
-    task_acks_late=True,
-    task_reject_on_worker_lost=True,
-    worker_prefetch_multiplier=1,
+    CELERY_DEFAULTS,
     task_default_queue=INGEST_QUEUE,
-    broker_connection_retry_on_startup=True,
-    task_ignore_result=True,
     beat_schedule={
         "prune-sessions": {"task": "maintenance.prune_sessions", "schedule": 3600.0},
         "job-watchdog": {"task": "jobs.watchdog", "schedule": 5.0},

@@ -15,6 +15,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_ready, worker_shutdown
 
 from latlab_contract import (
+    CELERY_DEFAULTS,
     EXECUTE_JOB,
     HOST_HEARTBEAT,
     INGEST_QUEUE,
@@ -36,13 +37,9 @@ from latlab_workers.suites import load_suites
 settings = get_settings()
 app = Celery("latlab-runner", broker=settings.redis_url)
 app.conf.update(
-    task_acks_late=True,
-    task_reject_on_worker_lost=True,
-    worker_prefetch_multiplier=1,
+    CELERY_DEFAULTS,
     worker_concurrency=1,
     task_default_queue=host_queue(settings.host_name),
-    task_ignore_result=True,
-    broker_connection_retry_on_startup=True,
     # Lost jobs are found by the api's watchdog; the broker must not redeliver a long job
     # that is still running.
     broker_transport_options={"visibility_timeout": 7 * 3600},

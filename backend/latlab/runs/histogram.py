@@ -100,6 +100,8 @@ CANONICAL = Layout(LOWEST_NS, HIGHEST_NS, SIGNIFICANT_FIGURES)
 
 @dataclass(frozen=True)
 class Summary:
+    """Latency statistics in nanoseconds (also the API's summary shape)."""
+
     count: int
     min: float
     max: float

@@ -12,6 +12,7 @@ from pydantic import (
 )
 
 from latlab.core.schemas import ReadSchema, Schema
+from latlab.runs.histogram import Summary
 from latlab.runs.metrics import MetricInfo
 
 SCHEMA_VERSION = "latlab.result/v1"
@@ -151,22 +152,6 @@ class RunPage(Schema):
     total: int
     limit: int
     offset: int
-
-
-class Summary(Schema):
-    """Latency statistics in nanoseconds."""
-
-    count: int
-    min: float
-    max: float
-    mean: float
-    stddev: float
-    p50: float
-    p90: float
-    p95: float
-    p99: float
-    p999: float
-    p9999: float
 
 
 class TrialRead(Schema):

@@ -849,7 +849,7 @@ export interface components {
         };
         /**
          * Summary
-         * @description Latency statistics in nanoseconds.
+         * @description Latency statistics in nanoseconds (also the API's summary shape).
          */
         Summary: {
             /** Count */
