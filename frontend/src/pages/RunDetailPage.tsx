@@ -57,7 +57,12 @@ function RunBody({ run }: { run: RunRead }) {
           <div className="table-scroll">
             <SeriesSummaryTable series={run.series} />
           </div>
-          <p className="muted small">All trials merged, corrected for coordinated omission.</p>
+          <p className="muted small">
+            All trials merged.
+            {run.series.some((series) => series.summary_uncorrected)
+              ? " Open-loop series show latency from each request's intended send time (corrected for coordinated omission)."
+              : ""}
+          </p>
           <h2>Percentile spectrum</h2>
           <SpectrumPanel runId={run.id} seriesIds={run.series.map((series) => series.id)} />
         </>
