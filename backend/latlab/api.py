@@ -2,6 +2,8 @@
 
 from fastapi import APIRouter
 
+from latlab.alerts.router import router as alerts_router
+from latlab.analysis.router import router as analysis_router
 from latlab.auth.router import router as auth_router
 from latlab.hosts.router import router as hosts_router
 from latlab.jobs.router import router as jobs_router
@@ -12,3 +14,5 @@ api_router.include_router(auth_router)
 api_router.include_router(runs_router)
 api_router.include_router(hosts_router)
 api_router.include_router(jobs_router)
+api_router.include_router(analysis_router)
+api_router.include_router(alerts_router)

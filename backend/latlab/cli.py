@@ -30,6 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     submit.add_argument("--idempotency-key",
                         help="default: the file's SHA-256, so a retried submit stores once")
     submit.add_argument("--timeout", type=float, default=120.0)
+    submit.add_argument("--fail-on", choices=["regression", "never"], default="never",
+                        help="'regression': exit 1 when the verdict is fail (an SLA breach or "
+                             "a regression against the baseline)")
 
     commands.add_parser("ensure-admin", help="create the admin from LATLAB_ADMIN_EMAIL / "
                         "LATLAB_ADMIN_PASSWORD, or with a generated password")
@@ -67,7 +70,13 @@ def _submit(args: argparse.Namespace) -> int:
         return 1
     result = response.json()
     print(result["url"])
-    return 0
+    verdict = result.get("verdict")
+    print(f"verdict: {verdict}", file=sys.stderr)
+    for reason in result.get("reasons", []):
+        print(f"  {reason['kind']}: {reason['message']}", file=sys.stderr)
+    if result.get("compare_url"):
+        print(f"compare: {result['compare_url']}", file=sys.stderr)
+    return 1 if args.fail_on == "regression" and verdict == "fail" else 0
 
 
 def _message(response: httpx.Response) -> str:

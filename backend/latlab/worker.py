@@ -9,10 +9,12 @@ import json
 from datetime import timedelta
 from typing import Any
 
-from celery import Celery
+from celery import Celery, Task
 from celery.signals import worker_process_init
 from sqlalchemy import delete
 
+from latlab.alerts import delivery
+from latlab.alerts.service import DELIVER, evaluate_run
 from latlab.auth import service as auth_service
 from latlab.core.clock import get_clock
 from latlab.core.db import get_engine, get_sessionmaker
@@ -42,6 +44,7 @@ app.conf.update(
         "prune-sessions": {"task": "maintenance.prune_sessions", "schedule": 3600.0},
         "job-watchdog": {"task": "jobs.watchdog", "schedule": 5.0},
         "schedules": {"task": "schedules.run_due", "schedule": 30.0},
+        "redeliver": {"task": "alerts.redeliver", "schedule": 15.0},
     },
 )
 
@@ -64,6 +67,8 @@ def store_outcome(outcome: dict[str, Any], project: str, idempotency_key: str,
             session, target, body, request_hash=hashlib.sha256(raw).hexdigest(),
             idempotency_key=idempotency_key, job_id=job_id,
         )
+        if not submission.replayed:
+            evaluate_run(session, submission.run)
         return submission.run.id
 
 
@@ -101,6 +106,22 @@ def schedules_run_due() -> int:
     """Launches the schedules that are due."""
     with get_sessionmaker()() as session, session.begin():
         return len(schedules.run_due(session))
+
+
+@app.task(name=DELIVER, bind=True, max_retries=None, soft_time_limit=60)
+def deliver(self: Task, notification_id: int) -> None:
+    """Posts one outbox message; retried with backoff until delivered or refused for good."""
+    with get_sessionmaker()() as session, session.begin():
+        delay = delivery.deliver(session, notification_id)
+    if delay is not None:
+        raise self.retry(countdown=delay)
+
+
+@app.task(name="alerts.redeliver", soft_time_limit=30)
+def redeliver() -> int:
+    """Sends again the outbox messages still pending and due."""
+    with get_sessionmaker()() as session, session.begin():
+        return delivery.redeliver_due(session)
 
 
 @app.task(name="maintenance.prune_sessions")

@@ -6,6 +6,7 @@ Each test runs inside an outer transaction that is rolled back; tests that need 
 """
 
 import os
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -49,6 +50,9 @@ os.environ["LATLAB_MAX_BODY_BYTES"] = str(64 * 1024 * 1024)
 # Lost-job detection on a test's time scale (runners report every 0.5 s in tests).
 os.environ["LATLAB_JOB_SILENCE_S"] = "5"
 os.environ["LATLAB_JOB_PICKUP_S"] = "30"
+# Alert delivery retries on a test's time scale.
+os.environ["LATLAB_DELIVERY_BACKOFF_S"] = "0.5"
+os.environ["LATLAB_DELIVERY_BACKOFF_MAX_S"] = "2"
 
 from latlab.auth import service as auth_service  # noqa: E402
 from latlab.auth.schemas import TokenCreate, UserCreate  # noqa: E402
@@ -58,7 +62,8 @@ from latlab.core.migrate import upgrade  # noqa: E402
 from latlab.main import create_app  # noqa: E402
 from latlab.models import Role, Scope, User  # noqa: E402
 
-TABLES = ["login_session", "api_token", "trial", "series", "job", "schedule", "run", "host",
+TABLES = ["delivery_attempt", "notification", "alert", "channel", "sla_rule", "baseline",
+          "login_session", "api_token", "trial", "series", "job", "schedule", "run", "host",
           "user", "project"]
 
 
@@ -293,13 +298,15 @@ class RunnerProcess:
         self.process.wait(20)
 
     def stop(self) -> None:
+        import contextlib
         import signal
 
         if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGTERM)
             try:
                 self.process.wait(20)
-            except Exception:
+            except subprocess.TimeoutExpired:
                 self.kill()
 
 

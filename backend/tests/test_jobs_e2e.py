@@ -1,5 +1,6 @@
 """Jobs end to end: api -> Redis -> a real runner worker -> ingest worker -> Postgres."""
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -32,7 +33,8 @@ def beat(tmp_path):
          str(tmp_path / "beat-schedule"), "--loglevel", "WARNING"],
         env=dict(os.environ), start_new_session=True)
     yield
-    os.killpg(process.pid, signal.SIGTERM)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
     process.wait(20)
 
 
@@ -154,5 +156,8 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     # A zombie is gone for our purposes: it runs nothing.
-    with open(f"/proc/{pid}/stat") as stat:
-        return stat.read().split()[2] != "Z"
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False

@@ -25,6 +25,13 @@ class Settings(BaseSettings):
     job_silence_s: float = 30.0
     # A dispatched job not picked up by its runner within this long is lost too.
     job_pickup_s: float = 60.0
+    # The built-in rule: a run that regresses against its baseline opens an alert.
+    regression_alerts: bool = True
+    # Improvements at least this large (percent) are raised too, as `improvement` alerts.
+    improvement_alert_pct: float = 20.0
+    # Alert delivery retries: exponential backoff from this base, capped.
+    delivery_backoff_s: float = 2.0
+    delivery_backoff_max_s: float = 300.0
 
 
 @lru_cache

@@ -12,6 +12,7 @@ from jsonschema import Draft202012Validator
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from latlab.alerts import service as alert_service
 from latlab.core.clock import get_clock
 from latlab.core.errors import Conflict, NotFound, Unprocessable
 from latlab.core.settings import get_settings
@@ -238,6 +239,8 @@ def apply_outcome(session: Session, outcome: JobOutcome) -> None:
     except (ValueError, Unprocessable, BodyInvalid) as error:
         transition(job, JobStatus.failed, error=f"the runner's result was refused: {error}")
     else:
+        if not submission.replayed:
+            alert_service.evaluate_run(session, submission.run)
         job.run_id = submission.run.id
         job.progress = 100.0
         job.phase = "report"

@@ -1,5 +1,15 @@
 """All ORM models, in one place: they reference each other and Alembic needs them all."""
 
+from latlab.models.alert import (
+    Alert,
+    AlertState,
+    Baseline,
+    Channel,
+    DeliveryAttempt,
+    Notification,
+    Severity,
+    SlaRule,
+)
 from latlab.models.base import Base
 from latlab.models.host import Host
 from latlab.models.job import Job, JobStatus, Schedule
@@ -8,18 +18,26 @@ from latlab.models.run import Run, Series, Trial
 from latlab.models.user import ApiToken, LoginSession, Role, Scope, User
 
 __all__ = [
+    "Alert",
+    "AlertState",
     "ApiToken",
     "Base",
+    "Baseline",
+    "Channel",
+    "DeliveryAttempt",
     "Host",
     "Job",
     "JobStatus",
     "LoginSession",
+    "Notification",
     "Project",
     "Role",
     "Run",
     "Schedule",
     "Scope",
     "Series",
+    "Severity",
+    "SlaRule",
     "Trial",
     "User",
 ]

@@ -53,9 +53,14 @@ class Run(Base):
     idempotency_key: Mapped[str | None] = mapped_column(String(200))
     # sha256 of the submitted body: the same key with another body is a conflict.
     request_hash: Mapped[str | None] = mapped_column(String(64))
+    # The CI gate: pass / fail / no-baseline, with the reasons, against `baseline_run_id`.
+    verdict: Mapped[str | None] = mapped_column(String(16))
+    verdict_reasons: Mapped[list[dict[str, Any]]] = mapped_column(JSONB, default=list)
+    baseline_run_id: Mapped[int | None] = mapped_column(
+        ForeignKey("run.id", ondelete="SET NULL"))
 
     project: Mapped[Project] = relationship(lazy="raise")
-    host: Mapped[Host | None] = relationship(lazy="raise")
+    host: Mapped[Host | None] = relationship(lazy="raise", foreign_keys=[host_id])
     series: Mapped[list["Series"]] = relationship(
         back_populates="run", lazy="raise", order_by="Series.id", passive_deletes=True
     )

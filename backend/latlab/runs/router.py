@@ -4,6 +4,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Header, Path, Query, Response, status
 from pydantic import AwareDatetime
 
+from latlab.alerts import service as alert_service
 from latlab.auth import service as auth_service
 from latlab.auth.dependencies import Reader, RunWriter
 from latlab.core.db import DbSession
@@ -60,11 +61,20 @@ def submit_run(
         session, target, body, request_hash=hashlib.sha256(raw).hexdigest(),
         idempotency_key=idempotency_key,
     )
-    run_id = submission.run.id
+    run = submission.run
     if submission.replayed:
         response.status_code = status.HTTP_200_OK
-    response.headers["Location"] = f"/api/v1/runs/{run_id}"
-    return RunCreated(id=run_id, url=run_url(run_id), replayed=submission.replayed)
+    else:
+        alert_service.evaluate_run(session, run)
+    response.headers["Location"] = f"/api/v1/runs/{run.id}"
+    base = get_settings().public_url.rstrip("/")
+    return RunCreated(
+        id=run.id, url=run_url(run.id), replayed=submission.replayed, verdict=run.verdict,
+        reasons=run.verdict_reasons,
+        baseline_run_id=run.baseline_run_id,
+        compare_url=None if run.baseline_run_id is None
+        else f"{base}/compare?baseline={run.baseline_run_id}&candidate={run.id}",
+    )
 
 
 @router.get("/runs")
@@ -120,7 +130,9 @@ def get_run(run: RunFromPath) -> RunRead:
     base = _summary(run, run.project.slug, len(series), sum(len(s.trials) for s in series))
     return RunRead(
         **base.model_dump(), params=run.params, host_tags=run.host_tags,
-        host_fingerprint=run.host_fingerprint, job_id=run.job_id, series=series,
+        host_fingerprint=run.host_fingerprint, job_id=run.job_id, verdict=run.verdict,
+        verdict_reasons=run.verdict_reasons,
+        baseline_run_id=run.baseline_run_id, series=series,
         metric_info=service.metric_info(run),
     )
 

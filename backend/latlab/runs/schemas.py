@@ -127,10 +127,28 @@ class SourceRead(Schema):
     pull_request: int | None
 
 
+class VerdictReason(Schema):
+    kind: Literal["regression", "sla"]
+    series: dict[str, str]
+    metric: str
+    message: str
+    baseline: float | None = None
+    candidate: float | None = None
+    p_value: float | None = None
+    rule_id: int | None = None
+    severity: str | None = None
+    value: float | None = None
+
+
 class RunCreated(Schema):
     id: int
     url: str = Field(description="The run's page in the dashboard.")
     replayed: bool = Field(description="True when the Idempotency-Key matched an earlier run.")
+    verdict: Literal["pass", "fail", "no-baseline"] | None = Field(
+        description="The CI gate: fail on an SLA breach or a regression against the baseline")
+    reasons: list[VerdictReason]
+    baseline_run_id: int | None
+    compare_url: str | None
 
 
 class RunSummary(ReadSchema):
@@ -177,6 +195,9 @@ class RunRead(RunSummary):
     host_tags: list[str]
     host_fingerprint: dict[str, Any]
     job_id: int | None
+    verdict: str | None
+    verdict_reasons: list[VerdictReason]
+    baseline_run_id: int | None
     series: list[SeriesRead]
     metric_info: dict[str, MetricInfo] = Field(
         description="Unit and direction of every metric and summary key in this run."

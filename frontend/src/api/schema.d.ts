@@ -384,10 +384,486 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare
+         * @description Baseline vs candidate: per series and metric, both values, the delta and a verdict.
+         */
+        get: operations["compare_api_v1_compare_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Trends
+         * @description A metric over time for one series, oldest first, with its change points.
+         */
+        get: operations["trends_api_v1_trends_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/baselines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Baselines
+         * @description Pinned baselines.
+         */
+        get: operations["list_baselines_api_v1_baselines_get"];
+        put?: never;
+        /**
+         * Pin
+         * @description Pin a run as the baseline of its (suite, scenario, branch).
+         */
+        post: operations["pin_api_v1_baselines_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/baselines/{baseline_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Unpin
+         * @description Unpin: the latest good run of main is the baseline again.
+         */
+        delete: operations["unpin_api_v1_baselines__baseline_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sla-rules/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Rule Templates
+         * @description Rules from the seed reports, ready to adapt.
+         */
+        get: operations["rule_templates_api_v1_sla_rules_templates_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sla-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Rules
+         * @description All SLA rules.
+         */
+        get: operations["list_rules_api_v1_sla_rules_get"];
+        put?: never;
+        /**
+         * Create Rule
+         * @description Add an SLA rule; it is evaluated on every new run of its suite.
+         */
+        post: operations["create_rule_api_v1_sla_rules_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sla-rules/{rule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete Rule
+         * @description Delete a rule (its alerts stay).
+         */
+        delete: operations["delete_rule_api_v1_sla_rules__rule_id__delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update Rule
+         * @description Switch a rule on or off, or change its threshold or severity.
+         */
+        patch: operations["update_rule_api_v1_sla_rules__rule_id__patch"];
+        trace?: never;
+    };
+    "/api/v1/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Alerts
+         * @description Alerts, newest first, by state and severity.
+         */
+        get: operations["list_alerts_api_v1_alerts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/{alert_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Alert
+         * @description One alert.
+         */
+        get: operations["get_alert_api_v1_alerts__alert_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/{alert_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Alert Deliveries
+         * @description Each message of this alert and how its delivery went.
+         */
+        get: operations["alert_deliveries_api_v1_alerts__alert_id__deliveries_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/{alert_id}/acknowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Acknowledge
+         * @description Someone is on it.
+         */
+        post: operations["acknowledge_api_v1_alerts__alert_id__acknowledge_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/{alert_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve
+         * @description Close the alert by hand; channels get a resolve message.
+         */
+        post: operations["resolve_api_v1_alerts__alert_id__resolve_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Channels
+         * @description Channels (without their URLs).
+         */
+        get: operations["list_channels_api_v1_channels_get"];
+        put?: never;
+        /**
+         * Create Channel
+         * @description Add a Slack incoming webhook or a generic webhook; the URL is never shown again.
+         */
+        post: operations["create_channel_api_v1_channels_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/channels/{channel_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete Channel
+         * @description Delete a channel.
+         */
+        delete: operations["delete_channel_api_v1_channels__channel_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/channels/{channel_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test Channel
+         * @description Send a test message now and say how it went.
+         */
+        post: operations["test_channel_api_v1_channels__channel_id__test_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** AlertPage */
+        AlertPage: {
+            /** Items */
+            items: components["schemas"]["AlertRead"][];
+            /** Total */
+            total: number;
+        };
+        /** AlertRead */
+        AlertRead: {
+            /** Id */
+            id: number;
+            /** Source */
+            source: string;
+            /** Kind */
+            kind: string;
+            severity: components["schemas"]["Severity"];
+            state: components["schemas"]["AlertState"];
+            /** Suite */
+            suite: string;
+            /** Scenario */
+            scenario: string;
+            /** Series Labels */
+            series_labels: {
+                [key: string]: unknown;
+            };
+            /** Metric */
+            metric: string;
+            /** Unit */
+            unit: string;
+            /** Value */
+            value: number | null;
+            /** Threshold */
+            threshold: number | null;
+            /** Baseline Value */
+            baseline_value: number | null;
+            /** Message */
+            message: string;
+            /** Run Id */
+            run_id: number | null;
+            /** Baseline Run Id */
+            baseline_run_id: number | null;
+            /** Rule Id */
+            rule_id: number | null;
+            /** Occurrences */
+            occurrences: number;
+            /**
+             * Opened At
+             * Format: date-time
+             */
+            opened_at: string;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+            /** Acknowledged At */
+            acknowledged_at: string | null;
+            /** Acknowledged By Id */
+            acknowledged_by_id: number | null;
+            /** Resolved At */
+            resolved_at: string | null;
+            /** Resolved By Id */
+            resolved_by_id: number | null;
+            /** Resolution */
+            resolution: string | null;
+        };
+        /**
+         * AlertState
+         * @enum {string}
+         */
+        AlertState: "open" | "acknowledged" | "resolved";
+        /** BaselinePin */
+        BaselinePin: {
+            /** Run Id */
+            run_id: number;
+            /** Branch */
+            branch?: string | null;
+        };
+        /** BaselineRead */
+        BaselineRead: {
+            /** Id */
+            id: number;
+            /** Suite */
+            suite: string;
+            /** Scenario */
+            scenario: string;
+            /** Branch */
+            branch: string;
+            /** Run Id */
+            run_id: number;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+        };
+        /** ChangePointRead */
+        ChangePointRead: {
+            /** Index */
+            index: number;
+            /** Run Id */
+            run_id: number;
+            /** Before */
+            before: number;
+            /** After */
+            after: number;
+            /** Delta Pct */
+            delta_pct: number;
+            /** P Value */
+            p_value: number;
+        };
+        /** ChannelCreate */
+        ChannelCreate: {
+            /** Name */
+            name: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "slack" | "webhook";
+            /** Url */
+            url: string;
+        };
+        /**
+         * ChannelRead
+         * @description A channel; its URL is a secret and is never returned.
+         */
+        ChannelRead: {
+            /** Id */
+            id: number;
+            /** Name */
+            name: string;
+            /** Kind */
+            kind: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+        };
+        /** CompareRead */
+        CompareRead: {
+            baseline: components["schemas"]["RunRef"];
+            candidate: components["schemas"]["RunRef"];
+            /** Series */
+            series: components["schemas"]["SeriesDelta"][];
+            /** Unmatched Baseline */
+            unmatched_baseline: {
+                [key: string]: unknown;
+            }[];
+            /** Unmatched Candidate */
+            unmatched_candidate: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * Warnings
+             * @description Why the two runs may not be comparable
+             */
+            warnings: string[];
+        };
         /** CurrentJob */
         CurrentJob: {
             /** Id */
@@ -402,6 +878,23 @@ export interface components {
             phase: string | null;
             /** Progress */
             progress: number;
+        };
+        /** DeliveryRead */
+        DeliveryRead: {
+            /** Id */
+            id: number;
+            /** Channel Id */
+            channel_id: number;
+            /** Event */
+            event: string;
+            /** Status */
+            status: string;
+            /** Attempts */
+            attempts: number;
+            /** Last Error */
+            last_error: string | null;
+            /** Sent At */
+            sent_at: string | null;
         };
         /** HTTPValidationError */
         HTTPValidationError: {
@@ -557,6 +1050,56 @@ export interface components {
             /** Password */
             password: string;
         };
+        /** MetricDelta */
+        MetricDelta: {
+            /** Metric */
+            metric: string;
+            /** Label */
+            label: string;
+            /** Unit */
+            unit: string;
+            /**
+             * Direction
+             * @enum {string}
+             */
+            direction: "lower" | "higher" | "none";
+            /** Baseline */
+            baseline: number;
+            /** Candidate */
+            candidate: number;
+            /** Delta */
+            delta: number;
+            /** Delta Pct */
+            delta_pct: number | null;
+            /**
+             * Verdict
+             * @enum {string}
+             */
+            verdict: "improved" | "regressed" | "unchanged" | "inconclusive";
+            /**
+             * Confidence
+             * @enum {string}
+             */
+            confidence: "high" | "low";
+            /** P Value */
+            p_value: number | null;
+            /** Method */
+            method: string;
+            /**
+             * Evidence
+             * @description Why: the test, its p-value and the trial counts
+             */
+            evidence: string;
+            /** Baseline Trials */
+            baseline_trials: number;
+            /** Candidate Trials */
+            candidate_trials: number;
+            /**
+             * Reliable
+             * @description False for a tail percentile with < 10 samples beyond it
+             */
+            reliable: boolean;
+        };
         /** MetricInfo */
         MetricInfo: {
             /** Name */
@@ -609,6 +1152,17 @@ export interface components {
              * @description True when the Idempotency-Key matched an earlier run.
              */
             replayed: boolean;
+            /**
+             * Verdict
+             * @description The CI gate: fail on an SLA breach or a regression against the baseline
+             */
+            verdict: ("pass" | "fail" | "no-baseline") | null;
+            /** Reasons */
+            reasons: components["schemas"]["VerdictReason"][];
+            /** Baseline Run Id */
+            baseline_run_id: number | null;
+            /** Compare Url */
+            compare_url: string | null;
         };
         /** RunPage */
         RunPage: {
@@ -662,6 +1216,12 @@ export interface components {
             };
             /** Job Id */
             job_id: number | null;
+            /** Verdict */
+            verdict: string | null;
+            /** Verdict Reasons */
+            verdict_reasons: components["schemas"]["VerdictReason"][];
+            /** Baseline Run Id */
+            baseline_run_id: number | null;
             /** Series */
             series: components["schemas"]["SeriesRead"][];
             /**
@@ -671,6 +1231,26 @@ export interface components {
             metric_info: {
                 [key: string]: components["schemas"]["MetricInfo"];
             };
+        };
+        /** RunRef */
+        RunRef: {
+            /** Id */
+            id: number;
+            /** Suite */
+            suite: string;
+            /** Scenario */
+            scenario: string;
+            /** Branch */
+            branch: string | null;
+            /** Commit */
+            commit: string | null;
+            /** Host Name */
+            host_name: string | null;
+            /**
+             * Started At
+             * Format: date-time
+             */
+            started_at: string;
         };
         /** RunSummary */
         RunSummary: {
@@ -762,6 +1342,19 @@ export interface components {
          * @enum {string}
          */
         Scope: "runs:write" | "jobs:write" | "read";
+        /** SeriesDelta */
+        SeriesDelta: {
+            /** Labels */
+            labels: {
+                [key: string]: unknown;
+            };
+            /** Baseline Series Id */
+            baseline_series_id: number;
+            /** Candidate Series Id */
+            candidate_series_id: number;
+            /** Metrics */
+            metrics: components["schemas"]["MetricDelta"][];
+        };
         /** SeriesRead */
         SeriesRead: {
             /** Id */
@@ -778,6 +1371,118 @@ export interface components {
             };
             /** Trials */
             trials: components["schemas"]["TrialRead"][];
+        };
+        /**
+         * Severity
+         * @enum {string}
+         */
+        Severity: "warning" | "critical";
+        /** SlaRuleCreate */
+        SlaRuleCreate: {
+            /** Name */
+            name: string;
+            /** Suite */
+            suite: string;
+            /** Scenario */
+            scenario?: string | null;
+            /**
+             * Series Selector
+             * @description Labels a series must carry; empty matches every series
+             * @default {}
+             */
+            series_selector: {
+                [key: string]: string;
+            };
+            /** Metric */
+            metric: string;
+            /**
+             * Op
+             * @enum {string}
+             */
+            op: "<" | "<=" | ">" | ">=";
+            /** Threshold */
+            threshold: number;
+            /**
+             * Unit
+             * @default
+             */
+            unit: string;
+            /** @default warning */
+            severity: components["schemas"]["Severity"];
+            /**
+             * Kind
+             * @default static
+             * @enum {string}
+             */
+            kind: "static" | "relative";
+            /**
+             * Enabled
+             * @default true
+             */
+            enabled: boolean;
+            /** Channel Ids */
+            channel_ids?: number[] | null;
+        };
+        /** SlaRuleRead */
+        SlaRuleRead: {
+            /** Name */
+            name: string;
+            /** Suite */
+            suite: string;
+            /** Scenario */
+            scenario?: string | null;
+            /**
+             * Series Selector
+             * @description Labels a series must carry; empty matches every series
+             * @default {}
+             */
+            series_selector: {
+                [key: string]: string;
+            };
+            /** Metric */
+            metric: string;
+            /**
+             * Op
+             * @enum {string}
+             */
+            op: "<" | "<=" | ">" | ">=";
+            /** Threshold */
+            threshold: number;
+            /**
+             * Unit
+             * @default
+             */
+            unit: string;
+            /** @default warning */
+            severity: components["schemas"]["Severity"];
+            /**
+             * Kind
+             * @default static
+             * @enum {string}
+             */
+            kind: "static" | "relative";
+            /**
+             * Enabled
+             * @default true
+             */
+            enabled: boolean;
+            /** Channel Ids */
+            channel_ids?: number[] | null;
+            /** Id */
+            id: number;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+        };
+        /** SlaRuleUpdate */
+        SlaRuleUpdate: {
+            /** Enabled */
+            enabled?: boolean | null;
+            /** Threshold */
+            threshold?: number | null;
+            severity?: components["schemas"]["Severity"] | null;
         };
         /** SourceRead */
         SourceRead: {
@@ -939,6 +1644,45 @@ export interface components {
             /** Last Used At */
             last_used_at: string | null;
         };
+        /** TrendPoint */
+        TrendPoint: {
+            /** Run Id */
+            run_id: number;
+            /**
+             * Started At
+             * Format: date-time
+             */
+            started_at: string;
+            /** Value */
+            value: number;
+            /** Commit */
+            commit: string | null;
+            /** Branch */
+            branch: string | null;
+            /** Host Name */
+            host_name: string | null;
+        };
+        /** TrendRead */
+        TrendRead: {
+            /** Suite */
+            suite: string;
+            /** Scenario */
+            scenario: string;
+            /** Metric */
+            metric: string;
+            /** Unit */
+            unit: string;
+            /** Direction */
+            direction: string;
+            /** Labels */
+            labels: {
+                [key: string]: string;
+            };
+            /** Points */
+            points: components["schemas"]["TrendPoint"][];
+            /** Change Points */
+            change_points: components["schemas"]["ChangePointRead"][];
+        };
         /** TrialRead */
         TrialRead: {
             /** Index */
@@ -1017,6 +1761,34 @@ export interface components {
             input?: unknown;
             /** Context */
             ctx?: Record<string, never>;
+        };
+        /** VerdictReason */
+        VerdictReason: {
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "regression" | "sla";
+            /** Series */
+            series: {
+                [key: string]: string;
+            };
+            /** Metric */
+            metric: string;
+            /** Message */
+            message: string;
+            /** Baseline */
+            baseline?: number | null;
+            /** Candidate */
+            candidate?: number | null;
+            /** P Value */
+            p_value?: number | null;
+            /** Rule Id */
+            rule_id?: number | null;
+            /** Severity */
+            severity?: string | null;
+            /** Value */
+            value?: number | null;
         };
         /** HostIn */
         HostIn: {
@@ -1871,6 +2643,570 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    compare_api_v1_compare_get: {
+        parameters: {
+            query: {
+                baseline: number;
+                candidate: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompareRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    trends_api_v1_trends_get: {
+        parameters: {
+            query: {
+                suite: string;
+                scenario: string;
+                metric?: string;
+                /** @description Series labels as JSON, e.g. {"client":"rust"} */
+                labels?: string;
+                branch?: string | null;
+                host?: string | null;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrendRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_baselines_api_v1_baselines_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BaselineRead"][];
+                };
+            };
+        };
+    };
+    pin_api_v1_baselines_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BaselinePin"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BaselineRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    unpin_api_v1_baselines__baseline_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                baseline_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    rule_templates_api_v1_sla_rules_templates_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SlaRuleCreate"][];
+                };
+            };
+        };
+    };
+    list_rules_api_v1_sla_rules_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SlaRuleRead"][];
+                };
+            };
+        };
+    };
+    create_rule_api_v1_sla_rules_post: {
+        parameters: {
+            query?: {
+                project?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SlaRuleCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SlaRuleRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_rule_api_v1_sla_rules__rule_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    update_rule_api_v1_sla_rules__rule_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SlaRuleUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SlaRuleRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_alerts_api_v1_alerts_get: {
+        parameters: {
+            query?: {
+                state?: components["schemas"]["AlertState"] | null;
+                severity?: components["schemas"]["Severity"] | null;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertPage"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_alert_api_v1_alerts__alert_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alert_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    alert_deliveries_api_v1_alerts__alert_id__deliveries_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alert_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryRead"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    acknowledge_api_v1_alerts__alert_id__acknowledge_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alert_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    resolve_api_v1_alerts__alert_id__resolve_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alert_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_channels_api_v1_channels_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelRead"][];
+                };
+            };
+        };
+    };
+    create_channel_api_v1_channels_post: {
+        parameters: {
+            query?: {
+                project?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_channel_api_v1_channels__channel_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channel_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    test_channel_api_v1_channels__channel_id__test_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channel_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryRead"];
+                };
             };
             /** @description Validation Error */
             422: {

@@ -1,0 +1,126 @@
+"""Delivering the outbox: Slack incoming webhooks (Block Kit, through slack_sdk) and generic
+JSON webhooks. Every attempt is recorded; 5xx, 429 and network failures are retried with
+exponential backoff until the receiver is back, other 4xx fail for good."""
+
+from typing import Any
+
+import httpx
+from slack_sdk.webhook import WebhookClient
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from latlab.alerts.service import DELIVER, backoff
+from latlab.core.clock import get_clock
+from latlab.core.tasks import enqueue
+from latlab.models import Channel, DeliveryAttempt, Notification
+from latlab_contract import INGEST_QUEUE
+
+TIMEOUT_S = 5
+
+
+def deliver(session: Session, notification_id: int) -> float | None:
+    """One delivery attempt; returns the seconds to wait before the next one, or None when
+    nothing is left to do."""
+    notification = session.get(Notification, notification_id, with_for_update=True)
+    if notification is None or notification.status != "pending":
+        return None
+    channel = session.get(Channel, notification.channel_id)
+    now = get_clock().now()
+    if channel is None:
+        notification.status = "failed"
+        notification.last_error = "the channel was deleted"
+        return None
+    status_code, error = post(channel.kind, channel.url, notification.payload)
+    ok = status_code is not None and 200 <= status_code < 300
+    session.add(DeliveryAttempt(notification_id=notification.id, attempted_at=now,
+                                status_code=status_code, error=error, ok=ok))
+    notification.attempts += 1
+    if ok:
+        notification.status = "sent"
+        notification.sent_at = now
+        notification.last_error = None
+        return None
+    notification.last_error = error or f"HTTP {status_code}"
+    if status_code is not None and 400 <= status_code < 500 and status_code != 429:
+        notification.status = "failed"
+        return None
+    delay = backoff(notification.attempts)
+    notification.next_attempt_at = now + delay
+    return delay.total_seconds()
+
+
+def redeliver_due(session: Session) -> int:
+    """Sends again what is still pending and due (a lost retry message loses nothing)."""
+    due = session.scalars(select(Notification.id).where(
+        Notification.status == "pending",
+        Notification.next_attempt_at <= get_clock().now()))
+    count = 0
+    for notification_id in due:
+        enqueue(session, DELIVER, INGEST_QUEUE, notification_id=notification_id)
+        count += 1
+    return count
+
+
+def post(kind: str, url: str, payload: dict[str, Any]) -> tuple[int | None, str | None]:
+    try:
+        if kind == "slack":
+            response = WebhookClient(url, timeout=TIMEOUT_S).send(
+                text=fallback_text(payload), blocks=blocks(payload))
+            return response.status_code, None if response.status_code < 300 else response.body
+        answer = httpx.post(url, json=payload, timeout=TIMEOUT_S)
+        return answer.status_code, None if answer.is_success else answer.text[:500]
+    except (OSError, httpx.HTTPError) as error:  # refused, unreachable, timed out
+        return None, f"{type(error).__name__}: {error}"
+
+
+def fallback_text(payload: dict[str, Any]) -> str:
+    verb = {"opened": "ALERT", "resolved": "RESOLVED", "test": "TEST"}.get(payload["event"],
+                                                                         "ALERT")
+    return f"[{verb}] {payload['message']}"
+
+
+def blocks(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """Block Kit: what happened, value vs threshold and baseline, links."""
+    icon = {"opened": ":rotating_light:" if payload.get("severity") == "critical"
+            else ":warning:", "resolved": ":white_check_mark:", "test": ":wave:"}
+    title = {"opened": f"{payload.get('kind', 'alert')} ({payload.get('severity')})",
+             "resolved": "resolved", "test": "test message"}[payload["event"]]
+    fields = []
+    if payload.get("metric"):
+        fields.append(f"*Metric*\n{payload['metric']}")
+    if payload.get("value") is not None:
+        fields.append(f"*Value*\n{_number(payload['value'], payload.get('unit'))}")
+    if payload.get("threshold") is not None:
+        fields.append(f"*Threshold*\n{payload['threshold']:g}")
+    if payload.get("baseline_value") is not None:
+        fields.append(f"*Baseline*\n{_number(payload['baseline_value'], payload.get('unit'))}")
+        if payload.get("value") is not None and payload["baseline_value"]:
+            delta = 100 * (payload["value"] - payload["baseline_value"]) / abs(
+                payload["baseline_value"])
+            fields.append(f"*Delta vs baseline*\n{delta:+.1f} %")
+    links = [f"<{payload[k]}|{label}>" for k, label in (
+        ("compare_url", "compare with baseline"), ("run_url", "run"), ("alert_url", "alert"))
+        if payload.get(k)]
+    result: list[dict[str, Any]] = [
+        {"type": "section", "text": {"type": "mrkdwn", "text":
+            f"{icon[payload['event']]} *latlab {title}*\n{payload['message']}"}},
+    ]
+    if fields:
+        result.append({"type": "section",
+                       "fields": [{"type": "mrkdwn", "text": f} for f in fields]})
+    if payload.get("resolution"):
+        result.append({"type": "context", "elements": [
+            {"type": "mrkdwn", "text": payload["resolution"]}]})
+    if links:
+        result.append({"type": "context", "elements": [
+            {"type": "mrkdwn", "text": " · ".join(links)}]})
+    return result
+
+
+def _number(value: float, unit: str | None) -> str:
+    if unit == "ns":
+        for scale, name in ((1e9, "s"), (1e6, "ms"), (1e3, "µs")):
+            if abs(value) >= scale:
+                return f"{value / scale:.3g} {name}"
+        return f"{value:.0f} ns"
+    return f"{value:,.4g} {unit or ''}".strip()

@@ -1,0 +1,100 @@
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, StringConstraints, model_validator
+
+from latlab.core.schemas import Schema
+from latlab.models import AlertState, Severity
+
+Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
+
+
+class SlaRuleCreate(Schema):
+    name: Annotated[str, StringConstraints(min_length=1, max_length=200)]
+    suite: Slug
+    scenario: Slug | None = None
+    series_selector: dict[str, str] = Field(
+        {}, description="Labels a series must carry; empty matches every series")
+    metric: Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")]
+    op: Literal["<", "<=", ">", ">="]
+    threshold: Annotated[float, Field(allow_inf_nan=False)]
+    unit: Annotated[str, StringConstraints(max_length=16)] = ""
+    severity: Severity = Severity.warning
+    kind: Literal["static", "relative"] = "static"
+    enabled: bool = True
+    channel_ids: list[int] | None = None
+
+    @model_validator(mode="after")
+    def relative_in_percent(self) -> "SlaRuleCreate":
+        if self.kind == "relative" and self.unit not in ("", "%"):
+            raise ValueError("a relative rule's threshold is a change in percent (unit '%')")
+        return self
+
+
+class SlaRuleUpdate(Schema):
+    enabled: bool | None = None
+    threshold: Annotated[float, Field(allow_inf_nan=False)] | None = None
+    severity: Severity | None = None
+
+
+class SlaRuleRead(SlaRuleCreate):
+    id: int
+    created_at: datetime
+
+
+class AlertRead(Schema):
+    id: int
+    source: str
+    kind: str
+    severity: Severity
+    state: AlertState
+    suite: str
+    scenario: str
+    series_labels: dict[str, Any]
+    metric: str
+    unit: str
+    value: float | None
+    threshold: float | None
+    baseline_value: float | None
+    message: str
+    run_id: int | None
+    baseline_run_id: int | None
+    rule_id: int | None
+    occurrences: int
+    opened_at: datetime
+    updated_at: datetime
+    acknowledged_at: datetime | None
+    acknowledged_by_id: int | None
+    resolved_at: datetime | None
+    resolved_by_id: int | None
+    resolution: str | None
+
+
+class AlertPage(Schema):
+    items: list[AlertRead]
+    total: int
+
+
+class ChannelCreate(Schema):
+    name: Annotated[str, StringConstraints(min_length=1, max_length=200)]
+    kind: Literal["slack", "webhook"]
+    url: Annotated[str, StringConstraints(pattern=r"^https?://\S+$", max_length=2000)]
+
+
+class ChannelRead(Schema):
+    """A channel; its URL is a secret and is never returned."""
+
+    id: int
+    name: str
+    kind: str
+    created_at: datetime
+
+
+class DeliveryRead(Schema):
+    id: int
+    channel_id: int
+    event: str
+    status: str
+    attempts: int
+    last_error: str | None
+    sent_at: datetime | None

@@ -1,0 +1,274 @@
+"""Every new run is judged here: against its baseline and the SLA rules. The result is the
+run's CI verdict and the alerts it opens, updates or resolves; each alert event is stored in
+the outbox (`Notification`) and delivered by a Celery task after the commit."""
+
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from latlab.analysis import service as analysis
+from latlab.core.clock import get_clock
+from latlab.core.errors import Conflict, NotFound
+from latlab.core.settings import get_settings
+from latlab.core.tasks import enqueue
+from latlab.models import (
+    Alert,
+    AlertState,
+    Channel,
+    Notification,
+    Run,
+    Series,
+    Severity,
+    SlaRule,
+)
+from latlab.runs import metrics as metric_registry
+from latlab_contract import INGEST_QUEUE
+
+DELIVER = "alerts.deliver"
+OPS: dict[str, Callable[[float, float], bool]] = {
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+# Latency thresholds may be written in any of these units; values are stored in ns.
+TIME_UNITS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
+# The built-in rule: a regression of these metrics against the baseline opens an alert. In
+# this order of importance: the alert names the first one that regressed.
+GATED_METRICS = ("p99", "p50", "throughput", "p999", "p90", "p95", "p9999")
+
+
+@dataclass
+class Judgement:
+    verdict: str
+    reasons: list[dict[str, Any]]
+
+
+def evaluate_run(session: Session, run: Run) -> Judgement:
+    """The CI gate of a new run, and the alerts it raises or clears."""
+    run = analysis.load_run(session, run.id)
+    baseline = analysis.resolve_baseline(session, run)
+    reasons: list[dict[str, Any]] = []
+    comparison = None if baseline is None else analysis.compare_runs(baseline, run)
+    if comparison is not None:
+        reasons += _judge_changes(session, run, comparison)
+    reasons += _judge_rules(session, run, baseline)
+    failing = [r for r in reasons if r["kind"] in ("regression", "sla")]
+    verdict = "fail" if failing else ("no-baseline" if baseline is None else "pass")
+    run.verdict = verdict
+    run.verdict_reasons = reasons
+    run.baseline_run_id = None if baseline is None else baseline.id
+    return Judgement(verdict, reasons)
+
+
+def _judge_changes(session: Session, run: Run,
+                   comparison: analysis.RunComparison) -> list[dict[str, Any]]:
+    """The built-in rule: one alert per series when it regresses against the baseline (and
+    one when it improves suspiciously much), naming its headline metric."""
+    reasons = []
+    settings = get_settings()
+    for series in comparison.series:
+        gated = sorted((m for m in series.metrics if m.metric in GATED_METRICS and m.reliable),
+                       key=lambda m: GATED_METRICS.index(m.metric))
+        regressed = [m for m in gated if m.comparison.verdict == "regressed"]
+        improved = [m for m in gated if m.comparison.verdict == "improved"
+                    and m.comparison.delta_pct is not None
+                    and abs(m.comparison.delta_pct) >= settings.improvement_alert_pct]
+        for item in regressed:
+            result = item.comparison
+            reasons.append({"kind": "regression", "series": series.labels,
+                            "metric": item.metric, "message": result.reason,
+                            "baseline": result.baseline, "candidate": result.candidate,
+                            "p_value": result.p_value})
+        key = analysis.history_key(run, series.labels)
+        name = _series_name(run, series.labels)
+        for source, items, kind, severity, note in (
+            ("regression", regressed if settings.regression_alerts else [], "regression",
+             Severity.critical, ""),
+            ("improvement", improved, "improvement", Severity.warning,
+             " (a sudden speed-up is often a broken benchmark)"),
+        ):
+            head = items[0] if items else None
+            context = _context(run, series.labels, head.metric if head else "",
+                               head.unit if head else "", key)
+            if head is not None:
+                context.update(value=head.comparison.candidate,
+                               baseline_value=head.comparison.baseline,
+                               baseline_run_id=comparison.baseline.id)
+            others = ", ".join(m.metric for m in items[1:])
+            message = "" if head is None else (
+                f"{name}: {head.metric} {head.comparison.reason}{note}"
+                + (f"; also {others}" if others else ""))
+            _raise_or_clear(session, source, head is not None, context, kind=kind,
+                            severity=severity, message=message)
+    return reasons
+
+
+def _judge_rules(session: Session, run: Run, baseline: Run | None) -> list[dict[str, Any]]:
+    reasons = []
+    rules = session.scalars(select(SlaRule).where(
+        SlaRule.project_id == run.project_id, SlaRule.suite == run.suite, SlaRule.enabled))
+    for rule in rules:
+        if rule.scenario not in (None, run.scenario):
+            continue
+        for series in run.series:
+            if any(series.labels.get(k) != v for k, v in rule.series_selector.items()):
+                continue
+            observed = _rule_value(rule, series, baseline)
+            if observed is None:
+                continue
+            value, compared, baseline_value = observed
+            breached = OPS[rule.op](compared, rule.threshold)
+            key = analysis.history_key(run, series.labels)
+            info = metric_registry.info(rule.metric)
+            context = _context(run, series.labels, rule.metric, info.unit, key)
+            context.update(value=value, threshold=rule.threshold, baseline_value=baseline_value,
+                           baseline_run_id=None if baseline is None else baseline.id,
+                           rule_id=rule.id, channel_ids=rule.channel_ids)
+            message = (f"{_series_name(run, series.labels)}: {rule.name} — "
+                       f"{rule.metric} {compared:.4g} {rule.op} "
+                       f"{rule.threshold:g} {rule.unit}")
+            if breached:
+                reasons.append({"kind": "sla", "series": series.labels, "metric": rule.metric,
+                                "rule_id": rule.id, "severity": rule.severity.value,
+                                "message": message, "value": value})
+            _raise_or_clear(session, f"rule:{rule.id}", breached, context, kind="sla",
+                            severity=rule.severity, message=message)
+    return reasons
+
+
+def _rule_value(rule: SlaRule, series: Series,
+                baseline: Run | None) -> tuple[float, float, float | None] | None:
+    """(the series' value, the value compared with the threshold, the baseline's value)."""
+    value = analysis.series_value(series, rule.metric)
+    if value is None:
+        return None
+    if rule.kind == "static":
+        scale = TIME_UNITS.get(rule.unit, 1.0) if rule.metric in analysis.LATENCY_KEYS else 1.0
+        if rule.unit == "%":
+            scale = 0.01
+        return value, value / scale, None
+    if baseline is None:
+        return None
+    other = next((s for s in baseline.series if s.label_key == series.label_key), None)
+    before = None if other is None else analysis.series_value(other, rule.metric)
+    if not before:
+        return None
+    # Relative rules measure the change in the bad direction, in percent of the baseline.
+    worse = (before - value) if metric_registry.info(rule.metric).direction == "higher" else (
+        value - before)
+    return value, 100.0 * worse / abs(before), before
+
+
+def _context(run: Run, labels: dict[str, Any], metric: str, unit: str,
+             key: str) -> dict[str, Any]:
+    return {"project_id": run.project_id, "suite": run.suite, "scenario": run.scenario,
+            "series_labels": labels, "metric": metric, "unit": unit, "history_key": key,
+            "run_id": run.id}
+
+
+def _raise_or_clear(session: Session, source: str, active: bool, context: dict[str, Any],
+                    *, kind: str, severity: Severity, message: str) -> None:
+    """One open alert per (source, history): opened once, updated while the condition
+    holds (without a new message), resolved when it clears."""
+    now = get_clock().now()
+    alert = session.scalar(select(Alert).where(
+        Alert.source == source, Alert.history_key == context["history_key"],
+        Alert.state != AlertState.resolved).with_for_update())
+    if active and alert is None:
+        alert = Alert(source=source, kind=kind, severity=severity, state=AlertState.open,
+                      message=message, opened_at=now, updated_at=now, occurrences=1,
+                      **{k: context.get(k) for k in (
+                          "project_id", "suite", "scenario", "series_labels", "metric", "unit",
+                          "history_key", "run_id", "value", "threshold", "baseline_value",
+                          "baseline_run_id", "rule_id", "channel_ids")})
+        session.add(alert)
+        session.flush()
+        notify(session, alert, "opened")
+    elif active and alert is not None:
+        alert.occurrences += 1
+        alert.updated_at = now
+        alert.run_id = context["run_id"]
+        alert.value = context.get("value")
+        alert.baseline_value = context.get("baseline_value")
+        alert.message = message
+    elif not active and alert is not None:
+        resolve(session, alert, by_id=None, resolution=f"recovered in run {context['run_id']}")
+
+
+def resolve(session: Session, alert: Alert, by_id: int | None, resolution: str) -> None:
+    if alert.state is AlertState.resolved:
+        raise Conflict(f"alert {alert.id} is already resolved")
+    now = get_clock().now()
+    alert.state = AlertState.resolved
+    alert.resolved_at = now
+    alert.resolved_by_id = by_id
+    alert.resolution = resolution
+    alert.updated_at = now
+    notify(session, alert, "resolved")
+
+
+def acknowledge(alert: Alert, by_id: int) -> None:
+    if alert.state is not AlertState.open:
+        raise Conflict(f"alert {alert.id} is {alert.state}, not open")
+    alert.state = AlertState.acknowledged
+    alert.acknowledged_at = get_clock().now()
+    alert.acknowledged_by_id = by_id
+    alert.updated_at = alert.acknowledged_at
+
+
+def get_alert(session: Session, alert_id: int) -> Alert:
+    alert = session.get(Alert, alert_id, with_for_update=True)
+    if alert is None:
+        raise NotFound(f"no alert {alert_id}")
+    return alert
+
+
+def notify(session: Session, alert: Alert, event: str) -> list[Notification]:
+    """Stores one outbox row per channel (the alert's, else all of its project's) and sends
+    their delivery after the commit."""
+    query = select(Channel).where(Channel.project_id == alert.project_id)
+    if alert.channel_ids:
+        query = query.where(Channel.id.in_(alert.channel_ids))
+    now = get_clock().now()
+    rows = []
+    for channel in session.scalars(query):
+        row = Notification(alert_id=alert.id, channel_id=channel.id, event=event,
+                           payload=payload(alert, event), status="pending", attempts=0,
+                           created_at=now, next_attempt_at=now)
+        session.add(row)
+        rows.append(row)
+    session.flush()
+    for row in rows:
+        enqueue(session, DELIVER, INGEST_QUEUE, notification_id=row.id)
+    return rows
+
+
+def payload(alert: Alert, event: str) -> dict[str, Any]:
+    """What the message says, frozen when the event happens."""
+    base = get_settings().public_url.rstrip("/")
+    compare_url = (f"{base}/compare?baseline={alert.baseline_run_id}&candidate={alert.run_id}"
+                   if alert.baseline_run_id and alert.run_id else None)
+    return {
+        "event": event, "alert_id": alert.id, "kind": alert.kind,
+        "severity": alert.severity.value, "suite": alert.suite, "scenario": alert.scenario,
+        "series": alert.series_labels, "metric": alert.metric, "unit": alert.unit,
+        "value": alert.value, "threshold": alert.threshold,
+        "baseline_value": alert.baseline_value, "message": alert.message,
+        "run_url": f"{base}/runs/{alert.run_id}" if alert.run_id else None,
+        "compare_url": compare_url, "alert_url": f"{base}/alerts/{alert.id}",
+        "resolution": alert.resolution,
+    }
+
+
+def backoff(attempts: int) -> timedelta:
+    settings = get_settings()
+    return timedelta(seconds=min(settings.delivery_backoff_s * 2 ** max(attempts - 1, 0),
+                                 settings.delivery_backoff_max_s))
+
+
+def _series_name(run: Run, labels: dict[str, Any]) -> str:
+    named = ", ".join(f"{k}={v}" for k, v in sorted(labels.items()))
+    return f"{run.suite}/{run.scenario}" + (f" [{named}]" if named else "")
+

@@ -1,0 +1,135 @@
+import json
+from typing import Annotated
+
+from fastapi import APIRouter, Query, status
+from sqlalchemy import select
+
+from latlab.analysis import changepoints
+from latlab.analysis import service as analysis
+from latlab.analysis.schemas import (
+    BaselinePin,
+    BaselineRead,
+    ChangePointRead,
+    CompareRead,
+    MetricDelta,
+    RunRef,
+    SeriesDelta,
+    TrendPoint,
+    TrendRead,
+)
+from latlab.auth.dependencies import Member, Reader
+from latlab.core.db import DbSession
+from latlab.core.errors import NotFound, Unprocessable
+from latlab.models import Baseline, Run, Series
+from latlab.runs import metrics as metric_registry
+from latlab.runs.service import label_key
+
+router = APIRouter(tags=["analysis"])
+RunId = Annotated[int, Query(ge=1)]
+
+
+@router.get("/compare")
+def compare(baseline: RunId, candidate: RunId, principal: Reader,
+            session: DbSession) -> CompareRead:
+    """Baseline vs candidate: per series and metric, both values, the delta and a verdict."""
+    project_id = principal.token_project_id
+    result = analysis.compare_runs(analysis.load_run(session, baseline, project_id),
+                                   analysis.load_run(session, candidate, project_id))
+    return CompareRead(
+        baseline=_ref(result.baseline), candidate=_ref(result.candidate),
+        series=[SeriesDelta(
+            labels=s.labels, baseline_series_id=s.baseline_series_id,
+            candidate_series_id=s.candidate_series_id,
+            metrics=[MetricDelta(
+                metric=m.metric, label=m.label, unit=m.unit, direction=m.direction,
+                baseline=m.comparison.baseline, candidate=m.comparison.candidate,
+                delta=m.comparison.delta, delta_pct=m.comparison.delta_pct,
+                verdict=m.comparison.verdict, confidence=m.comparison.confidence,
+                p_value=m.comparison.p_value, method=m.comparison.method,
+                evidence=m.comparison.reason, baseline_trials=m.baseline_trials,
+                candidate_trials=m.candidate_trials, reliable=m.reliable,
+            ) for m in s.metrics],
+        ) for s in result.series],
+        unmatched_baseline=result.unmatched_baseline,
+        unmatched_candidate=result.unmatched_candidate, warnings=result.warnings,
+    )
+
+
+@router.get("/trends")
+def trends(
+    principal: Reader, session: DbSession, suite: str, scenario: str,
+    metric: str = "p99",
+    labels: Annotated[str, Query(description='Series labels as JSON, e.g. {"client":"rust"}')]
+    = "{}",
+    branch: str | None = None, host: str | None = None,
+    limit: Annotated[int, Query(ge=2, le=2000)] = 200,
+) -> TrendRead:
+    """A metric over time for one series, oldest first, with its change points."""
+    try:
+        wanted = json.loads(labels)
+        assert isinstance(wanted, dict)
+    except (ValueError, AssertionError):
+        raise Unprocessable("labels must be a JSON object", "query.labels") from None
+    query = (
+        select(Run, Series)
+        .join(Series, Series.run_id == Run.id)
+        .where(Run.suite == suite, Run.scenario == scenario,
+               Series.label_key == label_key(wanted))
+    )
+    if principal.token_project_id is not None:
+        query = query.where(Run.project_id == principal.token_project_id)
+    if branch:
+        query = query.where(Run.branch == branch)
+    if host:
+        query = query.where(Run.host_name == host)
+    rows = list(session.execute(query.order_by(Run.started_at.desc(), Run.id.desc())
+                                .limit(limit)).all())[::-1]
+    points = []
+    for run, series in rows:
+        value = analysis.series_value(series, metric)
+        if value is not None:
+            points.append(TrendPoint(run_id=run.id, started_at=run.started_at, value=value,
+                                     commit=run.commit, branch=run.branch,
+                                     host_name=run.host_name))
+    found = changepoints.detect([p.value for p in points])
+    info = metric_registry.info(metric)
+    return TrendRead(
+        suite=suite, scenario=scenario, metric=metric, unit=info.unit,
+        direction=info.direction, labels=wanted, points=points,
+        change_points=[ChangePointRead(index=c.index, run_id=points[c.index].run_id,
+                                       before=c.before, after=c.after,
+                                       delta_pct=c.delta_pct, p_value=c.p_value)
+                       for c in found],
+    )
+
+
+@router.post("/baselines", status_code=status.HTTP_201_CREATED)
+def pin(body: BaselinePin, user: Member, session: DbSession) -> BaselineRead:
+    """Pin a run as the baseline of its (suite, scenario, branch)."""
+    run = session.get(Run, body.run_id)
+    if run is None:
+        raise NotFound(f"no run {body.run_id}")
+    return BaselineRead.model_validate(
+        analysis.pin_baseline(session, run, body.branch, user.id), from_attributes=True)
+
+
+@router.get("/baselines")
+def list_baselines(principal: Reader, session: DbSession) -> list[BaselineRead]:
+    """Pinned baselines."""
+    return [BaselineRead.model_validate(b, from_attributes=True)
+            for b in session.scalars(select(Baseline).order_by(Baseline.id))]
+
+
+@router.delete("/baselines/{baseline_id}", status_code=status.HTTP_204_NO_CONTENT)
+def unpin(baseline_id: int, user: Member, session: DbSession) -> None:
+    """Unpin: the latest good run of main is the baseline again."""
+    pinned = session.get(Baseline, baseline_id)
+    if pinned is None:
+        raise NotFound(f"no baseline {baseline_id}")
+    session.delete(pinned)
+
+
+def _ref(run: Run) -> RunRef:
+    return RunRef(id=run.id, suite=run.suite, scenario=run.scenario, branch=run.branch,
+                  commit=run.commit, host_name=run.host_name, started_at=run.started_at)
+

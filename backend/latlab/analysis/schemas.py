@@ -1,0 +1,94 @@
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import Field
+
+from latlab.core.schemas import Schema
+
+
+class MetricDelta(Schema):
+    metric: str
+    label: str
+    unit: str
+    direction: Literal["lower", "higher", "none"]
+    baseline: float
+    candidate: float
+    delta: float
+    delta_pct: float | None
+    verdict: Literal["improved", "regressed", "unchanged", "inconclusive"]
+    confidence: Literal["high", "low"]
+    p_value: float | None
+    method: str
+    evidence: str = Field(description="Why: the test, its p-value and the trial counts")
+    baseline_trials: int
+    candidate_trials: int
+    reliable: bool = Field(description="False for a tail percentile with < 10 samples beyond it")
+
+
+class SeriesDelta(Schema):
+    labels: dict[str, Any]
+    baseline_series_id: int
+    candidate_series_id: int
+    metrics: list[MetricDelta]
+
+
+class RunRef(Schema):
+    id: int
+    suite: str
+    scenario: str
+    branch: str | None
+    commit: str | None
+    host_name: str | None
+    started_at: datetime
+
+
+class CompareRead(Schema):
+    baseline: RunRef
+    candidate: RunRef
+    series: list[SeriesDelta]
+    unmatched_baseline: list[dict[str, Any]]
+    unmatched_candidate: list[dict[str, Any]]
+    warnings: list[str] = Field(description="Why the two runs may not be comparable")
+
+
+class BaselinePin(Schema):
+    run_id: int
+    branch: str | None = None
+
+
+class BaselineRead(Schema):
+    id: int
+    suite: str
+    scenario: str
+    branch: str
+    run_id: int
+    created_at: datetime
+
+
+class TrendPoint(Schema):
+    run_id: int
+    started_at: datetime
+    value: float
+    commit: str | None
+    branch: str | None
+    host_name: str | None
+
+
+class ChangePointRead(Schema):
+    index: int
+    run_id: int
+    before: float
+    after: float
+    delta_pct: float
+    p_value: float
+
+
+class TrendRead(Schema):
+    suite: str
+    scenario: str
+    metric: str
+    unit: str
+    direction: str
+    labels: dict[str, str]
+    points: list[TrendPoint]
+    change_points: list[ChangePointRead]

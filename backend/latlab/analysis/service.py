@@ -1,0 +1,185 @@
+"""Comparisons between runs, baselines, and metric histories.
+
+A verdict rests on trial-level values (each trial's p99, throughput, ...), never on pooled
+raw samples of two runs: pooling calls ordinary run-to-run noise a regression.
+"""
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, selectinload
+
+from latlab.analysis.stats import Comparison, compare, tail_reliable
+from latlab.core.clock import get_clock
+from latlab.core.errors import NotFound
+from latlab.models import Baseline, Run, Series
+from latlab.runs import metrics as metric_registry
+
+DEFAULT_BRANCH = "main"
+# Summary columns compared per trial, and the percentile each tail key stands for.
+LATENCY_KEYS = ("p50", "p90", "p95", "p99", "p999", "p9999", "mean", "max", "stddev")
+TAIL_PERCENTILES = {"p90": 90.0, "p95": 95.0, "p99": 99.0, "p999": 99.9, "p9999": 99.99}
+# Fingerprint keys whose difference makes two hosts' numbers hard to compare.
+COMPARABILITY_KEYS = ("cpu_model", "cores", "kernel", "governor", "thp", "isolcpus",
+                      "nohz_full", "rcu_nocbs", "hugepages", "swappiness", "clocksource",
+                      "virtualization")
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    metric: str
+    label: str
+    unit: str
+    direction: str
+    comparison: Comparison
+    baseline_trials: int
+    candidate_trials: int
+    reliable: bool = True
+
+
+@dataclass
+class SeriesComparison:
+    labels: dict[str, Any]
+    baseline_series_id: int
+    candidate_series_id: int
+    metrics: list[MetricComparison] = field(default_factory=list)
+
+
+@dataclass
+class RunComparison:
+    baseline: Run
+    candidate: Run
+    series: list[SeriesComparison]
+    unmatched_baseline: list[dict[str, Any]]
+    unmatched_candidate: list[dict[str, Any]]
+    warnings: list[str]
+
+
+def load_run(session: Session, run_id: int, project_id: int | None = None) -> Run:
+    query = (select(Run).options(selectinload(Run.series).selectinload(Series.trials))
+             .where(Run.id == run_id))
+    if project_id is not None:
+        query = query.where(Run.project_id == project_id)
+    run = session.scalar(query)
+    if run is None:
+        raise NotFound(f"no run {run_id}")
+    return run
+
+
+def trial_values(series: Series, metric: str) -> list[float]:
+    if metric in LATENCY_KEYS:
+        return [float(getattr(trial, metric)) for trial in series.trials]
+    return [float(t.metrics[metric]) for t in series.trials if metric in t.metrics]
+
+
+def series_value(series: Series, metric: str) -> float | None:
+    """The series' value of a metric: merged-histogram summary, or the trials' median."""
+    if metric in LATENCY_KEYS or metric in ("min", "count"):
+        value = series.summary.get(metric)
+    else:
+        value = series.metrics.get(metric)
+    return None if value is None else float(value)
+
+
+def compare_runs(baseline: Run, candidate: Run, min_effect: float = 0.05) -> RunComparison:
+    by_key = {s.label_key: s for s in baseline.series}
+    matched: list[SeriesComparison] = []
+    for series in candidate.series:
+        other = by_key.get(series.label_key)
+        if other is None:
+            continue
+        result = SeriesComparison(series.labels, other.id, series.id)
+        names = [*LATENCY_KEYS, *sorted(set(other.metrics) & set(series.metrics))]
+        for name in names:
+            before, after = trial_values(other, name), trial_values(series, name)
+            if not before or not after:
+                continue
+            info = metric_registry.info(name)
+            reliable = name not in TAIL_PERCENTILES or all(
+                tail_reliable(t.count, TAIL_PERCENTILES[name])
+                for t in [*other.trials, *series.trials])
+            result.metrics.append(MetricComparison(
+                metric=name, label=info.label, unit=info.unit, direction=info.direction,
+                comparison=compare(before, after, info.direction, min_effect=min_effect),
+                baseline_trials=len(before), candidate_trials=len(after), reliable=reliable,
+            ))
+        matched.append(result)
+    candidate_keys = {s.label_key for s in candidate.series}
+    return RunComparison(
+        baseline=baseline, candidate=candidate, series=matched,
+        unmatched_baseline=[s.labels for s in baseline.series if s.label_key not in candidate_keys],
+        unmatched_candidate=[s.labels for s in candidate.series if s.label_key not in by_key],
+        warnings=comparability_warnings(baseline, candidate),
+    )
+
+
+def comparability_warnings(baseline: Run, candidate: Run) -> list[str]:
+    warnings = []
+    if baseline.suite != candidate.suite or baseline.scenario != candidate.scenario:
+        warnings.append(f"different benchmarks: {baseline.suite}/{baseline.scenario} vs "
+                        f"{candidate.suite}/{candidate.scenario}")
+    if baseline.params != candidate.params:
+        warnings.append("the two runs used different parameters")
+    for key in COMPARABILITY_KEYS:
+        before = baseline.host_fingerprint.get(key)
+        after = candidate.host_fingerprint.get(key)
+        if before != after and (before is not None or after is not None):
+            warnings.append(f"host {key} differs: {before} vs {after}")
+    return warnings
+
+
+def host_class(run: Run) -> str:
+    fingerprint = run.host_fingerprint
+    return "|".join([str(fingerprint.get("cpu_model", "")), str(fingerprint.get("cores", "")),
+                     ",".join(sorted(run.host_tags))])
+
+
+def history_key(run: Run, labels: dict[str, Any]) -> str:
+    """What must match for two series to be comparable over time."""
+    parts = [run.project_id, run.suite, run.scenario, run.params, labels, host_class(run)]
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def resolve_baseline(session: Session, run: Run) -> Run | None:
+    """The pinned baseline of the run's branch (else of main); else the latest good run of
+    main on a host of the same class."""
+    for branch in dict.fromkeys([run.branch or DEFAULT_BRANCH, DEFAULT_BRANCH]):
+        pinned = session.scalar(select(Baseline.run_id).where(
+            Baseline.project_id == run.project_id, Baseline.suite == run.suite,
+            Baseline.scenario == run.scenario, Baseline.branch == branch))
+        if pinned is not None and pinned != run.id:
+            return load_run(session, pinned)
+    candidates = session.scalars(
+        select(Run).where(
+            Run.project_id == run.project_id, Run.suite == run.suite,
+            Run.scenario == run.scenario, Run.branch == DEFAULT_BRANCH, Run.id < run.id,
+            Run.verdict.is_distinct_from("fail"),
+        ).order_by(Run.id.desc()).limit(50)
+    )
+    for candidate in candidates:
+        if host_class(candidate) == host_class(run) and candidate.params == run.params:
+            return load_run(session, candidate.id)
+    return None
+
+
+def pin_baseline(session: Session, run: Run, branch: str | None,
+                 pinned_by_id: int | None) -> Baseline:
+    branch = branch or run.branch or DEFAULT_BRANCH
+    pinned = session.scalar(select(Baseline).where(
+        Baseline.project_id == run.project_id, Baseline.suite == run.suite,
+        Baseline.scenario == run.scenario, Baseline.branch == branch))
+    if pinned is None:
+        pinned = Baseline(project_id=run.project_id, suite=run.suite, scenario=run.scenario,
+                          branch=branch, run_id=run.id, pinned_by_id=pinned_by_id,
+                          created_at=get_clock().now())
+        session.add(pinned)
+    else:
+        pinned.run_id = run.id
+        pinned.pinned_by_id = pinned_by_id
+        pinned.created_at = get_clock().now()
+    session.flush()
+    return pinned

@@ -1,0 +1,174 @@
+"""Did my change make P99 worse? Baseline vs candidate through the API, the CI verdict, the
+alert, and the message a local stand-in for Slack receives (through the real ingest worker)."""
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import httpx
+import numpy as np
+import pytest
+
+from latlab.models import Role, Scope
+from tests.conftest import Actors, wait_for
+from tests.factories import result
+
+
+class Receiver:
+    """A real local HTTP server that records what Slack would receive; it answers with the
+    scripted statuses first, then 200."""
+
+    def __init__(self, port: int = 0) -> None:
+        self.messages: list[dict[str, Any]] = []
+        self.requests = 0
+        self.script: list[int] = []
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                receiver.requests += 1
+                status = receiver.script.pop(0) if receiver.script else 200
+                if status == 200:
+                    receiver.messages.append(json.loads(body))
+                self.send_response(status)
+                self.end_headers()
+                self.wfile.write(b"ok" if status == 200 else b"error")
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def text(self, index: int) -> str:
+        return json.dumps(self.messages[index], ensure_ascii=False)
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    server = Receiver()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def lab(committed_db, live_server, ingest_worker) -> tuple[httpx.Client, dict[str, str]]:
+    actors = Actors(committed_db)
+    member = actors.user(Role.member)
+    token = actors.token(Scope.runs_write, Scope.read)
+    committed_db.commit()
+    client = httpx.Client(base_url=live_server, timeout=60)
+    client.post("/api/v1/auth/login", json={"email": member.email,
+                                           "password": "correct horse battery"})
+    return client, token
+
+
+def trials(seed: int, tail_factor: float = 1.0, n: int = 5) -> list[dict[str, Any]]:
+    """n trials of 20,000 samples; `tail_factor` slows the slowest 3 % (the p99 region)."""
+    out = []
+    for trial in range(n):
+        rng = np.random.default_rng(seed * 100 + trial)
+        values = rng.lognormal(np.log(350_000), 0.25, 20_000)
+        cut = np.quantile(values, 0.97)
+        values = np.where(values > cut, values * tail_factor, values)
+        out.append({"latency": {"samples_ns": [int(v) for v in values]},
+                    "metrics": {"throughput": float(rng.normal(100_000, 500))}})
+    return out
+
+
+def submit(client: httpx.Client, token: dict[str, str], series_trials: list[dict[str, Any]],
+           commit: str, branch: str = "main") -> dict[str, Any]:
+    document = result(series=[{"labels": {"client": "rust"}, "trials": series_trials}],
+                      commit=commit, branch=branch)
+    response = client.post("/api/v1/runs", json=document, headers=token)
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def test_a_p99_regression_fails_ci_alerts_once_and_resolves(lab, receiver) -> None:
+    client, token = lab
+    assert client.post("/api/v1/channels", json={
+        "name": "latency", "kind": "slack", "url": receiver.url}).status_code == 201
+
+    baseline = submit(client, token, trials(1), "aaaa111")
+    assert baseline["verdict"] == "no-baseline"
+    candidate = submit(client, token, trials(2, tail_factor=1.3), "bbbb222", branch="feature")
+    assert candidate["verdict"] == "fail", candidate
+    assert candidate["baseline_run_id"] == baseline["id"]
+    assert any(r["metric"] == "p99" and r["kind"] == "regression" for r in candidate["reasons"])
+
+    compare = client.get("/api/v1/compare", params={"baseline": baseline["id"],
+                                                    "candidate": candidate["id"]}).json()
+    p99 = next(m for m in compare["series"][0]["metrics"] if m["metric"] == "p99")
+    assert p99["verdict"] == "regressed" and p99["p_value"] < 0.05
+    assert 25 < p99["delta_pct"] < 40
+    p50 = next(m for m in compare["series"][0]["metrics"] if m["metric"] == "p50")
+    assert p50["verdict"] in ("unchanged", "inconclusive")
+
+    alerts = client.get("/api/v1/alerts", params={"state": "open"}).json()
+    assert alerts["total"] == 1
+    alert = alerts["items"][0]
+    assert alert["kind"] == "regression" and alert["metric"] == "p99"
+    wait_for(lambda: len(receiver.messages) == 1, timeout=30)
+    text = receiver.text(0)
+    assert "p99" in text
+    assert f"/compare?baseline={baseline['id']}&candidate={candidate['id']}" in text
+    assert 300_000 < alert["baseline_value"] < alert["value"] < 1_000_000  # both in µs
+    assert f"{alert['value'] / 1e3:.3g} µs" in text
+    assert f"{alert['baseline_value'] / 1e3:.3g} µs" in text
+
+    again = submit(client, token, trials(3, tail_factor=1.3), "cccc333", branch="feature")
+    assert again["verdict"] == "fail"
+    open_alerts = client.get("/api/v1/alerts", params={"state": "open"}).json()
+    assert open_alerts["total"] == 1 and open_alerts["items"][0]["occurrences"] == 2
+
+    good = submit(client, token, trials(4), "dddd444", branch="feature")
+    assert good["verdict"] == "pass", good
+    wait_for(lambda: len(receiver.messages) == 2, timeout=30)
+    assert "resolved" in receiver.text(1) and "recovered in run" in receiver.text(1)
+    assert len(receiver.messages) == 2  # the repeated breach sent nothing
+    assert client.get("/api/v1/alerts", params={"state": "open"}).json()["total"] == 0
+
+
+def test_delivery_retries_server_errors_and_waits_for_a_receiver_that_is_down(
+        lab, receiver) -> None:
+    client, token = lab
+    client.post("/api/v1/channels", json={"name": "hook", "kind": "slack", "url": receiver.url})
+    client.post("/api/v1/sla-rules", json={"name": "P99 under 0.1 ms", "suite": "http-order",
+                                           "metric": "p99", "op": ">", "threshold": 0.1,
+                                           "unit": "ms", "severity": "critical"})
+    receiver.script = [500, 500]
+    breach = submit(client, token, trials(1, n=1), "eeee555")
+    assert breach["verdict"] == "fail"
+    assert breach["reasons"][0]["kind"] == "sla"
+    alert = client.get("/api/v1/alerts").json()["items"][0]
+    wait_for(lambda: len(receiver.messages) == 1, timeout=60)
+    deliveries = client.get(f"/api/v1/alerts/{alert['id']}/deliveries").json()
+    assert deliveries[0]["status"] == "sent" and deliveries[0]["attempts"] == 3
+    assert receiver.requests == 3
+
+    # The receiver goes away: the resolve message is kept with its failure, then delivered.
+    url = receiver.url
+    receiver.stop()
+    client.post(f"/api/v1/alerts/{alert['id']}/resolve")
+    wait_for(lambda: (lambda d: d[-1]["attempts"] >= 1 and d[-1]["status"] == "pending"
+                      and d[-1]["last_error"])(
+        client.get(f"/api/v1/alerts/{alert['id']}/deliveries").json()), timeout=30)
+    revived = Receiver(port=int(url.split(":")[2].split("/")[0]))
+    try:
+        wait_for(lambda: len(revived.messages) == 1, timeout=60)
+        assert "resolved" in revived.text(0)
+        final = client.get(f"/api/v1/alerts/{alert['id']}/deliveries").json()[-1]
+        assert final["status"] == "sent" and final["attempts"] >= 2
+    finally:
+        revived.stop()
+
