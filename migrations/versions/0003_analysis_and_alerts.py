@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
+
 revision: str = '0003'
 down_revision: str | None = '0002'
 branch_labels: str | Sequence[str] | None = None

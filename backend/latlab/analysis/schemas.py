@@ -79,7 +79,7 @@ class ChangePointRead(Schema):
     run_id: int
     before: float
     after: float
-    delta_pct: float
+    delta_pct: float | None
     p_value: float
 
 

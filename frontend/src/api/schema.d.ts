@@ -811,7 +811,7 @@ export interface components {
             /** After */
             after: number;
             /** Delta Pct */
-            delta_pct: number;
+            delta_pct: number | null;
             /** P Value */
             p_value: number;
         };
