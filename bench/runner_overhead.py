@@ -230,7 +230,7 @@ def _bare(suite: Suite, build_dir: Path, params: dict[str, int], processes: Proc
                suite.resolved_params(SCENARIO, params).items()}
     context["build_dir"] = str(build_dir)
     (server_program,) = suite.servers()
-    (client_program,) = suite.loads(SCENARIO)
+    (client_program,) = suite.loads(SCENARIO, {})
     started = time.perf_counter()
     server = processes.start("echo-server", [*pin, *render(server_program.command, context)],
                              cwd=suite.directory, stdout=subprocess.PIPE)

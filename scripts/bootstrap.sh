@@ -14,7 +14,15 @@ have node || need+=(nodejs)
 have npm || need+=(npm)
 have setpriv || need+=(util-linux)
 have gcc || need+=(build-essential)
-have cargo || need+=(cargo)  # the echo suite is Rust
+have cargo || need+=(cargo)  # the echo and http-order suites are Rust
+# The http-order suite's load clients: Go, C and C++ with libcurl, HdrHistogram_c (cmake, zlib).
+have go || need+=(golang-go)
+have cmake || need+=(cmake)
+have pkg-config || need+=(pkg-config)
+have curl || need+=(curl)
+[[ -e /usr/include/zlib.h ]] || need+=(zlib1g-dev)
+pkg-config --exists libcurl 2>/dev/null || need+=(libcurl4-openssl-dev)
+have wrk || need+=(wrk)  # bench/loadgen_fidelity.sh's reference
 if [[ "${1:-}" == "--test" ]]; then
   have chromium || need+=(chromium)
 fi

@@ -14,7 +14,7 @@ from celery.signals import worker_process_init
 from sqlalchemy import delete
 
 from latlab.alerts import delivery
-from latlab.alerts.service import DELIVER, evaluate_run
+from latlab.alerts.service import DELIVER, check_missing_data, evaluate_run
 from latlab.auth import service as auth_service
 from latlab.core.clock import get_clock
 from latlab.core.db import get_engine, get_sessionmaker
@@ -45,6 +45,7 @@ app.conf.update(
         "job-watchdog": {"task": "jobs.watchdog", "schedule": 5.0},
         "schedules": {"task": "schedules.run_due", "schedule": 30.0},
         "redeliver": {"task": "alerts.redeliver", "schedule": 15.0},
+        "missing-data": {"task": "alerts.missing_data", "schedule": 30.0},
     },
 )
 
@@ -122,6 +123,13 @@ def redeliver() -> int:
     """Sends again the outbox messages still pending and due."""
     with get_sessionmaker()() as session, session.begin():
         return delivery.redeliver_due(session)
+
+
+@app.task(name="alerts.missing_data", soft_time_limit=30)
+def missing_data() -> int:
+    """Alerts on schedules whose latest launch produced no run in time."""
+    with get_sessionmaker()() as session, session.begin():
+        return check_missing_data(session)
 
 
 @app.task(name="maintenance.prune_sessions")

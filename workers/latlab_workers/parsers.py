@@ -19,8 +19,9 @@ def parse_output(kind: str, stdout: str, suite: Suite) -> dict[str, Any]:
 
 def parse_latlab_json(stdout: str, suite: Suite) -> dict[str, Any]:
     """latlab's native program output: one JSON document with `latency_hdr` (standard
-    compressed HdrHistogram, ns), optionally `latency_uncorrected_hdr` and `intervals`, and
-    the suite's metrics as top-level numbers."""
+    compressed HdrHistogram, ns), optionally `latency_uncorrected_hdr`, `intervals` and
+    `tuning` (what the program applied or the host refused), and the suite's metrics as
+    top-level numbers."""
     try:
         document = json.loads(stdout)
     except json.JSONDecodeError as error:
@@ -39,4 +40,6 @@ def parse_latlab_json(stdout: str, suite: Suite) -> dict[str, Any]:
         trial["latency_uncorrected"] = {"hdr": document["latency_uncorrected_hdr"]}
     if isinstance(document.get("intervals"), list):
         trial["intervals"] = document["intervals"]
+    if isinstance(document.get("tuning"), dict):
+        trial["tuning"] = {str(k): str(v) for k, v in document["tuning"].items()}
     return trial

@@ -10,6 +10,7 @@ import re
 import selectors
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -22,7 +23,7 @@ from typing import Any, Protocol
 
 from latlab_contract import JobSpec, Phase, ProgramInfo
 from latlab_workers.parsers import parse_output
-from latlab_workers.suites import Program, Suite
+from latlab_workers.suites import Program, Suite, SuiteError
 
 
 class JobError(Exception):
@@ -108,7 +109,11 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
     build_dir = build(suite, cache_dir, deadline)
     context = {name: _text(value) for name, value in params.items()}
     context["build_dir"] = str(build_dir)
-    loads = suite.loads(spec.scenario)
+    context["python"] = sys.executable  # the runner's interpreter, for Python load programs
+    try:
+        loads = suite.loads(spec.scenario, params)
+    except SuiteError as error:
+        raise JobError(str(error)) from error
     trials: dict[str, list[dict[str, Any]]] = {load.name: [] for load in loads}
     with tempfile.TemporaryDirectory(prefix=f"latlab-job-{spec.job_id}-") as work:
         group = ProgramGroup(Path(work))

@@ -6,6 +6,7 @@
                        ready = "stdout-json" (servers), output = "latlab-json" (loads), labels
     [params.<name>]    JSON Schema of one parameter (type, minimum, maximum, enum, default, ...)
     [scenarios.<name>] description, params (overrides), programs (loads to run, in order)
+    [params.loads]     if declared: the load programs to run, comma-separated (a job's choice)
     [metrics.<name>]   unit, direction
 """
 
@@ -57,10 +58,16 @@ class Suite:
             "additionalProperties": False,
         }
 
-    def loads(self, scenario: str) -> list[Program]:
-        names = self.scenarios[scenario].get("programs") or [
-            p.name for p in self.programs.values() if p.role == "load"]
-        return [self.programs[name] for name in names]
+    def loads(self, scenario: str, params: dict[str, Any]) -> list[Program]:
+        """The load programs to run in turn: the `loads` param when the suite has one, else
+        the scenario's `programs`, else every load program."""
+        chosen = params.get("loads") if "loads" in self.params else None
+        names = (str(chosen).split(",") if chosen else None) or self.scenarios[scenario].get(
+            "programs") or [p.name for p in self.programs.values() if p.role == "load"]
+        unknown = [n for n in names if self.programs.get(n, Program(n, [], "")).role != "load"]
+        if unknown:
+            raise SuiteError(f"suite '{self.id}' has no load program {', '.join(unknown)}")
+        return [self.programs[name] for name in dict.fromkeys(names)]
 
     def servers(self) -> list[Program]:
         return [p for p in self.programs.values() if p.role == "server"]

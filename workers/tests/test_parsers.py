@@ -43,8 +43,8 @@ def test_every_suite_loads_and_describes_itself() -> None:
         assert info.scenarios and info.params_schema["additionalProperties"] is False
         assert all(p.role in ("server", "load") for p in suite.programs.values())
         for scenario in suite.scenarios:
-            assert suite.loads(scenario)
             params = suite.resolved_params(scenario, {})
+            assert suite.loads(scenario, params)
             assert set(params) <= set(suite.params)
 
 

@@ -20,8 +20,10 @@ from latlab.models import (
     Alert,
     AlertState,
     Channel,
+    Job,
     Notification,
     Run,
+    Schedule,
     Series,
     Severity,
     SlaRule,
@@ -37,6 +39,8 @@ TIME_UNITS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
 # The built-in rule: a regression of these metrics against the baseline opens an alert. In
 # this order of importance: the alert names the first one that regressed.
 GATED_METRICS = ("p99", "p50", "throughput", "p999", "p90", "p95", "p9999")
+# Histories watched for change points on every new run of the default branch.
+HISTORY_METRICS = ("p99", "throughput")
 
 
 @dataclass
@@ -54,6 +58,7 @@ def evaluate_run(session: Session, run: Run) -> Judgement:
     if comparison is not None:
         reasons += _judge_changes(session, run, comparison)
     reasons += _judge_rules(session, run, baseline)
+    _judge_history(session, run)
     failing = [r for r in reasons if r["kind"] in ("regression", "sla")]
     verdict = "fail" if failing else ("no-baseline" if baseline is None else "pass")
     run.verdict = verdict
@@ -138,6 +143,73 @@ def _judge_rules(session: Session, run: Run, baseline: Run | None) -> list[dict[
     return reasons
 
 
+def _judge_history(session: Session, run: Run) -> None:
+    """Change points in the default branch's history on this host: a shift for the worse
+    found at its latest change point opens one alert per (metric, series history); a later
+    shift back resolves it. A change point already alerted on is not raised again."""
+    if (run.branch or analysis.DEFAULT_BRANCH) != analysis.DEFAULT_BRANCH:
+        return
+    for series in run.series:
+        key = analysis.history_key(run, series.labels)
+        for metric in HISTORY_METRICS:
+            if analysis.series_value(series, metric) is None:
+                continue
+            points, found = analysis.trend(session, analysis.TrendQuery(
+                suite=run.suite, scenario=run.scenario, label_key=series.label_key,
+                metric=metric, project_id=run.project_id, branch=analysis.DEFAULT_BRANCH,
+                host=run.host_name))
+            if not found:
+                continue  # too short or steady a history: nothing to say either way
+            latest, info = found[-1], metric_registry.info(metric)
+            worse = info.direction != "none" and (
+                (latest.after > latest.before) == (info.direction == "lower"))
+            at = points[latest.index]
+            if worse and session.scalar(select(Alert.id).where(
+                    Alert.source == f"change-point:{metric}", Alert.history_key == key,
+                    Alert.run_id == at.run_id)) is not None:
+                continue  # this change point was alerted on already
+            context = _context(run, series.labels, metric, info.unit, key)
+            context.update(run_id=at.run_id, value=latest.after, baseline_value=latest.before,
+                           baseline_run_id=points[latest.index - 1].run_id)
+            shift = ("" if latest.delta_pct is None else f" {latest.delta_pct:+.1f} %")
+            message = (f"{_series_name(run, series.labels)}: {metric} shifted{shift} from "
+                       f"{latest.before:.4g} to {latest.after:.4g} {info.unit} at run "
+                       f"{at.run_id}" + (f" (commit {at.commit[:12]})" if at.commit else ""))
+            _raise_or_clear(session, f"change-point:{metric}", worse, context,
+                            kind="change-point",
+                            severity=Severity.warning, message=message)
+
+
+def check_missing_data(session: Session) -> int:
+    """The missing-data watchdog: a schedule whose latest launch produced no run within its
+    job's time limit plus a grace period opens an alert; its next run resolves it."""
+    now = get_clock().now()
+    grace = timedelta(seconds=get_settings().missing_data_grace_s)
+    raised = 0
+    for schedule in session.scalars(select(Schedule).where(
+            Schedule.enabled, Schedule.last_run_at.is_not(None))):
+        assert schedule.last_run_at is not None
+        window = timedelta(seconds=int(schedule.spec.get("timeout_s", 900))) + grace
+        if now < schedule.last_run_at + window:
+            continue
+        delivered = session.scalar(
+            select(Run.id).join(Job, Job.run_id == Run.id)
+            .where(Job.schedule_id == schedule.id, Run.created_at >= schedule.last_run_at)
+            .limit(1))
+        missing = delivered is None
+        raised += missing
+        context = {"project_id": schedule.project_id, "suite": schedule.spec["suite"],
+                   "scenario": schedule.spec.get("scenario", "default"), "series_labels": {},
+                   "metric": "", "unit": "", "history_key": f"schedule:{schedule.id}",
+                   "run_id": delivered}
+        message = (f"schedule '{schedule.name}' ({context['suite']}/{context['scenario']}, "
+                   f"{schedule.cron}) produced no run since its launch at "
+                   f"{schedule.last_run_at:%Y-%m-%d %H:%M} UTC")
+        _raise_or_clear(session, "missing-data", missing, context, kind="missing-data",
+                        severity=Severity.warning, message=message)
+    return raised
+
+
 def _rule_value(rule: SlaRule, series: Series,
                 baseline: Run | None) -> tuple[float, float, float | None] | None:
     """(the series' value, the value compared with the threshold, the baseline's value)."""
@@ -194,7 +266,9 @@ def _raise_or_clear(session: Session, source: str, active: bool, context: dict[s
         alert.baseline_value = context.get("baseline_value")
         alert.message = message
     elif not active and alert is not None:
-        resolve(session, alert, by_id=None, resolution=f"recovered in run {context['run_id']}")
+        resolution = (f"recovered in run {context['run_id']}" if context.get("run_id")
+                      else "recovered")
+        resolve(session, alert, by_id=None, resolution=resolution)
 
 
 def resolve(session: Session, alert: Alert, by_id: int | None, resolution: str) -> None:

@@ -4,7 +4,6 @@ from typing import Annotated
 from fastapi import APIRouter, Query, status
 from sqlalchemy import select
 
-from latlab.analysis import changepoints
 from latlab.analysis import service as analysis
 from latlab.analysis.schemas import (
     BaselinePin,
@@ -20,7 +19,7 @@ from latlab.analysis.schemas import (
 from latlab.auth.dependencies import Member, Reader
 from latlab.core.db import DbSession
 from latlab.core.errors import NotFound, Unprocessable
-from latlab.models import Baseline, Run, Series
+from latlab.models import Baseline, Run
 from latlab.runs import metrics as metric_registry
 from latlab.runs.service import label_key
 
@@ -70,32 +69,14 @@ def trends(
         assert isinstance(wanted, dict)
     except (ValueError, AssertionError):
         raise Unprocessable("labels must be a JSON object", "query.labels") from None
-    query = (
-        select(Run, Series)
-        .join(Series, Series.run_id == Run.id)
-        .where(Run.suite == suite, Run.scenario == scenario,
-               Series.label_key == label_key(wanted))
-    )
-    if principal.token_project_id is not None:
-        query = query.where(Run.project_id == principal.token_project_id)
-    if branch:
-        query = query.where(Run.branch == branch)
-    if host:
-        query = query.where(Run.host_name == host)
-    rows = list(session.execute(query.order_by(Run.started_at.desc(), Run.id.desc())
-                                .limit(limit)).all())[::-1]
-    points = []
-    for run, series in rows:
-        value = analysis.series_value(series, metric)
-        if value is not None:
-            points.append(TrendPoint(run_id=run.id, started_at=run.started_at, value=value,
-                                     commit=run.commit, branch=run.branch,
-                                     host_name=run.host_name))
-    found = changepoints.detect([p.value for p in points])
+    points, found = analysis.trend(session, analysis.TrendQuery(
+        suite=suite, scenario=scenario, label_key=label_key(wanted), metric=metric,
+        project_id=principal.token_project_id, branch=branch, host=host, limit=limit))
     info = metric_registry.info(metric)
     return TrendRead(
         suite=suite, scenario=scenario, metric=metric, unit=info.unit,
-        direction=info.direction, labels=wanted, points=points,
+        direction=info.direction, labels=wanted,
+        points=[TrendPoint.model_validate(p, from_attributes=True) for p in points],
         change_points=[ChangePointRead(index=c.index, run_id=points[c.index].run_id,
                                        before=c.before, after=c.after,
                                        delta_pct=c.delta_pct, p_value=c.p_value)

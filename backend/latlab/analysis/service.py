@@ -4,15 +4,19 @@ A verdict rests on trial-level values (each trial's p99, throughput, ...), never
 raw samples of two runs: pooling calls ordinary run-to-run noise a regression.
 """
 
+import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
+from latlab.analysis import changepoints
 from latlab.analysis.stats import Comparison, compare, tail_reliable
+from latlab.core.cache import memo
 from latlab.core.clock import get_clock
 from latlab.core.errors import NotFound
 from latlab.models import Baseline, Run, Series
@@ -183,3 +187,62 @@ def pin_baseline(session: Session, run: Run, branch: str | None,
         pinned.created_at = get_clock().now()
     session.flush()
     return pinned
+
+
+@dataclass(frozen=True)
+class TrendQuery:
+    """One series' history: runs of (suite, scenario) whose series carries these labels."""
+
+    suite: str
+    scenario: str
+    label_key: str
+    metric: str
+    project_id: int | None = None
+    branch: str | None = None
+    host: str | None = None
+    limit: int = 200
+
+
+@dataclass(frozen=True)
+class TrendPoint:
+    run_id: int
+    started_at: datetime
+    value: float
+    commit: str | None
+    branch: str | None
+    host_name: str | None
+
+
+def trend(session: Session, query: TrendQuery
+          ) -> tuple[list[TrendPoint], list[changepoints.ChangePoint]]:
+    """The newest `limit` values of a metric, oldest first, and their change points."""
+    select_points = (
+        select(Run, Series)
+        .join(Series, Series.run_id == Run.id)
+        .where(Run.suite == query.suite, Run.scenario == query.scenario,
+               Series.label_key == query.label_key)
+    )
+    if query.project_id is not None:
+        select_points = select_points.where(Run.project_id == query.project_id)
+    if query.branch:
+        select_points = select_points.where(Run.branch == query.branch)
+    if query.host:
+        select_points = select_points.where(Run.host_name == query.host)
+    rows = session.execute(select_points.order_by(Run.started_at.desc(), Run.id.desc())
+                           .limit(query.limit)).all()
+    points = []
+    for run, series in reversed(rows):
+        value = series_value(series, query.metric)
+        if value is not None:
+            points.append(TrendPoint(run.id, run.started_at, value, run.commit, run.branch,
+                                     run.host_name))
+    return points, change_points([p.value for p in points])
+
+
+def change_points(values: list[float]) -> list[changepoints.ChangePoint]:
+    """E-Divisive change points of a history, remembered by its values: the ingest worker
+    finds them for each new run, so the dashboard's trends read them at once."""
+    digest = hashlib.sha256(json.dumps(values).encode()).hexdigest()
+    found = memo(f"latlab:change-points:v1:{digest}",
+                 lambda: [dataclasses.asdict(c) for c in changepoints.detect(values)])
+    return [changepoints.ChangePoint(**c) for c in found]

@@ -29,6 +29,8 @@ class Settings(BaseSettings):
     regression_alerts: bool = True
     # Improvements at least this large (percent) are raised too, as `improvement` alerts.
     improvement_alert_pct: float = 20.0
+    # A schedule's launch with no run after its job's time limit plus this opens an alert.
+    missing_data_grace_s: float = 300.0
     # Alert delivery retries: exponential backoff from this base, capped.
     delivery_backoff_s: float = 2.0
     delivery_backoff_max_s: float = 300.0

@@ -122,5 +122,7 @@ class Trial(Base):
     summary_uncorrected: Mapped[dict[str, Any] | None]
     metrics: Mapped[dict[str, Any]] = mapped_column(default=dict)
     intervals: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONB)
+    # What the load program applied (CPU pinning, mlock) or the host refused.
+    tuning: Mapped[dict[str, str] | None] = mapped_column(JSONB)
 
     series: Mapped[Series] = relationship(back_populates="trials", lazy="raise")

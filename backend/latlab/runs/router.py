@@ -120,7 +120,7 @@ def get_run(run: RunFromPath) -> RunRead:
                     index=t.index, exact=t.exact,
                     summary={k: getattr(t, k) for k in _SUMMARY_KEYS},
                     summary_uncorrected=t.summary_uncorrected,
-                    metrics=t.metrics, intervals=t.intervals,
+                    metrics=t.metrics, intervals=t.intervals, tuning=t.tuning,
                 )
                 for t in s.trials
             ],
@@ -130,9 +130,8 @@ def get_run(run: RunFromPath) -> RunRead:
     base = _summary(run, run.project.slug, len(series), sum(len(s.trials) for s in series))
     return RunRead(
         **base.model_dump(), params=run.params, host_tags=run.host_tags,
-        host_fingerprint=run.host_fingerprint, job_id=run.job_id, verdict=run.verdict,
-        verdict_reasons=run.verdict_reasons,
-        baseline_run_id=run.baseline_run_id, series=series,
+        host_fingerprint=run.host_fingerprint, job_id=run.job_id,
+        verdict_reasons=run.verdict_reasons, series=series,
         metric_info=service.metric_info(run),
     )
 
@@ -166,5 +165,6 @@ def _summary(run: Run, project: str, series_count: int, trial_count: int) -> Run
         source=SourceRead(kind=run.source_kind, commit=run.commit, branch=run.branch,
                           build_url=run.build_url, pull_request=run.pull_request),
         started_at=run.started_at, finished_at=run.finished_at, created_at=run.created_at,
-        series_count=series_count, trial_count=trial_count,
+        series_count=series_count, trial_count=trial_count, verdict=run.verdict,
+        baseline_run_id=run.baseline_run_id,
     )

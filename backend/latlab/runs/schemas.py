@@ -64,6 +64,10 @@ class TrialIn(Schema):
     )
     metrics: Annotated[dict[Key, Finite], Field(max_length=200)] = {}
     intervals: Annotated[list[Interval], Field(max_length=100_000)] | None = None
+    tuning: Annotated[
+        dict[Key, Annotated[str, StringConstraints(max_length=500)]], Field(max_length=50)
+    ] | None = Field(None, description='What the load program applied or the host refused, '
+                     'e.g. {"mlock": "refused: Operation not permitted", "pin_cpus": "0,1"}.')
 
 
 class SeriesIn(Schema):
@@ -163,6 +167,8 @@ class RunSummary(ReadSchema):
     created_at: datetime
     series_count: int
     trial_count: int
+    verdict: Literal["pass", "fail", "no-baseline"] | None
+    baseline_run_id: int | None
 
 
 class RunPage(Schema):
@@ -179,6 +185,7 @@ class TrialRead(Schema):
     summary_uncorrected: Summary | None
     metrics: dict[str, float]
     intervals: list[dict[str, Any]] | None
+    tuning: dict[str, str] | None
 
 
 class SeriesRead(Schema):
@@ -195,9 +202,7 @@ class RunRead(RunSummary):
     host_tags: list[str]
     host_fingerprint: dict[str, Any]
     job_id: int | None
-    verdict: str | None
     verdict_reasons: list[VerdictReason]
-    baseline_run_id: int | None
     series: list[SeriesRead]
     metric_info: dict[str, MetricInfo] = Field(
         description="Unit and direction of every metric and summary key in this run."

@@ -45,6 +45,7 @@ class _TrialData:
     uncorrected: Histogram | None
     metrics: dict[str, float]
     intervals: list[dict[str, Any]] | None
+    tuning: dict[str, str] | None
 
 
 def submit(
@@ -200,6 +201,7 @@ def _trial_data(trial: Any, path: str) -> _TrialData:
         intervals=None
         if trial.intervals is None
         else [i.model_dump(exclude_none=True) for i in trial.intervals],
+        tuning=trial.tuning,
     )
 
 
@@ -253,6 +255,7 @@ def _trial(index: int, data: _TrialData) -> Trial:
         else data.uncorrected.summary().as_dict(),
         metrics=data.metrics,
         intervals=data.intervals,
+        tuning=data.tuning,
         **summary.as_dict(),
     )
 

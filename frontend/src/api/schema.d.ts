@@ -1204,6 +1204,10 @@ export interface components {
             series_count: number;
             /** Trial Count */
             trial_count: number;
+            /** Verdict */
+            verdict: ("pass" | "fail" | "no-baseline") | null;
+            /** Baseline Run Id */
+            baseline_run_id: number | null;
             /** Params */
             params: {
                 [key: string]: unknown;
@@ -1216,12 +1220,8 @@ export interface components {
             };
             /** Job Id */
             job_id: number | null;
-            /** Verdict */
-            verdict: string | null;
             /** Verdict Reasons */
             verdict_reasons: components["schemas"]["VerdictReason"][];
-            /** Baseline Run Id */
-            baseline_run_id: number | null;
             /** Series */
             series: components["schemas"]["SeriesRead"][];
             /**
@@ -1281,6 +1281,10 @@ export interface components {
             series_count: number;
             /** Trial Count */
             trial_count: number;
+            /** Verdict */
+            verdict: ("pass" | "fail" | "no-baseline") | null;
+            /** Baseline Run Id */
+            baseline_run_id: number | null;
         };
         /** ScenarioSpec */
         ScenarioSpec: {
@@ -1702,6 +1706,10 @@ export interface components {
             intervals: {
                 [key: string]: unknown;
             }[] | null;
+            /** Tuning */
+            tuning: {
+                [key: string]: string;
+            } | null;
         };
         /** TuningCheck */
         TuningCheck: {
@@ -1920,6 +1928,14 @@ export interface components {
              * @default null
              */
             intervals: components["schemas"]["Interval"][] | null;
+            /**
+             * Tuning
+             * @description What the load program applied or the host refused, e.g. {"mlock": "refused: Operation not permitted", "pin_cpus": "0,1"}.
+             * @default null
+             */
+            tuning: {
+                [key: string]: string;
+            } | null;
         };
         /**
          * RunCreate

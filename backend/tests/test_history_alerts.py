@@ -1,0 +1,99 @@
+"""Alerts from a metric's history (change points found on ingest) and from its absence
+(the missing-data watchdog), and the A/A check of compare at the API level."""
+
+from datetime import timedelta
+
+import numpy as np
+from sqlalchemy import select
+
+from latlab.alerts.service import check_missing_data
+from latlab.core.clock import get_clock
+from latlab.models import Alert, Job, JobStatus, Project, Run, Schedule, Scope
+from tests.factories import result
+
+
+def _submit(client, headers, index: int, level: float, seed: int, trials: int = 1,
+            branch: str = "main") -> int:
+    rng = np.random.default_rng(seed)
+    document = result(series=[{"labels": {"client": "go"}, "trials": [
+        {"latency": {"samples_ns": [int(v) for v in rng.lognormal(
+            np.log(350_000 * level), 0.2, 2000)]}}
+        for _ in range(trials)]}],
+        started_at=f"2026-11-{1 + index // 4:02d}T{10 + index % 4}:00:00Z", branch=branch)
+    response = client.post("/api/v1/runs", json=document, headers=headers)
+    assert response.status_code == 201, response.text
+    run_id: int = response.json()["id"]
+    return run_id
+
+
+def _change_point_alerts(client) -> list[dict]:
+    items: list[dict] = client.get("/api/v1/alerts", params={"limit": 200}).json()["items"]
+    return [a for a in items if a["kind"] == "change-point"]
+
+
+def test_a_shift_in_main_history_opens_one_change_point_alert_and_a_shift_back_resolves_it(
+        client, actors) -> None:
+    actors.login(client)
+    headers = actors.token(Scope.runs_write, Scope.read)
+    for index in range(15):
+        _submit(client, headers, index, 1.0, seed=index)
+    assert _change_point_alerts(client) == []
+    shifted = [_submit(client, headers, 15 + i, 1.25, seed=100 + i) for i in range(10)]
+    alerts = _change_point_alerts(client)
+    assert len(alerts) == 1, alerts
+    alert = alerts[0]
+    assert alert["state"] == "open" and alert["metric"] == "p99"
+    assert alert["run_id"] == shifted[0] and "shifted +" in alert["message"]
+    assert alert["value"] > 1.2 * alert["baseline_value"]
+    # A feature branch's runs are not main's history.
+    _submit(client, headers, 25, 2.0, seed=200, branch="feature")
+    assert len(_change_point_alerts(client)) == 1
+    for i in range(8):
+        _submit(client, headers, 26 + i, 1.0, seed=300 + i)
+    (after,) = _change_point_alerts(client)
+    assert after["id"] == alert["id"] and after["state"] == "resolved"
+
+
+def test_a_schedule_that_produced_no_run_in_its_window_opens_an_alert(db, client,
+                                                                        actors) -> None:
+    actors.login(client)
+    headers = actors.token(Scope.runs_write, Scope.read)
+    project_id = db.scalar(select(Project.id).where(Project.slug == "default"))
+    now = get_clock().now()
+    schedule = Schedule(project_id=project_id, name="nightly echo", cron="0 3 * * *",
+                        spec={"suite": "echo", "scenario": "default", "timeout_s": 600},
+                        created_at=now - timedelta(days=1),
+                        last_run_at=now - timedelta(minutes=5), next_run_at=now)
+    db.add(schedule)
+    db.flush()
+    assert check_missing_data(db) == 0  # still inside its window: the job may be running
+    schedule.last_run_at = now - timedelta(hours=2)
+    assert check_missing_data(db) == 1
+    assert check_missing_data(db) == 1  # still missing: the same alert, not a second one
+    (alert,) = db.query(Alert).filter_by(source="missing-data").all()
+    assert alert.state == "open" and "nightly echo" in alert.message
+    run_id = _submit(client, headers, 0, 1.0, seed=1)
+    db.get(Run, run_id).created_at = now - timedelta(hours=1)
+    db.add(Job(project_id=project_id, suite="echo", scenario="default", params={},
+               host_tags=[], repetitions=1, timeout_s=600, status=JobStatus.succeeded,
+               schedule_id=schedule.id, run_id=run_id, created_at=now - timedelta(hours=2)))
+    db.flush()
+    assert check_missing_data(db) == 0
+    db.refresh(alert)
+    assert alert.state == "resolved"
+
+
+def test_a_to_a_pairs_through_the_api_are_at_most_once_regressed(client, actors) -> None:
+    """20 pairs of 5-trial runs drawn from one distribution."""
+    headers = actors.token(Scope.runs_write, Scope.read)
+    regressed = 0
+    for pair in range(20):
+        baseline = _submit(client, headers, 2 * pair, 1.0, seed=1000 + pair, trials=5,
+                           branch="aa")
+        candidate = _submit(client, headers, 2 * pair + 1, 1.0, seed=2000 + pair, trials=5,
+                            branch="aa")
+        compared = client.get("/api/v1/compare", params={
+            "baseline": baseline, "candidate": candidate}, headers=headers).json()
+        verdicts = {m["metric"]: m["verdict"] for m in compared["series"][0]["metrics"]}
+        regressed += verdicts["p99"] == "regressed"
+    assert regressed <= 1
