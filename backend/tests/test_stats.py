@@ -97,3 +97,15 @@ def test_tail_percentiles_need_ten_samples_beyond_them() -> None:
     assert tail_reliable(1_000, 99.0)
     assert not tail_reliable(999, 99.0)
     assert tail_reliable(5_000, 99.9, min_beyond=5)
+
+
+def test_the_enumerated_p_value_equals_scipys_exact_one_without_ties() -> None:
+    from scipy.stats import mannwhitneyu
+
+    rng = np.random.default_rng(5)
+    for sizes in ((3, 3), (3, 4), (5, 5), (8, 8), (7, 6)):
+        for _ in range(20):
+            baseline = list(rng.normal(100, 3, sizes[0]))
+            candidate = list(rng.normal(102, 3, sizes[1]))
+            exact = mannwhitneyu(candidate, baseline, alternative="two-sided", method="exact")
+            assert mann_whitney_p(baseline, candidate) == pytest.approx(float(exact.pvalue))

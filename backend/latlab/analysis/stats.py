@@ -11,13 +11,17 @@ change is at least twice the minimum effect, and such a verdict is marked low co
 From 5 trials a side (smallest p 0.008) the plain rule applies.
 """
 
+import itertools
 import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
-from scipy.stats import PermutationMethod, mannwhitneyu
+import numpy as np
+import numpy.typing as npt
+from scipy.stats import mannwhitneyu, rankdata
 
 Direction = Literal["lower", "higher", "none"]
 Verdict = Literal["improved", "regressed", "unchanged", "inconclusive"]
@@ -104,21 +108,29 @@ def tail_reliable(count: int, percentile: float, min_beyond: int = 10) -> bool:
 
 
 def mann_whitney_p(baseline: Sequence[float], candidate: Sequence[float]) -> float:
-    """Two-sided Mann-Whitney U p-value; exact for small samples, ties included."""
-    if len(set(baseline) | set(candidate)) == 1:
+    """Two-sided Mann-Whitney U p-value. Exact for small samples, ties included: every split
+    of the pooled trials' mid-ranks into two groups of these sizes is enumerated (the
+    conditional test); normal approximation beyond `_EXACT_MAX_ARRANGEMENTS` splits."""
+    pooled = np.asarray([*candidate, *baseline], dtype=np.float64)
+    if np.all(pooled == pooled[0]):
         return 1.0  # every trial equal: nothing to rank
-    arrangements = math.comb(len(baseline) + len(candidate), len(baseline))
-    tied = len(set(baseline) | set(candidate)) < len(baseline) + len(candidate)
-    if not tied and min(len(baseline), len(candidate)) <= 8:
-        method: str | PermutationMethod = "exact"
-    elif arrangements <= _EXACT_MAX_ARRANGEMENTS:
-        # scipy's "exact" assumes no ties; enumerating every arrangement of the pooled
-        # trials is the exact conditional test with them.
-        method = PermutationMethod(n_resamples=arrangements)
-    else:
-        method = "asymptotic"
-    outcome = mannwhitneyu(candidate, baseline, alternative="two-sided", method=method)
-    return min(1.0, float(outcome.pvalue))
+    ranks = rankdata(pooled)
+    size = len(candidate)
+    if math.comb(len(pooled), size) > _EXACT_MAX_ARRANGEMENTS:
+        outcome = mannwhitneyu(candidate, baseline, alternative="two-sided",
+                               method="asymptotic")
+        return min(1.0, float(outcome.pvalue))
+    rank_sums = ranks[_splits(len(pooled), size)].sum(axis=1)
+    centre = size * (len(pooled) + 1) / 2.0
+    observed = abs(ranks[:size].sum() - centre)
+    extreme = np.abs(rank_sums - centre) >= observed - 1e-9
+    return min(1.0, float(extreme.mean()))
+
+
+@lru_cache(maxsize=64)
+def _splits(total: int, size: int) -> npt.NDArray[np.intp]:
+    """Every choice of `size` positions out of `total`, one per row."""
+    return np.array(list(itertools.combinations(range(total), size)), dtype=np.intp)
 
 
 def _direction_verdict(effect: float, direction: Direction) -> Verdict:
