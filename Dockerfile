@@ -1,5 +1,5 @@
-# One image for the api, the ingest worker, beat, the migrate step and the runner
-# (docker-compose.yml). A runner image for real lab hosts also needs the suites' toolchains.
+# One image for the api, the ingest worker, beat and the migrate step (target `lab`), and a
+# runner image with the toolchains the suites build with (target `runner`): docker-compose.yml.
 FROM node:20-bookworm-slim AS dashboard
 WORKDIR /src/frontend
 COPY frontend/package.json frontend/package-lock.json ./
@@ -7,7 +7,7 @@ RUN npm ci --no-audit --no-fund
 COPY frontend/ ./
 RUN npm run build
 
-FROM python:3.11-slim-bookworm
+FROM python:3.11-slim-bookworm AS lab
 WORKDIR /app
 COPY workers/pyproject.toml workers/pyproject.toml
 COPY workers/latlab_contract workers/latlab_contract
@@ -21,3 +21,14 @@ COPY --from=dashboard /src/frontend/dist frontend/dist
 ENV LATLAB_FRONTEND_DIST=/app/frontend/dist
 EXPOSE 8000
 CMD ["uvicorn", "latlab.main:app", "--host", "0.0.0.0", "--port", "8000"]
+
+# A lab host: builds the suites' programs (C, C++, Rust, Go) in its own cache. Debian's cargo
+# is too old for the suites' crates, so Rust comes from rustup, as on the bootstrap's hosts.
+FROM lab AS runner
+RUN apt-get update && apt-get install -y --no-install-recommends \
+        build-essential cmake pkg-config curl ca-certificates zlib1g-dev libcurl4-openssl-dev \
+        golang-go \
+    && rm -rf /var/lib/apt/lists/*
+ENV RUSTUP_HOME=/usr/local/rustup CARGO_HOME=/usr/local/cargo PATH=/usr/local/cargo/bin:$PATH
+RUN curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal --default-toolchain stable
+CMD ["sh", "-c", "exec celery -A latlab_workers.app worker -Q host.${LATLAB_HOST_NAME:-$HOSTNAME} -c 1"]

@@ -258,10 +258,9 @@ def wait_for(predicate, timeout: float = 60.0, interval: float = 0.2):
 @pytest.fixture(scope="session")
 def build_cache() -> Path:
     """Suite builds are cached across test sessions (a cold Rust build is ~30 s)."""
-    path = Path(os.environ.get("LATLAB_TEST_BUILD_CACHE",
-                               Path.home() / ".cache" / "latlab" / "test-builds"))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    from http_order_support import build_cache_dir  # workers/tests: one cache for both trees
+
+    return build_cache_dir()
 
 
 class RunnerProcess:

@@ -143,7 +143,7 @@ def test_delivery_retries_server_errors_and_waits_for_a_receiver_that_is_down(
         lab, receiver) -> None:
     client, token = lab
     client.post("/api/v1/channels", json={"name": "hook", "kind": "slack", "url": receiver.url})
-    client.post("/api/v1/sla-rules", json={"name": "P99 under 0.1 ms", "suite": "http-order",
+    client.post("/api/v1/sla-rules", json={"name": "P99 over 0.1 ms", "suite": "http-order",
                                            "metric": "p99", "op": ">", "threshold": 0.1,
                                            "unit": "ms", "severity": "critical"})
     receiver.script = [500, 500]

@@ -86,6 +86,33 @@ def test_echo_job_runs_on_a_host_and_stores_a_run(member, ingest_worker, start_r
     assert series["metrics"]["throughput"] > 0
 
 
+def test_http_order_job_runs_the_five_clients_against_one_server(
+        member, ingest_worker, start_runner, build_cache) -> None:
+    """The issue's acceptance: scenario "small" gives one run with a series per client. The
+    suite is built first in-process (a cold build takes minutes) so the job finds it cached."""
+    from http_order_support import CLIENTS, build_suite
+
+    build_suite(build_cache)
+    start_runner("lab-orders")
+    _online(member, "lab-orders")
+    created = member.post("/api/v1/jobs", json={
+        "suite": "http-order", "scenario": "small", "host_tags": [], "repetitions": 2,
+        "params": {"pin_cpus": "0", "mlock": True}})
+    assert created.status_code == 202, created.text
+    job, _ = _finish(member, created.json()["id"])
+    assert job["status"] == "succeeded", job
+    run = member.get(f"/api/v1/runs/{job['run_id']}").json()
+    assert sorted(s["labels"]["client"] for s in run["series"]) == sorted(CLIENTS)
+    for series in run["series"]:
+        assert series["summary"]["count"] == 2 * 100, series  # two trials of 100 orders
+        assert 0 < series["summary"]["p50"] <= series["summary"]["p99"]
+        assert series["metrics"]["throughput"] > 0 and series["metrics"]["errors"] == 0
+        assert len(series["trials"]) == 2
+        for trial in series["trials"]:
+            assert trial["tuning"]["pin_cpus"].startswith(("applied", "refused")), trial
+            assert trial["tuning"]["mlock"].startswith(("applied", "refused")), trial
+
+
 @pytest.mark.parametrize(("params", "path"), [
     ({"count": "10; rm -rf /"}, "$.params.count"),
     ({"count": 0}, "$.params.count"),

@@ -107,9 +107,7 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
     params = suite.resolved_params(spec.scenario, spec.params)
     reporter.progress("build", 0.0)
     build_dir = build(suite, cache_dir, deadline)
-    context = {name: _text(value) for name, value in params.items()}
-    context["build_dir"] = str(build_dir)
-    context["python"] = sys.executable  # the runner's interpreter, for Python load programs
+    context = program_context(params, build_dir)
     try:
         loads = suite.loads(spec.scenario, params)
     except SuiteError as error:
@@ -244,6 +242,16 @@ _PR_SET_PDEATHSIG = 1
 def _die_with_parent() -> None:
     # Programs die with the runner even when it is SIGKILLed.
     ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def program_context(params: dict[str, Any], build_dir: Path) -> dict[str, str]:
+    """The placeholders a suite's command lines may use, before any server has announced
+    itself: every parameter as text, `build_dir`, and `python` (the runner's interpreter, for
+    Python load programs)."""
+    context = {name: _text(value) for name, value in params.items()}
+    context["build_dir"] = str(build_dir)
+    context["python"] = sys.executable
+    return context
 
 
 def _text(value: Any) -> str:

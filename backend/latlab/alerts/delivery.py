@@ -13,6 +13,7 @@ from latlab.alerts.service import DELIVER, backoff
 from latlab.core.clock import get_clock
 from latlab.core.tasks import enqueue
 from latlab.models import Channel, DeliveryAttempt, Notification
+from latlab.runs.metrics import quantity
 from latlab_contract import INGEST_QUEUE
 
 TIMEOUT_S = 5
@@ -89,11 +90,11 @@ def blocks(payload: dict[str, Any]) -> list[dict[str, Any]]:
     if payload.get("metric"):
         fields.append(f"*Metric*\n{payload['metric']}")
     if payload.get("value") is not None:
-        fields.append(f"*Value*\n{_number(payload['value'], payload.get('unit'))}")
+        fields.append(f"*Value*\n{quantity(payload['value'], payload.get('unit'))}")
     if payload.get("threshold") is not None:
         fields.append(f"*Threshold*\n{payload['threshold']:g}")
     if payload.get("baseline_value") is not None:
-        fields.append(f"*Baseline*\n{_number(payload['baseline_value'], payload.get('unit'))}")
+        fields.append(f"*Baseline*\n{quantity(payload['baseline_value'], payload.get('unit'))}")
         if payload.get("value") is not None and payload["baseline_value"]:
             delta = 100 * (payload["value"] - payload["baseline_value"]) / abs(
                 payload["baseline_value"])
@@ -115,12 +116,3 @@ def blocks(payload: dict[str, Any]) -> list[dict[str, Any]]:
         result.append({"type": "context", "elements": [
             {"type": "mrkdwn", "text": " · ".join(links)}]})
     return result
-
-
-def _number(value: float, unit: str | None) -> str:
-    if unit == "ns":
-        for scale, name in ((1e9, "s"), (1e6, "ms"), (1e3, "µs")):
-            if abs(value) >= scale:
-                return f"{value / scale:.3g} {name}"
-        return f"{value:.0f} ns"
-    return f"{value:,.4g} {unit or ''}".strip()

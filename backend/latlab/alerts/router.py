@@ -25,13 +25,14 @@ from latlab.models import AlertState, Channel, Notification, Severity, SlaRule
 router = APIRouter(tags=["alerts"])
 Id = Annotated[int, Path(ge=1)]
 
+# A rule's op is its breach condition: "p99 > 2 ms" alerts when the p99 is over 2 ms.
 TEMPLATES = [
-    SlaRuleCreate(name="P50 under 0.5 ms", suite="http-order", metric="p50", op="<",
+    SlaRuleCreate(name="P50 over 0.5 ms", suite="http-order", metric="p50", op=">",
                   threshold=0.5, unit="ms"),
-    SlaRuleCreate(name="P99 under 2 ms", suite="http-order", metric="p99", op="<",
+    SlaRuleCreate(name="P99 over 2 ms", suite="http-order", metric="p99", op=">",
                   threshold=2, unit="ms"),
-    SlaRuleCreate(name="Throughput above 10k req/s", suite="http-order", metric="throughput",
-                  op=">", threshold=10_000, unit="req/s"),
+    SlaRuleCreate(name="Throughput under 10k req/s", suite="http-order", metric="throughput",
+                  op="<", threshold=10_000, unit="req/s"),
     SlaRuleCreate(name="Throughput drop over 20 %", suite="actor-iot", metric="throughput",
                   op=">", threshold=20, unit="%", kind="relative"),
     SlaRuleCreate(name="Throughput drop over 50 %", suite="actor-iot", metric="throughput",

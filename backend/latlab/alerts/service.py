@@ -173,7 +173,8 @@ def _judge_history(session: Session, run: Run) -> None:
                            baseline_run_id=points[latest.index - 1].run_id)
             shift = ("" if latest.delta_pct is None else f" {latest.delta_pct:+.1f} %")
             message = (f"{_series_name(run, series.labels)}: {metric} shifted{shift} from "
-                       f"{latest.before:.4g} to {latest.after:.4g} {info.unit} at run "
+                       f"{metric_registry.quantity(latest.before, info.unit)} to "
+                       f"{metric_registry.quantity(latest.after, info.unit)} at run "
                        f"{at.run_id}" + (f" (commit {at.commit[:12]})" if at.commit else ""))
             _raise_or_clear(session, f"change-point:{metric}", worse, context,
                             kind="change-point",

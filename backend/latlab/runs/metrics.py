@@ -49,3 +49,14 @@ KNOWN: dict[str, MetricInfo] = {
 def info(name: str) -> MetricInfo:
     """A metric's unit and direction; an unknown metric is shown as is, with no direction."""
     return KNOWN.get(name) or MetricInfo(name=name, label=name, unit="", direction="none")
+
+
+def quantity(value: float, unit: str | None) -> str:
+    """A value as people write it: nanoseconds in the largest fitting unit (1.23 ms), any other
+    unit after the number."""
+    if unit == "ns":
+        for scale, name in ((1e9, "s"), (1e6, "ms"), (1e3, "µs")):
+            if abs(value) >= scale:
+                return f"{value / scale:.3g} {name}"
+        return f"{value:.0f} ns"
+    return f"{value:,.4g} {unit or ''}".strip()

@@ -1,0 +1,275 @@
+#!/usr/bin/env bash
+# Load-generator fidelity: how close each http-order client comes to wrk's request rate against
+# the same order server, on the same number of keep-alive connections.
+#
+# Builds the suite into the bench cache, starts one order server, warms it up with a 1 s wrk
+# run (which also sizes the clients' runs), then runs rounds of wrk and every client's closed
+# loop one after another, so drift on a shared machine hits them all alike. Prints each one's
+# median req/s, its ratio to wrk and whether it meets its target (C, C++ >= 0.8, Rust >= 0.7,
+# Go >= 0.6, Python >= 0.15). A client that is not built shows as missing.
+#
+#   bash bench/loadgen_fidelity.sh [--orders N] [--connections C] [--seconds S] [--rounds R]
+#                                  [--split SERVER_CPUS:LOAD_CPUS]
+#
+#   --orders N       measured orders per client run (default: wrk's rate x S); a run also
+#                    stops after S seconds, so a slow client is not held up
+#   --connections C  keep-alive connections for wrk and every client (default 50)
+#   --seconds S      length of each run (default 5)
+#   --rounds R       rounds; the table shows the median (default 3)
+#   --split S:L      pin the server to CPUs S and wrk or the client (whole process) to CPUs L,
+#                    e.g. 0:1, as if they ran on separate machines; default: shared CPUs
+#
+# The build cache is $LATLAB_BENCH_BUILD_DIR, else ~/.cache/latlab/bench-builds/http-order.
+
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+SUITE=workers/suites/http-order
+CLIENTS=(python c cpp rust go)
+WARMUP=1000
+ORDER_TIMEOUT=5
+
+orders=""
+connections=50
+seconds=5
+rounds=3
+split=""
+server_cpus=""
+load_cpus=""
+
+usage() {
+    sed -n '/^#   bash/,/^#   --rounds/p' "$0" | sed 's/^# \{0,1\}//' >&2
+}
+
+# need_count "$@": the option's value is a whole number >= 1.
+need_count() {
+    if (($# < 2)) || ! [[ $2 =~ ^[1-9][0-9]*$ ]]; then
+        echo "loadgen_fidelity: $1 needs a whole number >= 1" >&2
+        exit 2
+    fi
+}
+
+while (($#)); do
+    case $1 in
+        --orders) need_count "$@"; orders=$2; shift 2 ;;
+        --connections) need_count "$@"; connections=$2; shift 2 ;;
+        --seconds) need_count "$@"; seconds=$2; shift 2 ;;
+        --rounds) need_count "$@"; rounds=$2; shift 2 ;;
+        --split)
+            if (($# < 2)) || ! [[ $2 =~ ^[0-9,-]+:[0-9,-]+$ ]]; then
+                echo "loadgen_fidelity: --split needs SERVER_CPUS:LOAD_CPUS, e.g. 0:1" >&2
+                exit 2
+            fi
+            split=$2; server_cpus=${2%%:*}; load_cpus=${2##*:}; shift 2 ;;
+        -h | --help)
+            usage
+            exit 0
+            ;;
+        *)
+            echo "loadgen_fidelity: unknown argument $1" >&2
+            usage
+            exit 2
+            ;;
+    esac
+done
+
+if ! command -v wrk >/dev/null; then
+    echo "loadgen_fidelity: wrk is not installed (apt-get install wrk)" >&2
+    exit 1
+fi
+
+BUILD_DIR=${LATLAB_BENCH_BUILD_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/latlab/bench-builds/http-order}
+mkdir -p "$BUILD_DIR"
+BUILD_DIR=$(cd "$BUILD_DIR" && pwd)  # the suite's Makefile needs it absolute
+if [[ -x .venv/bin/python ]]; then
+    PYTHON=$PWD/.venv/bin/python  # the runner's interpreter, with aiohttp and hdrh
+else
+    PYTHON=$(command -v python3)
+fi
+
+work=$(mktemp -d)
+server_pid=""
+cleanup() {
+    if [[ -n $server_pid ]]; then
+        kill "$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# One make target at a time, so a client that does not build yet leaves the others standing.
+build() {
+    local target
+    for target in rust c cpp go; do
+        if ! make --no-print-directory -s -C "$SUITE" BUILD_DIR="$BUILD_DIR" "$target" \
+            >"$work/build-$target.log" 2>&1; then
+            echo "loadgen_fidelity: building $target failed; its programs show as missing:" >&2
+            tail -n 5 "$work/build-$target.log" | sed 's/^/    /' >&2
+        fi
+    done
+}
+
+start_server() {
+    local server=$BUILD_DIR/target/release/order-server line=""
+    if [[ ! -x $server ]]; then
+        echo "loadgen_fidelity: no order server at $server" >&2
+        exit 1
+    fi
+    local pin=()
+    [[ -n $server_cpus ]] && pin=(taskset -c "$server_cpus")  # taskset execs: $! is the server
+    "${pin[@]}" "$server" --listen 127.0.0.1:0 >"$work/server.out" 2>"$work/server.err" &
+    server_pid=$!
+    for _ in $(seq 100); do
+        if IFS= read -r line <"$work/server.out"; then
+            break
+        fi
+        if ! kill -0 "$server_pid" 2>/dev/null; then
+            echo "loadgen_fidelity: the order server exited:" >&2
+            cat "$work/server.err" >&2
+            exit 1
+        fi
+        sleep 0.1
+    done
+    if [[ -z $line ]]; then
+        echo "loadgen_fidelity: the order server did not say where it listens" >&2
+        exit 1
+    fi
+    address=$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["listening"])' "$line")
+}
+
+# on_cpus CPUS COMMAND...: runs COMMAND pinned to CPUS (taskset), or as it is when CPUS is "".
+on_cpus() {
+    local cpus=$1
+    shift
+    if [[ -n $cpus ]]; then
+        taskset -c "$cpus" "$@"
+    else
+        "$@"
+    fi
+}
+
+# run_wrk SECONDS: wrk's req/s on stdout (one thread per CPU it may use, at most 2).
+run_wrk() {
+    local threads=2
+    if [[ -n $load_cpus ]]; then
+        threads=$(taskset -c "$load_cpus" nproc)
+        ((threads > 2)) && threads=2
+    fi
+    if ((connections < threads)); then
+        threads=$connections
+    fi
+    on_cpus "$load_cpus" wrk -t"$threads" -c"$connections" -d"$1s" -s bench/post_order.lua "http://$address/order" \
+        >"$work/wrk.out" 2>&1
+    if grep -q 'Non-2xx' "$work/wrk.out"; then
+        echo "loadgen_fidelity: wrk got answers other than 200:" >&2
+        grep 'Non-2xx' "$work/wrk.out" >&2
+    fi
+    awk '/^Requests\/sec:/ { print $2 }' "$work/wrk.out"
+}
+
+# client_command NAME: the client's program in the array `command`, as suite.toml runs it.
+client_command() {
+    case $1 in
+        python) command=("$PYTHON" "$SUITE/clients/python/order_client.py") ;;
+        c) command=("$BUILD_DIR/c_client") ;;
+        cpp) command=("$BUILD_DIR/cpp_client") ;;
+        rust) command=("$BUILD_DIR/target/release/order-client") ;;
+        go) command=("$BUILD_DIR/go_client") ;;
+    esac
+}
+
+# run_client NAME: appends "NAME<tab>req/s" (or missing, or failed) to the results.
+run_client() {
+    local name=$1 status=0 rate
+    client_command "$name"
+    if [[ ! -x ${command[0]} || ($name == python && ! -f ${command[1]}) ]]; then
+        printf '%s\tmissing\n' "$name" >>"$work/results.tsv"
+        return
+    fi
+    on_cpus "$load_cpus" timeout $((seconds + ORDER_TIMEOUT + 60)) "${command[@]}" \
+        --url "http://$address" --orders "$orders" --connections "$connections" \
+        --warmup "$WARMUP" --rate 0 --duration "$seconds" --timeout "$ORDER_TIMEOUT" \
+        --pin-cpus "" --mlock false >"$work/client.json" 2>"$work/client.err" || status=$?
+    if ((status == 0)) && rate=$(python3 -c \
+        'import json, sys; print(json.load(sys.stdin)["throughput"])' <"$work/client.json"); then
+        printf '%s\t%s\n' "$name" "$rate" >>"$work/results.tsv"
+    else
+        echo "loadgen_fidelity: $name exited with $status:" >&2
+        tail -n 5 "$work/client.err" | sed 's/^/    /' >&2
+        printf '%s\tfailed\n' "$name" >>"$work/results.tsv"
+    fi
+}
+
+echo "building the suite into $BUILD_DIR ..." >&2
+build
+start_server
+echo "order server on $address; $connections connections, $seconds s runs, $rounds rounds;" \
+    "CPUs ${split:-shared} (server:load)" >&2
+
+calibration=$(run_wrk 1)
+if [[ -z $orders ]]; then
+    orders=$(python3 -c 'import math, sys; print(max(1, math.ceil(float(sys.argv[1]) * int(sys.argv[2]))))' \
+        "$calibration" "$seconds")
+fi
+echo "wrk warm-up: $calibration req/s; $orders orders per client run" >&2
+
+: >"$work/results.tsv"
+for round in $(seq "$rounds"); do
+    echo "round $round/$rounds: wrk ${CLIENTS[*]}" >&2
+    printf 'wrk\t%s\n' "$(run_wrk "$seconds")" >>"$work/results.tsv"
+    for name in "${CLIENTS[@]}"; do
+        run_client "$name"
+    done
+done
+
+python3 - "$work/results.tsv" <<'EOF'
+"""The table: each program's median req/s, its ratio to wrk's, and its target."""
+import statistics
+import sys
+
+TARGETS = {"python": 0.15, "c": 0.8, "cpp": 0.8, "rust": 0.7, "go": 0.6}
+
+runs: dict[str, list[str]] = {}
+with open(sys.argv[1]) as results:
+    for line in results:
+        name, value = line.rstrip("\n").split("\t")
+        runs.setdefault(name, []).append(value)
+
+
+def number(value: str) -> float | None:
+    try:
+        return float(value)
+    except ValueError:
+        return None  # missing, failed, or wrk printed no rate
+
+
+def median(values: list[str]) -> float | None:
+    numbers = [n for n in map(number, values) if n is not None]
+    return statistics.median(numbers) if numbers else None
+
+
+def show(value: str) -> str:
+    n = number(value)
+    return value or "failed" if n is None else f"{n:.0f}"
+
+
+wrk = median(runs.get("wrk", []))
+print(f"{'client':<8} {'req/s (median)':>15} {'ratio to wrk':>13} {'target':>7} {'meets':>6}  rounds")
+for name in ["wrk", *TARGETS]:
+    values = runs.get(name, [])
+    rate = median(values)
+    target = TARGETS.get(name)
+    shown = ", ".join(map(show, values))
+    if rate is None:
+        state = "missing" if "missing" in values else "failed"
+        print(f"{name:<8} {state:>15} {'-':>13} {target or '-':>7} {'-':>6}  {shown}")
+        continue
+    if not wrk:
+        print(f"{name:<8} {rate:>15.1f} {'-':>13} {target or '-':>7} {'-':>6}  {shown}")
+        continue
+    ratio = rate / wrk
+    meets = "-" if target is None else ("yes" if ratio >= target else "no")
+    print(f"{name:<8} {rate:>15.1f} {ratio:>13.2f} {target or '-':>7} {meets:>6}  {shown}")
+EOF

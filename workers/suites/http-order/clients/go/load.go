@@ -1,0 +1,302 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// load drives C workers, each with its own keep-alive connection, against the order endpoint.
+type load struct {
+	cfg     config
+	client  *http.Client
+	workers []*worker
+}
+
+// result is what the workers measured, merged.
+type result struct {
+	ok, errors, timeouts int64
+	elapsed              time.Duration           // the measuring phase
+	latency              *hdrhistogram.Histogram // closed loop: sent -> answered; open: intended -> answered
+	uncorrected          *hdrhistogram.Histogram // open loop: sent -> answered
+	pinErr               error                   // the first worker that could not be pinned
+	scheduled            int64                   // measured orders planned: N, or floor(R × duration)
+	warmupCut            bool                    // the warm-up hit its time bound
+}
+
+type worker struct {
+	id                   int
+	ok, errors, timeouts int64
+	latency, uncorrected *hdrhistogram.Histogram
+	pinErr               error
+	body                 bytes.Buffer // the last response, reused
+}
+
+type outcome int
+
+const (
+	succeeded outcome = iota
+	failed
+	timedOut
+)
+
+// Histogram range: 1 ns .. 60 s, 3 significant digits (the suite's common format).
+const (
+	histLowest  = 1
+	histHighest = 60 * int64(time.Second)
+	histDigits  = 3
+)
+
+func newLoad(cfg config) *load {
+	c := cfg.connections
+	transport := &http.Transport{
+		Proxy:               nil,
+		DialContext:         (&net.Dialer{Timeout: cfg.timeout, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        c,
+		MaxIdleConnsPerHost: c,
+		MaxConnsPerHost:     c,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+	}
+	l := &load{cfg: cfg, client: &http.Client{Transport: transport, Timeout: cfg.timeout}}
+	for i := 0; i < c; i++ {
+		l.workers = append(l.workers, &worker{
+			id:          i,
+			latency:     hdrhistogram.New(histLowest, histHighest, histDigits),
+			uncorrected: hdrhistogram.New(histLowest, histHighest, histDigits),
+		})
+	}
+	return l
+}
+
+func (l *load) run() result {
+	var res result
+	if l.cfg.rate > 0 {
+		res = l.runOpen()
+	} else {
+		res = l.runClosed()
+	}
+	res.latency = hdrhistogram.New(histLowest, histHighest, histDigits)
+	res.uncorrected = hdrhistogram.New(histLowest, histHighest, histDigits)
+	for _, w := range l.workers {
+		res.ok += w.ok
+		res.errors += w.errors
+		res.timeouts += w.timeouts
+		res.latency.Merge(w.latency)
+		res.uncorrected.Merge(w.uncorrected)
+		if res.pinErr == nil && w.pinErr != nil {
+			res.pinErr = w.pinErr
+		}
+	}
+	return res
+}
+
+// runClosed: W warm-up orders, then N measured ones, each worker sending its next order as
+// soon as the previous one is answered. Both phases stop taking orders after --duration.
+func (l *load) runClosed() result {
+	var res result
+	var warmupTaken, measuredTaken int64
+	warmupDeadline := time.Now().Add(l.cfg.duration)
+	var measureStart, measureDeadline time.Time
+	startMeasuring := make(chan struct{})
+	var warmedUp, finished sync.WaitGroup
+	warmedUp.Add(len(l.workers))
+	finished.Add(len(l.workers))
+	var warmupCut int32
+
+	for _, w := range l.workers {
+		go func(w *worker) {
+			defer finished.Done()
+			l.pin(w)
+			for atomic.AddInt64(&warmupTaken, 1) <= l.cfg.warmup {
+				if !time.Now().Before(warmupDeadline) {
+					atomic.StoreInt32(&warmupCut, 1)
+					break
+				}
+				l.send(w, 0)
+			}
+			warmedUp.Done()
+			<-startMeasuring
+			for seq := atomic.AddInt64(&measuredTaken, 1); seq <= l.cfg.orders; seq = atomic.AddInt64(&measuredTaken, 1) {
+				sent := time.Now()
+				if !sent.Before(measureDeadline) {
+					break
+				}
+				out := l.send(w, seq)
+				if out == succeeded {
+					recordNs(w.latency, time.Since(sent))
+				}
+				l.count(w, out)
+			}
+		}(w)
+	}
+
+	warmedUp.Wait()
+	measureStart = time.Now()
+	measureDeadline = measureStart.Add(l.cfg.duration)
+	close(startMeasuring)
+	finished.Wait()
+	res.elapsed = time.Since(measureStart)
+	res.scheduled = l.cfg.orders
+	res.warmupCut = warmupCut != 0
+	return res
+}
+
+// runOpen: order k (warm-up first, then measured) is due at start + k/R. A worker takes the
+// next order, waits for its due time if early, and sends it; a late order goes at once. The
+// corrected latency runs from the due time, so a stalled server is charged for every order it
+// held back, not only for the few in flight (coordinated omission).
+func (l *load) runOpen() result {
+	var res result
+	warmup := l.cfg.warmup
+	total := warmup + int64(l.cfg.rate*l.cfg.duration.Seconds())
+	start := time.Now()
+	due := func(k int64) time.Time {
+		return start.Add(time.Duration(float64(k) * float64(time.Second) / l.cfg.rate))
+	}
+	measureStart := due(warmup)
+	// Nothing is sent past the measuring phase, so the run ends by --duration + --timeout.
+	deadline := measureStart.Add(l.cfg.duration)
+	var taken int64
+	var finished sync.WaitGroup
+	finished.Add(len(l.workers))
+
+	for _, w := range l.workers {
+		go func(w *worker) {
+			defer finished.Done()
+			l.pin(w)
+			for k := atomic.AddInt64(&taken, 1) - 1; k < total; k = atomic.AddInt64(&taken, 1) - 1 {
+				intended := due(k)
+				sleepUntil(intended)
+				sent := time.Now()
+				if !sent.Before(deadline) {
+					atomic.StoreInt64(&taken, total) // the other workers stop too
+					break
+				}
+				if k < warmup {
+					l.send(w, 0)
+					continue
+				}
+				out := l.send(w, k-warmup+1)
+				if out == succeeded {
+					answered := time.Now()
+					recordNs(w.latency, answered.Sub(intended))
+					recordNs(w.uncorrected, answered.Sub(sent))
+				}
+				l.count(w, out)
+			}
+		}(w)
+	}
+
+	finished.Wait()
+	res.elapsed = time.Since(measureStart)
+	res.scheduled = total - warmup
+	return res
+}
+
+func (l *load) pin(w *worker) {
+	if len(l.cfg.pinCPUs) > 0 {
+		w.pinErr = pinThread(l.cfg.pinCPUs[w.id%len(l.cfg.pinCPUs)])
+	}
+}
+
+func (l *load) count(w *worker, out outcome) {
+	switch out {
+	case succeeded:
+		w.ok++
+	case timedOut:
+		w.timeouts++
+	default:
+		w.errors++
+	}
+}
+
+// send posts one order and reads the whole answer, so the connection goes back to the pool.
+func (l *load) send(w *worker, seq int64) outcome {
+	req, err := http.NewRequest(http.MethodPost, l.cfg.url, bytes.NewReader(orderBody(seq, time.Now())))
+	if err != nil {
+		return failed
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := l.client.Do(req)
+	if err != nil {
+		return classify(err)
+	}
+	w.body.Reset()
+	_, err = io.Copy(&w.body, resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return classify(err)
+	}
+	if resp.StatusCode != http.StatusOK || !isSuccess(w.body.Bytes()) {
+		return failed
+	}
+	return succeeded
+}
+
+func classify(err error) outcome {
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		return timedOut
+	}
+	return failed
+}
+
+var successField = []byte(`"status":"SUCCESS"`)
+
+// isSuccess looks for the server's compact `"status":"SUCCESS"` first and parses the JSON only
+// when that is absent, so a differently spaced answer is still read right.
+func isSuccess(body []byte) bool {
+	if bytes.Contains(body, successField) {
+		return true
+	}
+	var answer struct {
+		Status string `json:"status"`
+	}
+	return json.Unmarshal(body, &answer) == nil && answer.Status == "SUCCESS"
+}
+
+// orderBody is the seed's order, buying on odd sequence numbers and selling on even ones
+// (warm-up orders are 0).
+func orderBody(seq int64, now time.Time) []byte {
+	side := "buy"
+	if seq%2 == 0 {
+		side = "sell"
+	}
+	b := make([]byte, 0, 256)
+	b = append(b, `{"buy_sell":"`...)
+	b = append(b, side...)
+	b = append(b, `","symbol":2330,"price":100.0,"quantity":1000,"market_type":"common","price_type":"limit","time_in_force":"rod","order_type":"stock","user_def":"go-`...)
+	b = strconv.AppendInt(b, seq, 10)
+	b = append(b, `","client_timestamp":"`...)
+	b = now.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z")
+	b = append(b, `"}`...)
+	return b
+}
+
+func recordNs(h *hdrhistogram.Histogram, d time.Duration) {
+	ns := int64(d)
+	if ns < histLowest {
+		ns = histLowest
+	} else if ns > histHighest {
+		ns = histHighest
+	}
+	_ = h.RecordValue(ns) // in range by construction
+}
+
+func encodeHistogram(h *hdrhistogram.Histogram) (string, error) {
+	encoded, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return "", err
+	}
+	return string(encoded), nil
+}

@@ -1,0 +1,446 @@
+"""The http-order suite's Python load client (aiohttp + asyncio).
+
+Sends orders to the order server in a closed loop (the seed's mode) or an open loop at a
+constant rate, and prints one JSON document on stdout; the suite's README.md is the contract
+every client follows. Imports only the standard library, aiohttp and hdrh, so it runs on the
+runner's interpreter as it is (`python -I` included).
+
+    order_client.py --url http://127.0.0.1:PORT --orders N --connections C --warmup W
+                    --rate R --duration S --timeout T --pin-cpus LIST --mlock true|false
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import ctypes
+import enum
+import errno
+import functools
+import importlib
+import importlib.util
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+from hdrh.histogram import HdrHistogram
+
+CLIENT = "python"
+
+# Histogram range: 1 ns .. 60 s, 3 significant digits (the suite's common format).
+HIST_LOWEST_NS = 1
+HIST_HIGHEST_NS = 60_000_000_000
+HIST_DIGITS = 3
+
+# <sys/mman.h> on Linux (x86, arm and most others).
+MCL_CURRENT = 1
+MCL_FUTURE = 2
+
+NS_PER_S = 1_000_000_000
+ORDER_HEADERS = {"Content-Type": "application/json"}
+SUCCESS_FIELD = b'"status":"SUCCESS"'
+ORDER_TEMPLATE = (
+    '{"buy_sell":"%s","symbol":2330,"price":100.0,"quantity":1000,"market_type":"common",'
+    '"price_type":"limit","time_in_force":"rod","order_type":"stock","user_def":"python-%d",'
+    '"client_timestamp":"%s"}'
+)
+
+
+@dataclass(frozen=True)
+class Config:
+    """The command line, checked."""
+
+    url: str  # the order endpoint: --url + "/order"
+    orders: int
+    connections: int
+    warmup: int
+    rate: float  # 0: closed loop
+    duration_s: float
+    timeout_s: float
+    pin_cpus: tuple[int, ...]  # empty: no pinning
+    mlock: bool
+
+    @property
+    def open_loop(self) -> bool:
+        return self.rate > 0
+
+
+class Outcome(enum.Enum):
+    OK = "ok"
+    ERROR = "error"
+    TIMEOUT = "timeout"
+
+
+def new_histogram() -> HdrHistogram:
+    return HdrHistogram(HIST_LOWEST_NS, HIST_HIGHEST_NS, HIST_DIGITS)
+
+
+@dataclass
+class Tally:
+    """What the measured orders came to."""
+
+    ok: int = 0
+    errors: int = 0
+    timeouts: int = 0
+    latency: HdrHistogram = field(default_factory=new_histogram)
+    uncorrected: HdrHistogram = field(default_factory=new_histogram)
+    scheduled: int = 0  # measured orders planned: N, or floor(R x duration)
+    elapsed_ns: int = 0  # the measuring phase
+    warmup_cut: bool = False  # the warm-up hit its time bound
+
+    @property
+    def orders(self) -> int:
+        return self.ok + self.errors + self.timeouts
+
+    def count(self, outcome: Outcome) -> None:
+        if outcome is Outcome.OK:
+            self.ok += 1
+        elif outcome is Outcome.TIMEOUT:
+            self.timeouts += 1
+        else:
+            self.errors += 1
+
+
+class Load:
+    """C workers sharing one session whose connector keeps C keep-alive connections."""
+
+    def __init__(self, config: Config, session: aiohttp.ClientSession) -> None:
+        self.config = config
+        self.session = session
+        self.tally = Tally()
+
+    async def run(self) -> Tally:
+        if self.config.open_loop:
+            await self.run_open()
+        else:
+            await self.run_closed()
+        return self.tally
+
+    async def run_closed(self) -> None:
+        """W warm-up orders, then N measured ones, each worker sending its next order as soon
+        as the previous one is answered. Both phases stop taking orders after --duration."""
+        config, tally = self.config, self.tally
+        duration_ns = seconds_to_ns(config.duration_s)
+
+        warmup_deadline = time.monotonic_ns() + duration_ns
+        warmup_left = config.warmup
+
+        async def warm_up() -> None:
+            nonlocal warmup_left
+            while warmup_left > 0:
+                if time.monotonic_ns() >= warmup_deadline:
+                    tally.warmup_cut = True
+                    return
+                warmup_left -= 1
+                await self.send(0)
+
+        await self.on_every_worker(warm_up)
+
+        start = time.monotonic_ns()
+        deadline = start + duration_ns
+        taken = 0
+
+        async def measure() -> None:
+            nonlocal taken
+            while taken < config.orders:
+                sent = time.monotonic_ns()
+                if sent >= deadline:
+                    return
+                taken += 1
+                outcome = await self.send(taken)
+                if outcome is Outcome.OK:
+                    tally.latency.record_value(clamp_ns(time.monotonic_ns() - sent))
+                tally.count(outcome)
+
+        await self.on_every_worker(measure)
+        tally.elapsed_ns = time.monotonic_ns() - start
+        tally.scheduled = config.orders
+
+    async def run_open(self) -> None:
+        """Order k (warm-up first, then measured) is due at start + k/R. A worker takes the
+        next order, waits for its due time if early, and sends it; a late order goes at once.
+        The corrected latency runs from the due time, so a stalled server is charged for every
+        order it held back, not only for the few in flight (coordinated omission)."""
+        config, tally = self.config, self.tally
+        warmup = config.warmup
+        total = warmup + math.floor(config.rate * config.duration_s)
+        origin = time.monotonic_ns()
+
+        def due(k: int) -> int:
+            return origin + round(k * NS_PER_S / config.rate)
+
+        start = due(warmup)
+        # Nothing is sent past the measuring phase, so the run ends by --duration + --timeout.
+        deadline = start + seconds_to_ns(config.duration_s)
+        taken = 0
+
+        async def pace() -> None:
+            nonlocal taken
+            while taken < total:
+                k = taken
+                taken += 1
+                intended = due(k)
+                early_ns = intended - time.monotonic_ns()
+                if early_ns > 0:
+                    await asyncio.sleep(early_ns / NS_PER_S)
+                sent = time.monotonic_ns()
+                if sent >= deadline:
+                    taken = total  # the other workers stop too
+                    return
+                if k < warmup:
+                    await self.send(0)
+                    continue
+                outcome = await self.send(k - warmup + 1)
+                answered = time.monotonic_ns()
+                if outcome is Outcome.OK:
+                    tally.latency.record_value(clamp_ns(answered - intended))
+                    tally.uncorrected.record_value(clamp_ns(answered - sent))
+                tally.count(outcome)
+
+        await self.on_every_worker(pace)
+        tally.elapsed_ns = time.monotonic_ns() - start
+        tally.scheduled = total - warmup
+
+    async def on_every_worker(self, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        async with asyncio.TaskGroup() as workers:
+            for _ in range(self.config.connections):
+                workers.create_task(work())
+
+    async def send(self, seq: int) -> Outcome:
+        """Post one order and read the whole answer, so the connection goes back to the pool."""
+        try:
+            async with self.session.post(
+                self.config.url, data=order_body(seq), headers=ORDER_HEADERS
+            ) as response:
+                body = await response.read()
+        except TimeoutError:  # aiohttp's own timeout errors derive from it
+            return Outcome.TIMEOUT
+        except (aiohttp.ClientError, OSError):
+            return Outcome.ERROR
+        if response.status == 200 and is_success(body):
+            return Outcome.OK
+        return Outcome.ERROR
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Exit status: 0 when a measured order succeeded, 1 when none did, 2 for bad arguments."""
+    config = parse_args(argv)
+    tuning = {"pin_cpus": "off", "mlock": "off"}
+    # Before the event loop starts, so every thread it may create inherits the affinity.
+    if config.pin_cpus:
+        tuning["pin_cpus"] = pin_process(config.pin_cpus)
+    if config.mlock:
+        tuning["mlock"] = lock_memory()
+
+    loop_factory = uvloop_factory()
+    with asyncio.Runner(loop_factory=loop_factory) as runner:
+        tally = runner.run(measure(config))
+
+    report = build_report(config, tally, tuning)
+    log_summary(report, tally, "uvloop" if loop_factory else "asyncio")
+    sys.stdout.write(json.dumps(report) + "\n")
+    sys.stdout.flush()
+    return 0 if tally.ok > 0 else 1
+
+
+async def measure(config: Config) -> Tally:
+    connector = aiohttp.TCPConnector(limit=config.connections, limit_per_host=config.connections)
+    # aiohttp rounds a timeout above ceil_threshold up to a whole second; this one is exact.
+    timeout = aiohttp.ClientTimeout(total=config.timeout_s, ceil_threshold=math.inf)
+    async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+        return await Load(config, session).run()
+
+
+def parse_args(argv: Sequence[str] | None) -> Config:
+    parser = argparse.ArgumentParser(
+        prog="order_client.py", description="http-order load client (aiohttp)"
+    )
+    parser.add_argument("--url", required=True, help="server base URL, e.g. http://127.0.0.1:8080")
+    parser.add_argument("--orders", type=int, default=1000, help="closed loop: measured orders")
+    parser.add_argument("--connections", type=int, default=50, help="keep-alive connections")
+    parser.add_argument("--warmup", type=int, default=100, help="orders before measuring")
+    parser.add_argument("--rate", type=float, default=0.0, help="open loop: orders/s; 0 = closed")
+    parser.add_argument("--duration", type=float, default=60.0, help="seconds to measure, at most")
+    parser.add_argument("--timeout", type=float, default=5.0, help="seconds one order may take")
+    parser.add_argument("--pin-cpus", type=parse_cpu_list, default=(), help='e.g. "2-3", "0,2"')
+    parser.add_argument("--mlock", choices=("true", "false"), default="false")
+    args = parser.parse_args(argv)
+
+    if not args.url.startswith("http://") or len(args.url) <= len("http://"):
+        parser.error(f"--url must be http://HOST:PORT, got {args.url!r}")
+    if args.orders < 1:
+        parser.error("--orders must be at least 1")
+    if args.connections < 1:
+        parser.error("--connections must be at least 1")
+    if args.warmup < 0:
+        parser.error("--warmup must not be negative")
+    if not (0 <= args.rate < math.inf):
+        parser.error("--rate must be a number >= 0")
+    if not (0 < args.duration < math.inf):
+        parser.error("--duration must be a number > 0")
+    if not (0 < args.timeout < math.inf):
+        parser.error("--timeout must be a number > 0")
+    if args.rate > 0 and math.floor(args.rate * args.duration) < 1:
+        parser.error("--rate x --duration must come to at least one order")
+
+    return Config(
+        url=args.url.rstrip("/") + "/order",
+        orders=args.orders,
+        connections=args.connections,
+        warmup=args.warmup,
+        rate=args.rate,
+        duration_s=args.duration,
+        timeout_s=args.timeout,
+        pin_cpus=args.pin_cpus,
+        mlock=args.mlock == "true",
+    )
+
+
+def parse_cpu_list(text: str) -> tuple[int, ...]:
+    """Reads "2-3" or "0,2" (or a mix); "" is no pinning."""
+    if text == "":
+        return ()
+    cpus: list[int] = []
+    for part in text.split(","):
+        low, _, high = part.partition("-")
+        if not low.isdigit() or not (high == "" or high.isdigit()):
+            raise argparse.ArgumentTypeError(f"bad CPU {part!r} in {text!r}")
+        first, last = int(low), int(high or low)
+        if last < first:
+            raise argparse.ArgumentTypeError(f"bad CPU range {part!r} in {text!r}")
+        cpus.extend(range(first, last + 1))
+    return tuple(cpus)
+
+
+def pin_process(cpus: tuple[int, ...]) -> str:
+    """The client runs on one thread (the event loop), so the process takes the whole list.
+    The kernel would quietly drop a CPU outside the allowed set from the mask; here it is a
+    refusal, worded as the kernel refuses a thread pinned to that CPU alone."""
+    allowed = os.sched_getaffinity(0)
+    for cpu in cpus:
+        if cpu not in allowed:
+            return f"refused: cpu {cpu}: {os.strerror(errno.EINVAL)}"
+    try:
+        os.sched_setaffinity(0, cpus)
+    except OSError as error:
+        return f"refused: {error.strerror}"
+    return "applied: " + ",".join(str(cpu) for cpu in cpus)
+
+
+def lock_memory() -> str:
+    """mlockall(MCL_CURRENT | MCL_FUTURE): keep every page, present and future, in RAM."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.mlockall(MCL_CURRENT | MCL_FUTURE) != 0:
+        return f"refused: {os.strerror(ctypes.get_errno())}"
+    return "applied"
+
+
+def uvloop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop when it is installed (the suite does not require it)."""
+    if importlib.util.find_spec("uvloop") is None:
+        return None
+    factory: Callable[[], asyncio.AbstractEventLoop] = importlib.import_module(
+        "uvloop"
+    ).new_event_loop
+    return factory
+
+
+def order_body(seq: int) -> bytes:
+    """The seed's order, buying on odd sequence numbers and selling on even ones (warm-up
+    orders are 0). Filled into a template: json.dumps and datetime took longer per order than
+    all the rest of the client's own work."""
+    side = "buy" if seq % 2 else "sell"
+    return (ORDER_TEMPLATE % (side, seq, utc_timestamp())).encode()
+
+
+def utc_timestamp() -> str:
+    """Now, ISO 8601 in UTC to the millisecond: 2024-01-01T10:00:00.000Z."""
+    seconds, milliseconds = divmod(time.time_ns() // 1_000_000, 1000)
+    return f"{utc_second(seconds)}.{milliseconds:03d}Z"
+
+
+@functools.lru_cache(maxsize=1)
+def utc_second(seconds: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
+
+
+def is_success(body: bytes) -> bool:
+    """Looks for the server's compact `"status":"SUCCESS"` first and parses the JSON only when
+    that is absent, so a differently spaced answer is still read right."""
+    if SUCCESS_FIELD in body:
+        return True
+    try:
+        answer = json.loads(body)
+    except ValueError:
+        return False
+    return isinstance(answer, dict) and answer.get("status") == "SUCCESS"
+
+
+def build_report(config: Config, tally: Tally, tuning: dict[str, str]) -> dict[str, Any]:
+    orders = tally.orders
+    duration_s = tally.elapsed_ns / NS_PER_S
+    report: dict[str, Any] = {
+        "client": CLIENT,
+        "mode": "open" if config.open_loop else "closed",
+        "latency_hdr": encode(tally.latency),
+    }
+    if config.open_loop:
+        report["latency_uncorrected_hdr"] = encode(tally.uncorrected)
+    report |= {
+        "orders": orders,
+        "ok": tally.ok,
+        "errors": tally.errors,
+        "timeouts": tally.timeouts,
+        "success_rate": tally.ok / orders if orders else 0.0,
+        "duration_s": duration_s,
+        "throughput": tally.ok / duration_s if duration_s > 0 else 0.0,
+        "target_rate": config.rate,
+        "achieved_rate": orders / duration_s if duration_s > 0 else 0.0,
+        "tuning": tuning,
+    }
+    return report
+
+
+def log_summary(report: dict[str, Any], tally: Tally, event_loop: str) -> None:
+    p50_us = tally.latency.get_value_at_percentile(50) / 1000
+    p99_us = tally.latency.get_value_at_percentile(99) / 1000
+    print(
+        f"order_client.py ({event_loop}): {report['mode']} loop, {report['orders']} orders "
+        f"({report['ok']} ok, {report['errors']} errors, {report['timeouts']} timeouts) in "
+        f"{report['duration_s']:.3f} s, {report['throughput']:.1f} ok/s; "
+        f"p50 {p50_us:.1f} us p99 {p99_us:.1f} us",
+        file=sys.stderr,
+    )
+    if tally.orders < tally.scheduled:
+        missing = tally.scheduled - tally.orders
+        print(
+            f"order_client.py: {missing} of {tally.scheduled} orders were not sent within "
+            "--duration",
+            file=sys.stderr,
+        )
+    if tally.warmup_cut:
+        print("order_client.py: the warm-up was cut short after --duration", file=sys.stderr)
+
+
+def encode(histogram: HdrHistogram) -> str:
+    """HdrHistogram V2, compressed, base64."""
+    encoded: bytes = histogram.encode()
+    return encoded.decode("ascii")
+
+
+def seconds_to_ns(seconds: float) -> int:
+    return round(seconds * NS_PER_S)
+
+
+def clamp_ns(ns: int) -> int:
+    return min(max(ns, HIST_LOWEST_NS), HIST_HIGHEST_NS)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,235 @@
+//! The command line every http-order client takes (README.md), parsed by hand so the client
+//! needs no argument crate.
+
+use std::collections::HashMap;
+use std::str::FromStr;
+
+pub const USAGE: &str = "usage: order-client --url http://HOST:PORT [--orders N] \
+                         [--connections C] [--warmup W] [--rate R] [--duration S] \
+                         [--timeout T] [--pin-cpus LIST] [--mlock true|false]";
+
+/// Exit status for a bad command line.
+pub const EXIT_USAGE: u8 = 2;
+
+const OPTIONS: &[&str] = &[
+    "url",
+    "orders",
+    "connections",
+    "warmup",
+    "rate",
+    "duration",
+    "timeout",
+    "pin-cpus",
+    "mlock",
+];
+
+/// The command line, with the suite's defaults filled in.
+#[derive(Debug)]
+pub struct Params {
+    /// Where `POST /order` goes.
+    pub order_url: reqwest::Url,
+    /// Closed loop: measured orders in total. Open loop: unused (the rate and duration decide).
+    pub orders: u64,
+    pub connections: usize,
+    pub warmup: u64,
+    /// Orders per second; 0 = closed loop.
+    pub rate: f64,
+    pub duration_s: f64,
+    pub timeout_s: f64,
+    /// CPUs to pin the worker threads to, round-robin; empty = no pinning.
+    pub pin_cpus: Vec<usize>,
+    pub mlock: bool,
+}
+
+impl Params {
+    pub fn parse(args: Vec<String>) -> Result<Self, String> {
+        let options = Options::parse(args)?;
+        let url: String = options.required("url")?;
+        let params = Self {
+            order_url: order_url(&url)?,
+            orders: options.optional("orders")?.unwrap_or(1000),
+            connections: options.optional("connections")?.unwrap_or(50),
+            warmup: options.optional("warmup")?.unwrap_or(100),
+            rate: options.optional("rate")?.unwrap_or(0.0),
+            duration_s: options.optional("duration")?.unwrap_or(60.0),
+            timeout_s: options.optional("timeout")?.unwrap_or(5.0),
+            pin_cpus: parse_cpu_list(&options.optional::<String>("pin-cpus")?.unwrap_or_default())?,
+            mlock: options.optional("mlock")?.unwrap_or(false),
+        };
+        if params.orders == 0 {
+            return Err("--orders must be at least 1".into());
+        }
+        if params.connections == 0 {
+            return Err("--connections must be at least 1".into());
+        }
+        if !(params.rate.is_finite() && params.rate >= 0.0) {
+            return Err("--rate must be a number of orders per second, 0 or more".into());
+        }
+        for (name, seconds) in [
+            ("duration", params.duration_s),
+            ("timeout", params.timeout_s),
+        ] {
+            // Up to a day, so every deadline computed from them is representable.
+            if !(seconds.is_finite() && seconds > 0.0 && seconds <= 86_400.0) {
+                return Err(format!("--{name} must be a positive number of seconds"));
+            }
+        }
+        Ok(params)
+    }
+}
+
+fn order_url(base: &str) -> Result<reqwest::Url, String> {
+    let parsed = reqwest::Url::parse(base).map_err(|err| format!("--url '{base}': {err}"))?;
+    if parsed.scheme() != "http" {
+        return Err(format!("--url '{base}': only http:// is supported"));
+    }
+    let joined = format!("{}/order", base.trim_end_matches('/'));
+    reqwest::Url::parse(&joined).map_err(|err| format!("--url '{base}': {err}"))
+}
+
+/// "" (no pinning), "2-3", "0,2", "0-1,4": the CPUs in the order given, ranges expanded.
+pub fn parse_cpu_list(list: &str) -> Result<Vec<usize>, String> {
+    let mut cpus = Vec::new();
+    if list.trim().is_empty() {
+        return Ok(cpus);
+    }
+    for part in list.split(',') {
+        let bad = || format!("--pin-cpus '{list}': '{part}' is not a CPU or a range of CPUs");
+        let (first, last) = match part.split_once('-') {
+            Some((first, last)) => (first, last),
+            None => (part, part),
+        };
+        let first: usize = first.trim().parse().map_err(|_| bad())?;
+        let last: usize = last.trim().parse().map_err(|_| bad())?;
+        if first > last {
+            return Err(bad());
+        }
+        cpus.extend(first..=last);
+    }
+    Ok(cpus)
+}
+
+/// True when the command line asks for help (`-h` or `--help` anywhere).
+pub fn wants_help(args: &[String]) -> bool {
+    args.iter().any(|arg| arg == "-h" || arg == "--help")
+}
+
+/// Options given as `--name value` or `--name=value`, each at most once.
+struct Options {
+    values: HashMap<String, String>,
+}
+
+impl Options {
+    fn parse(args: Vec<String>) -> Result<Self, String> {
+        let mut values = HashMap::new();
+        let mut args = args.into_iter();
+        while let Some(arg) = args.next() {
+            let Some(flag) = arg.strip_prefix("--") else {
+                return Err(format!("unexpected argument '{arg}'"));
+            };
+            let (name, value) = match flag.split_once('=') {
+                Some((name, value)) => (name.to_string(), value.to_string()),
+                None => {
+                    let value = args
+                        .next()
+                        .ok_or_else(|| format!("--{flag} needs a value"))?;
+                    (flag.to_string(), value)
+                }
+            };
+            if !OPTIONS.contains(&name.as_str()) {
+                return Err(format!("unknown option --{name}"));
+            }
+            if values.insert(name.clone(), value).is_some() {
+                return Err(format!("--{name} given twice"));
+            }
+        }
+        Ok(Self { values })
+    }
+
+    fn optional<T: FromStr>(&self, name: &str) -> Result<Option<T>, String>
+    where
+        T::Err: std::fmt::Display,
+    {
+        self.values
+            .get(name)
+            .map(|raw| {
+                raw.trim()
+                    .parse()
+                    .map_err(|err| format!("--{name} '{raw}': {err}"))
+            })
+            .transpose()
+    }
+
+    fn required<T: FromStr>(&self, name: &str) -> Result<T, String>
+    where
+        T::Err: std::fmt::Display,
+    {
+        self.optional(name)?
+            .ok_or_else(|| format!("--{name} is required"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|arg| arg.to_string()).collect()
+    }
+
+    #[test]
+    fn reads_the_runners_command_line() {
+        let params = Params::parse(args(&[
+            "--url",
+            "http://127.0.0.1:8080",
+            "--orders",
+            "100",
+            "--connections",
+            "10",
+            "--warmup",
+            "10",
+            "--rate",
+            "200.0",
+            "--duration",
+            "2",
+            "--timeout",
+            "0.5",
+            "--pin-cpus",
+            "",
+            "--mlock",
+            "false",
+        ]))
+        .unwrap();
+        assert_eq!(params.order_url.as_str(), "http://127.0.0.1:8080/order");
+        assert_eq!(params.orders, 100);
+        assert_eq!(params.rate, 200.0);
+        assert_eq!(params.timeout_s, 0.5);
+        assert!(params.pin_cpus.is_empty());
+        assert!(!params.mlock);
+    }
+
+    #[test]
+    fn refuses_bad_values() {
+        for bad in [
+            &["--orders", "5"][..],
+            &["--url", "https://127.0.0.1:1"],
+            &["--url", "http://127.0.0.1:1", "--connections", "0"],
+            &["--url", "http://127.0.0.1:1", "--rate", "-1"],
+            &["--url", "http://127.0.0.1:1", "--timeout", "0"],
+            &["--url", "http://127.0.0.1:1", "--mlock", "yes"],
+            &["--url", "http://127.0.0.1:1", "--pin-cpus", "3-2"],
+            &["--url", "http://127.0.0.1:1", "--bogus", "1"],
+        ] {
+            assert!(Params::parse(args(bad)).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn expands_cpu_lists() {
+        assert_eq!(parse_cpu_list("").unwrap(), Vec::<usize>::new());
+        assert_eq!(parse_cpu_list("2-3").unwrap(), vec![2, 3]);
+        assert_eq!(parse_cpu_list("0,2").unwrap(), vec![0, 2]);
+        assert_eq!(parse_cpu_list("0-1,4").unwrap(), vec![0, 1, 4]);
+        assert!(parse_cpu_list("a").is_err());
+    }
+}

@@ -1,0 +1,447 @@
+//! The two loads, over one pool of at most C keep-alive connections: the closed loop (C tasks,
+//! each sending its next order when the previous one is answered) and the open loop (orders at
+//! a constant rate, measured from their intended send time as well).
+
+use std::borrow::Cow;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+use serde::Deserialize;
+use tokio::runtime::Handle;
+use tokio::sync::{Barrier, Semaphore};
+
+use crate::cli::Params;
+
+const LOWEST_NS: u64 = 1;
+const HIGHEST_NS: u64 = 60_000_000_000;
+const SIGNIFICANT_FIGURES: u8 = 3;
+
+/// What a load measured.
+pub struct Outcome {
+    /// Successful measured orders, ns; open loop: from the intended send time.
+    pub latency: Histogram<u64>,
+    /// Open loop only: from the actual send time.
+    pub uncorrected: Option<Histogram<u64>>,
+    /// Measured orders sent (= ok + errors + timeouts).
+    pub orders: u64,
+    pub ok: u64,
+    pub errors: u64,
+    pub timeouts: u64,
+    /// The measuring phase.
+    pub duration: Duration,
+    pub warmup_sent: u64,
+    pub first_failure: Option<String>,
+}
+
+/// Closed loop: C tasks share the warm-up and then the N measured orders; the measuring phase
+/// starts once every task has finished warming up and lasts at most `--duration` (plus one
+/// order's `--timeout`). Warm-up is bounded by `--duration` too, so a hung server cannot hold
+/// the client in it.
+pub async fn closed_loop(params: &Params, sender: Arc<Sender>) -> Result<Outcome, String> {
+    let duration = Duration::from_secs_f64(params.duration_s);
+    let plan = Arc::new(ClosedPlan {
+        warmup: params.warmup,
+        warmup_taken: AtomicU64::new(0),
+        warmup_deadline: Instant::now() + duration,
+        measured: params.orders,
+        measured_taken: AtomicU64::new(0),
+        warmed_up: Barrier::new(params.connections + 1),
+        duration,
+    });
+    let workers: Vec<_> = (0..params.connections)
+        .map(|_| tokio::spawn(closed_worker(Arc::clone(&plan), Arc::clone(&sender))))
+        .collect();
+    plan.warmed_up.wait().await;
+    let started = Instant::now();
+    let mut total = Tally::new(false);
+    for worker in workers {
+        let tally = worker
+            .await
+            .map_err(|err| format!("a connection task failed: {err}"))?;
+        total.merge(tally)?;
+    }
+    Ok(total.into_outcome(started.elapsed()))
+}
+
+struct ClosedPlan {
+    warmup: u64,
+    warmup_taken: AtomicU64,
+    warmup_deadline: Instant,
+    measured: u64,
+    measured_taken: AtomicU64,
+    warmed_up: Barrier,
+    duration: Duration,
+}
+
+impl ClosedPlan {
+    /// The index of the next order of a phase, if that phase has one left.
+    fn take(counter: &AtomicU64, limit: u64) -> Option<u64> {
+        counter
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |taken| {
+                (taken < limit).then_some(taken + 1)
+            })
+            .ok()
+    }
+}
+
+async fn closed_worker(plan: Arc<ClosedPlan>, sender: Arc<Sender>) -> Tally {
+    let mut tally = Tally::new(false);
+    while Instant::now() < plan.warmup_deadline {
+        let Some(index) = ClosedPlan::take(&plan.warmup_taken, plan.warmup) else {
+            break;
+        };
+        let _ = sender.post(index, None).await;
+        tally.warmup_sent += 1;
+    }
+    // Always reached, even after failures, or the others would wait forever.
+    plan.warmed_up.wait().await;
+    let deadline = Instant::now() + plan.duration;
+    while Instant::now() < deadline {
+        let Some(index) = ClosedPlan::take(&plan.measured_taken, plan.measured) else {
+            break;
+        };
+        let (sent, result) = sender.post(plan.warmup + index, None).await;
+        let latency = sent.elapsed();
+        tally.note(result, latency, None);
+    }
+    tally
+}
+
+/// Open loop: order k (warm-up first) is due at `t0 + k / R`. The measured orders are those
+/// due within `--duration` after the warm-up. The calling thread schedules them: each order is
+/// sent when it is due, or, when all C connections are busy (a stalled server), as soon as one
+/// is free: a late order is never skipped, and its latency counts from when it was due. So
+/// that the client still stops within duration + timeout, every order must be answered by
+/// then (a late one gets what is left of its timeout), and an order that could not even be
+/// sent by then is not sent at all (the achieved rate shows it).
+pub fn open_loop(handle: &Handle, params: &Params, sender: Arc<Sender>) -> Result<Outcome, String> {
+    sharpen_sleeps();
+    // This thread is no runtime worker; the permit waits below need the runtime's timer.
+    let _runtime = handle.enter();
+    let rate = params.rate;
+    let measured = (params.duration_s * rate).floor() as u64;
+    let connections =
+        u32::try_from(params.connections).map_err(|_| "--connections is too large".to_string())?;
+    let permits = Arc::new(Semaphore::new(params.connections));
+    let tally = Arc::new(Mutex::new(Tally::new(true)));
+    let t0 = Instant::now();
+    let due = |k: u64| t0 + Duration::from_secs_f64(k as f64 / rate);
+    let started = due(params.warmup);
+    let end = started + Duration::from_secs_f64(params.duration_s);
+    let hard_stop = end + Duration::from_secs_f64(params.timeout_s);
+    let mut warmup_sent = 0;
+    for k in 0..params.warmup + measured {
+        let intended = due(k);
+        sleep_until(intended);
+        let permit = match Arc::clone(&permits).try_acquire_owned() {
+            Ok(permit) => permit,
+            Err(_) => {
+                let free = Arc::clone(&permits).acquire_owned();
+                match handle.block_on(tokio::time::timeout_at(hard_stop.into(), free)) {
+                    Ok(Ok(permit)) => permit,
+                    // Every connection stayed busy to the very end.
+                    _ => break,
+                }
+            }
+        };
+        if Instant::now() >= hard_stop {
+            break;
+        }
+        let is_measured = k >= params.warmup;
+        warmup_sent += u64::from(!is_measured);
+        let sender = Arc::clone(&sender);
+        let tally = Arc::clone(&tally);
+        handle.spawn(async move {
+            let (sent, result) = sender.post(k, Some(hard_stop)).await;
+            let answered = Instant::now();
+            if is_measured {
+                let corrected = answered.saturating_duration_since(intended);
+                let uncorrected = answered.saturating_duration_since(sent);
+                let mut tally = tally.lock().unwrap_or_else(|err| err.into_inner());
+                tally.note(result, corrected, Some(uncorrected));
+            }
+            // Only now: all permits back means every order is in the tally.
+            drop(permit);
+        });
+    }
+    // The window lasts its full length even when the last order was due just before its end.
+    sleep_until(end);
+    // All permits back = every order answered, failed or timed out (each within --timeout).
+    let _all = handle
+        .block_on(permits.acquire_many(connections))
+        .map_err(|err| format!("cannot wait for the last orders: {err}"))?;
+    let duration = started.elapsed();
+    let mut tally = std::mem::replace(
+        &mut *tally.lock().unwrap_or_else(|err| err.into_inner()),
+        Tally::new(true),
+    );
+    tally.warmup_sent = warmup_sent;
+    Ok(tally.into_outcome(duration))
+}
+
+fn sleep_until(deadline: Instant) {
+    let now = Instant::now();
+    if deadline > now {
+        thread::sleep(deadline - now);
+    }
+}
+
+/// Lets the scheduler's sleeps end within microseconds of their deadline instead of Linux's
+/// default 50 µs timer slack (so orders leave close to when they are due).
+fn sharpen_sleeps() {
+    // SAFETY: PR_SET_TIMERSLACK takes a number and affects only the calling thread.
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0);
+    }
+}
+
+/// Sends orders over the client's connection pool.
+pub struct Sender {
+    client: reqwest::Client,
+    url: reqwest::Url,
+    timeout: Duration,
+}
+
+impl Sender {
+    pub fn new(params: &Params) -> Result<Self, String> {
+        let client = reqwest::Client::builder()
+            // A proxy from the environment would measure the proxy, not the server.
+            .no_proxy()
+            .pool_max_idle_per_host(params.connections)
+            .tcp_nodelay(true)
+            .build()
+            .map_err(|err| format!("cannot set up the HTTP client: {}", describe(&err)))?;
+        Ok(Self {
+            client,
+            url: params.order_url.clone(),
+            timeout: Duration::from_secs_f64(params.timeout_s),
+        })
+    }
+
+    /// Sends order `index` stamped with the current time and reads the whole answer, within
+    /// the timeout (and by `hard_stop`, if given); returns when it was sent (after building
+    /// the body) and how it went.
+    pub async fn post(
+        &self,
+        index: u64,
+        hard_stop: Option<Instant>,
+    ) -> (Instant, Result<(), Failure>) {
+        let body = order_body(index);
+        let sent = Instant::now();
+        let mut deadline = sent + self.timeout;
+        if let Some(stop) = hard_stop {
+            deadline = deadline.min(stop);
+        }
+        let result = tokio::time::timeout_at(deadline.into(), self.exchange(body))
+            .await
+            .unwrap_or_else(|_| {
+                let waited = deadline.saturating_duration_since(sent).as_secs_f64();
+                Err(Failure::Timeout(format!("no answer within {waited:.3} s")))
+            });
+        (sent, result)
+    }
+
+    async fn exchange(&self, body: String) -> Result<(), Failure> {
+        let response = self
+            .client
+            .post(self.url.clone())
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body)
+            .send()
+            .await
+            .map_err(|err| Failure::Error(describe(&err)))?;
+        let status = response.status();
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|err| Failure::Error(format!("reading the answer: {}", describe(&err))))?;
+        if status != reqwest::StatusCode::OK {
+            let text = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();
+            return Err(Failure::Error(format!("HTTP {status}: {text}")));
+        }
+        match serde_json::from_slice::<Answer>(&bytes) {
+            Ok(answer) if answer.status == "SUCCESS" => Ok(()),
+            Ok(answer) => Err(Failure::Error(format!("status {:?}", answer.status))),
+            Err(err) => Err(Failure::Error(format!(
+                "the answer is not an order answer: {err}"
+            ))),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct Answer<'a> {
+    #[serde(borrow)]
+    status: Cow<'a, str>,
+}
+
+/// The seed's order (buy and sell in turn), stamped now.
+fn order_body(index: u64) -> String {
+    let side = if index.is_multiple_of(2) {
+        "buy"
+    } else {
+        "sell"
+    };
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+    format!(
+        r#"{{"buy_sell":"{side}","symbol":2330,"price":100.0,"quantity":1000,"market_type":"common","price_type":"limit","time_in_force":"rod","order_type":"stock","user_def":"latlab","client_timestamp":"{now}"}}"#
+    )
+}
+
+/// reqwest's message with its causes ("... : Connection refused").
+fn describe(err: &reqwest::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = std::error::Error::source(err);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// Why one order failed.
+pub enum Failure {
+    Timeout(String),
+    Error(String),
+}
+
+/// What one or more tasks saw.
+struct Tally {
+    latency: Histogram<u64>,
+    uncorrected: Option<Histogram<u64>>,
+    orders: u64,
+    ok: u64,
+    errors: u64,
+    timeouts: u64,
+    warmup_sent: u64,
+    first_failure: Option<String>,
+}
+
+impl Tally {
+    fn new(open: bool) -> Self {
+        Self {
+            latency: histogram(),
+            uncorrected: open.then(histogram),
+            orders: 0,
+            ok: 0,
+            errors: 0,
+            timeouts: 0,
+            warmup_sent: 0,
+            first_failure: None,
+        }
+    }
+
+    fn note(
+        &mut self,
+        result: Result<(), Failure>,
+        latency: Duration,
+        uncorrected: Option<Duration>,
+    ) {
+        self.orders += 1;
+        let message = match result {
+            Ok(()) => {
+                self.ok += 1;
+                record(&mut self.latency, latency);
+                if let (Some(histogram), Some(value)) = (&mut self.uncorrected, uncorrected) {
+                    record(histogram, value);
+                }
+                return;
+            }
+            Err(Failure::Timeout(message)) => {
+                self.timeouts += 1;
+                message
+            }
+            Err(Failure::Error(message)) => {
+                self.errors += 1;
+                message
+            }
+        };
+        self.first_failure.get_or_insert(message);
+    }
+
+    fn merge(&mut self, other: Tally) -> Result<(), String> {
+        self.latency
+            .add(&other.latency)
+            .map_err(|err| format!("cannot merge histograms: {err:?}"))?;
+        if let (Some(mine), Some(theirs)) = (&mut self.uncorrected, &other.uncorrected) {
+            mine.add(theirs)
+                .map_err(|err| format!("cannot merge histograms: {err:?}"))?;
+        }
+        self.orders += other.orders;
+        self.ok += other.ok;
+        self.errors += other.errors;
+        self.timeouts += other.timeouts;
+        self.warmup_sent += other.warmup_sent;
+        if self.first_failure.is_none() {
+            self.first_failure = other.first_failure;
+        }
+        Ok(())
+    }
+
+    fn into_outcome(self, duration: Duration) -> Outcome {
+        Outcome {
+            latency: self.latency,
+            uncorrected: self.uncorrected,
+            orders: self.orders,
+            ok: self.ok,
+            errors: self.errors,
+            timeouts: self.timeouts,
+            duration,
+            warmup_sent: self.warmup_sent,
+            first_failure: self.first_failure,
+        }
+    }
+}
+
+fn histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(LOWEST_NS, HIGHEST_NS, SIGNIFICANT_FIGURES)
+        .expect("histogram bounds are valid constants")
+}
+
+/// Records in ns; a latency past the histogram's 60 s counts as 60 s.
+fn record(histogram: &mut Histogram<u64>, latency: Duration) {
+    let nanos = u64::try_from(latency.as_nanos())
+        .unwrap_or(u64::MAX)
+        .max(LOWEST_NS);
+    histogram.saturating_record(nanos);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builds_a_valid_seed_order() {
+        let order: serde_json::Value = serde_json::from_str(&order_body(1)).unwrap();
+        assert_eq!(order["buy_sell"], "sell");
+        assert_eq!(order["symbol"], 2330);
+        let stamp = order["client_timestamp"].as_str().unwrap();
+        assert!(
+            chrono::DateTime::parse_from_rfc3339(stamp).is_ok(),
+            "{stamp}"
+        );
+    }
+
+    #[test]
+    fn tallies_add_up() {
+        let mut tally = Tally::new(true);
+        tally.note(
+            Ok(()),
+            Duration::from_millis(5),
+            Some(Duration::from_millis(1)),
+        );
+        tally.note(Err(Failure::Timeout("slow".into())), Duration::ZERO, None);
+        tally.note(Err(Failure::Error("refused".into())), Duration::ZERO, None);
+        assert_eq!(
+            (tally.orders, tally.ok, tally.timeouts, tally.errors),
+            (3, 1, 1, 1)
+        );
+        assert_eq!(tally.latency.len(), 1);
+        assert_eq!(tally.uncorrected.as_ref().unwrap().len(), 1);
+        assert_eq!(tally.first_failure.as_deref(), Some("slow"));
+    }
+}

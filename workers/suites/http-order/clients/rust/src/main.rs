@@ -1,0 +1,151 @@
+//! Rust load client of the http-order suite (reqwest + Tokio), per the suite's README.
+//!
+//! Closed loop (`--rate 0`): C tasks send orders one after another. Open loop (`--rate R`):
+//! orders are scheduled at a constant rate and their latency is measured from the intended
+//! send time too. Prints one JSON document on stdout; diagnostics go to stderr.
+
+mod cli;
+mod load;
+mod tuning;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::{env, thread};
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use hdrhistogram::Histogram;
+use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+use serde_json::json;
+
+use cli::Params;
+use load::{Outcome, Sender};
+use tuning::Pinning;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = env::args().skip(1).collect();
+    if cli::wants_help(&args) {
+        println!("{}", cli::USAGE);
+        return ExitCode::SUCCESS;
+    }
+    let params = match Params::parse(args) {
+        Ok(params) => params,
+        Err(message) => {
+            eprintln!("order-client: {message}\n{}", cli::USAGE);
+            return ExitCode::from(cli::EXIT_USAGE);
+        }
+    };
+    // Before any thread or buffer exists, so MCL_CURRENT covers little and MCL_FUTURE the rest.
+    let mlock = if params.mlock {
+        tuning::lock_memory()
+    } else {
+        "off".to_string()
+    };
+    let pinning = Arc::new(Pinning::new(params.pin_cpus.clone()));
+    match run(&params, &pinning) {
+        Ok(outcome) => {
+            let tuning = json!({ "pin_cpus": pinning.report(), "mlock": mlock });
+            match report(&params, &outcome, tuning) {
+                Ok(document) => println!("{document}"),
+                Err(message) => {
+                    eprintln!("order-client: {message}");
+                    return ExitCode::FAILURE;
+                }
+            }
+            if outcome.ok == 0 {
+                eprintln!("order-client: no measured order succeeded");
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(message) => {
+            eprintln!("order-client: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(params: &Params, pinning: &Arc<Pinning>) -> Result<Outcome, String> {
+    let cpus = thread::available_parallelism().map_or(1, |count| count.get());
+    let hook = Arc::clone(pinning);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(params.connections.min(cpus))
+        .enable_all()
+        .on_thread_start(move || hook.pin_next_thread())
+        .build()
+        .map_err(|err| format!("cannot start the runtime: {err}"))?;
+    let sender = Arc::new(Sender::new(params)?);
+    let outcome = if params.rate > 0.0 {
+        pinning.pin_dispatcher();
+        load::open_loop(runtime.handle(), params, sender)
+    } else {
+        runtime.block_on(load::closed_loop(params, sender))
+    }?;
+    if let Some(cause) = &outcome.first_failure {
+        eprintln!(
+            "order-client: {} errors, {} timeouts; first failure: {cause}",
+            outcome.errors, outcome.timeouts
+        );
+    }
+    eprintln!(
+        "order-client: {} {} loop orders ({} ok) over {} connection(s) in {:.3} s, \
+         after {} warm-up orders",
+        outcome.orders,
+        if params.rate > 0.0 { "open" } else { "closed" },
+        outcome.ok,
+        params.connections,
+        outcome.duration.as_secs_f64(),
+        outcome.warmup_sent,
+    );
+    // Requests still held by the runtime (none, normally) must not delay the exit.
+    runtime.shutdown_background();
+    Ok(outcome)
+}
+
+fn report(
+    params: &Params,
+    outcome: &Outcome,
+    tuning: serde_json::Value,
+) -> Result<serde_json::Value, String> {
+    let duration_s = outcome.duration.as_secs_f64();
+    let per_second = |count: u64| {
+        if duration_s > 0.0 {
+            count as f64 / duration_s
+        } else {
+            0.0
+        }
+    };
+    let mut document = json!({
+        "client": "rust",
+        "mode": if params.rate > 0.0 { "open" } else { "closed" },
+        "latency_hdr": encode(&outcome.latency)?,
+        "orders": outcome.orders,
+        "ok": outcome.ok,
+        "errors": outcome.errors,
+        "timeouts": outcome.timeouts,
+        "success_rate": if outcome.orders > 0 {
+            outcome.ok as f64 / outcome.orders as f64
+        } else {
+            0.0
+        },
+        "duration_s": duration_s,
+        "throughput": per_second(outcome.ok),
+        "target_rate": params.rate,
+        "achieved_rate": per_second(outcome.orders),
+        "tuning": tuning,
+    });
+    if let Some(uncorrected) = &outcome.uncorrected {
+        document["latency_uncorrected_hdr"] = encode(uncorrected)?.into();
+    }
+    Ok(document)
+}
+
+/// The V2 deflate encoding ("HISTF..." once in base64) that HdrHistogram libraries read.
+fn encode(latency: &Histogram<u64>) -> Result<String, String> {
+    let mut bytes = Vec::new();
+    V2DeflateSerializer::new()
+        .serialize(latency, &mut bytes)
+        .map_err(|err| format!("cannot encode the histogram: {err:?}"))?;
+    Ok(BASE64.encode(bytes))
+}

@@ -1,0 +1,165 @@
+"""Helpers for the http-order suite's tests (workers/tests/test_http_order.py and
+backend/tests/test_http_order_co.py): the suite built with the runner's own build, the order
+server as a process, and client command lines rendered from suite.toml as the runner does."""
+
+import http.client
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from hdrh.histogram import HdrHistogram
+
+from latlab_workers.runner import build, program_context, render
+from latlab_workers.suites import SUITES_DIR, Suite, load_suite
+
+SUITE: Suite = load_suite(SUITES_DIR / "http-order")
+CLIENTS = ["python", "c", "cpp", "rust", "go"]
+# The contract's keys (README.md); open loop adds latency_uncorrected_hdr.
+REPORT_KEYS = {"client", "mode", "latency_hdr", "orders", "ok", "errors", "timeouts",
+               "success_rate", "duration_s", "throughput", "target_rate", "achieved_rate",
+               "tuning"}
+BUILD_TIME_S = 1800  # a cold build of the Rust workspace, C, C++ and Go on a small machine
+
+
+def build_cache_dir() -> Path:
+    """The cache the backend's tests use too (builds are kept across sessions)."""
+    path = Path(os.environ.get("LATLAB_TEST_BUILD_CACHE",
+                               Path.home() / ".cache" / "latlab" / "test-builds"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def build_suite(cache_dir: Path) -> Path:
+    """The suite's build directory, built (once per version) by the runner's build."""
+    return build(SUITE, cache_dir, time.monotonic() + BUILD_TIME_S)
+
+
+def valid_order(**fields: Any) -> dict[str, Any]:
+    """The seed's order, stamped now, with `fields` replaced."""
+    order: dict[str, Any] = {
+        "buy_sell": "buy", "symbol": 2330, "price": 100.0, "quantity": 1000,
+        "market_type": "common", "price_type": "limit", "time_in_force": "rod",
+        "order_type": "stock", "user_def": "custom_field",
+        "client_timestamp": datetime.now(UTC).isoformat(timespec="microseconds"),
+    }
+    order.update(fields)
+    return order
+
+
+@dataclass
+class Answer:
+    status: int
+    body: Any  # the decoded JSON, or the raw text when it is not JSON
+
+
+def request(listening: str, method: str, path: str, body: bytes | None = None,
+            content_type: str | None = "application/json", timeout: float = 10) -> Answer:
+    host, port = listening.rsplit(":", 1)
+    connection = http.client.HTTPConnection(host, int(port), timeout=timeout)
+    try:
+        headers = {"Content-Type": content_type} if content_type and body is not None else {}
+        connection.request(method, path, body=body, headers=headers)
+        response = connection.getresponse()
+        raw = response.read().decode(errors="replace")
+    finally:
+        connection.close()
+    try:
+        return Answer(response.status, json.loads(raw))
+    except json.JSONDecodeError:
+        return Answer(response.status, raw)
+
+
+def post_order(listening: str, order: dict[str, Any]) -> Answer:
+    return request(listening, "POST", "/order", json.dumps(order).encode())
+
+
+@dataclass
+class Server:
+    process: subprocess.Popen[bytes]
+    listening: str  # "127.0.0.1:PORT", as the server announced it
+
+
+@contextmanager
+def order_server(build_dir: Path, *extra: str) -> Iterator[Server]:
+    """The suite's server program (its suite.toml command, plus `extra` arguments), once it
+    has announced its address; stopped afterwards."""
+    argv = render(SUITE.programs["server"].command, {"build_dir": str(build_dir)})
+    stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed after the process)
+    process = subprocess.Popen([*argv, *extra], cwd=SUITE.directory, stdout=subprocess.PIPE,
+                               stderr=stderr)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline().decode()
+        if not line:
+            process.wait(10)
+            stderr.seek(0)
+            raise AssertionError(f"order-server did not start: {stderr.read().decode()}")
+        yield Server(process, json.loads(line)["listening"])
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+        stderr.close()
+
+
+def client_argv(client: str, build_dir: Path, listening: str, **params: Any) -> list[str]:
+    """A client's command line as the runner renders it for scenario "small" and `params`."""
+    context = program_context(SUITE.resolved_params("small", params), build_dir)
+    context["server.listening"] = listening
+    return render(SUITE.programs[client].command, context)
+
+
+@dataclass
+class ClientRun:
+    returncode: int
+    stdout: str
+    stderr: str
+    elapsed_s: float
+
+    @property
+    def report(self) -> dict[str, Any]:
+        document = json.loads(self.stdout)
+        assert isinstance(document, dict), self.stdout
+        return document
+
+
+def start_client(argv: list[str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(argv, cwd=SUITE.directory, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def finish_client(process: subprocess.Popen[str], started: float, timeout: float) -> ClientRun:
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        stdout, stderr = process.communicate()
+        raise AssertionError(f"the client ran past {timeout} s: {stderr[-2000:]}") from None
+    return ClientRun(process.returncode, stdout, stderr, time.monotonic() - started)
+
+
+def run_client(argv: list[str], timeout: float = 120) -> ClientRun:
+    started = time.monotonic()
+    return finish_client(start_client(argv), started, timeout)
+
+
+def decode(hdr: str) -> HdrHistogram:
+    return HdrHistogram.decode(hdr)
+
+
+def p99_ns(hdr: str) -> int:
+    return int(decode(hdr).get_value_at_percentile(99.0))

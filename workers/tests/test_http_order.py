@@ -1,0 +1,197 @@
+"""The http-order suite's programs, built by the runner's own build: the order server's
+contract (validation, stats, the stall hook) and every client's contract (README.md), run
+with the command lines the runner renders from suite.toml."""
+
+import json
+import socket
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from http_order_support import (
+    CLIENTS,
+    REPORT_KEYS,
+    Server,
+    build_cache_dir,
+    build_suite,
+    client_argv,
+    decode,
+    order_server,
+    post_order,
+    request,
+    run_client,
+    valid_order,
+)
+
+TINY = {"orders": 50, "connections": 4, "warmup": 5}
+
+
+@pytest.fixture(scope="session")
+def build_dir() -> Path:
+    return build_suite(build_cache_dir())
+
+
+@pytest.fixture(scope="module")
+def server(build_dir: Path) -> Iterator[Server]:
+    """The server exactly as the suite starts it (no test hooks), shared by the module."""
+    with order_server(build_dir) as running:
+        yield running
+
+
+@pytest.fixture
+def hooked_server(build_dir: Path) -> Iterator[Server]:
+    """A fresh server with --test-hooks (so its stats start at zero)."""
+    with order_server(build_dir, "--test-hooks") as running:
+        yield running
+
+
+# --- the server ---------------------------------------------------------------------------
+
+def test_a_valid_order_is_answered_with_its_latency(hooked_server: Server) -> None:
+    order = valid_order()
+    answer = post_order(hooked_server.listening, order)
+    assert answer.status == 200, answer.body
+    assert set(answer.body) == {"symbol", "buy_sell", "status", "client_timestamp",
+                                "server_timestamp", "latency_ms"}
+    assert answer.body["symbol"] == 2330 and answer.body["buy_sell"] == "buy"
+    assert answer.body["status"] == "SUCCESS"
+    assert answer.body["client_timestamp"] == order["client_timestamp"]
+    server_time = answer.body["server_timestamp"]
+    assert server_time.endswith("Z") and len(server_time.split(".")[1]) == 4  # ms + "Z"
+    sent = datetime.fromisoformat(order["client_timestamp"])
+    answered = datetime.fromisoformat(server_time)
+    assert abs((answered - sent).total_seconds() * 1000 - answer.body["latency_ms"]) < 1.0
+    assert 0 <= answer.body["latency_ms"] < 5000
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("buy_sell", "hold"),
+    ("symbol", "2330"),
+    ("symbol", 1.5),
+    ("price", 0),
+    ("price", -1),
+    ("quantity", 0),
+    ("client_timestamp", "yesterday"),
+    ("market_type", ""),
+])
+def test_a_bad_field_is_a_400_naming_it(hooked_server: Server, field: str, value: Any) -> None:
+    answer = post_order(hooked_server.listening, valid_order(**{field: value}))
+    assert answer.status == 400, answer.body
+    assert answer.body["error"].startswith(f"{field}: "), answer.body
+
+
+def test_a_missing_field_is_a_400_naming_it(hooked_server: Server) -> None:
+    order = valid_order()
+    del order["client_timestamp"]
+    answer = post_order(hooked_server.listening, order)
+    assert answer.status == 400
+    assert answer.body["error"] == "client_timestamp: missing"
+
+
+@pytest.mark.parametrize(("body", "content_type"), [
+    (b'{"buy_sell": "buy", "symbol": ', "application/json"),
+    (b"[1, 2, 3]", "application/json"),
+    (json.dumps(valid_order()).encode(), "text/plain"),
+])
+def test_a_body_that_is_not_an_order_is_a_400_with_a_reason(
+        hooked_server: Server, body: bytes, content_type: str) -> None:
+    answer = request(hooked_server.listening, "POST", "/order", body, content_type)
+    assert answer.status == 400, answer.body
+    assert answer.body["error"].startswith("body: "), answer.body
+
+
+def test_stats_count_accepted_orders_only(hooked_server: Server) -> None:
+    empty = request(hooked_server.listening, "GET", "/stats")
+    assert empty.status == 200
+    assert empty.body == {"total_orders": 0, "elapsed_seconds": 0.0, "orders_per_second": 0.0}
+    for _ in range(5):
+        assert post_order(hooked_server.listening, valid_order()).status == 200
+    assert post_order(hooked_server.listening, valid_order(price=0)).status == 400
+    time.sleep(0.05)
+    stats = request(hooked_server.listening, "GET", "/stats").body
+    assert stats["total_orders"] == 5
+    assert stats["elapsed_seconds"] >= 0.05
+    assert stats["orders_per_second"] == pytest.approx(5 / stats["elapsed_seconds"], rel=0.2)
+
+
+def test_the_stall_hook_holds_every_answer(hooked_server: Server) -> None:
+    stalled = request(hooked_server.listening, "POST", "/admin/stall?ms=300")
+    assert stalled.status == 200, stalled.body
+    started = time.monotonic()
+    assert post_order(hooked_server.listening, valid_order()).status == 200
+    assert time.monotonic() - started >= 0.25
+    started = time.monotonic()
+    assert request(hooked_server.listening, "GET", "/stats").status == 200
+    assert time.monotonic() - started < 0.25  # the stall is over
+
+
+@pytest.mark.parametrize("query", ["ms=0", "ms=20000", "ms=abc", ""])
+def test_the_stall_hook_refuses_bad_durations(hooked_server: Server, query: str) -> None:
+    answer = request(hooked_server.listening, "POST", f"/admin/stall?{query}")
+    assert answer.status == 400
+    assert answer.body["error"].startswith("ms: ")
+
+
+def test_the_stall_hook_exists_only_with_test_hooks(server: Server) -> None:
+    assert request(server.listening, "POST", "/admin/stall?ms=100").status == 404
+
+
+# --- the clients --------------------------------------------------------------------------
+
+def _check_report(report: dict[str, Any], client: str, mode: str) -> None:
+    expected = REPORT_KEYS | ({"latency_uncorrected_hdr"} if mode == "open" else set())
+    assert set(report) >= expected, sorted(expected - set(report))
+    assert report["client"] == client and report["mode"] == mode
+    assert report["ok"] + report["errors"] + report["timeouts"] == report["orders"]
+    assert set(report["tuning"]) >= {"pin_cpus", "mlock"}
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_closed_loop_smoke(build_dir: Path, server: Server, client: str) -> None:
+    run = run_client(client_argv(client, build_dir, server.listening, **TINY))
+    assert run.returncode == 0, run.stderr[-2000:]
+    report = run.report
+    _check_report(report, client, "closed")
+    assert report["orders"] == report["ok"] == TINY["orders"], report
+    assert report["target_rate"] == 0
+    assert decode(report["latency_hdr"]).get_total_count() == report["ok"]
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_open_loop_smoke(build_dir: Path, server: Server, client: str) -> None:
+    run = run_client(client_argv(client, build_dir, server.listening, **TINY,
+                                 rate=200, duration=2))
+    assert run.returncode == 0, run.stderr[-2000:]
+    report = run.report
+    _check_report(report, client, "open")
+    assert report["ok"] == report["orders"] > 0, report
+    assert report["target_rate"] == 200
+    assert report["achieved_rate"] == pytest.approx(200, rel=0.05)
+    corrected = decode(report["latency_hdr"])
+    uncorrected = decode(report["latency_uncorrected_hdr"])
+    assert corrected.get_total_count() == uncorrected.get_total_count() == report["ok"]
+    # From the intended send time, never less than from the actual one.
+    assert corrected.get_max_value() >= uncorrected.get_max_value() * 0.99
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_a_client_facing_no_server_fails_in_time(build_dir: Path, client: str) -> None:
+    params = {"orders": 20, "timeout": 1, "duration": 3}
+    run = run_client(client_argv(client, build_dir, f"127.0.0.1:{_closed_port()}", **params),
+                     timeout=60)
+    assert run.returncode == 1, run.stderr[-2000:]
+    report = run.report
+    _check_report(report, client, "closed")
+    assert report["ok"] == 0
+    assert report["orders"] == report["errors"] + report["timeouts"] == 20, report
+    # A behaviour bound (it stops by itself), not a performance claim.
+    assert run.elapsed_s < params["duration"] + params["timeout"] + 5
