@@ -1,37 +1,89 @@
-"""The dashboard in Debian's Chromium (playwright-core) against the live api and database.
+"""The dashboard in Debian's Chromium (playwright-core) against the whole stack.
 
-The browser steps live in frontend/tests/e2e/; this test gives them a real stack: a user,
-a run submitted through the API, and the api serving the built dashboard.
+The browser steps live in frontend/tests/e2e/; this test gives them a real lab: an admin and a
+viewer, a runner worker on a host (so an echo job can run) and the ingest worker, a history
+with a step change (for the trend), and a baseline and a candidate whose p99 is 30 % worse
+(a `regressed` comparison and an open alert). The api serves the built dashboard.
 """
 
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import httpx
+import numpy as np
 
 from latlab.models import Role, Scope
-from tests.conftest import Actors
+from tests.conftest import Actors, wait_for
 from tests.factories import result
 
 FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
+PASSWORD = "correct horse battery"
+HOST = "lab-e2e"
 
 
-def test_sign_in_and_open_a_submitted_run(committed_db, live_server) -> None:
-    actors = Actors(committed_db)
-    user = actors.user(Role.member, email="e2e@lab.test")
-    headers = actors.token(Scope.runs_write)
-    committed_db.commit()
-    response = httpx.post(f"{live_server}/api/v1/runs", json=result(), headers=headers,
-                          timeout=60)
+def trials(seed: int, tail_factor: float = 1.0, n: int = 5,
+           samples: int = 20_000) -> list[dict[str, Any]]:
+    """n trials; `tail_factor` slows the slowest 3 % (the p99 region)."""
+    out = []
+    for trial in range(n):
+        rng = np.random.default_rng(seed * 100 + trial)
+        values = rng.lognormal(np.log(350_000), 0.25, samples)
+        cut = np.quantile(values, 0.97)
+        values = np.where(values > cut, values * tail_factor, values)
+        out.append({"latency": {"samples_ns": [int(v) for v in values]},
+                    "metrics": {"throughput": float(rng.normal(100_000, 500))}})
+    return out
+
+
+def submit(client: httpx.Client, token: dict[str, str], series_trials: list[dict[str, Any]],
+           commit: str, *, scenario: str = "medium", branch: str = "main",
+           day: int = 22) -> int:
+    document = result(series=[{"labels": {"client": "rust"}, "trials": series_trials}],
+                      scenario=scenario, commit=commit, branch=branch,
+                      started_at=f"2026-11-{day:02d}T10:00:00Z",
+                      finished_at=f"2026-11-{day:02d}T10:00:12Z")
+    response = client.post("/api/v1/runs", json=document, headers=token)
     assert response.status_code == 201, response.text
+    return int(response.json()["id"])
+
+
+def test_dashboard_walk_through(committed_db, live_server, ingest_worker, start_runner) -> None:
     assert (FRONTEND / "dist" / "index.html").is_file(), "build the dashboard: make test does"
+    actors = Actors(committed_db)
+    admin = actors.user(Role.admin, email="e2e-admin@lab.test")
+    viewer = actors.user(Role.viewer, email="e2e-viewer@lab.test")
+    token = actors.token(Scope.runs_write, Scope.read)
+    committed_db.commit()
+    client = httpx.Client(base_url=live_server, timeout=60, headers=token)
+
+    # A history of `large` with a step change half way, for the trend's change point.
+    for day in range(12):
+        submit(client, token, trials(10 + day, 1.0 if day < 6 else 1.3, n=3, samples=5_000),
+               f"{day:04x}beef", scenario="large", day=day + 1)
+    baseline = submit(client, token, trials(1), "aaaa111", day=21)
+    candidate = submit(client, token, trials(2, tail_factor=1.3), "bbbb222", branch="feature")
+    compare = client.get("/api/v1/compare",
+                         params={"baseline": baseline, "candidate": candidate}).json()
+    p99 = next(m for m in compare["series"][0]["metrics"] if m["metric"] == "p99")
+    assert p99["verdict"] == "regressed", p99
+
+    start_runner(HOST, tags="local,x86")
+    wait_for(lambda: any(h["name"] == HOST and h["online"]
+                         for h in client.get("/api/v1/hosts").json()))
+    wait_for(lambda: any(s["id"] == "echo" and HOST in s["hosts"]
+                         for s in client.get("/api/v1/suites").json()))
+
     completed = subprocess.run(
         ["node", "--test", "tests/e2e/"],
         cwd=FRONTEND,
-        env={**os.environ, "LATLAB_URL": live_server, "LATLAB_EMAIL": user.email,
-             "LATLAB_PASSWORD": "correct horse battery",
-             "LATLAB_RUN_ID": str(response.json()["id"])},
-        capture_output=True, text=True, timeout=300, check=False,
+        env={**os.environ, "LATLAB_URL": live_server,
+             "LATLAB_EMAIL": admin.email, "LATLAB_PASSWORD": PASSWORD,
+             "LATLAB_VIEWER_EMAIL": viewer.email, "LATLAB_VIEWER_PASSWORD": PASSWORD,
+             "LATLAB_BASELINE_RUN_ID": str(baseline), "LATLAB_CANDIDATE_RUN_ID": str(candidate),
+             "LATLAB_TREND_SCENARIO": "large", "LATLAB_HOST_NAME": HOST,
+             "LATLAB_SCREENSHOT_DIR": str(FRONTEND / "tests" / "e2e" / "screenshots")},
+        capture_output=True, text=True, timeout=600, check=False,
     )
-    assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-4000:]
+    assert completed.returncode == 0, completed.stdout[-6000:] + completed.stderr[-4000:]

@@ -1,18 +1,29 @@
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { lazy, Suspense } from "react";
-import { BrowserRouter, Navigate, Route, Routes } from "react-router";
+import { lazy, Suspense, type ReactNode } from "react";
+import { BrowserRouter, Route, Routes } from "react-router";
 
 import { ApiError, isUnauthorized } from "./api/client";
 import { keys } from "./api/keys";
 import { Loading } from "./components/common/Status";
+import { AlertsPage } from "./pages/AlertsPage";
 import { AuthedLayout } from "./pages/AuthedLayout";
+import { HostsPage } from "./pages/HostsPage";
+import { JobsPage } from "./pages/JobsPage";
 import { LoginPage } from "./pages/LoginPage";
 import { NotFoundPage } from "./pages/NotFoundPage";
+import { OverviewPage } from "./pages/OverviewPage";
 import { RunsPage } from "./pages/RunsPage";
+import { SettingsPage } from "./pages/SettingsPage";
 
-// The run page brings in Recharts; load it only when a run is opened.
+// The pages with charts bring in Recharts; load them only when opened.
 const RunDetailPage = lazy(async () => ({
   default: (await import("./pages/RunDetailPage")).RunDetailPage,
+}));
+const ComparePage = lazy(async () => ({
+  default: (await import("./pages/ComparePage")).ComparePage,
+}));
+const TrendsPage = lazy(async () => ({
+  default: (await import("./pages/TrendsPage")).TrendsPage,
 }));
 
 function createQueryClient(): QueryClient {
@@ -41,6 +52,10 @@ function createQueryClient(): QueryClient {
 
 const queryClient = createQueryClient();
 
+function Charted({ label, children }: { label: string; children: ReactNode }) {
+  return <Suspense fallback={<Loading label={label} />}>{children}</Suspense>;
+}
+
 export function App() {
   return (
     <QueryClientProvider client={queryClient}>
@@ -48,16 +63,36 @@ export function App() {
         <Routes>
           <Route path="/login" element={<LoginPage />} />
           <Route element={<AuthedLayout />}>
-            <Route index element={<Navigate to="/runs" replace />} />
+            <Route index element={<OverviewPage />} />
             <Route path="runs" element={<RunsPage />} />
             <Route
               path="runs/:runId"
               element={
-                <Suspense fallback={<Loading label="Loading run…" />}>
+                <Charted label="Loading run…">
                   <RunDetailPage />
-                </Suspense>
+                </Charted>
               }
             />
+            <Route
+              path="compare"
+              element={
+                <Charted label="Loading comparison…">
+                  <ComparePage />
+                </Charted>
+              }
+            />
+            <Route
+              path="trends"
+              element={
+                <Charted label="Loading trends…">
+                  <TrendsPage />
+                </Charted>
+              }
+            />
+            <Route path="alerts" element={<AlertsPage />} />
+            <Route path="hosts" element={<HostsPage />} />
+            <Route path="jobs" element={<JobsPage />} />
+            <Route path="settings" element={<SettingsPage />} />
             <Route path="*" element={<NotFoundPage />} />
           </Route>
         </Routes>

@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 
+import { canWrite, isAdmin } from "../lib/roles";
 import { api, unwrap } from "./client";
 import { keys } from "./keys";
-import type { LoginBody, User } from "./types";
+import type { LoginBody, TokenCreate, User, UserCreate, UserUpdate } from "./types";
 
 /** The signed-in user; fails with a 401 ApiError when there is no session. */
 export function useMe() {
@@ -12,6 +13,16 @@ export function useMe() {
     retry: false,
     staleTime: 5 * 60_000,
   });
+}
+
+/**
+ * What the signed-in user may do. Pages render inside AuthedLayout, which waits for the user,
+ * so the answer is known; until then nothing may be written.
+ */
+export function usePermissions(): { canWrite: boolean; isAdmin: boolean } {
+  const me = useMe();
+  if (me.data === undefined) return { canWrite: false, isAdmin: false };
+  return { canWrite: canWrite(me.data.role), isAdmin: isAdmin(me.data.role) };
 }
 
 export function useLogin() {
@@ -32,5 +43,56 @@ export function useLogout() {
     onSettled: () => {
       queryClient.removeQueries();
     },
+  });
+}
+
+export function useTokens() {
+  return useQuery({
+    queryKey: keys.auth.tokens(),
+    queryFn: ({ signal }) => unwrap(api.GET("/api/v1/tokens", { signal })),
+  });
+}
+
+/** Creates a token; the secret is in the mutation's data, and nowhere else, ever again. */
+export function useCreateToken() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: TokenCreate) => unwrap(api.POST("/api/v1/tokens", { body })),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: keys.auth.tokens() }),
+  });
+}
+
+export function useRevokeToken() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (tokenId: number) =>
+      unwrap(api.DELETE("/api/v1/tokens/{token_id}", { params: { path: { token_id: tokenId } } })),
+    onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.auth.tokens() }),
+  });
+}
+
+export function useUsers(enabled: boolean) {
+  return useQuery({
+    queryKey: keys.auth.users(),
+    queryFn: ({ signal }) => unwrap(api.GET("/api/v1/users", { signal })),
+    enabled,
+  });
+}
+
+export function useCreateUser() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: UserCreate) => unwrap(api.POST("/api/v1/users", { body })),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: keys.auth.users() }),
+  });
+}
+
+export function useUpdateUser() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ userId, body }: { userId: number; body: UserUpdate }) =>
+      unwrap(api.PATCH("/api/v1/users/{user_id}", { params: { path: { user_id: userId } }, body })),
+    // An admin may change their own role: the users list and the session's user both refresh.
+    onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.auth.all }),
   });
 }

@@ -1,11 +1,13 @@
 /** Every TanStack Query key of the app, so invalidation has one place to look. */
 
-import type { RunListQuery } from "./types";
+import type { AlertListQuery, JobListQuery, RunListQuery, TrendQuery } from "./types";
 
 export const keys = {
   auth: {
     all: ["auth"] as const,
     me: () => [...keys.auth.all, "me"] as const,
+    tokens: () => [...keys.auth.all, "tokens"] as const,
+    users: () => [...keys.auth.all, "users"] as const,
   },
   runs: {
     all: ["runs"] as const,
@@ -13,5 +15,29 @@ export const keys = {
     detail: (runId: number) => [...keys.runs.all, "detail", runId] as const,
     spectrum: (runId: number, seriesId: number) =>
       [...keys.runs.detail(runId), "spectrum", seriesId] as const,
+  },
+  analysis: {
+    all: ["analysis"] as const,
+    compare: (baseline: number, candidate: number) =>
+      [...keys.analysis.all, "compare", baseline, candidate] as const,
+    trends: (query: TrendQuery) => [...keys.analysis.all, "trends", query] as const,
+    baselines: () => [...keys.analysis.all, "baselines"] as const,
+  },
+  hosts: {
+    all: ["hosts"] as const,
+    list: () => [...keys.hosts.all, "list"] as const,
+    suites: () => [...keys.hosts.all, "suites"] as const,
+  },
+  jobs: {
+    all: ["jobs"] as const,
+    list: (query: JobListQuery) => [...keys.jobs.all, "list", query] as const,
+  },
+  alerts: {
+    all: ["alerts"] as const,
+    list: (query: AlertListQuery) => [...keys.alerts.all, "list", query] as const,
+    deliveries: (alertId: number) => [...keys.alerts.all, "deliveries", alertId] as const,
+    rules: () => [...keys.alerts.all, "rules"] as const,
+    templates: () => [...keys.alerts.all, "templates"] as const,
+    channels: () => [...keys.alerts.all, "channels"] as const,
   },
 };

@@ -1,13 +1,8 @@
-import {
-  keepPreviousData,
-  useQueries,
-  useQuery,
-  type UseQueryResult,
-} from "@tanstack/react-query";
+import { keepPreviousData, useQueries, useQuery, type UseQueryResult } from "@tanstack/react-query";
 
 import { api, unwrap } from "./client";
 import { keys } from "./keys";
-import type { RunListQuery, Spectrum } from "./types";
+import type { RunListQuery, RunPage, RunRead, RunSummary, Spectrum } from "./types";
 
 export function useRuns(query: RunListQuery) {
   return useQuery({
@@ -54,6 +49,62 @@ export function useSpectra(runId: number, seriesIds: number[]): SpectraResult {
 // Module-level, so TanStack Query re-runs it only when a result changes; an inline function
 // would hand the chart a new array on every render.
 function combineSpectra(results: UseQueryResult<Spectrum>[]): SpectraResult {
+  return {
+    data: results.flatMap((result) => (result.data === undefined ? [] : [result.data])),
+    isPending: results.some((result) => result.isPending),
+    error: results.find((result) => result.error !== null)?.error ?? null,
+  };
+}
+
+export interface LatestRunsResult {
+  data: RunSummary[];
+  isPending: boolean;
+  error: Error | null;
+}
+
+/** The newest run of each named suite (one small query per suite, in parallel). */
+export function useLatestRuns(suites: string[]): LatestRunsResult {
+  return useQueries({
+    queries: suites.map((suite) => ({
+      queryKey: keys.runs.list({ suite, limit: 1, offset: 0 }),
+      queryFn: ({ signal }: { signal: AbortSignal }) =>
+        unwrap(
+          api.GET("/api/v1/runs", { params: { query: { suite, limit: 1, offset: 0 } }, signal }),
+        ),
+      refetchInterval: 30_000,
+    })),
+    combine: combineLatest,
+  });
+}
+
+function combineLatest(results: UseQueryResult<RunPage>[]): LatestRunsResult {
+  return {
+    data: results.flatMap((result) => result.data?.items.slice(0, 1) ?? []),
+    isPending: results.some((result) => result.isPending),
+    error: results.find((result) => result.error !== null)?.error ?? null,
+  };
+}
+
+export interface RunDetailsResult {
+  data: RunRead[];
+  isPending: boolean;
+  error: Error | null;
+}
+
+/** Several runs in full, fetched in parallel (stored runs never change). */
+export function useRunDetails(runIds: number[]): RunDetailsResult {
+  return useQueries({
+    queries: runIds.map((runId) => ({
+      queryKey: keys.runs.detail(runId),
+      queryFn: ({ signal }: { signal: AbortSignal }) =>
+        unwrap(api.GET("/api/v1/runs/{run_id}", { params: { path: { run_id: runId } }, signal })),
+      staleTime: Infinity,
+    })),
+    combine: combineDetails,
+  });
+}
+
+function combineDetails(results: UseQueryResult<RunRead>[]): RunDetailsResult {
   return {
     data: results.flatMap((result) => (result.data === undefined ? [] : [result.data])),
     isPending: results.some((result) => result.isPending),

@@ -23,3 +23,63 @@ export type Summary = SeriesRead["summary"];
 export type Spectrum = Json<
   paths["/api/v1/runs/{run_id}/series/{series_id}/spectrum"]["get"]["responses"][200]
 >;
+export type MetricInfo = RunRead["metric_info"][string];
+export type TrialRead = SeriesRead["trials"][number];
+export type VerdictReason = RunRead["verdict_reasons"][number];
+export type RunVerdict = NonNullable<RunSummary["verdict"]>;
+
+export type CompareRead = Json<paths["/api/v1/compare"]["get"]["responses"][200]>;
+export type SeriesDelta = CompareRead["series"][number];
+export type MetricDelta = SeriesDelta["metrics"][number];
+export type Verdict = MetricDelta["verdict"];
+export type Direction = MetricDelta["direction"];
+export type RunRef = CompareRead["baseline"];
+export type TrendQuery = NonNullable<paths["/api/v1/trends"]["get"]["parameters"]["query"]>;
+export type TrendRead = Json<paths["/api/v1/trends"]["get"]["responses"][200]>;
+export type TrendPoint = TrendRead["points"][number];
+export type ChangePoint = TrendRead["change_points"][number];
+export type BaselineRead = Json<paths["/api/v1/baselines"]["get"]["responses"][200]>[number];
+
+export type HostRead = Json<paths["/api/v1/hosts"]["get"]["responses"][200]>[number];
+export type TuningCheck = HostRead["tuning"][number];
+export type SuiteRead = Json<paths["/api/v1/suites"]["get"]["responses"][200]>[number];
+
+export type JobCreate = NonNullable<
+  paths["/api/v1/jobs"]["post"]["requestBody"]
+>["content"]["application/json"];
+export type JobListQuery = NonNullable<paths["/api/v1/jobs"]["get"]["parameters"]["query"]>;
+export type JobPage = Json<paths["/api/v1/jobs"]["get"]["responses"][200]>;
+export type JobRead = JobPage["items"][number];
+export type JobStatus = JobRead["status"];
+
+export type AlertListQuery = NonNullable<paths["/api/v1/alerts"]["get"]["parameters"]["query"]>;
+export type AlertPage = Json<paths["/api/v1/alerts"]["get"]["responses"][200]>;
+export type AlertRead = AlertPage["items"][number];
+export type AlertState = AlertRead["state"];
+export type Severity = AlertRead["severity"];
+export type DeliveryRead = Json<
+  paths["/api/v1/alerts/{alert_id}/deliveries"]["get"]["responses"][200]
+>[number];
+
+export type SlaRuleCreate = NonNullable<
+  paths["/api/v1/sla-rules"]["post"]["requestBody"]
+>["content"]["application/json"];
+export type SlaRuleRead = Json<paths["/api/v1/sla-rules"]["get"]["responses"][200]>[number];
+export type ChannelCreate = NonNullable<
+  paths["/api/v1/channels"]["post"]["requestBody"]
+>["content"]["application/json"];
+export type ChannelRead = Json<paths["/api/v1/channels"]["get"]["responses"][200]>[number];
+
+export type TokenCreate = NonNullable<
+  paths["/api/v1/tokens"]["post"]["requestBody"]
+>["content"]["application/json"];
+export type TokenRead = Json<paths["/api/v1/tokens"]["get"]["responses"][200]>[number];
+export type TokenCreated = Json<paths["/api/v1/tokens"]["post"]["responses"][201]>;
+export type Scope = TokenRead["scopes"][number];
+export type Role = User["role"];
+export type UserCreate = NonNullable<
+  paths["/api/v1/users"]["post"]["requestBody"]
+>["content"]["application/json"];
+export type UserUpdate = NonNullable<
+  paths["/api/v1/users/{user_id}"]["patch"]["requestBody"]
+>["content"]["application/json"];

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 
 import {
   formatX,
+  overlayLines,
   percentileTicks,
   percentileToX,
   spectrumLines,
@@ -108,5 +109,30 @@ describe("percentileTicks", () => {
 
   it("has no ticks without data", () => {
     expect(percentileTicks([])).toEqual([]);
+  });
+});
+
+describe("overlayLines", () => {
+  it("draws baseline dashed and candidate solid in one colour per series", () => {
+    const candidateGo: SpectrumInput = { ...go, series_id: 18 };
+    const candidateRust: SpectrumInput = { ...rust, series_id: 17 };
+    const lines = overlayLines([
+      { labels: rust.labels, baseline: rust, candidate: candidateRust },
+      { labels: go.labels, baseline: go, candidate: candidateGo },
+    ]);
+    expect(lines.map((l) => [l.key, l.name, l.seriesIndex, l.dashed])).toEqual([
+      ["b7", "client=rust (baseline)", 0, true],
+      ["c17", "client=rust (candidate)", 0, false],
+      ["b8", "client=go (baseline)", 1, true],
+      ["c18", "client=go (candidate)", 1, false],
+    ]);
+    expect(lines[0]!.points).toBe(rust.corrected);
+    const rows = spectrumRows(lines);
+    expect(rows.find((r) => r.percentile === 50)!.values).toEqual({
+      b7: 350_000,
+      c17: 350_000,
+      b8: 400_000,
+      c18: 400_000,
+    });
   });
 });

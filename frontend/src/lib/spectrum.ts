@@ -112,3 +112,36 @@ export function xDomain(rows: SpectrumRow[]): [number, number] {
 export function formatX(x: number): string {
   return formatPercentile(xToPercentile(x));
 }
+
+/** A matched series of a comparison: its baseline and candidate spectra. */
+export interface SpectrumPair {
+  labels: Record<string, string>;
+  baseline: SpectrumInput;
+  candidate: SpectrumInput;
+}
+
+/**
+ * Lines for a comparison: per matched series, the candidate solid and the baseline dashed in the
+ * same colour (both corrected for coordinated omission where the run is open-loop).
+ */
+export function overlayLines(pairs: SpectrumPair[]): SpectrumLine[] {
+  return pairs.flatMap((pair, seriesIndex) => {
+    const name = formatLabels(pair.labels);
+    return [
+      {
+        key: `b${String(pair.baseline.series_id)}`,
+        name: `${name} (baseline)`,
+        seriesIndex,
+        dashed: true,
+        points: pair.baseline.corrected,
+      },
+      {
+        key: `c${String(pair.candidate.series_id)}`,
+        name: `${name} (candidate)`,
+        seriesIndex,
+        dashed: false,
+        points: pair.candidate.corrected,
+      },
+    ];
+  });
+}

@@ -1,6 +1,17 @@
 import { describe, expect, it } from "vitest";
 
-import { formatCount, formatNs, formatPercentile, formatRate } from "./units";
+import {
+  formatCount,
+  formatDelta,
+  formatDeltaPct,
+  formatNs,
+  formatNumber,
+  formatPercentile,
+  formatRate,
+  formatRatio,
+  formatValue,
+  tailReliable,
+} from "./units";
 
 describe("formatNs", () => {
   it.each([
@@ -77,5 +88,71 @@ describe("formatCount", () => {
     expect(formatCount(1_234_567)).toBe("1,234,567");
     expect(formatCount(0)).toBe("0");
     expect(formatCount(null)).toBe("—");
+  });
+});
+
+describe("formatValue", () => {
+  it.each([
+    [350_000, "ns", "350 µs"],
+    [1.5, "ms", "1.5 ms"],
+    [250, "us", "250 µs"],
+    [115_554, "req/s", "115.6k req/s"],
+    [763_123, "msg/s", "763.1k msg/s"],
+    [0.995, "ratio", "99.5%"],
+    [1, "ratio", "100%"],
+    [20, "%", "20%"],
+    [12_345, "count", "12,345"],
+    [2.5, "count", "2.5"],
+    [512.34, "MB", "512 MB"],
+    [12.345, "MB", "12.3 MB"],
+    [42, "", "42"],
+    [1_234_567.8, "", "1,234,568"],
+  ])("%d %s -> %s", (value, unit, expected) => {
+    expect(formatValue(value, unit)).toBe(expected);
+  });
+
+  it("shows a dash for missing values", () => {
+    expect(formatValue(null, "ns")).toBe("—");
+    expect(formatValue(Number.NaN, "req/s")).toBe("—");
+  });
+});
+
+describe("formatRatio and formatNumber", () => {
+  it("formats as people write them", () => {
+    expect(formatRatio(0.99987)).toBe("99.99%");
+    expect(formatNumber(0.012345)).toBe("0.01");
+    expect(formatNumber(999.4)).toBe("999");
+    expect(formatNumber(undefined)).toBe("—");
+  });
+});
+
+describe("formatDelta", () => {
+  it("signs the difference in the value's unit", () => {
+    expect(formatDelta(150_000, "ns")).toBe("+150 µs");
+    expect(formatDelta(-222_850_000, "ns")).toBe("−223 ms");
+    expect(formatDelta(-5_200, "req/s")).toBe("−5.2k req/s");
+    expect(formatDelta(0, "ns")).toBe("±0 ns");
+    expect(formatDelta(76, "count")).toBe("+76");
+    expect(formatDelta(null, "ns")).toBe("—");
+  });
+});
+
+describe("formatDeltaPct", () => {
+  it("keeps one decimal and a sign", () => {
+    expect(formatDeltaPct(30.14)).toBe("+30.1%");
+    expect(formatDeltaPct(-61.2)).toBe("−61.2%");
+    expect(formatDeltaPct(0.01)).toBe("±0%");
+    expect(formatDeltaPct(250.4)).toBe("+250%");
+    expect(formatDeltaPct(null)).toBe("—");
+  });
+});
+
+describe("tailReliable", () => {
+  it("wants ten samples beyond the percentile", () => {
+    expect(tailReliable(5_000, 99.9)).toBe(false);
+    expect(tailReliable(10_000, 99.9)).toBe(true);
+    expect(tailReliable(100_000, 99.99)).toBe(true);
+    expect(tailReliable(1_000, 99)).toBe(true);
+    expect(tailReliable(999, 99)).toBe(false);
   });
 });

@@ -1,4 +1,7 @@
-/** Human-readable numbers for latencies (nanoseconds), rates and percentiles. */
+/**
+ * Human-readable numbers for latencies (nanoseconds), rates and percentiles, and for any value
+ * with the unit the API gives it (`metric_info`, compare and trend units): never a guessed one.
+ */
 
 const NS_UNITS = [
   { unit: "ns", scale: 1 },
@@ -15,6 +18,15 @@ const RATE_UNITS = [
 ] as const;
 
 const MISSING = "—";
+
+/** Time units a value (or an SLA threshold) may be written in, as multiples of a nanosecond. */
+export const TIME_UNITS: Readonly<Record<string, number>> = {
+  ns: 1,
+  us: 1e3,
+  µs: 1e3,
+  ms: 1e6,
+  s: 1e9,
+};
 
 /** 350000 -> "350 µs", 1250000 -> "1.25 ms", 2.1e9 -> "2.1 s" (three significant digits). */
 export function formatNs(ns: number | null | undefined): string {
@@ -52,6 +64,61 @@ export function formatCount(count: number | null | undefined): string {
   return count.toLocaleString("en-US");
 }
 
+/** 0.995 -> "99.5%": a ratio (success rate) as people write it. */
+export function formatRatio(ratio: number | null | undefined): string {
+  if (ratio == null || !Number.isFinite(ratio)) return MISSING;
+  return `${String(roundDecimals(ratio * 100, 2))}%`;
+}
+
+/**
+ * Three significant digits below 1000, whole and grouped from there: 12.345 -> "12.3",
+ * 12345.6 -> "12,346".
+ */
+export function formatNumber(value: number | null | undefined): string {
+  if (value == null || !Number.isFinite(value)) return MISSING;
+  if (Math.abs(value) >= 1000) return Math.round(value).toLocaleString("en-US");
+  return String(roundSignificant(value));
+}
+
+/**
+ * A value in the unit the API named: "ns" (and other time units) as µs / ms, rates as
+ * "115.6k req/s", "ratio" as a percentage, "count" grouped, anything else with its unit.
+ */
+export function formatValue(value: number | null | undefined, unit: string): string {
+  if (value == null || !Number.isFinite(value)) return MISSING;
+  const timeScale = TIME_UNITS[unit];
+  if (timeScale !== undefined) return formatNs(value * timeScale);
+  if (unit.endsWith("/s")) return formatRate(value, unit);
+  switch (unit) {
+    case "ratio":
+      return formatRatio(value);
+    case "%":
+      return `${String(roundDecimals(value, 2))}%`;
+    case "count":
+      return Number.isInteger(value) ? formatCount(value) : formatNumber(value);
+    case "":
+      return formatNumber(value);
+    default:
+      return `${formatNumber(value)} ${unit}`;
+  }
+}
+
+/** A difference with its sign: +12.3 µs, −45.7k req/s, ±0 for none. */
+export function formatDelta(delta: number | null | undefined, unit: string): string {
+  if (delta == null || !Number.isFinite(delta)) return MISSING;
+  const magnitude = formatValue(Math.abs(delta), unit);
+  if (/^0(\D|$)/.test(magnitude)) return `±${magnitude}`;
+  return `${delta > 0 ? "+" : "−"}${magnitude}`;
+}
+
+/** A relative change in percent: +30.1%, −4.6%, ±0%; one decimal, none from 100 % on. */
+export function formatDeltaPct(pct: number | null | undefined): string {
+  if (pct == null || !Number.isFinite(pct)) return MISSING;
+  const rounded = roundDecimals(Math.abs(pct), Math.abs(pct) >= 100 ? 0 : 1);
+  if (rounded === 0) return "±0%";
+  return `${pct > 0 ? "+" : "−"}${String(rounded)}%`;
+}
+
 function unitIndex(magnitude: number, units: readonly { scale: number }[]): number {
   let index = 0;
   while (index < units.length - 1 && magnitude >= units[index + 1]!.scale) index += 1;
@@ -67,4 +134,12 @@ function roundSignificant(value: number): number {
 function roundDecimals(value: number, decimals: number): number {
   // Number(...) drops trailing zeros: "2.10" -> 2.1; adding 0 turns -0 into 0.
   return Number(value.toFixed(decimals)) + 0;
+}
+
+/** Fewer samples than this beyond a percentile and it is shown as not to be trusted. */
+export const MIN_TAIL_SAMPLES = 10;
+
+/** Whether `count` samples put enough of them beyond `percentile` (P99.9 of 5,000 do not). */
+export function tailReliable(count: number, percentile: number): boolean {
+  return count * (1 - percentile / 100) >= MIN_TAIL_SAMPLES - 1e-9;
 }

@@ -27,6 +27,7 @@ export function AuthedLayout() {
   return (
     <AppShell
       userEmail={me.data.email}
+      role={me.data.role}
       loggingOut={logout.isPending}
       onLogout={() =>
         logout.mutate(undefined, {

@@ -59,11 +59,11 @@ export function LoginPage() {
   );
 }
 
-/** Back to the page that sent the visitor here, else the runs list. */
+/** Back to the page that sent the visitor here, else the overview. */
 function returnPath(state: unknown): string {
   if (typeof state === "object" && state !== null && "from" in state) {
     const from = (state as { from: unknown }).from;
     if (typeof from === "string" && from.startsWith("/") && !from.startsWith("/login")) return from;
   }
-  return "/runs";
+  return "/";
 }

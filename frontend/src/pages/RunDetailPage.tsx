@@ -1,12 +1,26 @@
+import { useMemo, useState } from "react";
 import { Link, useParams } from "react-router";
 
+import { useBaselines, usePinBaseline } from "../api/analysis";
+import { usePermissions } from "../api/auth";
 import { ApiError, errorMessage } from "../api/client";
 import { useRun, useSpectra } from "../api/runs";
-import type { RunRead } from "../api/types";
+import type { RunRead, SeriesRead } from "../api/types";
+import { IntervalsChart } from "../components/charts/IntervalsChart";
 import { SpectrumChart } from "../components/charts/SpectrumChart";
 import { EmptyState, ErrorState, Loading } from "../components/common/Status";
+import { RunVerdictBadge } from "../components/common/VerdictBadge";
+import { Fingerprint } from "../components/hosts/Fingerprint";
 import { RunMeta } from "../components/runs/RunMeta";
 import { SeriesSummaryTable } from "../components/runs/SeriesSummaryTable";
+import { TrialsTable } from "../components/runs/TrialsTable";
+import { TuningApplied } from "../components/runs/TuningApplied";
+import { VerdictReasons } from "../components/runs/VerdictReasons";
+import { compareHref } from "../lib/compare";
+import { formatLabels } from "../lib/format";
+import { intervalRows, trialsWithIntervals } from "../lib/intervals";
+import { spectrumLines } from "../lib/spectrum";
+import { tuningSummary } from "../lib/tuning";
 
 export function RunDetailPage() {
   const { runId } = useParams();
@@ -41,31 +55,105 @@ function RunDetail({ runId }: { runId: number }) {
 }
 
 function RunBody({ run }: { run: RunRead }) {
+  const tuning = useMemo(() => tuningSummary(run.series), [run.series]);
+  const trendsHref = `/trends?${new URLSearchParams({ suite: run.suite, scenario: run.scenario }).toString()}`;
   return (
     <>
       <header className="page-header">
         <h1>
           {run.suite} <span className="muted">/</span> {run.scenario}
         </h1>
+        <RunVerdictBadge verdict={run.verdict} />
+        <div className="page-actions">
+          {run.baseline_run_id !== null && (
+            <Link className="button" to={compareHref(run.baseline_run_id, run.id)}>
+              Compare with baseline #{run.baseline_run_id}
+            </Link>
+          )}
+          <Link className="button" to={trendsHref}>
+            Trends
+          </Link>
+          <PinBaseline run={run} />
+        </div>
       </header>
       <RunMeta run={run} />
+
+      <h2>CI verdict</h2>
+      {run.verdict_reasons.length > 0 ? (
+        <div className="table-scroll">
+          <VerdictReasons reasons={run.verdict_reasons} />
+        </div>
+      ) : (
+        <p className="muted">
+          {run.verdict === "pass"
+            ? `Passed: no SLA rule breached and no regression against run #${String(run.baseline_run_id ?? "")}.`
+            : run.verdict === "no-baseline"
+              ? "No SLA rule breached; there was no comparable earlier run to compare against."
+              : "This run was not judged."}
+        </p>
+      )}
+
       <h2>Latency summary</h2>
       {run.series.length === 0 ? (
         <EmptyState title="This run has no series" />
       ) : (
         <>
           <div className="table-scroll">
-            <SeriesSummaryTable series={run.series} />
+            <SeriesSummaryTable series={run.series} metricInfo={run.metric_info} />
           </div>
           <p className="muted small">
-            All trials merged.
+            All trials merged. ⚠ marks a tail percentile with fewer than 10 samples beyond it.
             {run.series.some((series) => series.summary_uncorrected)
-              ? " Open-loop series show latency from each request's intended send time (corrected for coordinated omission)."
+              ? " Open-loop series show latency from each request's intended send time (corrected for coordinated omission); the uncorrected view is shown below it."
               : ""}
           </p>
           <h2>Percentile spectrum</h2>
           <SpectrumPanel runId={run.id} seriesIds={run.series.map((series) => series.id)} />
+          <h2>Latency over time</h2>
+          <IntervalsPanel series={run.series} />
+          <h2>Trials</h2>
+          <div className="table-scroll">
+            <TrialsTable series={run.series} metricInfo={run.metric_info} />
+          </div>
         </>
+      )}
+
+      <h2>Host and tuning</h2>
+      <div className="two-columns">
+        <div className="panel">
+          <h3>Fingerprint of {run.host_name ?? "the host"}</h3>
+          <Fingerprint fingerprint={run.host_fingerprint} />
+        </div>
+        <div className="panel">
+          <h3>Tuning applied by the load programs</h3>
+          <TuningApplied entries={tuning} trialCount={run.trial_count} />
+        </div>
+      </div>
+    </>
+  );
+}
+
+function PinBaseline({ run }: { run: RunRead }) {
+  const { canWrite } = usePermissions();
+  const baselines = useBaselines();
+  const pin = usePinBaseline();
+  if (!canWrite) return null;
+  const pinned = baselines.data?.find((baseline) => baseline.run_id === run.id);
+  if (pinned) return <span className="muted small">Pinned baseline of {pinned.branch}</span>;
+  return (
+    <>
+      <button
+        type="button"
+        className="button"
+        disabled={pin.isPending || baselines.isPending}
+        onClick={() => pin.mutate(run.id)}
+      >
+        Pin as baseline
+      </button>
+      {pin.isError && (
+        <span className="field-error" role="alert">
+          {errorMessage(pin.error)}
+        </span>
       )}
     </>
   );
@@ -73,6 +161,7 @@ function RunBody({ run }: { run: RunRead }) {
 
 function SpectrumPanel({ runId, seriesIds }: { runId: number; seriesIds: number[] }) {
   const spectra = useSpectra(runId, seriesIds);
+  const lines = useMemo(() => spectrumLines(spectra.data), [spectra.data]);
   if (spectra.error) {
     return <ErrorState title="Could not load the spectrum" message={errorMessage(spectra.error)} />;
   }
@@ -80,5 +169,57 @@ function SpectrumPanel({ runId, seriesIds }: { runId: number; seriesIds: number[
   if (spectra.data.every((spectrum) => spectrum.corrected.length === 0)) {
     return <EmptyState title="No percentile data for this run" />;
   }
-  return <SpectrumChart spectra={spectra.data} />;
+  return <SpectrumChart lines={lines} />;
+}
+
+/** Intervals are per trial: pick the series and the trial (the first with intervals by default). */
+function IntervalsPanel({ series }: { series: SeriesRead[] }) {
+  const withIntervals = series.filter((item) => trialsWithIntervals(item.trials).length > 0);
+  const [seriesId, setSeriesId] = useState<number | null>(null);
+  const [trialIndex, setTrialIndex] = useState<number | null>(null);
+  if (withIntervals.length === 0) {
+    return <p className="muted">The load programs of this run reported no intervals.</p>;
+  }
+  const chosen = withIntervals.find((item) => item.id === seriesId) ?? withIntervals[0]!;
+  const trials = trialsWithIntervals(chosen.trials);
+  const trial = trials.find((item) => item.index === trialIndex) ?? trials[0]!;
+  const rows = intervalRows(trial.intervals);
+  return (
+    <>
+      <div className="toolbar">
+        {withIntervals.length > 1 && (
+          <label>
+            Series{" "}
+            <select value={chosen.id} onChange={(event) => setSeriesId(Number(event.target.value))}>
+              {withIntervals.map((item) => (
+                <option key={item.id} value={item.id}>
+                  {formatLabels(item.labels)}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        {trials.length > 1 && (
+          <label>
+            Trial{" "}
+            <select
+              value={trial.index}
+              onChange={(event) => setTrialIndex(Number(event.target.value))}
+            >
+              {trials.map((item) => (
+                <option key={item.index} value={item.index}>
+                  {item.index + 1}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+      </div>
+      {rows.length === 0 ? (
+        <EmptyState title="These intervals carry no latency values" />
+      ) : (
+        <IntervalsChart rows={rows} />
+      )}
+    </>
+  );
 }

@@ -1,46 +1,47 @@
-import { useSearchParams } from "react-router";
+import { useState } from "react";
+import { Link, useNavigate, useSearchParams } from "react-router";
 
 import { errorMessage } from "../api/client";
+import { useSuites } from "../api/hosts";
 import { useRuns } from "../api/runs";
-import type { RunListQuery } from "../api/types";
+import type { RunSummary } from "../api/types";
 import { EmptyState, ErrorState, Loading } from "../components/common/Status";
 import { Pagination } from "../components/runs/Pagination";
+import { RunFilters, type FilterValues } from "../components/runs/RunFilters";
 import { RunsTable } from "../components/runs/RunsTable";
-
-const PAGE_SIZE = 50;
-const FILTERS = ["suite", "scenario", "branch", "commit", "host", "since", "until"] as const;
-const SOURCES = ["ci", "job", "manual"] as const;
-
-/** Filters and paging live in the URL (?suite=echo&offset=50), so a view can be shared. */
-function queryFromSearch(search: URLSearchParams): RunListQuery {
-  const query: RunListQuery = {
-    limit: positiveInt(search.get("limit"), PAGE_SIZE),
-    offset: positiveInt(search.get("offset"), 0),
-  };
-  for (const name of FILTERS) {
-    const value = search.get(name);
-    if (value) query[name] = value;
-  }
-  const source = search.get("source");
-  const kind = SOURCES.find((candidate) => candidate === source);
-  if (kind) query.source = kind;
-  return query;
-}
-
-function positiveInt(text: string | null, fallback: number): number {
-  const value = Number(text);
-  return text !== null && Number.isInteger(value) && value >= 0 ? value : fallback;
-}
+import { compareHref, comparePair, togglePick } from "../lib/compare";
+import { activeFilterCount, queryFromSearch, rangeStart } from "../lib/runFilters";
 
 export function RunsPage() {
   const [search, setSearch] = useSearchParams();
   const query = queryFromSearch(search);
   const runs = useRuns(query);
+  const suites = useSuites();
+  const navigate = useNavigate();
+  // Picks survive paging and filtering, so the two runs may come from different pages.
+  const [picked, setPicked] = useState<RunSummary[]>([]);
+  const pair = comparePair(picked);
+  const filtered = activeFilterCount(query) > 0;
 
   function setOffset(offset: number) {
     const next = new URLSearchParams(search);
     if (offset > 0) next.set("offset", String(offset));
     else next.delete("offset");
+    setSearch(next);
+  }
+
+  function apply(values: FilterValues) {
+    const next = new URLSearchParams();
+    for (const [name, value] of Object.entries(values))
+      if (value.trim() !== "") next.set(name, value.trim());
+    setSearch(next);
+  }
+
+  function range(hours: number) {
+    const next = new URLSearchParams(search);
+    next.set("since", rangeStart(hours, new Date()));
+    next.delete("until");
+    next.delete("offset");
     setSearch(next);
   }
 
@@ -50,18 +51,64 @@ export function RunsPage() {
         <h1>Runs</h1>
         {runs.isFetching && !runs.isPending && <span className="muted">Refreshing…</span>}
       </header>
+      <RunFilters
+        key={search.toString()}
+        query={query}
+        suites={suites.data?.map((suite) => suite.id) ?? []}
+        onApply={apply}
+        onRange={range}
+        onClear={() => setSearch(new URLSearchParams())}
+      />
+      <div className="compare-bar" aria-live="polite">
+        {picked.length === 0 ? (
+          <span className="muted">Pick two runs to compare them.</span>
+        ) : (
+          <>
+            <span>
+              Picked {picked.map((run) => `#${String(run.id)}`).join(" and ")}
+              {pair && (
+                <span className="muted">
+                  {" "}
+                  (baseline #{pair.baseline}, candidate #{pair.candidate})
+                </span>
+              )}
+            </span>
+            <button
+              type="button"
+              className="button button-primary"
+              disabled={pair === null}
+              onClick={() => pair && void navigate(compareHref(pair.baseline, pair.candidate))}
+            >
+              Compare
+            </button>
+            <button type="button" className="button" onClick={() => setPicked([])}>
+              Clear picks
+            </button>
+          </>
+        )}
+      </div>
       {runs.isPending ? (
         <Loading label="Loading runs…" />
       ) : runs.isError ? (
         <ErrorState message={errorMessage(runs.error)} onRetry={() => void runs.refetch()} />
       ) : runs.data.items.length === 0 ? (
-        <EmptyState title="No runs yet">
-          Runs appear here when CI submits results or a job finishes.
-        </EmptyState>
+        filtered ? (
+          <EmptyState title="No runs match these filters">
+            <Link to="/runs">Clear the filters</Link> to see every run.
+          </EmptyState>
+        ) : (
+          <EmptyState title="No runs yet">
+            Runs appear here when CI submits results or a job finishes.
+          </EmptyState>
+        )
       ) : (
         <>
           <div className="table-scroll">
-            <RunsTable runs={runs.data.items} />
+            <RunsTable
+              runs={runs.data.items}
+              picked={picked.map((run) => run.id)}
+              onTogglePick={(run) => setPicked((current) => togglePick(current, run))}
+            />
           </div>
           <Pagination
             total={runs.data.total}

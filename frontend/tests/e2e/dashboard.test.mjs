@@ -1,8 +1,14 @@
-// End-to-end: sign in, find a run in the list, open it, see its summary and spectrum.
-// Runs against a real latlab server (the api serving frontend/dist) in Debian's Chromium.
+// End-to-end, against a real latlab (the api serving frontend/dist, a runner, an ingest worker)
+// in Debian's Chromium: sign in; launch an echo job and watch it succeed; open its run; compare
+// two submitted runs and see the regression; acknowledge its alert; create an SLA rule and an
+// API token (shown once); a viewer sees no write controls. One screenshot per page.
 //
-//   LATLAB_URL=http://127.0.0.1:8000 LATLAB_EMAIL=... LATLAB_PASSWORD=... LATLAB_RUN_ID=1 \
-//     npm run e2e
+//   LATLAB_URL=http://127.0.0.1:8000 LATLAB_EMAIL=... LATLAB_PASSWORD=... \
+//   LATLAB_BASELINE_RUN_ID=1 LATLAB_CANDIDATE_RUN_ID=2 LATLAB_HOST_NAME=lab-07 \
+//   LATLAB_TREND_SCENARIO=large \
+//   [LATLAB_VIEWER_EMAIL=... LATLAB_VIEWER_PASSWORD=...] npm run e2e
+//
+// backend/tests/test_dashboard_e2e.py provides all of this from a throwaway stack.
 
 import assert from "node:assert/strict";
 import { mkdir } from "node:fs/promises";
@@ -16,11 +22,19 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const baseUrl = requireEnv("LATLAB_URL").replace(/\/+$/, "");
 const email = requireEnv("LATLAB_EMAIL");
 const password = requireEnv("LATLAB_PASSWORD");
-const runId = requireEnv("LATLAB_RUN_ID");
+const baselineId = requireEnv("LATLAB_BASELINE_RUN_ID");
+const candidateId = requireEnv("LATLAB_CANDIDATE_RUN_ID");
+const hostName = requireEnv("LATLAB_HOST_NAME");
+// A scenario of http-order whose p99 history has a step change.
+const trendScenario = requireEnv("LATLAB_TREND_SCENARIO");
+const viewerEmail = process.env.LATLAB_VIEWER_EMAIL;
+const viewerPassword = process.env.LATLAB_VIEWER_PASSWORD;
 const screenshotDir = path.resolve(
-  process.env.LATLAB_SCREENSHOT_DIR || path.join(here, "..", "..", "test-results", "screenshots"),
+  process.env.LATLAB_SCREENSHOT_DIR || path.join(here, "screenshots"),
 );
 const TIMEOUT_MS = 15_000;
+// A job builds its suite on first use and then measures; this bounds the wait, not the test.
+const JOB_TIMEOUT_MS = 300_000;
 
 let browser;
 let page;
@@ -31,8 +45,24 @@ function requireEnv(name) {
   return value;
 }
 
-async function screenshot(name) {
-  await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });
+async function screenshot(target, name) {
+  await target.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });
+}
+
+async function newPage() {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  ctx.setDefaultTimeout(TIMEOUT_MS);
+  const created = await ctx.newPage();
+  created.on("pageerror", (error) => console.error("page error:", error.message));
+  return { ctx, page: created };
+}
+
+async function signIn(target, user, secret) {
+  await target.goto(`${baseUrl}/login`);
+  await target.getByLabel("Email").fill(user);
+  await target.getByLabel("Password").fill(secret);
+  await target.getByRole("button", { name: "Sign in" }).click();
+  await target.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
 }
 
 before(async () => {
@@ -49,48 +79,228 @@ before(async () => {
       "--disable-sync",
     ],
   });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  context.setDefaultTimeout(TIMEOUT_MS);
-  page = await context.newPage();
-  page.on("pageerror", (error) => console.error("page error:", error.message));
+  ({ page } = await newPage());
 });
 
 after(async () => {
   await browser?.close();
 });
 
-test("dashboard: login, runs list, run detail", async (t) => {
+test("dashboard: the acceptance walk-through", async (t) => {
   await t.test("an anonymous visitor is sent to /login", async () => {
     await page.goto(baseUrl);
     await page.waitForURL(/\/login$/);
     await page.getByLabel("Email").waitFor();
-    await screenshot("01-login");
+    await screenshot(page, "01-login");
   });
 
-  await t.test("signing in leads to the runs list with the run", async () => {
+  await t.test("signing in leads to the overview", async () => {
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(password);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForURL(/\/runs$/);
-    await page.getByRole("heading", { name: "Runs" }).waitFor();
-    const row = page.locator(`tr[data-run-id="${runId}"]`);
-    await row.waitFor();
-    assert.match(await row.innerText(), new RegExp(`#${runId}\\b`));
-    await screenshot("02-runs");
+    await page.waitForURL(`${baseUrl}/`);
+    await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
+    const alerts = page.getByRole("region", { name: "Open alerts" });
+    assert.match(await alerts.locator(".big-number").innerText(), /^\d+ open$/);
+    const latest = page.getByRole("region", { name: "Latest run per suite" });
+    await latest.locator('tr[data-suite="http-order"]').getByText("fail").waitFor();
+    await page.getByRole("region", { name: "Hosts" }).getByText(hostName).waitFor();
+    await screenshot(page, "02-overview");
   });
 
-  await t.test("the run page shows the summary and the spectrum", async () => {
-    await page.locator(`tr[data-run-id="${runId}"]`).click();
-    await page.waitForURL(new RegExp(`/runs/${runId}$`));
+  await t.test(
+    "the hosts page shows the runner's host online, with its tuning checks",
+    async () => {
+      await page
+        .getByRole("navigation", { name: "Main" })
+        .getByRole("link", { name: "Hosts" })
+        .click();
+      const card = page.locator(`article[data-host="${hostName}"]`);
+      await card.getByText("online", { exact: true }).waitFor();
+      await card.getByText(/^Tuning checks:/).click();
+      await card.getByRole("columnheader", { name: "Recommended" }).waitFor();
+      await screenshot(page, "03-hosts");
+    },
+  );
 
-    await page.getByRole("columnheader", { name: "p99", exact: true }).waitFor();
+  let runHref;
+  await t.test("an echo job launched from the jobs page runs to success", async () => {
+    await page
+      .getByRole("navigation", { name: "Main" })
+      .getByRole("link", { name: "Jobs" })
+      .click();
+    const form = page.getByRole("form", { name: "Launch a job" });
+    await form.getByLabel("Suite").selectOption("echo");
+    await form.getByLabel("Scenario").selectOption("default");
+
+    // The schema's bounds are checked before anything is sent.
+    const count = form.getByRole("textbox", { name: "count", exact: true });
+    await count.fill("0");
+    await form.getByRole("button", { name: "Launch" }).click();
+    await form.getByText("must be at least 1").waitFor();
+
+    await count.fill("2000");
+    await form.getByRole("textbox", { name: "warmup", exact: true }).fill("100");
+    await form.getByRole("button", { name: "Launch" }).click();
+    const notice = page.getByRole("status").filter({ hasText: /Launched job/ });
+    const jobId = /#(\d+)/.exec(await notice.innerText())[1];
+    const row = page.locator(`tr[data-job-id="${jobId}"]`);
+    await row.waitFor();
+    await page
+      .locator(`tr[data-job-id="${jobId}"][data-status="succeeded"]`)
+      .waitFor({ timeout: JOB_TIMEOUT_MS });
+    assert.equal(await row.getByRole("progressbar").getAttribute("aria-valuenow"), "100");
+    const runLink = row.getByRole("link", { name: /^Run #\d+$/ });
+    runHref = await runLink.getAttribute("href");
+    await screenshot(page, "04-jobs");
+    await runLink.click();
+  });
+
+  await t.test("the job's run shows its summary, spectrum, trials and host", async () => {
+    await page.waitForURL(`${baseUrl}${runHref}`);
+    await page.getByRole("heading", { name: /^echo \/ default$/ }).waitFor();
     const p99 = page.locator('.summary-table td[data-column="p99"]').first();
     await p99.waitFor();
-    assert.match((await p99.innerText()).trim(), /^\d+(\.\d+)? (ns|µs|ms|s)$/);
-
-    const curve = page.locator("svg path.recharts-line-curve").first();
+    assert.match((await p99.innerText()).trim(), /^\d+(\.\d+)? (ns|µs|ms|s)( ⚠)?$/);
+    const throughput = page.locator('.summary-table td[data-column="throughput"]').first();
+    assert.match((await throughput.innerText()).trim(), /^\d+(\.\d+)?k? req\/s$/);
+    const curve = page
+      .getByRole("figure", { name: "Latency by percentile" })
+      .locator("path.recharts-line-curve")
+      .first();
     await curve.waitFor();
     assert.ok(((await curve.getAttribute("d")) ?? "").length > 10, "the spectrum line has a path");
-    await screenshot("03-run");
+    await page.getByRole("heading", { name: "Trials" }).waitFor();
+    await page.getByRole("heading", { name: `Fingerprint of ${hostName}` }).waitFor();
+    await screenshot(page, "05-run");
+  });
+
+  await t.test("two runs picked on the runs page open their comparison", async () => {
+    await page
+      .getByRole("navigation", { name: "Main" })
+      .getByRole("link", { name: "Runs" })
+      .click();
+    await page.getByRole("heading", { name: "Runs", level: 1 }).waitFor();
+    await page.getByLabel(`Pick run #${baselineId} to compare`).check();
+    await page.getByLabel(`Pick run #${candidateId} to compare`).check();
+    await screenshot(page, "06-runs");
+    await page.getByRole("button", { name: "Compare", exact: true }).click();
+    await page.waitForURL(`${baseUrl}/compare?baseline=${baselineId}&candidate=${candidateId}`);
+  });
+
+  await t.test("the comparison says p99 regressed, with its evidence", async () => {
+    const p99 = page.locator('.compare-table tr[data-metric="p99"]');
+    await p99.getByText("regressed", { exact: true }).waitFor();
+    assert.match(await p99.locator("td").nth(3).innerText(), /^\+\d+(\.\d+)?%$/);
+    // The evidence shows on keyboard focus, not only on hover.
+    await p99.locator(".tooltip").focus();
+    const tip = p99.getByRole("tooltip");
+    await tip.waitFor({ state: "visible" });
+    assert.match(await tip.innerText(), /\w/);
+    await page
+      .getByRole("figure", { name: "Baseline and candidate latency by percentile" })
+      .locator("path.recharts-line-curve")
+      .first()
+      .waitFor();
+    await screenshot(page, "07-compare");
+  });
+
+  await t.test("the trend marks its change point and a point opens its run", async () => {
+    await page.goto(`${baseUrl}/trends?suite=http-order&scenario=${trendScenario}&metric=p99`);
+    const chart = page.getByRole("figure", { name: "Metric over time" });
+    await chart.locator("path.recharts-line-curve").first().waitFor();
+    const change = page.getByRole("table", { name: "Change points" }).getByRole("link").first();
+    await change.waitFor();
+    const changeRunId = (await change.innerText()).replace("#", "");
+    await screenshot(page, "08-trends");
+    await chart.locator(`circle.trend-point[data-run-id="${changeRunId}"]`).first().click();
+    await page.waitForURL(`${baseUrl}/runs/${changeRunId}`);
+    await page.getByRole("heading", { name: "CI verdict" }).waitFor();
+  });
+
+  await t.test(
+    "the regression's alert links to the comparison and can be acknowledged",
+    async () => {
+      await page
+        .getByRole("navigation", { name: "Main" })
+        .getByRole("link", { name: "Alerts" })
+        .click();
+      await page.getByLabel("State").selectOption("open");
+      await page.waitForURL(/state=open/);
+      const row = page
+        .locator("tr[data-alert-id]")
+        .filter({ hasText: "http-order / medium" })
+        .filter({ hasText: "regression" })
+        .first();
+      await row.waitFor();
+      const link = row.getByRole("link", { name: "Comparison" });
+      assert.equal(
+        await link.getAttribute("href"),
+        `/compare?baseline=${baselineId}&candidate=${candidateId}`,
+      );
+      const alertId = await row.getAttribute("data-alert-id");
+      await row.getByRole("button", { name: "Acknowledge" }).click();
+      await page.getByLabel("State").selectOption("");
+      await page.waitForURL(/\/alerts$/);
+      const acknowledged = page.locator(`tr[data-alert-id="${alertId}"]`);
+      await acknowledged.getByText("acknowledged", { exact: true }).waitFor();
+      await acknowledged.getByRole("button", { name: "Resolve" }).waitFor();
+      await screenshot(page, "09-alerts");
+    },
+  );
+
+  await t.test("settings: an SLA rule from a template, and a token shown once", async () => {
+    await page
+      .getByRole("navigation", { name: "Main" })
+      .getByRole("link", { name: "Settings" })
+      .click();
+    const ruleForm = page.getByRole("form", { name: "New SLA rule" });
+    await ruleForm
+      .getByLabel("Start from a template")
+      .selectOption({ label: "http-order: P99 over 2 ms" });
+    await ruleForm.getByLabel("Name").fill("e2e: P99 over 2 ms");
+    await ruleForm.getByRole("button", { name: "Create rule" }).click();
+    const rule = page.locator(".rules-table tr").filter({ hasText: "e2e: P99 over 2 ms" });
+    await rule.getByText("breach if p99 > 2 ms").waitFor();
+
+    const tokenForm = page.getByRole("form", { name: "New API token" });
+    await tokenForm.getByLabel("Token name").fill("e2e-ci");
+    await tokenForm.getByRole("button", { name: "Create token" }).click();
+    const secret = page.getByTestId("new-token");
+    await secret.waitFor();
+    const token = (await secret.innerText()).trim();
+    assert.ok(token.length >= 20, "the token is shown");
+    await page.locator(".tokens-table tr").filter({ hasText: "e2e-ci" }).waitFor();
+    await screenshot(page, "10-settings");
+
+    await page.reload();
+    await page.locator(".tokens-table tr").filter({ hasText: "e2e-ci" }).waitFor();
+    assert.equal(await page.getByText(token).count(), 0, "the token is never shown again");
+  });
+
+  await t.test("a viewer sees no write controls", { skip: !viewerEmail }, async () => {
+    const viewer = await newPage();
+    try {
+      await signIn(viewer.page, viewerEmail, viewerPassword);
+      await viewer.page.goto(`${baseUrl}/jobs`);
+      await viewer.page.locator("tr[data-job-id]").first().waitFor();
+      assert.equal(await viewer.page.getByRole("form", { name: "Launch a job" }).count(), 0);
+      assert.equal(await viewer.page.getByRole("button", { name: /^Cancel/ }).count(), 0);
+      await viewer.page.goto(`${baseUrl}/alerts`);
+      await viewer.page.locator("tr[data-alert-id]").first().waitFor();
+      assert.equal(
+        await viewer.page.getByRole("button", { name: /Acknowledge|Resolve/ }).count(),
+        0,
+      );
+      await viewer.page.goto(`${baseUrl}/settings`);
+      await viewer.page.locator(".rules-table").waitFor();
+      assert.equal(
+        await viewer.page.getByRole("button", { name: /Create|Delete|Revoke|Send a test/ }).count(),
+        0,
+      );
+      await screenshot(viewer.page, "11-settings-viewer");
+    } finally {
+      await viewer.ctx.close();
+    }
   });
 });

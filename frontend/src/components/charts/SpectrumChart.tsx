@@ -13,29 +13,35 @@ import {
 import {
   formatX,
   percentileTicks,
-  spectrumLines,
   spectrumRows,
   xDomain,
-  type SpectrumInput,
+  type SpectrumLine,
   type SpectrumRow,
 } from "../../lib/spectrum";
 import { formatNs } from "../../lib/units";
-
-const PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#ca8a04"];
+import { colour } from "./palette";
 
 /**
- * Latency by percentile, one line per series (dashed: the view not corrected for coordinated
- * omission). x is 1 / (1 - p) on a log scale, so the tail gets as much room as the median.
+ * Latency by percentile, one line per series and view (dashed: the uncorrected view of an
+ * open-loop run, or the baseline in a comparison). x is 1 / (1 - p) on a log scale, so the tail
+ * gets as much room as the median.
  */
-export function SpectrumChart({ spectra, height = 380 }: { spectra: SpectrumInput[]; height?: number }) {
-  const { lines, rows, ticks, domain } = useMemo(() => {
-    const lines = spectrumLines(spectra);
+export function SpectrumChart({
+  lines,
+  height = 380,
+  label = "Latency by percentile",
+}: {
+  lines: SpectrumLine[];
+  height?: number;
+  label?: string;
+}) {
+  const { rows, ticks, domain } = useMemo(() => {
     const rows = spectrumRows(lines);
-    return { lines, rows, ticks: percentileTicks(rows), domain: xDomain(rows) };
-  }, [spectra]);
+    return { rows, ticks: percentileTicks(rows), domain: xDomain(rows) };
+  }, [lines]);
 
   return (
-    <figure className="chart" aria-label="Latency by percentile">
+    <figure className="chart" aria-label={label}>
       <ResponsiveContainer width="100%" height={height}>
         <LineChart data={rows} margin={{ top: 8, right: 24, bottom: 8, left: 8 }}>
           <CartesianGrid stroke="#e5e7eb" />
@@ -66,9 +72,10 @@ export function SpectrumChart({ spectra, height = 380 }: { spectra: SpectrumInpu
               name={line.name}
               dataKey={(row: SpectrumRow) => row.values[line.key]}
               type="linear"
-              stroke={PALETTE[line.seriesIndex % PALETTE.length]}
+              stroke={colour(line.seriesIndex)}
               strokeWidth={2}
               strokeDasharray={line.dashed ? "6 4" : undefined}
+              legendType="plainline"
               dot={false}
               connectNulls
               isAnimationActive={false}

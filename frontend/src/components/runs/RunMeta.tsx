@@ -1,3 +1,5 @@
+import { Link } from "react-router";
+
 import type { RunRead } from "../../api/types";
 import { formatDateTime, formatDuration } from "../../lib/format";
 
@@ -13,21 +15,25 @@ export function RunMeta({ run }: { run: RunRead }) {
         <dt>Host</dt>
         <dd>
           {run.host_name ?? "—"}
-          {run.host_tags.length > 0 && (
-            <span className="muted"> ({run.host_tags.join(", ")})</span>
-          )}
+          {run.host_tags.length > 0 && <span className="muted"> ({run.host_tags.join(", ")})</span>}
         </dd>
       </div>
       <div>
         <dt>Source</dt>
         <dd>
           {run.source.kind}
+          {run.job_id !== null && (
+            <>
+              {" · "}
+              <Link to={`/jobs?job=${String(run.job_id)}`}>job #{run.job_id}</Link>
+            </>
+          )}
           {run.source.pull_request !== null && ` · PR #${String(run.source.pull_request)}`}
           {run.source.build_url && (
             <>
               {" · "}
               <a href={run.source.build_url} target="_blank" rel="noreferrer">
-                build
+                CI build
               </a>
             </>
           )}

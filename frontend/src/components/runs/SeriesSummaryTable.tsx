@@ -1,21 +1,34 @@
-import type { SeriesRead, Summary } from "../../api/types";
+import type { MetricInfo, SeriesRead, Summary } from "../../api/types";
 import { formatLabels } from "../../lib/format";
-import { formatCount, formatNs } from "../../lib/units";
+import { formatCount, formatNs, formatValue, tailReliable } from "../../lib/units";
 
-const LATENCY_COLUMNS: { key: Exclude<keyof Summary, "count">; label: string }[] = [
-  { key: "p50", label: "p50" },
-  { key: "p90", label: "p90" },
-  { key: "p95", label: "p95" },
-  { key: "p99", label: "p99" },
-  { key: "p999", label: "p99.9" },
-  { key: "p9999", label: "p99.99" },
+type LatencyKey = Exclude<keyof Summary, "count">;
+
+const LATENCY_COLUMNS: { key: LatencyKey; label: string; percentile?: number }[] = [
+  { key: "p50", label: "p50", percentile: 50 },
+  { key: "p90", label: "p90", percentile: 90 },
+  { key: "p95", label: "p95", percentile: 95 },
+  { key: "p99", label: "p99", percentile: 99 },
+  { key: "p999", label: "p99.9", percentile: 99.9 },
+  { key: "p9999", label: "p99.99", percentile: 99.99 },
   { key: "max", label: "max" },
   { key: "mean", label: "mean" },
   { key: "stddev", label: "stddev" },
 ];
 
-/** One row per series: all trials merged, latencies in human units (exact ns on hover). */
-export function SeriesSummaryTable({ series }: { series: SeriesRead[] }) {
+/**
+ * One row per series (all trials merged; open-loop series add their uncorrected view), latency
+ * in human units (exact ns on hover), then the series' metrics in the units the API gives.
+ * A tail percentile with fewer than ten samples beyond it is flagged, not trusted.
+ */
+export function SeriesSummaryTable({
+  series,
+  metricInfo,
+}: {
+  series: SeriesRead[];
+  metricInfo: Record<string, MetricInfo>;
+}) {
+  const metricNames = [...new Set(series.flatMap((item) => Object.keys(item.metrics)))];
   return (
     <table className="table summary-table">
       <thead>
@@ -29,26 +42,92 @@ export function SeriesSummaryTable({ series }: { series: SeriesRead[] }) {
               {column.label}
             </th>
           ))}
+          {metricNames.map((name) => (
+            <th key={name} scope="col" className="num">
+              {metricInfo[name]?.label ?? name}
+            </th>
+          ))}
         </tr>
       </thead>
       <tbody>
-        {series.map((item) => (
-          <tr key={item.id}>
-            <th scope="row">{formatLabels(item.labels)}</th>
-            <td className="num">{formatCount(item.summary.count)}</td>
-            {LATENCY_COLUMNS.map((column) => (
-              <td
-                key={column.key}
-                className="num"
-                data-column={column.key}
-                title={`${String(item.summary[column.key])} ns`}
-              >
-                {formatNs(item.summary[column.key])}
-              </td>
-            ))}
-          </tr>
-        ))}
+        {series.flatMap((item) => {
+          const rows = [
+            <SummaryRow
+              key={item.id}
+              name={formatLabels(item.labels)}
+              summary={item.summary}
+              metrics={item.metrics}
+              metricNames={metricNames}
+              metricInfo={metricInfo}
+            />,
+          ];
+          if (item.summary_uncorrected) {
+            rows.push(
+              <SummaryRow
+                key={`${String(item.id)}-uncorrected`}
+                name={`${formatLabels(item.labels)} (uncorrected)`}
+                summary={item.summary_uncorrected}
+                metrics={{}}
+                metricNames={metricNames}
+                metricInfo={metricInfo}
+                secondary
+              />,
+            );
+          }
+          return rows;
+        })}
       </tbody>
     </table>
+  );
+}
+
+function SummaryRow({
+  name,
+  summary,
+  metrics,
+  metricNames,
+  metricInfo,
+  secondary = false,
+}: {
+  name: string;
+  summary: Summary;
+  metrics: Record<string, number>;
+  metricNames: string[];
+  metricInfo: Record<string, MetricInfo>;
+  secondary?: boolean;
+}) {
+  return (
+    <tr className={secondary ? "secondary" : undefined}>
+      <th scope="row">{name}</th>
+      <td className="num">{formatCount(summary.count)}</td>
+      {LATENCY_COLUMNS.map((column) => {
+        const unreliable =
+          column.percentile !== undefined && !tailReliable(summary.count, column.percentile);
+        return (
+          <td
+            key={column.key}
+            className={`num${unreliable ? " unreliable" : ""}`}
+            data-column={secondary ? undefined : column.key}
+            title={
+              unreliable
+                ? `${String(summary[column.key])} ns — fewer than 10 samples beyond ${column.label}: not to be trusted`
+                : `${String(summary[column.key])} ns`
+            }
+          >
+            {formatNs(summary[column.key])}
+            {unreliable && <span aria-label=" (few samples)"> ⚠</span>}
+          </td>
+        );
+      })}
+      {metricNames.map((metric) => {
+        const value = metrics[metric];
+        const unit = metricInfo[metric]?.unit ?? "";
+        return (
+          <td key={metric} className="num" data-column={secondary ? undefined : metric}>
+            {value === undefined ? "" : formatValue(value, unit)}
+          </td>
+        );
+      })}
+    </tr>
   );
 }

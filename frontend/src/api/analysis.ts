@@ -1,0 +1,76 @@
+import {
+  useMutation,
+  useQueries,
+  useQuery,
+  useQueryClient,
+  type UseQueryResult,
+} from "@tanstack/react-query";
+
+import { api, unwrap } from "./client";
+import { keys } from "./keys";
+import type { TrendQuery, TrendRead } from "./types";
+
+export function useCompare(baseline: number, candidate: number) {
+  return useQuery({
+    queryKey: keys.analysis.compare(baseline, candidate),
+    queryFn: ({ signal }) =>
+      unwrap(api.GET("/api/v1/compare", { params: { query: { baseline, candidate } }, signal })),
+    // Two stored runs compare the same way every time.
+    staleTime: Infinity,
+  });
+}
+
+export interface TrendsResult {
+  data: (TrendRead | undefined)[];
+  isPending: boolean;
+  error: Error | null;
+}
+
+/** One trend per query (a series each), fetched in parallel. */
+export function useTrends(queries: TrendQuery[]): TrendsResult {
+  return useQueries({
+    queries: queries.map((query) => ({
+      queryKey: keys.analysis.trends(query),
+      queryFn: ({ signal }: { signal: AbortSignal }) =>
+        unwrap(api.GET("/api/v1/trends", { params: { query }, signal })),
+    })),
+    combine: combineTrends,
+  });
+}
+
+function combineTrends(results: UseQueryResult<TrendRead>[]): TrendsResult {
+  return {
+    data: results.map((result) => result.data),
+    isPending: results.some((result) => result.isPending),
+    error: results.find((result) => result.error !== null)?.error ?? null,
+  };
+}
+
+export function useBaselines() {
+  return useQuery({
+    queryKey: keys.analysis.baselines(),
+    queryFn: ({ signal }) => unwrap(api.GET("/api/v1/baselines", { signal })),
+  });
+}
+
+export function usePinBaseline() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (runId: number) =>
+      unwrap(api.POST("/api/v1/baselines", { body: { run_id: runId, branch: null } })),
+    onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.analysis.baselines() }),
+  });
+}
+
+export function useUnpinBaseline() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (baselineId: number) =>
+      unwrap(
+        api.DELETE("/api/v1/baselines/{baseline_id}", {
+          params: { path: { baseline_id: baselineId } },
+        }),
+      ),
+    onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.analysis.baselines() }),
+  });
+}

@@ -1,0 +1,39 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+
+import { isActive } from "../lib/jobs";
+import { api, unwrap } from "./client";
+import { keys } from "./keys";
+import type { JobCreate, JobListQuery, JobPage } from "./types";
+
+/** Polls every second while a job in the list is still going, and not at all otherwise. */
+export const POLL_MS = 1_000;
+
+export function useJobs(query: JobListQuery) {
+  return useQuery({
+    queryKey: keys.jobs.list(query),
+    queryFn: ({ signal }) => unwrap(api.GET("/api/v1/jobs", { params: { query }, signal })),
+    placeholderData: keepPreviousData,
+    refetchInterval: (result) => (hasActive(result.state.data) ? POLL_MS : false),
+  });
+}
+
+function hasActive(page: JobPage | undefined): boolean {
+  return page?.items.some((job) => isActive(job.status)) ?? false;
+}
+
+export function useCreateJob() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: JobCreate) => unwrap(api.POST("/api/v1/jobs", { body })),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: keys.jobs.all }),
+  });
+}
+
+export function useCancelJob() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (jobId: number) =>
+      unwrap(api.POST("/api/v1/jobs/{job_id}/cancel", { params: { path: { job_id: jobId } } })),
+    onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.jobs.all }),
+  });
+}

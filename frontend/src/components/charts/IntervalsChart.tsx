@@ -1,0 +1,59 @@
+import {
+  CartesianGrid,
+  Legend,
+  Line,
+  LineChart,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
+
+import { INTERVAL_LABELS, intervalKeys, type IntervalRow } from "../../lib/intervals";
+import { formatNs } from "../../lib/units";
+import { colour } from "./palette";
+
+/** Latency over time within a trial: one line per percentile the intervals carry. */
+export function IntervalsChart({ rows, height = 300 }: { rows: IntervalRow[]; height?: number }) {
+  const present = intervalKeys(rows);
+  return (
+    <figure className="chart" aria-label="Latency over time">
+      <ResponsiveContainer width="100%" height={height}>
+        <LineChart data={rows} margin={{ top: 8, right: 24, bottom: 8, left: 8 }}>
+          <CartesianGrid stroke="#e5e7eb" />
+          <XAxis
+            dataKey="t"
+            type="number"
+            domain={["dataMin", "dataMax"]}
+            tickFormatter={(t: number) => `${String(t)} s`}
+            label={{ value: "time", position: "insideBottomRight", offset: -4 }}
+          />
+          <YAxis
+            type="number"
+            tickFormatter={(value: number) => formatNs(value)}
+            width={72}
+            label={{ value: "latency", angle: -90, position: "insideLeft" }}
+          />
+          <Tooltip
+            labelFormatter={(t) => `t = ${String(t)} s`}
+            formatter={(value) => (typeof value === "number" ? formatNs(value) : String(value))}
+          />
+          <Legend />
+          {present.map((key, index) => (
+            <Line
+              key={key}
+              name={INTERVAL_LABELS[key]}
+              dataKey={(row: IntervalRow) => row.values[key]}
+              type="linear"
+              stroke={colour(index)}
+              strokeWidth={2}
+              dot={false}
+              connectNulls
+              isAnimationActive={false}
+            />
+          ))}
+        </LineChart>
+      </ResponsiveContainer>
+    </figure>
+  );
+}

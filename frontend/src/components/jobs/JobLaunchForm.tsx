@@ -1,0 +1,245 @@
+import { useMemo, useState, type FormEvent } from "react";
+
+import { ApiError, errorMessage } from "../../api/client";
+import { useCreateJob } from "../../api/jobs";
+import type { JobCreate, SuiteRead } from "../../api/types";
+import { checkLaunch, type LaunchText } from "../../lib/jobs";
+import {
+  checkParams,
+  effectiveDefaults,
+  initialInputs,
+  paramFields,
+  problemsByField,
+  type ParamInputs,
+} from "../../lib/params";
+import { Field, FormErrors } from "../common/Field";
+import { ParamInput } from "./ParamInput";
+
+/**
+ * Launch a job from the suite catalogue: the scenario, its parameters as the suite's schema
+ * describes them (checked here, then by the server, whose problems land on their fields),
+ * host tags, repetitions and a timeout.
+ */
+export function JobLaunchForm({
+  suites,
+  knownTags,
+  onLaunched,
+}: {
+  suites: SuiteRead[];
+  knownTags: string[];
+  onLaunched: (jobIds: number[]) => void;
+}) {
+  const [suiteId, setSuiteId] = useState(suites[0]?.id ?? "");
+  const suite = suites.find((item) => item.id === suiteId) ?? suites[0];
+  if (suite === undefined) return null;
+  return (
+    <SuiteForm
+      // A new suite starts a fresh form: its params differ.
+      key={suite.id}
+      suite={suite}
+      suites={suites}
+      onSuite={setSuiteId}
+      knownTags={knownTags}
+      onLaunched={onLaunched}
+    />
+  );
+}
+
+function SuiteForm({
+  suite,
+  suites,
+  onSuite,
+  knownTags,
+  onLaunched,
+}: {
+  suite: SuiteRead;
+  suites: SuiteRead[];
+  onSuite: (id: string) => void;
+  knownTags: string[];
+  onLaunched: (jobIds: number[]) => void;
+}) {
+  const scenarios = Object.entries(suite.scenarios);
+  const [scenario, setScenario] = useState(
+    scenarios.some(([name]) => name === "default") ? "default" : (scenarios[0]?.[0] ?? "default"),
+  );
+  const fields = useMemo(() => paramFields(suite.params_schema), [suite.params_schema]);
+  const defaults = useMemo(
+    () => effectiveDefaults(fields, suite.scenarios[scenario]?.params ?? {}),
+    [fields, suite.scenarios, scenario],
+  );
+  const [inputs, setInputs] = useState<ParamInputs>(() => initialInputs(fields, defaults));
+  const [tagsText, setTagsText] = useState("");
+  const [allMatching, setAllMatching] = useState(false);
+  const [repetitionsText, setRepetitionsText] = useState("1");
+  const [timeoutText, setTimeoutText] = useState("900");
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [launchErrors, setLaunchErrors] = useState<Partial<Record<keyof LaunchText, string>>>({});
+  const [formErrors, setFormErrors] = useState<string[]>([]);
+  const create = useCreateJob();
+
+  function changeScenario(name: string) {
+    setScenario(name);
+    // Checkboxes follow the new scenario's defaults; typed values stay.
+    const next = effectiveDefaults(fields, suite.scenarios[name]?.params ?? {});
+    setInputs((current) => {
+      const updated = { ...current };
+      for (const field of fields)
+        if (field.kind === "boolean") updated[field.name] = next[field.name] === true;
+      return updated;
+    });
+  }
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const check = checkParams(fields, inputs, defaults);
+    const launch = checkLaunch({
+      tags: tagsText,
+      repetitions: repetitionsText,
+      timeout: timeoutText,
+    });
+    setErrors(check.errors);
+    setLaunchErrors("errors" in launch ? launch.errors : {});
+    setFormErrors([]);
+    if ("errors" in launch || Object.keys(check.errors).length > 0) return;
+    const body: JobCreate = {
+      suite: suite.id,
+      scenario,
+      params: check.params,
+      all_matching: allMatching,
+      ...launch.fields,
+    };
+    create.mutate(body, {
+      onSuccess: (created) =>
+        onLaunched(created.job_ids.length > 0 ? created.job_ids : [created.id]),
+      onError: (error) => {
+        if (error instanceof ApiError && error.status < 500) {
+          const problems = problemsByField(error.body);
+          setErrors(problems.fields);
+          setFormErrors(
+            problems.other.length > 0 || Object.keys(problems.fields).length > 0
+              ? problems.other
+              : [error.message],
+          );
+        } else {
+          setFormErrors([errorMessage(error)]);
+        }
+      },
+    });
+  }
+
+  return (
+    <form className="panel launch-form" onSubmit={submit} noValidate aria-labelledby="launch-title">
+      <h2 id="launch-title">Launch a job</h2>
+      <div className="form-grid">
+        <Field label="Suite" hint={suite.description}>
+          {(control) => (
+            <select {...control} value={suite.id} onChange={(event) => onSuite(event.target.value)}>
+              {suites.map((item) => (
+                <option key={item.id} value={item.id}>
+                  {item.id}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Scenario" hint={suite.scenarios[scenario]?.description}>
+          {(control) => (
+            <select
+              {...control}
+              value={scenario}
+              onChange={(event) => changeScenario(event.target.value)}
+            >
+              {scenarios.map(([name]) => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field
+          label="Host tags"
+          hint={
+            knownTags.length > 0
+              ? `Hosts have: ${knownTags.join(", ")}`
+              : "Comma-separated; empty: any host"
+          }
+          error={launchErrors.tags}
+        >
+          {(control) => (
+            <input
+              {...control}
+              value={tagsText}
+              placeholder="any host"
+              onChange={(event) => setTagsText(event.target.value)}
+            />
+          )}
+        </Field>
+        <Field
+          label="Repetitions"
+          hint="Trials in the run, 1 – 100"
+          error={launchErrors.repetitions}
+        >
+          {(control) => (
+            <input
+              {...control}
+              inputMode="numeric"
+              value={repetitionsText}
+              onChange={(event) => setRepetitionsText(event.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="Timeout (s)" hint="10 – 21,600" error={launchErrors.timeout}>
+          {(control) => (
+            <input
+              {...control}
+              inputMode="numeric"
+              value={timeoutText}
+              onChange={(event) => setTimeoutText(event.target.value)}
+            />
+          )}
+        </Field>
+        <div className="field field-check">
+          <label>
+            <input
+              type="checkbox"
+              checked={allMatching}
+              onChange={(event) => setAllMatching(event.target.checked)}
+            />{" "}
+            On every matching host
+          </label>
+          <span className="field-hint">One job per online host with these tags</span>
+        </div>
+      </div>
+      {fields.length > 0 && (
+        <fieldset className="params">
+          <legend>Parameters of {suite.id}</legend>
+          <p className="muted small">Blank fields keep the scenario&apos;s value, shown greyed.</p>
+          <div className="form-grid">
+            {fields.map((field) => (
+              <ParamInput
+                key={field.name}
+                field={field}
+                value={inputs[field.name] ?? ""}
+                defaultValue={defaults[field.name]}
+                error={errors[field.name]}
+                onChange={(value) => setInputs((current) => ({ ...current, [field.name]: value }))}
+              />
+            ))}
+          </div>
+        </fieldset>
+      )}
+      <FormErrors messages={formErrors} />
+      <div className="form-actions">
+        <button type="submit" className="button button-primary" disabled={create.isPending}>
+          {create.isPending ? "Launching…" : "Launch"}
+        </button>
+        {Object.keys(errors).length + Object.keys(launchErrors).length > 0 && (
+          <span className="field-error" role="alert">
+            Fix the fields marked above.
+          </span>
+        )}
+      </div>
+    </form>
+  );
+}

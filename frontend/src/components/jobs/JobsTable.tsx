@@ -1,0 +1,108 @@
+import { Link } from "react-router";
+
+import type { JobRead } from "../../api/types";
+import { formatDateTime, formatDuration } from "../../lib/format";
+import { isActive, statusTone } from "../../lib/jobs";
+import { Badge } from "../common/Badge";
+import { ProgressBar } from "../common/ProgressBar";
+
+export function JobsTable({
+  jobs,
+  highlight,
+  canWrite,
+  cancelling,
+  onCancel,
+}: {
+  jobs: JobRead[];
+  highlight: number[];
+  canWrite: boolean;
+  cancelling: number | null;
+  onCancel: (job: JobRead) => void;
+}) {
+  return (
+    <table className="table jobs-table">
+      <thead>
+        <tr>
+          <th scope="col">Job</th>
+          <th scope="col">Suite / scenario</th>
+          <th scope="col">Status</th>
+          <th scope="col">Progress</th>
+          <th scope="col">Host</th>
+          <th scope="col">Created</th>
+          <th scope="col">Took</th>
+          <th scope="col">Run</th>
+          <th scope="col">
+            <span className="visually-hidden">Actions</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {jobs.map((job) => (
+          <tr
+            key={job.id}
+            data-job-id={job.id}
+            data-status={job.status}
+            className={highlight.includes(job.id) ? "highlight" : undefined}
+          >
+            <td>#{job.id}</td>
+            <td className="wrap">
+              {job.suite} / {job.scenario}
+              {Object.keys(job.params).length > 0 && (
+                <div className="small muted mono">
+                  {Object.entries(job.params)
+                    .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
+                    .join(" ")}
+                </div>
+              )}
+              {job.error && <div className="small text-bad">{job.error}</div>}
+            </td>
+            <td>
+              <Badge tone={statusTone(job.status)}>{job.status.replace("_", " ")}</Badge>
+              {job.attempts > 1 && <div className="small muted">attempt {job.attempts}</div>}
+            </td>
+            <td className="progress-cell">
+              {isActive(job.status) || job.status === "succeeded" ? (
+                <ProgressBar value={job.progress} label={job.phase ?? job.status} />
+              ) : (
+                <span className="muted">—</span>
+              )}
+              {isActive(job.status) && job.phase && <div className="small muted">{job.phase}</div>}
+            </td>
+            <td>
+              {job.host_name ??
+                (job.host_tags.length > 0 ? (
+                  <span className="muted">tags: {job.host_tags.join(", ")}</span>
+                ) : (
+                  "—"
+                ))}
+            </td>
+            <td className="nowrap">{formatDateTime(job.created_at)}</td>
+            <td className="nowrap">
+              {job.started_at ? formatDuration(job.started_at, job.finished_at) : "—"}
+            </td>
+            <td>
+              {job.run_id !== null ? (
+                <Link to={`/runs/${String(job.run_id)}`}>Run #{job.run_id}</Link>
+              ) : (
+                "—"
+              )}
+            </td>
+            <td>
+              {canWrite && isActive(job.status) && (
+                <button
+                  type="button"
+                  className="button button-small"
+                  disabled={cancelling === job.id}
+                  onClick={() => onCancel(job)}
+                  aria-label={`Cancel job #${String(job.id)}`}
+                >
+                  Cancel
+                </button>
+              )}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

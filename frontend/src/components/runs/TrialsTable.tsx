@@ -1,0 +1,87 @@
+import type { MetricInfo, SeriesRead } from "../../api/types";
+import { formatLabels } from "../../lib/format";
+import { formatCount, formatNs, formatValue } from "../../lib/units";
+
+/**
+ * Every trial of every series: its own summary and metrics (statistics across runs use these
+ * trial-level values).
+ */
+export function TrialsTable({
+  series,
+  metricInfo,
+}: {
+  series: SeriesRead[];
+  metricInfo: Record<string, MetricInfo>;
+}) {
+  const metricNames = [
+    ...new Set(
+      series.flatMap((item) => item.trials.flatMap((trial) => Object.keys(trial.metrics))),
+    ),
+  ];
+  return (
+    <table className="table trials-table">
+      <thead>
+        <tr>
+          <th scope="col">Series</th>
+          <th scope="col" className="num">
+            Trial
+          </th>
+          <th scope="col" className="num">
+            count
+          </th>
+          <th scope="col" className="num">
+            p50
+          </th>
+          <th scope="col" className="num">
+            p99
+          </th>
+          <th scope="col" className="num">
+            p99.9
+          </th>
+          <th scope="col" className="num">
+            max
+          </th>
+          {metricNames.map((name) => (
+            <th key={name} scope="col" className="num">
+              {metricInfo[name]?.label ?? name}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {series.flatMap((item) =>
+          item.trials.map((trial) => (
+            <tr key={`${String(item.id)}-${String(trial.index)}`}>
+              <th scope="row">{formatLabels(item.labels)}</th>
+              <td className="num">
+                {trial.index + 1}
+                {!trial.exact && (
+                  <span
+                    className="muted"
+                    title="Summary from histogram buckets (3 significant digits)"
+                  >
+                    {" "}
+                    ≈
+                  </span>
+                )}
+              </td>
+              <td className="num">{formatCount(trial.summary.count)}</td>
+              <td className="num">{formatNs(trial.summary.p50)}</td>
+              <td className="num">{formatNs(trial.summary.p99)}</td>
+              <td className="num">{formatNs(trial.summary.p999)}</td>
+              <td className="num">{formatNs(trial.summary.max)}</td>
+              {metricNames.map((name) => {
+                const value = trial.metrics[name];
+                return (
+                  <td key={name} className="num">
+                    {value === undefined ? "" : formatValue(value, metricInfo[name]?.unit ?? "")}
+                  </td>
+                );
+              })}
+            </tr>
+          )),
+        )}
+      </tbody>
+    </table>
+  );
+}

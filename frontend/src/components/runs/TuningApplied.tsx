@@ -1,0 +1,48 @@
+import type { TuningEntry } from "../../lib/tuning";
+import { Badge } from "../common/Badge";
+
+/** The tuning the load programs applied, or the host refused, and in how many trials. */
+export function TuningApplied({
+  entries,
+  trialCount,
+}: {
+  entries: TuningEntry[];
+  trialCount: number;
+}) {
+  if (entries.length === 0) {
+    return <p className="muted">The load programs reported no tuning.</p>;
+  }
+  return (
+    <table className="table tuning-applied">
+      <thead>
+        <tr>
+          <th scope="col">Setting</th>
+          <th scope="col">Outcome</th>
+          <th scope="col" className="num">
+            Trials
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {entries.map((entry) => (
+          <tr key={`${entry.setting}-${entry.value}`}>
+            <th scope="row" className="mono">
+              {entry.setting}
+            </th>
+            <td className="wrap">
+              {entry.refused ? (
+                <Badge tone="bad">refused</Badge>
+              ) : (
+                <Badge tone="good">applied</Badge>
+              )}{" "}
+              <span className="mono">{entry.value}</span>
+            </td>
+            <td className="num">
+              {entry.trials} of {trialCount}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,46 @@
+import { Link } from "react-router";
+
+import type { VerdictReason } from "../../api/types";
+import { formatLabels } from "../../lib/format";
+import { Badge } from "../common/Badge";
+
+/** Why a run failed its CI gate: SLA breaches and regressions against the baseline. */
+export function VerdictReasons({ reasons }: { reasons: VerdictReason[] }) {
+  return (
+    <table className="table reasons-table">
+      <thead>
+        <tr>
+          <th scope="col">Kind</th>
+          <th scope="col">Series</th>
+          <th scope="col">Metric</th>
+          <th scope="col">What happened</th>
+        </tr>
+      </thead>
+      <tbody>
+        {reasons.map((reason, index) => (
+          <tr key={index}>
+            <td>
+              <Badge tone={reason.severity === "critical" ? "bad" : "unknown"}>
+                {reason.kind === "sla" ? "SLA" : "regression"}
+                {reason.severity ? ` · ${reason.severity}` : ""}
+              </Badge>
+            </td>
+            <td>{formatLabels(reason.series)}</td>
+            <td className="mono">{reason.metric}</td>
+            <td className="wrap">
+              {reason.message}
+              {reason.rule_id !== null && (
+                <>
+                  {" "}
+                  <Link to="/settings#sla-rules" className="small">
+                    rule #{reason.rule_id}
+                  </Link>
+                </>
+              )}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

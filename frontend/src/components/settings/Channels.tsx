@@ -1,0 +1,193 @@
+import { useState, type FormEvent } from "react";
+
+import { useCreateChannel, useDeleteChannel, useTestChannel } from "../../api/alerts";
+import { errorMessage } from "../../api/client";
+import type { ChannelCreate, ChannelRead, DeliveryRead } from "../../api/types";
+import { formatDateTime } from "../../lib/format";
+import { ConfirmButton } from "../common/ConfirmButton";
+import { Field, FormErrors } from "../common/Field";
+import { EmptyState } from "../common/Status";
+
+const URL_PATTERN = /^https?:\/\/\S+$/;
+
+/** Slack incoming webhooks and generic webhooks; a URL is a secret and is never shown back. */
+export function Channels({ channels, canWrite }: { channels: ChannelRead[]; canWrite: boolean }) {
+  const test = useTestChannel();
+  const remove = useDeleteChannel();
+  const [results, setResults] = useState<Record<number, DeliveryRead | string>>({});
+
+  function sendTest(channel: ChannelRead) {
+    setResults((current) => {
+      const next = { ...current };
+      delete next[channel.id];
+      return next;
+    });
+    test.mutate(channel.id, {
+      onSuccess: (delivery) => setResults((current) => ({ ...current, [channel.id]: delivery })),
+      onError: (error) =>
+        setResults((current) => ({ ...current, [channel.id]: errorMessage(error) })),
+    });
+  }
+
+  return (
+    <>
+      {channels.length === 0 ? (
+        <EmptyState title="No channels">
+          Alerts are stored but sent nowhere until a channel exists.
+        </EmptyState>
+      ) : (
+        <div className="table-scroll">
+          <table className="table channels-table">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Added</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {channels.map((channel) => {
+                const result = results[channel.id];
+                return (
+                  <tr key={channel.id} data-channel-id={channel.id}>
+                    <th scope="row">{channel.name}</th>
+                    <td>{channel.kind}</td>
+                    <td className="nowrap">{formatDateTime(channel.created_at)}</td>
+                    <td>
+                      <div className="actions">
+                        {canWrite && (
+                          <>
+                            <button
+                              type="button"
+                              className="button button-small"
+                              disabled={test.isPending && test.variables === channel.id}
+                              onClick={() => sendTest(channel)}
+                            >
+                              Send a test
+                            </button>
+                            <ConfirmButton
+                              label="Delete"
+                              accessibleName={`Delete channel ${channel.name}`}
+                              onConfirm={() => remove.mutate(channel.id)}
+                            />
+                          </>
+                        )}
+                        {result !== undefined && (
+                          <span
+                            role="status"
+                            className={
+                              typeof result !== "string" && result.status === "sent"
+                                ? "text-good"
+                                : "text-bad"
+                            }
+                          >
+                            {typeof result === "string"
+                              ? result
+                              : result.status === "sent"
+                                ? "Test message delivered."
+                                : `Test failed: ${result.last_error ?? "no answer"}`}
+                          </span>
+                        )}
+                      </div>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {remove.isError && (
+        <p className="form-error" role="alert">
+          {errorMessage(remove.error)}
+        </p>
+      )}
+      {canWrite && <ChannelCreateForm />}
+    </>
+  );
+}
+
+function ChannelCreateForm() {
+  const create = useCreateChannel();
+  const [name, setName] = useState("");
+  const [kind, setKind] = useState<ChannelCreate["kind"]>("slack");
+  const [url, setUrl] = useState("");
+  const [errors, setErrors] = useState<{ name?: string; url?: string }>({});
+  const [done, setDone] = useState<string | null>(null);
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setDone(null);
+    const found: { name?: string; url?: string } = {};
+    if (name.trim() === "") found.name = "a name";
+    if (!URL_PATTERN.test(url.trim())) found.url = "an http(s) URL";
+    setErrors(found);
+    if (Object.keys(found).length > 0) return;
+    create.mutate(
+      { name: name.trim(), kind, url: url.trim() },
+      {
+        onSuccess: (channel) => {
+          // The URL is a secret: once stored it leaves the page too.
+          setUrl("");
+          setName("");
+          setDone(`Channel "${channel.name}" added.`);
+        },
+      },
+    );
+  }
+
+  return (
+    <form className="panel" onSubmit={submit} noValidate aria-labelledby="new-channel">
+      <h3 id="new-channel">New channel</h3>
+      <div className="form-grid">
+        <Field label="Name" error={errors.name}>
+          {(control) => (
+            <input {...control} value={name} onChange={(event) => setName(event.target.value)} />
+          )}
+        </Field>
+        <Field label="Kind">
+          {(control) => (
+            <select
+              {...control}
+              value={kind}
+              onChange={(event) => setKind(event.target.value as ChannelCreate["kind"])}
+            >
+              <option value="slack">Slack incoming webhook</option>
+              <option value="webhook">generic webhook</option>
+            </select>
+          )}
+        </Field>
+        <Field
+          label="Webhook URL"
+          hint="Stored as a secret: it is never shown again"
+          error={errors.url}
+        >
+          {(control) => (
+            <input
+              {...control}
+              type="url"
+              autoComplete="off"
+              placeholder="https://hooks.slack.com/services/…"
+              value={url}
+              onChange={(event) => setUrl(event.target.value)}
+            />
+          )}
+        </Field>
+      </div>
+      <FormErrors messages={create.isError ? [errorMessage(create.error)] : []} />
+      <div className="form-actions">
+        <button type="submit" className="button button-primary" disabled={create.isPending}>
+          Add channel
+        </button>
+        {done && (
+          <span className="text-good" role="status">
+            {done}
+          </span>
+        )}
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,202 @@
+import { useState, type FormEvent } from "react";
+
+import { useCreateToken, useRevokeToken, useTokens } from "../../api/auth";
+import { errorMessage } from "../../api/client";
+import type { Scope, TokenCreated } from "../../api/types";
+import { formatDateTime } from "../../lib/format";
+import { Badge } from "../common/Badge";
+import { ConfirmButton } from "../common/ConfirmButton";
+import { Field, FormErrors } from "../common/Field";
+import { EmptyState, ErrorState, Loading } from "../common/Status";
+
+const SCOPES: { scope: Scope; what: string }[] = [
+  { scope: "runs:write", what: "submit runs (CI)" },
+  { scope: "jobs:write", what: "launch jobs" },
+  { scope: "read", what: "read runs, comparisons, trends" },
+];
+
+/** CI tokens: the secret is shown once, right after creation, and never again. */
+export function Tokens({ canWrite }: { canWrite: boolean }) {
+  const tokens = useTokens();
+  const revoke = useRevokeToken();
+  const [created, setCreated] = useState<TokenCreated | null>(null);
+  return (
+    <>
+      {created && <NewToken token={created} onDismiss={() => setCreated(null)} />}
+      {tokens.isPending ? (
+        <Loading label="Loading tokens…" />
+      ) : tokens.isError ? (
+        <ErrorState message={errorMessage(tokens.error)} onRetry={() => void tokens.refetch()} />
+      ) : tokens.data.length === 0 ? (
+        <EmptyState title="No API tokens">CI submits runs with a token made here.</EmptyState>
+      ) : (
+        <div className="table-scroll">
+          <table className="table tokens-table">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Token</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Created</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Last used</th>
+                <th scope="col">State</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {tokens.data.map((token) => {
+                const expired =
+                  token.expires_at !== null && new Date(token.expires_at).getTime() < Date.now();
+                return (
+                  <tr key={token.id} data-token-id={token.id}>
+                    <th scope="row">{token.name}</th>
+                    <td className="mono">{token.prefix}…</td>
+                    <td>{token.scopes.join(", ")}</td>
+                    <td className="nowrap">{formatDateTime(token.created_at)}</td>
+                    <td className="nowrap">
+                      {token.expires_at ? formatDateTime(token.expires_at) : "never"}
+                    </td>
+                    <td className="nowrap">{formatDateTime(token.last_used_at)}</td>
+                    <td>
+                      {token.revoked_at ? (
+                        <Badge tone="neutral">revoked</Badge>
+                      ) : expired ? (
+                        <Badge tone="neutral">expired</Badge>
+                      ) : (
+                        <Badge tone="good">active</Badge>
+                      )}
+                    </td>
+                    <td>
+                      {canWrite && !token.revoked_at && (
+                        <ConfirmButton
+                          label="Revoke"
+                          accessibleName={`Revoke token ${token.name}`}
+                          onConfirm={() => revoke.mutate(token.id)}
+                        />
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {revoke.isError && (
+        <p className="form-error" role="alert">
+          {errorMessage(revoke.error)}
+        </p>
+      )}
+      {canWrite && <TokenCreateForm onCreated={setCreated} />}
+    </>
+  );
+}
+
+function NewToken({ token, onDismiss }: { token: TokenCreated; onDismiss: () => void }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="secret" role="alert" aria-labelledby="new-token-title">
+      <strong id="new-token-title">
+        Token &quot;{token.name}&quot; created. Copy it now: it is shown only this once.
+      </strong>
+      <code className="secret-value" data-testid="new-token">
+        {token.token}
+      </code>
+      <div className="form-actions">
+        <button
+          type="button"
+          className="button"
+          onClick={() =>
+            void navigator.clipboard?.writeText(token.token).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            )
+          }
+        >
+          {copied ? "Copied" : "Copy"}
+        </button>
+        <button type="button" className="button" onClick={onDismiss}>
+          I have stored it
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function TokenCreateForm({ onCreated }: { onCreated: (token: TokenCreated) => void }) {
+  const create = useCreateToken();
+  const [name, setName] = useState("");
+  const [scopes, setScopes] = useState<Scope[]>(["runs:write", "read"]);
+  const [expires, setExpires] = useState("");
+  const [errors, setErrors] = useState<{ name?: string; scopes?: string }>({});
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const found: { name?: string; scopes?: string } = {};
+    if (name.trim() === "") found.name = "a name, e.g. the CI pipeline";
+    if (scopes.length === 0) found.scopes = "at least one scope";
+    setErrors(found);
+    if (Object.keys(found).length > 0) return;
+    create.mutate(
+      { name: name.trim(), scopes, expires_at: expires ? `${expires}T23:59:59Z` : null },
+      {
+        onSuccess: (token) => {
+          setName("");
+          onCreated(token);
+        },
+      },
+    );
+  }
+
+  return (
+    <form className="panel" onSubmit={submit} noValidate aria-labelledby="new-token">
+      <h3 id="new-token">New API token</h3>
+      <div className="form-grid">
+        <Field label="Token name" error={errors.name}>
+          {(control) => (
+            <input {...control} value={name} onChange={(event) => setName(event.target.value)} />
+          )}
+        </Field>
+        <Field label="Expires (UTC, end of day)" hint="Blank: never">
+          {(control) => (
+            <input
+              {...control}
+              type="date"
+              value={expires}
+              onChange={(event) => setExpires(event.target.value)}
+            />
+          )}
+        </Field>
+      </div>
+      <fieldset className="checks">
+        <legend>Scopes</legend>
+        {SCOPES.map(({ scope, what }) => (
+          <label key={scope}>
+            <input
+              type="checkbox"
+              checked={scopes.includes(scope)}
+              onChange={(event) =>
+                setScopes(
+                  event.target.checked
+                    ? [...scopes, scope]
+                    : scopes.filter((item) => item !== scope),
+                )
+              }
+            />{" "}
+            <span className="mono">{scope}</span> <span className="muted small">({what})</span>
+          </label>
+        ))}
+        {errors.scopes && <span className="field-error">{errors.scopes}</span>}
+      </fieldset>
+      <FormErrors messages={create.isError ? [errorMessage(create.error)] : []} />
+      <div className="form-actions">
+        <button type="submit" className="button button-primary" disabled={create.isPending}>
+          Create token
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,185 @@
+import { useState, type FormEvent } from "react";
+
+import { useCreateUser, useMe, useUpdateUser, useUsers } from "../../api/auth";
+import { errorMessage } from "../../api/client";
+import type { Role } from "../../api/types";
+import { Field, FormErrors } from "../common/Field";
+import { EmptyState, ErrorState, Loading } from "../common/Status";
+
+const ROLES: Role[] = ["admin", "member", "viewer"];
+
+/** Users and roles (admin only): viewers read, members also change things, admins manage users. */
+export function Users() {
+  const users = useUsers(true);
+  const me = useMe();
+  const update = useUpdateUser();
+  return (
+    <>
+      {users.isPending ? (
+        <Loading label="Loading users…" />
+      ) : users.isError ? (
+        <ErrorState message={errorMessage(users.error)} onRetry={() => void users.refetch()} />
+      ) : users.data.length === 0 ? (
+        <EmptyState title="No users" />
+      ) : (
+        <div className="table-scroll">
+          <table className="table users-table">
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Name</th>
+                <th scope="col">Role</th>
+                <th scope="col">Active</th>
+              </tr>
+            </thead>
+            <tbody>
+              {users.data.map((user) => {
+                const self = user.id === me.data?.id;
+                return (
+                  <tr key={user.id} data-user-id={user.id}>
+                    <th scope="row">
+                      {user.email}
+                      {self && <span className="muted small"> (you)</span>}
+                    </th>
+                    <td>{user.name ?? "—"}</td>
+                    <td>
+                      <select
+                        aria-label={`Role of ${user.email}`}
+                        value={user.role}
+                        disabled={update.isPending || self}
+                        onChange={(event) =>
+                          update.mutate({
+                            userId: user.id,
+                            body: { role: event.target.value as Role },
+                          })
+                        }
+                      >
+                        {ROLES.map((role) => (
+                          <option key={role} value={role}>
+                            {role}
+                          </option>
+                        ))}
+                      </select>
+                    </td>
+                    <td>
+                      <input
+                        type="checkbox"
+                        aria-label={`${user.email} may sign in`}
+                        checked={user.is_active}
+                        disabled={update.isPending || self}
+                        onChange={(event) =>
+                          update.mutate({
+                            userId: user.id,
+                            body: { is_active: event.target.checked },
+                          })
+                        }
+                      />
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {update.isError && (
+        <p className="form-error" role="alert">
+          {errorMessage(update.error)}
+        </p>
+      )}
+      <UserCreateForm />
+    </>
+  );
+}
+
+function UserCreateForm() {
+  const create = useCreateUser();
+  const [email, setEmail] = useState("");
+  const [name, setName] = useState("");
+  const [password, setPassword] = useState("");
+  const [role, setRole] = useState<Role>("member");
+  const [errors, setErrors] = useState<{ email?: string; password?: string }>({});
+  const [done, setDone] = useState<string | null>(null);
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setDone(null);
+    const found: { email?: string; password?: string } = {};
+    if (!/^[^\s@]+@[^\s@]+$/.test(email.trim())) found.email = "an email address";
+    if (password.length < 8) found.password = "at least 8 characters";
+    setErrors(found);
+    if (Object.keys(found).length > 0) return;
+    create.mutate(
+      { email: email.trim(), name: name.trim() || null, password, role },
+      {
+        onSuccess: (user) => {
+          setEmail("");
+          setName("");
+          setPassword("");
+          setDone(`${user.email} added as ${user.role}.`);
+        },
+      },
+    );
+  }
+
+  return (
+    <form className="panel" onSubmit={submit} noValidate aria-labelledby="new-user">
+      <h3 id="new-user">New user</h3>
+      <div className="form-grid">
+        <Field label="Email" error={errors.email}>
+          {(control) => (
+            <input
+              {...control}
+              type="email"
+              autoComplete="off"
+              value={email}
+              onChange={(event) => setEmail(event.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="Name" hint="Optional">
+          {(control) => (
+            <input {...control} value={name} onChange={(event) => setName(event.target.value)} />
+          )}
+        </Field>
+        <Field label="Initial password" error={errors.password}>
+          {(control) => (
+            <input
+              {...control}
+              type="password"
+              autoComplete="new-password"
+              value={password}
+              onChange={(event) => setPassword(event.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="Role">
+          {(control) => (
+            <select
+              {...control}
+              value={role}
+              onChange={(event) => setRole(event.target.value as Role)}
+            >
+              {ROLES.map((item) => (
+                <option key={item} value={item}>
+                  {item}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      </div>
+      <FormErrors messages={create.isError ? [errorMessage(create.error)] : []} />
+      <div className="form-actions">
+        <button type="submit" className="button button-primary" disabled={create.isPending}>
+          Add user
+        </button>
+        {done && (
+          <span className="text-good" role="status">
+            {done}
+          </span>
+        )}
+      </div>
+    </form>
+  );
+}

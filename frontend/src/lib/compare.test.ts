@@ -1,0 +1,137 @@
+import { describe, expect, it } from "vitest";
+
+import type { MetricDelta, SeriesDelta } from "../api/types";
+import {
+  changeTone,
+  compareGroups,
+  compareHref,
+  comparePair,
+  countVerdicts,
+  togglePick,
+  verdictHeadline,
+} from "./compare";
+
+function metric(overrides: Partial<MetricDelta>): MetricDelta {
+  return {
+    metric: "p99",
+    label: "P99",
+    unit: "ns",
+    direction: "lower",
+    baseline: 500_000,
+    candidate: 650_000,
+    delta: 150_000,
+    delta_pct: 30,
+    verdict: "regressed",
+    confidence: "high",
+    p_value: 0.008,
+    method: "mann-whitney",
+    evidence: "Mann-Whitney U p=0.008 over 5 vs 5 trials",
+    baseline_trials: 5,
+    candidate_trials: 5,
+    reliable: true,
+    ...overrides,
+  };
+}
+
+const series: SeriesDelta[] = [
+  {
+    labels: { client: "rust" },
+    baseline_series_id: 1,
+    candidate_series_id: 2,
+    metrics: [
+      metric({}),
+      metric({
+        metric: "throughput",
+        label: "throughput",
+        unit: "req/s",
+        direction: "higher",
+        baseline: 115_554,
+        candidate: 120_100,
+        delta: 4_546,
+        delta_pct: 3.93,
+        verdict: "improved",
+      }),
+      metric({
+        metric: "p9999",
+        label: "P99.99",
+        baseline: 900_000,
+        candidate: 880_000,
+        delta: -20_000,
+        delta_pct: -2.2,
+        verdict: "inconclusive",
+        reliable: false,
+      }),
+    ],
+  },
+];
+
+describe("changeTone", () => {
+  it("follows the metric's direction", () => {
+    expect(changeTone(150_000, "lower")).toBe("bad");
+    expect(changeTone(-1, "lower")).toBe("good");
+    expect(changeTone(4_546, "higher")).toBe("good");
+    expect(changeTone(-4_546, "higher")).toBe("bad");
+    expect(changeTone(0, "higher")).toBe("neutral");
+    expect(changeTone(10, "none")).toBe("unknown");
+  });
+});
+
+describe("compareGroups", () => {
+  it("formats each metric in its own unit, in the seed reports' columns", () => {
+    const [group] = compareGroups(series);
+    expect(group!.name).toBe("client=rust");
+    expect(group!.key).toBe("1-2");
+    expect(group!.rows[0]).toEqual({
+      metric: "p99",
+      label: "P99",
+      unit: "ns",
+      baseline: "500 µs",
+      candidate: "650 µs",
+      delta: "+150 µs",
+      deltaPct: "+30%",
+      change: "bad",
+      verdict: "regressed",
+      evidence: "Mann-Whitney U p=0.008 over 5 vs 5 trials",
+      reliable: true,
+    });
+    expect(group!.rows[1]).toMatchObject({
+      baseline: "115.6k req/s",
+      candidate: "120.1k req/s",
+      delta: "+4.5k req/s",
+      deltaPct: "+3.9%",
+      change: "good",
+    });
+    // Inconclusive: a lower p99.99 is not painted as good news.
+    expect(group!.rows[2]).toMatchObject({ delta: "−20 µs", change: "neutral", reliable: false });
+  });
+});
+
+describe("verdict counts", () => {
+  it("counts and words them", () => {
+    const counts = countVerdicts(series);
+    expect(counts).toEqual({ regressed: 1, improved: 1, unchanged: 0, inconclusive: 1 });
+    expect(verdictHeadline(counts)).toBe("1 regressed, 1 improved, 1 inconclusive");
+    expect(verdictHeadline(countVerdicts([]))).toBe("no significant change");
+  });
+});
+
+describe("picking two runs", () => {
+  const older = { id: 9, started_at: "2026-11-22T10:00:00Z" };
+  const newer = { id: 4, started_at: "2026-11-23T10:00:00Z" };
+
+  it("makes the older run the baseline", () => {
+    expect(comparePair([newer, older])).toEqual({ baseline: 9, candidate: 4 });
+    expect(comparePair([older])).toBeNull();
+  });
+
+  it("keeps at most two picks, dropping the earliest", () => {
+    const third = { id: 5, started_at: "2026-11-24T10:00:00Z" };
+    expect(togglePick([], older)).toEqual([older]);
+    expect(togglePick([older, newer], third)).toEqual([newer, third]);
+    expect(togglePick([older, newer], older)).toEqual([newer]);
+  });
+
+  it("links to a shareable compare page", () => {
+    expect(compareHref(9, 4)).toBe("/compare?baseline=9&candidate=4");
+  });
+});

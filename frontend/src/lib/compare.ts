@@ -1,0 +1,124 @@
+/**
+ * Shaping a comparison (baseline vs candidate) into the seed reports' table: metric, baseline,
+ * candidate, delta, delta %, verdict. The verdict and the direction come from the API; this
+ * module only says how to show them.
+ */
+
+import type { Direction, SeriesDelta, Verdict } from "../api/types";
+import { formatLabels } from "./format";
+import { formatDelta, formatDeltaPct, formatValue } from "./units";
+
+/** How a verdict or a change reads: good news, bad news, nothing, or not known. */
+export type Tone = "good" | "bad" | "neutral" | "unknown";
+
+export interface CompareRow {
+  metric: string;
+  label: string;
+  unit: string;
+  baseline: string;
+  candidate: string;
+  delta: string;
+  deltaPct: string;
+  /**
+   * Good or bad by the metric's direction, when the verdict found the change significant;
+   * "neutral" otherwise, so noise is not painted as news.
+   */
+  change: Tone;
+  verdict: Verdict;
+  evidence: string;
+  /** False for a tail percentile with too few samples beyond it to trust. */
+  reliable: boolean;
+}
+
+export interface CompareGroup {
+  key: string;
+  name: string;
+  rows: CompareRow[];
+}
+
+export const VERDICT_TONE: Readonly<Record<Verdict, Tone>> = {
+  improved: "good",
+  regressed: "bad",
+  unchanged: "neutral",
+  inconclusive: "unknown",
+};
+
+/** Whether a change is for the better: a lower p99 is good, a lower throughput is not. */
+export function changeTone(delta: number, direction: Direction): Tone {
+  if (direction === "none" || !Number.isFinite(delta)) return "unknown";
+  if (delta === 0) return "neutral";
+  const better = direction === "lower" ? delta < 0 : delta > 0;
+  return better ? "good" : "bad";
+}
+
+export function compareGroups(series: SeriesDelta[]): CompareGroup[] {
+  return series.map((item) => ({
+    key: `${String(item.baseline_series_id)}-${String(item.candidate_series_id)}`,
+    name: formatLabels(
+      Object.fromEntries(Object.entries(item.labels).map(([key, value]) => [key, String(value)])),
+    ),
+    rows: item.metrics.map((metric) => ({
+      metric: metric.metric,
+      label: metric.label,
+      unit: metric.unit,
+      baseline: formatValue(metric.baseline, metric.unit),
+      candidate: formatValue(metric.candidate, metric.unit),
+      delta: formatDelta(metric.delta, metric.unit),
+      deltaPct: formatDeltaPct(metric.delta_pct),
+      change:
+        metric.verdict === "improved" || metric.verdict === "regressed"
+          ? changeTone(metric.delta, metric.direction)
+          : "neutral",
+      verdict: metric.verdict,
+      evidence: metric.evidence,
+      reliable: metric.reliable,
+    })),
+  }));
+}
+
+export interface VerdictCounts {
+  regressed: number;
+  improved: number;
+  unchanged: number;
+  inconclusive: number;
+}
+
+export function countVerdicts(series: SeriesDelta[]): VerdictCounts {
+  const counts: VerdictCounts = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0 };
+  for (const item of series) for (const metric of item.metrics) counts[metric.verdict] += 1;
+  return counts;
+}
+
+/** One line for the page header: "1 regressed, 2 improved", or "no significant change". */
+export function verdictHeadline(counts: VerdictCounts): string {
+  const parts: string[] = [];
+  if (counts.regressed > 0) parts.push(`${String(counts.regressed)} regressed`);
+  if (counts.improved > 0) parts.push(`${String(counts.improved)} improved`);
+  if (counts.inconclusive > 0) parts.push(`${String(counts.inconclusive)} inconclusive`);
+  return parts.length > 0 ? parts.join(", ") : "no significant change";
+}
+
+/** The compare page's address for two runs: shareable, and the one alerts link to. */
+export function compareHref(baselineId: number, candidateId: number): string {
+  return `/compare?baseline=${String(baselineId)}&candidate=${String(candidateId)}`;
+}
+
+export interface Picked {
+  id: number;
+  started_at: string;
+}
+
+/** Two picked runs as a comparison: the older one is the baseline. */
+export function comparePair(picked: Picked[]): { baseline: number; candidate: number } | null {
+  if (picked.length !== 2) return null;
+  const [a, b] = [...picked].sort(
+    (x, y) => new Date(x.started_at).getTime() - new Date(y.started_at).getTime() || x.id - y.id,
+  );
+  return { baseline: a!.id, candidate: b!.id };
+}
+
+/** Toggles a run in the selection; picking a third drops the earliest pick. */
+export function togglePick<T extends { id: number }>(picked: T[], run: T, max = 2): T[] {
+  if (picked.some((item) => item.id === run.id)) return picked.filter((item) => item.id !== run.id);
+  return [...picked, run].slice(-max);
+}

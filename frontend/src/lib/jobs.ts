@@ -1,0 +1,104 @@
+/** Job states and the launch form's host tags. */
+
+import type { JobStatus } from "../api/types";
+
+export const ACTIVE_STATUSES: readonly JobStatus[] = ["queued", "dispatched", "running"];
+
+/** Still going: worth polling, and can be cancelled. */
+export function isActive(status: JobStatus): boolean {
+  return ACTIVE_STATUSES.includes(status);
+}
+
+/** The API's slug rule for host tags. */
+const TAG = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+/** "hft-tuned, x86" -> ["hft-tuned", "x86"], or the first tag that is not a slug. */
+export function parseTags(text: string): { tags: string[] } | { error: string } {
+  const tags = [...new Set(text.split(/[\s,]+/).filter((tag) => tag !== ""))];
+  const bad = tags.find((tag) => !TAG.test(tag));
+  if (bad !== undefined)
+    return { error: `"${bad}" is not a tag (lower-case letters, digits, . _ -)` };
+  if (tags.length > 20) return { error: "at most 20 tags" };
+  return { tags };
+}
+
+export interface LaunchText {
+  tags: string;
+  repetitions: string;
+  timeout: string;
+}
+
+export interface LaunchFields {
+  host_tags: string[];
+  repetitions: number;
+  timeout_s: number;
+}
+
+/** The launch form's own fields (the suite's params aside), checked, or an error per field. */
+export function checkLaunch(
+  text: LaunchText,
+): { fields: LaunchFields } | { errors: Partial<Record<keyof LaunchText, string>> } {
+  const tags = parseTags(text.tags);
+  const repetitions = parseRepetitions(text.repetitions);
+  const timeout = parseTimeout(text.timeout);
+  if ("error" in tags || "error" in repetitions || "error" in timeout) {
+    return {
+      errors: {
+        ...("error" in tags ? { tags: tags.error } : {}),
+        ...("error" in repetitions ? { repetitions: repetitions.error } : {}),
+        ...("error" in timeout ? { timeout: timeout.error } : {}),
+      },
+    };
+  }
+  return {
+    fields: { host_tags: tags.tags, repetitions: repetitions.value, timeout_s: timeout.value },
+  };
+}
+
+/** 0..100 -> "42%"; the API reports percent. */
+export function formatProgress(progress: number): string {
+  const clamped = Math.min(100, Math.max(0, Number.isFinite(progress) ? progress : 0));
+  return `${String(Math.floor(clamped))}%`;
+}
+
+/** Whole repetitions 1..100 (the API's bounds). */
+export function parseRepetitions(text: string): { value: number } | { error: string } {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || value < 1 || value > 100)
+    return { error: "a whole number from 1 to 100" };
+  return { value };
+}
+
+/** Timeout in seconds: 10 s .. 6 h (the API's bounds). */
+export function parseTimeout(text: string): { value: number } | { error: string } {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || value < 10 || value > 21_600)
+    return { error: "whole seconds from 10 to 21,600" };
+  return { value };
+}
+
+export const JOB_STATUSES: readonly JobStatus[] = [
+  "queued",
+  "dispatched",
+  "running",
+  "succeeded",
+  "failed",
+  "cancelled",
+  "timed_out",
+];
+
+export function statusTone(status: JobStatus): "good" | "bad" | "neutral" | "unknown" | "active" {
+  switch (status) {
+    case "succeeded":
+      return "good";
+    case "failed":
+    case "timed_out":
+      return "bad";
+    case "cancelled":
+      return "neutral";
+    case "running":
+      return "active";
+    default:
+      return "unknown";
+  }
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+
+import {
+  activeFilterCount,
+  inputToIso,
+  isoToInput,
+  queryFromSearch,
+  rangeStart,
+  withFilter,
+} from "./runFilters";
+
+describe("queryFromSearch", () => {
+  it("reads filters, source, time range and paging", () => {
+    const query = queryFromSearch(
+      new URLSearchParams(
+        "suite=echo&branch=+main+&source=ci&since=2026-11-20T00:00:00Z&offset=50&host=",
+      ),
+    );
+    expect(query).toEqual({
+      limit: 50,
+      offset: 50,
+      suite: "echo",
+      branch: "main",
+      source: "ci",
+      since: "2026-11-20T00:00:00Z",
+    });
+    expect(activeFilterCount(query)).toBe(4);
+  });
+
+  it("ignores what the API would refuse", () => {
+    expect(
+      queryFromSearch(new URLSearchParams("source=cron&offset=-5&limit=0&until=tomorrow")),
+    ).toEqual({
+      limit: 50,
+      offset: 0,
+    });
+  });
+});
+
+describe("withFilter", () => {
+  it("sets or clears a filter and goes back to the first page", () => {
+    const search = new URLSearchParams("suite=echo&offset=100");
+    expect(withFilter(search, "branch", "main").toString()).toBe("suite=echo&branch=main");
+    expect(withFilter(search, "suite", " ").toString()).toBe("");
+  });
+});
+
+describe("time inputs", () => {
+  it("reads datetime-local values as UTC", () => {
+    expect(inputToIso("2026-11-22T10:30")).toBe("2026-11-22T10:30:00Z");
+    expect(isoToInput("2026-11-22T10:30:00Z")).toBe("2026-11-22T10:30");
+    expect(inputToIso("")).toBe("");
+    expect(isoToInput("nonsense")).toBe("");
+  });
+
+  it("computes ranges back from now", () => {
+    expect(rangeStart(24, new Date("2026-11-22T10:30:00.123Z"))).toBe("2026-11-21T10:30:00Z");
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * The runs list's filters and paging live in the URL (?suite=echo&since=...&offset=50), so a
+ * view can be shared; these turn the search params into the API query and back.
+ */
+
+import type { RunListQuery } from "../api/types";
+
+export const PAGE_SIZE = 50;
+export const TEXT_FILTERS = ["suite", "scenario", "branch", "commit", "host"] as const;
+export const SOURCES = ["ci", "job", "manual"] as const;
+
+export type TextFilter = (typeof TEXT_FILTERS)[number];
+
+/** Ready-made time ranges, as hours back from now. */
+export const RANGES = [
+  { id: "24h", label: "Last 24 hours", hours: 24 },
+  { id: "7d", label: "Last 7 days", hours: 24 * 7 },
+  { id: "30d", label: "Last 30 days", hours: 24 * 30 },
+] as const;
+
+export function queryFromSearch(search: URLSearchParams): RunListQuery {
+  const query: RunListQuery = {
+    limit: nonNegativeInt(search.get("limit"), PAGE_SIZE) || PAGE_SIZE,
+    offset: nonNegativeInt(search.get("offset"), 0),
+  };
+  for (const name of TEXT_FILTERS) {
+    const value = search.get(name)?.trim();
+    if (value) query[name] = value;
+  }
+  const source = search.get("source");
+  const kind = SOURCES.find((candidate) => candidate === source);
+  if (kind) query.source = kind;
+  for (const name of ["since", "until"] as const) {
+    const value = search.get(name);
+    if (value && !Number.isNaN(new Date(value).getTime())) query[name] = value;
+  }
+  return query;
+}
+
+/** A copy of the search params with one filter set (or removed when blank); back to page 1. */
+export function withFilter(search: URLSearchParams, name: string, value: string): URLSearchParams {
+  const next = new URLSearchParams(search);
+  if (value.trim() === "") next.delete(name);
+  else next.set(name, value.trim());
+  next.delete("offset");
+  return next;
+}
+
+/** "2026-11-22T10:00:00Z" <-> the value of an <input type="datetime-local"> read as UTC. */
+export function isoToInput(iso: string | null): string {
+  if (!iso) return "";
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? "" : date.toISOString().slice(0, 16);
+}
+
+export function inputToIso(value: string): string {
+  if (value === "") return "";
+  const date = new Date(`${value}:00Z`);
+  return Number.isNaN(date.getTime()) ? "" : date.toISOString().replace(".000Z", "Z");
+}
+
+/** The start of a ready-made range ending now. */
+export function rangeStart(hours: number, now: Date): string {
+  return new Date(now.getTime() - hours * 3_600_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+export function activeFilterCount(query: RunListQuery): number {
+  return [...TEXT_FILTERS, "source", "since", "until"].filter(
+    (name) => query[name as keyof RunListQuery] !== undefined,
+  ).length;
+}
+
+function nonNegativeInt(text: string | null, fallback: number): number {
+  const value = Number(text);
+  return text !== null && text !== "" && Number.isInteger(value) && value >= 0 ? value : fallback;
+}

@@ -1,0 +1,208 @@
+import { useMemo, type FormEvent } from "react";
+import { Link, useNavigate, useSearchParams } from "react-router";
+
+import { useCompare } from "../api/analysis";
+import { ApiError, errorMessage } from "../api/client";
+import { useSpectra } from "../api/runs";
+import type { CompareRead } from "../api/types";
+import { SpectrumChart } from "../components/charts/SpectrumChart";
+import { EmptyState, ErrorState, Loading } from "../components/common/Status";
+import { CompareTable } from "../components/compare/CompareTable";
+import { RunRefCard } from "../components/compare/RunRefCard";
+import { compareGroups, compareHref, countVerdicts, verdictHeadline } from "../lib/compare";
+import { formatLabels } from "../lib/format";
+import { overlayLines, type SpectrumPair } from "../lib/spectrum";
+
+/** /compare?baseline=A&candidate=B: the address is the comparison, so it can be shared. */
+export function ComparePage() {
+  const [search] = useSearchParams();
+  const baseline = runId(search.get("baseline"));
+  const candidate = runId(search.get("candidate"));
+  return (
+    <section>
+      <header className="page-header">
+        <h1>Compare</h1>
+      </header>
+      <PickRuns baseline={baseline} candidate={candidate} />
+      {baseline !== null && candidate !== null ? (
+        <Comparison baseline={baseline} candidate={candidate} />
+      ) : (
+        <EmptyState title="Choose two runs">
+          Type their ids above, or pick two on the <Link to="/runs">runs page</Link>.
+        </EmptyState>
+      )}
+    </section>
+  );
+}
+
+function runId(text: string | null): number | null {
+  const value = Number(text);
+  return text !== null && Number.isInteger(value) && value >= 1 ? value : null;
+}
+
+function PickRuns({ baseline, candidate }: { baseline: number | null; candidate: number | null }) {
+  const navigate = useNavigate();
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    const a = runId(String(data.get("baseline") ?? ""));
+    const b = runId(String(data.get("candidate") ?? ""));
+    if (a !== null && b !== null) void navigate(compareHref(a, b));
+  }
+  return (
+    <form
+      className="toolbar"
+      onSubmit={submit}
+      key={`${String(baseline)}-${String(candidate)}`}
+      aria-label="Runs to compare"
+    >
+      <label>
+        Baseline run{" "}
+        <input
+          name="baseline"
+          type="number"
+          min={1}
+          required
+          defaultValue={baseline ?? ""}
+          className="input-id"
+        />
+      </label>
+      <label>
+        Candidate run{" "}
+        <input
+          name="candidate"
+          type="number"
+          min={1}
+          required
+          defaultValue={candidate ?? ""}
+          className="input-id"
+        />
+      </label>
+      <button type="submit" className="button button-primary">
+        Compare
+      </button>
+      {baseline !== null && candidate !== null && (
+        <Link className="button" to={compareHref(candidate, baseline)}>
+          Swap
+        </Link>
+      )}
+    </form>
+  );
+}
+
+function Comparison({ baseline, candidate }: { baseline: number; candidate: number }) {
+  const compare = useCompare(baseline, candidate);
+  if (compare.isPending) return <Loading label="Comparing…" />;
+  if (compare.isError) {
+    if (compare.error instanceof ApiError && compare.error.status === 404) {
+      return (
+        <EmptyState title="One of these runs does not exist">{compare.error.message}</EmptyState>
+      );
+    }
+    return (
+      <ErrorState message={errorMessage(compare.error)} onRetry={() => void compare.refetch()} />
+    );
+  }
+  return <ComparisonBody compare={compare.data} />;
+}
+
+function ComparisonBody({ compare }: { compare: CompareRead }) {
+  const groups = useMemo(() => compareGroups(compare.series), [compare.series]);
+  const counts = countVerdicts(compare.series);
+  return (
+    <>
+      <p className="headline" aria-live="polite">
+        Run #{compare.candidate.id} against #{compare.baseline.id}:{" "}
+        <strong>{verdictHeadline(counts)}</strong>
+      </p>
+      <div className="two-columns">
+        <RunRefCard role="Baseline" run={compare.baseline} />
+        <RunRefCard role="Candidate" run={compare.candidate} />
+      </div>
+      {compare.warnings.length > 0 && (
+        <div className="warning" role="note" aria-label="Comparability warnings">
+          <strong>These runs may not be comparable</strong>
+          <ul>
+            {compare.warnings.map((warning) => (
+              <li key={warning}>{warning}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+      <h2>Metrics</h2>
+      {groups.length === 0 ? (
+        <EmptyState title="No series in common">
+          The two runs share no series labels to compare.
+        </EmptyState>
+      ) : (
+        <>
+          <div className="table-scroll">
+            <CompareTable groups={groups} />
+          </div>
+          <p className="muted small">
+            Verdicts compare trial-level values (hover or focus a verdict for the test and its
+            p-value). A significant change is green when the metric moved the good way for its
+            direction, red when it moved the bad way.
+          </p>
+        </>
+      )}
+      <Unmatched title="Only in the baseline" series={compare.unmatched_baseline} />
+      <Unmatched title="Only in the candidate" series={compare.unmatched_candidate} />
+      {compare.series.length > 0 && (
+        <>
+          <h2>Percentile spectra</h2>
+          <OverlaidSpectra compare={compare} />
+        </>
+      )}
+    </>
+  );
+}
+
+function Unmatched({ title, series }: { title: string; series: Record<string, unknown>[] }) {
+  if (series.length === 0) return null;
+  return (
+    <p className="muted">
+      {title}: {series.map((item) => formatLabels(labelsOf(item))).join("; ")}
+    </p>
+  );
+}
+
+/** Series labels arrive as JSON objects; their values are shown as text. */
+function labelsOf(labels: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(labels).map(([key, value]) => [key, String(value)]));
+}
+
+function OverlaidSpectra({ compare }: { compare: CompareRead }) {
+  const baseline = useSpectra(
+    compare.baseline.id,
+    compare.series.map((item) => item.baseline_series_id),
+  );
+  const candidate = useSpectra(
+    compare.candidate.id,
+    compare.series.map((item) => item.candidate_series_id),
+  );
+  const lines = useMemo(() => {
+    const pairs: SpectrumPair[] = compare.series.flatMap((item) => {
+      const before = baseline.data.find(
+        (spectrum) => spectrum.series_id === item.baseline_series_id,
+      );
+      const after = candidate.data.find(
+        (spectrum) => spectrum.series_id === item.candidate_series_id,
+      );
+      return before && after
+        ? [{ labels: labelsOf(item.labels), baseline: before, candidate: after }]
+        : [];
+    });
+    return overlayLines(pairs);
+  }, [compare.series, baseline.data, candidate.data]);
+  const error = baseline.error ?? candidate.error;
+  if (error) return <ErrorState title="Could not load the spectra" message={errorMessage(error)} />;
+  if (baseline.isPending || candidate.isPending) return <Loading label="Loading spectra…" />;
+  if (lines.length === 0) return <EmptyState title="No percentile data for these runs" />;
+  return (
+    <>
+      <SpectrumChart lines={lines} label="Baseline and candidate latency by percentile" />
+      <p className="muted small">Dashed: baseline; solid: candidate.</p>
+    </>
+  );
+}

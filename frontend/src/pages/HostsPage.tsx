@@ -1,0 +1,36 @@
+import { errorMessage } from "../api/client";
+import { useHosts } from "../api/hosts";
+import { EmptyState, ErrorState, Loading } from "../components/common/Status";
+import { HostCard } from "../components/hosts/HostCard";
+import { hostCounts } from "../lib/overview";
+
+export function HostsPage() {
+  const hosts = useHosts();
+  return (
+    <section>
+      <header className="page-header">
+        <h1>Hosts</h1>
+        {hosts.data && hosts.data.length > 0 && (
+          <span className="muted">
+            {hostCounts(hosts.data).online} online, {hostCounts(hosts.data).offline} offline
+          </span>
+        )}
+      </header>
+      {hosts.isPending ? (
+        <Loading label="Loading hosts…" />
+      ) : hosts.isError ? (
+        <ErrorState message={errorMessage(hosts.error)} onRetry={() => void hosts.refetch()} />
+      ) : hosts.data.length === 0 ? (
+        <EmptyState title="No hosts yet">
+          A host appears when a runner worker starts on it and sends its first heartbeat.
+        </EmptyState>
+      ) : (
+        <div className="host-list">
+          {hosts.data.map((host) => (
+            <HostCard key={host.id} host={host} />
+          ))}
+        </div>
+      )}
+    </section>
+  );
+}

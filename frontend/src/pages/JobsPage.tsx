@@ -1,0 +1,132 @@
+import { useState } from "react";
+import { useSearchParams } from "react-router";
+
+import { usePermissions } from "../api/auth";
+import { errorMessage } from "../api/client";
+import { useHosts, useSuites } from "../api/hosts";
+import { useCancelJob, useJobs } from "../api/jobs";
+import type { JobListQuery, JobRead } from "../api/types";
+import { EmptyState, ErrorState, Loading } from "../components/common/Status";
+import { JobLaunchForm } from "../components/jobs/JobLaunchForm";
+import { JobsTable } from "../components/jobs/JobsTable";
+import { Pagination } from "../components/runs/Pagination";
+import { JOB_STATUSES } from "../lib/jobs";
+
+const PAGE_SIZE = 50;
+
+/** Launch jobs and follow them; the list polls while a job is still going. */
+export function JobsPage() {
+  const [search, setSearch] = useSearchParams();
+  const { canWrite } = usePermissions();
+  const status = JOB_STATUSES.find((item) => item === search.get("status"));
+  const offset = Math.max(0, Number(search.get("offset")) || 0);
+  const query: JobListQuery = { limit: PAGE_SIZE, offset, ...(status ? { status } : {}) };
+  const jobs = useJobs(query);
+  const cancel = useCancelJob();
+  const [launched, setLaunched] = useState<number[]>([]);
+  const [cancelError, setCancelError] = useState<string | null>(null);
+  const linked = Number(search.get("job"));
+  const highlight = Number.isInteger(linked) && linked > 0 ? [...launched, linked] : launched;
+
+  function setParam(name: string, value: string) {
+    const next = new URLSearchParams(search);
+    if (value) next.set(name, value);
+    else next.delete(name);
+    if (name !== "offset") next.delete("offset");
+    setSearch(next);
+  }
+
+  function onCancel(job: JobRead) {
+    setCancelError(null);
+    cancel.mutate(job.id, {
+      onError: (error) =>
+        setCancelError(`Could not cancel job #${String(job.id)}: ${errorMessage(error)}`),
+    });
+  }
+
+  return (
+    <section>
+      <header className="page-header">
+        <h1>Jobs</h1>
+      </header>
+      {canWrite && <LaunchPanel onLaunched={setLaunched} />}
+      {launched.length > 0 && (
+        <p className="notice" role="status">
+          Launched job{launched.length > 1 ? "s" : ""}{" "}
+          {launched.map((id) => `#${String(id)}`).join(", ")}; it is highlighted below.
+        </p>
+      )}
+      <h2>Jobs</h2>
+      <div className="toolbar">
+        <label>
+          Status{" "}
+          <select value={status ?? ""} onChange={(event) => setParam("status", event.target.value)}>
+            <option value="">any</option>
+            {JOB_STATUSES.map((item) => (
+              <option key={item} value={item}>
+                {item.replace("_", " ")}
+              </option>
+            ))}
+          </select>
+        </label>
+        {jobs.isFetching && !jobs.isPending && <span className="muted small">Updating…</span>}
+      </div>
+      {cancelError && (
+        <p className="form-error" role="alert">
+          {cancelError}
+        </p>
+      )}
+      {jobs.isPending ? (
+        <Loading label="Loading jobs…" />
+      ) : jobs.isError ? (
+        <ErrorState message={errorMessage(jobs.error)} onRetry={() => void jobs.refetch()} />
+      ) : jobs.data.items.length === 0 ? (
+        <EmptyState title={status ? `No ${status.replace("_", " ")} jobs` : "No jobs yet"}>
+          {canWrite ? "Launch one above." : "Members launch jobs here."}
+        </EmptyState>
+      ) : (
+        <>
+          <div className="table-scroll">
+            <JobsTable
+              jobs={jobs.data.items}
+              highlight={highlight}
+              canWrite={canWrite}
+              cancelling={cancel.isPending ? (cancel.variables ?? null) : null}
+              onCancel={onCancel}
+            />
+          </div>
+          <Pagination
+            total={jobs.data.total}
+            limit={PAGE_SIZE}
+            offset={offset}
+            onOffsetChange={(next) => setParam("offset", next > 0 ? String(next) : "")}
+          />
+        </>
+      )}
+    </section>
+  );
+}
+
+function LaunchPanel({ onLaunched }: { onLaunched: (ids: number[]) => void }) {
+  const suites = useSuites();
+  const hosts = useHosts(10_000);
+  const knownTags = [...new Set((hosts.data ?? []).flatMap((host) => host.tags))].sort();
+  if (suites.isPending) return <Loading label="Loading the suite catalogue…" />;
+  if (suites.isError) {
+    return (
+      <ErrorState
+        title="Could not load the suite catalogue"
+        message={errorMessage(suites.error)}
+        onRetry={() => void suites.refetch()}
+      />
+    );
+  }
+  if (suites.data.length === 0) {
+    return (
+      <EmptyState title="No suites to launch">
+        The catalogue lists what online hosts advertise: start a runner worker on a host.
+      </EmptyState>
+    );
+  }
+  return <JobLaunchForm suites={suites.data} knownTags={knownTags} onLaunched={onLaunched} />;
+}

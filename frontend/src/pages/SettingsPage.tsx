@@ -1,0 +1,64 @@
+import { useEffect } from "react";
+import { useLocation } from "react-router";
+
+import { useChannels } from "../api/alerts";
+import { usePermissions } from "../api/auth";
+import { errorMessage } from "../api/client";
+import { ErrorState, Loading } from "../components/common/Status";
+import { Channels } from "../components/settings/Channels";
+import { SlaRules } from "../components/settings/SlaRules";
+import { Tokens } from "../components/settings/Tokens";
+import { Users } from "../components/settings/Users";
+
+export function SettingsPage() {
+  const { canWrite, isAdmin } = usePermissions();
+  const channels = useChannels();
+  const location = useLocation();
+
+  // Links such as /settings#sla-rules land on their section once it is rendered.
+  useEffect(() => {
+    if (location.hash) document.getElementById(location.hash.slice(1))?.scrollIntoView();
+  }, [location.hash]);
+
+  return (
+    <section>
+      <header className="page-header">
+        <h1>Settings</h1>
+        {!canWrite && (
+          <span className="muted">You can read these settings; a member can change them.</span>
+        )}
+      </header>
+      <nav className="toc" aria-label="Settings sections">
+        <a href="#sla-rules">SLA rules</a>
+        <a href="#channels">Slack channels</a>
+        <a href="#tokens">API tokens</a>
+        {isAdmin && <a href="#users">Users and roles</a>}
+      </nav>
+
+      <h2 id="sla-rules">SLA rules</h2>
+      <SlaRules canWrite={canWrite} channels={channels.data ?? []} />
+
+      <h2 id="channels">Slack channels</h2>
+      {channels.isPending ? (
+        <Loading label="Loading channels…" />
+      ) : channels.isError ? (
+        <ErrorState
+          message={errorMessage(channels.error)}
+          onRetry={() => void channels.refetch()}
+        />
+      ) : (
+        <Channels channels={channels.data} canWrite={canWrite} />
+      )}
+
+      <h2 id="tokens">API tokens</h2>
+      <Tokens canWrite={canWrite} />
+
+      {isAdmin && (
+        <>
+          <h2 id="users">Users and roles</h2>
+          <Users />
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,424 @@
+import { useMemo, type FormEvent } from "react";
+import { Link, useNavigate, useSearchParams } from "react-router";
+
+import { useRules } from "../api/alerts";
+import { useTrends } from "../api/analysis";
+import { errorMessage } from "../api/client";
+import { useSuites } from "../api/hosts";
+import { useRunDetails, useRuns } from "../api/runs";
+import type { MetricInfo, TrendQuery, TrendRead } from "../api/types";
+import { TrendChart, type TrendLine } from "../components/charts/TrendChart";
+import { EmptyState, ErrorState, Loading } from "../components/common/Status";
+import { formatDateTime, formatLabels } from "../lib/format";
+import {
+  changeMarkers,
+  matchingThresholds,
+  mergeTrendRows,
+  scenarioCatalogue,
+  type SeriesChoice,
+  type Threshold,
+} from "../lib/trends";
+import { formatValue } from "../lib/units";
+
+/** At most this many series are drawn when none are chosen (the first found in recent runs). */
+const DEFAULT_SERIES = 6;
+const DIRECTION_TEXT: Record<string, string> = {
+  lower: "lower is better",
+  higher: "higher is better",
+  none: "no better direction",
+};
+
+/**
+ * A metric over time per series. Everything chosen lives in the URL
+ * (?suite=&scenario=&metric=&branch=&host=&series={"client":"rust"}...), so a view can be shared.
+ */
+export function TrendsPage() {
+  const [search, setSearch] = useSearchParams();
+  const suite = search.get("suite") ?? "";
+  const scenario = search.get("scenario") ?? "";
+
+  function apply(values: Record<string, string>) {
+    const next = new URLSearchParams();
+    for (const [name, value] of Object.entries(values))
+      if (value.trim()) next.set(name, value.trim());
+    // The metric and series belong to a suite and scenario: keep them only if those stay.
+    if (values.suite === suite && values.scenario === scenario) {
+      const metric = search.get("metric");
+      if (metric) next.set("metric", metric);
+      for (const series of search.getAll("series")) next.append("series", series);
+    }
+    setSearch(next);
+  }
+
+  return (
+    <section>
+      <header className="page-header">
+        <h1>Trends</h1>
+      </header>
+      <TrendFilters key={search.toString()} search={search} onApply={apply} />
+      {suite && scenario ? (
+        <LatestRun suite={suite} scenario={scenario} />
+      ) : (
+        <EmptyState title="Choose a suite and a scenario">
+          Their history is drawn per series, with change points and SLA thresholds.
+        </EmptyState>
+      )}
+    </section>
+  );
+}
+
+function TrendFilters({
+  search,
+  onApply,
+}: {
+  search: URLSearchParams;
+  onApply: (values: Record<string, string>) => void;
+}) {
+  const suites = useSuites();
+  const suite = search.get("suite") ?? "";
+  const scenarios = Object.keys(suites.data?.find((item) => item.id === suite)?.scenarios ?? {});
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    const values: Record<string, string> = {};
+    for (const name of ["suite", "scenario", "branch", "host"])
+      values[name] = String(data.get(name) ?? "").trim();
+    onApply(values);
+  }
+  return (
+    <form className="filters" onSubmit={submit} aria-label="Choose a trend">
+      <label className="filter">
+        <span>Suite</span>
+        <input name="suite" required defaultValue={suite} list="trend-suites" size={12} />
+      </label>
+      <datalist id="trend-suites">
+        {suites.data?.map((item) => (
+          <option key={item.id} value={item.id} />
+        ))}
+      </datalist>
+      <label className="filter">
+        <span>Scenario</span>
+        <input
+          name="scenario"
+          required
+          defaultValue={search.get("scenario") ?? ""}
+          list="trend-scenarios"
+          size={12}
+        />
+      </label>
+      <datalist id="trend-scenarios">
+        {scenarios.map((name) => (
+          <option key={name} value={name} />
+        ))}
+      </datalist>
+      <label className="filter">
+        <span>Branch</span>
+        <input
+          name="branch"
+          defaultValue={search.get("branch") ?? ""}
+          placeholder="any"
+          size={10}
+        />
+      </label>
+      <label className="filter">
+        <span>Host</span>
+        <input name="host" defaultValue={search.get("host") ?? ""} placeholder="any" size={10} />
+      </label>
+      <div className="filter-actions">
+        <button type="submit" className="button button-primary">
+          Show
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** How many recent runs say which series and metrics a scenario has. */
+const RECENT_RUNS = 5;
+
+/** The scenario's recent runs say which series and metrics there are. */
+function LatestRun({ suite, scenario }: { suite: string; scenario: string }) {
+  const runs = useRuns({ suite, scenario, limit: RECENT_RUNS, offset: 0 });
+  if (runs.isPending) return <Loading label="Looking for runs…" />;
+  if (runs.isError)
+    return <ErrorState message={errorMessage(runs.error)} onRetry={() => void runs.refetch()} />;
+  if (runs.data.items.length === 0) {
+    return (
+      <EmptyState title={`No runs of ${suite} / ${scenario}`}>
+        Check the names, or <Link to="/runs">browse the runs</Link>.
+      </EmptyState>
+    );
+  }
+  return (
+    <RecentRuns suite={suite} scenario={scenario} runIds={runs.data.items.map((run) => run.id)} />
+  );
+}
+
+function RecentRuns({
+  suite,
+  scenario,
+  runIds,
+}: {
+  suite: string;
+  scenario: string;
+  runIds: number[];
+}) {
+  const runs = useRunDetails(runIds);
+  const catalogue = useMemo(() => scenarioCatalogue(runs.data), [runs.data]);
+  if (runs.error) return <ErrorState message={errorMessage(runs.error)} />;
+  if (runs.isPending) return <Loading label="Loading series…" />;
+  return (
+    <TrendView
+      suite={suite}
+      scenario={scenario}
+      series={catalogue.series}
+      metrics={catalogue.metrics}
+    />
+  );
+}
+
+function TrendView({
+  suite,
+  scenario,
+  series: allSeries,
+  metrics,
+}: {
+  suite: string;
+  scenario: string;
+  series: SeriesChoice[];
+  metrics: MetricInfo[];
+}) {
+  const [search, setSearch] = useSearchParams();
+  const metric =
+    search.get("metric") ??
+    (metrics.some((info) => info.name === "p99") ? "p99" : (metrics[0]?.name ?? "p99"));
+  const chosen = search.getAll("series");
+  const selected =
+    chosen.length > 0
+      ? allSeries.filter((series) => chosen.includes(series.key))
+      : allSeries.slice(0, DEFAULT_SERIES);
+
+  function setMetric(name: string) {
+    const next = new URLSearchParams(search);
+    next.set("metric", name);
+    setSearch(next, { replace: true });
+  }
+
+  function toggleSeries(key: string) {
+    const current = selected.map((series) => series.key);
+    const keys = current.includes(key) ? current.filter((item) => item !== key) : [...current, key];
+    const next = new URLSearchParams(search);
+    next.delete("series");
+    for (const item of keys) next.append("series", item);
+    setSearch(next, { replace: true });
+  }
+
+  return (
+    <>
+      <div className="toolbar">
+        <label>
+          Metric{" "}
+          <select value={metric} onChange={(event) => setMetric(event.target.value)}>
+            {metrics.map((info) => (
+              <option key={info.name} value={info.name}>
+                {info.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        {allSeries.length > 1 && (
+          <fieldset className="checks">
+            <legend>Series</legend>
+            {allSeries.map((series) => (
+              <label key={series.key}>
+                <input
+                  type="checkbox"
+                  checked={selected.some((item) => item.key === series.key)}
+                  onChange={() => toggleSeries(series.key)}
+                />{" "}
+                {formatLabels(series.labels)}
+              </label>
+            ))}
+          </fieldset>
+        )}
+      </div>
+      {selected.length === 0 ? (
+        <EmptyState title="No series chosen">Tick at least one series above.</EmptyState>
+      ) : (
+        <TrendPanel
+          suite={suite}
+          scenario={scenario}
+          metric={metric}
+          series={selected}
+          branch={search.get("branch")}
+          host={search.get("host")}
+        />
+      )}
+    </>
+  );
+}
+
+function TrendPanel({
+  suite,
+  scenario,
+  metric,
+  series,
+  branch,
+  host,
+}: {
+  suite: string;
+  scenario: string;
+  metric: string;
+  series: SeriesChoice[];
+  branch: string | null;
+  host: string | null;
+}) {
+  const navigate = useNavigate();
+  const queries = useMemo(
+    () =>
+      series.map((item): TrendQuery => ({
+        suite,
+        scenario,
+        metric,
+        labels: item.key,
+        ...(branch ? { branch } : {}),
+        ...(host ? { host } : {}),
+      })),
+    [series, suite, scenario, metric, branch, host],
+  );
+  const trends = useTrends(queries);
+  const rules = useRules();
+
+  const loaded = trends.data.filter((trend): trend is TrendRead => trend !== undefined);
+  const chart = useMemo(() => {
+    const withKeys = series.flatMap((item, index) => {
+      const trend = trends.data[index];
+      return trend ? [{ key: item.key, labels: item.labels, trend, index }] : [];
+    });
+    const rows = mergeTrendRows(
+      withKeys.map((item) => ({ key: item.key, points: item.trend.points })),
+    );
+    const lines: TrendLine[] = withKeys.map((item) => ({
+      key: item.key,
+      name: formatLabels(item.labels),
+      seriesIndex: item.index,
+      changes: changeMarkers(item.trend.points, item.trend.change_points),
+    }));
+    return { rows, lines };
+  }, [series, trends.data]);
+
+  const unit = loaded[0]?.unit ?? "";
+  const direction = loaded[0]?.direction ?? "none";
+  const thresholds = useMemo(() => {
+    const found = new Map<number, Threshold>();
+    for (const item of series) {
+      for (const threshold of matchingThresholds(
+        rules.data ?? [],
+        { suite, scenario, metric, labels: item.labels },
+        unit,
+      )) {
+        found.set(threshold.ruleId, threshold);
+      }
+    }
+    return [...found.values()];
+  }, [rules.data, series, suite, scenario, metric, unit]);
+
+  if (trends.error)
+    return <ErrorState title="Could not load the trend" message={errorMessage(trends.error)} />;
+  if (trends.isPending) return <Loading label="Loading trend…" />;
+  if (chart.rows.length === 0) {
+    return (
+      <EmptyState title="No values of this metric yet">No run of these series has it.</EmptyState>
+    );
+  }
+  const format = (value: number) => formatValue(value, unit);
+  const changes = chart.lines.flatMap((line) => line.changes.map((change) => ({ line, change })));
+
+  return (
+    <>
+      <p className="muted small">
+        {metric} in {unit || "no unit"}, {DIRECTION_TEXT[direction] ?? direction}. Circles and
+        dashed verticals mark change points;{" "}
+        {thresholds.length > 0 ? "dashed horizontals are SLA thresholds; " : ""}click a point to
+        open its run.
+      </p>
+      <TrendChart
+        rows={chart.rows}
+        lines={chart.lines}
+        thresholds={thresholds}
+        unit={unit}
+        onOpenRun={(runId) => void navigate(`/runs/${String(runId)}`)}
+      />
+      <h2 id="change-points">Change points</h2>
+      {changes.length === 0 ? (
+        <p className="muted">No change point in this history.</p>
+      ) : (
+        <div className="table-scroll">
+          <table className="table" aria-labelledby="change-points">
+            <thead>
+              <tr>
+                <th scope="col">Series</th>
+                <th scope="col">First run after</th>
+                <th scope="col" className="num">
+                  Before
+                </th>
+                <th scope="col" className="num">
+                  After
+                </th>
+                <th scope="col" className="num">
+                  Change
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {changes.map(({ line, change }) => (
+                <tr key={`${line.key}-${String(change.runId)}`}>
+                  <th scope="row">{line.name}</th>
+                  <td>
+                    <Link to={`/runs/${String(change.runId)}`}>#{change.runId}</Link>
+                  </td>
+                  <td className="num">{format(change.before)}</td>
+                  <td className="num">{format(change.after)}</td>
+                  <td className="num">{change.label}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <details className="points">
+        <summary>Every point ({chart.rows.length} runs)</summary>
+        <div className="table-scroll">
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Run</th>
+                <th scope="col">Started</th>
+                {chart.lines.map((line) => (
+                  <th key={line.key} scope="col" className="num">
+                    {line.name}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {[...chart.rows].reverse().map((row) => (
+                <tr key={row.runId}>
+                  <td>
+                    <Link to={`/runs/${String(row.runId)}`}>#{row.runId}</Link>
+                  </td>
+                  <td className="nowrap">{formatDateTime(new Date(row.t).toISOString())}</td>
+                  {chart.lines.map((line) => (
+                    <td key={line.key} className="num">
+                      {row.values[line.key] === undefined ? "" : format(row.values[line.key]!)}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </details>
+    </>
+  );
+}
