@@ -1,9 +1,9 @@
-"""The http-order suite's Python load client (aiohttp + asyncio).
+"""The http-order suite's Python load client (aiohttp + asyncio, on uvloop's event loop).
 
 Sends orders to the order server in a closed loop (the seed's mode) or an open loop at a
 constant rate, and prints one JSON document on stdout; the suite's README.md is the contract
-every client follows. Imports only the standard library, aiohttp and hdrh, so it runs on the
-runner's interpreter as it is (`python -I` included).
+every client follows. Imports only the standard library, aiohttp, uvloop and hdrh (the
+workers package's dependencies), so it runs on the runner's interpreter as it is.
 
     order_client.py --url http://127.0.0.1:PORT --orders N --connections C --warmup W
                     --rate R --duration S --timeout T --pin-cpus LIST --mlock true|false
@@ -17,8 +17,6 @@ import ctypes
 import enum
 import errno
 import functools
-import importlib
-import importlib.util
 import json
 import math
 import os
@@ -29,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
+import uvloop
 from hdrh.histogram import HdrHistogram
 
 CLIENT = "python"
@@ -238,12 +237,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if config.mlock:
         tuning["mlock"] = lock_memory()
 
-    loop_factory = uvloop_factory()
-    with asyncio.Runner(loop_factory=loop_factory) as runner:
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         tally = runner.run(measure(config))
 
     report = build_report(config, tally, tuning)
-    log_summary(report, tally, "uvloop" if loop_factory else "asyncio")
+    log_summary(report, tally)
     sys.stdout.write(json.dumps(report) + "\n")
     sys.stdout.flush()
     return 0 if tally.ok > 0 else 1
@@ -341,16 +339,6 @@ def lock_memory() -> str:
     return "applied"
 
 
-def uvloop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """uvloop's event loop when it is installed (the suite does not require it)."""
-    if importlib.util.find_spec("uvloop") is None:
-        return None
-    factory: Callable[[], asyncio.AbstractEventLoop] = importlib.import_module(
-        "uvloop"
-    ).new_event_loop
-    return factory
-
-
 def order_body(seq: int) -> bytes:
     """The seed's order, buying on odd sequence numbers and selling on even ones (warm-up
     orders are 0). Filled into a template: json.dumps and datetime took longer per order than
@@ -407,11 +395,11 @@ def build_report(config: Config, tally: Tally, tuning: dict[str, str]) -> dict[s
     return report
 
 
-def log_summary(report: dict[str, Any], tally: Tally, event_loop: str) -> None:
+def log_summary(report: dict[str, Any], tally: Tally) -> None:
     p50_us = tally.latency.get_value_at_percentile(50) / 1000
     p99_us = tally.latency.get_value_at_percentile(99) / 1000
     print(
-        f"order_client.py ({event_loop}): {report['mode']} loop, {report['orders']} orders "
+        f"order_client.py: {report['mode']} loop, {report['orders']} orders "
         f"({report['ok']} ok, {report['errors']} errors, {report['timeouts']} timeouts) in "
         f"{report['duration_s']:.3f} s, {report['throughput']:.1f} ok/s; "
         f"p50 {p50_us:.1f} us p99 {p99_us:.1f} us",
