@@ -173,6 +173,12 @@ def up() -> int:
 
     from latlab.core.migrate import upgrade
 
+    def interrupted(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    # A service manager's stop (SIGTERM) is handled as Ctrl-C is: everything stops cleanly.
+    signal.signal(signal.SIGTERM, interrupted)
+    signal.signal(signal.SIGINT, interrupted)  # also when started with SIGINT ignored
     data = Path(os.environ.get("LATLAB_DATA_DIR", REPO / ".data"))
     env = dict(os.environ)
     started: list[Service] = []
@@ -210,9 +216,12 @@ def up() -> int:
         try:
             return honcho.wait()
         except KeyboardInterrupt:
-            # honcho got the same Ctrl-C (same process group) and stops its processes.
-            honcho.send_signal(signal.SIGINT)
-            return honcho.wait()
+            # After a Ctrl-C honcho got the same signal (same process group); after a SIGTERM
+            # only this one. Either way honcho stops its processes, then the services stop.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            honcho.send_signal(signal.SIGTERM)
+            honcho.wait()
+            return 0  # a requested stop, not a failure
     finally:
         for service in reversed(started):
             service.stop()

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -49,13 +49,13 @@ pub async fn closed_loop(params: &Params, sender: Arc<Sender>) -> Result<Outcome
         measured: params.orders,
         measured_taken: AtomicU64::new(0),
         warmed_up: Barrier::new(params.connections + 1),
+        started: OnceLock::new(),
         duration,
     });
     let workers: Vec<_> = (0..params.connections)
         .map(|_| tokio::spawn(closed_worker(Arc::clone(&plan), Arc::clone(&sender))))
         .collect();
     plan.warmed_up.wait().await;
-    let started = Instant::now();
     let mut total = Tally::new(false);
     for worker in workers {
         let tally = worker
@@ -63,6 +63,9 @@ pub async fn closed_loop(params: &Params, sender: Arc<Sender>) -> Result<Outcome
             .map_err(|err| format!("a connection task failed: {err}"))?;
         total.merge(tally)?;
     }
+    // Set by the first task past the barrier: this task may be scheduled well after the
+    // connection tasks have started measuring.
+    let started = *plan.started.get().ok_or("no connection task started measuring")?;
     Ok(total.into_outcome(started.elapsed()))
 }
 
@@ -73,6 +76,7 @@ struct ClosedPlan {
     measured: u64,
     measured_taken: AtomicU64,
     warmed_up: Barrier,
+    started: OnceLock<Instant>,
     duration: Duration,
 }
 
@@ -98,7 +102,7 @@ async fn closed_worker(plan: Arc<ClosedPlan>, sender: Arc<Sender>) -> Tally {
     }
     // Always reached, even after failures, or the others would wait forever.
     plan.warmed_up.wait().await;
-    let deadline = Instant::now() + plan.duration;
+    let deadline = *plan.started.get_or_init(Instant::now) + plan.duration;
     while Instant::now() < deadline {
         let Some(index) = ClosedPlan::take(&plan.measured_taken, plan.measured) else {
             break;
@@ -115,8 +119,8 @@ async fn closed_worker(plan: Arc<ClosedPlan>, sender: Arc<Sender>) -> Tally {
 /// sent when it is due, or, when all C connections are busy (a stalled server), as soon as one
 /// is free: a late order is never skipped, and its latency counts from when it was due. So
 /// that the client still stops within duration + timeout, every order must be answered by
-/// then (a late one gets what is left of its timeout), and an order that could not even be
-/// sent by then is not sent at all (the achieved rate shows it).
+/// then (a late one gets what is left of its timeout), and an order that could not be sent
+/// before the window closed is not sent at all (the achieved rate shows it).
 pub fn open_loop(handle: &Handle, params: &Params, sender: Arc<Sender>) -> Result<Outcome, String> {
     sharpen_sleeps();
     // This thread is no runtime worker; the permit waits below need the runtime's timer.
@@ -140,15 +144,15 @@ pub fn open_loop(handle: &Handle, params: &Params, sender: Arc<Sender>) -> Resul
             Ok(permit) => permit,
             Err(_) => {
                 let free = Arc::clone(&permits).acquire_owned();
-                match handle.block_on(tokio::time::timeout_at(hard_stop.into(), free)) {
+                match handle.block_on(tokio::time::timeout_at(end.into(), free)) {
                     Ok(Ok(permit)) => permit,
-                    // Every connection stayed busy to the very end.
+                    // Every connection stayed busy until the window closed.
                     _ => break,
                 }
             }
         };
-        if Instant::now() >= hard_stop {
-            break;
+        if Instant::now() >= end {
+            break; // the window has closed: what is left is not sent (README.md)
         }
         let is_measured = k >= params.warmup;
         warmup_sent += u64::from(!is_measured);
