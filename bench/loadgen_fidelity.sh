@@ -3,10 +3,11 @@
 # the same order server, on the same number of keep-alive connections.
 #
 # Builds the suite into the bench cache, starts one order server, warms it up with a 1 s wrk
-# run (which also sizes the clients' runs), then runs rounds of wrk and every client's closed
-# loop one after another, so drift on a shared machine hits them all alike. Prints each one's
-# median req/s, its ratio to wrk and whether it meets its target (C, C++ >= 0.8, Rust >= 0.7,
-# Go >= 0.6, Python >= 0.15). A client that is not built shows as missing.
+# run (which also sizes the clients' runs), then runs rounds in which every client's closed
+# loop runs right after a wrk run of the same length. A client's ratio is the median of its
+# ratios to the wrk run just before it, so drift on a shared machine cancels out. Prints the
+# ratios against the targets (C, C++ >= 0.8, Rust >= 0.7, Go >= 0.6, Python >= 0.15). A client
+# that is not built shows as missing.
 #
 #   bash bench/loadgen_fidelity.sh [--orders N] [--connections C] [--seconds S] [--rounds R]
 #                                  [--split SERVER_CPUS:LOAD_CPUS]
@@ -15,7 +16,7 @@
 #                    stops after S seconds, so a slow client is not held up
 #   --connections C  keep-alive connections for wrk and every client (default 50)
 #   --seconds S      length of each run (default 5)
-#   --rounds R       rounds; the table shows the median (default 3)
+#   --rounds R       rounds; the table shows the medians (default 3)
 #   --split S:L      pin the server to CPUs S and wrk or the client (whole process) to CPUs L,
 #                    e.g. 0:1, as if they ran on separate machines; default: shared CPUs
 #
@@ -217,15 +218,17 @@ echo "wrk warm-up: $calibration req/s; $orders orders per client run" >&2
 
 : >"$work/results.tsv"
 for round in $(seq "$rounds"); do
-    echo "round $round/$rounds: wrk ${CLIENTS[*]}" >&2
-    printf 'wrk\t%s\n' "$(run_wrk "$seconds")" >>"$work/results.tsv"
+    echo "round $round/$rounds: ${CLIENTS[*]}, each right after a wrk run" >&2
     for name in "${CLIENTS[@]}"; do
+        # wrk just before each client: a ratio is taken between neighbours in time.
+        printf 'wrk:%s\t%s\n' "$name" "$(run_wrk "$seconds")" >>"$work/results.tsv"
         run_client "$name"
     done
 done
 
 python3 - "$work/results.tsv" <<'EOF'
-"""The table: each program's median req/s, its ratio to wrk's, and its target."""
+"""The table: per client, the median of its ratios to the wrk run just before it (pairs close
+in time, so the machine's drift cancels), the median req/s of both, and the target."""
 import statistics
 import sys
 
@@ -245,31 +248,20 @@ def number(value: str) -> float | None:
         return None  # missing, failed, or wrk printed no rate
 
 
-def median(values: list[str]) -> float | None:
-    numbers = [n for n in map(number, values) if n is not None]
-    return statistics.median(numbers) if numbers else None
-
-
-def show(value: str) -> str:
-    n = number(value)
-    return value or "failed" if n is None else f"{n:.0f}"
-
-
-wrk = median(runs.get("wrk", []))
-print(f"{'client':<8} {'req/s (median)':>15} {'ratio to wrk':>13} {'target':>7} {'meets':>6}  rounds")
-for name in ["wrk", *TARGETS]:
-    values = runs.get(name, [])
-    rate = median(values)
-    target = TARGETS.get(name)
-    shown = ", ".join(map(show, values))
-    if rate is None:
-        state = "missing" if "missing" in values else "failed"
-        print(f"{name:<8} {state:>15} {'-':>13} {target or '-':>7} {'-':>6}  {shown}")
+print(f"{'client':<8} {'req/s':>9} {'wrk req/s':>10} {'ratio':>6} {'target':>7} {'meets':>6}"
+      "  ratio per round")
+for name, target in TARGETS.items():
+    pairs = [(number(w), number(c))
+             for w, c in zip(runs.get(f"wrk:{name}", []), runs.get(name, []), strict=True)]
+    pairs = [(w, c) for w, c in pairs if w and c is not None]
+    if not pairs:
+        state = "missing" if "missing" in runs.get(name, []) else "failed"
+        print(f"{name:<8} {state:>9} {'-':>10} {'-':>6} {target:>7} {'-':>6}")
         continue
-    if not wrk:
-        print(f"{name:<8} {rate:>15.1f} {'-':>13} {target or '-':>7} {'-':>6}  {shown}")
-        continue
-    ratio = rate / wrk
-    meets = "-" if target is None else ("yes" if ratio >= target else "no")
-    print(f"{name:<8} {rate:>15.1f} {ratio:>13.2f} {target or '-':>7} {meets:>6}  {shown}")
+    ratios = [c / w for w, c in pairs]
+    ratio = statistics.median(ratios)
+    meets = "yes" if ratio >= target else "no"
+    print(f"{name:<8} {statistics.median(c for _, c in pairs):>9.0f} "
+          f"{statistics.median(w for w, _ in pairs):>10.0f} {ratio:>6.2f} {target:>7} "
+          f"{meets:>6}  {', '.join(f'{r:.2f}' for r in ratios)}")
 EOF
