@@ -39,8 +39,11 @@ KNOWN: dict[str, MetricInfo] = {
                               direction="lower"),
     "gc_pause_ms": MetricInfo(name="gc_pause_ms", label="GC pauses", unit="ms",
                               direction="lower"),
+    "ok": MetricInfo(name="ok", label="ok", unit="count", direction="higher"),
     "target_rate": MetricInfo(name="target_rate", label="target rate", unit="req/s",
                               direction="none"),
+    "achieved_rate": MetricInfo(name="achieved_rate", label="achieved rate", unit="req/s",
+                                direction="higher"),
     "messages_per_s": MetricInfo(name="messages_per_s", label="messages", unit="msg/s",
                                  direction="higher"),
 }

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 
-import { formatDateTime, formatDuration, formatLabels, shortCommit } from "./format";
+import {
+  formatDateTime,
+  formatDuration,
+  formatLabels,
+  shortCommit,
+  trialsPerSeries,
+} from "./format";
 
 describe("formatLabels", () => {
   it("joins key=value pairs in order", () => {
@@ -41,5 +47,13 @@ describe("formatDuration", () => {
     expect(formatDuration("2026-11-22T10:00:00Z", "2026-11-22T10:00:01.25Z")).toBe("1.3 s");
     expect(formatDuration("2026-11-22T10:00:00Z", "2026-11-22T10:02:05Z")).toBe("2 min 5 s");
     expect(formatDuration("2026-11-22T10:00:00Z", null)).toBe("—");
+  });
+});
+
+describe("trialsPerSeries", () => {
+  it("gives the repetitions, or their range when series differ", () => {
+    expect(trialsPerSeries([{ trials: [1, 2] }, { trials: [1, 2] }])).toBe("2");
+    expect(trialsPerSeries([{ trials: [1] }, { trials: [1, 2, 3] }])).toBe("1–3");
+    expect(trialsPerSeries([])).toBe("0");
   });
 });

@@ -31,3 +31,10 @@ export function formatDuration(startIso: string, endIso: string | null | undefin
   const minutes = Math.floor(seconds / 60);
   return `${String(minutes)} min ${String(Math.round(seconds - minutes * 60))} s`;
 }
+
+/** Trials per series: the run's repetitions (series may differ when one failed). */
+export function trialsPerSeries(series: readonly { trials: readonly unknown[] }[]): string {
+  const counts = [...new Set(series.map((item) => item.trials.length))].sort((a, b) => a - b);
+  if (counts.length === 0) return "0";
+  return counts.length === 1 ? String(counts[0]) : `${counts[0]}–${counts[counts.length - 1]}`;
+}

@@ -1,13 +1,25 @@
 /** What the load programs applied or were refused (each trial's `tuning`), summed over trials. */
 
+/** A program reports each setting as "off" (not asked for), "applied[: detail]" or
+ * "refused: <reason>" (the suites' contract); anything else is shown as it is. */
+export type TuningState = "applied" | "refused" | "off" | "other";
+
 export interface TuningEntry {
   setting: string;
   value: string;
   trials: number;
-  refused: boolean;
+  state: TuningState;
+  /** The value without its state word: "2,3" for "applied: 2,3". */
+  detail: string;
 }
 
-const REFUSED = /refused|denied|not permitted|failed|error|unavailable/i;
+const STATE = /^(applied|refused|off)\b:?\s*(.*)$/i;
+
+export function parseTuning(value: string): { state: TuningState; detail: string } {
+  const match = STATE.exec(value.trim());
+  if (!match) return { state: "other", detail: value };
+  return { state: match[1]!.toLowerCase() as TuningState, detail: match[2] ?? "" };
+}
 
 export function tuningSummary(
   series: readonly { trials: readonly { tuning: Record<string, string> | null }[] }[],
@@ -19,7 +31,7 @@ export function tuningSummary(
         const id = `${setting}\u0000${value}`;
         const entry = entries.get(id);
         if (entry) entry.trials += 1;
-        else entries.set(id, { setting, value, trials: 1, refused: REFUSED.test(value) });
+        else entries.set(id, { setting, value, trials: 1, ...parseTuning(value) });
       }
     }
   }

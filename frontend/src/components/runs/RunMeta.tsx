@@ -1,7 +1,7 @@
 import { Link } from "react-router";
 
 import type { RunRead } from "../../api/types";
-import { formatDateTime, formatDuration } from "../../lib/format";
+import { formatDateTime, formatDuration, trialsPerSeries } from "../../lib/format";
 
 export function RunMeta({ run }: { run: RunRead }) {
   const params = Object.entries(run.params);
@@ -56,8 +56,8 @@ export function RunMeta({ run }: { run: RunRead }) {
         <dd>{formatDuration(run.started_at, run.finished_at)}</dd>
       </div>
       <div>
-        <dt>Trials</dt>
-        <dd>{run.trial_count}</dd>
+        <dt>Trials per series</dt>
+        <dd>{trialsPerSeries(run.series)}</dd>
       </div>
       {params.length > 0 && (
         <div className="meta-wide">

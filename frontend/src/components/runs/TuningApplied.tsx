@@ -1,6 +1,8 @@
 import type { TuningEntry } from "../../lib/tuning";
 import { Badge } from "../common/Badge";
 
+const TONES = { applied: "good", refused: "bad", off: "neutral" } as const;
+
 /** The tuning the load programs applied, or the host refused, and in how many trials. */
 export function TuningApplied({
   entries,
@@ -30,12 +32,12 @@ export function TuningApplied({
               {entry.setting}
             </th>
             <td className="wrap">
-              {entry.refused ? (
-                <Badge tone="bad">refused</Badge>
-              ) : (
-                <Badge tone="good">applied</Badge>
+              {entry.state === "other" ? null : (
+                <Badge tone={TONES[entry.state]}>
+                  {entry.state === "off" ? "not requested" : entry.state}
+                </Badge>
               )}{" "}
-              <span className="mono">{entry.value}</span>
+              <span className="mono">{entry.detail}</span>
             </td>
             <td className="num">
               {entry.trials} of {trialCount}
