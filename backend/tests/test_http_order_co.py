@@ -59,6 +59,10 @@ def test_an_open_loop_client_sees_a_stall_that_a_closed_loop_one_hides(
     assert corrected_p99 >= 50 * uncorrected_p99, figures
     assert open_report["achieved_rate"] == pytest.approx(RATE, rel=0.01), figures
     assert closed_p99 * 10 < corrected_p99, figures
+    # Latency over time places the stall: the worst second is the one it ended in.
+    worst = max(open_report["intervals"], key=lambda window: window.get("max", 0))
+    assert STALL_AFTER_S - 2 <= worst["t_s"] <= STALL_AFTER_S + 2, worst
+    assert worst["max"] >= 0.9 * STALL_MS * 1e6, worst
 
     document = _result(started_at, [
         ({"client": "rust", "loop": "open"}, open_run.stdout),
@@ -74,6 +78,7 @@ def test_an_open_loop_client_sees_a_stall_that_a_closed_loop_one_hides(
     assert open_series["summary_uncorrected"]["p99"] == pytest.approx(uncorrected_p99, rel=0.01)
     assert closed_series["summary_uncorrected"] is None
     assert closed_series["summary"]["p99"] == pytest.approx(closed_p99, rel=0.01)
+    assert open_series["trials"][0]["intervals"] == open_report["intervals"]
 
 
 def _result(started_at: datetime, outputs: list[tuple[dict[str, str], str]]) -> dict[str, Any]:

@@ -147,6 +147,25 @@ def _check_report(report: dict[str, Any], client: str, mode: str) -> None:
     assert report["client"] == client and report["mode"] == mode
     assert report["ok"] + report["errors"] + report["timeouts"] == report["orders"]
     assert set(report["tuning"]) >= {"pin_cpus", "mlock"}
+    _check_intervals(report)
+
+
+def _check_intervals(report: dict[str, Any]) -> None:
+    """One window per second from 0, the ok orders split among them, percentiles in order;
+    the largest latency is the histogram's (within its 0.1 % precision)."""
+    windows = report["intervals"]
+    assert [w["t_s"] for w in windows] == list(range(len(windows))), windows
+    assert sum(w["count"] for w in windows) == report["ok"], windows
+    filled = [w for w in windows if w["count"] > 0]
+    for window in windows:
+        if window["count"] == 0:
+            assert set(window) == {"t_s", "count"}, window
+    for window in filled:
+        values = [window[k] for k in ("p50", "p90", "p99", "p999", "max")]
+        assert 0 < values[0] and values == sorted(values), window
+    if filled:
+        hdr_max = decode(report["latency_hdr"]).get_max_value()
+        assert abs(max(w["max"] for w in filled) - hdr_max) <= hdr_max * 0.001 + 1
 
 
 @pytest.mark.parametrize("client", CLIENTS)

@@ -36,6 +36,7 @@
 #define WORKER_STACK (256 * 1024)     /* small, as mlockall(MCL_FUTURE) locks every stack */
 #define TIMESTAMP_LEN 24              /* 2024-01-01T10:00:00.000Z */
 #define MAX_CONNECTIONS 10000         /* one thread each */
+#define ANSWERS_RESERVE (1 << 20)     /* answers reserved up front, all workers: 16 MiB */
 
 struct options {
     const char *url;
@@ -70,6 +71,19 @@ struct run {
     struct phase measure;
 };
 
+/* One ok measured order, for "intervals": the window it was answered in and its latency as
+ * recorded in latency_hdr. */
+struct answer {
+    int64_t second;                   /* whole seconds after the measuring phase began */
+    int64_t latency_ns;
+};
+
+struct answers {
+    struct answer *items;
+    size_t count, capacity;
+    bool lost;                        /* out of memory: the intervals cannot be told */
+};
+
 struct worker {
     pthread_t thread;
     struct run *run;
@@ -82,6 +96,7 @@ struct worker {
     size_t response_len;
     struct hdr_histogram *latency;    /* closed: response - send; open: response - due time */
     struct hdr_histogram *uncorrected;/* open loop: response - actual send */
+    struct answers answers;           /* the ok measured orders, for "intervals" */
     long long sent, ok, errors, timeouts;
     int pin_cpu;                      /* -1: not pinned */
     int pin_errno;                    /* 0: pinned (or not asked) */
@@ -279,6 +294,18 @@ static bool worker_init(struct worker *w)
     if (hdr_init(HIST_LOWEST_NS, HIST_HIGHEST_NS, HIST_SIGNIFICANT_DIGITS, &w->latency) != 0 ||
         hdr_init(HIST_LOWEST_NS, HIST_HIGHEST_NS, HIST_SIGNIFICANT_DIGITS, &w->uncorrected) != 0)
         return false;
+    /* Room for this worker's share of the measured orders up front, so that growing the list
+     * (a copy) rarely falls between two orders. Capped in total, as a closed loop's --orders
+     * may be far more than --duration lets it send, and mlockall would lock it all. */
+    const struct options *opts = w->run->opts;
+    double expected =
+        opts->rate > 0 ? floor(opts->rate * opts->duration_s) : (double)opts->orders;
+    if (expected > ANSWERS_RESERVE)
+        expected = ANSWERS_RESERVE;
+    w->answers.capacity = (size_t)(expected / (double)opts->connections) + 1;
+    w->answers.items = malloc(w->answers.capacity * sizeof *w->answers.items);
+    if (!w->answers.items)
+        return false;
     w->curl = curl_easy_init();
     if (!w->curl)
         return false;
@@ -319,7 +346,8 @@ static enum outcome send_order(struct worker *w, long timeout_ms)
     return ORDER_OK;
 }
 
-static void record(struct hdr_histogram *h, int64_t latency_ns)
+/* Returns the value recorded, which "intervals" reports as well. */
+static int64_t record(struct hdr_histogram *h, int64_t latency_ns)
 {
     /* Out of range only past 60 s (a long open-loop backlog): kept at the top, not lost. */
     if (latency_ns < HIST_LOWEST_NS)
@@ -327,6 +355,32 @@ static void record(struct hdr_histogram *h, int64_t latency_ns)
     if (latency_ns > HIST_HIGHEST_NS)
         latency_ns = HIST_HIGHEST_NS;
     hdr_record_value(h, latency_ns);
+    return latency_ns;
+}
+
+/* Notes an ok measured order for "intervals". Each worker keeps its own list, so no lock is
+ * taken between orders; main merges them once the workers are done. Out of memory, the list
+ * stops growing and is marked lost: main then fails the run rather than print intervals whose
+ * counts do not add up to "ok". */
+static void keep_answer(struct answers *a, int64_t since_start_ns, int64_t latency_ns)
+{
+    if (a->lost)
+        return;
+    if (a->count == a->capacity) {
+        size_t capacity = a->capacity ? 2 * a->capacity : 64;
+        struct answer *items = realloc(a->items, capacity * sizeof *items);
+        if (!items) {
+            a->lost = true;
+            return;
+        }
+        a->items = items;
+        a->capacity = capacity;
+    }
+    /* The clock is monotonic and an order is sent after the phase starts: never negative. */
+    a->items[a->count++] = (struct answer){
+        .second = (since_start_ns > 0 ? since_start_ns : 0) / NS_PER_S,
+        .latency_ns = latency_ns,
+    };
 }
 
 static void run_phase(struct worker *w, struct phase *ph)
@@ -358,15 +412,18 @@ static void run_phase(struct worker *w, struct phase *ph)
             continue;
         w->sent++;
         switch (outcome) {
-        case ORDER_OK:
+        case ORDER_OK: {
             w->ok++;
+            int64_t latency_ns;
             if (open_loop) {
-                record(w->latency, done_ns - due_ns);
+                latency_ns = record(w->latency, done_ns - due_ns);
                 record(w->uncorrected, done_ns - sent_ns);
             } else {
-                record(w->latency, done_ns - sent_ns);
+                latency_ns = record(w->latency, done_ns - sent_ns);
             }
+            keep_answer(&w->answers, done_ns - ph->start_ns, latency_ns);
             break;
+        }
         case ORDER_ERROR: w->errors++; break;
         case ORDER_TIMEOUT: w->timeouts++; break;
         }
@@ -419,6 +476,83 @@ static char *encode(struct hdr_histogram *h)
         exit(1);
     }
     return text;
+}
+
+/* By window, then by latency: each window's values come out sorted for its percentiles. */
+static int compare_answers(const void *a, const void *b)
+{
+    const struct answer *x = a, *y = b;
+    if (x->second != y->second)
+        return x->second < y->second ? -1 : 1;
+    return (x->latency_ns > y->latency_ns) - (x->latency_ns < y->latency_ns);
+}
+
+/* All workers' answers in one list sorted by compare_answers; NULL (with *count 0) when there
+ * are none. Exits 1 when memory ran out, here or in a worker: intervals that miss orders would
+ * break sum(count) = ok, and a run without its intervals is a failed run (like hdr_init). */
+static struct answer *merge_answers(struct worker *workers, long long workers_count,
+                                    size_t *count)
+{
+    size_t total = 0;
+    for (long long i = 0; i < workers_count; i++) {
+        if (workers[i].answers.lost) {
+            fprintf(stderr, "c_client: out of memory keeping the answers for intervals\n");
+            exit(1);
+        }
+        total += workers[i].answers.count;
+    }
+    *count = total;
+    if (total == 0)
+        return NULL;
+    struct answer *all = malloc(total * sizeof *all);
+    if (!all) {
+        fprintf(stderr, "c_client: out of memory merging the answers for intervals\n");
+        exit(1);
+    }
+    size_t used = 0;
+    for (long long i = 0; i < workers_count; i++) {
+        struct answers *a = &workers[i].answers;
+        memcpy(all + used, a->items, a->count * sizeof *all);
+        used += a->count;
+    }
+    qsort(all, total, sizeof *all, compare_answers);
+    return all;
+}
+
+/* The value at nearest rank ceil(permille / 1000 * n) of n sorted ones, in integers so that
+ * e.g. 90% of 10 is rank 9 exactly (0.9 * 10 in doubles rounds up to rank 10). */
+static int64_t nearest_rank(const struct answer *sorted, size_t n, unsigned permille)
+{
+    size_t rank = (n * permille + 999) / 1000;
+    return sorted[rank > 0 ? rank - 1 : 0].latency_ns;
+}
+
+/* Prints the "intervals" list (README.md): one window per second from 0 to the last answer,
+ * empty ones as {"t_s": k, "count": 0}. `sorted` is merge_answers' list. */
+static void print_intervals(const struct answer *sorted, size_t count)
+{
+    printf("\"intervals\": [");
+    size_t at = 0;
+    int64_t last = count ? sorted[count - 1].second : -1;
+    for (int64_t second = 0; second <= last; second++) {
+        size_t end = at;
+        while (end < count && sorted[end].second == second)
+            end++;
+        const struct answer *window = sorted + at;
+        size_t n = end - at;
+        printf("%s{\"t_s\": %lld, \"count\": %zu", second ? ", " : "", (long long)second, n);
+        if (n > 0)
+            printf(", \"p50\": %lld, \"p90\": %lld, \"p99\": %lld, \"p999\": %lld, "
+                   "\"max\": %lld",
+                   (long long)nearest_rank(window, n, 500),
+                   (long long)nearest_rank(window, n, 900),
+                   (long long)nearest_rank(window, n, 990),
+                   (long long)nearest_rank(window, n, 999),
+                   (long long)window[n - 1].latency_ns);
+        printf("}");
+        at = end;
+    }
+    printf("]");
 }
 
 static const char *describe_pinning(const struct options *opts, struct worker *workers,
@@ -527,6 +661,8 @@ int main(int argc, char **argv)
     /* Orders still unsent when an open loop's window closed are not counted: the achieved
      * rate falls short of the target instead (README.md). */
     long long orders = sent;
+    size_t answers_count;
+    struct answer *answers = merge_answers(workers, count, &answers_count);
 
     char pin_state[4096];
     char *latency_text = encode(latency);
@@ -540,11 +676,14 @@ int main(int argc, char **argv)
     printf("\"orders\": %lld, \"ok\": %lld, \"errors\": %lld, \"timeouts\": %lld, "
            "\"success_rate\": %.6f, \"duration_s\": %.6f, \"throughput\": %.3f, "
            "\"target_rate\": %.9g, \"achieved_rate\": %.3f, "
-           "\"tuning\": {\"pin_cpus\": \"%s\", \"mlock\": \"%s\"}}\n",
+           "\"tuning\": {\"pin_cpus\": \"%s\", \"mlock\": \"%s\"}, ",
            orders, ok, errors, timeouts, orders ? (double)ok / orders : 0.0, duration_s,
            ok / duration_s, opts.rate, orders / duration_s,
            describe_pinning(&opts, workers, count, pin_state, sizeof pin_state), mlock_state);
+    print_intervals(answers, answers_count);
+    printf("}\n");
     free(latency_text);
+    free(answers);
     fflush(stdout);
 
     for (long long i = 0; i < count; i++) {
@@ -552,6 +691,7 @@ int main(int argc, char **argv)
         curl_slist_free_all(workers[i].headers);
         free(workers[i].latency);
         free(workers[i].uncorrected);
+        free(workers[i].answers.items);
     }
     free(latency);
     free(uncorrected);

@@ -36,6 +36,7 @@
 #include <string_view>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -49,6 +50,10 @@ constexpr int64_t kHistogramHighestNs = 60'000'000'000;
 constexpr int kHistogramDigits = 3;
 constexpr std::size_t kResponseCap = 4096;  // an answer is ~200 bytes; more is kept out
 constexpr std::size_t kTimestampLength = 24;  // 2024-01-01T10:00:00.000Z
+constexpr int64_t kNsPerSecond = 1'000'000'000;
+// Samples reserved up front over all loops (16 bytes each): enough for most runs, so a vector
+// rarely grows, and copies itself, between two answers; bounded, as --orders may be huge.
+constexpr int64_t kSampleReserve = int64_t{1} << 22;
 
 struct Options {
     std::string url;
@@ -188,18 +193,28 @@ private:
 
 // ---- Orders --------------------------------------------------------------------------------
 
+// One ok order of the measured phase, kept whole for the per-second intervals: a histogram
+// rounds to 3 digits and forgets when an answer came.
+struct Sample {
+    int64_t answered_ns;  // since the measured phase began
+    int64_t latency_ns;   // exactly as recorded in the latency histogram
+};
+
 // What one loop counted in the measured phase.
 struct Tally {
     int64_t sent = 0, ok = 0, errors = 0, timeouts = 0;
     Histogram latency = make_histogram();      // closed: response - send; open: - due time
     Histogram uncorrected = make_histogram();  // open loop: response - actual send
+    std::vector<Sample> samples;               // one per ok order, latency as in `latency`
 };
 
-void record(hdr_histogram* h, nanoseconds latency)
+// Returns the value recorded, so the intervals see the very same one.
+int64_t record(hdr_histogram* h, nanoseconds latency)
 {
     // Out of range only past 60 s (a long open-loop backlog): kept at the top, not lost.
-    hdr_record_value(h, std::clamp<int64_t>(latency.count(), kHistogramLowestNs,
-                                            kHistogramHighestNs));
+    int64_t value = std::clamp<int64_t>(latency.count(), kHistogramLowestNs, kHistogramHighestNs);
+    hdr_record_value(h, value);
+    return value;
 }
 
 void write_timestamp(char* out)
@@ -343,6 +358,12 @@ public:
 
     Tally& tally() { return tally_; }
 
+    // Before the run, so the measured phase does not spend its time growing the vector.
+    void reserve_samples(int64_t count)
+    {
+        tally_.samples.reserve(static_cast<std::size_t>(count));
+    }
+
 private:
     static int on_socket(CURL*, curl_socket_t socket, int what, void* self, void* known)
     {
@@ -459,12 +480,15 @@ private:
                 tally_.errors++;
             } else {
                 tally_.ok++;
+                int64_t latency = 0;
                 if (opts_.open_loop()) {
-                    record(tally_.latency.get(), done - transfer->due());
+                    latency = record(tally_.latency.get(), done - transfer->due());
                     record(tally_.uncorrected.get(), done - transfer->sent());
                 } else {
-                    record(tally_.latency.get(), done - transfer->sent());
+                    latency = record(tally_.latency.get(), done - transfer->sent());
                 }
+                tally_.samples.push_back(
+                    {std::chrono::duration_cast<nanoseconds>(done - phase.start).count(), latency});
             }
         }
     }
@@ -667,12 +691,17 @@ public:
     // Runs the warm-up, then the measured phase; returns its length.
     double run()
     {
-        double warmup_span = opts_.open_loop() ? opts_.warmup / opts_.rate : opts_.duration_s;
-        schedule(phase_, opts_, opts_.warmup, warmup_span, false);
-        run_phase();
         measured_ = opts_.open_loop()
                         ? static_cast<int64_t>(std::floor(opts_.rate * opts_.duration_s))
                         : opts_.orders;
+        // Each loop room for every order up to its share of the cap: the loops share one
+        // counter, so one of them may well take more than an even share of a small run.
+        auto loops = static_cast<int64_t>(loops_.size());
+        for (auto& loop : loops_)
+            loop->reserve_samples(std::min(measured_, kSampleReserve / loops));
+        double warmup_span = opts_.open_loop() ? opts_.warmup / opts_.rate : opts_.duration_s;
+        schedule(phase_, opts_, opts_.warmup, warmup_span, false);
+        run_phase();
         schedule(phase_, opts_, measured_, opts_.duration_s, true);
         run_phase();
         return std::chrono::duration<double>(Clock::now() - phase_.start).count();
@@ -720,6 +749,50 @@ private:
     int64_t measured_ = 0;
 };
 
+// The ok orders by the second of the measured phase they were answered in (README.md).
+class Intervals {
+public:
+    void add(const std::vector<Sample>& samples)
+    {
+        for (const Sample& s : samples) {
+            auto window = static_cast<std::size_t>(s.answered_ns / kNsPerSecond);
+            if (window >= windows_.size())
+                windows_.resize(window + 1);  // the empty windows between stay, as count 0
+            windows_[window].push_back(s.latency_ns);
+        }
+    }
+
+    // The "intervals" array; sorts each window in place.
+    std::string json()
+    {
+        std::string out = "[";
+        for (std::size_t t = 0; t < windows_.size(); t++) {
+            std::vector<int64_t>& values = windows_[t];
+            auto n = static_cast<int64_t>(values.size());
+            out += t ? ", " : "";
+            out += "{\"t_s\": " + std::to_string(t) + ", \"count\": " + std::to_string(n);
+            if (n > 0) {
+                std::sort(values.begin(), values.end());
+                // Nearest rank in per mille, in integers: 99.9 / 100 * n in doubles can land
+                // a hair above a whole number and its ceil one rank too high.
+                for (auto [name, per_mille] : kPercentiles) {
+                    int64_t rank = std::max<int64_t>(1, (per_mille * n + 999) / 1000);
+                    out += ", \"" + std::string(name) + "\": " + std::to_string(values[rank - 1]);
+                }
+                out += ", \"max\": " + std::to_string(values.back());
+            }
+            out += "}";
+        }
+        return out + "]";
+    }
+
+private:
+    static constexpr std::pair<const char*, int64_t> kPercentiles[] = {
+        {"p50", 500}, {"p90", 900}, {"p99", 990}, {"p999", 999}};
+
+    std::vector<std::vector<int64_t>> windows_;  // latencies (ns) by whole second
+};
+
 int run(const Options& opts)
 {
     std::string mlock_state = tune_memory(opts.mlock);
@@ -729,8 +802,10 @@ int run(const Options& opts)
 
     Histogram latency = make_histogram(), uncorrected = make_histogram();
     int64_t sent = 0, ok = 0, errors = 0, timeouts = 0;
+    Intervals intervals;
     for (auto& loop : client.loops()) {
         Tally& t = loop->tally();
+        intervals.add(t.samples);
         hdr_add(latency.get(), t.latency.get());
         hdr_add(uncorrected.get(), t.uncorrected.get());
         sent += t.sent;
@@ -749,11 +824,12 @@ int run(const Options& opts)
     std::printf("\"orders\": %lld, \"ok\": %lld, \"errors\": %lld, \"timeouts\": %lld, "
                 "\"success_rate\": %.6f, \"duration_s\": %.6f, \"throughput\": %.3f, "
                 "\"target_rate\": %.9g, \"achieved_rate\": %.3f, "
-                "\"tuning\": {\"pin_cpus\": \"%s\", \"mlock\": \"%s\"}}\n",
+                "\"tuning\": {\"pin_cpus\": \"%s\", \"mlock\": \"%s\"}, \"intervals\": %s}\n",
                 static_cast<long long>(orders), static_cast<long long>(ok),
                 static_cast<long long>(errors), static_cast<long long>(timeouts),
                 orders ? static_cast<double>(ok) / orders : 0.0, duration_s, ok / duration_s,
-                opts.rate, orders / duration_s, client.pinning().c_str(), mlock_state.c_str());
+                opts.rate, orders / duration_s, client.pinning().c_str(), mlock_state.c_str(),
+                intervals.json().c_str());
     return ok > 0 ? 0 : 1;
 }
 

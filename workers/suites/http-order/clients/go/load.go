@@ -29,6 +29,7 @@ type result struct {
 	latency              *hdrhistogram.Histogram // closed loop: sent -> answered; open: intended -> answered
 	uncorrected          *hdrhistogram.Histogram // open loop: sent -> answered
 	pinErr               error                   // the first worker that could not be pinned
+	intervals            []interval              // ok orders per second of the measuring phase
 	scheduled            int64                   // measured orders planned: N, or floor(R × duration)
 	warmupCut            bool                    // the warm-up hit its time bound
 }
@@ -37,6 +38,7 @@ type worker struct {
 	id                   int
 	ok, errors, timeouts int64
 	latency, uncorrected *hdrhistogram.Histogram
+	samples              []sample // ok measured orders, for the per-second intervals
 	pinErr               error
 	body                 bytes.Buffer // the last response, reused
 }
@@ -68,11 +70,22 @@ func newLoad(cfg config) *load {
 		DisableCompression:  true,
 	}
 	l := &load{cfg: cfg, client: &http.Client{Transport: transport, Timeout: cfg.timeout}}
+	// Each worker reserves room for its share of the measured orders up front, so recording a
+	// sample does not grow the slice (allocate and copy) in the middle of the measurement.
+	expected := cfg.orders
+	if cfg.rate > 0 {
+		expected = int64(cfg.rate * cfg.duration.Seconds())
+	}
+	perWorker := expected/int64(c) + 1
+	if perWorker < 1 || perWorker > maxPreallocSamples { // < 1: an overflowed huge count
+		perWorker = maxPreallocSamples
+	}
 	for i := 0; i < c; i++ {
 		l.workers = append(l.workers, &worker{
 			id:          i,
 			latency:     hdrhistogram.New(histLowest, histHighest, histDigits),
 			uncorrected: hdrhistogram.New(histLowest, histHighest, histDigits),
+			samples:     make([]sample, 0, perWorker),
 		})
 	}
 	return l
@@ -87,7 +100,9 @@ func (l *load) run() result {
 	}
 	res.latency = hdrhistogram.New(histLowest, histHighest, histDigits)
 	res.uncorrected = hdrhistogram.New(histLowest, histHighest, histDigits)
+	var samples []sample
 	for _, w := range l.workers {
+		samples = append(samples, w.samples...)
 		res.ok += w.ok
 		res.errors += w.errors
 		res.timeouts += w.timeouts
@@ -97,6 +112,7 @@ func (l *load) run() result {
 			res.pinErr = w.pinErr
 		}
 	}
+	res.intervals = buildIntervals(samples)
 	return res
 }
 
@@ -106,6 +122,7 @@ func (l *load) runClosed() result {
 	var res result
 	var warmupTaken, measuredTaken int64
 	warmupDeadline := time.Now().Add(l.cfg.duration)
+	// Set before startMeasuring is closed, so the workers read them only after <-startMeasuring.
 	var measureStart, measureDeadline time.Time
 	startMeasuring := make(chan struct{})
 	var warmedUp, finished sync.WaitGroup
@@ -133,7 +150,9 @@ func (l *load) runClosed() result {
 				}
 				out := l.send(w, seq)
 				if out == succeeded {
-					recordNs(w.latency, time.Since(sent))
+					answered := time.Now()
+					ns := recordNs(w.latency, answered.Sub(sent))
+					w.samples = append(w.samples, sample{at: answered.Sub(measureStart), latency: ns})
 				}
 				l.count(w, out)
 			}
@@ -163,7 +182,7 @@ func (l *load) runOpen() result {
 	due := func(k int64) time.Time {
 		return start.Add(time.Duration(float64(k) * float64(time.Second) / l.cfg.rate))
 	}
-	measureStart := due(warmup)
+	measureStart := due(warmup) // fixed before the workers start, so they may read it freely
 	// Nothing is sent past the measuring phase, so the run ends by --duration + --timeout.
 	deadline := measureStart.Add(l.cfg.duration)
 	var taken int64
@@ -189,8 +208,9 @@ func (l *load) runOpen() result {
 				out := l.send(w, k-warmup+1)
 				if out == succeeded {
 					answered := time.Now()
-					recordNs(w.latency, answered.Sub(intended))
+					ns := recordNs(w.latency, answered.Sub(intended))
 					recordNs(w.uncorrected, answered.Sub(sent))
+					w.samples = append(w.samples, sample{at: answered.Sub(measureStart), latency: ns})
 				}
 				l.count(w, out)
 			}
@@ -283,7 +303,9 @@ func orderBody(seq int64, now time.Time) []byte {
 	return b
 }
 
-func recordNs(h *hdrhistogram.Histogram, d time.Duration) {
+// recordNs records d, clamped to the histogram's range, and returns the value recorded, so
+// the per-second intervals use exactly the histogram's values.
+func recordNs(h *hdrhistogram.Histogram, d time.Duration) int64 {
 	ns := int64(d)
 	if ns < histLowest {
 		ns = histLowest
@@ -291,6 +313,7 @@ func recordNs(h *hdrhistogram.Histogram, d time.Duration) {
 		ns = histHighest
 	}
 	_ = h.RecordValue(ns) // in range by construction
+	return ns
 }
 
 func encodeHistogram(h *hdrhistogram.Histogram) (string, error) {

@@ -31,20 +31,21 @@ type config struct {
 
 // report is the JSON document on stdout.
 type report struct {
-	Client                string  `json:"client"`
-	Mode                  string  `json:"mode"`
-	LatencyHdr            string  `json:"latency_hdr"`
-	LatencyUncorrectedHdr string  `json:"latency_uncorrected_hdr,omitempty"`
-	Orders                int64   `json:"orders"`
-	OK                    int64   `json:"ok"`
-	Errors                int64   `json:"errors"`
-	Timeouts              int64   `json:"timeouts"`
-	SuccessRate           float64 `json:"success_rate"`
-	DurationS             float64 `json:"duration_s"`
-	Throughput            float64 `json:"throughput"`
-	TargetRate            float64 `json:"target_rate"`
-	AchievedRate          float64 `json:"achieved_rate"`
-	Tuning                tuning  `json:"tuning"`
+	Client                string     `json:"client"`
+	Mode                  string     `json:"mode"`
+	LatencyHdr            string     `json:"latency_hdr"`
+	LatencyUncorrectedHdr string     `json:"latency_uncorrected_hdr,omitempty"`
+	Orders                int64      `json:"orders"`
+	OK                    int64      `json:"ok"`
+	Errors                int64      `json:"errors"`
+	Timeouts              int64      `json:"timeouts"`
+	SuccessRate           float64    `json:"success_rate"`
+	DurationS             float64    `json:"duration_s"`
+	Throughput            float64    `json:"throughput"`
+	TargetRate            float64    `json:"target_rate"`
+	AchievedRate          float64    `json:"achieved_rate"`
+	Tuning                tuning     `json:"tuning"`
+	Intervals             []interval `json:"intervals"` // never nil: [] when nothing succeeded
 }
 
 type tuning struct {
@@ -170,6 +171,7 @@ func buildReport(cfg config, res result, tune tuning) (report, error) {
 		DurationS:  res.elapsed.Seconds(),
 		TargetRate: cfg.rate,
 		Tuning:     tune,
+		Intervals:  res.intervals,
 	}
 	if cfg.rate > 0 {
 		out.Mode = "open"

@@ -42,6 +42,10 @@ MCL_CURRENT = 1
 MCL_FUTURE = 2
 
 NS_PER_S = 1_000_000_000
+# The percentiles of each one-second window in "intervals", in thousandths (99.9 -> 999) so the
+# nearest rank is integer arithmetic: 0.999 * n in floating point can land just above an integer
+# and ceil one rank too high.
+INTERVAL_PERCENTILES = (("p50", 500), ("p90", 900), ("p99", 990), ("p999", 999))
 ORDER_HEADERS = {"Content-Type": "application/json"}
 SUCCESS_FIELD = b'"status":"SUCCESS"'
 ORDER_TEMPLATE = (
@@ -89,6 +93,9 @@ class Tally:
     timeouts: int = 0
     latency: HdrHistogram = field(default_factory=new_histogram)
     uncorrected: HdrHistogram = field(default_factory=new_histogram)
+    # Per ok order: (answered, ns after the measuring phase began; latency as recorded). A tuple
+    # per order is all the hot path pays; the per-second windows are built once, at the end.
+    answers: list[tuple[int, int]] = field(default_factory=list)
     scheduled: int = 0  # measured orders planned: N, or floor(R x duration)
     elapsed_ns: int = 0  # the measuring phase
     warmup_cut: bool = False  # the warm-up hit its time bound
@@ -96,6 +103,13 @@ class Tally:
     @property
     def orders(self) -> int:
         return self.ok + self.errors + self.timeouts
+
+    def record_ok(self, answered_ns: int, latency_ns: int) -> None:
+        """One ok order: its latency (clamped to the histogram's range) in the histogram and,
+        with when it was answered, in `answers` for the per-second windows."""
+        latency_ns = clamp_ns(latency_ns)
+        self.latency.record_value(latency_ns)
+        self.answers.append((answered_ns, latency_ns))
 
     def count(self, outcome: Outcome) -> None:
         if outcome is Outcome.OK:
@@ -154,7 +168,8 @@ class Load:
                 taken += 1
                 outcome = await self.send(taken)
                 if outcome is Outcome.OK:
-                    tally.latency.record_value(clamp_ns(time.monotonic_ns() - sent))
+                    answered = time.monotonic_ns()
+                    tally.record_ok(answered - start, answered - sent)
                 tally.count(outcome)
 
         await self.on_every_worker(measure)
@@ -198,7 +213,7 @@ class Load:
                 outcome = await self.send(k - warmup + 1)
                 answered = time.monotonic_ns()
                 if outcome is Outcome.OK:
-                    tally.latency.record_value(clamp_ns(answered - intended))
+                    tally.record_ok(answered - start, answered - intended)
                     tally.uncorrected.record_value(clamp_ns(answered - sent))
                 tally.count(outcome)
 
@@ -391,8 +406,39 @@ def build_report(config: Config, tally: Tally, tuning: dict[str, str]) -> dict[s
         "target_rate": config.rate,
         "achieved_rate": orders / duration_s if duration_s > 0 else 0.0,
         "tuning": tuning,
+        "intervals": intervals(tally.answers),
     }
     return report
+
+
+def intervals(answers: Sequence[tuple[int, int]]) -> list[dict[str, int]]:
+    """Latency over time: window t_s holds the ok orders answered in [t_s, t_s + 1) s after the
+    measuring phase began, from 0 to the last answer's window, empty ones included (so a stall
+    shows as a gap, then a window of long latencies). Percentiles are exact nearest-rank over
+    the window's values, not read from a histogram, so each window stands on its own numbers.
+
+    `answers` holds (answered ns after the phase began, latency ns) pairs, in any order."""
+    if not answers:
+        return []
+    windows: dict[int, list[int]] = {}
+    for answered_ns, latency_ns in answers:
+        # An answer can't come before the phase began; max() only guards the arithmetic.
+        windows.setdefault(max(answered_ns, 0) // NS_PER_S, []).append(latency_ns)
+    result: list[dict[str, int]] = []
+    for t_s in range(max(windows) + 1):
+        values = windows.get(t_s)
+        if not values:
+            result.append({"t_s": t_s, "count": 0})
+            continue
+        values.sort()
+        n = len(values)
+        window = {"t_s": t_s, "count": n}
+        for name, permille in INTERVAL_PERCENTILES:
+            rank = -(-permille * n // 1000)  # ceil(q/100 x n), the rank counted from 1
+            window[name] = values[max(rank, 1) - 1]
+        window["max"] = values[-1]
+        result.append(window)
+    return result
 
 
 def log_summary(report: dict[str, Any], tally: Tally) -> None:

@@ -14,6 +14,7 @@ use tokio::runtime::Handle;
 use tokio::sync::{Barrier, Semaphore};
 
 use crate::cli::Params;
+use crate::intervals::{self, Window};
 
 const LOWEST_NS: u64 = 1;
 const HIGHEST_NS: u64 = 60_000_000_000;
@@ -34,6 +35,8 @@ pub struct Outcome {
     pub duration: Duration,
     pub warmup_sent: u64,
     pub first_failure: Option<String>,
+    /// Latency over time, one window per second of the measuring phase.
+    pub intervals: Vec<Window>,
 }
 
 /// Closed loop: C tasks share the warm-up and then the N measured orders; the measuring phase
@@ -65,7 +68,10 @@ pub async fn closed_loop(params: &Params, sender: Arc<Sender>) -> Result<Outcome
     }
     // Set by the first task past the barrier: this task may be scheduled well after the
     // connection tasks have started measuring.
-    let started = *plan.started.get().ok_or("no connection task started measuring")?;
+    let started = *plan
+        .started
+        .get()
+        .ok_or("no connection task started measuring")?;
     Ok(total.into_outcome(started.elapsed()))
 }
 
@@ -102,14 +108,20 @@ async fn closed_worker(plan: Arc<ClosedPlan>, sender: Arc<Sender>) -> Tally {
     }
     // Always reached, even after failures, or the others would wait forever.
     plan.warmed_up.wait().await;
-    let deadline = *plan.started.get_or_init(Instant::now) + plan.duration;
+    let started = *plan.started.get_or_init(Instant::now);
+    let deadline = started + plan.duration;
     while Instant::now() < deadline {
         let Some(index) = ClosedPlan::take(&plan.measured_taken, plan.measured) else {
             break;
         };
         let (sent, result) = sender.post(plan.warmup + index, None).await;
-        let latency = sent.elapsed();
-        tally.note(result, latency, None);
+        let answered = Instant::now();
+        tally.note(
+            result,
+            answered - sent,
+            None,
+            answered.saturating_duration_since(started),
+        );
     }
     tally
 }
@@ -164,8 +176,9 @@ pub fn open_loop(handle: &Handle, params: &Params, sender: Arc<Sender>) -> Resul
             if is_measured {
                 let corrected = answered.saturating_duration_since(intended);
                 let uncorrected = answered.saturating_duration_since(sent);
+                let at = answered.saturating_duration_since(started);
                 let mut tally = tally.lock().unwrap_or_else(|err| err.into_inner());
-                tally.note(result, corrected, Some(uncorrected));
+                tally.note(result, corrected, Some(uncorrected), at);
             }
             // Only now: all permits back means every order is in the tally.
             drop(permit);
@@ -323,6 +336,8 @@ struct Tally {
     timeouts: u64,
     warmup_sent: u64,
     first_failure: Option<String>,
+    /// Ok orders: (ns from the start of the measuring phase to the answer, latency in ns).
+    answers: Vec<(u64, u64)>,
 }
 
 impl Tally {
@@ -336,6 +351,7 @@ impl Tally {
             timeouts: 0,
             warmup_sent: 0,
             first_failure: None,
+            answers: Vec::new(),
         }
     }
 
@@ -344,12 +360,14 @@ impl Tally {
         result: Result<(), Failure>,
         latency: Duration,
         uncorrected: Option<Duration>,
+        answered_at: Duration,
     ) {
         self.orders += 1;
         let message = match result {
             Ok(()) => {
                 self.ok += 1;
                 record(&mut self.latency, latency);
+                self.answers.push((nanos(answered_at), nanos(latency)));
                 if let (Some(histogram), Some(value)) = (&mut self.uncorrected, uncorrected) {
                     record(histogram, value);
                 }
@@ -380,6 +398,7 @@ impl Tally {
         self.errors += other.errors;
         self.timeouts += other.timeouts;
         self.warmup_sent += other.warmup_sent;
+        self.answers.extend(other.answers);
         if self.first_failure.is_none() {
             self.first_failure = other.first_failure;
         }
@@ -397,6 +416,7 @@ impl Tally {
             duration,
             warmup_sent: self.warmup_sent,
             first_failure: self.first_failure,
+            intervals: intervals::windows(self.answers),
         }
     }
 }
@@ -408,10 +428,11 @@ fn histogram() -> Histogram<u64> {
 
 /// Records in ns; a latency past the histogram's 60 s counts as 60 s.
 fn record(histogram: &mut Histogram<u64>, latency: Duration) {
-    let nanos = u64::try_from(latency.as_nanos())
-        .unwrap_or(u64::MAX)
-        .max(LOWEST_NS);
-    histogram.saturating_record(nanos);
+    histogram.saturating_record(nanos(latency).max(LOWEST_NS));
+}
+
+fn nanos(duration: Duration) -> u64 {
+    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]
@@ -433,13 +454,25 @@ mod tests {
     #[test]
     fn tallies_add_up() {
         let mut tally = Tally::new(true);
+        let at = Duration::from_millis(7);
         tally.note(
             Ok(()),
             Duration::from_millis(5),
             Some(Duration::from_millis(1)),
+            at,
         );
-        tally.note(Err(Failure::Timeout("slow".into())), Duration::ZERO, None);
-        tally.note(Err(Failure::Error("refused".into())), Duration::ZERO, None);
+        tally.note(
+            Err(Failure::Timeout("slow".into())),
+            Duration::ZERO,
+            None,
+            at,
+        );
+        tally.note(
+            Err(Failure::Error("refused".into())),
+            Duration::ZERO,
+            None,
+            at,
+        );
         assert_eq!(
             (tally.orders, tally.ok, tally.timeouts, tally.errors),
             (3, 1, 1, 1)
@@ -447,5 +480,6 @@ mod tests {
         assert_eq!(tally.latency.len(), 1);
         assert_eq!(tally.uncorrected.as_ref().unwrap().len(), 1);
         assert_eq!(tally.first_failure.as_deref(), Some("slow"));
+        assert_eq!(tally.answers, vec![(7_000_000, 5_000_000)]); // ok orders only
     }
 }

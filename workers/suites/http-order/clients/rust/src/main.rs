@@ -5,6 +5,7 @@
 //! send time too. Prints one JSON document on stdout; diagnostics go to stderr.
 
 mod cli;
+mod intervals;
 mod load;
 mod tuning;
 
@@ -134,6 +135,7 @@ fn report(
         "target_rate": params.rate,
         "achieved_rate": per_second(outcome.orders),
         "tuning": tuning,
+        "intervals": outcome.intervals,
     });
     if let Some(uncorrected) = &outcome.uncorrected {
         document["latency_uncorrected_hdr"] = encode(uncorrected)?.into();
