@@ -162,7 +162,7 @@ def _check_intervals(report: dict[str, Any]) -> None:
             assert set(window) == {"t_s", "count"}, window
     for window in filled:
         values = [window[k] for k in ("p50", "p90", "p99", "p999", "max")]
-        assert 0 < values[0] and values == sorted(values), window
+        assert values[0] > 0 and values == sorted(values), window
     if filled:
         hdr_max = decode(report["latency_hdr"]).get_max_value()
         assert abs(max(w["max"] for w in filled) - hdr_max) <= hdr_max * 0.001 + 1
