@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -170,9 +171,9 @@ func (l *load) runClosed() result {
 	return res
 }
 
-// runOpen: order k (warm-up first, then measured) is due at start + k/R. A worker takes the
-// next order, waits for its due time if early, and sends it; a late order goes at once. The
-// corrected latency runs from the due time, so a stalled server is charged for every order it
+// runOpen: order k (warm-up first, then measured) is due at start + k/R. The pacer hands each
+// order to a free worker at its due time; when all are busy, a late order goes to the first
+// one free. The corrected latency runs from the due time, so a stalled server is charged for every order it
 // held back, not only for the few in flight (coordinated omission).
 func (l *load) runOpen() result {
 	var res result
@@ -185,7 +186,7 @@ func (l *load) runOpen() result {
 	measureStart := due(warmup) // fixed before the workers start, so they may read it freely
 	// Nothing is sent past the measuring phase, so the run ends by --duration + --timeout.
 	deadline := measureStart.Add(l.cfg.duration)
-	var taken int64
+	orders := make(chan int64) // unbuffered: an order goes to a worker that is free now
 	var finished sync.WaitGroup
 	finished.Add(len(l.workers))
 
@@ -193,18 +194,13 @@ func (l *load) runOpen() result {
 		go func(w *worker) {
 			defer finished.Done()
 			l.pin(w)
-			for k := atomic.AddInt64(&taken, 1) - 1; k < total; k = atomic.AddInt64(&taken, 1) - 1 {
+			for k := range orders {
 				intended := due(k)
-				sleepUntil(intended)
-				sent := time.Now()
-				if !sent.Before(deadline) {
-					atomic.StoreInt64(&taken, total) // the other workers stop too
-					break
-				}
 				if k < warmup {
 					l.send(w, 0)
 					continue
 				}
+				sent := time.Now()
 				out := l.send(w, k-warmup+1)
 				if out == succeeded {
 					answered := time.Now()
@@ -217,10 +213,35 @@ func (l *load) runOpen() result {
 		}(w)
 	}
 
+	l.pace(total, due, deadline, orders)
+	close(orders)
 	finished.Wait()
 	res.elapsed = time.Since(measureStart)
 	res.scheduled = total - warmup
 	return res
+}
+
+// pace hands order k to a free worker at its due time, or as soon as one is free when all are
+// busy (a late order is never skipped), until the window closes. One pacer, on its own OS
+// thread, does the precise sleeping: a nanosleep holds its thread and the runtime's P, and
+// with every worker sleeping like that the goroutines reading answers could wait for a P.
+func (l *load) pace(total int64, due func(int64) time.Time, deadline time.Time,
+	orders chan<- int64) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	closing := time.NewTimer(time.Until(deadline))
+	defer closing.Stop()
+	for k := int64(0); k < total; k++ {
+		sleepUntil(due(k))
+		if !time.Now().Before(deadline) {
+			return
+		}
+		select {
+		case orders <- k:
+		case <-closing.C:
+			return // every worker stayed busy until the window closed
+		}
+	}
 }
 
 func (l *load) pin(w *worker) {
