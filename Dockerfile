@@ -22,13 +22,10 @@ ENV LATLAB_FRONTEND_DIST=/app/frontend/dist
 EXPOSE 8000
 CMD ["uvicorn", "latlab.main:app", "--host", "0.0.0.0", "--port", "8000"]
 
-# A lab host: builds the suites' programs (C, C++, Rust, Go) in its own cache. Debian's cargo
-# is too old for the suites' crates, so Rust comes from rustup, as on the bootstrap's hosts.
+# A lab host: builds the suites' programs in its own cache, with the toolchains the suites
+# declare ([toolchain] in each suite.toml), installed by the same script as on bare hosts.
 FROM lab AS runner
-RUN apt-get update && apt-get install -y --no-install-recommends \
-        build-essential cmake pkg-config curl ca-certificates zlib1g-dev libcurl4-openssl-dev \
-        golang-go \
+COPY scripts scripts
+RUN scripts/bootstrap.sh --suites && python scripts/toolchain.py install "$(command -v python)" \
     && rm -rf /var/lib/apt/lists/*
-ENV RUSTUP_HOME=/usr/local/rustup CARGO_HOME=/usr/local/cargo PATH=/usr/local/cargo/bin:$PATH
-RUN curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal --default-toolchain stable
 CMD ["sh", "-c", "exec celery -A latlab_workers.app worker -Q host.${LATLAB_HOST_NAME:-$HOSTNAME} -c 1"]

@@ -5,6 +5,8 @@ SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 PY_STAMP := $(VENV)/.installed
+TOOLS_STAMP := $(VENV)/.suite-tools
+SUITE_FILES := $(wildcard workers/suites/*/suite.toml)
 NODE_STAMP := frontend/node_modules/.installed
 DIST := frontend/dist/index.html
 FRONTEND_SOURCES := $(shell find frontend/src -type f 2>/dev/null) frontend/index.html \
@@ -29,6 +31,11 @@ $(PY_STAMP): backend/pyproject.toml workers/pyproject.toml
 	$(VENV)/bin/pip install -q -e workers -e 'backend[dev]'
 	touch $@
 
+# The suites' pip packages and go-installed tools ([toolchain] in each suite.toml).
+$(TOOLS_STAMP): $(PY_STAMP) $(SUITE_FILES) scripts/toolchain.py
+	python3 scripts/toolchain.py install $(abspath $(VENV))/bin/python
+	touch $@
+
 $(NODE_STAMP): frontend/package.json frontend/package-lock.json
 	cd frontend && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
@@ -36,10 +43,10 @@ $(NODE_STAMP): frontend/package.json frontend/package-lock.json
 $(DIST): $(NODE_STAMP) $(FRONTEND_SOURCES)
 	cd frontend && npm run build
 
-up: system $(PY_STAMP) $(DIST)
+up: system $(TOOLS_STAMP) $(DIST)
 	$(PY) -m latlab.localstack up
 
-lint: $(PY_STAMP) $(NODE_STAMP)
+lint: $(TOOLS_STAMP) $(NODE_STAMP)
 	$(VENV)/bin/ruff check backend workers/latlab_workers workers/latlab_contract workers/tests migrations bench
 	$(VENV)/bin/mypy backend/latlab workers/latlab_workers workers/latlab_contract
 	$(VENV)/bin/mypy bench
@@ -48,7 +55,7 @@ lint: $(PY_STAMP) $(NODE_STAMP)
 frontend-test: $(NODE_STAMP)
 	cd frontend && npm test
 
-pytest: $(PY_STAMP) $(DIST)
+pytest: $(TOOLS_STAMP) $(DIST)
 	$(VENV)/bin/pytest
 
 test: system-test lint frontend-test pytest

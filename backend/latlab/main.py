@@ -14,7 +14,7 @@ from latlab.core.errors import AppError, Unprocessable
 from latlab.core.limits import BodySizeLimit
 from latlab.core.settings import get_settings
 from latlab.core.validation import BodyInvalid, problems
-from latlab.runs.schemas import RunCreate
+from latlab_contract.result import RunCreate
 
 DEFAULT_DIST = Path(__file__).resolve().parents[2] / "frontend" / "dist"
 

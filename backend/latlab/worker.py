@@ -24,7 +24,6 @@ from latlab.jobs import schedules
 from latlab.jobs import service as job_service
 from latlab.models import LoginSession
 from latlab.runs import service as run_service
-from latlab.runs.schemas import RunCreate
 from latlab_contract import (
     CELERY_DEFAULTS,
     HOST_HEARTBEAT,
@@ -35,6 +34,7 @@ from latlab_contract import (
     JobEvent,
     JobOutcome,
 )
+from latlab_contract.result import RunCreate
 
 app = Celery("latlab", broker=get_settings().redis_url)
 app.conf.update(

@@ -11,7 +11,7 @@ import http_order_support as support  # workers/tests, on pytest's pythonpath
 import pytest
 
 from latlab.models import Scope
-from latlab_workers.parsers import parse_output
+from latlab_workers.runner import parse_output
 
 RATE = 1000
 DURATION_S = 30
@@ -92,7 +92,9 @@ def _result(started_at: datetime, outputs: list[tuple[dict[str, str], str]]) -> 
         "finished_at": datetime.now(UTC).isoformat(),
         "source": {"kind": "manual"},
         "host": {"name": "co-test", "tags": ["local"]},
-        "series": [{"labels": labels, "trials": [parse_output("latlab-json", stdout,
-                                                              support.SUITE)]}
+        "series": [{"labels": labels, "trials": [
+            trial.model_dump(mode="json", exclude_none=True)
+            for trial in parse_output(support.SUITE, support.SUITE.programs["client"],
+                                      stdout).series[0].trials]}
                    for labels, stdout in outputs],
     }

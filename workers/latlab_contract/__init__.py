@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from latlab_contract.result import MetricSpec
+
 EXECUTE_JOB = "runner.execute_job"
 HOST_HEARTBEAT = "ingest.host_heartbeat"
 JOB_EVENT = "ingest.job_event"
@@ -43,15 +45,22 @@ class Wire(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class MetricSpec(Wire):
-    unit: str
-    direction: Literal["lower", "higher", "none"]
-    label: str | None = None
-
-
 class ScenarioSpec(Wire):
     description: str = ""
     params: dict[str, Any] = {}
+
+
+class SlaTemplate(Wire):
+    """An SLA rule a suite suggests; `op` is the breach condition ("p99 > 2 ms")."""
+
+    name: str
+    metric: str
+    op: Literal["<", "<=", ">", ">="]
+    threshold: float
+    unit: str = ""
+    kind: Literal["static", "relative"] = "static"
+    severity: Literal["warning", "critical"] = "warning"
+    scenario: str | None = None
 
 
 class SuiteInfo(Wire):
@@ -63,8 +72,12 @@ class SuiteInfo(Wire):
     programs: dict[str, str] = Field(description="Program name -> version")
     scenarios: dict[str, ScenarioSpec]
     params_schema: dict[str, Any] = Field(description="JSON Schema of the parameters")
-    series_labels: list[str]
-    metrics: dict[str, MetricSpec]
+    series_labels: list[str] = Field(description="The axes: labels its series may carry")
+    sweep: str | None = Field(None, description="The axis drawn as load-latency curves")
+    gate: list[str] = Field(["p99", "throughput"],
+                            description="The metrics the CI gate judges")
+    metrics: dict[str, MetricSpec] = Field(description="Metrics the suite adds")
+    sla_templates: list[SlaTemplate] = []
 
 
 class Heartbeat(Wire):

@@ -7,6 +7,7 @@ It announces itself (name, tags, fingerprint, suites) at start and every ~10 s, 
 specs with the generic runner, and sends progress and outcomes to the ingest queue.
 """
 
+import sys
 import threading
 from typing import Any
 
@@ -47,11 +48,20 @@ app.conf.update(
 _stop = threading.Event()
 
 
+_reported: set[str] = set()
+
+
+def _report(error: Exception) -> None:
+    if str(error) not in _reported:  # once, not at every heartbeat
+        _reported.add(str(error))
+        print(f"suite not offered: {error}", file=sys.stderr, flush=True)
+
+
 def heartbeat() -> Heartbeat:
     return Heartbeat(
         name=settings.host_name, tags=settings.tags, address=settings.host_address,
         fingerprint=read_fingerprint(),
-        suites=[s.info() for s in load_suites(settings.suites_dir).values()],
+        suites=[s.info() for s in load_suites(settings.suites_dir, on_error=_report).values()],
     )
 
 
@@ -114,14 +124,16 @@ def execute_job(spec: dict[str, Any]) -> None:
     host = HostIdentity(settings.host_name, settings.tags, dict(read_fingerprint()))
     try:
         with cancellable(groups):
-            suites = load_suites(settings.suites_dir)
+            suites = load_suites(settings.suites_dir, on_error=_report)
             if job.suite not in suites:
                 raise JobError(f"host {settings.host_name} has no suite '{job.suite}'")
             result = execute(job, suites[job.suite], host, reporter, settings.build_cache,
                              on_group=groups.append)
         reporter.done.set()
         app.send_task(JOB_OUTCOME, queue=INGEST_QUEUE, kwargs={"outcome": JobOutcome(
-            job_id=job.job_id, attempt=job.attempt, result=result).model_dump()})
+            job_id=job.job_id, attempt=job.attempt,
+            result=result.model_dump(mode="json", by_alias=True, exclude_none=True),
+        ).model_dump()})
     except (JobError, SoftTimeLimitExceeded, Exception) as error:
         reporter.done.set()
         status = error.status if isinstance(error, JobError) else (

@@ -1,12 +1,11 @@
-"""The generic runner: build a suite's programs once per version, start its servers, run its
-load programs (argument lists, never a shell) within the job's time bound, and turn their
-output into a `latlab.result/v1` document."""
+"""The generic runner: build a suite's programs once per version, run each series of the job's
+matrix with only the servers it needs, its load program (argument lists, never a shell) within
+the job's time bound, and turn their output into a typed `latlab.result/v1` result."""
 
 import ctypes
 import fcntl
 import json
 import os
-import re
 import selectors
 import signal
 import subprocess
@@ -21,9 +20,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from pydantic import ValidationError
+
 from latlab_contract import JobSpec, Phase, ProgramInfo
-from latlab_workers.parsers import parse_output
-from latlab_workers.suites import Program, Suite, SuiteError
+from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
+from latlab_contract.result import SCHEMA_VERSION, MetricSpec, RunCreate, SeriesIn
+from latlab_workers.suites import Program, SeriesPlan, Suite, SuiteError
+from latlab_workers.templates import Context, TemplateError, render, render_one
 
 
 class JobError(Exception):
@@ -48,20 +51,6 @@ class HostIdentity:
     name: str
     tags: list[str]
     fingerprint: dict[str, Any]
-
-
-_PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.]+)\}")
-
-
-def render(template: list[str], context: dict[str, str]) -> list[str]:
-    """Fills `{name}` placeholders in each argument; the result is an argv list."""
-    def value(match: re.Match[str]) -> str:
-        key = match.group(1)
-        if key not in context:
-            raise JobError(f"the suite refers to an unknown value '{{{key}}}'")
-        return context[key]
-
-    return [_PLACEHOLDER.sub(value, part) for part in template]
 
 
 class ProgramGroup:
@@ -99,50 +88,118 @@ class ProgramGroup:
 
 def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
             cache_dir: Path, on_group: Callable[[ProgramGroup], None] | None = None
-            ) -> dict[str, Any]:
+            ) -> RunCreate:
+    """Runs every series of the job once per repetition (repetition-major, so slow drift of
+    the host spreads over all series alike) and returns the typed result."""
     deadline = time.monotonic() + spec.timeout_s
     started_at = datetime.now(UTC)
     if spec.scenario not in suite.scenarios:
         raise JobError(f"suite '{suite.id}' has no scenario '{spec.scenario}'")
     params = suite.resolved_params(spec.scenario, spec.params)
-    reporter.progress("build", 0.0)
-    build_dir = build(suite, cache_dir, deadline)
-    context = program_context(params, build_dir)
     try:
-        loads = suite.loads(spec.scenario, params)
+        plans = suite.plan(params)
+        sweep = suite.sweep(params)
     except SuiteError as error:
         raise JobError(str(error)) from error
-    trials: dict[str, list[dict[str, Any]]] = {load.name: [] for load in loads}
+    reporter.progress("build", 0.0)
+    build_dir = build(suite, cache_dir, deadline)
+    fixed = program_context(suite, build_dir)
+    collected: dict[str, SeriesIn] = {}
+    metric_info: dict[str, MetricSpec] = {}
     with tempfile.TemporaryDirectory(prefix=f"latlab-job-{spec.job_id}-") as work:
         group = ProgramGroup(Path(work))
         if on_group is not None:
             on_group(group)
+        servers = _Servers(group, suite, deadline)
         try:
             reporter.progress("start", 10.0)
-            for server in suite.servers():
-                context.update(_start_server(group, suite, server, context, deadline))
-            steps = spec.repetitions * len(loads)
+            steps = spec.repetitions * len(plans)
             for step in range(steps):
-                load = loads[step % len(loads)]
-                percent = 15.0 + 80.0 * step / steps
-                process = group.start(load.name, render(load.command, context), suite.directory)
-                reporter.progress("measure", percent, group.info())
-                output = _wait_load(group, load, process, deadline)
-                trials[load.name].append(parse_output(load.output or "", output, suite))
+                plan = plans[step % len(plans)]
+                context = {**plan.context, **fixed}
+                try:
+                    context.update(servers.ensure(plan.servers, context))
+                    argv = render(plan.load.command, context)
+                except TemplateError as error:
+                    raise JobError(str(error)) from error
+                process = group.start(plan.load.name, argv, suite.directory, _program_env())
+                reporter.progress("measure", 15.0 + 80.0 * step / steps, group.info())
+                output = _wait_load(group, plan.load, process, deadline, servers)
+                parsed = parse_output(suite, plan.load, output)
+                metric_info.update(parsed.metric_info)
+                for found in parsed.series:
+                    _collect(collected, plan, found)
         finally:
             group.kill_all()
     reporter.progress("report", 95.0)
-    return {
-        "schema": "latlab.result/v1",
-        "suite": suite.id,
-        "scenario": spec.scenario,
-        "params": params,
-        "started_at": started_at.isoformat(),
-        "finished_at": datetime.now(UTC).isoformat(),
-        "source": {"kind": "job"},
-        "host": {"name": host.name, "tags": host.tags, "fingerprint": host.fingerprint},
-        "series": [{"labels": load.labels, "trials": trials[load.name]} for load in loads],
-    }
+    try:
+        return RunCreate.model_validate({
+            "schema": SCHEMA_VERSION, "suite": suite.id, "scenario": spec.scenario,
+            "params": params, "started_at": started_at, "finished_at": datetime.now(UTC),
+            "source": {"kind": "job"}, "sweep": sweep, "metric_info": metric_info,
+            "host": {"name": host.name, "tags": host.tags, "fingerprint": host.fingerprint},
+            "series": list(collected.values()),
+        })
+    except ValidationError as error:
+        raise JobError(f"the job's result is invalid: {validation_message(error)}") from error
+
+
+def parse_output(suite: Suite, load: Program, output: str) -> Parsed:
+    """A load program's output, read by its parser."""
+    assert load.output is not None
+    try:
+        return suite.parser(load.output)(output, ParseContext(metrics=frozenset(suite.metrics)))
+    except ParseError as error:
+        raise JobError(f"{load.name}'s output ({load.output}) cannot be read: {error}") from error
+
+
+def _collect(collected: dict[str, SeriesIn], plan: SeriesPlan, found: SeriesIn) -> None:
+    """Adds a parsed series' trials to the job's series with the same labels."""
+    clash = sorted(k for k in found.labels if k in plan.labels)
+    if clash:
+        raise JobError(f"{plan.load.name} reports labels {clash} that are axes of the suite")
+    labels = {**plan.labels, **found.labels}
+    key = json.dumps(labels, sort_keys=True)
+    before = collected.get(key)
+    trials = [*(before.trials if before else []), *found.trials]
+    collected[key] = SeriesIn(labels=labels, trials=trials)
+
+
+class _Servers:
+    """The servers running for the current series. A series gets exactly the servers it
+    names: others are stopped first; one already running with the same command is kept."""
+
+    def __init__(self, group: ProgramGroup, suite: Suite, deadline: float) -> None:
+        self.group = group
+        self.suite = suite
+        self.deadline = deadline
+        self.running: dict[str, tuple[list[str], dict[str, str]]] = {}
+
+    def ensure(self, needed: list[Program], context: Context) -> dict[str, str]:
+        wanted = {server.name: render(server.command, context) for server in needed}
+        for name in list(self.running):
+            if self.running[name][0] != wanted.get(name):
+                _kill_group(self.group.processes[name])
+                del self.running[name]
+        for server in needed:
+            if server.name not in self.running:
+                announced = _start_server(self.group, self.suite, server, wanted[server.name],
+                                          self.deadline)
+                self.running[server.name] = (wanted[server.name], announced)
+        values = {f"{name}.{key}": value for name, (_, fields) in self.running.items()
+                  for key, value in fields.items()}
+        if len(needed) == 1:
+            values.update({f"server.{key}": value
+                           for key, value in self.running[needed[0].name][1].items()})
+        return values
+
+    def check_alive(self) -> None:
+        """A server that died while a series was measured fails the job, saying so."""
+        for name in self.running:
+            process = self.group.processes[name]
+            if process.poll() is not None:
+                raise JobError(f"server {name} exited with {process.returncode} during the "
+                               f"measurement: {self.group.stderr_tail(name)}")
 
 
 def build(suite: Suite, cache_dir: Path, deadline: float) -> Path:
@@ -155,14 +212,16 @@ def build(suite: Suite, cache_dir: Path, deadline: float) -> Path:
     build_dir.mkdir(parents=True, exist_ok=True)
     with open(build_dir / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if marker.exists() or suite.build_command is None:
+        command = suite.spec.build.command
+        if marker.exists() or command is None:
             marker.touch()
             return build_dir
-        context = {"build_dir": str(build_dir)}
-        env = {**os.environ, **{k: render([v], context)[0] for k, v in suite.build_env.items()}}
+        context: Context = dict(program_context(suite, build_dir))
+        env = {**_program_env(),
+               **{k: render_one(v, context) for k, v in suite.spec.build.env.items()}}
         try:
             completed = subprocess.run(
-                render(suite.build_command, context), cwd=suite.directory, env=env,
+                render(command, context), cwd=suite.directory, env=env,
                 capture_output=True, timeout=max(deadline - time.monotonic(), 1), check=False)
         except subprocess.TimeoutExpired as error:
             raise JobTimedOut(f"building {suite.id} ran out of the job's time") from error
@@ -175,9 +234,9 @@ def build(suite: Suite, cache_dir: Path, deadline: float) -> Path:
     return build_dir
 
 
-def _start_server(group: ProgramGroup, suite: Suite, server: Program,
-                  context: dict[str, str], deadline: float) -> dict[str, str]:
-    process = group.start(server.name, render(server.command, context), suite.directory)
+def _start_server(group: ProgramGroup, suite: Suite, server: Program, argv: list[str],
+                  deadline: float) -> dict[str, str]:
+    process = group.start(server.name, argv, suite.directory, _program_env())
     assert process.stdout is not None
     values: dict[str, str] = {}
     if server.ready == "stdout-json":
@@ -186,9 +245,10 @@ def _start_server(group: ProgramGroup, suite: Suite, server: Program,
             raise JobError(f"{server.name} did not become ready: {group.stderr_tail(server.name)}")
         try:
             announced = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise JobError(f"{server.name} announced {line!r}, not JSON") from error
-        values = {f"{server.name}.{k}": _text(v) for k, v in announced.items()}
+            assert isinstance(announced, dict)
+        except (json.JSONDecodeError, AssertionError) as error:
+            raise JobError(f"{server.name} announced {line!r}, not a JSON object") from error
+        values = {str(k): _text(v) for k, v in announced.items()}
     # Keep draining stdout so a chatty server never blocks on a full pipe.
     threading.Thread(target=lambda: process.stdout.read() if process.stdout else None,
                      daemon=True).start()
@@ -196,16 +256,17 @@ def _start_server(group: ProgramGroup, suite: Suite, server: Program,
 
 
 def _wait_load(group: ProgramGroup, load: Program, process: subprocess.Popen[bytes],
-               deadline: float) -> str:
+               deadline: float, servers: _Servers) -> str:
     try:
         stdout, _ = process.communicate(timeout=max(deadline - time.monotonic(), 0.1))
     except subprocess.TimeoutExpired as error:
         _kill_group(process)
         raise JobTimedOut(f"{load.name} ran past the job's time limit") from error
+    servers.check_alive()
     if process.returncode != 0:
         raise JobError(f"{load.name} exited with {process.returncode}: "
                        f"{group.stderr_tail(load.name)}")
-    return stdout.decode()
+    return stdout.decode(errors="replace")
 
 
 def _read_line(stream: Any, deadline: float) -> str:
@@ -244,14 +305,17 @@ def _die_with_parent() -> None:
     ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
-def program_context(params: dict[str, Any], build_dir: Path) -> dict[str, str]:
-    """The placeholders a suite's command lines may use, before any server has announced
-    itself: every parameter as text, `build_dir`, and `python` (the runner's interpreter, for
-    Python load programs)."""
-    context = {name: _text(value) for name, value in params.items()}
-    context["build_dir"] = str(build_dir)
-    context["python"] = sys.executable
-    return context
+def program_context(suite: Suite, build_dir: Path) -> dict[str, str]:
+    """The placeholders every command may use besides params and axes: `build_dir`,
+    `suite_dir`, and `python` (the runner's interpreter, for Python programs)."""
+    return {"build_dir": str(build_dir), "suite_dir": str(suite.directory),
+            "python": sys.executable}
+
+
+def _program_env() -> dict[str, str]:
+    """Programs find the runner's tools (pip and go installed, next to its interpreter)."""
+    tools = str(Path(sys.executable).parent)
+    return {**os.environ, "PATH": f"{tools}{os.pathsep}{os.environ.get('PATH', '')}"}
 
 
 def _text(value: Any) -> str:

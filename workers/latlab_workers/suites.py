@@ -1,92 +1,280 @@
-"""Suites are data: `suites/<suite>/suite.toml` says how to build and start each program.
+"""Suites are data: `suites/<id>/suite.toml` (format 2, `workers/suites/README.md`) says how to
+build each program, which axes expand into series, and which programs a series runs.
 
-    id, description, series_labels
-    [build]            command (argv), env, sources (hashed into the version)
-    [programs.<name>]  command (argv templates), role = "server" | "load",
-                       ready = "stdout-json" (servers), output = "latlab-json" (loads), labels
-    [params.<name>]    JSON Schema of one parameter (type, minimum, maximum, enum, default, ...)
-    [scenarios.<name>] description, params (overrides), programs (loads to run, in order)
-    [params.loads]     if declared: the load programs to run, comma-separated (a job's choice)
-    [metrics.<name>]   unit, direction
+The file is validated when it is loaded; an error names the file and the key.
 """
 
 import hashlib
+import itertools
+import sys
 import tomllib
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from latlab_contract import MetricSpec, ScenarioSpec, SuiteInfo
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from latlab_contract import ScenarioSpec, SlaTemplate, SuiteInfo
+from latlab_contract.params import merge_params
+from latlab_contract.parsers import Parser, get_parser, load_parser, registry
+from latlab_contract.result import Key, MetricSpec, Slug, Sweep
+from latlab_workers.templates import Context, render_one
 
 SUITES_DIR = Path(__file__).resolve().parents[1] / "suites"
+DEFAULT_GATE = ("p99", "throughput")
+MAX_AXIS_VALUES = 64
+
+AxisValue = str | int | float
+Template = Annotated[str, Field(min_length=1)]
 
 
 class SuiteError(Exception):
     pass
 
 
-@dataclass(frozen=True)
-class Program:
-    name: str
-    command: list[str]
-    role: str
-    ready: str | None = None
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class AptPackage(_Spec):
+    package: str
+    command: str | None = None
+
+
+class GoTool(_Spec):
+    module: str  # path@version
+    as_: str | None = Field(None, alias="as")  # the installed binary's name
+
+
+class Toolchain(_Spec):
+    apt: list[str | AptPackage] = []
+    pip: list[str] = []
+    go: list[str | GoTool] = []
+
+
+class BuildSpec(_Spec):
+    command: Annotated[list[Template], Field(min_length=1)] | None = None
+    env: dict[str, str] = {}
+    sources: list[str] = []
+
+
+class Program(_Spec):
+    name: str = ""
+    role: Literal["server", "load"]
+    command: Annotated[list[Template], Field(min_length=1)]
+    ready: Literal["stdout-json"] | None = None
     output: str | None = None
-    labels: dict[str, str] = field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def fits_role(self) -> "Program":
+        if self.role == "load" and self.output is None:
+            raise ValueError("a load program needs an `output` (the parser of its stdout)")
+        if self.role == "server" and self.output is not None:
+            raise ValueError("a server has no `output`; it may have `ready`")
+        return self
+
+
+class ParserSpec(_Spec):
+    module: str
+
+
+class Axis(_Spec):
+    values: Annotated[list[AxisValue], Field(min_length=1, max_length=MAX_AXIS_VALUES)] | None = (
+        None)
+    param: str | None = None
+    optional: bool = False
+    vars: dict[str, Context] = {}
+
+    @model_validator(mode="after")
+    def one_source(self) -> "Axis":
+        if (self.values is None) == (self.param is None):
+            raise ValueError("give exactly one of `values` or `param`")
+        if self.optional and self.param is None:
+            raise ValueError("only a param axis can be `optional`")
+        return self
+
+
+class SeriesSpec(_Spec):
+    load: Template
+    servers: list[Template] = []
+
+
+class SuiteFile(_Spec):
+    """suite.toml, format 2."""
+
+    format: Literal[2]
+    id: Slug
+    description: str
+    gate: list[Key] = list(DEFAULT_GATE)
+    sweep: str | None = None
+    toolchain: Toolchain = Toolchain()
+    build: BuildSpec = BuildSpec()
+    programs: Annotated[dict[str, Program], Field(min_length=1)]
+    parsers: dict[str, ParserSpec] = {}
+    axes: dict[Key, Axis] = {}
+    series: SeriesSpec | None = None
+    params: dict[Key, dict[str, Any]] = {}
+    scenarios: Annotated[dict[Slug, ScenarioSpec], Field(min_length=1)]
+    metrics: dict[Key, MetricSpec] = {}
+    sla_templates: list[SlaTemplate] = []
+
+    @model_validator(mode="after")
+    def consistent(self) -> "SuiteFile":
+        for name, axis in self.axes.items():
+            if axis.param is not None and axis.param not in self.params:
+                raise ValueError(f"axes.{name}.param: no param '{axis.param}'")
+        if self.sweep is not None and self.sweep not in self.axes:
+            raise ValueError(f"sweep: no axis '{self.sweep}'")
+        for name, scenario in self.scenarios.items():
+            unknown = sorted(set(scenario.params) - set(self.params))
+            if unknown:
+                raise ValueError(f"scenarios.{name}.params: unknown params {unknown}")
+        loads = [n for n, p in self.programs.items() if p.role == "load"]
+        if self.series is None and len(loads) != 1:
+            raise ValueError("without [series], a suite has exactly one load program")
+        known = set(registry()) | set(self.parsers)
+        for name, program in self.programs.items():
+            if program.output is not None and program.output not in known:
+                raise ValueError(f"programs.{name}.output: no parser '{program.output}' "
+                                 f"(known: {', '.join(sorted(known))})")
+        return self
+
+
+@dataclass(frozen=True)
+class SeriesPlan:
+    """One series of a job: its labels, the values its templates see, what it runs."""
+
+    labels: dict[str, str]
+    context: Context
+    load: Program
+    servers: list[Program]
 
 
 @dataclass(frozen=True)
 class Suite:
     id: str
     directory: Path
-    description: str
-    series_labels: list[str]
-    build_command: list[str] | None
-    build_env: dict[str, str]
-    sources: list[str]
-    programs: dict[str, Program]
-    params: dict[str, dict[str, Any]]
-    scenarios: dict[str, dict[str, Any]]
-    metrics: dict[str, MetricSpec]
+    spec: SuiteFile
     version: str
 
     @property
+    def programs(self) -> dict[str, Program]:
+        return self.spec.programs
+
+    @property
+    def scenarios(self) -> dict[str, ScenarioSpec]:
+        return self.spec.scenarios
+
+    @property
+    def metrics(self) -> dict[str, MetricSpec]:
+        return self.spec.metrics
+
+    @property
     def params_schema(self) -> dict[str, Any]:
-        return {
-            "type": "object",
-            "properties": self.params,
-            "additionalProperties": False,
-        }
-
-    def loads(self, scenario: str, params: dict[str, Any]) -> list[Program]:
-        """The load programs to run in turn: the `loads` param when the suite has one, else
-        the scenario's `programs`, else every load program."""
-        chosen = params.get("loads") if "loads" in self.params else None
-        names = (str(chosen).split(",") if chosen else None) or self.scenarios[scenario].get(
-            "programs") or [p.name for p in self.programs.values() if p.role == "load"]
-        unknown = [n for n in names if self.programs.get(n, Program(n, [], "")).role != "load"]
-        if unknown:
-            raise SuiteError(f"suite '{self.id}' has no load program {', '.join(unknown)}")
-        return [self.programs[name] for name in dict.fromkeys(names)]
-
-    def servers(self) -> list[Program]:
-        return [p for p in self.programs.values() if p.role == "server"]
+        """JSON Schema of a job's params; an axis param takes one value or a list of them."""
+        axis_params = {a.param for a in self.spec.axes.values() if a.param is not None}
+        properties = {}
+        for name, schema in self.spec.params.items():
+            if name in axis_params and schema.get("type") != "array":
+                one = {k: v for k, v in schema.items() if k not in ("default", "description")}
+                properties[name] = {
+                    **{k: v for k, v in schema.items() if k in ("default", "description")},
+                    "anyOf": [one, {"type": "array", "items": one, "minItems": 1,
+                                    "maxItems": MAX_AXIS_VALUES, "uniqueItems": True}],
+                }
+            else:
+                properties[name] = schema
+        return {"type": "object", "properties": properties, "additionalProperties": False}
 
     def resolved_params(self, scenario: str, given: dict[str, Any]) -> dict[str, Any]:
-        defaults = {name: spec["default"] for name, spec in self.params.items()
-                    if "default" in spec}
-        return {**defaults, **self.scenarios[scenario].get("params", {}), **given}
+        return merge_params(self.params_schema, self.scenarios[scenario].params, given)
+
+    def plan(self, params: dict[str, Any]) -> list[SeriesPlan]:
+        """The job's series: the cartesian product of the axes, in declaration order."""
+        axes = [(name, self._axis_values(name, axis, params), self._labelled(axis, params))
+                for name, axis in self.spec.axes.items()]
+        base: Context = {k: _text(v) for k, v in params.items()}
+        plans = []
+        for combination in itertools.product(*(values for _, values, _ in axes)):
+            labels: dict[str, str] = {}
+            context = dict(base)
+            for (name, _, labelled), value in zip(axes, combination, strict=True):
+                axis = self.spec.axes[name]
+                text = _text(value)
+                context[name] = text
+                if axis.param is not None:
+                    context[axis.param] = text
+                if axis.vars:
+                    if text not in axis.vars:
+                        raise SuiteError(f"suite '{self.id}': axis '{name}' has no value "
+                                         f"'{text}' (it has: {', '.join(axis.vars)})")
+                    context.update(axis.vars[text])
+                if labelled:
+                    labels[name] = text
+            load, servers = self._programs_of(context)
+            plans.append(SeriesPlan(labels, context, load, servers))
+        return plans
+
+    def sweep(self, params: dict[str, Any]) -> Sweep | None:
+        """The run's sweep, when the sweep axis has two or more numeric values."""
+        name = self.spec.sweep
+        if name is None:
+            return None
+        axis = self.spec.axes[name]
+        values = self._axis_values(name, axis, params)
+        if len(values) < 2 or not self._labelled(axis, params):
+            return None
+        try:
+            return Sweep(axis=name, values=[float(v) for v in values])
+        except ValueError as error:
+            raise SuiteError(f"suite '{self.id}': sweep axis '{name}' is not numeric") from error
+
+    def parser(self, name: str) -> Parser:
+        if name in self.spec.parsers:
+            return load_parser(self.directory / self.spec.parsers[name].module)
+        return get_parser(name)
 
     def info(self) -> SuiteInfo:
         return SuiteInfo(
-            id=self.id, description=self.description, version=self.version,
+            id=self.id, description=self.spec.description, version=self.version,
             programs={name: self.version for name in self.programs},
-            scenarios={name: ScenarioSpec(description=s.get("description", ""),
-                                          params=s.get("params", {}))
-                       for name, s in self.scenarios.items()},
-            params_schema=self.params_schema, series_labels=self.series_labels,
-            metrics=self.metrics,
+            scenarios=self.scenarios, params_schema=self.params_schema,
+            series_labels=list(self.spec.axes), sweep=self.spec.sweep, gate=self.spec.gate,
+            metrics=self.metrics, sla_templates=self.spec.sla_templates,
         )
+
+    def _axis_values(self, name: str, axis: Axis, params: dict[str, Any]) -> list[AxisValue]:
+        if axis.values is not None:
+            return list(axis.values)
+        assert axis.param is not None
+        given = params.get(axis.param)
+        if given is None:
+            raise SuiteError(f"suite '{self.id}': axis '{name}' needs param '{axis.param}'")
+        values = given if isinstance(given, list) else (
+            [v.strip() for v in given.split(",") if v.strip()] if isinstance(given, str)
+            else [given])
+        return list(dict.fromkeys(values))
+
+    @staticmethod
+    def _labelled(axis: Axis, params: dict[str, Any]) -> bool:
+        return not axis.optional or isinstance(params.get(axis.param or ""), list)
+
+    def _programs_of(self, context: Context) -> tuple[Program, list[Program]]:
+        if self.spec.series is None:
+            load = next(p for p in self.programs.values() if p.role == "load")
+            return load, [p for p in self.programs.values() if p.role == "server"]
+        load = self._program(self.spec.series.load, context, "load")
+        return load, [self._program(t, context, "server") for t in self.spec.series.servers]
+
+    def _program(self, template: str, context: Context,
+                 role: str) -> Program:
+        name = render_one(template, context)
+        program = self.programs.get(name)
+        if program is None or program.role != role:
+            raise SuiteError(f"suite '{self.id}': a series needs {role} program '{name}', "
+                             f"which the suite does not define")
+        return program
 
 
 def load_suite(directory: Path) -> Suite:
@@ -95,29 +283,35 @@ def load_suite(directory: Path) -> Suite:
         data = tomllib.loads(path.read_text())
     except (OSError, tomllib.TOMLDecodeError) as error:
         raise SuiteError(f"{path}: {error}") from error
-    build = data.get("build", {})
-    sources = list(build.get("sources", []))
-    programs = {
-        name: Program(name=name, command=list(spec["command"]), role=spec["role"],
-                      ready=spec.get("ready"), output=spec.get("output"),
-                      labels=dict(spec.get("labels", {})))
-        for name, spec in data.get("programs", {}).items()
-    }
-    return Suite(
-        id=data["id"], directory=directory, description=data.get("description", ""),
-        series_labels=list(data.get("series_labels", [])),
-        build_command=list(build["command"]) if "command" in build else None,
-        build_env=dict(build.get("env", {})), sources=sources, programs=programs,
-        params=dict(data.get("params", {})), scenarios=dict(data.get("scenarios", {})),
-        metrics={name: MetricSpec(**spec) for name, spec in data.get("metrics", {}).items()},
-        version=_version(directory, sources),
-    )
+    try:
+        spec = SuiteFile.model_validate(data)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or '(top level)'}: {e['msg']}"
+            for e in error.errors(include_url=False))
+        raise SuiteError(f"{path}: {problems}") from None
+    if spec.id != directory.name:
+        raise SuiteError(f"{path}: id: '{spec.id}' is not the folder's name '{directory.name}'")
+    programs = {name: program.model_copy(update={"name": name})
+                for name, program in spec.programs.items()}
+    spec = spec.model_copy(update={"programs": programs})
+    return Suite(id=spec.id, directory=directory, spec=spec,
+                 version=_version(directory, spec.build.sources))
 
 
-def load_suites(root: Path = SUITES_DIR) -> dict[str, Suite]:
+def load_suites(root: Path = SUITES_DIR,
+                on_error: Callable[[SuiteError], None] | None = None) -> dict[str, Suite]:
+    """Every suite under `root`; with `on_error`, a broken suite is reported and skipped
+    (a runner keeps offering the others) instead of raising."""
     suites = {}
     for path in sorted(root.glob("*/suite.toml")):
-        suite = load_suite(path.parent)
+        try:
+            suite = load_suite(path.parent)
+        except SuiteError as error:
+            if on_error is None:
+                raise
+            on_error(error)
+            continue
         suites[suite.id] = suite
     return suites
 
@@ -134,3 +328,37 @@ def _version(directory: Path, sources: list[str]) -> str:
         digest.update(str(file.relative_to(directory)).encode())
         digest.update(file.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ",".join(_text(v) for v in value)
+    return str(value)
+
+
+def main(argv: list[str]) -> int:
+    """`python -m latlab_workers.suites check [ID...]`: load and validate suites."""
+    if argv[:1] != ["check"]:
+        print("usage: python -m latlab_workers.suites check [SUITE ...]", file=sys.stderr)
+        return 2
+    try:
+        suites = load_suites()
+    except SuiteError as error:
+        print(error, file=sys.stderr)
+        return 1
+    for suite_id in argv[1:] or sorted(suites):
+        if suite_id not in suites:
+            print(f"no suite '{suite_id}' in {SUITES_DIR}", file=sys.stderr)
+            return 1
+        suite = suites[suite_id]
+        for name in suite.scenarios:
+            plans = suite.plan(suite.resolved_params(name, {}))
+            print(f"{suite_id}/{name}: {len(plans)} series "
+                  f"{[p.labels for p in plans]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

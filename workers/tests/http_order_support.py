@@ -18,7 +18,8 @@ from typing import Any
 
 from hdrh.histogram import HdrHistogram
 
-from latlab_workers.runner import build, program_context, render
+from latlab_workers.runner import build, program_context
+from latlab_workers.templates import render
 from latlab_workers.suites import SUITES_DIR, Suite, load_suite
 
 SUITE: Suite = load_suite(SUITES_DIR / "http-order")
@@ -92,7 +93,7 @@ class Server:
 def order_server(build_dir: Path, *extra: str) -> Iterator[Server]:
     """The suite's server program (its suite.toml command, plus `extra` arguments), once it
     has announced its address; stopped afterwards."""
-    argv = render(SUITE.programs["server"].command, {"build_dir": str(build_dir)})
+    argv = render(SUITE.programs["server"].command, program_context(SUITE, build_dir))
     stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed after the process)
     process = subprocess.Popen([*argv, *extra], cwd=SUITE.directory, stdout=subprocess.PIPE,
                                stderr=stderr)
@@ -118,9 +119,10 @@ def order_server(build_dir: Path, *extra: str) -> Iterator[Server]:
 
 def client_argv(client: str, build_dir: Path, listening: str, **params: Any) -> list[str]:
     """A client's command line as the runner renders it for scenario "small" and `params`."""
-    context = program_context(SUITE.resolved_params("small", params), build_dir)
-    context["server.listening"] = listening
-    return render(SUITE.programs[client].command, context)
+    (plan,) = SUITE.plan(SUITE.resolved_params("small", {**params, "loads": client}))
+    context = {**plan.context, **program_context(SUITE, build_dir),
+               "server.listening": listening}
+    return render(plan.load.command, context)
 
 
 @dataclass

@@ -6,46 +6,48 @@ from pathlib import Path
 import pytest
 from hdrh.histogram import HdrHistogram
 
-from latlab_workers.parsers import OutputError, parse_output
-from latlab_workers.suites import SUITES_DIR, load_suite, load_suites
+from latlab_contract.parsers import ParseContext, ParseError, get_parser
+from latlab_workers.runner import parse_output
+from latlab_workers.suites import SUITES_DIR, load_suite
 
 GOLDEN = Path(__file__).parent / "golden"
+ECHO = load_suite(SUITES_DIR / "echo")
 
 
 def test_echo_client_output_becomes_a_trial() -> None:
-    suite = load_suite(SUITES_DIR / "echo")
     raw = (GOLDEN / "echo-client.json").read_text()
-    trial = parse_output("latlab-json", raw, suite)
+    parsed = parse_output(ECHO, ECHO.programs["client"], raw)
+    (series,) = parsed.series
+    assert series.labels == {}
+    (trial,) = series.trials
     document = json.loads(raw)
-    histogram = HdrHistogram.decode(trial["latency"]["hdr"])
+    assert trial.latency.hdr is not None
+    histogram = HdrHistogram.decode(trial.latency.hdr)
     assert histogram.get_total_count() == document["count"] == 2000
     assert histogram.get_value_at_percentile(99) == document["p99_ns"]
-    assert trial["metrics"] == {"throughput": document["throughput"], "errors": 0.0,
-                                "timeouts": 0.0}
-    assert "latency_uncorrected" not in trial
+    # Only the metrics the suite declares are read from the top level.
+    assert trial.metrics == {"throughput": document["throughput"], "errors": 0.0,
+                             "timeouts": 0.0}
+    assert trial.latency_uncorrected is None
 
 
 @pytest.mark.parametrize(("raw", "message"), [
-    ("", "not JSON"),
+    ("", "line 1: not JSON"),
     ("no route to host", "not JSON"),
-    ('{"count": 3}', "no latency_hdr"),
+    ("[1, 2]", r"\$: the output is not a JSON object"),
+    ('{"count": 3}', r"\$.latency_hdr: missing"),
+    ('{"latency_hdr": "HISTF", "throughput": "fast", "metrics": {"x": "NaN?"}}',
+     r"\$.metrics.x"),
+    ('{"latency_hdr": "HISTF", "labels": {"a": 1}}', r"\$.labels.a"),
 ])
-def test_unusable_output_is_an_error(raw: str, message: str) -> None:
-    with pytest.raises(OutputError, match=message):
-        parse_output("latlab-json", raw, load_suite(SUITES_DIR / "echo"))
+def test_unusable_output_names_where(raw: str, message: str) -> None:
+    with pytest.raises(ParseError, match=message):
+        get_parser("latlab-json")(raw, ParseContext(metrics=frozenset({"throughput"})))
 
 
-def test_every_suite_loads_and_describes_itself() -> None:
-    suites = load_suites()
-    assert "echo" in suites
-    for suite in suites.values():
-        info = suite.info()
-        assert info.scenarios and info.params_schema["additionalProperties"] is False
-        assert all(p.role in ("server", "load") for p in suite.programs.values())
-        for scenario in suite.scenarios:
-            params = suite.resolved_params(scenario, {})
-            assert suite.loads(scenario, params)
-            assert set(params) <= set(suite.params)
+def test_an_unknown_format_is_named() -> None:
+    with pytest.raises(ParseError, match="unknown output format 'nope'"):
+        get_parser("nope")
 
 
 def test_echo_server_announces_its_address() -> None:

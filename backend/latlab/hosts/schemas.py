@@ -1,9 +1,11 @@
 from datetime import datetime
 from typing import Any
 
+from pydantic import Field
+
 from latlab.core.schemas import Schema
 from latlab.hosts.tuning import TuningCheck
-from latlab_contract import MetricSpec, ScenarioSpec
+from latlab_contract import SuiteInfo
 
 
 class CurrentJob(Schema):
@@ -29,13 +31,5 @@ class HostRead(Schema):
     current_job: CurrentJob | None
 
 
-class SuiteRead(Schema):
-    id: str
-    description: str
-    version: str
-    programs: dict[str, str]
-    scenarios: dict[str, ScenarioSpec]
-    params_schema: dict[str, Any]
-    series_labels: list[str]
-    metrics: dict[str, MetricSpec]
-    hosts: list[str]
+class SuiteRead(SuiteInfo):
+    hosts: list[str] = Field(description="Online hosts that offer the suite")

@@ -22,8 +22,9 @@ from latlab.hosts import service as host_service
 from latlab.jobs.schemas import JobCreate
 from latlab.models import Host, Job, JobStatus, Project
 from latlab.runs import service as run_service
-from latlab.runs.schemas import RunCreate
 from latlab_contract import EXECUTE_JOB, JobEvent, JobOutcome, JobSpec, host_queue
+from latlab_contract.params import merge_params
+from latlab_contract.result import RunCreate
 
 ACTIVE = (JobStatus.dispatched, JobStatus.running)
 TERMINAL = (JobStatus.succeeded, JobStatus.failed, JobStatus.cancelled, JobStatus.timed_out)
@@ -73,9 +74,8 @@ def create_jobs(session: Session, project: Project, request: JobCreate,
         raise Unprocessable(
             f"suite '{suite.id}' has no scenario '{request.scenario}' "
             f"(it has: {', '.join(sorted(suite.scenarios))})", "$.scenario")
-    defaults = {name: spec["default"] for name, spec in
-                suite.params_schema.get("properties", {}).items() if "default" in spec}
-    params = {**defaults, **suite.scenarios[request.scenario].params, **request.params}
+    params = merge_params(suite.params_schema, suite.scenarios[request.scenario].params,
+                          request.params)
     validate_params(suite.params_schema, params)
     hosts = matching_hosts(session, request.suite, request.host_tags)
     if not hosts:

@@ -14,7 +14,6 @@ from latlab.models import Run
 from latlab.runs import service
 from latlab.runs.dependencies import RawBody, RunFromPath
 from latlab.runs.schemas import (
-    RunCreate,
     RunCreated,
     RunPage,
     RunRead,
@@ -25,6 +24,7 @@ from latlab.runs.schemas import (
     SpectrumPoint,
     TrialRead,
 )
+from latlab_contract.result import RunCreate
 
 router = APIRouter(tags=["runs"])
 

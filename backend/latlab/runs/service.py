@@ -17,7 +17,7 @@ from latlab.core.errors import Conflict, NotFound
 from latlab.models import Host, Project, Run, Series, Trial
 from latlab.runs import metrics as metric_registry
 from latlab.runs.histogram import Histogram, Summary
-from latlab.runs.schemas import Latency, RunCreate, SeriesIn
+from latlab_contract.result import Latency, RunCreate, SeriesIn
 
 
 @dataclass(frozen=True)

@@ -1114,7 +1114,10 @@ export interface components {
              */
             direction: "lower" | "higher" | "none";
         };
-        /** MetricSpec */
+        /**
+         * MetricSpec
+         * @description What a metric means: its unit and which way is better.
+         */
         MetricSpec: {
             /** Unit */
             unit: string;
@@ -1123,8 +1126,11 @@ export interface components {
              * @enum {string}
              */
             direction: "lower" | "higher" | "none";
-            /** Label */
-            label?: string | null;
+            /**
+             * Label
+             * @default null
+             */
+            label: string | null;
         };
         /** ProgramRead */
         ProgramRead: {
@@ -1488,6 +1494,42 @@ export interface components {
             threshold?: number | null;
             severity?: components["schemas"]["Severity"] | null;
         };
+        /**
+         * SlaTemplate
+         * @description An SLA rule a suite suggests; `op` is the breach condition ("p99 > 2 ms").
+         */
+        SlaTemplate: {
+            /** Name */
+            name: string;
+            /** Metric */
+            metric: string;
+            /**
+             * Op
+             * @enum {string}
+             */
+            op: "<" | "<=" | ">" | ">=";
+            /** Threshold */
+            threshold: number;
+            /**
+             * Unit
+             * @default
+             */
+            unit: string;
+            /**
+             * Kind
+             * @default static
+             * @enum {string}
+             */
+            kind: "static" | "relative";
+            /**
+             * Severity
+             * @default warning
+             * @enum {string}
+             */
+            severity: "warning" | "critical";
+            /** Scenario */
+            scenario?: string | null;
+        };
         /** SourceRead */
         SourceRead: {
             /** Kind */
@@ -1533,9 +1575,15 @@ export interface components {
             id: string;
             /** Description */
             description: string;
-            /** Version */
+            /**
+             * Version
+             * @description Hash of the suite's definition and program sources
+             */
             version: string;
-            /** Programs */
+            /**
+             * Programs
+             * @description Program name -> version
+             */
             programs: {
                 [key: string]: string;
             };
@@ -1543,17 +1591,48 @@ export interface components {
             scenarios: {
                 [key: string]: components["schemas"]["ScenarioSpec"];
             };
-            /** Params Schema */
+            /**
+             * Params Schema
+             * @description JSON Schema of the parameters
+             */
             params_schema: {
                 [key: string]: unknown;
             };
-            /** Series Labels */
+            /**
+             * Series Labels
+             * @description The axes: labels its series may carry
+             */
             series_labels: string[];
-            /** Metrics */
+            /**
+             * Sweep
+             * @description The axis drawn as load-latency curves
+             */
+            sweep?: string | null;
+            /**
+             * Gate
+             * @description The metrics the CI gate judges
+             * @default [
+             *       "p99",
+             *       "throughput"
+             *     ]
+             */
+            gate: string[];
+            /**
+             * Metrics
+             * @description Metrics the suite adds
+             */
             metrics: {
                 [key: string]: components["schemas"]["MetricSpec"];
             };
-            /** Hosts */
+            /**
+             * Sla Templates
+             * @default []
+             */
+            sla_templates: components["schemas"]["SlaTemplate"][];
+            /**
+             * Hosts
+             * @description Online hosts that offer the suite
+             */
             hosts: string[];
         };
         /**
@@ -1908,6 +1987,17 @@ export interface components {
              */
             pull_request: number | null;
         };
+        /**
+         * Sweep
+         * @description The axis a run sweeps (concurrency, rate, devices): its series form load-latency
+         *     curves over these values.
+         */
+        Sweep: {
+            /** Axis */
+            axis: string;
+            /** Values */
+            values: number[];
+        };
         /** TrialIn */
         TrialIn: {
             latency: components["schemas"]["Latency"];
@@ -1930,7 +2020,7 @@ export interface components {
             intervals: components["schemas"]["Interval"][] | null;
             /**
              * Tuning
-             * @description What the load program applied or the host refused, e.g. {"mlock": "refused: Operation not permitted", "pin_cpus": "0,1"}.
+             * @description What the program applied or the host refused, e.g. {"mlock": "refused: Operation not permitted", "pin_cpus": "applied: 0,1"}.
              * @default null
              */
             tuning: {
@@ -1956,7 +2046,7 @@ export interface components {
              * @default {}
              */
             params: {
-                [key: string]: string | boolean | number | null;
+                [key: string]: string | boolean | number | (string | boolean | number | null)[] | null;
             };
             /**
              * Started At
@@ -1980,6 +2070,16 @@ export interface components {
             source: components["schemas"]["SourceIn"];
             /** @default null */
             host: components["schemas"]["HostIn"] | null;
+            /** @default null */
+            sweep: components["schemas"]["Sweep"] | null;
+            /**
+             * Metric Info
+             * @description Units and directions of metrics the lab may not know (a suite no host advertises, a CI harness's own metrics).
+             * @default {}
+             */
+            metric_info: {
+                [key: string]: components["schemas"]["MetricSpec"];
+            };
             /** Series */
             series: components["schemas"]["SeriesIn"][];
         };

@@ -1,0 +1,159 @@
+"""The result contract `latlab.result/v1`: what CI submits and what runners build.
+
+Defined once, here: the api validates submissions with these types, and the runner builds
+them from program output, so a program's bad output fails its job on the host, naming the
+program, instead of reaching the api.
+"""
+
+from typing import Annotated, Literal
+
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
+
+SCHEMA_VERSION = "latlab.result/v1"
+
+# Postgres refuses NUL in text and JSON, so no string of the contract may hold one.
+_NO_NUL = r"^[^\x00]*$"
+Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
+Key = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")]
+Text = Annotated[str, StringConstraints(max_length=500, pattern=_NO_NUL)]
+LabelValue = Annotated[str, StringConstraints(max_length=200, pattern=_NO_NUL)]
+Int64 = Annotated[int, Field(strict=True, ge=-(2**63), le=2**63 - 1)]
+# Latency is integer nanoseconds up to one hour (the stored histograms' range).
+HIGHEST_NS = 3_600_000_000_000
+LatencyNs = Annotated[int, Field(strict=True, ge=0, le=HIGHEST_NS)]
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+NonNegative = Annotated[float, Field(allow_inf_nan=False, ge=0)]
+Scalar = Text | bool | Int64 | Finite | None
+Direction = Literal["lower", "higher", "none"]
+
+MAX_SAMPLES = 20_000_000
+
+
+class Contract(BaseModel):
+    """Unknown fields are refused everywhere in the contract."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class MetricSpec(Contract):
+    """What a metric means: its unit and which way is better."""
+
+    unit: Annotated[str, StringConstraints(max_length=32, pattern=_NO_NUL)]
+    direction: Direction
+    label: Annotated[str, StringConstraints(max_length=100, pattern=_NO_NUL)] | None = None
+
+
+class Latency(Contract):
+    """A latency distribution in integer nanoseconds: an HdrHistogram or the raw samples."""
+
+    hdr: Annotated[str, StringConstraints(min_length=1, max_length=16_000_000)] | None = Field(
+        None, description="Standard compressed HdrHistogram V2, base64."
+    )
+    samples_ns: Annotated[list[LatencyNs], Field(min_length=1, max_length=MAX_SAMPLES)] | None = (
+        None
+    )
+
+    @model_validator(mode="after")
+    def exactly_one(self) -> "Latency":
+        if (self.hdr is None) == (self.samples_ns is None):
+            raise ValueError("give exactly one of 'hdr' or 'samples_ns'")
+        return self
+
+
+class Interval(Contract):
+    """Latency over time: one window of a trial."""
+
+    t_s: NonNegative
+    count: Annotated[int, Field(strict=True, ge=0, le=2**63 - 1)]
+    p50: NonNegative | None = None
+    p90: NonNegative | None = None
+    p99: NonNegative | None = None
+    p999: NonNegative | None = None
+    max: NonNegative | None = None
+
+
+class TrialIn(Contract):
+    latency: Latency
+    latency_uncorrected: Latency | None = Field(
+        None, description="Open-loop runs: the view not corrected for coordinated omission."
+    )
+    metrics: Annotated[dict[Key, Finite], Field(max_length=200)] = {}
+    intervals: Annotated[list[Interval], Field(max_length=100_000)] | None = None
+    tuning: Annotated[dict[Key, Text], Field(max_length=50)] | None = Field(
+        None, description='What the program applied or the host refused, e.g. '
+        '{"mlock": "refused: Operation not permitted", "pin_cpus": "applied: 0,1"}.')
+
+
+class SeriesIn(Contract):
+    labels: Annotated[dict[Key, LabelValue], Field(max_length=20)] = {}
+    trials: Annotated[list[TrialIn], Field(min_length=1, max_length=1000)]
+
+
+class SourceIn(Contract):
+    kind: Literal["ci", "job", "manual"] = "ci"
+    commit: Annotated[str, StringConstraints(pattern=r"^[0-9a-fA-F]{4,64}$")] | None = None
+    branch: Annotated[str, StringConstraints(min_length=1, max_length=200,
+                                             pattern=_NO_NUL)] | None = None
+    build_url: Annotated[str, StringConstraints(pattern=r"^https?://[^\x00]*$",
+                                                max_length=2000)] | None = None
+    pull_request: Annotated[int, Field(strict=True, gt=0, le=2**31 - 1)] | None = None
+
+
+class HostIn(Contract):
+    name: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")]
+    tags: Annotated[list[Slug], Field(max_length=50)] = []
+    fingerprint: Annotated[dict[Key, Scalar | list[Scalar]], Field(max_length=100)] = {}
+
+
+class Sweep(Contract):
+    """The axis a run sweeps (concurrency, rate, devices): its series form load-latency
+    curves over these values."""
+
+    axis: Key
+    values: Annotated[list[Finite], Field(min_length=2, max_length=64)]
+
+
+class RunCreate(Contract):
+    """A `latlab.result/v1` document."""
+
+    schema_version: Literal["latlab.result/v1"] = Field(alias="schema")
+    suite: Slug
+    scenario: Slug
+    params: Annotated[dict[Key, Scalar | Annotated[list[Scalar], Field(max_length=64)]],
+                      Field(max_length=100)] = {}
+    started_at: AwareDatetime
+    finished_at: AwareDatetime | None = None
+    source: SourceIn = SourceIn()
+    host: HostIn | None = None
+    sweep: Sweep | None = None
+    metric_info: Annotated[dict[Key, MetricSpec], Field(max_length=200)] = Field(
+        {}, description="Units and directions of metrics the lab may not know (a suite no "
+        "host advertises, a CI harness's own metrics).")
+    series: Annotated[list[SeriesIn], Field(min_length=1, max_length=500)]
+
+    @field_validator("series")
+    @classmethod
+    def labels_unique(cls, series: list[SeriesIn]) -> list[SeriesIn]:
+        seen: set[tuple[tuple[str, str], ...]] = set()
+        for item in series:
+            key = tuple(sorted(item.labels.items()))
+            if key in seen:
+                raise ValueError(f"two series have the same labels {dict(key)}")
+            seen.add(key)
+        return series
+
+    @model_validator(mode="after")
+    def consistent(self) -> "RunCreate":
+        if self.finished_at is not None and self.finished_at < self.started_at:
+            raise ValueError("finished_at is before started_at")
+        if self.sweep is not None and not any(self.sweep.axis in s.labels for s in self.series):
+            raise ValueError(f"the sweep axis '{self.sweep.axis}' labels no series")
+        return self
