@@ -13,13 +13,14 @@ from tests.factories import result
 
 
 def _submit(client, headers, index: int, level: float, seed: int, trials: int = 1,
-            branch: str = "main") -> int:
+            branch: str = "main", connections: int = 50) -> int:
     rng = np.random.default_rng(seed)
     document = result(series=[{"labels": {"client": "go"}, "trials": [
         {"latency": {"samples_ns": [int(v) for v in rng.lognormal(
             np.log(350_000 * level), 0.2, 2000)]}}
         for _ in range(trials)]}],
-        started_at=f"2026-11-{1 + index // 4:02d}T{10 + index % 4}:00:00Z", branch=branch)
+        started_at=f"2026-11-{1 + index // 4:02d}T{10 + index % 4}:00:00Z", branch=branch,
+        params={"orders": 1000, "connections": connections})
     response = client.post("/api/v1/runs", json=document, headers=headers)
     assert response.status_code == 201, response.text
     run_id: int = response.json()["id"]
@@ -52,6 +53,25 @@ def test_a_shift_in_main_history_opens_one_change_point_alert_and_a_shift_back_r
         _submit(client, headers, 26 + i, 1.0, seed=300 + i)
     (after,) = _change_point_alerts(client)
     assert after["id"] == alert["id"] and after["state"] == "resolved"
+
+
+def test_a_change_of_params_starts_another_history_not_a_change_point(client, actors) -> None:
+    """More connections on main make p99 worse by design; that is another history (keyed
+    like a comparison, params included), not a shift in this one."""
+    actors.login(client)
+    headers = actors.token(Scope.runs_write, Scope.read)
+    for index in range(15):
+        _submit(client, headers, index, 1.0, seed=index)
+    for index in range(15, 25):
+        _submit(client, headers, index, 1.5, seed=index, connections=200)
+    assert _change_point_alerts(client) == []
+    trend = client.get("/api/v1/trends", params={
+        "suite": "http-order", "scenario": "medium", "labels": '{"client": "go"}'}).json()
+    assert trend["params"]["connections"] == 200 and len(trend["points"]) == 10
+    older = client.get("/api/v1/trends", params={
+        "suite": "http-order", "scenario": "medium", "labels": '{"client": "go"}',
+        "params": '{"orders": 1000, "connections": 50}'}).json()
+    assert len(older["points"]) == 15 and older["change_points"] == []
 
 
 def test_a_schedule_that_produced_no_run_in_its_window_opens_an_alert(db, client,

@@ -18,9 +18,10 @@ HISTORY_METRICS = ("p99", "throughput")
 
 
 def change_points(session: Session, run: Run, vocabulary: Vocabulary) -> None:
-    """Change points in the default branch's history on this host: a shift for the worse
-    found at its latest change point opens one alert per (metric, series history); a later
-    shift back resolves it. A change point already alerted on is not raised again."""
+    """Change points in the default branch's history on this host with the run's params: a
+    shift for the worse found at its latest change point opens one alert per (metric, series
+    history); a later shift back resolves it. A change point already alerted on is not raised
+    again."""
     if (run.branch or analysis.DEFAULT_BRANCH) != analysis.DEFAULT_BRANCH:
         return
     for series in run.series:
@@ -30,8 +31,8 @@ def change_points(session: Session, run: Run, vocabulary: Vocabulary) -> None:
                 continue
             points, found = analysis.trend(session, analysis.TrendQuery(
                 suite=run.suite, scenario=run.scenario, label_key=series.label_key,
-                metric=metric, project_id=run.project_id, branch=analysis.DEFAULT_BRANCH,
-                host=run.host_name))
+                metric=metric, params=run.params, project_id=run.project_id,
+                branch=analysis.DEFAULT_BRANCH, host=run.host_name))
             if not found:
                 continue  # too short or steady a history: nothing to say either way
             latest, info = found[-1], vocabulary.info(metric)

@@ -1843,6 +1843,13 @@ export interface components {
             scenario: string;
             /** Metric */
             metric: string;
+            /**
+             * Params
+             * @description The params of the history's runs
+             */
+            params: {
+                [key: string]: unknown;
+            };
             /** Unit */
             unit: string;
             /** Direction */
@@ -2959,6 +2966,8 @@ export interface operations {
                 branch?: string | null;
                 host?: string | null;
                 limit?: number;
+                /** @description The runs' params as JSON; by default those of the newest run, so a history never mixes params (other params are another history) */
+                params?: string | null;
             };
             header?: never;
             path?: never;
