@@ -41,7 +41,8 @@ def test_a_shortened_multi_job_gives_one_series_per_mode_and_device_count(
     assert len(expected) == 3
 
 
-def test_a_wrong_rule_fails_the_job_saying_why(member, ingest_worker, start_runner) -> None:  # noqa: F811
+def test_a_wrong_rule_fails_the_job_saying_why(
+        member, ingest_worker, start_runner) -> None:  # noqa: F811
     start_runner("lab-iot-rule")
     _online(member, "lab-iot-rule")
     created = member.post("/api/v1/jobs", json={
