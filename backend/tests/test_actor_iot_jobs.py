@@ -53,6 +53,14 @@ def test_a_shortened_multi_job_is_a_device_sweep_per_mode(
                 for s in run["series"] for t in s["trials"]}
     assert len(expected) == len(DEVICES)
 
+    # The seed's alert thresholds come from the suite's suite.toml.
+    templates = {t["name"]: t for t in member.get("/api/v1/sla-rules/templates").json()
+                 if t["suite"] == "actor-iot"}
+    assert templates["Throughput drop over 20 %"]["metric"] == "messages_per_s"
+    assert templates["Throughput drop over 20 %"]["kind"] == "relative"
+    assert templates["Success rate under 95 %"]["severity"] == "critical"
+    assert templates["P95 over 800 ms"]["unit"] == "ms"
+
     user = Actors(committed_db).user()
     committed_db.commit()
     completed = subprocess.run(
