@@ -83,7 +83,7 @@ def test_a_wrong_rule_fails_the_job_saying_why(member, ingest_worker, start_runn
     assert created.status_code == 202, created.text
     job, _ = _finish(member, created.json()["id"])
     assert job["status"] == "failed" and job["run_id"] is None, job
-    assert "minitb exited with 3" in job["error"], job["error"]
+    assert "minitb exited with 5" in job["error"], job["error"]
     assert "alerts_fired" in job["error"] and "!= alerts_expected" in job["error"], job["error"]
     assert "raised alerts the data does not call for" in job["error"]
 

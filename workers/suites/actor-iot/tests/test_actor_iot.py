@@ -96,7 +96,7 @@ def test_the_data_depends_on_the_seed_only(build_dir: Path) -> None:
 @pytest.mark.parametrize("mode", ["actor", "sync"])
 def test_a_wrong_rule_fails_the_trial_naming_both_counts(build_dir: Path, mode: str) -> None:
     outcome = minitb(build_dir, mode=mode, wrong_rule=True, **SMALL)
-    assert outcome.returncode == 3 and outcome.stdout == ""
+    assert outcome.returncode == 5 and outcome.stdout == ""
     line = next(line for line in outcome.stderr.splitlines() if "alerts_fired" in line)
     fired, expected = (int(line.split(name)[1].split()[0])
                        for name in ("alerts_fired ", "alerts_expected "))
@@ -128,10 +128,18 @@ def test_a_pass_past_its_timeout_fails_saying_how_far_it_got(build_dir: Path) ->
     started = time.monotonic()
     outcome = minitb(build_dir, mode="actor", devices=1, messages=10_000_000, warmup=0,
                      actor_threads=1, timeout_s=1, heap_mb=1024)
-    assert outcome.returncode == 4, outcome.stderr[-2000:]
+    assert outcome.returncode == 6, outcome.stderr[-2000:]
     assert "the measurement timed out after 1 s" in outcome.stderr
     assert "of 10000000 messages did not reach the end of the rule chain" in outcome.stderr
     assert time.monotonic() - started < 60  # bounded: it stops itself, it is not killed
+
+
+def test_a_jvm_out_of_heap_exits_at_once_saying_so(build_dir: Path) -> None:
+    """The store keeps every reading: 2,000,000 of them do not fit in 32 MB."""
+    outcome = minitb(build_dir, mode="actor", devices=10, messages=200_000, warmup=0,
+                     heap_mb=32, timeout_s=600)
+    assert outcome.returncode == 3 and outcome.stdout == ""
+    assert "Terminating due to java.lang.OutOfMemoryError: Java heap space" in outcome.stderr
 
 
 @pytest.mark.parametrize(("arguments", "message"), [

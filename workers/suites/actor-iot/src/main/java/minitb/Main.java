@@ -16,7 +16,7 @@ import org.HdrHistogram.Histogram;
  * raises threshold alerts. A warm-up pass (excluded) runs first, then the measured pass; stdout
  * gets one latlab JSON document (latency from a message's send to the end of its rule chain, in
  * ns, as a compressed HdrHistogram), stderr the diagnostics. A pass whose alerts differ from
- * the ones its data calls for fails the run (exit 3), as does a pass past --timeout-s (exit 4).
+ * the ones its data calls for fails the run (exit 5), as does a pass past --timeout-s (exit 6).
  */
 public final class Main {
   private Main() {
