@@ -5,6 +5,7 @@ suite's parser (a golden file)."""
 
 import json
 import re
+import shutil
 import subprocess
 import time
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from http_order_support import build_cache_dir
 from jsonschema import Draft202012Validator
 
 from latlab_contract.result import TrialIn
-from latlab_workers.runner import build, parse_output, program_context
+from latlab_workers.runner import JobError, build, parse_output, program_context
 from latlab_workers.suites import SUITES_DIR, Suite, load_suite
 from latlab_workers.templates import render
 
@@ -172,6 +173,17 @@ def test_the_golden_output_becomes_a_trial_with_every_declared_metric() -> None:
     assert trial.metrics["messages_per_s"] == pytest.approx(
         document["metrics"]["messages"] / document["duration_s"])
     assert trial.metrics["alerts_fired"] == trial.metrics["alerts_expected"]
+
+
+def test_a_broken_build_fails_with_the_compilers_message(tmp_path: Path) -> None:
+    broken = tmp_path / "suites" / "actor-iot"
+    shutil.copytree(SUITE.directory, broken, ignore=shutil.ignore_patterns("tests"))
+    (broken / "src" / "main" / "java" / "minitb" / "Broken.java").write_text(
+        "package minitb;\nclass Broken { int x = ; }\n")
+    with pytest.raises(JobError, match=r"building actor-iot failed \(1\): (.|\n)*"
+                       r"Broken.java:\[2,24\] illegal start of expression"):
+        build(load_suite(broken), tmp_path / "builds", time.monotonic() + 300)
+    assert not (tmp_path / "builds" / "actor-iot" / load_suite(broken).version / ".built").exists()
 
 
 def test_the_build_leaves_the_source_tree_clean(build_dir: Path) -> None:
