@@ -170,7 +170,7 @@ class _Variant:
     labels: dict[str, str]
 
 
-SNAPSHOT = "suite"  # the suite's folder as built, kept in its build directory
+SNAPSHOT = "suite"  # the suite's folder as built, kept in its build directory (under its id)
 
 
 def _cached_version(suite: Suite, version: str | None, cache_dir: Path) -> _Variant | None:
@@ -179,10 +179,11 @@ def _cached_version(suite: Suite, version: str | None, cache_dir: Path) -> _Vari
     if version is None or version == suite.version:
         return None
     build_dir = cache_dir / suite.id / version
-    if not (build_dir / ".built").exists() or not (build_dir / SNAPSHOT).is_dir():
+    if not (build_dir / ".built").exists() or not (build_dir / SNAPSHOT / suite.id).is_dir():
         return None
     try:
-        return _Variant(load_suite(build_dir / SNAPSHOT), build_dir, {"variant": "baseline"})
+        return _Variant(load_suite(build_dir / SNAPSHOT / suite.id), build_dir,
+                        {"variant": "baseline"})
     except SuiteError:
         return None
 
@@ -241,15 +242,13 @@ def build(suite: Suite, cache_dir: Path, deadline: float) -> Path:
     concurrent builds of one version)."""
     build_dir = cache_dir / suite.id / suite.version
     marker = build_dir / ".built"
-    if marker.exists():
+    if marker.exists() and (build_dir / SNAPSHOT / suite.id).is_dir():
         return build_dir
     build_dir.mkdir(parents=True, exist_ok=True)
     with open(build_dir / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         command = suite.spec.build.command
-        if marker.exists():
-            return build_dir
-        if command is None:
+        if marker.exists() or command is None:  # built before snapshots were kept, or no build
             _snapshot(suite, build_dir)
             marker.touch()
             return build_dir
@@ -275,8 +274,8 @@ def build(suite: Suite, cache_dir: Path, deadline: float) -> Path:
 def _snapshot(suite: Suite, build_dir: Path) -> None:
     """Keeps the suite's folder as built beside its build, so a later confirmation job can
     run this version again after the suite has changed."""
-    target = build_dir / SNAPSHOT
-    shutil.rmtree(target, ignore_errors=True)
+    target = build_dir / SNAPSHOT / suite.id
+    shutil.rmtree(build_dir / SNAPSHOT, ignore_errors=True)
     shutil.copytree(suite.directory, target, symlinks=True, ignore=shutil.ignore_patterns(
         "target", "build", "node_modules", "__pycache__", ".git"))
 
