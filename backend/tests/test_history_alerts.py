@@ -55,6 +55,26 @@ def test_a_shift_in_main_history_opens_one_change_point_alert_and_a_shift_back_r
     assert after["id"] == alert["id"] and after["state"] == "resolved"
 
 
+def test_one_outlier_opens_no_critical_alert_and_a_sustained_shift_opens_one_alert_once(
+        client, actors) -> None:
+    actors.login(client)
+    headers = actors.token(Scope.runs_write, Scope.read)
+    for index in range(15):
+        _submit(client, headers, index, 1.0, seed=index, trials=5)
+    outlier = _submit(client, headers, 15, 1.6, seed=99, trials=5)
+    run = client.get(f"/api/v1/runs/{outlier}", headers=headers).json()
+    assert run["verdict"] == "inconclusive", run["verdict_reasons"]
+    items = client.get("/api/v1/alerts", params={"limit": 200}).json()["items"]
+    assert [a for a in items if a["severity"] == "critical"] == []
+    assert _change_point_alerts(client) == []
+    for index in range(16, 36):
+        _submit(client, headers, index, 1.1, seed=200 + index, trials=5)
+    items = client.get("/api/v1/alerts", params={"limit": 200}).json()["items"]
+    assert len(items) == 1, items
+    # One alert, opened once (a repeated condition updates it without a new message).
+    assert items[0]["kind"] == "change-point" and items[0]["state"] == "open"
+
+
 def test_a_change_of_params_starts_another_history_not_a_change_point(client, actors) -> None:
     """More connections on main make p99 worse by design; that is another history (keyed
     like a comparison, params included), not a shift in this one."""

@@ -93,9 +93,11 @@ def _outcome(item: MetricComparison, level: float, passed: bool, confirm_trials:
         return "untested" if big and worse else "unchanged"
     if not (passed and big) or item.direction == "none":
         return "unchanged"
-    if not worse:
-        return "improved"
-    return "regressed" if item.candidate_trials >= confirm_trials else "suspected"
+    if item.candidate_trials < confirm_trials:
+        # A large improvement from a few trials alerts no one either (it would be a warning
+        # that the benchmark may be broken).
+        return "unchanged" if not worse else "suspected"
+    return "improved" if not worse else "regressed"
 
 
 def _reason(judged: Judged, count: int, alpha: float, confirm_trials: int) -> dict[str, Any]:

@@ -185,8 +185,8 @@ def history_key(run: Run, labels: dict[str, Any]) -> str:
 
 
 def resolve_baseline(session: Session, run: Run) -> Run | None:
-    """The pinned baseline of the run's branch (else of main); else the latest good run of
-    main on a host of the same class."""
+    """The pinned baseline of the run's branch (else of main); else the latest run of main
+    the gate did not fail or doubt, with the same params, on a host of the same class."""
     for branch in dict.fromkeys([run.branch or DEFAULT_BRANCH, DEFAULT_BRANCH]):
         pinned = session.scalar(select(Baseline.run_id).where(
             Baseline.project_id == run.project_id, Baseline.suite == run.suite,
@@ -197,7 +197,9 @@ def resolve_baseline(session: Session, run: Run) -> Run | None:
         select(Run).where(
             Run.project_id == run.project_id, Run.suite == run.suite,
             Run.scenario == run.scenario, on_default_branch(), Run.id < run.id,
-            Run.verdict.is_distinct_from("fail"), Run.confirms_run_id.is_(None),
+            # Not a run that failed or is suspected: a baseline is a run the gate passed.
+            or_(Run.verdict.is_(None), Run.verdict.not_in(("fail", "inconclusive"))),
+            Run.confirms_run_id.is_(None),
         ).order_by(Run.id.desc()).limit(50)
     )
     for candidate in candidates:
