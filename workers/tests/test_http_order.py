@@ -1,9 +1,11 @@
 """The http-order suite's programs, built by the runner's own build: the order server's
-contract (validation, stats, the stall hook) and every client's contract (README.md), run
-with the command lines the runner renders from suite.toml."""
+contract (validation, stats, the stall and delay hooks) and every client's contract
+(README.md), run with the command lines the runner renders from suite.toml."""
 
+import http.client
 import json
 import socket
+import statistics
 import time
 from collections.abc import Iterator
 from datetime import datetime
@@ -135,8 +137,55 @@ def test_the_stall_hook_refuses_bad_durations(hooked_server: Server, query: str)
     assert answer.body["error"].startswith("ms: ")
 
 
-def test_the_stall_hook_exists_only_with_test_hooks(server: Server) -> None:
-    assert request(server.listening, "POST", "/admin/stall?ms=100").status == 404
+def _order_latencies_ns(listening: str, count: int = 40) -> list[int]:
+    """`count` orders one after another on one keep-alive connection (Python's http.client,
+    not a suite client), each timed from request to whole answer."""
+    host, port = listening.rsplit(":", 1)
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    body = json.dumps(valid_order()).encode()
+    latencies = []
+    try:
+        for _ in range(count):
+            started = time.monotonic_ns()
+            connection.request("POST", "/order", body, {"Content-Type": "application/json"})
+            response = connection.getresponse()
+            response.read()
+            latencies.append(time.monotonic_ns() - started)
+            assert response.status == 200
+    finally:
+        connection.close()
+    return latencies
+
+
+def test_the_delay_hook_adds_its_microseconds_to_every_answer(hooked_server: Server) -> None:
+    delay_us = 10_000
+    before = _order_latencies_ns(hooked_server.listening)
+    answer = request(hooked_server.listening, "POST", f"/admin/delay?us={delay_us}")
+    assert answer.status == 200 and answer.body == {"delay_us": delay_us}, answer.body
+    delayed = _order_latencies_ns(hooked_server.listening)
+    assert request(hooked_server.listening, "POST", "/admin/delay?us=0").status == 200
+    after = _order_latencies_ns(hooked_server.listening)
+    rise_ns = statistics.median(delayed) - statistics.median(before)
+    figures = (f"median before {statistics.median(before) / 1e3:.0f} us, delayed "
+               f"{statistics.median(delayed) / 1e3:.0f} us, after "
+               f"{statistics.median(after) / 1e3:.0f} us; fastest delayed {min(delayed) / 1e3:.0f} us")
+    # A sleep never ends early: every delayed answer took the delay at least. The upper bounds
+    # are generous (the machine is shared): about the delay added, and gone once removed.
+    assert min(delayed) >= delay_us * 1000, figures
+    assert rise_ns < 2 * delay_us * 1000, figures
+    assert statistics.median(after) < statistics.median(before) + delay_us * 1000 / 2, figures
+
+
+@pytest.mark.parametrize("query", ["us=-1", "us=100001", "us=abc", ""])
+def test_the_delay_hook_refuses_bad_durations(hooked_server: Server, query: str) -> None:
+    answer = request(hooked_server.listening, "POST", f"/admin/delay?{query}")
+    assert answer.status == 400
+    assert answer.body["error"] == "us: must be an integer from 0 to 100000"
+
+
+@pytest.mark.parametrize("path", ["/admin/stall?ms=100", "/admin/delay?us=100"])
+def test_the_hooks_exist_only_with_test_hooks(server: Server, path: str) -> None:
+    assert request(server.listening, "POST", path).status == 404
 
 
 # --- the clients --------------------------------------------------------------------------

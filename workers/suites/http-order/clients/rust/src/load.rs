@@ -492,7 +492,13 @@ mod tests {
         );
         tally.note_unsent(2);
         assert_eq!(
-            (tally.orders, tally.ok, tally.timeouts, tally.errors, tally.unsent),
+            (
+                tally.orders,
+                tally.ok,
+                tally.timeouts,
+                tally.errors,
+                tally.unsent
+            ),
             (5, 1, 3, 1, 2)
         );
         assert_eq!(tally.latency.len(), 1);
