@@ -168,7 +168,8 @@ def test_the_delay_hook_adds_its_microseconds_to_every_answer(hooked_server: Ser
     rise_ns = statistics.median(delayed) - statistics.median(before)
     figures = (f"median before {statistics.median(before) / 1e3:.0f} us, delayed "
                f"{statistics.median(delayed) / 1e3:.0f} us, after "
-               f"{statistics.median(after) / 1e3:.0f} us; fastest delayed {min(delayed) / 1e3:.0f} us")
+               f"{statistics.median(after) / 1e3:.0f} us; fastest delayed "
+               f"{min(delayed) / 1e3:.0f} us")
     # A sleep never ends early: every delayed answer took the delay at least. The upper bounds
     # are generous (the machine is shared): about the delay added, and gone once removed.
     assert min(delayed) >= delay_us * 1000, figures
@@ -256,15 +257,20 @@ def _closed_port() -> int:
         return int(probe.getsockname()[1])
 
 
+@pytest.mark.parametrize(("mode", "params", "orders"), [
+    ("closed", {"orders": 20, "timeout": 1, "duration": 3}, 20),
+    # Every order due in the 2 s window is counted, none sent after it.
+    ("open", {"rate": 50, "timeout": 1, "duration": 2}, 100),
+])
 @pytest.mark.parametrize("client", CLIENTS)
-def test_a_client_facing_no_server_fails_in_time(build_dir: Path, client: str) -> None:
-    params = {"orders": 20, "timeout": 1, "duration": 3}
+def test_a_client_facing_no_server_fails_in_time(
+        build_dir: Path, client: str, mode: str, params: dict[str, Any], orders: int) -> None:
     run = run_client(client_argv(client, build_dir, f"127.0.0.1:{_closed_port()}", **params),
                      timeout=60)
     assert run.returncode == 1, run.stderr[-2000:]
     report = run.report
-    _check_report(report, client, "closed")
+    _check_report(report, client, mode)
     assert report["ok"] == 0
-    assert report["orders"] == report["errors"] + report["timeouts"] == 20, report
+    assert report["orders"] == report["errors"] + report["timeouts"] == orders, report
     # A behaviour bound (it stops by itself), not a performance claim.
     assert run.elapsed_s < params["duration"] + params["timeout"] + 5
