@@ -646,17 +646,18 @@ int main(int argc, char **argv)
     }
     pthread_attr_destroy(&attr);
 
-    /* Closed loop: the warm-up's W orders, bounded by --duration, then the N measured ones.
-     * Open loop: no warm-up phase; the measured phase's first W orders are the warm-up. */
+    /* Closed loop: a warm-up phase of W orders, bounded by --duration, then the N measured
+     * orders. Open loop: an empty warm-up phase; the measured phase's first W orders are the
+     * warm-up, due at the same rate. */
     pthread_barrier_wait(&run.barrier);
-    long long warmup = open_loop ? 0 : opts.warmup;
-    schedule(&run.warmup, &opts, warmup, warmup, opts.duration_s);
+    long long warmup_phase = open_loop ? 0 : opts.warmup;
+    schedule(&run.warmup, &opts, warmup_phase, warmup_phase, opts.duration_s);
     pthread_barrier_wait(&run.barrier);
     pthread_barrier_wait(&run.barrier);
 
     long long measured = open_loop ? (long long)floor(opts.rate * opts.duration_s) : opts.orders;
-    warmup = open_loop ? opts.warmup : 0;
-    schedule(&run.measure, &opts, warmup + measured, warmup, opts.duration_s);
+    long long unmeasured = open_loop ? opts.warmup : 0;
+    schedule(&run.measure, &opts, unmeasured + measured, unmeasured, opts.duration_s);
     int64_t start_ns = run.measure.start_ns;
     pthread_barrier_wait(&run.barrier);
     for (long long i = 0; i < count; i++)

@@ -856,8 +856,8 @@ int run(const Options& opts)
                 static_cast<long long>(orders), static_cast<long long>(ok),
                 static_cast<long long>(errors), static_cast<long long>(timeouts),
                 orders ? static_cast<double>(ok) / orders : 0.0, duration_s, ok / duration_s,
-                opts.rate, (orders - unsent) / duration_s, client.pinning().c_str(), mlock_state.c_str(),
-                intervals.json().c_str());
+                opts.rate, (orders - unsent) / duration_s, client.pinning().c_str(),
+                mlock_state.c_str(), intervals.json().c_str());
     return ok > 0 ? 0 : 1;
 }
 

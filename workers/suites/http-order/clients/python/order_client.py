@@ -192,7 +192,7 @@ class Load:
         once. The corrected latency runs from the due time, so a stalled server is charged for
         every order it held back, not only for the few in flight (coordinated omission).
         Nothing is in flight past window + timeout: an order still unanswered then is a
-        timeout, and one not sent by then (every connection was stuck) is a timeout unsent."""
+        timeout, and one not sent by then (every connection was stuck) is a timeout, never sent."""
         config, tally = self.config, self.tally
         warmup = config.warmup
         total = warmup + math.floor(config.rate * config.duration_s)
