@@ -1,4 +1,4 @@
-"""Coordinated omission, end to end (~2.5 min on 2 cores). Every client, in an open loop,
+"""Coordinated omission, end to end (~2 min on 2 cores). Every client, in an open loop,
 charges a server stall to every order the stall held back, both when the stall falls in the
 middle of the window and when it starts shortly before the window's end and runs past it,
 while its uncorrected latency hides the stall; orders held past their timeout count as
