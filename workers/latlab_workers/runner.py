@@ -25,6 +25,8 @@ from pydantic import ValidationError
 from latlab_contract import JobSpec, Phase, ProgramInfo
 from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.result import SCHEMA_VERSION, MetricSpec, RunCreate, SeriesIn
+from latlab_workers.network import PARAM as NETWORK_PARAM
+from latlab_workers.network import Network, NetworkError, load_profiles
 from latlab_workers.suites import Program, SeriesPlan, Suite, SuiteError
 from latlab_workers.templates import Context, TemplateError, render, render_one
 
@@ -60,16 +62,18 @@ class ProgramGroup:
         self.workdir = workdir
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
 
-    def start(self, name: str, argv: list[str], cwd: Path,
-              env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-        try:
-            process = subprocess.Popen(
-                argv, cwd=cwd, env=env, stdout=subprocess.PIPE,
-                stderr=open(self.workdir / f"{name}.stderr", "wb"),  # noqa: SIM115
-                start_new_session=True, preexec_fn=_die_with_parent,
-            )
-        except OSError as error:
-            raise JobError(f"cannot start {name} ({argv[0]}): {error.strerror}") from error
+    def start(self, name: str, argv: list[str], cwd: Path, env: dict[str, str] | None = None,
+              log_only: bool = False) -> subprocess.Popen[bytes]:
+        """Starts a program; its stdout is a pipe unless `log_only` (then it goes to the log
+        beside its stderr, as for a helper whose output nobody reads)."""
+        with open(self.workdir / f"{name}.stderr", "wb") as log:  # the program keeps a copy
+            try:
+                process = subprocess.Popen(
+                    argv, cwd=cwd, env=env, stdout=log if log_only else subprocess.PIPE,
+                    stderr=log, start_new_session=True, preexec_fn=_die_with_parent,
+                )
+            except OSError as error:
+                raise JobError(f"cannot start {name} ({argv[0]}): {error.strerror}") from error
         self.processes[name] = process
         return process
 
@@ -110,7 +114,8 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
         group = ProgramGroup(Path(work))
         if on_group is not None:
             on_group(group)
-        servers = _Servers(group, suite, deadline)
+        network = _network(suite, params, group)
+        servers = _Servers(group, suite, deadline, network)
         try:
             reporter.progress("start", 10.0)
             steps = spec.repetitions * len(plans)
@@ -120,7 +125,7 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
                 try:
                     context.update(servers.ensure(plan.servers, context))
                     argv = render(plan.load.command, context)
-                except TemplateError as error:
+                except (TemplateError, NetworkError) as error:
                     raise JobError(str(error)) from error
                 process = group.start(plan.load.name, argv, suite.directory, _program_env())
                 reporter.progress("measure", 15.0 + 80.0 * step / steps, group.info())
@@ -130,6 +135,8 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
                 for found in parsed.series:
                     _collect(collected, plan, found)
         finally:
+            if network is not None:
+                network.close()
             group.kill_all()
     reporter.progress("report", 95.0)
     try:
@@ -165,14 +172,29 @@ def _collect(collected: dict[str, SeriesIn], plan: SeriesPlan, found: SeriesIn) 
     collected[key] = SeriesIn(labels=labels, trials=trials)
 
 
+def _network(suite: Suite, params: dict[str, Any], group: ProgramGroup) -> Network | None:
+    """The job's network profile, for a suite whose servers declare endpoints."""
+    if not suite.uses_network:
+        return None
+    name = str(params[NETWORK_PARAM])
+    try:
+        profile = load_profiles().profiles[name]
+    except (NetworkError, KeyError) as error:
+        raise JobError(f"no network profile '{name}': {error}") from error
+    return Network(name, profile, group, _program_env(), suite.directory)
+
+
 class _Servers:
     """The servers running for the current series. A series gets exactly the servers it
-    names: others are stopped first; one already running with the same command is kept."""
+    names: others are stopped first; one already running with the same command is kept.
+    The load sees a server's endpoints through the job's network profile."""
 
-    def __init__(self, group: ProgramGroup, suite: Suite, deadline: float) -> None:
+    def __init__(self, group: ProgramGroup, suite: Suite, deadline: float,
+                 network: Network | None) -> None:
         self.group = group
         self.suite = suite
         self.deadline = deadline
+        self.network = network
         self.running: dict[str, tuple[list[str], dict[str, str]]] = {}
 
     def ensure(self, needed: list[Program], context: Context) -> dict[str, str]:
@@ -181,10 +203,14 @@ class _Servers:
             if self.running[name][0] != wanted.get(name):
                 _kill_group(self.group.processes[name])
                 del self.running[name]
+                if self.network is not None:
+                    self.network.forget(name)
         for server in needed:
             if server.name not in self.running:
                 announced = _start_server(self.group, self.suite, server, wanted[server.name],
                                           self.deadline)
+                if self.network is not None:
+                    announced = self.network.expose(server.name, server.endpoints, announced)
                 self.running[server.name] = (wanted[server.name], announced)
         values = {f"{name}.{key}": value for name, (_, fields) in self.running.items()
                   for key, value in fields.items()}
@@ -200,6 +226,11 @@ class _Servers:
             if process.poll() is not None:
                 raise JobError(f"server {name} exited with {process.returncode} during the "
                                f"measurement: {self.group.stderr_tail(name)}")
+        if self.network is not None:
+            try:
+                self.network.check()
+            except NetworkError as error:
+                raise JobError(str(error)) from error
 
 
 def build(suite: Suite, cache_dir: Path, deadline: float) -> Path:
