@@ -286,13 +286,27 @@ def _start_server(group: ProgramGroup, suite: Suite, server: Program, argv: list
     return values
 
 
+_LIVENESS_S = 0.5  # how often the servers are checked while a load program runs
+
+
 def _wait_load(group: ProgramGroup, load: Program, process: subprocess.Popen[bytes],
                deadline: float, servers: _Servers) -> str:
-    try:
-        stdout, _ = process.communicate(timeout=max(deadline - time.monotonic(), 0.1))
-    except subprocess.TimeoutExpired as error:
-        _kill_group(process)
-        raise JobTimedOut(f"{load.name} ran past the job's time limit") from error
+    """The load program's output once it exits. A server (or the network) that dies while it
+    runs stops it at once and fails the job, rather than leaving it to time out."""
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            stdout, _ = process.communicate(timeout=max(min(left, _LIVENESS_S), 0.1))
+            break
+        except subprocess.TimeoutExpired as error:
+            if left <= _LIVENESS_S:
+                _kill_group(process)
+                raise JobTimedOut(f"{load.name} ran past the job's time limit") from error
+        try:
+            servers.check_alive()
+        except JobError:
+            _kill_group(process)
+            raise
     servers.check_alive()
     if process.returncode != 0:
         raise JobError(f"{load.name} exited with {process.returncode}: "
