@@ -6,7 +6,7 @@ from datetime import timedelta
 import numpy as np
 from sqlalchemy import select
 
-from latlab.alerts.service import check_missing_data
+from latlab.alerts.history import check_missing_data
 from latlab.core.clock import get_clock
 from latlab.models import Alert, Job, JobStatus, Project, Run, Schedule, Scope
 from tests.factories import result

@@ -8,20 +8,21 @@ import signal
 import httpx
 
 from tests.conftest import wait_for
-from tests.test_jobs_e2e import _alive, _finish, _online, member  # noqa: F401 (a fixture)
+from tests.test_jobs_e2e import _alive, _finish, _online
 
 WAN_FLOOR_MS = 2 * (40 - 10)  # a round trip through `wan`: at least 30 ms each way
 
 
 def _launch(client: httpx.Client, suite: str, scenario: str, params: dict) -> int:
     created = client.post("/api/v1/jobs", json={
-        "suite": suite, "scenario": scenario, "host_tags": [], "params": params})
+        "suite": suite, "scenario": scenario, "host_tags": [], "params": params,
+        "repetitions": 1})
     assert created.status_code == 202, created.text
     return int(created.json()["id"])
 
 
 def test_a_zmq_job_over_wan_records_the_profile_and_its_delay(
-        member, ingest_worker, start_runner, build_cache) -> None:  # noqa: F811
+        member, ingest_worker, start_runner, build_cache) -> None:
     from zmq_support import build_suite
 
     build_suite(build_cache)
@@ -47,7 +48,7 @@ def test_a_zmq_job_over_wan_records_the_profile_and_its_delay(
 
 
 def test_http_order_takes_the_same_network_param(
-        member, ingest_worker, start_runner, build_cache) -> None:  # noqa: F811
+        member, ingest_worker, start_runner, build_cache) -> None:
     from http_order_support import build_suite
 
     build_suite(build_cache)
@@ -64,7 +65,7 @@ def test_http_order_takes_the_same_network_param(
 
 
 def test_bad_params_get_a_422_naming_the_param_and_store_nothing(
-        member, start_runner) -> None:  # noqa: F811
+        member, start_runner) -> None:
     start_runner("lab-zmq-params")
     _online(member, "lab-zmq-params")
     cases = [
@@ -86,7 +87,7 @@ def test_bad_params_get_a_422_naming_the_param_and_store_nothing(
 
 
 def test_a_server_killed_mid_run_fails_the_job_and_leaves_no_program(
-        member, ingest_worker, start_runner, build_cache) -> None:  # noqa: F811
+        member, ingest_worker, start_runner, build_cache) -> None:
     from zmq_support import build_suite
 
     build_suite(build_cache)

@@ -4,15 +4,16 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Header, Path, Query, Response, status
 from pydantic import AwareDatetime
 
-from latlab.alerts import service as alert_service
+from latlab.analysis.stats import MIN_TAIL_SAMPLES
 from latlab.auth import service as auth_service
 from latlab.auth.dependencies import Reader, RunWriter
 from latlab.core.db import DbSession
 from latlab.core.settings import get_settings
 from latlab.core.validation import parse_body
 from latlab.models import Run
-from latlab.runs import service
+from latlab.runs import metrics, service
 from latlab.runs.dependencies import RawBody, RunFromPath
+from latlab.runs.ingest import ingest
 from latlab.runs.schemas import (
     RunCreated,
     RunPage,
@@ -23,6 +24,7 @@ from latlab.runs.schemas import (
     Spectrum,
     SpectrumPoint,
     TrialRead,
+    VocabularyRead,
 )
 from latlab_contract.result import RunCreate
 
@@ -57,15 +59,13 @@ def submit_run(
         if principal.token is not None
         else auth_service.get_project(session, project)
     )
-    submission = service.submit(
+    submission = ingest(
         session, target, body, request_hash=hashlib.sha256(raw).hexdigest(),
         idempotency_key=idempotency_key,
     )
     run = submission.run
     if submission.replayed:
         response.status_code = status.HTTP_200_OK
-    else:
-        alert_service.evaluate_run(session, run)
     response.headers["Location"] = f"/api/v1/runs/{run.id}"
     base = get_settings().public_url.rstrip("/")
     return RunCreated(
@@ -109,16 +109,17 @@ def list_runs(
 
 
 @router.get("/runs/{run_id}")
-def get_run(run: RunFromPath) -> RunRead:
+def get_run(run: RunFromPath, session: DbSession) -> RunRead:
     """A run with its series, per-trial summaries (nanoseconds), metrics, host and source."""
     series = [
         SeriesRead(
             id=s.id, labels=s.labels, summary=s.summary, summary_uncorrected=s.summary_uncorrected,
-            metrics=s.metrics,
+            unreliable=service.unreliable_tails(int(s.summary["count"])), metrics=s.metrics,
             trials=[
                 TrialRead(
                     index=t.index, exact=t.exact,
                     summary={k: getattr(t, k) for k in _SUMMARY_KEYS},
+                    unreliable=service.unreliable_tails(t.count),
                     summary_uncorrected=t.summary_uncorrected,
                     metrics=t.metrics, intervals=t.intervals, tuning=t.tuning,
                 )
@@ -131,8 +132,8 @@ def get_run(run: RunFromPath) -> RunRead:
     return RunRead(
         **base.model_dump(), params=run.params, host_tags=run.host_tags,
         host_fingerprint=run.host_fingerprint, job_id=run.job_id,
-        verdict_reasons=run.verdict_reasons, series=series,
-        metric_info=service.metric_info(run),
+        verdict_reasons=run.verdict_reasons, series=series, sweep=run.sweep,
+        metric_info=service.metric_info(session, run),
     )
 
 
@@ -148,6 +149,13 @@ def get_spectrum(
         corrected=[SpectrumPoint(**p) for p in corrected],
         uncorrected=None if uncorrected is None else [SpectrumPoint(**p) for p in uncorrected],
     )
+
+
+@router.get("/vocabulary")
+def vocabulary(principal: Reader) -> VocabularyRead:
+    """Metric labels, units and directions, time units and the tail rule, for the dashboard."""
+    return VocabularyRead(metrics=metrics.GENERIC, time_units=metrics.TIME_UNITS,
+                          min_tail_samples=MIN_TAIL_SAMPLES)
 
 
 _SUMMARY_KEYS = ("count", "min", "max", "mean", "stddev", "p50", "p90", "p95", "p99", "p999",
@@ -166,5 +174,6 @@ def _summary(run: Run, project: str, series_count: int, trial_count: int) -> Run
                           build_url=run.build_url, pull_request=run.pull_request),
         started_at=run.started_at, finished_at=run.finished_at, created_at=run.created_at,
         series_count=series_count, trial_count=trial_count, verdict=run.verdict,
-        baseline_run_id=run.baseline_run_id,
+        baseline_run_id=run.baseline_run_id, confirmation=run.confirmation,
+        confirms_run_id=run.confirms_run_id,
     )
