@@ -92,9 +92,12 @@ class Profiles(BaseModel):
         return self
 
     def param_schema(self) -> dict[str, Any]:
-        """The JSON Schema of the `network` param."""
-        return {"type": "string", "enum": list(self.profiles), "default": self.default,
-                "description": "Network between the load and the servers: " + "; ".join(
+        """The JSON Schema of the `network` param. It has no default on purpose: a job that
+        names no network runs on the default profile and its params stay as they were before
+        suites had networks, so its runs still share histories with the older ones."""
+        return {"type": "string", "enum": list(self.profiles),
+                "description": f"Network between the load and the servers (none given: "
+                f"{self.default}): " + "; ".join(
                     f"{name} ({p.description})" for name, p in self.profiles.items())}
 
 

@@ -212,10 +212,12 @@ def _network(suite: Suite, params: dict[str, Any], group: ProgramGroup) -> Netwo
     """The job's network profile, for a suite whose servers declare endpoints."""
     if not suite.uses_network:
         return None
-    name = str(params[NETWORK_PARAM])
     try:
-        profile = load_profiles().profiles[name]
+        profiles = load_profiles()
+        name = str(params.get(NETWORK_PARAM, profiles.default))
+        profile = profiles.profiles[name]
     except (NetworkError, KeyError) as error:
+        name = str(params.get(NETWORK_PARAM))
         raise JobError(f"no network profile '{name}': {error}") from error
     return Network(name, profile, group, _program_env(), suite.directory)
 
