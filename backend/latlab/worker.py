@@ -22,7 +22,6 @@ from latlab.jobs import schedules
 from latlab.jobs import service as job_service
 from latlab.models import LoginSession
 from latlab_contract import (
-    CELERY_DEFAULTS,
     HOST_HEARTBEAT,
     INGEST_QUEUE,
     JOB_EVENT,
@@ -31,6 +30,7 @@ from latlab_contract import (
     JobEvent,
     JobOutcome,
 )
+from latlab_contract.broker import CELERY_DEFAULTS
 
 app = Celery("latlab", broker=get_settings().redis_url)
 app.conf.update(

@@ -26,17 +26,6 @@ JOB_SILENCE_LIMIT_S = 30.0
 Phase = Literal["build", "start", "warmup", "measure", "report"]
 
 
-# Both Celery apps (ingest and runner): a task is acknowledged only once done, and given back
-# to the queue when its worker dies; one message at a time; results are not kept.
-CELERY_DEFAULTS: dict[str, Any] = {
-    "task_acks_late": True,
-    "task_reject_on_worker_lost": True,
-    "worker_prefetch_multiplier": 1,
-    "task_ignore_result": True,
-    "broker_connection_retry_on_startup": True,
-}
-
-
 def host_queue(host_name: str) -> str:
     return f"host.{host_name}"
 

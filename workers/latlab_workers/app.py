@@ -16,7 +16,6 @@ from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_ready, worker_shutdown
 
 from latlab_contract import (
-    CELERY_DEFAULTS,
     EXECUTE_JOB,
     HOST_HEARTBEAT,
     INGEST_QUEUE,
@@ -30,6 +29,7 @@ from latlab_contract import (
     ProgramInfo,
     host_queue,
 )
+from latlab_contract.broker import CELERY_DEFAULTS, TRANSPORT_OPTIONS
 from latlab_workers.fingerprint import read_fingerprint
 from latlab_workers.runner import HostIdentity, JobError, ProgramGroup, cancellable, execute
 from latlab_workers.settings import get_settings
@@ -43,7 +43,7 @@ app.conf.update(
     task_default_queue=host_queue(settings.host_name),
     # Lost jobs are found by the api's watchdog; the broker must not redeliver a long job
     # that is still running.
-    broker_transport_options={"visibility_timeout": 7 * 3600},
+    broker_transport_options={**TRANSPORT_OPTIONS, "visibility_timeout": 7 * 3600},
 )
 _stop = threading.Event()
 

@@ -1,0 +1,53 @@
+"""How every latlab process talks to the broker (Redis): one Celery configuration for the
+api's sender, the ingest and alerts workers, beat and the runners.
+
+A worker must outlive a broker restart. Celery's gossip, mingle and event-heartbeat steps keep
+channels of their own on the broker; after a Redis restart, restarting them touches a closed
+connection (`Error on restarting Gossip: AttributeError: 'NoneType' object has no attribute
+...`; celery/kombu #582, celery #8030, #8091), which can kill or silence a worker. latlab uses
+none of them (hosts announce themselves with tasks, and task ids are never reused, so revoked
+ids need no sharing), so its consumer leaves them out. Every socket has a timeout, so a frozen
+broker is an error after seconds, never a hang, and workers retry the connection forever.
+"""
+
+from typing import Any
+
+from celery.worker.consumer import Consumer as CeleryConsumer
+
+# Seconds: a publish to a broker that does not answer fails after this long.
+SOCKET_TIMEOUT_S = 5.0
+CONNECT_TIMEOUT_S = 2.0
+
+TRANSPORT_OPTIONS: dict[str, Any] = {
+    "socket_timeout": SOCKET_TIMEOUT_S,
+    "socket_connect_timeout": CONNECT_TIMEOUT_S,
+    # A consumer on a half-open connection reconnects within brpop_timeout + 2 x this.
+    "health_check_interval": 5,
+}
+
+
+class Consumer(CeleryConsumer):
+    """Celery's consumer without the gossip, mingle and heartbeat steps, as
+    `celery worker --without-gossip --without-mingle --without-heartbeat` would run it,
+    whoever starts the worker and with whatever flags."""
+
+    def __init__(self, *args: Any, worker_options: dict[str, Any] | None = None,
+                 **kwargs: Any) -> None:
+        options = {**(worker_options or {}), "without_gossip": True, "without_mingle": True,
+                   "without_heartbeat": True}
+        super().__init__(*args, worker_options=options, **kwargs)
+
+
+# Both Celery apps (ingest and runner): a task is acknowledged only once done, and given back
+# to the queue when its worker dies; one message at a time; results are not kept.
+CELERY_DEFAULTS: dict[str, Any] = {
+    "task_acks_late": True,
+    "task_reject_on_worker_lost": True,
+    "worker_prefetch_multiplier": 1,
+    "task_ignore_result": True,
+    "broker_connection_retry_on_startup": True,
+    "broker_connection_max_retries": None,  # a worker waits for its broker, however long
+    "broker_connection_timeout": CONNECT_TIMEOUT_S,
+    "broker_transport_options": TRANSPORT_OPTIONS,
+    "worker_consumer": "latlab_contract.broker:Consumer",
+}
