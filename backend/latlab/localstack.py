@@ -5,6 +5,8 @@ Used by `make up` (a persistent data directory under `.data/`) and by the test h
 """
 
 import os
+import secrets
+import shlex
 import shutil
 import socket
 import subprocess
@@ -14,8 +16,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import psycopg
+
+from latlab_contract import ALERTS_QUEUE, INGEST_QUEUE, host_queue
 
 
 class LocalStackError(RuntimeError):
@@ -73,11 +78,8 @@ def _give_to_postgres(path: Path) -> None:
         shutil.chown(path, "postgres", "postgres")
 
 
-def start_postgres(
-    directory: Path, port: int, *, database: str, durable: bool = True, log: Path | None = None
-) -> Service:
-    """Starts (initialising on first use) a Postgres cluster in `directory`; creates `database`."""
-    binaries = postgres_bin()
+def init_postgres(directory: Path, *, durable: bool = True) -> Path:
+    """Creates the cluster in `directory`/data on first use; returns the data directory."""
     data = directory / "data"
     directory.mkdir(parents=True, exist_ok=True)
     _give_to_postgres(directory)
@@ -88,40 +90,65 @@ def start_postgres(
             "(chmod o+x it, or point LATLAB_DATABASE_URL at an existing server)"
         )
     if not (data / "PG_VERSION").exists():
-        init = [str(binaries / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
-                "-E", "UTF8"]
+        init = [str(postgres_bin() / "initdb"), "-D", str(data), "-U", "postgres",
+                "--auth=trust", "-E", "UTF8"]
         if not durable:
             init.append("--no-sync")
         subprocess.run(_as_postgres_user() + init, check=True, stdout=subprocess.DEVNULL)
-    command = [str(binaries / "postgres"), "-D", str(data), "-p", str(port), "-k", str(directory),
-               "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"]
+    return data
+
+
+def postgres_argv(directory: Path, port: int, *, durable: bool = True) -> list[str]:
+    """The server's command line (as the `postgres` user when run as root)."""
+    command = [str(postgres_bin() / "postgres"), "-D", str(directory / "data"), "-p", str(port),
+               "-k", str(directory), "-c", "listen_addresses=127.0.0.1",
+               "-c", "max_connections=200"]
     if not durable:
         command += ["-c", "fsync=off", "-c", "synchronous_commit=off",
                     "-c", "full_page_writes=off"]
-    log_file = open(log or directory / "postgres.log", "ab")  # noqa: SIM115 - owned by the child
-    process = subprocess.Popen(_as_postgres_user() + command, stdout=log_file,
-                               stderr=subprocess.STDOUT, start_new_session=True)
-    admin_url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
-    _wait(lambda: _pg_ready(admin_url), process, "postgres", directory / "postgres.log")
-    with psycopg.connect(admin_url, autocommit=True) as connection:
+    return _as_postgres_user() + command
+
+
+def create_database(port: int, database: str) -> str:
+    """Creates `database` unless it exists; returns its SQLAlchemy URL."""
+    with psycopg.connect(_admin_url(port), autocommit=True) as connection:
         exists = connection.execute(
             "select 1 from pg_database where datname = %s", (database,)
         ).fetchone()
         if not exists:
             connection.execute(f'create database "{database}"')
-    url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/{database}"
-    return Service("postgres", process, url)
+    return f"postgresql+psycopg://postgres@127.0.0.1:{port}/{database}"
 
 
-def start_redis(directory: Path, port: int, *, durable: bool = True) -> Service:
+def start_postgres(
+    directory: Path, port: int, *, database: str, durable: bool = True, log: Path | None = None
+) -> Service:
+    """Starts (initialising on first use) a Postgres cluster in `directory`; creates `database`."""
+    init_postgres(directory, durable=durable)
+    log_file = open(log or directory / "postgres.log", "ab")  # noqa: SIM115 - owned by the child
+    process = subprocess.Popen(postgres_argv(directory, port, durable=durable), stdout=log_file,
+                               stderr=subprocess.STDOUT, start_new_session=True)
+    _wait(lambda: _pg_ready(_admin_url(port)), process, "postgres", directory / "postgres.log")
+    return Service("postgres", process, create_database(port, database))
+
+
+def _admin_url(port: int) -> str:
+    return f"postgresql://postgres@127.0.0.1:{port}/postgres"
+
+
+def redis_argv(directory: Path, port: int, *, durable: bool = True) -> list[str]:
     binary = shutil.which("redis-server")
     if binary is None:
         raise LocalStackError("redis-server not found; install redis-server")
     directory.mkdir(parents=True, exist_ok=True)
-    command = [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
-               "--save", "60 1" if durable else "", "--appendonly", "no",
-               "--logfile", str(directory / "redis.log")]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    return [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
+            "--save", "60 1" if durable else "", "--appendonly", "no",
+            "--logfile", str(directory / "redis.log")]
+
+
+def start_redis(directory: Path, port: int, *, durable: bool = True) -> Service:
+    process = subprocess.Popen(redis_argv(directory, port, durable=durable),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                start_new_session=True)
     _wait(lambda: _redis_ready(port), process, "redis", directory / "redis.log")
     return Service("redis", process, f"redis://127.0.0.1:{port}/0")
@@ -150,6 +177,7 @@ def _wait(
     name: str,
     log: Path,
     timeout: float = 60,
+    kill: bool = True,
 ) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -159,16 +187,88 @@ def _wait(
         if ready():
             return
         time.sleep(0.1)
-    process.kill()
+    if kill:
+        process.kill()
     raise LocalStackError(f"{name} was not ready after {timeout} s")
 
 
 REPO = Path(__file__).resolve().parents[2]
 
 
+@dataclass(frozen=True)
+class Program:
+    """A process of the lab, as supervisord runs it."""
+
+    name: str
+    argv: list[str]
+    # Services start first and stop last.
+    service: bool = False
+    stopsignal: str = "TERM"
+    # Postgres stops its own children; Celery's pool children and a runner's programs are
+    # stopped with their group.
+    stopasgroup: bool = True
+
+
+def programs(env: dict[str, str], services: list[Program]) -> list[Program]:
+    """The api, the workers, beat and this host's runner."""
+    bin_dir = Path(sys.executable).parent
+    celery = [str(bin_dir / "celery"), "-A"]
+    data = env["LATLAB_DATA_DIR"]
+    return [
+        *services,
+        Program("api", [str(bin_dir / "uvicorn"), "latlab.main:app", "--host",
+                        env["LATLAB_HOST"], "--port", env["LATLAB_PORT"], "--log-level", "info"]),
+        Program("ingest", [*celery, "latlab.worker", "worker", "-Q", INGEST_QUEUE, "-c", "1",
+                           "-n", "ingest@%h", "--loglevel", "WARNING"]),
+        Program("alerts", [*celery, "latlab.worker", "worker", "-Q", ALERTS_QUEUE, "-c", "2",
+                           "-n", "alerts@%h", "--loglevel", "WARNING"]),
+        Program("beat", [*celery, "latlab.worker", "beat", "--schedule",
+                         f"{data}/celerybeat-schedule", "--loglevel", "WARNING"]),
+        Program("runner", [*celery, "latlab_workers.app", "worker", "-Q",
+                           host_queue(env["LATLAB_HOST_NAME"]), "-c", "1", "-n", "runner@%h",
+                           "--loglevel", "INFO"]),
+    ]
+
+
+def supervisor_config(data: Path, lab: list[Program], password: str) -> str:
+    """supervisord's configuration: a process that exits is started again (at once after a
+    run of `startsecs`, else after 1, 2, 3 ... s, up to `startretries` times), and each one's
+    exit and restart is logged; services come first and go last."""
+    logs = data / "logs"
+    user = ["user=root"] if os.geteuid() == 0 else []  # says so, rather than warn about it
+    credentials = ["username=latlab", f"password={password}"]
+    lines = [
+        "[supervisord]", "nodaemon=true", "loglevel=info", f"logfile={logs}/supervisord.log",
+        "logfile_maxbytes=10MB", f"pidfile={data}/supervisord.pid", f"childlogdir={logs}",
+        *user, "",
+        "[unix_http_server]", f"file={data}/supervisor.sock", "chmod=0700", *credentials, "",
+        "[supervisorctl]", f"serverurl=unix://{data}/supervisor.sock", *credentials, "",
+        "[rpcinterface:supervisor]",
+        "supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface", "",
+    ]
+    for program in lab:
+        lines += [
+            f"[program:{program.name}]",
+            # supervisord expands %(name)s itself: Celery's `%h` is written `%%h`.
+            "command=" + shlex.join(program.argv).replace("%", "%%"),
+            f"directory={REPO}",
+            f"priority={10 if program.service else 100}",
+            # Services are started by supervisord; the rest once the database is migrated.
+            f"autostart={'true' if program.service else 'false'}",
+            "autorestart=true", "startsecs=2", "startretries=20",
+            f"stopsignal={program.stopsignal}", "stopwaitsecs=20",
+            f"stopasgroup={'true' if program.stopasgroup else 'false'}",
+            f"killasgroup={'true' if program.stopasgroup else 'false'}",
+            "redirect_stderr=true", f"stdout_logfile={logs}/{program.name}.log",
+            "stdout_logfile_maxbytes=10MB", "stdout_logfile_backups=2", "",
+        ]
+    return "\n".join(lines)
+
+
 def up() -> int:
-    """`make up`: Postgres and Redis (unless URLs are given), migrations, the admin, then the
-    api and workers under honcho. Ctrl-C stops everything; the data stays in `.data/`."""
+    """`make up`: Postgres and Redis (unless URLs are given), migrations, the admin, and the
+    api and workers, all under supervisord, which restarts whatever exits. Ctrl-C (or a
+    SIGTERM to this process) stops everything; the data stays in `.data/`."""
     import signal
 
     from latlab.core.migrate import upgrade
@@ -179,55 +279,87 @@ def up() -> int:
     # A service manager's stop (SIGTERM) is handled as Ctrl-C is: everything stops cleanly.
     signal.signal(signal.SIGTERM, interrupted)
     signal.signal(signal.SIGINT, interrupted)  # also when started with SIGINT ignored
-    data = Path(os.environ.get("LATLAB_DATA_DIR", REPO / ".data"))
+    data = Path(os.environ.get("LATLAB_DATA_DIR", REPO / ".data")).resolve()
+    (data / "logs").mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
-    started: list[Service] = []
+    env["LATLAB_DATA_DIR"] = str(data)
+    env.setdefault("LATLAB_HOST", "127.0.0.1")
+    env.setdefault("LATLAB_PORT", "8000")
+    env.setdefault("LATLAB_PUBLIC_URL", f"http://{env['LATLAB_HOST']}:{env['LATLAB_PORT']}")
+    env.setdefault("LATLAB_HOST_NAME", socket.gethostname())
+    services = []
+    pg_port = int(env.get("LATLAB_PG_PORT", "54329"))
+    local_pg = "LATLAB_DATABASE_URL" not in env
+    if local_pg:
+        env["LATLAB_DATABASE_URL"] = f"postgresql+psycopg://postgres@127.0.0.1:{pg_port}/latlab"
+        if not _pg_ready(_admin_url(pg_port)):  # else a server left running: reuse it
+            init_postgres(data / "pg")
+            services.append(Program("postgres", postgres_argv(data / "pg", pg_port),
+                                    service=True, stopsignal="INT", stopasgroup=False))
+    redis_port = int(env.get("LATLAB_REDIS_PORT", "63799"))
+    local_redis = "LATLAB_REDIS_URL" not in env
+    if local_redis:
+        env["LATLAB_REDIS_URL"] = f"redis://127.0.0.1:{redis_port}/0"
+        if not _redis_ready(redis_port):
+            services.append(Program("redis", redis_argv(data / "redis", redis_port),
+                                    service=True))
+    bin_dir = Path(sys.executable).parent
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    lab = programs(env, services)
+    config = data / "supervisord.conf"
+    config.touch(mode=0o600)
+    config.write_text(supervisor_config(data, lab, secrets.token_urlsafe(16)))
+    supervisord = subprocess.Popen([str(bin_dir / "supervisord"), "-c", str(config)], env=env,
+                                   start_new_session=True)
+    print(f"supervisord {supervisord.pid}: {config}; each process logs to {data / 'logs'}",
+          flush=True)
     try:
-        if "LATLAB_DATABASE_URL" not in env:
-            port = int(env.get("LATLAB_PG_PORT", "54329"))
-            url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/latlab"
-            if not _pg_ready(f"postgresql://postgres@127.0.0.1:{port}/postgres"):
-                started.append(start_postgres(data / "pg", port, database="latlab"))
-            env["LATLAB_DATABASE_URL"] = url
-        if "LATLAB_REDIS_URL" not in env:
-            port = int(env.get("LATLAB_REDIS_PORT", "63799"))
-            if not _redis_ready(port):
-                started.append(start_redis(data / "redis", port))
-            env["LATLAB_REDIS_URL"] = f"redis://127.0.0.1:{port}/0"
-        upgrade(env["LATLAB_DATABASE_URL"])
-        address = env.setdefault("LATLAB_HOST", "127.0.0.1")
-        api_port = env.setdefault("LATLAB_PORT", "8000")
-        env.setdefault("LATLAB_PUBLIC_URL", f"http://{address}:{api_port}")
-        env["LATLAB_DATA_DIR"] = str(data)
-        env.setdefault("LATLAB_HOST_NAME", socket.gethostname())
+        if local_pg:
+            _wait(lambda: _pg_ready(_admin_url(pg_port)), supervisord, "postgres",
+                  data / "logs" / "postgres.log", kill=False)
+            create_database(pg_port, "latlab")
+        if local_redis:
+            _wait(lambda: _redis_ready(redis_port), supervisord, "redis",
+                  data / "logs" / "redis.log", kill=False)
         os.environ.update(env)
-        venv_bin = Path(sys.executable).parent
-        env["PATH"] = f"{venv_bin}{os.pathsep}{env.get('PATH', '')}"
-        admin = subprocess.run([str(venv_bin / "latlab"), "ensure-admin"], env=env, check=True,
+        upgrade(env["LATLAB_DATABASE_URL"])
+        admin = subprocess.run([str(bin_dir / "latlab"), "ensure-admin"], env=env, check=True,
                                capture_output=True, text=True).stdout.strip()
         print(admin, flush=True)
-        procfile = str(REPO / "Procfile")
-        honcho = subprocess.Popen(
-            [str(venv_bin / "honcho"), "-f", procfile, "-d", str(REPO), "start"], env=env
-        )
-        threading.Thread(target=_banner_when_ready, args=(env["LATLAB_PUBLIC_URL"], admin),
-                         daemon=True).start()
+        control = supervisor_rpc(config)
+        for program in lab:
+            if not program.service:
+                control.startProcess(program.name, False)  # all at once, not one by one
+        threading.Thread(target=_banner_when_ready, args=(env["LATLAB_PUBLIC_URL"], admin,
+                                                          config), daemon=True).start()
         threading.Thread(target=_first_job, daemon=True).start()
-        try:
-            return honcho.wait()
-        except KeyboardInterrupt:
-            # After a Ctrl-C honcho got the same signal (same process group); after a SIGTERM
-            # only this one. Either way honcho stops its processes, then the services stop.
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-            honcho.send_signal(signal.SIGTERM)
-            honcho.wait()
-            return 0  # a requested stop, not a failure
+        return supervisord.wait()
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        return 0  # a requested stop, not a failure
     finally:
-        for service in reversed(started):
-            service.stop()
+        if supervisord.poll() is None:
+            # supervisord stops the api and workers first, then Postgres and Redis.
+            supervisord.send_signal(signal.SIGTERM)
+            supervisord.wait()
 
 
-def _banner_when_ready(url: str, admin: str) -> None:
+def supervisor_rpc(config: Path) -> Any:
+    """supervisord's XML-RPC interface (what supervisorctl uses), read from its config."""
+    import configparser
+    import xmlrpc.client
+
+    from supervisor.xmlrpc import SupervisorTransport
+
+    parser = configparser.RawConfigParser()
+    parser.read(config)
+    section = parser["supervisorctl"]
+    transport = SupervisorTransport(section["username"], section["password"],
+                                    section["serverurl"])
+    return xmlrpc.client.ServerProxy("http://127.0.0.1", transport=transport).supervisor
+
+
+def _banner_when_ready(url: str, admin: str, config: Path) -> None:
     """Repeats the address and credentials once the api answers (the logs scroll fast)."""
     import urllib.request
 
@@ -239,7 +371,8 @@ def _banner_when_ready(url: str, admin: str) -> None:
             time.sleep(0.5)
     line = "=" * 72
     print(f"\n{line}\n latlab is up: {url}\n {admin}\n Ctrl-C stops everything; "
-          f"`make up` again keeps the data.\n{line}\n", flush=True)
+          f"`make up` again keeps the data.\n processes: supervisorctl -c {config} status\n"
+          f"{line}\n", flush=True)
 
 
 def _first_job() -> None:

@@ -15,6 +15,8 @@ HOST_HEARTBEAT = "ingest.host_heartbeat"
 JOB_EVENT = "ingest.job_event"
 JOB_OUTCOME = "ingest.job_outcome"
 INGEST_QUEUE = "ingest"
+# Alert delivery has its own queue and worker: a slow receiver delays no heartbeat or job.
+ALERTS_QUEUE = "alerts"
 
 HEARTBEAT_INTERVAL_S = 10.0
 # A host is offline after this many missed heartbeats.
