@@ -81,10 +81,12 @@ def _run(args: argparse.Namespace, database_url: str, processes: list[subprocess
     processes.append(subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "latlab.main:app", "--port", str(port),
          "--log-level", "warning"], env=env))
-    processes.append(subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "latlab.worker", "worker", "-Q", "ingest",
-         "-c", "1", "-n", f"bench-ingest-{os.getpid()}@%h", "--loglevel", "WARNING"],
-        env=env, stdout=open(work / "ingest.log", "wb"), stderr=subprocess.STDOUT))  # noqa: SIM115
+    for queue in ("ingest", "alerts"):  # alert delivery has its own worker
+        processes.append(subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "latlab.worker", "worker", "-Q", queue,
+             "-c", "1", "-n", f"bench-{queue}-{os.getpid()}@%h", "--loglevel", "WARNING"],
+            env=env, stdout=open(work / f"{queue}.log", "wb"),  # noqa: SIM115
+            stderr=subprocess.STDOUT))
     with httpx.Client(base_url=public_url, headers=headers, timeout=60) as api:
         _wait_for(lambda: _answers(api), "the api")
         rng = np.random.default_rng(7)

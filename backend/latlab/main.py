@@ -1,5 +1,6 @@
 """The FastAPI application: REST at /api/v1, the built dashboard at /."""
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -8,6 +9,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from kombu.exceptions import OperationalError as BrokerError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from latlab.api import api_router
 from latlab.core.errors import AppError, Unprocessable
@@ -17,6 +23,11 @@ from latlab.core.validation import BodyInvalid, problems
 from latlab_contract.result import RunCreate
 
 DEFAULT_DIST = Path(__file__).resolve().parents[2] / "frontend" / "dist"
+# Postgres or Redis unreachable, or too slow: the request may succeed later.
+UNAVAILABLE = (OperationalError, InterfaceError, PoolTimeout, BrokerError, RedisConnectionError,
+               RedisTimeoutError)
+RETRY_AFTER_S = 5
+log = logging.getLogger(__name__)
 
 
 def create_app() -> FastAPI:
@@ -46,6 +57,16 @@ def _add_error_handlers(app: FastAPI) -> None:
             detail = error.detail
         headers = {"WWW-Authenticate": "Bearer"} if error.status_code == 401 else None
         return JSONResponse({"detail": detail}, status_code=error.status_code, headers=headers)
+
+    async def unavailable(request: Request, error: Exception) -> JSONResponse:
+        log.warning("503 for %s %s: %s", request.method, request.url.path,
+                    str(error).splitlines()[0] if str(error) else type(error).__name__)
+        return JSONResponse(
+            {"detail": "the lab's database or broker is unreachable; retry shortly"},
+            status_code=503, headers={"Retry-After": str(RETRY_AFTER_S)})
+
+    for kind in UNAVAILABLE:
+        app.add_exception_handler(kind, unavailable)
 
     @app.exception_handler(BodyInvalid)
     async def body_invalid(request: Request, error: BodyInvalid) -> JSONResponse:

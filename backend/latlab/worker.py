@@ -1,19 +1,22 @@
-"""The backend's Celery app: the `ingest` worker and beat.
+"""The backend's Celery app: the `ingest` worker, the `alerts` worker and beat.
 
 Runners (in `latlab_workers`) hold no database credentials; they send their outcomes here by
-task name, and this worker stores them through the same service as `POST /api/v1/runs`.
+task name, and the ingest worker stores them through the same service as `POST /api/v1/runs`.
+Alert delivery has a queue and a worker of its own: heartbeats, job events and the job
+watchdog never wait behind a receiver.
 """
 
 from datetime import timedelta
 from typing import Any
 
-from celery import Celery, Task
+from celery import Celery
 from celery.signals import worker_process_init
 from sqlalchemy import delete
 
 from latlab.alerts import delivery
 from latlab.alerts.history import check_missing_data
 from latlab.alerts.lifecycle import DELIVER
+from latlab.core import tasks
 from latlab.core.clock import get_clock
 from latlab.core.db import get_engine, get_sessionmaker
 from latlab.core.settings import get_settings
@@ -22,6 +25,7 @@ from latlab.jobs import schedules
 from latlab.jobs import service as job_service
 from latlab.models import LoginSession
 from latlab_contract import (
+    ALERTS_QUEUE,
     HOST_HEARTBEAT,
     INGEST_QUEUE,
     JOB_EVENT,
@@ -36,9 +40,11 @@ app = Celery("latlab", broker=get_settings().redis_url)
 app.conf.update(
     CELERY_DEFAULTS,
     task_default_queue=INGEST_QUEUE,
+    task_routes={DELIVER: {"queue": ALERTS_QUEUE}, "alerts.redeliver": {"queue": ALERTS_QUEUE}},
     beat_schedule={
         "prune-sessions": {"task": "maintenance.prune_sessions", "schedule": 3600.0},
         "job-watchdog": {"task": "jobs.watchdog", "schedule": 5.0},
+        "outbox-relay": {"task": "outbox.relay", "schedule": 5.0},
         "schedules": {"task": "schedules.run_due", "schedule": 30.0},
         "redeliver": {"task": "alerts.redeliver", "schedule": 15.0},
         "missing-data": {"task": "alerts.missing_data", "schedule": 30.0},
@@ -87,18 +93,22 @@ def schedules_run_due() -> int:
         return len(schedules.run_due(session))
 
 
-@app.task(name=DELIVER, bind=True, max_retries=None, soft_time_limit=60)
-def deliver(self: Task, notification_id: int) -> None:
-    """Posts one outbox message; retried with backoff until delivered or refused for good."""
+@app.task(name="outbox.relay", soft_time_limit=60)
+def relay_outbox() -> int:
+    """Sends the Celery messages that could not leave when their transaction committed."""
+    return tasks.relay()
+
+
+@app.task(name=DELIVER, soft_time_limit=60)
+def deliver(notification_id: int) -> None:
+    """One attempt at one alert message, if it is due; the next one is queued by it."""
     with get_sessionmaker()() as session, session.begin():
-        delay = delivery.deliver(session, notification_id)
-    if delay is not None:
-        raise self.retry(countdown=delay)
+        delivery.deliver(session, notification_id)
 
 
 @app.task(name="alerts.redeliver", soft_time_limit=30)
 def redeliver() -> int:
-    """Sends again the outbox messages still pending and due."""
+    """Sends again the alert messages whose task was lost."""
     with get_sessionmaker()() as session, session.begin():
         return delivery.redeliver_due(session)
 

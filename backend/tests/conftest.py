@@ -216,30 +216,43 @@ def live_server() -> Iterator[str]:
     process.wait(10)
 
 
-@pytest.fixture(scope="session")
-def ingest_worker() -> Iterator[None]:
-    """A real Celery ingest worker on the test broker and database."""
+def _celery_worker(queue: str, concurrency: int = 1) -> Iterator[None]:
+    """A real Celery worker of the backend on the test broker and database."""
     import subprocess
     import sys
 
     from latlab.worker import app
 
+    name = f"{queue}-test-{os.getpid()}@%h"
     process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "latlab.worker", "worker", "-Q", "ingest",
-         "-c", "1", "-n", f"ingest-test-{os.getpid()}@%h", "--loglevel", "WARNING"],
+        [sys.executable, "-m", "celery", "-A", "latlab.worker", "worker", "-Q", queue,
+         "-c", str(concurrency), "-n", name, "--loglevel", "WARNING"],
         env=dict(os.environ),
     )
+    destination = [name.replace("%h", __import__("socket").gethostname())]
     for _ in range(60):
-        if app.control.ping(timeout=1.0):
+        if app.control.ping(destination=destination, timeout=1.0):
             break
         if process.poll() is not None:
-            raise RuntimeError("the ingest worker exited")
+            raise RuntimeError(f"the {queue} worker exited")
     else:
         process.kill()
-        raise RuntimeError("the ingest worker did not answer")
+        raise RuntimeError(f"the {queue} worker did not answer")
     yield
     process.terminate()
     process.wait(20)
+
+
+@pytest.fixture(scope="session")
+def ingest_worker() -> Iterator[None]:
+    """The ingest worker: runner heartbeats, job events and outcomes, the watchdog."""
+    yield from _celery_worker("ingest")
+
+
+@pytest.fixture(scope="session")
+def alerts_worker() -> Iterator[None]:
+    """The alerts worker: alert delivery."""
+    yield from _celery_worker("alerts", concurrency=2)
 
 
 def wait_for(predicate, timeout: float = 60.0, interval: float = 0.2):

@@ -61,7 +61,8 @@ def receiver() -> Iterator[Receiver]:
 
 
 @pytest.fixture
-def lab(committed_db, live_server, ingest_worker) -> tuple[httpx.Client, dict[str, str]]:
+def lab(committed_db, live_server, ingest_worker,
+        alerts_worker) -> tuple[httpx.Client, dict[str, str]]:
     actors = Actors(committed_db)
     member = actors.user(Role.member)
     token = actors.token(Scope.runs_write, Scope.read)

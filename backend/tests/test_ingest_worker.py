@@ -36,12 +36,3 @@ def test_outcome_is_stored_once_even_when_delivered_twice(committed_db, ingest_w
     assert run.verdict == "no-baseline"  # judged by the same flow as a CI submission
     wait_for(lambda: committed_db.scalar(select(func.count()).select_from(Run)) == 1)
     assert committed_db.scalar(select(func.count()).select_from(Trial)) == 1
-
-
-def test_tasks_leave_only_after_commit(db) -> None:
-    from latlab.core.tasks import _PENDING, enqueue
-
-    enqueue(db, "ingest.noop", "ingest", x=1)
-    assert db.info[_PENDING][0].task_name == "ingest.noop"
-    db.rollback()
-    assert _PENDING not in db.info

@@ -26,7 +26,7 @@ TRANSPORT_OPTIONS: dict[str, Any] = {
 }
 
 
-class Consumer(CeleryConsumer):
+class Consumer(CeleryConsumer):  # type: ignore[misc]  # Celery ships no types
     """Celery's consumer without the gossip, mingle and heartbeat steps, as
     `celery worker --without-gossip --without-mingle --without-heartbeat` would run it,
     whoever starts the worker and with whatever flags."""

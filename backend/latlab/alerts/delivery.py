@@ -1,13 +1,22 @@
-"""Delivering the outbox: Slack incoming webhooks (Block Kit, through slack_sdk) and generic
-JSON webhooks. Every attempt is recorded; 5xx, 429 and network failures are retried with
-exponential backoff until the receiver is back, other 4xx fail for good."""
+"""Delivering the alert outbox: Slack incoming webhooks (Block Kit, through slack_sdk) and
+generic JSON webhooks, on the `alerts` queue and worker, so a slow or dead receiver delays
+nothing else in the lab.
 
-from datetime import timedelta
+A message has one chain of attempts: each `deliver` task makes one attempt if the message is
+due and queues the next one with its countdown; a duplicate task finds it not due, or locked,
+and does nothing. Backoff is per channel: after a failure the channel is left alone until its
+`retry_at` (exponential, capped), its other messages wait for that moment instead of each
+trying on its own, and the first success sends them all. A channel with FAILING_AFTER failures
+in a row is `failing` (the api and the dashboard show it); a muted channel is sent nothing.
+Every attempt is recorded; 5xx, 429 and network failures are retried until the receiver is
+back, other 4xx fail for good; every attempt is bounded by `delivery_timeout_s`."""
+
+from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
 from slack_sdk.webhook import WebhookClient
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from latlab.alerts.lifecycle import DELIVER
@@ -16,62 +25,114 @@ from latlab.core.settings import get_settings
 from latlab.core.tasks import enqueue
 from latlab.models import Channel, DeliveryAttempt, Notification
 from latlab.runs.metrics import quantity
-from latlab_contract import INGEST_QUEUE
+from latlab_contract import ALERTS_QUEUE
 
-TIMEOUT_S = 5
+FAILING_AFTER = 3
+# A message still due this long after its time lost its task: `redeliver_due` sends it again.
+LOST_AFTER = timedelta(seconds=30)
 
 
-def deliver(session: Session, notification_id: int) -> float | None:
-    """One delivery attempt; returns the seconds to wait before the next one, or None when
-    nothing is left to do."""
-    notification = session.get(Notification, notification_id, with_for_update=True)
-    if notification is None or notification.status != "pending":
-        return None
-    channel = session.get(Channel, notification.channel_id)
+def deliver(session: Session, notification_id: int) -> None:
+    """One delivery attempt if the message is due."""
     now = get_clock().now()
-    if channel is None:
-        notification.status = "failed"
-        notification.last_error = "the channel was deleted"
-        return None
+    notification = session.scalar(
+        select(Notification).where(Notification.id == notification_id,
+                                   Notification.status == "pending")
+        .with_for_update(skip_locked=True))
+    if notification is None or notification.next_attempt_at > now:
+        return
+    channel = session.get(Channel, notification.channel_id)
+    if channel is None or channel.muted:
+        notification.status = "failed" if channel is None else "muted"
+        return
+    if channel.retry_at is not None and channel.retry_at > now:
+        _schedule(session, notification, channel.retry_at, now)  # wait for the channel
+        return
     status_code, error = post(channel.kind, channel.url, notification.payload)
+    done = get_clock().now()
     ok = status_code is not None and 200 <= status_code < 300
-    session.add(DeliveryAttempt(notification_id=notification.id, attempted_at=now,
+    session.add(DeliveryAttempt(notification_id=notification.id, attempted_at=done,
                                 status_code=status_code, error=error, ok=ok))
     notification.attempts += 1
+    channel = session.get(Channel, channel.id, with_for_update=True, populate_existing=True)
+    if channel is None:
+        return
     if ok:
         notification.status = "sent"
-        notification.sent_at = now
+        notification.sent_at = done
         notification.last_error = None
-        return None
-    notification.last_error = error or f"HTTP {status_code}"
+        if channel.consecutive_failures:
+            _recovered(session, channel, done)
+        return
+    notification.last_error = channel.last_error = error or f"HTTP {status_code}"
+    channel.consecutive_failures += 1
+    channel.failing_since = channel.failing_since or done
     if status_code is not None and 400 <= status_code < 500 and status_code != 429:
         notification.status = "failed"
-        return None
-    delay = backoff(notification.attempts)
-    notification.next_attempt_at = now + delay
-    return delay.total_seconds()
+        return
+    channel.retry_at = done + backoff(channel.consecutive_failures)
+    _schedule(session, notification, channel.retry_at, done)
 
 
 def redeliver_due(session: Session) -> int:
-    """Sends again what is still pending and due (a lost retry message loses nothing)."""
+    """Sends again the pending messages whose task was lost (due for LOST_AFTER already)."""
     due = session.scalars(select(Notification.id).where(
         Notification.status == "pending",
-        Notification.next_attempt_at <= get_clock().now()))
+        Notification.next_attempt_at <= get_clock().now() - LOST_AFTER))
     count = 0
     for notification_id in due:
-        enqueue(session, DELIVER, INGEST_QUEUE, notification_id=notification_id)
+        enqueue(session, DELIVER, ALERTS_QUEUE, notification_id=notification_id)
         count += 1
     return count
 
 
+def mute(session: Session, channel: Channel, muted: bool) -> None:
+    """A muted channel is sent nothing: its waiting messages are kept, marked `muted`."""
+    channel.muted = muted
+    if muted:
+        session.execute(update(Notification).where(
+            Notification.channel_id == channel.id, Notification.status == "pending"
+        ).values(status="muted"))
+
+
+def channel_status(channel: Channel) -> str:
+    if channel.muted:
+        return "muted"
+    return "failing" if channel.consecutive_failures >= FAILING_AFTER else "ok"
+
+
+def _schedule(session: Session, notification: Notification, at: datetime,
+              now: datetime) -> None:
+    notification.next_attempt_at = at
+    enqueue(session, DELIVER, ALERTS_QUEUE, notification_id=notification.id,
+            options={"countdown": max((at - now).total_seconds(), 0.0)})
+
+
+def _recovered(session: Session, channel: Channel, now: datetime) -> None:
+    """The channel answers again: its waiting messages go now."""
+    channel.consecutive_failures = 0
+    channel.failing_since = None
+    channel.retry_at = None
+    channel.last_error = None
+    waiting = session.scalars(select(Notification).where(
+        Notification.channel_id == channel.id, Notification.status == "pending",
+        Notification.next_attempt_at > now))
+    for other in waiting:
+        _schedule(session, other, now, now)
+
+
 def post(kind: str, url: str, payload: dict[str, Any]) -> tuple[int | None, str | None]:
+    """One POST, bounded by `delivery_timeout_s` (connect, and each read or write)."""
+    timeout = get_settings().delivery_timeout_s
     try:
         if kind == "slack":
-            response = WebhookClient(url, timeout=TIMEOUT_S).send(
+            response = WebhookClient(url, timeout=max(1, round(timeout))).send(
                 text=fallback_text(payload), blocks=blocks(payload))
-            return response.status_code, None if response.status_code < 300 else response.body
-        answer = httpx.post(url, json=payload, timeout=TIMEOUT_S)
-        return answer.status_code, None if answer.is_success else answer.text[:500]
+            status, body = response.status_code, response.body
+        else:
+            answer = httpx.post(url, json=payload, timeout=timeout)
+            status, body = answer.status_code, answer.text
+        return status, None if 200 <= status < 300 else f"HTTP {status}: {body[:500]}"
     except (OSError, httpx.HTTPError) as error:  # refused, unreachable, timed out
         return None, f"{type(error).__name__}: {error}"
 

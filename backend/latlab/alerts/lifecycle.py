@@ -12,7 +12,7 @@ from latlab.core.errors import Conflict, NotFound
 from latlab.core.settings import get_settings
 from latlab.core.tasks import enqueue
 from latlab.models import Alert, AlertState, Channel, Notification, Run, Severity
-from latlab_contract import INGEST_QUEUE
+from latlab_contract import ALERTS_QUEUE
 
 DELIVER = "alerts.deliver"
 
@@ -85,7 +85,7 @@ def get_alert(session: Session, alert_id: int) -> Alert:
 
 def notify(session: Session, alert: Alert, event: str) -> list[Notification]:
     """Stores one outbox row per channel (the alert's, else all of its project's) and sends
-    their delivery after the commit."""
+    their delivery after the commit; a muted channel's row is kept, marked `muted`."""
     query = select(Channel).where(Channel.project_id == alert.project_id)
     if alert.channel_ids:
         query = query.where(Channel.id.in_(alert.channel_ids))
@@ -93,13 +93,15 @@ def notify(session: Session, alert: Alert, event: str) -> list[Notification]:
     rows = []
     for channel in session.scalars(query):
         row = Notification(alert_id=alert.id, channel_id=channel.id, event=event,
-                           payload=payload(alert, event), status="pending", attempts=0,
+                           payload=payload(alert, event),
+                           status="muted" if channel.muted else "pending", attempts=0,
                            created_at=now, next_attempt_at=now)
         session.add(row)
         rows.append(row)
     session.flush()
     for row in rows:
-        enqueue(session, DELIVER, INGEST_QUEUE, notification_id=row.id)
+        if row.status == "pending":
+            enqueue(session, DELIVER, ALERTS_QUEUE, notification_id=row.id)
     return rows
 
 

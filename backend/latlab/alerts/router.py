@@ -9,6 +9,7 @@ from latlab.alerts.schemas import (
     AlertRead,
     ChannelCreate,
     ChannelRead,
+    ChannelUpdate,
     DeliveryRead,
     SlaRuleCreate,
     SlaRuleRead,
@@ -128,14 +129,25 @@ def create_channel(body: ChannelCreate, user: Member, session: DbSession,
                       created_at=get_clock().now(), **body.model_dump())
     session.add(channel)
     session.flush()
-    return ChannelRead.model_validate(channel, from_attributes=True)
+    return channel_read(channel)
 
 
 @router.get("/channels")
 def list_channels(principal: Reader, session: DbSession) -> list[ChannelRead]:
-    """Channels (without their URLs)."""
-    return [ChannelRead.model_validate(c, from_attributes=True)
-            for c in session.scalars(select(Channel).order_by(Channel.id))]
+    """Channels (without their URLs) and how their deliveries go."""
+    return [channel_read(c) for c in session.scalars(select(Channel).order_by(Channel.id))]
+
+
+@router.patch("/channels/{channel_id}")
+def update_channel(channel_id: Id, body: ChannelUpdate, user: Member,
+                   session: DbSession) -> ChannelRead:
+    """Mute a channel (it is sent nothing; its waiting messages are kept as muted) or unmute
+    it."""
+    channel = session.get(Channel, channel_id, with_for_update=True)
+    if channel is None:
+        raise NotFound(f"no channel {channel_id}")
+    delivery.mute(session, channel, body.muted)
+    return channel_read(channel)
 
 
 @router.delete("/channels/{channel_id}", status_code=status.HTTP_204_NO_CONTENT)
@@ -160,3 +172,9 @@ def test_channel(channel_id: Id, user: Member, session: DbSession) -> DeliveryRe
                         status="sent" if ok else "failed", attempts=1,
                         last_error=None if ok else (error or f"HTTP {status_code}"),
                         sent_at=get_clock().now() if ok else None)
+
+
+def channel_read(channel: Channel) -> ChannelRead:
+    return ChannelRead.model_validate(
+        {**{k: getattr(channel, k) for k in ChannelRead.model_fields if k != "status"},
+         "status": delivery.channel_status(channel)})

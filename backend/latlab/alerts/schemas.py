@@ -83,13 +83,24 @@ class ChannelCreate(Schema):
     url: Annotated[str, StringConstraints(pattern=r"^https?://\S+$", max_length=2000)]
 
 
+class ChannelUpdate(Schema):
+    muted: bool = Field(description="A muted channel is sent nothing")
+
+
 class ChannelRead(Schema):
-    """A channel; its URL is a secret and is never returned."""
+    """A channel and how its deliveries go; its URL is a secret and is never returned."""
 
     id: int
     name: str
     kind: str
     created_at: datetime
+    muted: bool
+    status: Literal["ok", "failing", "muted"] = Field(
+        description="failing: its last deliveries failed, a few in a row")
+    consecutive_failures: int
+    failing_since: datetime | None
+    retry_at: datetime | None = Field(description="No attempt before this (backoff)")
+    last_error: str | None
 
 
 class DeliveryRead(Schema):

@@ -17,7 +17,15 @@ from latlab.core.settings import get_settings
 
 @lru_cache
 def get_engine() -> Engine:
-    return create_engine(get_settings().database_url, pool_pre_ping=True, pool_size=10)
+    """Every wait on Postgres is bounded: connecting, a statement, a free pooled connection;
+    past them the caller gets an error (the api: 503), never a hang."""
+    settings = get_settings()
+    return create_engine(
+        settings.database_url, pool_pre_ping=True, pool_size=10,
+        pool_timeout=settings.db_connect_timeout_s,
+        connect_args={"connect_timeout": settings.db_connect_timeout_s,
+                      "options": f"-c statement_timeout={settings.db_statement_timeout_s}s"},
+    )
 
 
 @lru_cache

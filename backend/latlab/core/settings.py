@@ -13,6 +13,9 @@ class Settings(BaseSettings):
 
     database_url: str = "postgresql+psycopg://latlab@127.0.0.1:54329/latlab"
     redis_url: str = "redis://127.0.0.1:63799/0"
+    # Bounds on waiting for Postgres (seconds): connecting, and one statement.
+    db_connect_timeout_s: int = 3
+    db_statement_timeout_s: int = 120
     # The address people use to reach the dashboard; links in alerts and CLI output use it.
     public_url: str = "http://127.0.0.1:8000"
     # Bodies above this size are refused with 413 before they are parsed.
@@ -34,6 +37,8 @@ class Settings(BaseSettings):
     # Alert delivery retries: exponential backoff from this base, capped.
     delivery_backoff_s: float = 2.0
     delivery_backoff_max_s: float = 300.0
+    # One delivery attempt waits this long at most for a receiver (connect, each read/write).
+    delivery_timeout_s: float = 5.0
 
 
 @lru_cache

@@ -12,10 +12,10 @@ from jsonschema import Draft202012Validator
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from latlab.core import tasks
 from latlab.core.clock import get_clock
 from latlab.core.errors import Conflict, NotFound, Unprocessable
 from latlab.core.settings import get_settings
-from latlab.core.tasks import enqueue, get_sender, on_commit
 from latlab.core.validation import BodyInvalid
 from latlab.hosts import service as host_service
 from latlab.jobs.schemas import JobCreate
@@ -156,8 +156,8 @@ def _dispatch(session: Session, job: Job, host: Host) -> None:
                    timeout_s=job.timeout_s, baseline_version=job.baseline_version)
     # The runner also bounds each program by the job's time; these limits are the backstop.
     limits = {"soft_time_limit": job.timeout_s + 15, "time_limit": job.timeout_s + 45}
-    enqueue(session, EXECUTE_JOB, host_queue(host.name), task_id=task_id(job), options=limits,
-            spec=spec.model_dump())
+    tasks.enqueue(session, EXECUTE_JOB, host_queue(host.name), task_id=task_id(job),
+                  options=limits, spec=spec.model_dump())
 
 
 def task_id(job: Job) -> str:
@@ -198,9 +198,7 @@ def cancel(session: Session, job: Job) -> None:
     was_active = job.status in ACTIVE
     transition(job, JobStatus.cancelled, error="cancelled by request")
     if was_active:
-        revoked = task_id(job)
-        on_commit(session, lambda: get_sender().control.revoke(
-            revoked, terminate=True, signal="SIGTERM"))
+        tasks.revoke(session, task_id(job))
     dispatch_queued(session)
 
 
@@ -262,7 +260,9 @@ def watchdog(session: Session) -> list[Job]:
                 transition(job, JobStatus.timed_out, error=f"ran past {job.timeout_s} s")
                 continue
         else:
-            silent = now - (job.dispatched_at or now) > timedelta(seconds=settings.job_pickup_s)
+            # Counted from when its task left the outbox: a broker outage loses no job.
+            sent = tasks.left_at(session, task_id(job), default=job.dispatched_at or now)
+            silent = sent is not None and now - sent > timedelta(seconds=settings.job_pickup_s)
             reason = f"no runner picked the job up within {settings.job_pickup_s:.0f} s"
         if not silent:
             continue

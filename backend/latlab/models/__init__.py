@@ -13,6 +13,7 @@ from latlab.models.alert import (
 from latlab.models.base import Base
 from latlab.models.host import Host
 from latlab.models.job import Job, JobStatus, Schedule
+from latlab.models.outbox import OutboxMessage
 from latlab.models.project import Project
 from latlab.models.run import Run, Series, Trial
 from latlab.models.suite import Suite
@@ -31,6 +32,7 @@ __all__ = [
     "JobStatus",
     "LoginSession",
     "Notification",
+    "OutboxMessage",
     "Project",
     "Role",
     "Run",

@@ -130,6 +130,13 @@ class Channel(Base):
     kind: Mapped[str] = mapped_column(String(16))
     url: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime]
+    # A muted channel is sent nothing; its messages are kept, marked `muted`.
+    muted: Mapped[bool] = mapped_column(default=False, server_default=text("false"))
+    # Delivery health: failed attempts in a row, since when, and when the next may start.
+    consecutive_failures: Mapped[int] = mapped_column(default=0, server_default=text("0"))
+    failing_since: Mapped[datetime | None]
+    retry_at: Mapped[datetime | None]
+    last_error: Mapped[str | None] = mapped_column(Text)
 
 
 class Notification(Base):

@@ -1,0 +1,183 @@
+"""Alert delivery, one attempt at a time, against a real local receiver: one chain of attempts
+per message, backoff shared by a channel's messages, failing and muted channels, and an
+attempt bounded in time against a receiver that never answers."""
+
+import os
+import socket
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from latlab.alerts import delivery, lifecycle
+from latlab.core.settings import get_settings
+from latlab.models import (
+    Alert,
+    AlertState,
+    Channel,
+    DeliveryAttempt,
+    Notification,
+    OutboxMessage,
+    Project,
+    Severity,
+)
+from tests.conftest import FrozenClock
+from tests.test_alerts_e2e import Receiver
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    server = Receiver()
+    yield server
+    server.stop()
+
+
+def _channel(db: Session, url: str, clock: FrozenClock) -> Channel:
+    project = db.scalar(select(Project).where(Project.slug == "default"))
+    assert project is not None
+    channel = Channel(project_id=project.id, name="hook", kind="webhook", url=url,
+                      created_at=clock.now())
+    db.add(channel)
+    db.flush()
+    return channel
+
+
+def _messages(db: Session, channel: Channel, clock: FrozenClock, n: int = 1) -> list[int]:
+    """`n` alerts opened, one message each to `channel`."""
+    ids = []
+    for _ in range(n):
+        alert = Alert(project_id=channel.project_id, source="test",
+                      history_key=os.urandom(8).hex(),
+                      kind="sla", severity=Severity.warning, state=AlertState.open,
+                      suite="echo", scenario="default", series_labels={}, metric="p99",
+                      unit="ns", message=f"alert {len(ids)}", opened_at=clock.now(),
+                      updated_at=clock.now(), occurrences=1, channel_ids=[channel.id])
+        db.add(alert)
+        db.flush()
+        ids += [n.id for n in lifecycle.notify(db, alert, "opened")]
+    return ids
+
+
+def _deliver_tasks(db: Session, notification_id: int) -> int:
+    return db.scalar(select(func.count()).select_from(OutboxMessage).where(
+        OutboxMessage.task == lifecycle.DELIVER,
+        OutboxMessage.kwargs["notification_id"].as_integer() == notification_id)) or 0
+
+
+def test_a_message_has_one_chain_of_attempts_that_honours_its_time(db, clock,
+                                                                   receiver) -> None:
+    channel = _channel(db, receiver.url, clock)
+    (message,) = _messages(db, channel, clock)
+    assert _deliver_tasks(db, message) == 1
+    receiver.script = [500, 500]
+    delivery.deliver(db, message)
+    notification = db.get(Notification, message)
+    assert receiver.requests == 1 and notification.status == "pending"
+    assert notification.next_attempt_at == clock.now() + delivery.backoff(1)
+    assert _deliver_tasks(db, message) == 2  # its next attempt, counted down
+
+    # A duplicate task, or the sweep for lost tasks, starts no second chain.
+    delivery.deliver(db, message)
+    assert delivery.redeliver_due(db) == 0
+    clock.advance(seconds=delivery.backoff(1).total_seconds() / 2)
+    delivery.deliver(db, message)
+    assert receiver.requests == 1 and _deliver_tasks(db, message) == 2
+
+    clock.advance(seconds=delivery.backoff(1).total_seconds())
+    delivery.deliver(db, message)
+    assert receiver.requests == 2 and notification.attempts == 2
+    assert notification.next_attempt_at == clock.now() + delivery.backoff(2)
+    clock.advance(seconds=delivery.backoff(2).total_seconds())
+    delivery.deliver(db, message)
+    assert notification.status == "sent" and receiver.requests == 3
+    assert len(receiver.messages) == 1
+    # A task lost on the way is found by the sweep once overdue, and only then.
+    (late,) = _messages(db, channel, clock)
+    assert delivery.redeliver_due(db) == 0
+    clock.advance(seconds=delivery.LOST_AFTER.total_seconds())
+    assert delivery.redeliver_due(db) == 1 and _deliver_tasks(db, late) == 2
+
+
+def test_a_failing_channel_backs_off_once_for_all_its_messages(db, clock, receiver) -> None:
+    channel = _channel(db, receiver.url, clock)
+    first, second, third = _messages(db, channel, clock, n=3)
+    receiver.script = [503] * 3
+    for attempt in range(1, 4):
+        delivery.deliver(db, first)
+        assert receiver.requests == attempt
+        # The others wait for the channel instead of trying on their own.
+        delivery.deliver(db, second)
+        delivery.deliver(db, third)
+        assert receiver.requests == attempt
+        assert db.get(Notification, second).next_attempt_at == channel.retry_at
+        clock.advance(seconds=delivery.backoff(attempt).total_seconds())
+    assert channel.consecutive_failures == 3 and delivery.channel_status(channel) == "failing"
+    assert channel.last_error == "HTTP 503: error" and channel.failing_since is not None
+    delivery.deliver(db, first)  # the receiver answers again
+    assert db.get(Notification, first).status == "sent" and channel.retry_at is None
+    assert delivery.channel_status(channel) == "ok"
+    # The waiting messages are due now; each one is delivered once.
+    for message in (second, third):
+        assert db.get(Notification, message).next_attempt_at <= clock.now()
+        delivery.deliver(db, message)
+        delivery.deliver(db, message)
+    assert [m["message"] for m in receiver.messages] == ["alert 0", "alert 1", "alert 2"]
+    assert db.scalar(select(func.count()).select_from(DeliveryAttempt)) == 6
+
+
+def test_a_refusal_fails_for_good_and_a_muted_channel_is_sent_nothing(db, clock,
+                                                                      receiver) -> None:
+    channel = _channel(db, receiver.url, clock)
+    refused, waiting = _messages(db, channel, clock, n=2)
+    receiver.script = [404]
+    delivery.deliver(db, refused)
+    assert db.get(Notification, refused).status == "failed" and channel.retry_at is None
+    delivery.mute(db, channel, True)
+    assert db.get(Notification, waiting).status == "muted"
+    assert delivery.channel_status(channel) == "muted"
+    (later,) = _messages(db, channel, clock)
+    assert db.get(Notification, later).status == "muted" and _deliver_tasks(db, later) == 0
+    delivery.deliver(db, waiting)
+    assert receiver.requests == 1
+    delivery.mute(db, channel, False)
+    (fresh,) = _messages(db, channel, clock)
+    delivery.deliver(db, fresh)
+    assert db.get(Notification, fresh).status == "sent" and receiver.requests == 2
+
+
+def test_an_attempt_at_a_receiver_that_never_answers_is_bounded(db, clock,
+                                                                monkeypatch) -> None:
+    monkeypatch.setattr(get_settings(), "delivery_timeout_s", 1.0)
+    with socket.create_server(("127.0.0.1", 0)) as silent:  # accepts, never answers
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/hook"
+        for kind in ("webhook", "slack"):
+            status, error = delivery.post(kind, url, {"event": "test", "message": "hello"})
+            assert status is None and error is not None and "timed out" in error.lower(), error
+        channel = _channel(db, url, clock)
+        (message,) = _messages(db, channel, clock)
+        delivery.deliver(db, message)
+    notification = db.get(Notification, message)
+    assert notification.status == "pending" and notification.attempts == 1
+    assert channel.consecutive_failures == 1 and channel.retry_at is not None
+
+
+def test_channels_show_their_health_and_can_be_muted(client, actors, db, clock,
+                                                     receiver) -> None:
+    actors.login(client)
+    created = client.post("/api/v1/channels", json={"name": "hook", "kind": "webhook",
+                                                    "url": receiver.url}).json()
+    assert created["status"] == "ok" and created["muted"] is False
+    channel = db.get(Channel, created["id"])
+    (message,) = _messages(db, channel, clock)
+    receiver.script = [500] * 3
+    for attempt in range(1, 4):
+        delivery.deliver(db, message)
+        clock.advance(seconds=delivery.backoff(attempt).total_seconds())
+    (listed,) = client.get("/api/v1/channels").json()
+    assert listed["status"] == "failing" and listed["consecutive_failures"] == 3
+    assert listed["last_error"] == "HTTP 500: error" and "url" not in listed
+    muted = client.patch(f"/api/v1/channels/{channel.id}", json={"muted": True})
+    assert muted.status_code == 200 and muted.json()["status"] == "muted"
+    assert db.get(Notification, message).status == "muted"
+    assert client.patch("/api/v1/channels/999999", json={"muted": True}).status_code == 404
