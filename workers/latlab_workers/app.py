@@ -13,7 +13,7 @@ from typing import Any
 
 from celery import Celery
 from celery.exceptions import SoftTimeLimitExceeded
-from celery.signals import worker_ready, worker_shutdown
+from celery.signals import worker_process_init, worker_ready, worker_shutdown
 
 from latlab_contract import (
     EXECUTE_JOB,
@@ -31,7 +31,14 @@ from latlab_contract import (
 )
 from latlab_contract.broker import CELERY_DEFAULTS, TRANSPORT_OPTIONS
 from latlab_workers.fingerprint import read_fingerprint
-from latlab_workers.runner import HostIdentity, JobError, ProgramGroup, cancellable, execute
+from latlab_workers.runner import (
+    HostIdentity,
+    JobError,
+    ProgramGroup,
+    cancellable,
+    die_with_parent,
+    execute,
+)
 from latlab_workers.settings import get_settings
 from latlab_workers.suites import load_suites
 
@@ -73,6 +80,13 @@ def _announce_forever() -> None:
         except Exception as error:  # the broker may be briefly away; keep announcing
             print(f"heartbeat failed: {error}", flush=True)
         _stop.wait(settings.heartbeat_s)
+
+
+@worker_process_init.connect
+def _die_with_the_worker(**_: Any) -> None:
+    """A pool process, and so its job's programs, dies with the worker's main process, even a
+    SIGKILLed one: nothing is left running, and the api's watchdog runs the job again."""
+    die_with_parent()
 
 
 @worker_ready.connect

@@ -71,7 +71,7 @@ class ProgramGroup:
             try:
                 process = subprocess.Popen(
                     argv, cwd=cwd, env=env, stdout=log if log_only else subprocess.PIPE,
-                    stderr=log, start_new_session=True, preexec_fn=_die_with_parent,
+                    stderr=log, start_new_session=True, preexec_fn=die_with_parent,
                 )
             except OSError as error:
                 raise JobError(f"cannot start {name} ({argv[0]}): {error.strerror}") from error
@@ -392,7 +392,7 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
 _PR_SET_PDEATHSIG = 1
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     # Programs die with the runner even when it is SIGKILLed.
     ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 

@@ -91,6 +91,8 @@ export function useChannels() {
   return useQuery({
     queryKey: keys.alerts.channels(),
     queryFn: ({ signal }) => unwrap(api.GET("/api/v1/channels", { signal })),
+    // A channel's delivery health changes on its own: keep it current.
+    refetchInterval: 15_000,
   });
 }
 
@@ -110,6 +112,20 @@ export function useTestChannel() {
           params: { path: { channel_id: channelId } },
         }),
       ),
+  });
+}
+
+export function useMuteChannel() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ channelId, muted }: { channelId: number; muted: boolean }) =>
+      unwrap(
+        api.PATCH("/api/v1/channels/{channel_id}", {
+          params: { path: { channel_id: channelId } },
+          body: { muted },
+        }),
+      ),
+    onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.alerts.channels() }),
   });
 }
 

@@ -666,7 +666,7 @@ export interface paths {
         };
         /**
          * List Channels
-         * @description Channels (without their URLs).
+         * @description Channels (without their URLs) and how their deliveries go.
          */
         get: operations["list_channels_api_v1_channels_get"];
         put?: never;
@@ -698,7 +698,12 @@ export interface paths {
         delete: operations["delete_channel_api_v1_channels__channel_id__delete"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update Channel
+         * @description Mute a channel (it is sent nothing; its waiting messages are kept as muted) or unmute
+         *     it.
+         */
+        patch: operations["update_channel_api_v1_channels__channel_id__patch"];
         trace?: never;
     };
     "/api/v1/channels/{channel_id}/test": {
@@ -855,7 +860,7 @@ export interface components {
         };
         /**
          * ChannelRead
-         * @description A channel; its URL is a secret and is never returned.
+         * @description A channel and how its deliveries go; its URL is a secret and is never returned.
          */
         ChannelRead: {
             /** Id */
@@ -869,6 +874,33 @@ export interface components {
              * Format: date-time
              */
             created_at: string;
+            /** Muted */
+            muted: boolean;
+            /**
+             * Status
+             * @description failing: its last deliveries failed, a few in a row
+             * @enum {string}
+             */
+            status: "ok" | "failing" | "muted";
+            /** Consecutive Failures */
+            consecutive_failures: number;
+            /** Failing Since */
+            failing_since: string | null;
+            /**
+             * Retry At
+             * @description No attempt before this (backoff)
+             */
+            retry_at: string | null;
+            /** Last Error */
+            last_error: string | null;
+        };
+        /** ChannelUpdate */
+        ChannelUpdate: {
+            /**
+             * Muted
+             * @description A muted channel is sent nothing
+             */
+            muted: boolean;
         };
         /** CompareRead */
         CompareRead: {
@@ -3446,6 +3478,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    update_channel_api_v1_channels__channel_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channel_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelRead"];
+                };
             };
             /** @description Validation Error */
             422: {

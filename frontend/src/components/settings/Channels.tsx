@@ -1,6 +1,11 @@
 import { useState, type FormEvent } from "react";
 
-import { useCreateChannel, useDeleteChannel, useTestChannel } from "../../api/alerts";
+import {
+  useCreateChannel,
+  useDeleteChannel,
+  useMuteChannel,
+  useTestChannel,
+} from "../../api/alerts";
 import { errorMessage } from "../../api/client";
 import type { ChannelCreate, ChannelRead, DeliveryRead } from "../../api/types";
 import { formatDateTime } from "../../lib/format";
@@ -14,6 +19,7 @@ const URL_PATTERN = /^https?:\/\/\S+$/;
 export function Channels({ channels, canWrite }: { channels: ChannelRead[]; canWrite: boolean }) {
   const test = useTestChannel();
   const remove = useDeleteChannel();
+  const mute = useMuteChannel();
   const [results, setResults] = useState<Record<number, DeliveryRead | string>>({});
 
   function sendTest(channel: ChannelRead) {
@@ -43,6 +49,7 @@ export function Channels({ channels, canWrite }: { channels: ChannelRead[]; canW
                 <th scope="col">Name</th>
                 <th scope="col">Kind</th>
                 <th scope="col">Added</th>
+                <th scope="col">Deliveries</th>
                 <th scope="col">
                   <span className="visually-hidden">Actions</span>
                 </th>
@@ -57,9 +64,22 @@ export function Channels({ channels, canWrite }: { channels: ChannelRead[]; canW
                     <td>{channel.kind}</td>
                     <td className="nowrap">{formatDateTime(channel.created_at)}</td>
                     <td>
+                      <ChannelHealth channel={channel} />
+                    </td>
+                    <td>
                       <div className="actions">
                         {canWrite && (
                           <>
+                            <button
+                              type="button"
+                              className="button button-small"
+                              disabled={mute.isPending && mute.variables.channelId === channel.id}
+                              onClick={() =>
+                                mute.mutate({ channelId: channel.id, muted: !channel.muted })
+                              }
+                            >
+                              {channel.muted ? "Unmute" : "Mute"}
+                            </button>
                             <button
                               type="button"
                               className="button button-small"
@@ -100,13 +120,27 @@ export function Channels({ channels, canWrite }: { channels: ChannelRead[]; canW
           </table>
         </div>
       )}
-      {remove.isError && (
+      {(remove.isError || mute.isError) && (
         <p className="form-error" role="alert">
-          {errorMessage(remove.error)}
+          {errorMessage(remove.error ?? mute.error)}
         </p>
       )}
       {canWrite && <ChannelCreateForm />}
     </>
+  );
+}
+
+/** How its deliveries go: ok, failing (since when, the last error, the next try) or muted. */
+function ChannelHealth({ channel }: { channel: ChannelRead }) {
+  if (channel.status === "muted") return <span className="muted">muted: sent nothing</span>;
+  if (channel.status === "ok") return <span className="text-good">ok</span>;
+  return (
+    <span className="text-bad" data-channel-status="failing">
+      failing since {channel.failing_since ? formatDateTime(channel.failing_since) : "—"} (
+      {channel.consecutive_failures} failed attempts in a row
+      {channel.retry_at ? `; next try ${formatDateTime(channel.retry_at)}` : ""}):{" "}
+      {channel.last_error ?? "no answer"}
+    </span>
   );
 }
 

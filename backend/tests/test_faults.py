@@ -1,0 +1,261 @@
+"""Faults on a lab run as `make up` runs it: `python -m latlab.localstack up`, supervisord over
+Postgres, Redis, the api, the ingest and alerts workers, beat and a runner, all of them this
+machine's own processes. A runner SIGKILLed mid-job, Redis restarted and frozen, Postgres
+restarted, an alert receiver that never answers: the lab stays up and loses nothing."""
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from latlab import localstack
+from tests.conftest import wait_for
+from tests.factories import result
+from tests.test_alerts_e2e import Receiver
+from tests.test_jobs_e2e import _alive, _finish
+
+HOST = "fault-lab"
+APP_PROCESSES = ("api", "ingest", "alerts", "beat", "runner")
+LONG_JOB = {"suite": "echo", "params": {"count": 10_000_000, "duration_s": 6}}
+SMALL_JOB = {"suite": "echo", "params": {"count": 2000, "warmup": 100}, "repetitions": 1}
+
+
+@dataclass
+class SupervisedLab:
+    process: subprocess.Popen[bytes]
+    data: Path
+    api: httpx.Client  # signed in as the admin
+    token: dict[str, str]
+
+    def rpc(self) -> Any:
+        return localstack.supervisor_rpc(self.data / "supervisord.conf")
+
+    def pids(self) -> dict[str, int]:
+        return {p["name"]: p["pid"] for p in self.rpc().getAllProcessInfo()}
+
+    def running(self) -> bool:
+        return all(p["statename"] == "RUNNING" for p in self.rpc().getAllProcessInfo())
+
+    def log(self, name: str) -> str:
+        return (self.data / "logs" / f"{name}.log").read_text(errors="replace")
+
+    def submit(self, labels: dict[str, str], key: str | None = None) -> httpx.Response:
+        """A run whose p99 breaches the test's rule (0.1 ms)."""
+        document = result(series=[{"labels": labels, "trials": [
+            {"latency": {"samples_ns": [350_000 + i for i in range(200)]}}]}])
+        headers = {**self.token, **({"Idempotency-Key": key} if key else {})}
+        return self.api.post("/api/v1/runs", json=document, headers=headers)
+
+
+@pytest.fixture(scope="module")
+def lab(build_cache) -> Iterator[SupervisedLab]:
+    data = Path(tempfile.mkdtemp(prefix="latlab-supervised-"))
+    data.chmod(0o755)  # postgres runs as its own user and must reach its directory
+    port = localstack.free_port()
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("LATLAB_DATABASE_URL", "LATLAB_REDIS_URL")}
+    env.update({
+        "LATLAB_DATA_DIR": str(data), "LATLAB_PORT": str(port),
+        "LATLAB_PG_PORT": str(localstack.free_port()),
+        "LATLAB_REDIS_PORT": str(localstack.free_port()),
+        "LATLAB_PUBLIC_URL": f"http://127.0.0.1:{port}",
+        "LATLAB_ADMIN_PASSWORD": "fault-lab-admin", "LATLAB_HOST_NAME": HOST,
+        "LATLAB_BUILD_CACHE": str(build_cache), "LATLAB_HEARTBEAT_S": "1",
+        "LATLAB_EVENT_INTERVAL_S": "0.5", "LATLAB_DELIVERY_TIMEOUT_S": "1",
+    })
+    with open(data / "up.log", "wb") as log:
+        process = subprocess.Popen([sys.executable, "-m", "latlab.localstack", "up"], env=env,
+                                   stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+    api = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
+    try:
+        def signed_in() -> bool:
+            if process.poll() is not None:
+                raise AssertionError((data / "up.log").read_text())
+            with contextlib.suppress(httpx.HTTPError):
+                return api.post("/api/v1/auth/login", json={
+                    "email": "admin@latlab.local", "password": "fault-lab-admin"}
+                ).status_code == 200
+            return False
+
+        wait_for(signed_in, timeout=180, interval=0.5)
+        token = api.post("/api/v1/tokens", json={
+            "name": "ci", "scopes": ["runs:write", "jobs:write", "read"]}).json()["token"]
+        api.post("/api/v1/sla-rules", json={
+            "name": "p99 over 0.1 ms", "suite": "http-order", "metric": "p99", "op": ">",
+            "threshold": 0.1, "unit": "ms"})
+        wait_for(lambda: any(h["name"] == HOST and h["online"]
+                             for h in api.get("/api/v1/hosts").json()), timeout=180)
+        # The first-look echo job `make up` launches on an empty lab ends first.
+        first = wait_for(lambda: api.get("/api/v1/jobs").json()["items"], timeout=60)
+        _finish(api, first[-1]["id"])
+        yield SupervisedLab(process, data, api, {"Authorization": f"Bearer {token}"})
+    finally:
+        api.close()
+        stopped = _stop(process)
+        assert stopped == 0, (data / "up.log").read_text()[-3000:]
+    # Ctrl-C's path stopped everything, Postgres and Redis included.
+    assert not (data / "pg" / "data" / "postmaster.pid").exists()
+    shutil.rmtree(data, ignore_errors=True)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> int | None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(process.pid, signal.SIGTERM)
+    try:
+        return process.wait(90)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        return None
+
+
+def test_a_runner_killed_mid_job_is_restarted_and_its_job_run_again(lab) -> None:
+    before = lab.pids()
+    job_id = lab.api.post("/api/v1/jobs", json=LONG_JOB).json()["id"]
+    running = wait_for(lambda: (lambda j: j if j["phase"] == "measure" and j["programs"]
+                                else None)(lab.api.get(f"/api/v1/jobs/{job_id}").json()),
+                       timeout=120)
+    programs = [p["pid"] for p in running["programs"]]
+    os.kill(before["runner"], signal.SIGKILL)  # its main process only
+
+    wait_for(lambda: not any(_alive(pid) for pid in programs), timeout=30)
+    wait_for(lambda: lab.pids()["runner"] not in (0, before["runner"]) and lab.running(),
+             timeout=60)
+    job, _ = _finish(lab.api, job_id, timeout=180)
+    assert job["status"] == "succeeded" and job["attempts"] == 2, job
+    assert "attempt 1 lost" in job["error"]
+    after = lab.pids()
+    assert {n: after[n] for n in after if n != "runner"} == {
+        n: before[n] for n in before if n != "runner"}  # nothing else restarted
+    supervisor_log = lab.log("supervisord")
+    assert "exited: runner (terminated by SIGKILL; not expected)" in supervisor_log
+    assert supervisor_log.count("spawned: 'runner'") == 2
+
+
+def test_redis_restarted_or_frozen_costs_no_request_and_no_process(lab) -> None:
+    receiver = Receiver()
+    try:
+        channel = lab.api.post("/api/v1/channels", json={
+            "name": "restart", "kind": "webhook", "url": receiver.url}).json()
+        before = lab.pids()
+        lab.rpc().stopProcess("redis")
+        # Writes are stored and answered; their follow-ups wait in the outbox.
+        stored = lab.submit({"client": "during-redis-outage"})
+        assert stored.status_code == 201 and stored.json()["verdict"] == "fail", stored.text
+        job = lab.api.post("/api/v1/jobs", json=SMALL_JOB)
+        assert job.status_code == 202, job.text
+        assert lab.api.get("/api/v1/runs").status_code == 200
+        lab.rpc().startProcess("redis")
+
+        wait_for(lambda: len(receiver.messages) == 1, timeout=90)
+        assert receiver.messages[0]["event"] == "opened"
+        assert _finish(lab.api, job.json()["id"])[0]["status"] == "succeeded"
+
+        pid = lab.pids()["redis"]
+        os.kill(pid, signal.SIGSTOP)  # frozen: connections hang, nothing answers
+        try:
+            frozen = lab.submit({"client": "during-redis-freeze"})
+            assert frozen.status_code == 201, frozen.text
+            job = lab.api.post("/api/v1/jobs", json=SMALL_JOB)
+            assert job.status_code == 202, job.text
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        wait_for(lambda: len(receiver.messages) == 2, timeout=90)
+        assert _finish(lab.api, job.json()["id"])[0]["status"] == "succeeded"
+
+        after = lab.pids()
+        assert {n: after[n] for n in APP_PROCESSES} == {n: before[n] for n in APP_PROCESSES}
+        for name in ("ingest", "alerts", "runner"):
+            log = lab.log(name)
+            assert "Error on restarting" not in log and "Unrecoverable" not in log, log[-3000:]
+        lab.api.delete(f"/api/v1/channels/{channel['id']}")
+    finally:
+        receiver.stop()
+
+
+def test_postgres_restarted_gives_503s_then_one_run_per_key(lab) -> None:
+    before = lab.pids()
+    lab.rpc().stopProcess("postgres")
+    try:
+        for response in (lab.submit({"client": "key"}, key="across-restart"),
+                         lab.api.get("/api/v1/runs"), lab.api.get("/api/v1/hosts"),
+                         lab.api.post("/api/v1/jobs", json=SMALL_JOB)):
+            assert response.status_code == 503, response.text
+            assert int(response.headers["Retry-After"]) > 0
+    finally:
+        lab.rpc().startProcess("postgres")
+    first = wait_for(lambda: (lambda r: r if r.status_code != 503 else None)(
+        lab.submit({"client": "key"}, key="across-restart")), timeout=60)
+    assert first.status_code == 201, first.text
+    again = lab.submit({"client": "key"}, key="across-restart")
+    assert again.status_code == 200 and again.json()["id"] == first.json()["id"]
+    assert again.json()["replayed"] is True
+    # The workers carry on: heartbeats are stored again and a job runs.
+    job = lab.api.post("/api/v1/jobs", json=SMALL_JOB)
+    assert _finish(lab.api, job.json()["id"])[0]["status"] == "succeeded"
+    after = lab.pids()
+    assert {n: after[n] for n in APP_PROCESSES} == {n: before[n] for n in APP_PROCESSES}
+
+
+def test_a_receiver_that_never_answers_costs_the_lab_nothing(lab) -> None:
+    silent = socket.create_server(("127.0.0.1", 0))  # accepts, never answers
+    port = silent.getsockname()[1]
+    channel = lab.api.post("/api/v1/channels", json={
+        "name": "silent", "kind": "slack", "url": f"http://127.0.0.1:{port}/hook"}).json()
+    job_id = lab.api.post("/api/v1/jobs", json=LONG_JOB).json()["id"]
+    started = time.monotonic()
+    alerts = [lab.submit({"client": f"silent-{i}"}) for i in range(4)]
+    assert all(a.status_code == 201 for a in alerts)
+
+    offline: list[dict[str, Any]] = []
+
+    def finished() -> dict[str, Any] | None:
+        offline.extend(h for h in lab.api.get("/api/v1/hosts").json()
+                       if h["name"] == HOST and not h["online"])
+        job = lab.api.get(f"/api/v1/jobs/{job_id}").json()
+        return job if job["status"] not in ("queued", "dispatched", "running") else None
+
+    job = wait_for(finished, timeout=180, interval=0.5)
+    assert job["status"] == "succeeded" and job["attempts"] == 1, job
+    assert offline == []
+    listed = wait_for(lambda: next(c for c in lab.api.get("/api/v1/channels").json()
+                                   if c["id"] == channel["id"] and c["status"] == "failing"),
+                      timeout=60)
+    assert "timed out" in listed["last_error"].lower()
+
+    silent.close()
+    receiver = Receiver(port=port)
+    try:
+        ids = [a["id"] for a in lab.api.get("/api/v1/alerts").json()["items"]
+               if "silent-" in a["message"]]
+        assert len(ids) == 4
+
+        def deliveries() -> list[dict[str, Any]]:
+            return [d for i in ids for d in lab.api.get(f"/api/v1/alerts/{i}/deliveries").json()
+                    if d["channel_id"] == channel["id"]]
+
+        sent = wait_for(lambda: (lambda ds: ds if all(d["status"] == "sent" for d in ds)
+                                 else None)(deliveries()), timeout=120)
+        elapsed = time.monotonic() - started
+        assert len(sent) == 4 and len(receiver.messages) == 4  # each once
+        assert sorted(m["text"].split("]")[0] for m in receiver.messages) == ["[ALERT"] * 4
+        # One backoff for the channel, not a chain per message: windows of 0.5, 1, 2, 2 ... s
+        # with at most two attempts each (the alerts worker runs two at once).
+        assert sum(d["attempts"] for d in sent) <= 2 * (4 + elapsed / 2), sent
+        channel_after = next(c for c in lab.api.get("/api/v1/channels").json()
+                             if c["id"] == channel["id"])
+        assert channel_after["status"] == "ok"
+    finally:
+        receiver.stop()

@@ -1,0 +1,127 @@
+"""The api's memory after large submissions: its RSS idle, then a few seconds after rounds of
+1M-sample submissions (two at a time), for the api as `make up` runs it and as plain uvicorn,
+side by side on one throwaway Postgres. Printed as ratios to each one's idle RSS.
+
+    .venv/bin/python -m bench.api_memory [--samples 1000000] [--rounds 3]
+"""
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import numpy as np
+
+from bench.lab import Processes, bench_token
+from latlab import localstack
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--samples", type=int, default=1_000_000)
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of two submissions")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="latlab-bench-"))
+    work.chmod(0o755)
+    postgres = localstack.start_postgres(work / "pg", localstack.free_port(), database="bench",
+                                         durable=False)
+    processes = Processes(work)
+    try:
+        os.environ["LATLAB_DATABASE_URL"] = postgres.url
+        os.environ.setdefault("LATLAB_REDIS_URL", "redis://127.0.0.1:1/0")  # unused here
+        token = bench_token(postgres.url, "runs:write")
+        rng = np.random.default_rng(1)
+        bodies = [json.dumps({
+            "schema": "latlab.result/v1", "suite": "bench", "scenario": "memory",
+            "started_at": "2026-11-22T10:00:00Z",
+            "series": [{"labels": {"client": f"c{i}"}, "trials": [{"latency": {"samples_ns":
+                rng.lognormal(np.log(350_000), 0.4, args.samples).astype(np.int64).tolist()}}]}],
+        }).encode() for i in range(2)]
+        print(f"{args.rounds} rounds of 2 concurrent submissions of {args.samples:,} samples "
+              f"({len(bodies[0]) / 1e6:.1f} MB of JSON each)")
+        print(f"{'api':<28}{'idle MiB':>10}{'after MiB':>11}{'after / idle':>14}")
+        for name, argv, env in _configurations():
+            idle, after = _measure(processes, argv, env, bodies, token, args.rounds)
+            print(f"{name:<28}{idle:>10.0f}{after:>11.0f}{after / idle:>13.2f}x", flush=True)
+    finally:
+        processes.stop_all()
+        postgres.stop()
+
+
+def _configurations() -> list[tuple[str, list[str], dict[str, str]]]:
+    bin_dir = Path(sys.executable).parent
+    (api,) = [p for p in localstack.programs({
+        "LATLAB_DATA_DIR": "", "LATLAB_HOST": "127.0.0.1", "LATLAB_PORT": "{port}",
+        "LATLAB_HOST_NAME": "bench"}, []) if p.name == "api"]
+    plain = [str(bin_dir / "uvicorn"), "latlab.main:app", "--host", "127.0.0.1", "--port",
+             "{port}", "--log-level", "info"]
+    return [("as `make up` runs it", api.argv, api.environment),
+            ("plain uvicorn", plain, {})]
+
+
+def _measure(processes: Processes, argv: list[str], env: dict[str, str], bodies: list[bytes],
+             token: str, rounds: int) -> tuple[float, float]:
+    port = str(localstack.free_port())
+    process = processes.start("api", [a.replace("{port}", port) for a in argv],
+                              env={**os.environ, **env})
+    url = f"http://127.0.0.1:{port}/api/v1"
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    try:
+        with httpx.Client(base_url=url, headers=headers, timeout=300) as api:
+            _wait(api)
+            small = json.dumps({
+                "schema": "latlab.result/v1", "suite": "bench", "scenario": "warmup",
+                "started_at": "2026-11-22T10:00:00Z", "series": [{"labels": {}, "trials": [
+                    {"latency": {"samples_ns": list(range(1, 1000))}}]}]}).encode()
+            for _ in range(3):  # every code path loaded before "idle" is read
+                api.post("/runs", content=small).raise_for_status()
+            time.sleep(2)
+            idle = _rss_mib(process.pid)
+            with ThreadPoolExecutor(2) as pool:
+                for _ in range(rounds):
+                    for response in pool.map(lambda b: api.post("/runs", content=b), bodies):
+                        response.raise_for_status()
+            time.sleep(5)
+            return idle, _rss_mib(process.pid)
+    finally:
+        processes.stop(process)
+
+
+def _rss_mib(pid: int) -> float:
+    """The RSS of the api's process and its children (a worker manager's workers)."""
+    total = 0.0
+    for candidate in [pid, *_children(pid)]:
+        status = Path(f"/proc/{candidate}/status").read_text()
+        kb = next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS"))
+        total += int(kb) / 1024
+    return total
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        children = (task / "children").read_text().split()
+        for child in map(int, children):
+            found += [child, *_children(child)]
+    return found
+
+
+def _wait(api: httpx.Client) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if api.get("/openapi.json", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    raise RuntimeError("the api did not start")
+
+
+if __name__ == "__main__":
+    main()
