@@ -1,6 +1,8 @@
 """The api's memory after large submissions: its RSS idle, then a few seconds after rounds of
-1M-sample submissions (two at a time), for the api as `make up` runs it and as plain uvicorn,
-side by side on one throwaway Postgres. Printed as ratios to each one's idle RSS.
+1M-sample submissions (two at a time), for the api as `make up` runs it and, as the
+reference, the same api without giving memory back after large requests
+(LATLAB_RELEASE_MEMORY_AFTER_BYTES=0), side by side on one throwaway Postgres. Printed as
+ratios to each one's idle RSS.
 
     .venv/bin/python -m bench.api_memory [--samples 1000000] [--rounds 3]
 """
@@ -8,7 +10,6 @@ side by side on one throwaway Postgres. Printed as ratios to each one's idle RSS
 import argparse
 import json
 import os
-import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -55,14 +56,11 @@ def main() -> None:
 
 
 def _configurations() -> list[tuple[str, list[str], dict[str, str]]]:
-    bin_dir = Path(sys.executable).parent
     (api,) = [p for p in localstack.programs({
         "LATLAB_DATA_DIR": "", "LATLAB_HOST": "127.0.0.1", "LATLAB_PORT": "{port}",
         "LATLAB_HOST_NAME": "bench"}, []) if p.name == "api"]
-    plain = [str(bin_dir / "uvicorn"), "latlab.main:app", "--host", "127.0.0.1", "--port",
-             "{port}", "--log-level", "info"]
-    return [("as `make up` runs it", api.argv, api.environment),
-            ("plain uvicorn", plain, {})]
+    return [("as `make up` runs it", api.argv, {}),
+            ("memory kept (reference)", api.argv, {"LATLAB_RELEASE_MEMORY_AFTER_BYTES": "0"})]
 
 
 def _measure(processes: Processes, argv: list[str], env: dict[str, str], bodies: list[bytes],

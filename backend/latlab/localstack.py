@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -207,7 +207,6 @@ class Program:
     # Postgres stops its own children; Celery's pool children and a runner's programs are
     # stopped with their group.
     stopasgroup: bool = True
-    environment: dict[str, str] = field(default_factory=dict)
 
 
 def programs(env: dict[str, str], services: list[Program]) -> list[Program]:
@@ -259,8 +258,6 @@ def supervisor_config(data: Path, lab: list[Program], password: str) -> str:
             "autorestart=true", "startsecs=2", "startretries=20",
             f"stopsignal={program.stopsignal}", "stopwaitsecs=20",
             f"stopasgroup={'true' if program.stopasgroup else 'false'}",
-            *([f"environment={','.join(f'{k}={v!r}' for k, v in program.environment.items())}"]
-              if program.environment else []),
             f"killasgroup={'true' if program.stopasgroup else 'false'}",
             "redirect_stderr=true", f"stdout_logfile={logs}/{program.name}.log",
             "stdout_logfile_maxbytes=10MB", "stdout_logfile_backups=2", "",

@@ -18,6 +18,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from latlab.api import api_router
 from latlab.core.errors import AppError, Unprocessable
 from latlab.core.limits import BodySizeLimit
+from latlab.core.memory import ReleaseMemory
 from latlab.core.settings import get_settings
 from latlab.core.validation import BodyInvalid, problems
 from latlab_contract.result import RunCreate
@@ -43,6 +44,8 @@ def create_app() -> FastAPI:
     app.include_router(api_router)
     _add_error_handlers(app)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    if settings.release_memory_after_bytes:
+        app.add_middleware(ReleaseMemory, min_bytes=settings.release_memory_after_bytes)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     _serve_dashboard(app, Path(settings.frontend_dist) if settings.frontend_dist else DEFAULT_DIST)
     return app

@@ -20,6 +20,8 @@ class Settings(BaseSettings):
     public_url: str = "http://127.0.0.1:8000"
     # Bodies above this size are refused with 413 before they are parsed.
     max_body_bytes: int = 64 * 1024 * 1024
+    # Requests with bodies this large give their memory back once answered (0: never).
+    release_memory_after_bytes: int = 1024 * 1024
     session_days: int = 14
     cookie_secure: bool = False
     default_project: str = "default"
