@@ -236,6 +236,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Retention
+         * @description How long the project keeps trials' intervals and histograms (summaries stay).
+         */
+        get: operations["get_retention_api_v1_retention_get"];
+        /**
+         * Put Retention
+         * @description Change the project's retention (admins); beat applies it in small batches.
+         */
+        put: operations["put_retention_api_v1_retention_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/hosts": {
         parameters: {
             query?: never;
@@ -831,7 +855,12 @@ export interface components {
             /** Index */
             index: number;
             /** Run Id */
-            run_id: number;
+            run_id: number | null;
+            /**
+             * Started At
+             * Format: date-time
+             */
+            started_at: string;
             /** Before */
             before: number;
             /** After */
@@ -1180,6 +1209,28 @@ export interface components {
             /** Pid */
             pid: number;
         };
+        /** RetentionRead */
+        RetentionRead: {
+            /** Project */
+            project: string;
+            /**
+             * Intervals Retention Days
+             * @description Days a trial keeps its latency-over-time intervals; null: forever
+             */
+            intervals_retention_days: number | null;
+            /**
+             * Histograms Retention Days
+             * @description Days a trial keeps its histogram; null: forever. Summaries and daily rollups are kept forever
+             */
+            histograms_retention_days: number | null;
+        };
+        /** RetentionUpdate */
+        RetentionUpdate: {
+            /** Intervals Retention Days */
+            intervals_retention_days: number | null;
+            /** Histograms Retention Days */
+            histograms_retention_days: number | null;
+        };
         /**
          * Role
          * @enum {string}
@@ -1215,8 +1266,16 @@ export interface components {
         RunPage: {
             /** Items */
             items: components["schemas"]["RunSummary"][];
-            /** Total */
+            /**
+             * Total
+             * @description Matching runs, counted up to 10,000
+             */
             total: number;
+            /**
+             * Total Capped
+             * @description True when more than `total` runs match
+             */
+            total_capped: boolean;
             /** Limit */
             limit: number;
             /** Offset */
@@ -1265,6 +1324,16 @@ export interface components {
              * @description This run measured again the suspected regression of that run
              */
             confirms_run_id: number | null;
+            /**
+             * Intervals Retired At
+             * @description When retention removed the trials' intervals (summaries stay)
+             */
+            intervals_retired_at: string | null;
+            /**
+             * Histograms Retired At
+             * @description When retention removed the trials' histograms (summaries stay)
+             */
+            histograms_retired_at: string | null;
             /** Params */
             params: {
                 [key: string]: unknown;
@@ -1354,6 +1423,16 @@ export interface components {
              * @description This run measured again the suspected regression of that run
              */
             confirms_run_id: number | null;
+            /**
+             * Intervals Retired At
+             * @description When retention removed the trials' intervals (summaries stay)
+             */
+            intervals_retired_at: string | null;
+            /**
+             * Histograms Retired At
+             * @description When retention removed the trials' histograms (summaries stay)
+             */
+            histograms_retired_at: string | null;
         };
         /** ScenarioSpec */
         ScenarioSpec: {
@@ -1819,8 +1898,17 @@ export interface components {
         };
         /** TrendPoint */
         TrendPoint: {
-            /** Run Id */
-            run_id: number;
+            /**
+             * Run Id
+             * @description None for a day read from the rollups
+             */
+            run_id: number | null;
+            /**
+             * Runs
+             * @description Runs the value stands for (a day's rollup: its median)
+             * @default 1
+             */
+            runs: number;
             /**
              * Started At
              * Format: date-time
@@ -1850,6 +1938,12 @@ export interface components {
             params: {
                 [key: string]: unknown;
             };
+            /**
+             * Resolution
+             * @description run: a point per run; day: a point per day from the daily rollups (the range held more runs than the limit)
+             * @enum {string}
+             */
+            resolution: "run" | "day";
             /** Unit */
             unit: string;
             /** Direction */
@@ -2634,6 +2728,72 @@ export interface operations {
             };
         };
     };
+    get_retention_api_v1_retention_get: {
+        parameters: {
+            query?: {
+                project?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetentionRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    put_retention_api_v1_retention_put: {
+        parameters: {
+            query?: {
+                project?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RetentionUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetentionRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     list_hosts_api_v1_hosts_get: {
         parameters: {
             query?: never;
@@ -2968,6 +3128,10 @@ export interface operations {
                 limit?: number;
                 /** @description The runs' params as JSON; by default those of the newest run, so a history never mixes params (other params are another history) */
                 params?: string | null;
+                /** @description Project slug, for signed-in users */
+                project?: string | null;
+                /** @description From this moment on (ISO 8601); a range with more runs than `limit` is read from the daily rollups, one point a day */
+                since?: string | null;
             };
             header?: never;
             path?: never;
