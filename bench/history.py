@@ -65,7 +65,7 @@ def load(session: Session, runs: int, *, trials: int = 1, batch: int = 20_000,
             series_rows, trial_ids, trials, shapes, rng))
     session.execute(text("ANALYZE run; ANALYZE series; ANALYZE trial"))
     assert first is not None
-    return first
+    return int(first)
 
 
 def _run(run_id: int, project_id: int, index: int, started_at: datetime,
