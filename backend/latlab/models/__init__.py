@@ -15,6 +15,7 @@ from latlab.models.host import Host
 from latlab.models.job import Job, JobStatus, Schedule
 from latlab.models.outbox import OutboxMessage
 from latlab.models.project import Project
+from latlab.models.rollup import Rollup
 from latlab.models.run import Run, Series, Trial
 from latlab.models.suite import Suite
 from latlab.models.user import ApiToken, LoginSession, Role, Scope, User
@@ -35,6 +36,7 @@ __all__ = [
     "OutboxMessage",
     "Project",
     "Role",
+    "Rollup",
     "Run",
     "Schedule",
     "Scope",
