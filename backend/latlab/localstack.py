@@ -255,7 +255,7 @@ def supervisor_config(data: Path, lab: list[Program], password: str) -> str:
             f"priority={10 if program.service else 100}",
             # Services are started by supervisord; the rest once the database is migrated.
             f"autostart={'true' if program.service else 'false'}",
-            "autorestart=true", "startsecs=2", "startretries=20",
+            "autorestart=true", "startsecs=10", "startretries=20",
             f"stopsignal={program.stopsignal}", "stopwaitsecs=20",
             f"stopasgroup={'true' if program.stopasgroup else 'false'}",
             f"killasgroup={'true' if program.stopasgroup else 'false'}",
