@@ -4,6 +4,7 @@ machine's own processes. A runner SIGKILLed mid-job, Redis restarted and frozen,
 restarted, an alert receiver that never answers: the lab stays up and loses nothing."""
 
 import contextlib
+import http.client
 import os
 import shutil
 import signal
@@ -150,6 +151,9 @@ def test_redis_restarted_or_frozen_costs_no_request_and_no_process(lab) -> None:
         channel = lab.api.post("/api/v1/channels", json={
             "name": "restart", "kind": "webhook", "url": receiver.url}).json()
         before = lab.pids()
+        running = lab.api.post("/api/v1/jobs", json=LONG_JOB).json()["id"]
+        wait_for(lambda: lab.api.get(f"/api/v1/jobs/{running}").json()["phase"] == "measure",
+                 timeout=120)
         lab.rpc().stopProcess("redis")
         # Writes are stored and answered; their follow-ups wait in the outbox.
         stored = lab.submit({"client": "during-redis-outage"})
@@ -157,10 +161,13 @@ def test_redis_restarted_or_frozen_costs_no_request_and_no_process(lab) -> None:
         job = lab.api.post("/api/v1/jobs", json=SMALL_JOB)
         assert job.status_code == 202, job.text
         assert lab.api.get("/api/v1/runs").status_code == 200
-        lab.rpc().startProcess("redis")
+        lab.rpc().startProcess("redis", False)
 
         wait_for(lambda: len(receiver.messages) == 1, timeout=90)
         assert receiver.messages[0]["event"] == "opened"
+        # The job that was measuring through the outage keeps its first attempt.
+        finished, _ = _finish(lab.api, running)
+        assert finished["status"] == "succeeded" and finished["attempts"] == 1, finished
         assert _finish(lab.api, job.json()["id"])[0]["status"] == "succeeded"
 
         pid = lab.pids()["redis"]
@@ -259,3 +266,32 @@ def test_a_receiver_that_never_answers_costs_the_lab_nothing(lab) -> None:
         assert channel_after["status"] == "ok"
     finally:
         receiver.stop()
+
+
+def test_a_process_that_keeps_dying_is_started_again_with_backoff() -> None:
+    """The supervisor's configuration as `make up` writes it, on a program that exits 1 s
+    after each start: started again and again, in backoff between tries, and logged."""
+    data = Path(tempfile.mkdtemp(prefix="latlab-supervisor-"))
+    (data / "logs").mkdir()
+    crasher = localstack.Program("crasher", ["/bin/sh", "-c", "sleep 1; exit 3"], service=True)
+    (data / "supervisord.conf").write_text(localstack.supervisor_config(data, [crasher], "pw"))
+    supervisord = subprocess.Popen(
+        [str(Path(sys.executable).parent / "supervisord"), "-c", str(data / "supervisord.conf")],
+        stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        states: set[str] = set()
+
+        def restarted_thrice() -> bool:
+            with contextlib.suppress(OSError, http.client.HTTPException):  # not listening yet
+                rpc = localstack.supervisor_rpc(data / "supervisord.conf")
+                states.add(rpc.getProcessInfo("crasher")["statename"])
+            log = data / "logs" / "supervisord.log"
+            return log.exists() and log.read_text().count("spawned: 'crasher'") >= 3
+
+        wait_for(restarted_thrice, timeout=60, interval=0.05)
+        assert "BACKOFF" in states, states
+        assert "exited: crasher (exit status 3; not expected)" in (
+            data / "logs" / "supervisord.log").read_text()
+    finally:
+        _stop(supervisord)
+        shutil.rmtree(data, ignore_errors=True)

@@ -12,11 +12,16 @@ broker is an error after seconds, never a hang, and workers retry the connection
 
 from typing import Any
 
+import redis
 from celery.worker.consumer import Consumer as CeleryConsumer
+from kombu.exceptions import KombuError
 
 # Seconds: a publish to a broker that does not answer fails after this long.
 SOCKET_TIMEOUT_S = 5.0
 CONNECT_TIMEOUT_S = 2.0
+
+# What sending to a broker that is down or frozen raises.
+BROKER_ERRORS = (KombuError, redis.RedisError, OSError)
 
 TRANSPORT_OPTIONS: dict[str, Any] = {
     "socket_timeout": SOCKET_TIMEOUT_S,

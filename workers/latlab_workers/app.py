@@ -9,6 +9,7 @@ specs with the generic runner, and sends progress and outcomes to the ingest que
 
 import sys
 import threading
+import time
 from typing import Any
 
 from celery import Celery
@@ -29,7 +30,7 @@ from latlab_contract import (
     ProgramInfo,
     host_queue,
 )
-from latlab_contract.broker import CELERY_DEFAULTS, TRANSPORT_OPTIONS
+from latlab_contract.broker import BROKER_ERRORS, CELERY_DEFAULTS, TRANSPORT_OPTIONS
 from latlab_workers.fingerprint import read_fingerprint
 from latlab_workers.runner import (
     HostIdentity,
@@ -53,6 +54,9 @@ app.conf.update(
     broker_transport_options={**TRANSPORT_OPTIONS, "visibility_timeout": 7 * 3600},
 )
 _stop = threading.Event()
+# A job's outcome waits this long for a broker that is away (then the api's watchdog retries
+# the job); progress events are repeated anyway and are not waited for.
+OUTCOME_PATIENCE_S = 600.0
 
 
 _reported: set[str] = set()
@@ -70,6 +74,21 @@ def heartbeat() -> Heartbeat:
         fingerprint=read_fingerprint(),
         suites=[s.info() for s in load_suites(settings.suites_dir, on_error=_report).values()],
     )
+
+
+def _send(task: str, patience_s: float = 0.0, **kwargs: Any) -> bool:
+    """Sends `task` to the ingest queue, trying again every second for `patience_s` while the
+    broker is away; says whether it left."""
+    deadline = time.monotonic() + patience_s
+    while True:
+        try:
+            app.send_task(task, kwargs=kwargs, queue=INGEST_QUEUE)
+            return True
+        except BROKER_ERRORS as error:
+            if time.monotonic() >= deadline:
+                print(f"{task} not sent, the broker is away: {error}", flush=True)
+                return False
+            time.sleep(1.0)
 
 
 def _announce_forever() -> None:
@@ -118,8 +137,8 @@ class _EventReporter:
                                  programs=self.last.programs if programs is None else programs)
         self.send(self.last)
 
-    def send(self, event: JobEvent) -> None:
-        app.send_task(JOB_EVENT, kwargs={"event": event.model_dump()}, queue=INGEST_QUEUE)
+    def send(self, event: JobEvent, patience_s: float = 0.0) -> None:
+        _send(JOB_EVENT, patience_s, event=event.model_dump())
 
     def _keepalive(self) -> None:
         while not self.done.wait(settings.event_interval_s):
@@ -144,15 +163,15 @@ def execute_job(spec: dict[str, Any]) -> None:
             result = execute(job, suites[job.suite], host, reporter, settings.build_cache,
                              on_group=groups.append)
         reporter.done.set()
-        app.send_task(JOB_OUTCOME, queue=INGEST_QUEUE, kwargs={"outcome": JobOutcome(
+        _send(JOB_OUTCOME, OUTCOME_PATIENCE_S, outcome=JobOutcome(
             job_id=job.job_id, attempt=job.attempt,
             result=result.model_dump(mode="json", by_alias=True, exclude_none=True),
-        ).model_dump()})
+        ).model_dump())
     except (JobError, SoftTimeLimitExceeded, Exception) as error:
         reporter.done.set()
         status = error.status if isinstance(error, JobError) else (
             "timed_out" if isinstance(error, SoftTimeLimitExceeded) else "failed")
         reporter.send(JobEvent(job_id=job.job_id, attempt=job.attempt, status=status,
-                               error=str(error) or type(error).__name__))
+                               error=str(error) or type(error).__name__), OUTCOME_PATIENCE_S)
         for group in groups:
             group.kill_all()

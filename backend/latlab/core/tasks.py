@@ -14,9 +14,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
-import redis
 from celery import Celery
-from kombu.exceptions import KombuError
 from sqlalchemy import delete, event, inspect, select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
@@ -24,14 +22,13 @@ from sqlalchemy.orm import Session
 from latlab.core.clock import get_clock
 from latlab.core.settings import get_settings
 from latlab.models import OutboxMessage
-from latlab_contract.broker import CELERY_DEFAULTS
+from latlab_contract.broker import BROKER_ERRORS, CELERY_DEFAULTS
 
 log = logging.getLogger(__name__)
 REVOKE = "celery.control.revoke"
 # The relay leaves fresh rows to the sender that wrote them.
 RELAY_AFTER = timedelta(seconds=2)
 KEEP_SENT = timedelta(hours=1)
-BROKER_ERRORS = (KombuError, redis.RedisError, OSError)
 _PENDING = "latlab_outbox"
 
 
