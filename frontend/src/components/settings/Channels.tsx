@@ -135,10 +135,11 @@ function ChannelHealth({ channel }: { channel: ChannelRead }) {
   if (channel.status === "muted") return <span className="muted">muted: sent nothing</span>;
   if (channel.status === "ok") return <span className="text-good">ok</span>;
   return (
-    <span className="text-bad" data-channel-status="failing">
-      failing since {channel.failing_since ? formatDateTime(channel.failing_since) : "—"} (
+    <span className="text-bad channel-health" data-channel-status="failing">
+      <strong>failing</strong> since{" "}
+      {channel.failing_since ? formatDateTime(channel.failing_since) : "—"}:{" "}
       {channel.consecutive_failures} failed attempts in a row
-      {channel.retry_at ? `; next try ${formatDateTime(channel.retry_at)}` : ""}):{" "}
+      {channel.retry_at ? `, next try ${formatDateTime(channel.retry_at)}` : ""}. Last error:{" "}
       {channel.last_error ?? "no answer"}
     </span>
   );

@@ -1,0 +1,41 @@
+// Settings > Channels in the browser: a channel whose deliveries keep failing says so (since
+// when, the last error), and muting it shows it muted. Screenshot of each.
+//
+//   LATLAB_URL=... LATLAB_EMAIL=... LATLAB_PASSWORD=... LATLAB_CHANNEL=... \
+//   node --test tests/e2e/channels.test.mjs
+//
+// backend/tests/test_channels_e2e.py provides all of this from a throwaway lab.
+
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+
+import { launchBrowser, newPage, requireEnv, screenshot, signIn } from "./browser.mjs";
+
+const baseUrl = requireEnv("LATLAB_URL").replace(/\/+$/, "");
+const channel = requireEnv("LATLAB_CHANNEL");
+
+let browser;
+let page;
+
+before(async () => {
+  browser = await launchBrowser();
+  ({ page } = await newPage(browser));
+  await signIn(page, baseUrl, requireEnv("LATLAB_EMAIL"), requireEnv("LATLAB_PASSWORD"));
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+test("a failing channel is shown, then muted", async () => {
+  await page.goto(`${baseUrl}/settings#channels`);
+  const row = page.getByRole("row").filter({ has: page.getByRole("rowheader", { name: channel }) });
+  const health = row.locator('[data-channel-status="failing"]');
+  await health.waitFor();
+  assert.match(await health.innerText(), /failing since .*\d+ failed attempts in a row.*HTTP 503/);
+  await screenshot(page, "channels-01-failing");
+  await row.getByRole("button", { name: "Mute" }).click();
+  await row.getByText("muted: sent nothing").waitFor();
+  await row.getByRole("button", { name: "Unmute" }).waitFor();
+  await screenshot(page, "channels-02-muted");
+});
