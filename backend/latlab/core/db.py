@@ -1,7 +1,8 @@
 """Engine, sessions, and the request-scoped session dependency.
 
 Services never commit. The request's session commits once, after the route returns and
-before the response is sent; tasks queued with `latlab.core.tasks.enqueue` leave only then.
+before the response is sent; Celery messages written with `latlab.core.tasks.enqueue` (the
+outbox) leave only then.
 """
 
 from collections.abc import Iterator

@@ -20,6 +20,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from latlab.core.clock import get_clock
+from latlab.core.db import get_sessionmaker
 from latlab.core.settings import get_settings
 from latlab.models import OutboxMessage
 from latlab_contract.broker import BROKER_ERRORS, CELERY_DEFAULTS
@@ -73,8 +74,6 @@ def relay(ids: list[int] | None = None) -> int:
              .order_by(OutboxMessage.id).limit(1000).with_for_update(skip_locked=True))
     query = (query.where(OutboxMessage.id.in_(ids)) if ids is not None
              else query.where(OutboxMessage.created_at <= now - RELAY_AFTER))
-    from latlab.core.db import get_sessionmaker  # the engine module imports this one
-
     sent = 0
     with get_sessionmaker()() as session, session.begin():
         for message in session.scalars(query):
