@@ -9,7 +9,6 @@ from latlab.auth import service as auth_service
 from latlab.auth.dependencies import Admin, Reader, RunWriter
 from latlab.core.db import DbSession
 from latlab.core.settings import get_settings
-from latlab.core.validation import parse_body
 from latlab.models import Project, Run
 from latlab.runs import metrics, service
 from latlab.runs.dependencies import RawBody, RunFromPath
@@ -28,7 +27,6 @@ from latlab.runs.schemas import (
     TrialRead,
     VocabularyRead,
 )
-from latlab_contract.result import RunCreate
 
 router = APIRouter(tags=["runs"])
 
@@ -55,7 +53,7 @@ def submit_run(
     project: Annotated[str | None, Query(description="Project slug, for signed-in users")] = None,
 ) -> RunCreated:
     """Submit a `latlab.result/v1` result; answers 201 with the run id (200 on a replay)."""
-    body = parse_body(RunCreate, raw)
+    body = service.parse_result(raw)
     target = (
         principal.token.project
         if principal.token is not None

@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 from sqlalchemy import Select, func, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import IntegrityError
@@ -14,8 +15,9 @@ from sqlalchemy.orm import Session, selectinload
 from latlab.analysis.stats import tail_reliable
 from latlab.core.clock import get_clock
 from latlab.core.errors import Conflict, Gone, NotFound
+from latlab.core.validation import parse_body
 from latlab.models import Host, Project, Run, Series
-from latlab.runs import keys, store
+from latlab.runs import keys, samples, store
 from latlab.runs import metrics as metric_registry
 from latlab.runs.histogram import SUMMARY_PERCENTILES, Histogram, Summary
 from latlab.runs.keys import label_key
@@ -124,6 +126,22 @@ def submit(
 # The runs list counts matching runs up to this many: a count over a year of history would
 # cost more than the page itself.
 COUNT_LIMIT = 10_000
+
+
+def parse_result(raw: bytes | bytearray) -> RunCreate:
+    """A submission's body as the result contract, its raw samples read straight into arrays
+    (`runs.samples`); a document the fast path cannot take is validated as it is, so every
+    problem is named by its path."""
+    fast = samples.extract(raw)
+    if fast is not None:
+        document, arrays = fast
+        try:
+            body = RunCreate.model_validate_json(document)
+        except ValidationError:
+            body = None
+        if body is not None and samples.restore(body, arrays):
+            return body
+    return parse_body(RunCreate, raw)
 
 
 def list_runs(
@@ -235,10 +253,11 @@ def _trial_data(trial: Any, path: str) -> _TrialData:
 
 
 def _histogram(latency: Latency, path: str) -> Histogram:
-    if latency.samples_ns is not None:
-        return Histogram.from_samples(
-            np.asarray(latency.samples_ns, dtype=np.int64), f"{path}.samples_ns"
-        )
+    raw: Any = latency.samples_ns
+    if isinstance(raw, samples.Chunked):  # read straight from the request's bytes
+        return Histogram.from_chunks(raw.chunks, f"{path}.samples_ns")
+    if raw is not None:
+        return Histogram.from_samples(np.asarray(raw, dtype=np.int64), f"{path}.samples_ns")
     assert latency.hdr is not None
     return Histogram.from_hdr(latency.hdr, f"{path}.hdr")
 
