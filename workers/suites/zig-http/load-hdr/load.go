@@ -3,6 +3,7 @@ package main
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -36,7 +37,7 @@ type worker struct {
 // result is what the workers measured, merged.
 type result struct {
 	ok, non2xx, errors, timeouts int64
-	sent                         int64 // measured requests sent
+	sent                         int64 // open loop: measured requests sent
 	elapsed                      time.Duration
 	latency, uncorrected         *hdrhistogram.Histogram
 	intervals                    []interval // nil when the samples were cut
@@ -88,34 +89,32 @@ func (l *load) runClosed() result {
 	start := time.Now()
 	measureStart := start.Add(l.cfg.warmup)
 	measureEnd := measureStart.Add(l.cfg.duration)
-	var sent int64
-	var mu sync.Mutex
+	var taken atomic.Int64 // measured requests started, for --requests
 	var done sync.WaitGroup
 	for _, w := range l.workers {
 		done.Add(1)
 		go func(w *worker) {
 			defer done.Done()
-			var mine int64
 			for {
 				before := time.Now()
 				if !before.Before(measureEnd) {
 					break
 				}
+				measured := !before.Before(measureStart)
+				if measured && l.cfg.requests > 0 && taken.Add(1) > l.cfg.requests {
+					break
+				}
 				out := w.client.do()
-				if before.Before(measureStart) {
+				if !measured {
 					continue
 				}
 				answered := time.Now()
-				mine++
 				l.record(w, out, measureStart, answered.Sub(before), answered.Sub(before), answered)
 			}
-			mu.Lock()
-			sent += mine
-			mu.Unlock()
 		}(w)
 	}
 	done.Wait()
-	return result{sent: sent, elapsed: time.Since(measureStart)}
+	return result{elapsed: time.Since(measureStart)}
 }
 
 // runOpen: request j is due at start + j/rate. A pacer hands each due request to a free

@@ -25,6 +25,7 @@ type config struct {
 	rate        float64 // requests/s in total; 0: closed loop
 	timeout     time.Duration
 	keepAlive   bool
+	requests    int64 // closed loop: stop after this many measured requests; 0: no bound
 }
 
 func main() {
@@ -69,6 +70,7 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 	rate := fs.Float64("rate", 0, "open loop: requests per second in total; 0: closed loop")
 	timeout := fs.Float64("timeout", 5, "seconds one request may take")
 	keepAlive := fs.String("keepalive", "true", "true: reuse connections; false: one connection per request")
+	requests := fs.Int64("requests", 0, "closed loop: measured requests in total, --duration bounding them; 0: for --duration")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -94,6 +96,8 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 		return config{}, fmt.Errorf("--rate must be in [0, 10000000]")
 	case !(*timeout > 0 && *timeout <= 600):
 		return config{}, fmt.Errorf("--timeout must be in (0, 600] seconds")
+	case *requests < 0 || (*requests > 0 && *rate > 0):
+		return config{}, fmt.Errorf("--requests must be >= 0, and only in closed loop")
 	}
 	keep, err := strconv.ParseBool(*keepAlive)
 	if err != nil {
@@ -102,7 +106,7 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 	return config{
 		host: u.Host, path: path, connections: *connections,
 		duration: seconds(*duration), warmup: seconds(*warmup), rate: *rate,
-		timeout: seconds(*timeout), keepAlive: keep,
+		timeout: seconds(*timeout), keepAlive: keep, requests: *requests,
 	}, nil
 }
 
