@@ -76,7 +76,7 @@ def test_dashboard_walk_through(committed_db, live_server, ingest_worker, start_
                          for s in client.get("/api/v1/suites").json()))
 
     completed = subprocess.run(
-        ["node", "--test", "tests/e2e/"],
+        ["node", "--test", "tests/e2e/dashboard.test.mjs"],
         cwd=FRONTEND,
         env={**os.environ, "LATLAB_URL": live_server,
              "LATLAB_EMAIL": admin.email, "LATLAB_PASSWORD": PASSWORD,

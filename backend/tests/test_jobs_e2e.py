@@ -10,20 +10,9 @@ from datetime import datetime
 import httpx
 import pytest
 
-from latlab.models import Role
-from tests.conftest import Actors, wait_for
+from tests.conftest import wait_for
 
 SMALL = {"count": 2000, "warmup": 100}
-
-
-@pytest.fixture
-def member(committed_db, live_server) -> httpx.Client:
-    user = Actors(committed_db).user(Role.member)
-    committed_db.commit()
-    client = httpx.Client(base_url=live_server, timeout=30)
-    assert client.post("/api/v1/auth/login", json={
-        "email": user.email, "password": "correct horse battery"}).status_code == 200
-    return client
 
 
 @pytest.fixture

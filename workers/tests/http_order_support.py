@@ -19,8 +19,8 @@ from typing import Any
 from hdrh.histogram import HdrHistogram
 
 from latlab_workers.runner import build, program_context
-from latlab_workers.templates import render
 from latlab_workers.suites import SUITES_DIR, Suite, load_suite
+from latlab_workers.templates import render
 
 SUITE: Suite = load_suite(SUITES_DIR / "http-order")
 CLIENTS = ["python", "c", "cpp", "rust", "go"]

@@ -21,35 +21,17 @@ from latlab.core.db import DbSession
 from latlab.core.errors import NotFound
 from latlab.models import Alert as AlertModel
 from latlab.models import AlertState, Channel, Notification, Severity, SlaRule
+from latlab.suites import service as suite_service
 
 router = APIRouter(tags=["alerts"])
 Id = Annotated[int, Path(ge=1)]
 
-# A rule's op is its breach condition: "p99 > 2 ms" alerts when the p99 is over 2 ms.
-TEMPLATES = [
-    SlaRuleCreate(name="P50 over 0.5 ms", suite="http-order", metric="p50", op=">",
-                  threshold=0.5, unit="ms"),
-    SlaRuleCreate(name="P99 over 2 ms", suite="http-order", metric="p99", op=">",
-                  threshold=2, unit="ms"),
-    SlaRuleCreate(name="Throughput under 10k req/s", suite="http-order", metric="throughput",
-                  op="<", threshold=10_000, unit="req/s"),
-    SlaRuleCreate(name="Throughput drop over 20 %", suite="actor-iot", metric="throughput",
-                  op=">", threshold=20, unit="%", kind="relative"),
-    SlaRuleCreate(name="Throughput drop over 50 %", suite="actor-iot", metric="throughput",
-                  op=">", threshold=50, unit="%", kind="relative", severity=Severity.critical),
-    SlaRuleCreate(name="Success rate under 99 %", suite="actor-iot", metric="success_rate",
-                  op="<", threshold=99, unit="%"),
-    SlaRuleCreate(name="Success rate under 95 %", suite="actor-iot", metric="success_rate",
-                  op="<", threshold=95, unit="%", severity=Severity.critical),
-    SlaRuleCreate(name="P95 over 800 ms", suite="actor-iot", metric="p95", op=">",
-                  threshold=800, unit="ms"),
-]
-
-
 @router.get("/sla-rules/templates")
-def rule_templates(principal: Reader) -> list[SlaRuleCreate]:
-    """Rules from the seed reports, ready to adapt."""
-    return TEMPLATES
+def rule_templates(principal: Reader, session: DbSession) -> list[SlaRuleCreate]:
+    """Rules the suites suggest (from the seed reports), ready to adapt; `op` is the breach
+    condition ("p99 > 2 ms" alerts when the p99 is over 2 ms)."""
+    return [SlaRuleCreate(suite=suite, **template.model_dump())
+            for suite, template in suite_service.templates(session)]
 
 
 @router.post("/sla-rules", status_code=status.HTTP_201_CREATED)

@@ -28,17 +28,13 @@ from latlab.models import (
     Severity,
     SlaRule,
 )
-from latlab.runs import metrics as metric_registry
+from latlab.runs.metrics import TIME_UNITS, Vocabulary, quantity
+from latlab.suites import service as suite_service
 from latlab_contract import INGEST_QUEUE
 
 DELIVER = "alerts.deliver"
 OPS: dict[str, Callable[[float, float], bool]] = {
     "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
-# Latency thresholds may be written in any of these units; values are stored in ns.
-TIME_UNITS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
-# The built-in rule: a regression of these metrics against the baseline opens an alert. In
-# this order of importance: the alert names the first one that regressed.
-GATED_METRICS = ("p99", "p50", "throughput", "p999", "p90", "p95", "p9999")
 # Histories watched for change points on every new run of the default branch.
 HISTORY_METRICS = ("p99", "throughput")
 
@@ -52,13 +48,16 @@ class Judgement:
 def evaluate_run(session: Session, run: Run) -> Judgement:
     """The CI gate of a new run, and the alerts it raises or clears."""
     run = analysis.load_run(session, run.id)
+    vocabulary = suite_service.run_vocabulary(session, run)
     baseline = analysis.resolve_baseline(session, run)
     reasons: list[dict[str, Any]] = []
-    comparison = None if baseline is None else analysis.compare_runs(baseline, run)
+    comparison = (None if baseline is None
+                  else analysis.compare_runs(baseline, run, vocabulary))
     if comparison is not None:
-        reasons += _judge_changes(session, run, comparison)
-    reasons += _judge_rules(session, run, baseline)
-    _judge_history(session, run)
+        reasons += _judge_changes(session, run, comparison,
+                                  suite_service.gate(session, run.suite))
+    reasons += _judge_rules(session, run, baseline, vocabulary)
+    _judge_history(session, run, vocabulary)
     failing = [r for r in reasons if r["kind"] in ("regression", "sla")]
     verdict = "fail" if failing else ("no-baseline" if baseline is None else "pass")
     run.verdict = verdict
@@ -67,15 +66,16 @@ def evaluate_run(session: Session, run: Run) -> Judgement:
     return Judgement(verdict, reasons)
 
 
-def _judge_changes(session: Session, run: Run,
-                   comparison: analysis.RunComparison) -> list[dict[str, Any]]:
-    """The built-in rule: one alert per series when it regresses against the baseline (and
-    one when it improves suspiciously much), naming its headline metric."""
+def _judge_changes(session: Session, run: Run, comparison: analysis.RunComparison,
+                   gate: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The built-in rule: one alert per series when one of the suite's gate metrics regresses
+    against the baseline (and one when it improves suspiciously much), naming the first in
+    the suite's order."""
     reasons = []
     settings = get_settings()
     for series in comparison.series:
-        gated = sorted((m for m in series.metrics if m.metric in GATED_METRICS and m.reliable),
-                       key=lambda m: GATED_METRICS.index(m.metric))
+        gated = sorted((m for m in series.metrics if m.metric in gate and m.reliable),
+                       key=lambda m: gate.index(m.metric))
         regressed = [m for m in gated if m.comparison.verdict == "regressed"]
         improved = [m for m in gated if m.comparison.verdict == "improved"
                     and m.comparison.delta_pct is not None
@@ -110,7 +110,8 @@ def _judge_changes(session: Session, run: Run,
     return reasons
 
 
-def _judge_rules(session: Session, run: Run, baseline: Run | None) -> list[dict[str, Any]]:
+def _judge_rules(session: Session, run: Run, baseline: Run | None,
+                 vocabulary: Vocabulary) -> list[dict[str, Any]]:
     reasons = []
     rules = session.scalars(select(SlaRule).where(
         SlaRule.project_id == run.project_id, SlaRule.suite == run.suite, SlaRule.enabled))
@@ -120,13 +121,13 @@ def _judge_rules(session: Session, run: Run, baseline: Run | None) -> list[dict[
         for series in run.series:
             if any(series.labels.get(k) != v for k, v in rule.series_selector.items()):
                 continue
-            observed = _rule_value(rule, series, baseline)
+            observed = _rule_value(rule, series, baseline, vocabulary)
             if observed is None:
                 continue
             value, compared, baseline_value = observed
             breached = OPS[rule.op](compared, rule.threshold)
             key = analysis.history_key(run, series.labels)
-            info = metric_registry.info(rule.metric)
+            info = vocabulary.info(rule.metric)
             context = _context(run, series.labels, rule.metric, info.unit, key)
             context.update(value=value, threshold=rule.threshold, baseline_value=baseline_value,
                            baseline_run_id=None if baseline is None else baseline.id,
@@ -143,7 +144,7 @@ def _judge_rules(session: Session, run: Run, baseline: Run | None) -> list[dict[
     return reasons
 
 
-def _judge_history(session: Session, run: Run) -> None:
+def _judge_history(session: Session, run: Run, vocabulary: Vocabulary) -> None:
     """Change points in the default branch's history on this host: a shift for the worse
     found at its latest change point opens one alert per (metric, series history); a later
     shift back resolves it. A change point already alerted on is not raised again."""
@@ -160,7 +161,7 @@ def _judge_history(session: Session, run: Run) -> None:
                 host=run.host_name))
             if not found:
                 continue  # too short or steady a history: nothing to say either way
-            latest, info = found[-1], metric_registry.info(metric)
+            latest, info = found[-1], vocabulary.info(metric)
             worse = info.direction != "none" and (
                 (latest.after > latest.before) == (info.direction == "lower"))
             at = points[latest.index]
@@ -173,8 +174,8 @@ def _judge_history(session: Session, run: Run) -> None:
                            baseline_run_id=points[latest.index - 1].run_id)
             shift = ("" if latest.delta_pct is None else f" {latest.delta_pct:+.1f} %")
             message = (f"{_series_name(run, series.labels)}: {metric} shifted{shift} from "
-                       f"{metric_registry.quantity(latest.before, info.unit)} to "
-                       f"{metric_registry.quantity(latest.after, info.unit)} at run "
+                       f"{quantity(latest.before, info.unit)} to "
+                       f"{quantity(latest.after, info.unit)} at run "
                        f"{at.run_id}" + (f" (commit {at.commit[:12]})" if at.commit else ""))
             _raise_or_clear(session, f"change-point:{metric}", worse, context,
                             kind="change-point",
@@ -211,15 +212,19 @@ def check_missing_data(session: Session) -> int:
     return raised
 
 
-def _rule_value(rule: SlaRule, series: Series,
-                baseline: Run | None) -> tuple[float, float, float | None] | None:
+def _rule_value(rule: SlaRule, series: Series, baseline: Run | None,
+                vocabulary: Vocabulary) -> tuple[float, float, float | None] | None:
     """(the series' value, the value compared with the threshold, the baseline's value)."""
     value = analysis.series_value(series, rule.metric)
     if value is None:
         return None
     if rule.kind == "static":
-        scale = TIME_UNITS.get(rule.unit, 1.0) if rule.metric in analysis.LATENCY_KEYS else 1.0
-        if rule.unit == "%":
+        # The threshold may be in another time unit than the metric ("2 ms" on a ns p99).
+        metric_unit, rule_unit = vocabulary.info(rule.metric).unit, rule.unit
+        scale = 1.0
+        if metric_unit in TIME_UNITS and rule_unit in TIME_UNITS:
+            scale = TIME_UNITS[rule_unit] / TIME_UNITS[metric_unit]
+        elif rule_unit == "%":
             scale = 0.01
         return value, value / scale, None
     if baseline is None:
@@ -229,7 +234,7 @@ def _rule_value(rule: SlaRule, series: Series,
     if not before:
         return None
     # Relative rules measure the change in the bad direction, in percent of the baseline.
-    worse = (before - value) if metric_registry.info(rule.metric).direction == "higher" else (
+    worse = (before - value) if vocabulary.info(rule.metric).direction == "higher" else (
         value - before)
     return value, 100.0 * worse / abs(before), before
 

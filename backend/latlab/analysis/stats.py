@@ -27,6 +27,8 @@ Direction = Literal["lower", "higher", "none"]
 Verdict = Literal["improved", "regressed", "unchanged", "inconclusive"]
 Confidence = Literal["high", "low"]
 
+# A tail percentile needs this many samples beyond it to be a number to trust.
+MIN_TAIL_SAMPLES = 10
 MIN_TRIALS = 3  # below this on a side there is no test, only a threshold
 FULL_TRIALS = 5  # from this on a side the exact test can reach p < 0.05
 SMALL_SAMPLE_ALPHA = 0.1
@@ -100,7 +102,7 @@ def compare(baseline: Sequence[float], candidate: Sequence[float], direction: Di
     return result("unchanged", confidence, p_value, "mann-whitney", evidence)
 
 
-def tail_reliable(count: int, percentile: float, min_beyond: int = 10) -> bool:
+def tail_reliable(count: int, percentile: float, min_beyond: int = MIN_TAIL_SAMPLES) -> bool:
     """Whether at least `min_beyond` samples lie beyond the percentile (P99.9 of 5,000
     samples rests on 5 values: not a number to trust)."""
     # The tolerance keeps 1,000 samples at P99 (exactly 10 beyond) from failing on rounding.

@@ -5,13 +5,14 @@ from fastapi import APIRouter, Header, Path, Query, Response, status
 from pydantic import AwareDatetime
 
 from latlab.alerts import service as alert_service
+from latlab.analysis.stats import MIN_TAIL_SAMPLES
 from latlab.auth import service as auth_service
 from latlab.auth.dependencies import Reader, RunWriter
 from latlab.core.db import DbSession
 from latlab.core.settings import get_settings
 from latlab.core.validation import parse_body
 from latlab.models import Run
-from latlab.runs import service
+from latlab.runs import metrics, service
 from latlab.runs.dependencies import RawBody, RunFromPath
 from latlab.runs.schemas import (
     RunCreated,
@@ -23,6 +24,7 @@ from latlab.runs.schemas import (
     Spectrum,
     SpectrumPoint,
     TrialRead,
+    VocabularyRead,
 )
 from latlab_contract.result import RunCreate
 
@@ -109,16 +111,17 @@ def list_runs(
 
 
 @router.get("/runs/{run_id}")
-def get_run(run: RunFromPath) -> RunRead:
+def get_run(run: RunFromPath, session: DbSession) -> RunRead:
     """A run with its series, per-trial summaries (nanoseconds), metrics, host and source."""
     series = [
         SeriesRead(
             id=s.id, labels=s.labels, summary=s.summary, summary_uncorrected=s.summary_uncorrected,
-            metrics=s.metrics,
+            unreliable=service.unreliable_tails(int(s.summary["count"])), metrics=s.metrics,
             trials=[
                 TrialRead(
                     index=t.index, exact=t.exact,
                     summary={k: getattr(t, k) for k in _SUMMARY_KEYS},
+                    unreliable=service.unreliable_tails(t.count),
                     summary_uncorrected=t.summary_uncorrected,
                     metrics=t.metrics, intervals=t.intervals, tuning=t.tuning,
                 )
@@ -131,8 +134,8 @@ def get_run(run: RunFromPath) -> RunRead:
     return RunRead(
         **base.model_dump(), params=run.params, host_tags=run.host_tags,
         host_fingerprint=run.host_fingerprint, job_id=run.job_id,
-        verdict_reasons=run.verdict_reasons, series=series,
-        metric_info=service.metric_info(run),
+        verdict_reasons=run.verdict_reasons, series=series, sweep=run.sweep,
+        metric_info=service.metric_info(session, run),
     )
 
 
@@ -148,6 +151,13 @@ def get_spectrum(
         corrected=[SpectrumPoint(**p) for p in corrected],
         uncorrected=None if uncorrected is None else [SpectrumPoint(**p) for p in uncorrected],
     )
+
+
+@router.get("/vocabulary")
+def vocabulary(principal: Reader) -> VocabularyRead:
+    """Metric labels, units and directions, time units and the tail rule, for the dashboard."""
+    return VocabularyRead(metrics=metrics.GENERIC, time_units=metrics.TIME_UNITS,
+                          min_tail_samples=MIN_TAIL_SAMPLES)
 
 
 _SUMMARY_KEYS = ("count", "min", "max", "mean", "stddev", "p50", "p90", "p95", "p99", "p999",

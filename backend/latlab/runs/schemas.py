@@ -3,11 +3,13 @@
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
+from latlab.analysis.stats import MIN_TAIL_SAMPLES
 from latlab.core.schemas import ReadSchema, Schema
 from latlab.runs.histogram import Summary
-from latlab.runs.metrics import MetricInfo
+from latlab.runs.metrics import TIME_UNITS, MetricInfo
+from latlab_contract.result import Sweep
 
 
 class SourceRead(Schema):
@@ -69,6 +71,8 @@ class TrialRead(Schema):
     index: int
     exact: bool = Field(description="Summary from raw samples (exact) or histogram buckets.")
     summary: Summary
+    unreliable: list[str] = Field(description="Summary percentiles with fewer than 10 samples "
+                                  "beyond them: not numbers to trust")
     summary_uncorrected: Summary | None
     metrics: dict[str, float]
     intervals: list[dict[str, Any]] | None
@@ -79,6 +83,8 @@ class SeriesRead(Schema):
     id: int
     labels: dict[str, str]
     summary: Summary
+    unreliable: list[str] = Field(description="Summary percentiles with fewer than 10 samples "
+                                  "beyond them: not numbers to trust")
     summary_uncorrected: Summary | None
     metrics: dict[str, float]
     trials: list[TrialRead]
@@ -91,6 +97,8 @@ class RunRead(RunSummary):
     job_id: int | None
     verdict_reasons: list[VerdictReason]
     series: list[SeriesRead]
+    sweep: Sweep | None = Field(description="The axis the run sweeps: its series form "
+                                "load-latency curves over these values")
     metric_info: dict[str, MetricInfo] = Field(
         description="Unit and direction of every metric and summary key in this run."
     )
@@ -107,3 +115,18 @@ class Spectrum(Schema):
     unit: Literal["ns"] = "ns"
     corrected: list[SpectrumPoint]
     uncorrected: list[SpectrumPoint] | None
+
+
+class VocabularyRead(Schema):
+    """How the dashboard reads numbers: nothing here is re-defined in the frontend."""
+
+    # The real table as the example, so the dashboard's unit tests use the api's own values.
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"metrics": {}, "time_units": dict(TIME_UNITS.items()),
+         "min_tail_samples": MIN_TAIL_SAMPLES}]})
+
+    metrics: dict[str, MetricInfo] = Field(description="The generic metrics; a run's own are "
+                                           "in its metric_info")
+    time_units: dict[str, float] = Field(description="Time units as multiples of a ns")
+    min_tail_samples: int = Field(description="Samples a tail percentile needs beyond it to "
+                                  "be trusted")

@@ -216,6 +216,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/vocabulary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Vocabulary
+         * @description Metric labels, units and directions, time units and the tail rule, for the dashboard.
+         */
+        get: operations["vocabulary_api_v1_vocabulary_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/hosts": {
         parameters: {
             query?: never;
@@ -477,7 +497,8 @@ export interface paths {
         };
         /**
          * Rule Templates
-         * @description Rules from the seed reports, ready to adapt.
+         * @description Rules the suites suggest (from the seed reports), ready to adapt; `op` is the breach
+         *     condition ("p99 > 2 ms" alerts when the p99 is over 2 ms).
          */
         get: operations["rule_templates_api_v1_sla_rules_templates_get"];
         put?: never;
@@ -848,6 +869,20 @@ export interface components {
         CompareRead: {
             baseline: components["schemas"]["RunRef"];
             candidate: components["schemas"]["RunRef"];
+            /**
+             * Baseline Labels
+             * @description The baseline's series selector
+             */
+            baseline_labels: {
+                [key: string]: string;
+            };
+            /**
+             * Candidate Labels
+             * @description The candidate's series selector
+             */
+            candidate_labels: {
+                [key: string]: string;
+            };
             /** Series */
             series: components["schemas"]["SeriesDelta"][];
             /** Unmatched Baseline */
@@ -1230,6 +1265,8 @@ export interface components {
             verdict_reasons: components["schemas"]["VerdictReason"][];
             /** Series */
             series: components["schemas"]["SeriesRead"][];
+            /** @description The axis the run sweeps: its series form load-latency curves over these values */
+            sweep: components["schemas"]["Sweep"] | null;
             /**
              * Metric Info
              * @description Unit and direction of every metric and summary key in this run.
@@ -1354,7 +1391,10 @@ export interface components {
         Scope: "runs:write" | "jobs:write" | "read";
         /** SeriesDelta */
         SeriesDelta: {
-            /** Labels */
+            /**
+             * Labels
+             * @description The labels the two series were matched on
+             */
             labels: {
                 [key: string]: unknown;
             };
@@ -1362,6 +1402,14 @@ export interface components {
             baseline_series_id: number;
             /** Candidate Series Id */
             candidate_series_id: number;
+            /** Baseline Labels */
+            baseline_labels: {
+                [key: string]: unknown;
+            };
+            /** Candidate Labels */
+            candidate_labels: {
+                [key: string]: unknown;
+            };
             /** Metrics */
             metrics: components["schemas"]["MetricDelta"][];
         };
@@ -1374,6 +1422,11 @@ export interface components {
                 [key: string]: string;
             };
             summary: components["schemas"]["Summary"];
+            /**
+             * Unreliable
+             * @description Summary percentiles with fewer than 10 samples beyond them: not numbers to trust
+             */
+            unreliable: string[];
             summary_uncorrected: components["schemas"]["Summary"] | null;
             /** Metrics */
             metrics: {
@@ -1663,6 +1716,17 @@ export interface components {
             /** P9999 */
             p9999: number;
         };
+        /**
+         * Sweep
+         * @description The axis a run sweeps (concurrency, rate, devices): its series form load-latency
+         *     curves over these values.
+         */
+        Sweep: {
+            /** Axis */
+            axis: string;
+            /** Values */
+            values: number[];
+        };
         /** TokenCreate */
         TokenCreate: {
             /** Name */
@@ -1776,6 +1840,11 @@ export interface components {
              */
             exact: boolean;
             summary: components["schemas"]["Summary"];
+            /**
+             * Unreliable
+             * @description Summary percentiles with fewer than 10 samples beyond them: not numbers to trust
+             */
+            unreliable: string[];
             summary_uncorrected: components["schemas"]["Summary"] | null;
             /** Metrics */
             metrics: {
@@ -1876,6 +1945,42 @@ export interface components {
             severity?: string | null;
             /** Value */
             value?: number | null;
+        };
+        /**
+         * VocabularyRead
+         * @description How the dashboard reads numbers: nothing here is re-defined in the frontend.
+         * @example {
+         *       "metrics": {},
+         *       "min_tail_samples": 10,
+         *       "time_units": {
+         *         "ms": 1000000,
+         *         "ns": 1,
+         *         "s": 1000000000,
+         *         "us": 1000,
+         *         "µs": 1000
+         *       }
+         *     }
+         */
+        VocabularyRead: {
+            /**
+             * Metrics
+             * @description The generic metrics; a run's own are in its metric_info
+             */
+            metrics: {
+                [key: string]: components["schemas"]["MetricInfo"];
+            };
+            /**
+             * Time Units
+             * @description Time units as multiples of a ns
+             */
+            time_units: {
+                [key: string]: number;
+            };
+            /**
+             * Min Tail Samples
+             * @description Samples a tail percentile needs beyond it to be trusted
+             */
+            min_tail_samples: number;
         };
         /** HostIn */
         HostIn: {
@@ -1986,17 +2091,6 @@ export interface components {
              * @default null
              */
             pull_request: number | null;
-        };
-        /**
-         * Sweep
-         * @description The axis a run sweeps (concurrency, rate, devices): its series form load-latency
-         *     curves over these values.
-         */
-        Sweep: {
-            /** Axis */
-            axis: string;
-            /** Values */
-            values: number[];
         };
         /** TrialIn */
         TrialIn: {
@@ -2486,6 +2580,26 @@ export interface operations {
             };
         };
     };
+    vocabulary_api_v1_vocabulary_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VocabularyRead"];
+                };
+            };
+        };
+    };
     list_hosts_api_v1_hosts_get: {
         parameters: {
             query?: never;
@@ -2776,6 +2890,10 @@ export interface operations {
             query: {
                 baseline: number;
                 candidate: number;
+                /** @description Compare only the baseline run's series with these labels, as JSON (e.g. {"server":"go"}); series are then matched on their other labels */
+                baseline_labels?: string | null;
+                /** @description The same for the candidate run (e.g. {"server":"zig"}); the two runs may be one */
+                candidate_labels?: string | null;
             };
             header?: never;
             path?: never;
