@@ -2,4 +2,7 @@ module latlab/zig-http/load-hdr
 
 go 1.22
 
-require github.com/HdrHistogram/hdrhistogram-go v1.1.2
+require (
+	github.com/HdrHistogram/hdrhistogram-go v1.1.2
+	golang.org/x/sys v0.30.0
+)

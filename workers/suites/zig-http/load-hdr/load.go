@@ -1,13 +1,14 @@
 package main
 
 import (
+	"net"
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"golang.org/x/sys/unix"
 )
 
 // Histogram range: 1 ns .. 60 s, 3 significant digits.
@@ -21,212 +22,187 @@ const (
 // report has no intervals, the histograms are still whole.
 const maxSamples = 1 << 23
 
-type load struct {
-	cfg     config
-	workers []*worker
+// plan is what every loop shares, read-only but for `taken`: the target, the request, the
+// windows and the open loop's schedule, in ns of CLOCK_MONOTONIC (which the loops' timers use).
+type plan struct {
+	cfg          *config
+	address      unix.Sockaddr
+	request      []byte
+	loops        int64
+	origin       time.Time // now() = monoOrigin + time since origin
+	monoOrigin   int64
+	start        int64
+	measureStart int64
+	measureEnd   int64
+	warmupCount  int64 // open loop: requests due before the window (sent, not counted)
+	total        int64 // open loop: requests scheduled, warm-up included
+	sampleCap    int   // samples each loop keeps for the intervals
+	taken        atomic.Int64
 }
 
-type worker struct {
-	client                       *client
+func (p *plan) now() int64 {
+	return p.monoOrigin + int64(time.Since(p.origin))
+}
+
+// due is when request j of the open loop's schedule is to be sent: start + j/rate.
+func (p *plan) due(j int64) int64 {
+	return p.start + int64(float64(j)*float64(time.Second)/p.cfg.rate)
+}
+
+func newPlan(cfg *config) (*plan, error) {
+	resolved, err := net.ResolveTCPAddr("tcp4", cfg.host)
+	if err != nil {
+		return nil, err
+	}
+	address := &unix.SockaddrInet4{Port: resolved.Port}
+	copy(address.Addr[:], resolved.IP.To4())
+	connection := ""
+	if !cfg.keepAlive {
+		connection = "Connection: close\r\n"
+	}
+	p := &plan{
+		cfg: cfg, address: address,
+		request: []byte("GET " + cfg.path + " HTTP/1.1\r\nHost: " + cfg.host +
+			"\r\nUser-Agent: latlab-hdr-load\r\n" + connection + "\r\n"),
+		loops: int64(min(runtime.GOMAXPROCS(0), cfg.connections)),
+	}
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		return nil, err
+	}
+	p.origin, p.monoOrigin = time.Now(), ts.Nano()
+	p.start = p.now()
+	if cfg.rate > 0 {
+		p.warmupCount = int64(cfg.warmup.Seconds() * cfg.rate)
+		p.total = p.warmupCount + int64(cfg.duration.Seconds()*cfg.rate)
+		p.measureStart = p.due(p.warmupCount)
+	} else {
+		p.measureStart = p.start + int64(cfg.warmup)
+	}
+	p.measureEnd = p.measureStart + int64(cfg.duration)
+	p.sampleCap = maxSamples / int(p.loops)
+	return p, nil
+}
+
+// result is what the loops measured, merged.
+type result struct {
+	tally
+	elapsed   time.Duration
+	intervals []interval // nil when the samples were cut
+}
+
+// run starts one loop per CPU the program may use (each on its own OS thread, owning every
+// loops-th connection) and merges what they measured.
+func run(cfg *config) (result, error) {
+	p, err := newPlan(cfg)
+	if err != nil {
+		return result{}, err
+	}
+	loops := make([]*loop, p.loops)
+	for i := range loops {
+		if loops[i], err = newLoop(p); err != nil {
+			return result{}, err
+		}
+	}
+	var done sync.WaitGroup
+	for i, l := range loops {
+		count := cfg.connections / len(loops)
+		if i < cfg.connections%len(loops) {
+			count++
+		}
+		done.Add(1)
+		go func(l *loop, count int, index int64) {
+			defer done.Done()
+			runtime.LockOSThread()
+			l.run(count, index)
+		}(l, count, int64(i))
+	}
+	done.Wait()
+	res := result{tally: newTally(), elapsed: time.Duration(p.now() - p.measureStart)}
+	var samples []sample
+	cut := false
+	for _, l := range loops {
+		res.merge(&l.tally)
+		samples = append(samples, l.tally.samples...)
+		cut = cut || l.tally.samplesCut
+	}
+	if !cut {
+		res.intervals = buildIntervals(samples)
+	}
+	return res, nil
+}
+
+// outcome is what became of one request.
+type outcome int
+
+const (
+	succeeded outcome = iota // a 2xx answer, read whole
+	non2xx                   // an answer with another status
+	failed                   // a connection or protocol error
+	timedOut                 // no whole answer within --timeout
+)
+
+// tally is one loop's count of measured requests, and the latency of the ok ones.
+type tally struct {
 	ok, non2xx, errors, timeouts int64
+	sent                         int64 // open loop: measured requests sent
 	latency, uncorrected         *hdrhistogram.Histogram
 	samples                      []sample
 	samplesCut                   bool
 }
 
-// result is what the workers measured, merged.
-type result struct {
-	ok, non2xx, errors, timeouts int64
-	sent                         int64 // open loop: measured requests sent
-	elapsed                      time.Duration
-	latency, uncorrected         *hdrhistogram.Histogram
-	intervals                    []interval // nil when the samples were cut
+func newTally() tally {
+	return tally{latency: hdrhistogram.New(histLowest, histHighest, histDigits),
+		uncorrected: hdrhistogram.New(histLowest, histHighest, histDigits)}
 }
 
-func newLoad(cfg config) *load {
-	l := &load{cfg: cfg}
-	for i := 0; i < cfg.connections; i++ {
-		l.workers = append(l.workers, &worker{
-			client:      newClient(&l.cfg),
-			latency:     hdrhistogram.New(histLowest, histHighest, histDigits),
-			uncorrected: hdrhistogram.New(histLowest, histHighest, histDigits),
-		})
-	}
-	return l
-}
-
-func (l *load) run() result {
-	var res result
-	if l.cfg.rate > 0 {
-		res = l.runOpen()
-	} else {
-		res = l.runClosed()
-	}
-	res.latency = hdrhistogram.New(histLowest, histHighest, histDigits)
-	res.uncorrected = hdrhistogram.New(histLowest, histHighest, histDigits)
-	var samples []sample
-	cut := false
-	for _, w := range l.workers {
-		w.client.close()
-		res.ok += w.ok
-		res.non2xx += w.non2xx
-		res.errors += w.errors
-		res.timeouts += w.timeouts
-		res.latency.Merge(w.latency)
-		res.uncorrected.Merge(w.uncorrected)
-		samples = append(samples, w.samples...)
-		cut = cut || w.samplesCut
-	}
-	if !cut {
-		res.intervals = buildIntervals(samples)
-	}
-	return res
-}
-
-// runClosed: every connection sends its next request as soon as the previous one is
-// answered; requests sent during the warm-up are not counted, nor any sent after the window.
-func (l *load) runClosed() result {
-	start := time.Now()
-	measureStart := start.Add(l.cfg.warmup)
-	measureEnd := measureStart.Add(l.cfg.duration)
-	var taken atomic.Int64 // measured requests started, for --requests
-	var done sync.WaitGroup
-	for _, w := range l.workers {
-		done.Add(1)
-		go func(w *worker) {
-			defer done.Done()
-			for {
-				before := time.Now()
-				if !before.Before(measureEnd) {
-					break
-				}
-				measured := !before.Before(measureStart)
-				if measured && l.cfg.requests > 0 && taken.Add(1) > l.cfg.requests {
-					break
-				}
-				out := w.client.do()
-				if !measured {
-					continue
-				}
-				answered := time.Now()
-				l.record(w, out, measureStart, answered.Sub(before), answered.Sub(before), answered)
-			}
-		}(w)
-	}
-	done.Wait()
-	return result{elapsed: time.Since(measureStart)}
-}
-
-// runOpen: request j is due at start + j/rate. A pacer hands each due request to a free
-// connection; when all are busy it waits for the first free one, and the request is late:
-// its latency runs from its due time (the corrected view) as well as from its actual send
-// (the uncorrected one). Requests due in the warm-up are not counted; none is sent after
-// the window closes.
-func (l *load) runOpen() result {
-	warmupCount := int64(l.cfg.warmup.Seconds() * l.cfg.rate)
-	total := warmupCount + int64(l.cfg.duration.Seconds()*l.cfg.rate)
-	start := time.Now()
-	due := func(j int64) time.Time {
-		return start.Add(time.Duration(float64(j) * float64(time.Second) / l.cfg.rate))
-	}
-	measureStart := due(warmupCount)
-	measureEnd := measureStart.Add(l.cfg.duration)
-	jobs := make(chan int64) // unbuffered: a request goes to a connection free now
-	var done sync.WaitGroup
-	for _, w := range l.workers {
-		done.Add(1)
-		go func(w *worker) {
-			defer done.Done()
-			for j := range jobs {
-				intended := due(j)
-				sent := time.Now()
-				out := w.client.do()
-				answered := time.Now()
-				if j >= warmupCount {
-					l.record(w, out, measureStart, answered.Sub(intended), answered.Sub(sent), answered)
-				}
-			}
-		}(w)
-	}
-	sent := pace(total, due, measureEnd, jobs) - warmupCount
-	close(jobs)
-	done.Wait()
-	if sent < 0 {
-		sent = 0
-	}
-	return result{sent: sent, elapsed: time.Since(measureStart)}
-}
-
-// pace hands requests 0..total-1 to free connections at their due times until the window
-// closes, and returns how many it handed out. It runs on its own OS thread and sleeps with
-// nanosleep near a due time, which Go's timers do not resolve finely.
-func pace(total int64, due func(int64) time.Time, end time.Time, jobs chan<- int64) int64 {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	closing := time.NewTimer(time.Until(end))
-	defer closing.Stop()
-	for j := int64(0); j < total; j++ {
-		sleepUntil(due(j))
-		if !time.Now().Before(end) {
-			return j
-		}
-		select {
-		case jobs <- j:
-		case <-closing.C:
-			return j // every connection stayed busy until the window closed
-		}
-	}
-	return total
-}
-
-func sleepUntil(t time.Time) {
-	for {
-		d := time.Until(t)
-		if d <= 0 {
-			return
-		}
-		ts := syscall.NsecToTimespec(int64(d))
-		_ = syscall.Nanosleep(&ts, nil)
-	}
-}
-
-// record counts one measured request; an ok one is recorded with its latencies (the
-// corrected one from its due time in open loop, the same as the uncorrected in closed loop).
-func (l *load) record(w *worker, out outcome, measureStart time.Time, corrected, uncorrected time.Duration, answered time.Time) {
+func (t *tally) count(out outcome) {
 	switch out {
+	case succeeded:
+		t.ok++
 	case non2xx:
-		w.non2xx++
-		return
-	case failed:
-		w.errors++
-		return
+		t.non2xx++
 	case timedOut:
-		w.timeouts++
-		return
+		t.timeouts++
+	default:
+		t.errors++
 	}
-	w.ok++
-	ns := recordNs(w.latency, corrected)
-	recordNs(w.uncorrected, uncorrected)
-	if w.samplesCut {
-		return
-	}
-	if len(w.samples) >= maxSamples/len(l.workers)+1 {
-		w.samplesCut = true
-		w.samples = nil
-		return
-	}
-	w.samples = append(w.samples, sample{at: answered.Sub(measureStart), latency: ns})
 }
 
-// recordNs records d clamped to the histogram's range and returns the value recorded, so the
-// intervals hold exactly the histogram's values.
-func recordNs(h *hdrhistogram.Histogram, d time.Duration) int64 {
-	ns := int64(d)
-	if ns < histLowest {
-		ns = histLowest
-	} else if ns > histHighest {
-		ns = histHighest
+// record counts an answered request; an ok one is recorded with its latencies (corrected:
+// from its start, the due time in open loop; uncorrected: from its send) and kept as a
+// sample for the intervals, `at` ns into the window.
+func (t *tally) record(out outcome, corrected, uncorrected, at int64, sampleCap int) {
+	t.count(out)
+	if out != succeeded {
+		return
 	}
+	ns := recordNs(t.latency, corrected)
+	recordNs(t.uncorrected, uncorrected)
+	if t.samplesCut {
+		return
+	}
+	if len(t.samples) >= sampleCap {
+		t.samplesCut, t.samples = true, nil
+		return
+	}
+	t.samples = append(t.samples, sample{at: time.Duration(at), latency: ns})
+}
+
+func (t *tally) merge(other *tally) {
+	t.ok += other.ok
+	t.non2xx += other.non2xx
+	t.errors += other.errors
+	t.timeouts += other.timeouts
+	t.sent += other.sent
+	t.latency.Merge(other.latency)
+	t.uncorrected.Merge(other.uncorrected)
+}
+
+// recordNs records ns clamped to the histogram's range and returns the value recorded, so the
+// intervals hold exactly the histogram's values.
+func recordNs(h *hdrhistogram.Histogram, ns int64) int64 {
+	ns = max(histLowest, min(ns, histHighest))
 	_ = h.RecordValue(ns) // in range by construction
 	return ns
 }

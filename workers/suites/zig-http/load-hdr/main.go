@@ -1,8 +1,9 @@
 // Command hdr-load is the zig-http suite's own HTTP load generator: C keep-alive connections
 // send GET requests, closed loop (each connection sends when its answer arrived) or open loop
 // at a constant rate, wrk2-style, latency then counted from each request's intended send time
-// (coordinated omission corrected). Every answered request is recorded in an HdrHistogram;
-// warm-up is excluded. It prints one JSON document (latlab-json, README.md) on stdout.
+// (coordinated omission corrected). The connections are driven by epoll event loops, one per
+// CPU it may use, as wrk does. Every answered request is recorded in an HdrHistogram; warm-up
+// is excluded. It prints one JSON document (latlab-json, README.md) on stdout.
 package main
 
 import (
@@ -29,12 +30,12 @@ type config struct {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(cli(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run returns the exit status: 0 when a measured request succeeded, 1 when none did (the
+// cli returns the exit status: 0 when a measured request succeeded, 1 when none did (the
 // report is printed either way), 2 for bad arguments.
-func run(args []string, stdout, stderr io.Writer) int {
+func cli(args []string, stdout, stderr io.Writer) int {
 	cfg, err := parseArgs(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -43,7 +44,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hdr-load: %v\n", err)
 		return 2
 	}
-	res := newLoad(cfg).run()
+	res, err := run(&cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "hdr-load: %v\n", err)
+		return 1
+	}
 	rep, err := newReport(cfg, res)
 	if err != nil {
 		fmt.Fprintf(stderr, "hdr-load: %v\n", err)
