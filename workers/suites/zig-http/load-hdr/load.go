@@ -64,7 +64,7 @@ func newPlan(cfg *config) (*plan, error) {
 		cfg: cfg, address: address,
 		request: []byte("GET " + cfg.path + " HTTP/1.1\r\nHost: " + cfg.host +
 			"\r\nUser-Agent: latlab-hdr-load\r\n" + connection + "\r\n"),
-		loops: int64(min(runtime.GOMAXPROCS(0), cfg.connections)),
+		loops: int64(min(cfg.threads, cfg.connections)),
 	}
 	var ts unix.Timespec
 	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
@@ -91,8 +91,8 @@ type result struct {
 	intervals []interval // nil when the samples were cut
 }
 
-// run starts one loop per CPU the program may use (each on its own OS thread, owning every
-// loops-th connection) and merges what they measured.
+// run starts the loops (each on its own OS thread, owning every loops-th connection) and
+// merges what they measured.
 func run(cfg *config) (result, error) {
 	p, err := newPlan(cfg)
 	if err != nil {

@@ -1,9 +1,9 @@
 // Command hdr-load is the zig-http suite's own HTTP load generator: C keep-alive connections
 // send GET requests, closed loop (each connection sends when its answer arrived) or open loop
 // at a constant rate, wrk2-style, latency then counted from each request's intended send time
-// (coordinated omission corrected). The connections are driven by epoll event loops, one per
-// CPU it may use, as wrk does. Every answered request is recorded in an HdrHistogram; warm-up
-// is excluded. It prints one JSON document (latlab-json, README.md) on stdout.
+// (coordinated omission corrected). The connections are driven by epoll event loops: one by
+// default, as ab; --threads N for more, as wrk -t. Every answered request is recorded in an
+// HdrHistogram; warm-up is excluded. It prints one JSON document (latlab-json, README.md).
 package main
 
 import (
@@ -27,6 +27,7 @@ type config struct {
 	timeout     time.Duration
 	keepAlive   bool
 	requests    int64 // closed loop: stop after this many measured requests; 0: no bound
+	threads     int   // event loops, each on its own thread
 }
 
 func main() {
@@ -75,6 +76,7 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 	rate := fs.Float64("rate", 0, "open loop: requests per second in total; 0: closed loop")
 	timeout := fs.Float64("timeout", 5, "seconds one request may take")
 	keepAlive := fs.String("keepalive", "true", "true: reuse connections; false: one connection per request")
+	threads := fs.Int("threads", 1, "event loops (threads) sharing the connections")
 	requests := fs.Int64("requests", 0, "closed loop: measured requests in total, --duration bounding them; 0: for --duration")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -101,6 +103,8 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 		return config{}, fmt.Errorf("--rate must be in [0, 10000000]")
 	case !(*timeout > 0 && *timeout <= 600):
 		return config{}, fmt.Errorf("--timeout must be in (0, 600] seconds")
+	case *threads < 1 || *threads > 256:
+		return config{}, fmt.Errorf("--threads must be 1..256")
 	case *requests < 0 || (*requests > 0 && *rate > 0):
 		return config{}, fmt.Errorf("--requests must be >= 0, and only in closed loop")
 	}
@@ -112,6 +116,7 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 		host: u.Host, path: path, connections: *connections,
 		duration: seconds(*duration), warmup: seconds(*warmup), rate: *rate,
 		timeout: seconds(*timeout), keepAlive: keep, requests: *requests,
+		threads: *threads,
 	}, nil
 }
 
