@@ -1,6 +1,6 @@
 module latlab/zig-http/load-hdr
 
-go 1.22
+go 1.19
 
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.1.2

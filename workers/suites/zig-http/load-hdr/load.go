@@ -64,7 +64,10 @@ func newPlan(cfg *config) (*plan, error) {
 		cfg: cfg, address: address,
 		request: []byte("GET " + cfg.path + " HTTP/1.1\r\nHost: " + cfg.host +
 			"\r\nUser-Agent: latlab-hdr-load\r\n" + connection + "\r\n"),
-		loops: int64(min(cfg.threads, cfg.connections)),
+		loops: int64(cfg.threads),
+	}
+	if p.loops > int64(cfg.connections) {
+		p.loops = int64(cfg.connections)
 	}
 	var ts unix.Timespec
 	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
@@ -202,7 +205,11 @@ func (t *tally) merge(other *tally) {
 // recordNs records ns clamped to the histogram's range and returns the value recorded, so the
 // intervals hold exactly the histogram's values.
 func recordNs(h *hdrhistogram.Histogram, ns int64) int64 {
-	ns = max(histLowest, min(ns, histHighest))
+	if ns < histLowest {
+		ns = histLowest
+	} else if ns > histHighest {
+		ns = histHighest
+	}
 	_ = h.RecordValue(ns) // in range by construction
 	return ns
 }

@@ -106,7 +106,10 @@ func (l *loop) run(count int, index int64) {
 		for _, c := range retry {
 			l.afterRequest(c)
 		}
-		for _, event := range events[:max(n, 0)] {
+		if n < 0 {
+			n = 0
+		}
+		for _, event := range events[:n] {
 			if int(event.Fd) == l.timerfd {
 				var expirations [8]byte
 				_, _ = unix.Read(l.timerfd, expirations[:])
@@ -351,8 +354,8 @@ func (l *loop) pump() {
 		l.send(c)
 	}
 	wake := l.plan.measureEnd
-	if l.next < l.plan.total {
-		wake = min(wake, l.plan.due(l.next))
+	if l.next < l.plan.total && l.plan.due(l.next) < wake {
+		wake = l.plan.due(l.next)
 	}
 	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(wake)}
 	_ = unix.TimerfdSettime(l.timerfd, unix.TFD_TIMER_ABSTIME, &spec, nil)

@@ -76,7 +76,7 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 	rate := fs.Float64("rate", 0, "open loop: requests per second in total; 0: closed loop")
 	timeout := fs.Float64("timeout", 5, "seconds one request may take")
 	keepAlive := fs.String("keepalive", "true", "true: reuse connections; false: one connection per request")
-	threads := fs.Int("threads", 1, "event loops (threads) sharing the connections")
+	threads := fs.Int("threads", 1, "event loops (threads) sharing the connections (at most one per connection)")
 	requests := fs.Int64("requests", 0, "closed loop: measured requests in total, --duration bounding them; 0: for --duration")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err

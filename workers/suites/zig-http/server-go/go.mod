@@ -1,3 +1,3 @@
 module latlab/zig-http/server-go
 
-go 1.22
+go 1.19
