@@ -4,7 +4,6 @@
 import json
 import os
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -13,10 +12,10 @@ from pathlib import Path
 import pytest
 from http_order_support import build_cache_dir
 
-from latlab_workers.runner import build
-from latlab_workers.suites import SUITES_DIR, Suite, load_suite
+from zig_http_support import SUITE
 
-SUITE: Suite = load_suite(SUITES_DIR / "zig-http")
+from latlab_workers.runner import build
+
 BUILD_TIME_S = 1800  # a cold Zig build (the standard library too) takes minutes on 2 cores
 
 
@@ -64,29 +63,3 @@ def start_server(built: Path) -> Iterator[Callable[..., Server]]:
     yield start
     for server in servers:
         server.stop()
-
-
-def exchange(address: tuple[str, int], request: bytes, responses: int = 1,
-             timeout: float = 5) -> tuple[bytes, bool]:
-    """Sends `request`, reads `responses` whole answers (Content-Length framed), and says
-    whether the server then closed the connection (within a moment)."""
-    with socket.create_connection(address, timeout=timeout) as connection:
-        connection.sendall(request)
-        reader = connection.makefile("rb")
-        raw = b""
-        for _ in range(responses):
-            head = b""
-            while not head.endswith(b"\r\n\r\n"):
-                line = reader.readline()
-                if not line:
-                    return raw + head, True
-                head += line
-            length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
-                           if line.lower().startswith(b"content-length:")), 0)
-            raw += head + reader.read(length)
-        connection.settimeout(0.3)
-        try:
-            closed = reader.read(1) == b""
-        except TimeoutError:
-            closed = False
-        return raw, closed

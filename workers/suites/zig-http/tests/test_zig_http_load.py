@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import exchange
+from zig_http_support import exchange
 from hdrh.histogram import HdrHistogram
 
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import SUITE
+from zig_http_support import SUITE
 
 DRIVER = SUITE.directory / "memcheck" / "memcheck.py"
 

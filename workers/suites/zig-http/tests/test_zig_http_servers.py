@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import SUITE, exchange
+from zig_http_support import SUITE, exchange
 
 from latlab_contract.parsers import ParseContext, get_parser
 
