@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from http_order_support import build_cache_dir
-
 from zig_http_support import SUITE
 
 from latlab_workers.runner import build
