@@ -30,9 +30,11 @@ def main(argv: list[str] | None = None) -> int:
     submit.add_argument("--idempotency-key",
                         help="default: the file's SHA-256, so a retried submit stores once")
     submit.add_argument("--timeout", type=float, default=120.0)
-    submit.add_argument("--fail-on", choices=["regression", "never"], default="never",
+    submit.add_argument("--fail-on", choices=["regression", "inconclusive", "never"],
+                        default="never",
                         help="'regression': exit 1 when the verdict is fail (an SLA breach or "
-                             "a regression against the baseline)")
+                             "a regression tested with enough trials); 'inconclusive': also "
+                             "when the trials could not settle a change")
 
     commands.add_parser("ensure-admin", help="create the admin from LATLAB_ADMIN_EMAIL / "
                         "LATLAB_ADMIN_PASSWORD, or with a generated password")
@@ -76,7 +78,12 @@ def _submit(args: argparse.Namespace) -> int:
         print(f"  {reason['kind']}: {reason['message']}", file=sys.stderr)
     if result.get("compare_url"):
         print(f"compare: {result['compare_url']}", file=sys.stderr)
-    return 1 if args.fail_on == "regression" and verdict == "fail" else 0
+    failing = {"regression": {"fail"}, "inconclusive": {"fail", "inconclusive"}}.get(
+        args.fail_on, set())
+    if verdict == "inconclusive" and "inconclusive" not in failing:
+        print("inconclusive: not a failure (use --fail-on inconclusive to fail on it)",
+              file=sys.stderr)
+    return 1 if verdict in failing else 0
 
 
 def _message(response: httpx.Response) -> str:

@@ -37,7 +37,7 @@ def test_a_shortened_seed_job_sweeps_both_servers(member, ingest_worker, start_r
     _build(build_cache)
     start_runner("lab-zig")
     _online(member, "lab-zig")
-    run = _job(member, scenario="seed", params={"duration": 1, "warmup": 0})
+    run = _job(member, scenario="seed", repetitions=1, params={"duration": 1, "warmup": 0})
     labels = sorted((s["labels"]["server"], int(s["labels"]["concurrency"]), s["labels"]["load"])
                     for s in run["series"])
     assert labels == sorted((server, c, load) for server in ("zig", "go")
@@ -82,15 +82,18 @@ def test_the_broken_build_regresses_against_the_shipped_one_under_memcheck(
     _build(build_cache)
     start_runner("lab-memcheck")
     _online(member, "lab-memcheck")
-    clean = _job(member, scenario="memcheck", params={"memcheck_requests": 200})
-    broken = _job(member, scenario="memcheck",
-                  params={"memcheck_requests": 200, "zig_build": "uninit"})
+    # Four trials a side: the fewest with which the comparison's test can decide.
+    clean = _job(member, scenario="memcheck", repetitions=4, params={"memcheck_requests": 100})
+    broken = _job(member, scenario="memcheck", repetitions=4,
+                  params={"memcheck_requests": 100, "zig_build": "uninit"})
     (series,) = clean["series"]
     assert series["labels"] == {"server": "zig", "concurrency": "10", "load": "memcheck"}
-    assert series["metrics"]["memcheck_errors"] == 0
-    assert series["metrics"]["definitely_lost_bytes"] == 0
-    assert series["metrics"]["peak_heap_bytes"] > 0
-    assert broken["series"][0]["metrics"]["memcheck_errors"] >= 200
+    for trial in series["trials"]:
+        assert trial["metrics"]["memcheck_errors"] == 0
+        assert trial["metrics"]["definitely_lost_bytes"] == 0
+        assert trial["metrics"]["peak_heap_bytes"] > 0
+    for trial in broken["series"][0]["trials"]:
+        assert trial["metrics"]["memcheck_errors"] >= 100
 
     compared = member.get("/api/v1/compare", params={"baseline": clean["id"],
                                                      "candidate": broken["id"]}).json()
@@ -98,5 +101,6 @@ def test_the_broken_build_regresses_against_the_shipped_one_under_memcheck(
     by_metric = {m["metric"]: m for m in point["metrics"]}
     assert by_metric["memcheck_errors"]["direction"] == "lower"  # the suite's declaration
     assert by_metric["memcheck_errors"]["verdict"] == "regressed", by_metric["memcheck_errors"]
+    assert by_metric["memcheck_errors"]["confidence"] == "high"
     assert by_metric["definitely_lost_bytes"]["verdict"] == "unchanged"
     assert "the two runs used different parameters" in compared["warnings"]

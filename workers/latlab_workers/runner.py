@@ -7,6 +7,7 @@ import fcntl
 import json
 import os
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,7 +26,9 @@ from pydantic import ValidationError
 from latlab_contract import JobSpec, Phase, ProgramInfo
 from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.result import SCHEMA_VERSION, MetricSpec, RunCreate, SeriesIn
-from latlab_workers.suites import Program, SeriesPlan, Suite, SuiteError
+from latlab_workers.network import PARAM as NETWORK_PARAM
+from latlab_workers.network import Network, NetworkError, load_profiles
+from latlab_workers.suites import Program, SeriesPlan, Suite, SuiteError, load_suite
 from latlab_workers.templates import Context, TemplateError, render, render_one
 
 
@@ -61,22 +64,25 @@ class ProgramGroup:
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
 
     def start(self, name: str, argv: list[str], cwd: Path, env: dict[str, str] | None = None,
-              cpus: frozenset[int] | None = None) -> subprocess.Popen[bytes]:
-        """Starts a program; `cpus` pins it (and every thread it will start) before it runs."""
+              log_only: bool = False, cpus: frozenset[int] | None = None
+              ) -> subprocess.Popen[bytes]:
+        """Starts a program; `cpus` pins it (and every thread it will start) before it runs.
+        Its stdout is a pipe unless `log_only` (then it goes to the log beside its stderr, as
+        for a helper whose output nobody reads)."""
         def before_exec() -> None:
             _die_with_parent()
             if cpus:
                 os.sched_setaffinity(0, cpus)
 
-        try:
-            process = subprocess.Popen(
-                argv, cwd=cwd, env=env, stdout=subprocess.PIPE,
-                stderr=open(self.workdir / f"{name}.stderr", "wb"),  # noqa: SIM115
-                start_new_session=True, preexec_fn=before_exec,
-            )
-        except (OSError, subprocess.SubprocessError) as error:
-            reason = error.strerror if isinstance(error, OSError) else str(error)
-            raise JobError(f"cannot start {name} ({argv[0]}): {reason}") from error
+        with open(self.workdir / f"{name}.stderr", "wb") as log:  # the program keeps a copy
+            try:
+                process = subprocess.Popen(
+                    argv, cwd=cwd, env=env, stdout=log if log_only else subprocess.PIPE,
+                    stderr=log, start_new_session=True, preexec_fn=before_exec,
+                )
+            except (OSError, subprocess.SubprocessError) as error:
+                reason = error.strerror if isinstance(error, OSError) else str(error)
+                raise JobError(f"cannot start {name} ({argv[0]}): {reason}") from error
         self.processes[name] = process
         return process
 
@@ -103,52 +109,61 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
     if spec.scenario not in suite.scenarios:
         raise JobError(f"suite '{suite.id}' has no scenario '{spec.scenario}'")
     params = suite.resolved_params(spec.scenario, spec.params)
+    reporter.progress("build", 0.0)
+    variants = [_Variant(suite, build(suite, cache_dir, deadline), {})]
+    baseline = _cached_version(suite, spec.baseline_version, cache_dir)
+    if baseline is not None:
+        variants = [baseline, _Variant(suite, variants[0].build_dir,
+                                       {"variant": "candidate"})]
     try:
-        plans = suite.plan(params)
+        plans = [(variant, plan) for variant in variants for plan in variant.suite.plan(params)]
         sweep = suite.sweep(params)
     except SuiteError as error:
         raise JobError(str(error)) from error
-    reporter.progress("build", 0.0)
-    build_dir = build(suite, cache_dir, deadline)
-    fixed = program_context(suite, build_dir)
     collected: dict[str, SeriesIn] = {}
     metric_info: dict[str, MetricSpec] = {}
     with tempfile.TemporaryDirectory(prefix=f"latlab-job-{spec.job_id}-") as work:
         group = ProgramGroup(Path(work))
         if on_group is not None:
             on_group(group)
-        servers = _Servers(group, suite, deadline)
+        network = _network(suite, params, group)
+        servers = _Servers(group, deadline, network)
         try:
             reporter.progress("start", 10.0)
             steps = spec.repetitions * len(plans)
             for step in range(steps):
-                plan = plans[step % len(plans)]
-                context = {**plan.context, **fixed}
+                variant, plan = plans[step % len(plans)]
+                context = {**plan.context, **program_context(variant.suite, variant.build_dir)}
                 try:
-                    context.update(servers.ensure(plan.servers, context))
+                    context.update(servers.ensure(variant.suite, plan.servers, context))
                     argv = render(plan.load.command, context)
                     cpus, pinned = pinning(plan.load, context)
-                except TemplateError as error:
+                except (TemplateError, NetworkError) as error:
                     raise JobError(str(error)) from error
                 watched = servers.reset_peak_rss(plan.servers)
-                process = group.start(plan.load.name, argv, suite.directory, _program_env(),
-                                      cpus)
+                process = group.start(plan.load.name, argv, variant.suite.directory,
+                                      _program_env(), cpus=cpus)
                 reporter.progress("measure", 15.0 + 80.0 * step / steps, group.info())
                 output = _wait_load(group, plan.load, process, deadline, servers)
-                parsed = parse_output(suite, plan.load, output)
+                parsed = parse_output(variant.suite, plan.load, output)
                 metric_info.update(parsed.metric_info)
                 tuning = {**servers.tuning(plan.servers),
                           **({f"cpus.{plan.load.name}": pinned} if pinned else {})}
                 for found in parsed.series:
-                    _collect(collected, plan, found, servers.peak_rss(watched), tuning)
+                    _collect(collected, plan, found, variant.labels,
+                             servers.peak_rss(watched), tuning)
         finally:
+            if network is not None:
+                network.close()
             group.kill_all()
     reporter.progress("report", 95.0)
     try:
         return RunCreate.model_validate({
             "schema": SCHEMA_VERSION, "suite": suite.id, "scenario": spec.scenario,
             "params": params, "started_at": started_at, "finished_at": datetime.now(UTC),
-            "source": {"kind": "job"}, "sweep": sweep, "metric_info": metric_info,
+            # A job's "commit" is the version of the suite it measured.
+            "source": {"kind": "job", "commit": suite.version}, "sweep": sweep,
+            "metric_info": metric_info,
             "host": {"name": host.name, "tags": host.tags, "fingerprint": host.fingerprint},
             "series": list(collected.values()),
         })
@@ -165,14 +180,42 @@ def parse_output(suite: Suite, load: Program, output: str) -> Parsed:
         raise JobError(f"{load.name}'s output ({load.output}) cannot be read: {error}") from error
 
 
+@dataclass(frozen=True)
+class _Variant:
+    """A version of the suite a job runs: the current one, or (a confirmation job) the
+    baseline's, interleaved; `labels` tell their series apart."""
+
+    suite: Suite
+    build_dir: Path
+    labels: dict[str, str]
+
+
+SNAPSHOT = "suite"  # the suite's folder as built, kept in its build directory (under its id)
+
+
+def _cached_version(suite: Suite, version: str | None, cache_dir: Path) -> _Variant | None:
+    """The baseline's version of the suite, when it differs from the current one and the
+    host still has its build and definition."""
+    if version is None or version == suite.version:
+        return None
+    build_dir = cache_dir / suite.id / version
+    if not (build_dir / ".built").exists() or not (build_dir / SNAPSHOT / suite.id).is_dir():
+        return None
+    try:
+        return _Variant(load_suite(build_dir / SNAPSHOT / suite.id), build_dir,
+                        {"variant": "baseline"})
+    except SuiteError:
+        return None
+
+
 def _collect(collected: dict[str, SeriesIn], plan: SeriesPlan, found: SeriesIn,
-             metrics: dict[str, float], tuning: dict[str, str]) -> None:
+             variant: dict[str, str], metrics: dict[str, float], tuning: dict[str, str]) -> None:
     """Adds a parsed series' trials to the job's series with the same labels, with what the
     runner measured and applied around the program (`metrics`, `tuning`)."""
-    clash = sorted(k for k in found.labels if k in plan.labels)
+    clash = sorted(k for k in found.labels if k in plan.labels or k in variant)
     if clash:
         raise JobError(f"{plan.load.name} reports labels {clash} that are axes of the suite")
-    labels = {**plan.labels, **found.labels}
+    labels = {**plan.labels, **variant, **found.labels}
     key = json.dumps(labels, sort_keys=True)
     before = collected.get(key)
     added = [trial.model_copy(update={
@@ -188,28 +231,47 @@ class _Running:
     pinned: str | None  # its tuning line, for a server with `cpus`
 
 
+def _network(suite: Suite, params: dict[str, Any], group: ProgramGroup) -> Network | None:
+    """The job's network profile, for a suite whose servers declare endpoints."""
+    if not suite.uses_network:
+        return None
+    try:
+        profiles = load_profiles()
+        name = str(params.get(NETWORK_PARAM, profiles.default))
+        profile = profiles.profiles[name]
+    except (NetworkError, KeyError) as error:
+        name = str(params.get(NETWORK_PARAM))
+        raise JobError(f"no network profile '{name}': {error}") from error
+    return Network(name, profile, group, _program_env(), suite.directory)
+
+
 class _Servers:
     """The servers running for the current series. A series gets exactly the servers it
-    names: others are stopped first; one already running with the same command is kept."""
+    names: others are stopped first; one already running with the same command is kept.
+    The load sees a server's endpoints through the job's network profile."""
 
-    def __init__(self, group: ProgramGroup, suite: Suite, deadline: float) -> None:
+    def __init__(self, group: ProgramGroup, deadline: float, network: Network | None) -> None:
         self.group = group
-        self.suite = suite
         self.deadline = deadline
+        self.network = network
         self.running: dict[str, _Running] = {}
 
-    def ensure(self, needed: list[Program], context: Context) -> dict[str, str]:
+    def ensure(self, suite: Suite, needed: list[Program], context: Context) -> dict[str, str]:
         wanted = {server.name: (render(server.command, context),
                                 render_one(server.cpus or "", context)) for server in needed}
         for name in list(self.running):
             if self.running[name].identity != wanted.get(name):
                 _kill_group(self.group.processes[name])
                 del self.running[name]
+                if self.network is not None:
+                    self.network.forget(name)
         for server in needed:
             if server.name not in self.running:
                 cpus, pinned = pinning(server, context)
-                announced = _start_server(self.group, self.suite, server, wanted[server.name][0],
+                announced = _start_server(self.group, suite, server, wanted[server.name][0],
                                           self.deadline, cpus)
+                if self.network is not None:
+                    announced = self.network.expose(server.name, server.endpoints, announced)
                 self.running[server.name] = _Running(wanted[server.name], announced, pinned)
         values = {f"{name}.{key}": value for name, running in self.running.items()
                   for key, value in running.announced.items()}
@@ -256,6 +318,11 @@ class _Servers:
             if process.poll() is not None:
                 raise JobError(f"server {name} exited with {process.returncode} during the "
                                f"measurement: {self.group.stderr_tail(name)}")
+        if self.network is not None:
+            try:
+                self.network.check()
+            except NetworkError as error:
+                raise JobError(str(error)) from error
 
 
 def build(suite: Suite, cache_dir: Path, deadline: float) -> Path:
@@ -263,13 +330,14 @@ def build(suite: Suite, cache_dir: Path, deadline: float) -> Path:
     concurrent builds of one version)."""
     build_dir = cache_dir / suite.id / suite.version
     marker = build_dir / ".built"
-    if marker.exists():
+    if marker.exists() and (build_dir / SNAPSHOT / suite.id).is_dir():
         return build_dir
     build_dir.mkdir(parents=True, exist_ok=True)
     with open(build_dir / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         command = suite.spec.build.command
-        if marker.exists() or command is None:
+        if marker.exists() or command is None:  # built before snapshots were kept, or no build
+            _snapshot(suite, build_dir)
             marker.touch()
             return build_dir
         context: Context = dict(program_context(suite, build_dir))
@@ -286,13 +354,23 @@ def build(suite: Suite, cache_dir: Path, deadline: float) -> Path:
         if completed.returncode != 0:
             tail = completed.stderr.decode(errors="replace")[-2000:]
             raise JobError(f"building {suite.id} failed ({completed.returncode}): {tail}")
+        _snapshot(suite, build_dir)
         marker.touch()
     return build_dir
 
 
+def _snapshot(suite: Suite, build_dir: Path) -> None:
+    """Keeps the suite's folder as built beside its build, so a later confirmation job can
+    run this version again after the suite has changed."""
+    target = build_dir / SNAPSHOT / suite.id
+    shutil.rmtree(build_dir / SNAPSHOT, ignore_errors=True)
+    shutil.copytree(suite.directory, target, symlinks=True, ignore=shutil.ignore_patterns(
+        "target", "build", "node_modules", "__pycache__", ".git"))
+
+
 def _start_server(group: ProgramGroup, suite: Suite, server: Program, argv: list[str],
                   deadline: float, cpus: frozenset[int] | None) -> dict[str, str]:
-    process = group.start(server.name, argv, suite.directory, _program_env(), cpus)
+    process = group.start(server.name, argv, suite.directory, _program_env(), cpus=cpus)
     assert process.stdout is not None
     values: dict[str, str] = {}
     if server.ready == "stdout-json":
@@ -311,13 +389,27 @@ def _start_server(group: ProgramGroup, suite: Suite, server: Program, argv: list
     return values
 
 
+_LIVENESS_S = 0.5  # how often the servers are checked while a load program runs
+
+
 def _wait_load(group: ProgramGroup, load: Program, process: subprocess.Popen[bytes],
                deadline: float, servers: _Servers) -> str:
-    try:
-        stdout, _ = process.communicate(timeout=max(deadline - time.monotonic(), 0.1))
-    except subprocess.TimeoutExpired as error:
-        _kill_group(process)
-        raise JobTimedOut(f"{load.name} ran past the job's time limit") from error
+    """The load program's output once it exits. A server (or the network) that dies while it
+    runs stops it at once and fails the job, rather than leaving it to time out."""
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            stdout, _ = process.communicate(timeout=max(min(left, _LIVENESS_S), 0.1))
+            break
+        except subprocess.TimeoutExpired as error:
+            if left <= _LIVENESS_S:
+                _kill_group(process)
+                raise JobTimedOut(f"{load.name} ran past the job's time limit") from error
+        try:
+            servers.check_alive()
+        except JobError:
+            _kill_group(process)
+            raise
     servers.check_alive()
     if process.returncode != 0:
         raise JobError(f"{load.name} exited with {process.returncode}: "

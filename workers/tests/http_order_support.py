@@ -83,6 +83,17 @@ def post_order(listening: str, order: dict[str, Any]) -> Answer:
     return request(listening, "POST", "/order", json.dumps(order).encode())
 
 
+def wait_for_orders(listening: str, count: int, timeout: float = 60) -> float:
+    """Polls the server's /stats until it has accepted `count` orders; returns the monotonic
+    time it saw them (a poll, a few ms, after the count-th was answered)."""
+    give_up = time.monotonic() + timeout
+    while time.monotonic() < give_up:
+        if request(listening, "GET", "/stats").body["total_orders"] >= count:
+            return time.monotonic()
+        time.sleep(0.005)
+    raise AssertionError(f"the server did not accept {count} orders within {timeout} s")
+
+
 @dataclass
 class Server:
     process: subprocess.Popen[bytes]

@@ -3,7 +3,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, status
 from sqlalchemy import func, select
 
-from latlab.alerts import delivery, service
+from latlab.alerts import delivery, lifecycle
 from latlab.alerts.schemas import (
     AlertPage,
     AlertRead,
@@ -93,7 +93,7 @@ def list_alerts(principal: Reader, session: DbSession, state: AlertState | None 
 @router.get("/alerts/{alert_id}")
 def get_alert(alert_id: Id, principal: Reader, session: DbSession) -> AlertRead:
     """One alert."""
-    return AlertRead.model_validate(service.get_alert(session, alert_id), from_attributes=True)
+    return AlertRead.model_validate(lifecycle.get_alert(session, alert_id), from_attributes=True)
 
 
 @router.get("/alerts/{alert_id}/deliveries")
@@ -107,16 +107,16 @@ def alert_deliveries(alert_id: Id, principal: Reader, session: DbSession) -> lis
 @router.post("/alerts/{alert_id}/acknowledge")
 def acknowledge(alert_id: Id, user: Member, session: DbSession) -> AlertRead:
     """Someone is on it."""
-    alert = service.get_alert(session, alert_id)
-    service.acknowledge(alert, user.id)
+    alert = lifecycle.get_alert(session, alert_id)
+    lifecycle.acknowledge(alert, user.id)
     return AlertRead.model_validate(alert, from_attributes=True)
 
 
 @router.post("/alerts/{alert_id}/resolve")
 def resolve(alert_id: Id, user: Member, session: DbSession) -> AlertRead:
     """Close the alert by hand; channels get a resolve message."""
-    alert = service.get_alert(session, alert_id)
-    service.resolve(session, alert, user.id, f"resolved by {user.email}")
+    alert = lifecycle.get_alert(session, alert_id)
+    lifecycle.resolve(session, alert, user.id, f"resolved by {user.email}")
     return AlertRead.model_validate(alert, from_attributes=True)
 
 

@@ -1,5 +1,6 @@
+import dataclasses
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, status
 from sqlalchemy import select
@@ -69,6 +70,16 @@ def compare(
     )
 
 
+def _labels_or_params(text: str, name: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    if not isinstance(value, dict):
+        raise Unprocessable(f"{name} must be a JSON object", f"query.{name}")
+    return value
+
+
 def _labels(text: str | None, name: str) -> dict[str, str]:
     if text is None:
         return {}
@@ -90,15 +101,21 @@ def trends(
     = "{}",
     branch: str | None = None, host: str | None = None,
     limit: Annotated[int, Query(ge=2, le=2000)] = 200,
+    params: Annotated[str | None, Query(
+        description="The runs' params as JSON; by default those of the newest run, so a "
+                    "history never mixes params (other params are another history)")] = None,
 ) -> TrendRead:
     """A metric over time for one series, oldest first, with its change points."""
     wanted = _labels(labels, "labels")
-    points, found = analysis.trend(session, analysis.TrendQuery(
+    query = analysis.TrendQuery(
         suite=suite, scenario=scenario, label_key=label_key(wanted), metric=metric,
-        project_id=principal.token_project_id, branch=branch, host=host, limit=limit))
+        project_id=principal.token_project_id, branch=branch, host=host, limit=limit)
+    chosen = (_labels_or_params(params, "params") if params is not None
+              else analysis.latest_params(session, query))
+    points, found = analysis.trend(session, dataclasses.replace(query, params=chosen))
     info = suite_service.vocabulary(session, suite).info(metric)
     return TrendRead(
-        suite=suite, scenario=scenario, metric=metric, unit=info.unit,
+        suite=suite, scenario=scenario, metric=metric, params=chosen or {}, unit=info.unit,
         direction=info.direction, labels=wanted,
         points=[TrendPoint.model_validate(p, from_attributes=True) for p in points],
         change_points=[ChangePointRead(index=c.index, run_id=points[c.index].run_id,

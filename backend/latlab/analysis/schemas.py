@@ -91,6 +91,7 @@ class TrendRead(Schema):
     suite: str
     scenario: str
     metric: str
+    params: dict[str, Any] = Field(description="The params of the history's runs")
     unit: str
     direction: str
     labels: dict[str, str]

@@ -15,7 +15,7 @@ from sqlalchemy import ColumnElement, or_, select
 from sqlalchemy.orm import Session, selectinload
 
 from latlab.analysis import changepoints
-from latlab.analysis.stats import Comparison, compare, tail_reliable
+from latlab.analysis.stats import Comparison, Direction, compare, tail_reliable
 from latlab.core.cache import memo
 from latlab.core.clock import get_clock
 from latlab.core.errors import NotFound, Unprocessable
@@ -38,7 +38,7 @@ class MetricComparison:
     metric: str
     label: str
     unit: str
-    direction: str
+    direction: Direction
     comparison: Comparison
     baseline_trials: int
     candidate_trials: int
@@ -185,8 +185,8 @@ def history_key(run: Run, labels: dict[str, Any]) -> str:
 
 
 def resolve_baseline(session: Session, run: Run) -> Run | None:
-    """The pinned baseline of the run's branch (else of main); else the latest good run of
-    main on a host of the same class."""
+    """The pinned baseline of the run's branch (else of main); else the latest run of main
+    the gate did not fail or doubt, with the same params, on a host of the same class."""
     for branch in dict.fromkeys([run.branch or DEFAULT_BRANCH, DEFAULT_BRANCH]):
         pinned = session.scalar(select(Baseline.run_id).where(
             Baseline.project_id == run.project_id, Baseline.suite == run.suite,
@@ -197,7 +197,9 @@ def resolve_baseline(session: Session, run: Run) -> Run | None:
         select(Run).where(
             Run.project_id == run.project_id, Run.suite == run.suite,
             Run.scenario == run.scenario, on_default_branch(), Run.id < run.id,
-            Run.verdict.is_distinct_from("fail"),
+            # Not a run that failed or is suspected: a baseline is a run the gate passed.
+            or_(Run.verdict.is_(None), Run.verdict.not_in(("fail", "inconclusive"))),
+            Run.confirms_run_id.is_(None),
         ).order_by(Run.id.desc()).limit(50)
     )
     for candidate in candidates:
@@ -232,12 +234,15 @@ def pin_baseline(session: Session, run: Run, branch: str | None,
 
 @dataclass(frozen=True)
 class TrendQuery:
-    """One series' history: runs of (suite, scenario) whose series carries these labels."""
+    """One series' history: runs of (suite, scenario) with these params whose series carries
+    these labels."""
 
     suite: str
     scenario: str
     label_key: str
     metric: str
+    # A history is keyed like a comparison: runs with other params are another history.
+    params: dict[str, Any] | None = None
     project_id: int | None = None
     branch: str | None = None
     host: str | None = None
@@ -261,7 +266,7 @@ def trend(session: Session, query: TrendQuery
         select(Run, Series)
         .join(Series, Series.run_id == Run.id)
         .where(Run.suite == query.suite, Run.scenario == query.scenario,
-               Series.label_key == query.label_key)
+               Series.label_key == query.label_key, Run.confirms_run_id.is_(None))
     )
     if query.project_id is not None:
         select_points = select_points.where(Run.project_id == query.project_id)
@@ -270,6 +275,8 @@ def trend(session: Session, query: TrendQuery
             on_default_branch() if query.branch == DEFAULT_BRANCH else Run.branch == query.branch)
     if query.host:
         select_points = select_points.where(Run.host_name == query.host)
+    if query.params is not None:
+        select_points = select_points.where(Run.params == query.params)
     rows = session.execute(select_points.order_by(Run.started_at.desc(), Run.id.desc())
                            .limit(query.limit)).all()
     points = []
@@ -279,6 +286,18 @@ def trend(session: Session, query: TrendQuery
             points.append(TrendPoint(run.id, run.started_at, value, run.commit, run.branch,
                                      run.host_name))
     return points, change_points([p.value for p in points])
+
+
+def latest_params(session: Session, query: TrendQuery) -> dict[str, Any] | None:
+    """The params of the newest run in a history, so one without params is still one
+    history (a change of params starts another)."""
+    statement = (select(Run.params).join(Series, Series.run_id == Run.id)
+                 .where(Run.suite == query.suite, Run.scenario == query.scenario,
+                        Series.label_key == query.label_key, Run.confirms_run_id.is_(None))
+                 .order_by(Run.started_at.desc(), Run.id.desc()).limit(1))
+    if query.project_id is not None:
+        statement = statement.where(Run.project_id == query.project_id)
+    return session.scalar(statement)
 
 
 def change_points(values: list[float]) -> list[changepoints.ChangePoint]:

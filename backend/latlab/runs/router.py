@@ -4,7 +4,6 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Header, Path, Query, Response, status
 from pydantic import AwareDatetime
 
-from latlab.alerts import service as alert_service
 from latlab.analysis.stats import MIN_TAIL_SAMPLES
 from latlab.auth import service as auth_service
 from latlab.auth.dependencies import Reader, RunWriter
@@ -14,6 +13,7 @@ from latlab.core.validation import parse_body
 from latlab.models import Run
 from latlab.runs import metrics, service
 from latlab.runs.dependencies import RawBody, RunFromPath
+from latlab.runs.ingest import ingest
 from latlab.runs.schemas import (
     RunCreated,
     RunPage,
@@ -59,15 +59,13 @@ def submit_run(
         if principal.token is not None
         else auth_service.get_project(session, project)
     )
-    submission = service.submit(
+    submission = ingest(
         session, target, body, request_hash=hashlib.sha256(raw).hexdigest(),
         idempotency_key=idempotency_key,
     )
     run = submission.run
     if submission.replayed:
         response.status_code = status.HTTP_200_OK
-    else:
-        alert_service.evaluate_run(session, run)
     response.headers["Location"] = f"/api/v1/runs/{run.id}"
     base = get_settings().public_url.rstrip("/")
     return RunCreated(
@@ -176,5 +174,6 @@ def _summary(run: Run, project: str, series_count: int, trial_count: int) -> Run
                           build_url=run.build_url, pull_request=run.pull_request),
         started_at=run.started_at, finished_at=run.finished_at, created_at=run.created_at,
         series_count=series_count, trial_count=trial_count, verdict=run.verdict,
-        baseline_run_id=run.baseline_run_id,
+        baseline_run_id=run.baseline_run_id, confirmation=run.confirmation,
+        confirms_run_id=run.confirms_run_id,
     )

@@ -21,7 +21,10 @@ class SourceRead(Schema):
 
 
 class VerdictReason(Schema):
-    kind: Literal["regression", "sla"]
+    kind: Literal["regression", "suspected-regression", "too-few-trials", "sla"] = Field(
+        description="regression: tested with enough trials (fails the gate); "
+        "suspected-regression: tested, but from fewer trials than a confirmation takes; "
+        "too-few-trials: a change the trials cannot test; sla: a rule's breach (fails)")
     series: dict[str, str]
     metric: str
     message: str
@@ -37,8 +40,10 @@ class RunCreated(Schema):
     id: int
     url: str = Field(description="The run's page in the dashboard.")
     replayed: bool = Field(description="True when the Idempotency-Key matched an earlier run.")
-    verdict: Literal["pass", "fail", "no-baseline"] | None = Field(
-        description="The CI gate: fail on an SLA breach or a regression against the baseline")
+    verdict: Literal["pass", "fail", "inconclusive", "no-baseline"] | None = Field(
+        description="The CI gate: fail on an SLA breach or a regression tested with enough "
+        "trials; inconclusive when the trials cannot settle a change (the reasons say how "
+        "many would); pass; no-baseline")
     reasons: list[VerdictReason]
     baseline_run_id: int | None
     compare_url: str | None
@@ -56,8 +61,13 @@ class RunSummary(ReadSchema):
     created_at: datetime
     series_count: int
     trial_count: int
-    verdict: Literal["pass", "fail", "no-baseline"] | None
+    verdict: Literal["pass", "fail", "inconclusive", "no-baseline"] | None
     baseline_run_id: int | None
+    confirmation: Literal["pending", "confirmed", "unconfirmed"] | None = Field(
+        description="A suspected regression measured again by a lab job: pending, confirmed "
+        "(the run fails and alerts), unconfirmed (no one is alerted)")
+    confirms_run_id: int | None = Field(
+        description="This run measured again the suspected regression of that run")
 
 
 class RunPage(Schema):

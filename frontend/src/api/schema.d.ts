@@ -766,6 +766,11 @@ export interface components {
             run_id: number | null;
             /** Baseline Run Id */
             baseline_run_id: number | null;
+            /**
+             * Confirmation Run Id
+             * @description The run that measured the regression again before anyone was alerted
+             */
+            confirmation_run_id: number | null;
             /** Rule Id */
             rule_id: number | null;
             /** Occurrences */
@@ -991,7 +996,8 @@ export interface components {
             all_matching: boolean;
             /**
              * Repetitions
-             * @default 1
+             * @description Trials per series; 5 lets a comparison test a change
+             * @default 5
              */
             repetitions: number;
             /**
@@ -1195,9 +1201,9 @@ export interface components {
             replayed: boolean;
             /**
              * Verdict
-             * @description The CI gate: fail on an SLA breach or a regression against the baseline
+             * @description The CI gate: fail on an SLA breach or a regression tested with enough trials; inconclusive when the trials cannot settle a change (the reasons say how many would); pass; no-baseline
              */
-            verdict: ("pass" | "fail" | "no-baseline") | null;
+            verdict: ("pass" | "fail" | "inconclusive" | "no-baseline") | null;
             /** Reasons */
             reasons: components["schemas"]["VerdictReason"][];
             /** Baseline Run Id */
@@ -1246,9 +1252,19 @@ export interface components {
             /** Trial Count */
             trial_count: number;
             /** Verdict */
-            verdict: ("pass" | "fail" | "no-baseline") | null;
+            verdict: ("pass" | "fail" | "inconclusive" | "no-baseline") | null;
             /** Baseline Run Id */
             baseline_run_id: number | null;
+            /**
+             * Confirmation
+             * @description A suspected regression measured again by a lab job: pending, confirmed (the run fails and alerts), unconfirmed (no one is alerted)
+             */
+            confirmation: ("pending" | "confirmed" | "unconfirmed") | null;
+            /**
+             * Confirms Run Id
+             * @description This run measured again the suspected regression of that run
+             */
+            confirms_run_id: number | null;
             /** Params */
             params: {
                 [key: string]: unknown;
@@ -1325,9 +1341,19 @@ export interface components {
             /** Trial Count */
             trial_count: number;
             /** Verdict */
-            verdict: ("pass" | "fail" | "no-baseline") | null;
+            verdict: ("pass" | "fail" | "inconclusive" | "no-baseline") | null;
             /** Baseline Run Id */
             baseline_run_id: number | null;
+            /**
+             * Confirmation
+             * @description A suspected regression measured again by a lab job: pending, confirmed (the run fails and alerts), unconfirmed (no one is alerted)
+             */
+            confirmation: ("pending" | "confirmed" | "unconfirmed") | null;
+            /**
+             * Confirms Run Id
+             * @description This run measured again the suspected regression of that run
+             */
+            confirms_run_id: number | null;
         };
         /** ScenarioSpec */
         ScenarioSpec: {
@@ -1817,6 +1843,13 @@ export interface components {
             scenario: string;
             /** Metric */
             metric: string;
+            /**
+             * Params
+             * @description The params of the history's runs
+             */
+            params: {
+                [key: string]: unknown;
+            };
             /** Unit */
             unit: string;
             /** Direction */
@@ -1922,9 +1955,10 @@ export interface components {
         VerdictReason: {
             /**
              * Kind
+             * @description regression: tested with enough trials (fails the gate); suspected-regression: tested, but from fewer trials than a confirmation takes; too-few-trials: a change the trials cannot test; sla: a rule's breach (fails)
              * @enum {string}
              */
-            kind: "regression" | "sla";
+            kind: "regression" | "suspected-regression" | "too-few-trials" | "sla";
             /** Series */
             series: {
                 [key: string]: string;
@@ -2932,6 +2966,8 @@ export interface operations {
                 branch?: string | null;
                 host?: string | null;
                 limit?: number;
+                /** @description The runs' params as JSON; by default those of the newest run, so a history never mixes params (other params are another history) */
+                params?: string | null;
             };
             header?: never;
             path?: never;

@@ -71,6 +71,11 @@ function RunBody({ run }: { run: RunRead }) {
           {run.suite} <span className="muted">/</span> {run.scenario}
         </h1>
         <RunVerdictBadge verdict={run.verdict} />
+        {run.confirmation && (
+          <span className="muted small" data-confirmation={run.confirmation}>
+            regression {run.confirmation}
+          </span>
+        )}
         <div className="page-actions">
           {run.baseline_run_id !== null && (
             <Link className="button" to={compareHref(run.baseline_run_id, run.id)}>
@@ -97,6 +102,12 @@ function RunBody({ run }: { run: RunRead }) {
             : run.verdict === "no-baseline"
               ? "No SLA rule breached; there was no comparable earlier run to compare against."
               : "This run was not judged."}
+        </p>
+      )}
+      {run.confirms_run_id !== null && (
+        <p className="muted">
+          This run measured again the suspected regression of{" "}
+          <Link to={`/runs/${String(run.confirms_run_id)}`}>run #{run.confirms_run_id}</Link>.
         </p>
       )}
 

@@ -1,5 +1,6 @@
 """A frobnicator: answers each line it reads after --delay-ms. Prints {"port", "pid"} once
-listening, then serves until killed."""
+listening, then serves until killed. While the file named by $FROB_NOISE_FILE exists it adds
+1 ms to every answer: a host that turned slow, for the confirmation tests."""
 
 import argparse
 import json
@@ -10,10 +11,12 @@ import time
 
 
 def serve(connection: socket.socket, delay_s: float) -> None:
+    noise = os.environ.get("FROB_NOISE_FILE")
     with connection, connection.makefile("rwb") as stream:
         for line in stream:
-            if delay_s:
-                time.sleep(delay_s)
+            extra = 0.001 if noise and os.path.exists(noise) else 0.0
+            if delay_s + extra:
+                time.sleep(delay_s + extra)
             stream.write(line)
             stream.flush()
 
