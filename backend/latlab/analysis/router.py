@@ -1,9 +1,10 @@
 import json
-from typing import Annotated
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, Query, Response, status
 from sqlalchemy import select
 
+from latlab.analysis import reports
 from latlab.analysis import service as analysis
 from latlab.analysis.schemas import (
     BaselinePin,
@@ -27,13 +28,32 @@ router = APIRouter(tags=["analysis"])
 RunId = Annotated[int, Query(ge=1)]
 
 
-@router.get("/compare")
-def compare(baseline: RunId, candidate: RunId, principal: Reader,
-            session: DbSession) -> CompareRead:
+@router.get("/compare", response_model=CompareRead, responses={200: {"content": {
+    "text/markdown": {"schema": {"type": "string"}}, "text/csv": {"schema": {"type": "string"}}}}})
+def compare(
+    baseline: RunId, candidate: RunId, principal: Reader, session: DbSession,
+    format: Annotated[Literal["json", "markdown", "csv"], Query(
+        description="markdown: a table for a CI summary or a PR comment; csv: for a "
+        "spreadsheet")] = "json",
+) -> CompareRead | Response:
     """Baseline vs candidate: per series and metric, both values, the delta and a verdict."""
     project_id = principal.token_project_id
     result = analysis.compare_runs(analysis.load_run(session, baseline, project_id),
                                    analysis.load_run(session, candidate, project_id))
+    read = _compare_read(result)
+    if format == "json":
+        return read
+    rows = reports.compare_rows(read.model_dump(mode="json"))
+    if format == "csv":
+        return Response(reports.csv_text(rows), media_type="text/csv")
+    title = (f"latlab: run {candidate} vs baseline {baseline} "
+             f"({result.candidate.suite}/{result.candidate.scenario})")
+    lines = [f"- warning: {warning}" for warning in read.warnings]
+    return Response(reports.markdown(rows, title=title, lines=lines),
+                    media_type="text/markdown")
+
+
+def _compare_read(result: analysis.RunComparison) -> CompareRead:
     return CompareRead(
         baseline=_ref(result.baseline), candidate=_ref(result.candidate),
         series=[SeriesDelta(

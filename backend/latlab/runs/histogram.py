@@ -131,9 +131,10 @@ class Histogram:
         return cls(counts.astype(np.int64), samples)
 
     @classmethod
-    def from_hdr(cls, encoded: str, path: str = "$") -> "Histogram":
+    def from_hdr(cls, encoded: str, path: str = "$", *, allow_empty: bool = False
+                 ) -> "Histogram":
         layout, counts = _decode_hdr(encoded, path)
-        if counts.sum() == 0:
+        if counts.sum() == 0 and not allow_empty:
             raise Unprocessable("the histogram holds no values", path)
         if layout == CANONICAL:
             return cls(counts[: CANONICAL.counts_len].copy())
@@ -141,7 +142,7 @@ class Histogram:
         # keeps "never below the exact value".
         nonzero = np.flatnonzero(counts).astype(np.int64)
         _, highest = layout.bucket_bounds(nonzero)
-        if int(highest.max()) > HIGHEST_NS:
+        if nonzero.size and int(highest.max()) > HIGHEST_NS:
             raise Unprocessable(f"latencies above {HIGHEST_NS} ns (one hour) are refused", path)
         rebinned = np.zeros(CANONICAL.counts_len, dtype=np.int64)
         np.add.at(rebinned, CANONICAL.index_of(highest), counts[nonzero])

@@ -38,6 +38,8 @@ class RunCreated(Schema):
     verdict: Literal["pass", "fail", "no-baseline"] | None = Field(
         description="The CI gate: fail on an SLA breach or a regression against the baseline")
     reasons: list[VerdictReason]
+    gated_metrics: list[str] = Field(
+        description="The metrics the gate judges in every series (reliable ones only)")
     baseline_run_id: int | None
     compare_url: str | None
 

@@ -115,6 +115,22 @@ def adapt(
         raise ParseError(validation_message(error)) from error
 
 
+def read_output(adapter: str, path: Path) -> str:
+    """A harness output from a file, or from a directory for the formats that are one
+    (Criterion's `target/criterion`)."""
+    if path.is_dir():
+        from latlab_contract.parsers import criterion
+
+        readers = {"criterion": criterion.bundle}
+        if adapter not in readers:
+            raise ParseError(f"{path}: a directory (the {adapter} adapter reads a file)")
+        return readers[adapter](path)
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ParseError(f"cannot read {path}: {error}") from error
+
+
 def load_parser(path: Path) -> Parser:
     """A suite's own parser: a Python file in its folder defining `parse(text, context)`."""
     spec = importlib.util.spec_from_file_location(f"latlab_suite_parser_{path.stem}", path)

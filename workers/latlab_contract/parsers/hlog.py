@@ -25,7 +25,8 @@ from latlab_contract.result import SeriesIn, TrialIn
 
 _START_TIME = re.compile(r"#\[StartTime: *([\d.]+)")
 _BASE_TIME = re.compile(r"#\[BaseTime: *([\d.]+)")
-_INTERVAL = re.compile(r"^(?:Tag=([^,]*),)?([\d.]+),([\d.]+),([\d.]+),(\S+)\s*$")
+# Java's writer may stamp the first intervals a little before its base time (negative).
+_INTERVAL = re.compile(r"^(?:Tag=([^,]*),)?(-?[\d.]+),([\d.]+),([\d.]+),(\S+)\s*$")
 _YEAR_S = 365 * 24 * 3600.0
 _INTERVAL_PERCENTILES = {"p50": 50.0, "p90": 90.0, "p99": 99.0, "p999": 99.9}
 
