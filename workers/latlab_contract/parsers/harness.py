@@ -6,9 +6,9 @@ Latency from a harness is one of three kinds, and each adapter says which it giv
   per-sample times of Criterion, per-iteration scores of JMH;
 - a histogram (`hdr`): JMH SampleTime, HdrHistogram logs;
 - a percentile spectrum (wrk2's `--latency`, k6's trend stats, pytest-benchmark without its
-  data): rebuilt by `spectrum_hdr`, which counts every request at the next reported
-  percentile's value, so a percentile read back is never below the tool's and equals it at
-  each reported percentile.
+  data): rebuilt by `cumulative_hdr` / `spectrum_hdr`, which count every request at the
+  next reported point's value, so a percentile read back is never below the tool's and
+  equals it at each reported percentile.
 """
 
 import json
@@ -88,23 +88,32 @@ def histogram(values: Iterable[tuple[int, int]], where: str) -> Latency:
 
 
 def spectrum_hdr(points: Iterable[tuple[float, int]], count: int, where: str) -> Latency:
-    """A histogram of `count` values rebuilt from (percentile 0..100, value in ns) points:
-    the values ranked between two reported percentiles are counted at the higher one's
-    value (nearest rank), the lowest at the 0th percentile's (the minimum). Of percentiles
-    that fall on one rank, the highest is kept: it is the closest to that rank's value."""
+    """A histogram of `count` values rebuilt from (percentile 0..100, value in ns) points,
+    ranked as HdrHistogram ranks (`percentile / 100 * count`, rounded half up, at least 1),
+    so its getValueAtPercentile reads each reported value back. Of percentiles that fall on
+    one rank, the highest is kept: it is the closest to that rank's value."""
     if count < 1:
         raise ParseError(f"{where}: no requests to rebuild a distribution from")
     by_rank: dict[int, int] = {}
     for percentile, value in sorted(points):
         if not 0.0 <= percentile <= 100.0:
             raise ParseError(f"{where}: percentile {percentile} is outside 0 .. 100")
-        by_rank[max(1, math.ceil(percentile / 100.0 * count - 1e-9))] = value
+        by_rank[max(1, math.floor(percentile / 100.0 * count + 0.5))] = value
     if count not in by_rank:
         raise ParseError(f"{where}: the spectrum has no maximum (100th percentile)")
-    pairs, ranked = [], 0
-    for rank in sorted(by_rank):
-        pairs.append((by_rank[rank], rank - ranked))
-        ranked = rank
+    return cumulative_hdr(((rank, value) for rank, value in by_rank.items()), where)
+
+
+def cumulative_hdr(points: Iterable[tuple[int, int]], where: str) -> Latency:
+    """A histogram rebuilt from (values so far, value in ns) points, such as HdrHistogram's
+    percentile output (its TotalCount column): the values counted between two points are
+    put at the later point's value, an upper bound of each that is exact at every point."""
+    pairs: list[tuple[int, int]] = []
+    counted = 0
+    for cumulative, value in sorted(points):
+        if cumulative > counted:
+            pairs.append((value, cumulative - counted))
+            counted = cumulative
     return histogram(pairs, where)
 
 

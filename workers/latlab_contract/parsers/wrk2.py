@@ -1,8 +1,9 @@
 """wrk2's output with `--latency` (and `--u_latency`): one run is one trial of one series.
 
 wrk2 keeps every request in an HdrHistogram but prints only its percentile spectrum
-("Detailed Percentile spectrum", values in ms); the latency is rebuilt from that spectrum
-(`harness.spectrum_hdr`: exact at each printed percentile, an upper bound between them). The
+("Detailed Percentile spectrum": value in ms, percentile, total count so far); the latency
+is rebuilt from its values and counts (`harness.cumulative_hdr`: exact at each printed
+row, the values between two rows counted at the later one's). The
 "Recorded Latency" spectrum is corrected for coordinated omission (measured from each
 request's intended send time); the "Uncorrected Latency" one becomes `latency_uncorrected`.
 Requests/sec is `throughput`; socket errors and non-2xx/3xx answers are `errors`, socket
@@ -14,7 +15,7 @@ import re
 from pydantic import ValidationError
 
 from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
-from latlab_contract.parsers.harness import ns, spectrum_hdr
+from latlab_contract.parsers.harness import cumulative_hdr, ns
 from latlab_contract.result import Latency, MetricSpec, SeriesIn, TrialIn
 
 _SECTION = re.compile(r"Latency Distribution \(HdrHistogram - (Recorded|Uncorrected) Latency")
@@ -35,21 +36,23 @@ METRIC_INFO = {
 
 def parse(text: str, context: ParseContext) -> Parsed:
     spectra: dict[str, Latency] = {}
-    rows: list[tuple[float, int]] = []
+    rows: list[tuple[int, int]] = []  # (requests so far, value in ns)
     section: str | None = None
+    last_percentile = 0.0
     metrics: dict[str, float] = {"errors": 0.0, "timeouts": 0.0}
     for number, line in enumerate(text.splitlines(), start=1):
         where = f"line {number}"
         if (found := _SECTION.search(line)) is not None:
             section, rows = found.group(1), []
         elif section is not None and (row := _ROW.match(line)) is not None:
-            value, percentile, _, _ = row.groups()
-            rows.append((float(percentile) * 100.0, ns(float(value), "ms", where)))
+            value, percentile, total, _ = row.groups()
+            rows.append((int(total), ns(float(value), "ms", where)))
+            last_percentile = float(percentile)
         elif section is not None and (summary := _SUMMARY.search(line)) is not None:
-            count = int(summary.group(2))
-            if not rows or rows[-1][0] != 100.0:
-                raise ParseError(f"{where}: the {section} spectrum does not end at 100 %")
-            spectra[section] = spectrum_hdr(rows, count, where)
+            if not rows or last_percentile != 1.0 or rows[-1][0] != int(summary.group(2)):
+                raise ParseError(f"{where}: the {section} spectrum does not end at 100 % of "
+                                 f"its total count")
+            spectra[section] = cumulative_hdr(rows, where)
             section = None
         elif (requests := _REQUESTS.match(line)) is not None:
             metrics["requests"] = float(requests.group(1))
