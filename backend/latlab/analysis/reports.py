@@ -42,7 +42,7 @@ class Row:
 
 
 def series_name(labels: dict[str, Any]) -> str:
-    return ", ".join(f"{key}={value}" for key, value in labels.items()) or "(all)"
+    return ", ".join(f"{key}={value}" for key, value in sorted(labels.items())) or "(all)"
 
 
 def compare_rows(compare: dict[str, Any], *, metrics: Collection[str] | None = None,
