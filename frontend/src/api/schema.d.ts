@@ -2917,7 +2917,7 @@ export interface operations {
             query: {
                 baseline: number;
                 candidate: number;
-                /** @description markdown: a table for a CI summary or a PR comment; csv: for a spreadsheet */
+                /** @description json; markdown: a table (text/markdown) for a CI summary or a PR comment; csv: a table (text/csv) for a spreadsheet */
                 format?: "json" | "markdown" | "csv";
             };
             header?: never;
@@ -2933,8 +2933,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CompareRead"];
-                    "text/markdown": string;
-                    "text/csv": string;
                 };
             };
             /** @description Validation Error */

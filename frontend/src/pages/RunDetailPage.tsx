@@ -11,6 +11,7 @@ import { SpectrumChart } from "../components/charts/SpectrumChart";
 import { EmptyState, ErrorState, Loading } from "../components/common/Status";
 import { RunVerdictBadge } from "../components/common/VerdictBadge";
 import { Fingerprint } from "../components/hosts/Fingerprint";
+import { RunDownloads } from "../components/runs/RunDownloads";
 import { RunMeta } from "../components/runs/RunMeta";
 import { SeriesSummaryTable } from "../components/runs/SeriesSummaryTable";
 import { TrialsTable } from "../components/runs/TrialsTable";
@@ -115,6 +116,7 @@ function RunBody({ run }: { run: RunRead }) {
           <div className="table-scroll">
             <TrialsTable series={run.series} metricInfo={run.metric_info} />
           </div>
+          <RunDownloads runId={run.id} series={run.series} />
         </>
       )}
 
