@@ -18,6 +18,8 @@ from typing import Any
 
 import httpx
 
+from latlab_contract.parsers import registry
+
 DEFAULT_URL = "http://127.0.0.1:8000"
 
 
@@ -33,8 +35,7 @@ def main(argv: list[str] | None = None) -> int:
                              "target/criterion directory)")
     submit.add_argument("--adapter", default="latlab",
                         help="the files' format: latlab (a latlab.result/v1 document, the "
-                             "default), go-bench, criterion, jmh, pytest-benchmark, k6, wrk2, "
-                             "hlog, ab, ...")
+                             f"default) or a harness's: {', '.join(sorted(registry()))}")
     submit.add_argument("--suite", help="with --adapter: the suite the run belongs to")
     submit.add_argument("--scenario", default="default", help="with --adapter (default: default)")
     submit.add_argument("--branch", help="with --adapter: the branch built")
@@ -81,6 +82,10 @@ class _Refused(Exception):
 def _submit(args: argparse.Namespace) -> int:
     if not args.token:
         print("latlab: no token; pass --token or set LATLAB_TOKEN", file=sys.stderr)
+        return 2
+    if args.adapter == "latlab" and len(args.files) > 1:
+        print("latlab: one latlab.result/v1 file at a time (several files need --adapter)",
+              file=sys.stderr)
         return 2
     try:
         body = _read(args.files[0]) if args.adapter == "latlab" else _adapted(args)
