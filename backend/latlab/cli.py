@@ -44,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     submit.add_argument("--pull-request", type=int, help="with --adapter: the PR's number")
     submit.add_argument("--started-at", type=datetime.fromisoformat,
                         help="with --adapter: when the benchmark ran (ISO 8601; default: when "
-                             "the harness wrote its output, the files' modification time)")
+                             "the harness wrote its output, the files' modification time, or "
+                             "now for standard input)")
     submit.add_argument("--unit", default="ns",
                         help="with --adapter hlog: the unit of the log's values (ns, us, ms, s)")
     submit.add_argument("--url", default=os.environ.get("LATLAB_URL", DEFAULT_URL),
@@ -133,9 +134,12 @@ def _adapted(args: argparse.Namespace) -> bytes:
     if not args.suite:
         raise _Refused("--suite is required with --adapter")
     try:
-        outputs = [(str(path), parsers.read_output(args.adapter, path)) for path in args.files]
-        started_at = args.started_at or datetime.fromtimestamp(
-            min(path.stat().st_mtime for path in args.files), UTC)
+        outputs = [(str(path), sys.stdin.read() if str(path) == "-"
+                    else parsers.read_output(args.adapter, path)) for path in args.files]
+        files = [path for path in args.files if str(path) != "-"]
+        started_at = args.started_at or (
+            datetime.fromtimestamp(min(path.stat().st_mtime for path in files), UTC) if files
+            else datetime.now(UTC))
         if started_at.tzinfo is None:
             started_at = started_at.replace(tzinfo=UTC)
         run = parsers.adapt(

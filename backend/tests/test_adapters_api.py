@@ -33,11 +33,12 @@ GOLDEN = ROOT / "workers" / "tests" / "golden" / "adapters"
 JUNIT_XSD = xmlschema.XMLSchema(Path(__file__).parent / "golden" / "junit" / "JUnit.xsd")
 
 
-def _cli(live_server: str, token: str, *args: str) -> subprocess.CompletedProcess[str]:
+def _cli(live_server: str, token: str, *args: str, stdin: str | None = None
+         ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "latlab.cli", "submit", "--url", live_server, *args],
         env={"LATLAB_TOKEN": token, "PATH": "/usr/bin:/bin"}, capture_output=True, text=True,
-        timeout=120, check=False,
+        timeout=120, check=False, input=stdin,
     )
 
 
@@ -230,6 +231,15 @@ def test_first_run_reports_no_baseline(committed_db, live_server, tmp_path: Path
     JUNIT_XSD.validate(str(junit))
     suite = JUNIT_XSD.to_dict(str(junit))
     assert suite["@skipped"] == 1 and "skipped" in suite["testcase"][0]
+
+
+def test_cli_reads_harness_output_from_standard_input(committed_db, live_server) -> None:
+    token = _token(committed_db)
+    text = (GOLDEN / "wrk2" / "latency.txt").read_text()
+    done = _cli(live_server, token, "--adapter", "wrk2", "--suite", "web", "-", stdin=text)
+    assert done.returncode == 0, done.stderr
+    run = _get(live_server, token, f"/runs/{done.stdout.strip().rsplit('/', 1)[1]}")
+    assert run["trial_count"] == 1 and run["series"][0]["metrics"]["throughput"] == 2000.28
 
 
 def test_cli_refuses_unreadable_input_and_sends_nothing(committed_db, live_server,
