@@ -19,5 +19,6 @@ export default defineConfig({
     include: ["src/**/*.test.{ts,tsx}"],
     exclude: ["node_modules/**", "dist/**", "tests/e2e/**"],
     environment: "node",
+    setupFiles: ["src/test-setup.ts"],
   },
 });

@@ -57,9 +57,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="default: a SHA-256 of what is submitted, so a retried submit "
                              "stores once")
     submit.add_argument("--timeout", type=float, default=120.0)
-    submit.add_argument("--fail-on", choices=["regression", "never"], default="never",
+    submit.add_argument("--fail-on", choices=["regression", "inconclusive", "never"],
+                        default="never",
                         help="'regression': exit 1 when the verdict is fail (an SLA breach or "
-                             "a regression against the baseline)")
+                             "a regression tested with enough trials); 'inconclusive': also "
+                             "when the trials could not settle a change")
     submit.add_argument("--summary", type=Path, metavar="FILE.md",
                         help="write the verdict as a Markdown table (a CI step summary, a PR "
                              "comment)")
@@ -115,7 +117,7 @@ def _submit(args: argparse.Namespace) -> int:
         status = _write_reports(args, result, base, headers)
         if status:
             return status
-    return 1 if args.fail_on == "regression" and result.get("verdict") == "fail" else 0
+    return _exit_status(args, result.get("verdict"))
 
 
 def _read(path: Path) -> bytes:
@@ -165,6 +167,15 @@ def _print_verdict(result: dict[str, Any]) -> None:
               f"{reason['message']}", file=sys.stderr)
     if result.get("compare_url"):
         print(f"compare: {result['compare_url']}", file=sys.stderr)
+
+
+def _exit_status(args: argparse.Namespace, verdict: str | None) -> int:
+    failing = {"regression": {"fail"}, "inconclusive": {"fail", "inconclusive"}}.get(
+        args.fail_on, set())
+    if verdict == "inconclusive" and "inconclusive" not in failing:
+        print("inconclusive: not a failure (use --fail-on inconclusive to fail on it)",
+              file=sys.stderr)
+    return 1 if verdict in failing else 0
 
 
 def _write_reports(args: argparse.Namespace, result: dict[str, Any], base: str,

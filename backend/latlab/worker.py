@@ -4,8 +4,6 @@ Runners (in `latlab_workers`) hold no database credentials; they send their outc
 task name, and this worker stores them through the same service as `POST /api/v1/runs`.
 """
 
-import hashlib
-import json
 from datetime import timedelta
 from typing import Any
 
@@ -14,8 +12,8 @@ from celery.signals import worker_process_init
 from sqlalchemy import delete
 
 from latlab.alerts import delivery
-from latlab.alerts.service import DELIVER, check_missing_data, evaluate_run
-from latlab.auth import service as auth_service
+from latlab.alerts.history import check_missing_data
+from latlab.alerts.lifecycle import DELIVER
 from latlab.core.clock import get_clock
 from latlab.core.db import get_engine, get_sessionmaker
 from latlab.core.settings import get_settings
@@ -23,7 +21,6 @@ from latlab.hosts import service as host_service
 from latlab.jobs import schedules
 from latlab.jobs import service as job_service
 from latlab.models import LoginSession
-from latlab.runs import service as run_service
 from latlab_contract import (
     CELERY_DEFAULTS,
     HOST_HEARTBEAT,
@@ -34,7 +31,6 @@ from latlab_contract import (
     JobEvent,
     JobOutcome,
 )
-from latlab_contract.result import RunCreate
 
 app = Celery("latlab", broker=get_settings().redis_url)
 app.conf.update(
@@ -53,24 +49,6 @@ app.conf.update(
 @worker_process_init.connect
 def _dispose_pool_after_fork(**_: Any) -> None:
     get_engine().dispose(close=False)
-
-
-@app.task(name="ingest.store_outcome", soft_time_limit=120, time_limit=180,
-          autoretry_for=(ConnectionError,), max_retries=5, retry_backoff=True)
-def store_outcome(outcome: dict[str, Any], project: str, idempotency_key: str,
-                  job_id: int | None = None) -> int:
-    """Stores a runner's `latlab.result/v1` outcome; a redelivered one stores nothing new."""
-    raw = json.dumps(outcome, sort_keys=True).encode()
-    body = RunCreate.model_validate(outcome)
-    with get_sessionmaker()() as session, session.begin():
-        target = auth_service.ensure_project(session, project)
-        submission = run_service.submit(
-            session, target, body, request_hash=hashlib.sha256(raw).hexdigest(),
-            idempotency_key=idempotency_key, job_id=job_id,
-        )
-        if not submission.replayed:
-            evaluate_run(session, submission.run)
-        return submission.run.id
 
 
 @app.task(name=HOST_HEARTBEAT, ignore_result=True, soft_time_limit=30)

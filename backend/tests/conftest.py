@@ -268,11 +268,12 @@ class RunnerProcess:
 
     def __init__(self, name: str, tags: str, build_cache: Path,
                  wrapper: list[str] | None = None, broker_url: str | None = None,
-                 address: str | None = None) -> None:
+                 address: str | None = None, env: dict[str, str] | None = None) -> None:
         import subprocess
         import sys
 
         self.name = name
+        extra_env = env
         env = {**os.environ, "LATLAB_HOST_NAME": name, "LATLAB_HOST_TAGS": tags,
                "LATLAB_BUILD_CACHE": str(build_cache), "LATLAB_HEARTBEAT_S": "1",
                "LATLAB_EVENT_INTERVAL_S": "0.5"}
@@ -281,6 +282,7 @@ class RunnerProcess:
             env["LATLAB_REDIS_URL"] = broker_url
         if address is not None:
             env["LATLAB_HOST_ADDRESS"] = address
+        env.update(extra_env or {})
         self.process = subprocess.Popen(
             [*(wrapper or []), sys.executable, "-m", "celery", "-A", "latlab_workers.app",
              "worker", "-Q", f"host.{name}", "-c", "1", "-n", f"{name}@%h",
@@ -321,3 +323,16 @@ def start_runner(build_cache, ingest_worker):
     yield start
     for runner in runners:
         runner.stop()
+
+
+@pytest.fixture
+def member(committed_db, live_server):
+    """An httpx client of the live api, signed in as a member (a committed user)."""
+    import httpx
+
+    user = Actors(committed_db).user(Role.member)
+    committed_db.commit()
+    client = httpx.Client(base_url=live_server, timeout=30)
+    assert client.post("/api/v1/auth/login", json={
+        "email": user.email, "password": "correct horse battery"}).status_code == 200
+    return client

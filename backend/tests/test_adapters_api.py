@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import numpy as np
 import pytest
 import xmlschema
 from hdrh.histogram import HdrHistogram
@@ -75,10 +74,14 @@ def _criterion(run: dict[str, Any]) -> None:
                                  / "estimates.json").read_text()) for i in (1, 2, 3)]
         assert [t["metrics"]["ns_per_iter"] for t in series["trials"]] == [
             e["slope"]["point_estimate"] for e in estimates]
-        for trial, estimate in zip(series["trials"], estimates, strict=True):
-            assert trial["exact"] and trial["summary"]["count"] == 50
-            assert trial["summary"]["p50"] == pytest.approx(
-                estimate["median"]["point_estimate"], abs=1.0)
+        for i, trial in enumerate(series["trials"], start=1):
+            sample = json.loads((GOLDEN / "criterion" / f"fast-{i}" / "criterion" / name / "new"
+                                 / "sample.json").read_text())
+            per_iteration = sorted(round(t / n) for t, n in zip(sample["times"], sample["iters"],
+                                                                strict=True))
+            assert trial["exact"] and trial["summary"]["count"] == len(per_iteration) == 50
+            assert trial["summary"]["p50"] == per_iteration[24]  # nearest rank: the 25th
+            assert trial["summary"]["max"] == per_iteration[-1]
 
 
 def _jmh(run: dict[str, Any]) -> None:
@@ -174,37 +177,103 @@ def test_harness_output_is_stored_judged_and_reported(adapter: str, committed_db
 
     summary, junit = tmp_path / "summary.md", tmp_path / "junit.xml"
     second = _cli(live_server, token, *common, "--branch", "feature", "--commit", "bbbb2222",
-                  "--summary", str(summary), "--junit", str(junit), "--fail-on", "regression",
+                  "--summary", str(summary), "--junit", str(junit),
                   *(str(GOLDEN / f) for f in slow))
-    assert second.returncode == 1, second.stderr  # the slower build fails the gate
+    assert second.returncode == 0, second.stderr
     candidate_id = int(second.stdout.strip().rsplit("/", 1)[1])
     candidate = _get(live_server, token, f"/runs/{candidate_id}")
-    assert candidate["verdict"] == "fail" and candidate["baseline_run_id"] == baseline_id
-    regressions = [r for r in candidate["verdict_reasons"] if r["kind"] == "regression"]
-    assert regressions
-    # The plain output names the series and the metric of every reason.
-    for reason in regressions:
-        named = ", ".join(f"{k}={v}" for k, v in sorted(reason["series"].items())) or "(all)"
-        assert f"regression: {named} / {reason['metric']}: " in second.stderr
-
+    assert candidate["baseline_run_id"] == baseline_id
+    assert candidate["verdict"] == VERDICTS[adapter], candidate["verdict_reasons"]
+    # The comparison sees the slower build in the harness's headline metric, in the
+    # direction the adapter declared.
     compare = _get(live_server, token, "/compare", baseline=baseline_id,
                    candidate=candidate_id)
+    headline = [m for s in compare["series"] for m in s["metrics"]
+                if m["metric"] == HEADLINES[adapter]]
+    assert headline and all(m["direction"] != "none" for m in headline)
+    assert any((m["delta_pct"] or 0) * (1 if m["direction"] == "lower" else -1) > 20
+               for m in headline)
+    _check_reports(candidate, compare, summary, junit)
+    # The plain output names the series and the metric of every reason.
+    for reason in candidate["verdict_reasons"]:
+        named = ", ".join(f"{k}={v}" for k, v in sorted(reason["series"].items())) or "(all)"
+        assert f"{reason['kind']}: {named} / {reason['metric']}: " in second.stderr
+
+
+# The gate judges the suite's gate metrics (p99 and throughput for a suite the lab does not
+# know), reliable ones only, and fails only on a regression from >= 10 candidate trials.
+VERDICTS = {
+    "go-bench": "pass",  # one value per trial: no reliable p99, no throughput to judge
+    "criterion": "pass",  # 50 samples a trial: p99 is not reliable
+    "pytest-benchmark": "pass",  # a few hundred rounds a trial: p99 is not reliable
+    "jmh": "inconclusive",  # SampleTime's p99 regressed, from 3 forks
+    "k6": "inconclusive",  # 3 runs a side
+    "wrk2": "inconclusive",  # one stalled run against two quiet ones
+    "hlog": "inconclusive",  # 3 logs a side
+}
+HEADLINES = {"go-bench": "ns_per_op", "criterion": "ns_per_iter", "jmh": "ns_per_op",
+             "pytest-benchmark": "ops_per_s", "k6": "p50", "wrk2": "p99", "hlog": "p50"}
+
+
+def test_enough_trials_of_a_slower_build_fail_the_gate(committed_db, live_server,
+                                                        tmp_path: Path) -> None:
+    token = _token(committed_db)
+    common = ["--adapter", "hlog", "--suite", "zlib", "--scenario", "ci"]
+    logs = GOLDEN / "hlog"
+    first = _cli(live_server, token, *common, "--branch", "main",
+                 *(str(logs / f"python-fast-{i}.hlog") for i in range(1, 11)))
+    assert first.returncode == 0, first.stderr
+    summary, junit = tmp_path / "summary.md", tmp_path / "junit.xml"
+    second = _cli(live_server, token, *common, "--branch", "feature", "--fail-on", "regression",
+                  "--summary", str(summary), "--junit", str(junit),
+                  *(str(logs / f"python-slow-{i}.hlog") for i in range(1, 11)))
+    assert second.returncode == 1, second.stderr
+    candidate = _get(live_server, token, f"/runs/{second.stdout.strip().rsplit('/', 1)[1]}")
+    assert candidate["verdict"] == "fail"
+    assert [(r["kind"], r["metric"]) for r in candidate["verdict_reasons"]] == [
+        ("regression", "p99")]
+    compare = _get(live_server, token, "/compare", baseline=candidate["baseline_run_id"],
+                   candidate=candidate["id"])
+    _check_reports(candidate, compare, summary, junit)
+    assert "regression: (all) / p99: rose" in second.stderr
+
+
+def _check_reports(candidate: dict[str, Any], compare: dict[str, Any], summary: Path,
+                   junit: Path) -> None:
+    """The Markdown summary as a Markdown parser reads it, and the JUnit XML against its XSD,
+    both agreeing with the gate's answer."""
+    reasons = candidate["verdict_reasons"]
     gated = [(s["labels"], m["metric"]) for s in compare["series"] for m in s["metrics"]
-             if m["metric"] in ("p99", "p50", "throughput", "p999", "p90", "p95", "p9999")
-             and m["reliable"]]
-    rows = _markdown_rows(summary.read_text())
-    assert rows[0] == ["series", "metric", "baseline", "candidate", "delta", "verdict",
-                       "details"]
-    assert len(rows) - 1 == len(gated)
-    failed = {(r[0], r[1]) for r in rows[1:] if r[5].startswith("fail:")}
-    assert failed == {(", ".join(f"{k}={v}" for k, v in sorted(r["series"].items())) or "(all)",
-                       r["metric"]) for r in regressions}
+             if m["metric"] in ("p99", "throughput") and m["reliable"]]
+    text = summary.read_text()
+    assert text.startswith(f"### latlab: {candidate['verdict']}")
+    rows = _markdown_rows(text)
+    if gated:
+        assert rows[0] == ["series", "metric", "baseline", "candidate", "delta", "verdict",
+                           "details"]
+        assert len(rows) - 1 == len(gated)
+    else:
+        assert rows == []
+
+    def named(reason: dict[str, Any]) -> tuple[str, str]:
+        labels = sorted(reason["series"].items())
+        return ", ".join(f"{k}={v}" for k, v in labels) or "(all)", reason["metric"]
+
+    assert {(r[0], r[1]) for r in rows[1:] if r[5].startswith("fail:")} == {
+        named(r) for r in reasons if r["kind"] == "regression"}
+    doubted = {named(r) for r in reasons if r["kind"] in ("suspected-regression",
+                                                           "too-few-trials")}
+    assert {(r[0], r[1]) for r in rows[1:] if r[5].startswith("inconclusive:")} == doubted
 
     JUNIT_XSD.validate(str(junit))
     suite = JUNIT_XSD.to_dict(str(junit))
-    assert int(suite["@tests"]) == len(gated)
-    assert int(suite["@failures"]) == len(regressions)
-    assert sum("failure" in case for case in suite["testcase"]) == len(regressions)
+    cases = suite.get("testcase", [])
+    assert int(suite["@tests"]) == len(cases) == max(len(gated), 1)
+    assert int(suite["@failures"]) == sum("failure" in case for case in cases) == sum(
+        r["kind"] == "regression" for r in reasons)
+    if gated:
+        assert int(suite["@skipped"]) == sum("skipped" in case for case in cases) == len(
+            doubted)
 
 
 def _markdown_rows(text: str) -> list[list[str]]:
@@ -371,8 +440,8 @@ def test_run_summary_downloads_as_csv(client, actors) -> None:
     assert [(r["client"], r["trial"]) for r in rows] == [
         ("rust", "all"), ("rust", "0"), ("rust", "1"), ("go", "all"), ("go", "0")]
     assert rows[0]["throughput"] == "200.0" and rows[1]["throughput"] == "100.0"
-    rust_trial = samples(seed=1)
-    assert float(rows[1]["p99_ns"]) == pytest.approx(np.percentile(rust_trial, 99))
+    rust_trial = sorted(samples(seed=1))
+    assert float(rows[1]["p99_ns"]) == rust_trial[989]  # nearest rank: the 990th of 1,000
     assert int(rows[0]["count"]) == 2000 and rows[4]["throughput"] == ""
 
 
@@ -383,7 +452,7 @@ def test_compare_answers_markdown_and_csv(client, actors) -> None:
         return client.post("/api/v1/runs", headers=headers, json=result(series=[
             {"labels": {"client": "c|ient"}, "trials": [
                 {"latency": {"samples_ns": samples(seed=s, scale_ns=scale)},
-                 "metrics": {"throughput": 1e9 / scale}} for s in (1, 2, 3)]}])).json()["id"]
+                 "metrics": {"throughput": 1e9 / scale}} for s in range(5)]}])).json()["id"]
 
     baseline, candidate = submit(350_000), submit(700_000)
     params = {"baseline": baseline, "candidate": candidate}

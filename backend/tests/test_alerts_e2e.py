@@ -101,7 +101,14 @@ def test_a_p99_regression_fails_ci_alerts_once_and_resolves(lab, receiver) -> No
 
     baseline = submit(client, token, trials(1), "aaaa111")
     assert baseline["verdict"] == "no-baseline"
-    candidate = submit(client, token, trials(2, tail_factor=1.3), "bbbb222", branch="feature")
+    # Five trials test the change but cannot confirm it: inconclusive, nobody alerted.
+    suspect = submit(client, token, trials(2, tail_factor=1.3), "bbbb111", branch="feature")
+    assert suspect["verdict"] == "inconclusive", suspect
+    (reason,) = [r for r in suspect["reasons"] if r["metric"] == "p99"]
+    assert reason["kind"] == "suspected-regression" and "10 candidate trials" in reason["message"]
+    assert client.get("/api/v1/alerts", params={"state": "open"}).json()["total"] == 0
+    candidate = submit(client, token, trials(2, tail_factor=1.3, n=10), "bbbb222",
+                       branch="feature")
     assert candidate["verdict"] == "fail", candidate
     assert candidate["baseline_run_id"] == baseline["id"]
     assert any(r["metric"] == "p99" and r["kind"] == "regression" for r in candidate["reasons"])
@@ -126,12 +133,13 @@ def test_a_p99_regression_fails_ci_alerts_once_and_resolves(lab, receiver) -> No
     assert f"{alert['value'] / 1e3:.3g} µs" in text
     assert f"{alert['baseline_value'] / 1e3:.3g} µs" in text
 
-    again = submit(client, token, trials(3, tail_factor=1.3), "cccc333", branch="feature")
+    again = submit(client, token, trials(3, tail_factor=1.3, n=10), "cccc333",
+                   branch="feature")
     assert again["verdict"] == "fail"
     open_alerts = client.get("/api/v1/alerts", params={"state": "open"}).json()
     assert open_alerts["total"] == 1 and open_alerts["items"][0]["occurrences"] == 2
 
-    good = submit(client, token, trials(4), "dddd444", branch="feature")
+    good = submit(client, token, trials(4, n=10), "dddd444", branch="feature")
     assert good["verdict"] == "pass", good
     wait_for(lambda: len(receiver.messages) == 2, timeout=30)
     assert "resolved" in receiver.text(1) and "recovered in run" in receiver.text(1)

@@ -63,7 +63,9 @@ def test_dashboard_walk_through(committed_db, live_server, ingest_worker, start_
         submit(client, token, trials(10 + day, 1.0 if day < 6 else 1.3, n=3, samples=5_000),
                f"{day:04x}beef", scenario="large", day=day + 1)
     baseline = submit(client, token, trials(1), "aaaa111", day=21)
-    candidate = submit(client, token, trials(2, tail_factor=1.3), "bbbb222", branch="feature")
+    # Ten trials: enough for the gate to call a regression without a confirmation.
+    candidate = submit(client, token, trials(2, tail_factor=1.3, n=10), "bbbb222",
+                       branch="feature")
     compare = client.get("/api/v1/compare",
                          params={"baseline": baseline, "candidate": candidate}).json()
     p99 = next(m for m in compare["series"][0]["metrics"] if m["metric"] == "p99")
@@ -76,7 +78,7 @@ def test_dashboard_walk_through(committed_db, live_server, ingest_worker, start_
                          for s in client.get("/api/v1/suites").json()))
 
     completed = subprocess.run(
-        ["node", "--test", "tests/e2e/"],
+        ["node", "--test", "tests/e2e/dashboard.test.mjs"],
         cwd=FRONTEND,
         env={**os.environ, "LATLAB_URL": live_server,
              "LATLAB_EMAIL": admin.email, "LATLAB_PASSWORD": PASSWORD,

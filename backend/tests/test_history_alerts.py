@@ -6,20 +6,21 @@ from datetime import timedelta
 import numpy as np
 from sqlalchemy import select
 
-from latlab.alerts.service import check_missing_data
+from latlab.alerts.history import check_missing_data
 from latlab.core.clock import get_clock
 from latlab.models import Alert, Job, JobStatus, Project, Run, Schedule, Scope
 from tests.factories import result
 
 
 def _submit(client, headers, index: int, level: float, seed: int, trials: int = 1,
-            branch: str = "main") -> int:
+            branch: str = "main", connections: int = 50) -> int:
     rng = np.random.default_rng(seed)
     document = result(series=[{"labels": {"client": "go"}, "trials": [
         {"latency": {"samples_ns": [int(v) for v in rng.lognormal(
             np.log(350_000 * level), 0.2, 2000)]}}
         for _ in range(trials)]}],
-        started_at=f"2026-11-{1 + index // 4:02d}T{10 + index % 4}:00:00Z", branch=branch)
+        started_at=f"2026-11-{1 + index // 4:02d}T{10 + index % 4}:00:00Z", branch=branch,
+        params={"orders": 1000, "connections": connections})
     response = client.post("/api/v1/runs", json=document, headers=headers)
     assert response.status_code == 201, response.text
     run_id: int = response.json()["id"]
@@ -52,6 +53,45 @@ def test_a_shift_in_main_history_opens_one_change_point_alert_and_a_shift_back_r
         _submit(client, headers, 26 + i, 1.0, seed=300 + i)
     (after,) = _change_point_alerts(client)
     assert after["id"] == alert["id"] and after["state"] == "resolved"
+
+
+def test_one_outlier_opens_no_critical_alert_and_a_sustained_shift_opens_one_alert_once(
+        client, actors) -> None:
+    actors.login(client)
+    headers = actors.token(Scope.runs_write, Scope.read)
+    for index in range(15):
+        _submit(client, headers, index, 1.0, seed=index, trials=5)
+    outlier = _submit(client, headers, 15, 1.6, seed=99, trials=5)
+    run = client.get(f"/api/v1/runs/{outlier}", headers=headers).json()
+    assert run["verdict"] == "inconclusive", run["verdict_reasons"]
+    items = client.get("/api/v1/alerts", params={"limit": 200}).json()["items"]
+    assert [a for a in items if a["severity"] == "critical"] == []
+    assert _change_point_alerts(client) == []
+    for index in range(16, 36):
+        _submit(client, headers, index, 1.1, seed=200 + index, trials=5)
+    items = client.get("/api/v1/alerts", params={"limit": 200}).json()["items"]
+    assert len(items) == 1, items
+    # One alert, opened once (a repeated condition updates it without a new message).
+    assert items[0]["kind"] == "change-point" and items[0]["state"] == "open"
+
+
+def test_a_change_of_params_starts_another_history_not_a_change_point(client, actors) -> None:
+    """More connections on main make p99 worse by design; that is another history (keyed
+    like a comparison, params included), not a shift in this one."""
+    actors.login(client)
+    headers = actors.token(Scope.runs_write, Scope.read)
+    for index in range(15):
+        _submit(client, headers, index, 1.0, seed=index)
+    for index in range(15, 25):
+        _submit(client, headers, index, 1.5, seed=index, connections=200)
+    assert _change_point_alerts(client) == []
+    trend = client.get("/api/v1/trends", params={
+        "suite": "http-order", "scenario": "medium", "labels": '{"client": "go"}'}).json()
+    assert trend["params"]["connections"] == 200 and len(trend["points"]) == 10
+    older = client.get("/api/v1/trends", params={
+        "suite": "http-order", "scenario": "medium", "labels": '{"client": "go"}',
+        "params": '{"orders": 1000, "connections": 50}'}).json()
+    assert len(older["points"]) == 15 and older["change_points"] == []
 
 
 def test_a_schedule_that_produced_no_run_in_its_window_opens_an_alert(db, client,

@@ -2,33 +2,40 @@
 
 from sqlalchemy import func, select
 
+from latlab.core.clock import get_clock
 from latlab.core.tasks import get_sender
-from latlab.models import Run, Trial
+from latlab.models import Job, JobStatus, Project, Run, Trial
+from latlab_contract import INGEST_QUEUE, JOB_OUTCOME, JobOutcome
 from tests.conftest import wait_for
 from tests.factories import result
 
 
 def test_outcome_is_stored_once_even_when_delivered_twice(committed_db, ingest_worker) -> None:
-    outcome = result(source={"kind": "job"}, host="runner-a")
+    """A runner's outcome goes through the same ingest flow as a CI submission; delivered
+    twice (a redelivered task), it stores one run and finishes its job once."""
+    project = committed_db.scalar(select(Project).where(Project.slug == "default"))
+    job = Job(project_id=project.id, suite="http-order", scenario="medium", params={},
+              host_tags=[], repetitions=1, status=JobStatus.dispatched, progress=0.0,
+              attempts=1, created_at=get_clock().now(), programs=[], timeout_s=900)
+    committed_db.add(job)
+    committed_db.commit()
+    outcome = JobOutcome(job_id=job.id, attempt=1,
+                         result=result(source={"kind": "job"}, host="runner-a"))
     for _ in range(2):
-        get_sender().send_task("ingest.store_outcome", queue="ingest", kwargs={
-            "outcome": outcome, "project": "default", "idempotency_key": "job-41"})
+        get_sender().send_task(JOB_OUTCOME, queue=INGEST_QUEUE,
+                               kwargs={"outcome": outcome.model_dump()})
 
-    def stored() -> Run | None:
+    def finished() -> Job | None:
         committed_db.expire_all()
-        return committed_db.scalar(select(Run).where(Run.idempotency_key == "job-41"))
+        found = committed_db.get(Job, job.id)
+        return found if found is not None and found.status is JobStatus.succeeded else None
 
-    run = wait_for(stored)
-    assert run.source_kind == "job" and run.host_name == "runner-a"
-    get_sender().send_task("ingest.store_outcome", queue="ingest", kwargs={
-        "outcome": result(source={"kind": "job"}, host="runner-b"), "project": "default",
-        "idempotency_key": "job-42"})
-    wait_for(lambda: committed_db.scalar(
-        select(func.count()).select_from(Run).where(Run.idempotency_key == "job-42")))
-    committed_db.expire_all()
-    assert committed_db.scalar(
-        select(func.count()).select_from(Run).where(Run.idempotency_key == "job-41")) == 1
-    assert committed_db.scalar(select(func.count()).select_from(Trial)) == 2
+    done = wait_for(finished)
+    run = committed_db.get(Run, done.run_id)
+    assert run is not None and run.source_kind == "job" and run.host_name == "runner-a"
+    assert run.verdict == "no-baseline"  # judged by the same flow as a CI submission
+    wait_for(lambda: committed_db.scalar(select(func.count()).select_from(Run)) == 1)
+    assert committed_db.scalar(select(func.count()).select_from(Trial)) == 1
 
 
 def test_tasks_leave_only_after_commit(db) -> None:

@@ -11,7 +11,7 @@ import pytest
 import redis
 
 from tests.conftest import REDIS_URL
-from tests.test_jobs_e2e import SMALL, _finish, _online, member  # noqa: F401
+from tests.test_jobs_e2e import SMALL, _finish, _online
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("ip") is None,
                                 reason="network namespaces need root and iproute2")
@@ -54,7 +54,7 @@ def namespaces() -> Iterator[dict[str, tuple[str, str]]]:
             subprocess.run(["ip", "netns", "del", namespace], check=False)
 
 
-def test_jobs_go_to_the_host_with_the_tags(member, start_runner, namespaces) -> None:  # noqa: F811
+def test_jobs_go_to_the_host_with_the_tags(member, start_runner, namespaces) -> None:
     port = REDIS_URL.rsplit(":", 1)[1].split("/")[0]
     hosts = {}
     for (namespace, (address, broker)), tags in zip(

@@ -24,7 +24,7 @@ def test_submission_stores_summaries_not_sample_rows(client, actors, db) -> None
     assert db.scalar(select(func.count()).select_from(Trial)) == 1
     trial = db.scalar(select(Trial))
     assert trial.count == 5000 and trial.exact
-    assert trial.p99 == pytest.approx(np.percentile(values, 99))
+    assert trial.p99 == np.percentile(values, 99, method="inverted_cdf")  # 4950: a rank
     assert Histogram.from_blob(trial.histogram).count == 5000
 
 

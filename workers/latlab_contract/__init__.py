@@ -100,6 +100,10 @@ class JobSpec(Wire):
     params: dict[str, Any]
     repetitions: int
     timeout_s: int
+    baseline_version: str | None = Field(
+        None, description="A confirmation job: interleave each repetition with this version "
+        "of the suite (its build and definition as the host cached them), labelled "
+        "variant=baseline beside variant=candidate")
 
 
 class ProgramInfo(Wire):

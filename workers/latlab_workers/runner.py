@@ -7,6 +7,7 @@ import fcntl
 import json
 import os
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,7 +26,7 @@ from pydantic import ValidationError
 from latlab_contract import JobSpec, Phase, ProgramInfo
 from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.result import SCHEMA_VERSION, MetricSpec, RunCreate, SeriesIn
-from latlab_workers.suites import Program, SeriesPlan, Suite, SuiteError
+from latlab_workers.suites import Program, SeriesPlan, Suite, SuiteError, load_suite
 from latlab_workers.templates import Context, TemplateError, render, render_one
 
 
@@ -96,39 +97,43 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
     if spec.scenario not in suite.scenarios:
         raise JobError(f"suite '{suite.id}' has no scenario '{spec.scenario}'")
     params = suite.resolved_params(spec.scenario, spec.params)
+    reporter.progress("build", 0.0)
+    variants = [_Variant(suite, build(suite, cache_dir, deadline), {})]
+    baseline = _cached_version(suite, spec.baseline_version, cache_dir)
+    if baseline is not None:
+        variants = [baseline, _Variant(suite, variants[0].build_dir,
+                                       {"variant": "candidate"})]
     try:
-        plans = suite.plan(params)
+        plans = [(variant, plan) for variant in variants for plan in variant.suite.plan(params)]
         sweep = suite.sweep(params)
     except SuiteError as error:
         raise JobError(str(error)) from error
-    reporter.progress("build", 0.0)
-    build_dir = build(suite, cache_dir, deadline)
-    fixed = program_context(suite, build_dir)
     collected: dict[str, SeriesIn] = {}
     metric_info: dict[str, MetricSpec] = {}
     with tempfile.TemporaryDirectory(prefix=f"latlab-job-{spec.job_id}-") as work:
         group = ProgramGroup(Path(work))
         if on_group is not None:
             on_group(group)
-        servers = _Servers(group, suite, deadline)
+        servers = _Servers(group, deadline)
         try:
             reporter.progress("start", 10.0)
             steps = spec.repetitions * len(plans)
             for step in range(steps):
-                plan = plans[step % len(plans)]
-                context = {**plan.context, **fixed}
+                variant, plan = plans[step % len(plans)]
+                context = {**plan.context, **program_context(variant.suite, variant.build_dir)}
                 try:
-                    context.update(servers.ensure(plan.servers, context))
+                    context.update(servers.ensure(variant.suite, plan.servers, context))
                     argv = render(plan.load.command, context)
                 except TemplateError as error:
                     raise JobError(str(error)) from error
-                process = group.start(plan.load.name, argv, suite.directory, _program_env())
+                process = group.start(plan.load.name, argv, variant.suite.directory,
+                                      _program_env())
                 reporter.progress("measure", 15.0 + 80.0 * step / steps, group.info())
                 output = _wait_load(group, plan.load, process, deadline, servers)
-                parsed = parse_output(suite, plan.load, output)
+                parsed = parse_output(variant.suite, plan.load, output)
                 metric_info.update(parsed.metric_info)
                 for found in parsed.series:
-                    _collect(collected, plan, found)
+                    _collect(collected, plan, found, variant.labels)
         finally:
             group.kill_all()
     reporter.progress("report", 95.0)
@@ -136,7 +141,9 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
         return RunCreate.model_validate({
             "schema": SCHEMA_VERSION, "suite": suite.id, "scenario": spec.scenario,
             "params": params, "started_at": started_at, "finished_at": datetime.now(UTC),
-            "source": {"kind": "job"}, "sweep": sweep, "metric_info": metric_info,
+            # A job's "commit" is the version of the suite it measured.
+            "source": {"kind": "job", "commit": suite.version}, "sweep": sweep,
+            "metric_info": metric_info,
             "host": {"name": host.name, "tags": host.tags, "fingerprint": host.fingerprint},
             "series": list(collected.values()),
         })
@@ -153,12 +160,41 @@ def parse_output(suite: Suite, load: Program, output: str) -> Parsed:
         raise JobError(f"{load.name}'s output ({load.output}) cannot be read: {error}") from error
 
 
-def _collect(collected: dict[str, SeriesIn], plan: SeriesPlan, found: SeriesIn) -> None:
+@dataclass(frozen=True)
+class _Variant:
+    """A version of the suite a job runs: the current one, or (a confirmation job) the
+    baseline's, interleaved; `labels` tell their series apart."""
+
+    suite: Suite
+    build_dir: Path
+    labels: dict[str, str]
+
+
+SNAPSHOT = "suite"  # the suite's folder as built, kept in its build directory (under its id)
+
+
+def _cached_version(suite: Suite, version: str | None, cache_dir: Path) -> _Variant | None:
+    """The baseline's version of the suite, when it differs from the current one and the
+    host still has its build and definition."""
+    if version is None or version == suite.version:
+        return None
+    build_dir = cache_dir / suite.id / version
+    if not (build_dir / ".built").exists() or not (build_dir / SNAPSHOT / suite.id).is_dir():
+        return None
+    try:
+        return _Variant(load_suite(build_dir / SNAPSHOT / suite.id), build_dir,
+                        {"variant": "baseline"})
+    except SuiteError:
+        return None
+
+
+def _collect(collected: dict[str, SeriesIn], plan: SeriesPlan, found: SeriesIn,
+             variant: dict[str, str]) -> None:
     """Adds a parsed series' trials to the job's series with the same labels."""
-    clash = sorted(k for k in found.labels if k in plan.labels)
+    clash = sorted(k for k in found.labels if k in plan.labels or k in variant)
     if clash:
         raise JobError(f"{plan.load.name} reports labels {clash} that are axes of the suite")
-    labels = {**plan.labels, **found.labels}
+    labels = {**plan.labels, **variant, **found.labels}
     key = json.dumps(labels, sort_keys=True)
     before = collected.get(key)
     trials = [*(before.trials if before else []), *found.trials]
@@ -169,13 +205,12 @@ class _Servers:
     """The servers running for the current series. A series gets exactly the servers it
     names: others are stopped first; one already running with the same command is kept."""
 
-    def __init__(self, group: ProgramGroup, suite: Suite, deadline: float) -> None:
+    def __init__(self, group: ProgramGroup, deadline: float) -> None:
         self.group = group
-        self.suite = suite
         self.deadline = deadline
         self.running: dict[str, tuple[list[str], dict[str, str]]] = {}
 
-    def ensure(self, needed: list[Program], context: Context) -> dict[str, str]:
+    def ensure(self, suite: Suite, needed: list[Program], context: Context) -> dict[str, str]:
         wanted = {server.name: render(server.command, context) for server in needed}
         for name in list(self.running):
             if self.running[name][0] != wanted.get(name):
@@ -183,7 +218,7 @@ class _Servers:
                 del self.running[name]
         for server in needed:
             if server.name not in self.running:
-                announced = _start_server(self.group, self.suite, server, wanted[server.name],
+                announced = _start_server(self.group, suite, server, wanted[server.name],
                                           self.deadline)
                 self.running[server.name] = (wanted[server.name], announced)
         values = {f"{name}.{key}": value for name, (_, fields) in self.running.items()
@@ -207,13 +242,14 @@ def build(suite: Suite, cache_dir: Path, deadline: float) -> Path:
     concurrent builds of one version)."""
     build_dir = cache_dir / suite.id / suite.version
     marker = build_dir / ".built"
-    if marker.exists():
+    if marker.exists() and (build_dir / SNAPSHOT / suite.id).is_dir():
         return build_dir
     build_dir.mkdir(parents=True, exist_ok=True)
     with open(build_dir / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         command = suite.spec.build.command
-        if marker.exists() or command is None:
+        if marker.exists() or command is None:  # built before snapshots were kept, or no build
+            _snapshot(suite, build_dir)
             marker.touch()
             return build_dir
         context: Context = dict(program_context(suite, build_dir))
@@ -230,8 +266,18 @@ def build(suite: Suite, cache_dir: Path, deadline: float) -> Path:
         if completed.returncode != 0:
             tail = completed.stderr.decode(errors="replace")[-2000:]
             raise JobError(f"building {suite.id} failed ({completed.returncode}): {tail}")
+        _snapshot(suite, build_dir)
         marker.touch()
     return build_dir
+
+
+def _snapshot(suite: Suite, build_dir: Path) -> None:
+    """Keeps the suite's folder as built beside its build, so a later confirmation job can
+    run this version again after the suite has changed."""
+    target = build_dir / SNAPSHOT / suite.id
+    shutil.rmtree(build_dir / SNAPSHOT, ignore_errors=True)
+    shutil.copytree(suite.directory, target, symlinks=True, ignore=shutil.ignore_patterns(
+        "target", "build", "node_modules", "__pycache__", ".git"))
 
 
 def _start_server(group: ProgramGroup, suite: Suite, server: Program, argv: list[str],

@@ -19,8 +19,8 @@ from typing import Any
 from hdrh.histogram import HdrHistogram
 
 from latlab_workers.runner import build, program_context
-from latlab_workers.templates import render
 from latlab_workers.suites import SUITES_DIR, Suite, load_suite
+from latlab_workers.templates import render
 
 SUITE: Suite = load_suite(SUITES_DIR / "http-order")
 CLIENTS = ["python", "c", "cpp", "rust", "go"]
@@ -81,6 +81,17 @@ def request(listening: str, method: str, path: str, body: bytes | None = None,
 
 def post_order(listening: str, order: dict[str, Any]) -> Answer:
     return request(listening, "POST", "/order", json.dumps(order).encode())
+
+
+def wait_for_orders(listening: str, count: int, timeout: float = 60) -> float:
+    """Polls the server's /stats until it has accepted `count` orders; returns the monotonic
+    time it saw them (a poll, a few ms, after the count-th was answered)."""
+    give_up = time.monotonic() + timeout
+    while time.monotonic() < give_up:
+        if request(listening, "GET", "/stats").body["total_orders"] >= count:
+            return time.monotonic()
+        time.sleep(0.005)
+    raise AssertionError(f"the server did not accept {count} orders within {timeout} s")
 
 
 @dataclass

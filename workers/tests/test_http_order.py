@@ -1,9 +1,11 @@
 """The http-order suite's programs, built by the runner's own build: the order server's
-contract (validation, stats, the stall hook) and every client's contract (README.md), run
-with the command lines the runner renders from suite.toml."""
+contract (validation, stats, the stall and delay hooks) and every client's contract
+(README.md), run with the command lines the runner renders from suite.toml."""
 
+import http.client
 import json
 import socket
+import statistics
 import time
 from collections.abc import Iterator
 from datetime import datetime
@@ -135,8 +137,56 @@ def test_the_stall_hook_refuses_bad_durations(hooked_server: Server, query: str)
     assert answer.body["error"].startswith("ms: ")
 
 
-def test_the_stall_hook_exists_only_with_test_hooks(server: Server) -> None:
-    assert request(server.listening, "POST", "/admin/stall?ms=100").status == 404
+def _order_latencies_ns(listening: str, count: int = 40) -> list[int]:
+    """`count` orders one after another on one keep-alive connection (Python's http.client,
+    not a suite client), each timed from request to whole answer."""
+    host, port = listening.rsplit(":", 1)
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    body = json.dumps(valid_order()).encode()
+    latencies = []
+    try:
+        for _ in range(count):
+            started = time.monotonic_ns()
+            connection.request("POST", "/order", body, {"Content-Type": "application/json"})
+            response = connection.getresponse()
+            response.read()
+            latencies.append(time.monotonic_ns() - started)
+            assert response.status == 200
+    finally:
+        connection.close()
+    return latencies
+
+
+def test_the_delay_hook_adds_its_microseconds_to_every_answer(hooked_server: Server) -> None:
+    delay_us = 10_000
+    before = _order_latencies_ns(hooked_server.listening)
+    answer = request(hooked_server.listening, "POST", f"/admin/delay?us={delay_us}")
+    assert answer.status == 200 and answer.body == {"delay_us": delay_us}, answer.body
+    delayed = _order_latencies_ns(hooked_server.listening)
+    assert request(hooked_server.listening, "POST", "/admin/delay?us=0").status == 200
+    after = _order_latencies_ns(hooked_server.listening)
+    rise_ns = statistics.median(delayed) - statistics.median(before)
+    figures = (f"median before {statistics.median(before) / 1e3:.0f} us, delayed "
+               f"{statistics.median(delayed) / 1e3:.0f} us, after "
+               f"{statistics.median(after) / 1e3:.0f} us; fastest delayed "
+               f"{min(delayed) / 1e3:.0f} us")
+    # A sleep never ends early: every delayed answer took the delay at least. The upper bounds
+    # are generous (the machine is shared): about the delay added, and gone once removed.
+    assert min(delayed) >= delay_us * 1000, figures
+    assert rise_ns < 2 * delay_us * 1000, figures
+    assert statistics.median(after) < statistics.median(before) + delay_us * 1000 / 2, figures
+
+
+@pytest.mark.parametrize("query", ["us=-1", "us=100001", "us=abc", ""])
+def test_the_delay_hook_refuses_bad_durations(hooked_server: Server, query: str) -> None:
+    answer = request(hooked_server.listening, "POST", f"/admin/delay?{query}")
+    assert answer.status == 400
+    assert answer.body["error"] == "us: must be an integer from 0 to 100000"
+
+
+@pytest.mark.parametrize("path", ["/admin/stall?ms=100", "/admin/delay?us=100"])
+def test_the_hooks_exist_only_with_test_hooks(server: Server, path: str) -> None:
+    assert request(server.listening, "POST", path).status == 404
 
 
 # --- the clients --------------------------------------------------------------------------
@@ -207,15 +257,20 @@ def _closed_port() -> int:
         return int(probe.getsockname()[1])
 
 
+@pytest.mark.parametrize(("mode", "params", "orders"), [
+    ("closed", {"orders": 20, "timeout": 1, "duration": 3}, 20),
+    # Every order due in the 2 s window is counted, none sent after it.
+    ("open", {"rate": 50, "timeout": 1, "duration": 2}, 100),
+])
 @pytest.mark.parametrize("client", CLIENTS)
-def test_a_client_facing_no_server_fails_in_time(build_dir: Path, client: str) -> None:
-    params = {"orders": 20, "timeout": 1, "duration": 3}
+def test_a_client_facing_no_server_fails_in_time(
+        build_dir: Path, client: str, mode: str, params: dict[str, Any], orders: int) -> None:
     run = run_client(client_argv(client, build_dir, f"127.0.0.1:{_closed_port()}", **params),
                      timeout=60)
     assert run.returncode == 1, run.stderr[-2000:]
     report = run.report
-    _check_report(report, client, "closed")
+    _check_report(report, client, mode)
     assert report["ok"] == 0
-    assert report["orders"] == report["errors"] + report["timeouts"] == 20, report
+    assert report["orders"] == report["errors"] + report["timeouts"] == orders, report
     # A behaviour bound (it stops by itself), not a performance claim.
     assert run.elapsed_s < params["duration"] + params["timeout"] + 5

@@ -2,6 +2,7 @@
 JSON webhooks. Every attempt is recorded; 5xx, 429 and network failures are retried with
 exponential backoff until the receiver is back, other 4xx fail for good."""
 
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -9,8 +10,9 @@ from slack_sdk.webhook import WebhookClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from latlab.alerts.service import DELIVER, backoff
+from latlab.alerts.lifecycle import DELIVER
 from latlab.core.clock import get_clock
+from latlab.core.settings import get_settings
 from latlab.core.tasks import enqueue
 from latlab.models import Channel, DeliveryAttempt, Notification
 from latlab.runs.metrics import quantity
@@ -100,7 +102,8 @@ def blocks(payload: dict[str, Any]) -> list[dict[str, Any]]:
                 payload["baseline_value"])
             fields.append(f"*Delta vs baseline*\n{delta:+.1f} %")
     links = [f"<{payload[k]}|{label}>" for k, label in (
-        ("compare_url", "compare with baseline"), ("run_url", "run"), ("alert_url", "alert"))
+        ("compare_url", "compare with baseline"), ("run_url", "run"),
+        ("confirmation_url", "confirmation run"), ("alert_url", "alert"))
         if payload.get(k)]
     result: list[dict[str, Any]] = [
         {"type": "section", "text": {"type": "mrkdwn", "text":
@@ -116,3 +119,9 @@ def blocks(payload: dict[str, Any]) -> list[dict[str, Any]]:
         result.append({"type": "context", "elements": [
             {"type": "mrkdwn", "text": " · ".join(links)}]})
     return result
+
+
+def backoff(attempts: int) -> timedelta:
+    settings = get_settings()
+    return timedelta(seconds=min(settings.delivery_backoff_s * 2 ** max(attempts - 1, 0),
+                                 settings.delivery_backoff_max_s))

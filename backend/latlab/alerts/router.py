@@ -3,7 +3,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, status
 from sqlalchemy import func, select
 
-from latlab.alerts import delivery, service
+from latlab.alerts import delivery, lifecycle
 from latlab.alerts.schemas import (
     AlertPage,
     AlertRead,
@@ -21,35 +21,17 @@ from latlab.core.db import DbSession
 from latlab.core.errors import NotFound
 from latlab.models import Alert as AlertModel
 from latlab.models import AlertState, Channel, Notification, Severity, SlaRule
+from latlab.suites import service as suite_service
 
 router = APIRouter(tags=["alerts"])
 Id = Annotated[int, Path(ge=1)]
 
-# A rule's op is its breach condition: "p99 > 2 ms" alerts when the p99 is over 2 ms.
-TEMPLATES = [
-    SlaRuleCreate(name="P50 over 0.5 ms", suite="http-order", metric="p50", op=">",
-                  threshold=0.5, unit="ms"),
-    SlaRuleCreate(name="P99 over 2 ms", suite="http-order", metric="p99", op=">",
-                  threshold=2, unit="ms"),
-    SlaRuleCreate(name="Throughput under 10k req/s", suite="http-order", metric="throughput",
-                  op="<", threshold=10_000, unit="req/s"),
-    SlaRuleCreate(name="Throughput drop over 20 %", suite="actor-iot", metric="throughput",
-                  op=">", threshold=20, unit="%", kind="relative"),
-    SlaRuleCreate(name="Throughput drop over 50 %", suite="actor-iot", metric="throughput",
-                  op=">", threshold=50, unit="%", kind="relative", severity=Severity.critical),
-    SlaRuleCreate(name="Success rate under 99 %", suite="actor-iot", metric="success_rate",
-                  op="<", threshold=99, unit="%"),
-    SlaRuleCreate(name="Success rate under 95 %", suite="actor-iot", metric="success_rate",
-                  op="<", threshold=95, unit="%", severity=Severity.critical),
-    SlaRuleCreate(name="P95 over 800 ms", suite="actor-iot", metric="p95", op=">",
-                  threshold=800, unit="ms"),
-]
-
-
 @router.get("/sla-rules/templates")
-def rule_templates(principal: Reader) -> list[SlaRuleCreate]:
-    """Rules from the seed reports, ready to adapt."""
-    return TEMPLATES
+def rule_templates(principal: Reader, session: DbSession) -> list[SlaRuleCreate]:
+    """Rules the suites suggest (from the seed reports), ready to adapt; `op` is the breach
+    condition ("p99 > 2 ms" alerts when the p99 is over 2 ms)."""
+    return [SlaRuleCreate(suite=suite, **template.model_dump())
+            for suite, template in suite_service.templates(session)]
 
 
 @router.post("/sla-rules", status_code=status.HTTP_201_CREATED)
@@ -111,7 +93,7 @@ def list_alerts(principal: Reader, session: DbSession, state: AlertState | None 
 @router.get("/alerts/{alert_id}")
 def get_alert(alert_id: Id, principal: Reader, session: DbSession) -> AlertRead:
     """One alert."""
-    return AlertRead.model_validate(service.get_alert(session, alert_id), from_attributes=True)
+    return AlertRead.model_validate(lifecycle.get_alert(session, alert_id), from_attributes=True)
 
 
 @router.get("/alerts/{alert_id}/deliveries")
@@ -125,16 +107,16 @@ def alert_deliveries(alert_id: Id, principal: Reader, session: DbSession) -> lis
 @router.post("/alerts/{alert_id}/acknowledge")
 def acknowledge(alert_id: Id, user: Member, session: DbSession) -> AlertRead:
     """Someone is on it."""
-    alert = service.get_alert(session, alert_id)
-    service.acknowledge(alert, user.id)
+    alert = lifecycle.get_alert(session, alert_id)
+    lifecycle.acknowledge(alert, user.id)
     return AlertRead.model_validate(alert, from_attributes=True)
 
 
 @router.post("/alerts/{alert_id}/resolve")
 def resolve(alert_id: Id, user: Member, session: DbSession) -> AlertRead:
     """Close the alert by hand; channels get a resolve message."""
-    alert = service.get_alert(session, alert_id)
-    service.resolve(session, alert, user.id, f"resolved by {user.email}")
+    alert = lifecycle.get_alert(session, alert_id)
+    lifecycle.resolve(session, alert, user.id, f"resolved by {user.email}")
     return AlertRead.model_validate(alert, from_attributes=True)
 
 

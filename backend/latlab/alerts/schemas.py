@@ -59,6 +59,8 @@ class AlertRead(Schema):
     message: str
     run_id: int | None
     baseline_run_id: int | None
+    confirmation_run_id: int | None = Field(
+        description="The run that measured the regression again before anyone was alerted")
     rule_id: int | None
     occurrences: int
     opened_at: datetime

@@ -8,6 +8,11 @@ cuts the segment in two. A segment whose best split is not significant is closed
 shorter than `min_segment` are never considered. Last, cuts whose relative change of segment
 means is under `min_effect` are merged away, the weakest first, the way Otava drops weak
 change points, so a real but tiny shift is not reported, yet does not hide a larger one.
+
+Unlike Otava, which reports the p-value a point had when binary segmentation found it, each
+point that remains is tested again within the segment it splits once weak points are merged
+(between its remaining neighbours), and that p-value is the one reported; a point that is no
+longer significant there is dropped too.
 """
 
 from collections.abc import Sequence
@@ -60,9 +65,34 @@ def detect(values: Sequence[float], *, min_segment: int = 5, min_effect: float =
         consider(start, cut)
         consider(cut, end)
     kept = _drop_weak(series, sorted(cuts), min_effect)
+    # Each remaining cut is tested again in the segment it now splits (between its
+    # neighbours): its p-value is the one that holds after the merging, and a cut that is no
+    # longer significant there goes too.
+    while True:
+        retested = {cut: _retest(distances, bounds, min_segment, permutations, alpha, rng)
+                    for cut, bounds in _neighbours(kept, len(series))}
+        weak = [cut for cut in kept if retested[cut] > alpha]
+        if not weak:
+            break
+        kept = _drop_weak(series, [c for c in kept if c not in weak], min_effect)
     return [ChangePoint(cut, before, after,
-                        None if before == 0 else _relative_pct(before, after), cuts[cut])
+                        None if before == 0 else _relative_pct(before, after), retested[cut])
             for cut, before, after in _segment_means(series, kept)]
+
+
+def _neighbours(cuts: list[int], length: int) -> list[tuple[int, tuple[int, int, int]]]:
+    bounds = [0, *cuts, length]
+    return [(cut, (bounds[i], cut, bounds[i + 2])) for i, cut in enumerate(cuts)]
+
+
+def _retest(distances: Floats, bounds: tuple[int, int, int], min_segment: int,
+            permutations: int, alpha: float, rng: np.random.Generator) -> float:
+    """The permutation p-value of the split at `cut` within [start, end)."""
+    start, cut, end = bounds
+    q = _q_statistics(distances[None, start:end, start:end], min_segment)[0]
+    statistic = float(q[cut - start - min_segment])
+    return _permutation_p(distances[start:end, start:end], statistic, min_segment,
+                          permutations, alpha, rng)
 
 
 def _q_statistics(distances: Floats, min_segment: int) -> Floats:

@@ -34,6 +34,7 @@ class Row:
     verdict: str
     evidence: str = ""
     failed: bool = False
+    doubted: bool = False  # the gate could not settle it (too few trials)
     link: str | None = None
 
     @property
@@ -59,10 +60,11 @@ def compare_rows(compare: dict[str, Any], *, metrics: Collection[str] | None = N
 
 def gate_rows(submitted: dict[str, Any], compare: dict[str, Any] | None) -> list[Row]:
     """The CI gate of a `POST /runs` answer: every reliable gated metric of every matched
-    series (failed when the gate names it), then each SLA breach."""
+    series (failed when the gate found a regression, doubted when its trials could not
+    settle a change), then each SLA breach."""
     reasons = submitted.get("reasons", [])
-    failing = {(series_name(r["series"]), r["metric"]) for r in reasons
-               if r["kind"] == "regression"}
+    by_key = {(series_name(r["series"]), r["metric"]): r for r in reasons
+              if r["kind"] != "sla"}
     link = submitted.get("compare_url")
     rows = []
     if compare is not None:
@@ -70,7 +72,13 @@ def gate_rows(submitted: dict[str, Any], compare: dict[str, Any] | None) -> list
         for series in compare["series"]:
             reliable = [m for m in series["metrics"] if m["metric"] in gated and m["reliable"]]
             for row in compare_rows({"series": [{**series, "metrics": reliable}]}, link=link):
-                rows.append(_with(row, failed=(row.series, row.metric) in failing))
+                reason = by_key.get((row.series, row.metric))
+                if reason is None:
+                    rows.append(row)
+                elif reason["kind"] == "regression":
+                    rows.append(_with(row, failed=True, evidence=reason["message"]))
+                else:
+                    rows.append(_with(row, doubted=True, evidence=reason["message"]))
     for reason in reasons:
         if reason["kind"] == "sla":
             rows.append(Row(labels=reason["series"], metric=reason["metric"], unit="",
@@ -92,7 +100,8 @@ def markdown(rows: Iterable[Row], *, title: str, lines: Iterable[str] = ()) -> s
             cells = [_escape(cell) for cell in (
                 row.series, row.metric, _value(row.baseline, row.unit),
                 _value(row.candidate, row.unit), _delta(row))]
-            cells.append(f"**fail**: {verdict}" if row.failed else verdict)
+            gate = "**fail**: " if row.failed else "**inconclusive**: " if row.doubted else ""
+            cells.append(gate + verdict)
             cells.append(f"[compare]({row.link})" if row.link else "")
             out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
@@ -115,14 +124,15 @@ def csv_text(rows: Iterable[Row]) -> str:
 
 def junit(rows: Iterable[Row], *, name: str, timestamp: datetime, properties: dict[str, str],
           skipped: str | None = None) -> str:
-    """The gate as one JUnit test suite: a test case per row, failed when the row fails; with
-    no rows to judge, one skipped case says why (`skipped`)."""
+    """The gate as one JUnit test suite: a test case per row, failed when the row fails,
+    skipped when the gate could not settle it; with no rows to judge, one skipped case says
+    why (`skipped`)."""
     listed = list(rows)
     suite = ElementTree.Element("testsuite", {
         "name": name, "timestamp": timestamp.strftime("%Y-%m-%dT%H:%M:%S"),
         "hostname": "latlab", "tests": str(len(listed) or 1),
         "failures": str(sum(row.failed for row in listed)), "errors": "0",
-        "skipped": "0" if listed else "1", "time": "0"})
+        "skipped": str(sum(row.doubted for row in listed) if listed else 1), "time": "0"})
     holder = ElementTree.SubElement(suite, "properties")
     for key, value in properties.items():
         ElementTree.SubElement(holder, "property", {"name": key, "value": value})
@@ -133,6 +143,8 @@ def junit(rows: Iterable[Row], *, name: str, timestamp: datetime, properties: di
             failure = ElementTree.SubElement(case, "failure", {
                 "type": row.verdict, "message": f"{row.metric} {_delta(row)} ({row.verdict})"})
             failure.text = row.evidence
+        elif row.doubted:
+            ElementTree.SubElement(case, "skipped", {"message": row.evidence})
     if not listed:
         case = ElementTree.SubElement(suite, "testcase",
                                       {"name": "comparison", "classname": name, "time": "0"})
@@ -144,8 +156,8 @@ def junit(rows: Iterable[Row], *, name: str, timestamp: datetime, properties: di
     return ElementTree.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
 
 
-def _with(row: Row, *, failed: bool) -> Row:
-    return Row(**{**row.__dict__, "failed": failed})
+def _with(row: Row, **changes: Any) -> Row:
+    return Row(**{**row.__dict__, **changes})
 
 
 def _value(value: float | None, unit: str) -> str:

@@ -1,5 +1,6 @@
+import dataclasses
 import json
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Response, status
 from sqlalchemy import select
@@ -21,8 +22,8 @@ from latlab.auth.dependencies import Member, Reader
 from latlab.core.db import DbSession
 from latlab.core.errors import NotFound, Unprocessable
 from latlab.models import Baseline, Run
-from latlab.runs import metrics as metric_registry
 from latlab.runs.service import label_key
+from latlab.suites import service as suite_service
 
 router = APIRouter(tags=["analysis"])
 RunId = Annotated[int, Query(ge=1)]
@@ -33,15 +34,27 @@ RunId = Annotated[int, Query(ge=1)]
 @router.get("/compare", response_model=CompareRead)
 def compare(
     baseline: RunId, candidate: RunId, principal: Reader, session: DbSession,
+    baseline_labels: Annotated[str | None, Query(
+        description='Compare only the baseline run\'s series with these labels, as JSON '
+                    '(e.g. {"server":"go"}); series are then matched on their other labels')]
+    = None,
+    candidate_labels: Annotated[str | None, Query(
+        description='The same for the candidate run (e.g. {"server":"zig"}); the two runs '
+                    'may be one')] = None,
     format: Annotated[Literal["json", "markdown", "csv"], Query(
         description="json; markdown: a table (text/markdown) for a CI summary or a PR "
         "comment; csv: a table (text/csv) for a spreadsheet")] = "json",
 ) -> CompareRead | Response:
     """Baseline vs candidate: per series and metric, both values, the delta and a verdict."""
     project_id = principal.token_project_id
-    result = analysis.compare_runs(analysis.load_run(session, baseline, project_id),
-                                   analysis.load_run(session, candidate, project_id))
-    read = _compare_read(result)
+    before = analysis.load_run(session, baseline, project_id)
+    after = analysis.load_run(session, candidate, project_id)
+    selectors = (_labels(baseline_labels, "baseline_labels"),
+                 _labels(candidate_labels, "candidate_labels"))
+    result = analysis.compare_runs(
+        before, after, suite_service.run_vocabulary(session, after),
+        baseline_labels=selectors[0], candidate_labels=selectors[1])
+    read = _compare_read(result, selectors)
     if format == "json":
         return read
     rows = reports.compare_rows(read.model_dump(mode="json"))
@@ -54,12 +67,15 @@ def compare(
                     media_type="text/markdown")
 
 
-def _compare_read(result: analysis.RunComparison) -> CompareRead:
+def _compare_read(result: analysis.RunComparison,
+                  selectors: tuple[dict[str, str], dict[str, str]]) -> CompareRead:
     return CompareRead(
         baseline=_ref(result.baseline), candidate=_ref(result.candidate),
+        baseline_labels=selectors[0], candidate_labels=selectors[1],
         series=[SeriesDelta(
             labels=s.labels, baseline_series_id=s.baseline_series_id,
-            candidate_series_id=s.candidate_series_id,
+            candidate_series_id=s.candidate_series_id, baseline_labels=s.baseline_labels,
+            candidate_labels=s.candidate_labels,
             metrics=[MetricDelta(
                 metric=m.metric, label=m.label, unit=m.unit, direction=m.direction,
                 baseline=m.comparison.baseline, candidate=m.comparison.candidate,
@@ -75,6 +91,29 @@ def _compare_read(result: analysis.RunComparison) -> CompareRead:
     )
 
 
+def _labels_or_params(text: str, name: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    if not isinstance(value, dict):
+        raise Unprocessable(f"{name} must be a JSON object", f"query.{name}")
+    return value
+
+
+def _labels(text: str | None, name: str) -> dict[str, str]:
+    if text is None:
+        return {}
+    try:
+        labels = json.loads(text)
+    except ValueError:
+        labels = None
+    if not isinstance(labels, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in labels.items()):
+        raise Unprocessable(f"{name} must be a JSON object of strings", f"query.{name}")
+    return labels
+
+
 @router.get("/trends")
 def trends(
     principal: Reader, session: DbSession, suite: str, scenario: str,
@@ -83,19 +122,21 @@ def trends(
     = "{}",
     branch: str | None = None, host: str | None = None,
     limit: Annotated[int, Query(ge=2, le=2000)] = 200,
+    params: Annotated[str | None, Query(
+        description="The runs' params as JSON; by default those of the newest run, so a "
+                    "history never mixes params (other params are another history)")] = None,
 ) -> TrendRead:
     """A metric over time for one series, oldest first, with its change points."""
-    try:
-        wanted = json.loads(labels)
-        assert isinstance(wanted, dict)
-    except (ValueError, AssertionError):
-        raise Unprocessable("labels must be a JSON object", "query.labels") from None
-    points, found = analysis.trend(session, analysis.TrendQuery(
+    wanted = _labels(labels, "labels")
+    query = analysis.TrendQuery(
         suite=suite, scenario=scenario, label_key=label_key(wanted), metric=metric,
-        project_id=principal.token_project_id, branch=branch, host=host, limit=limit))
-    info = metric_registry.info(metric)
+        project_id=principal.token_project_id, branch=branch, host=host, limit=limit)
+    chosen = (_labels_or_params(params, "params") if params is not None
+              else analysis.latest_params(session, query))
+    points, found = analysis.trend(session, dataclasses.replace(query, params=chosen))
+    info = suite_service.vocabulary(session, suite).info(metric)
     return TrendRead(
-        suite=suite, scenario=scenario, metric=metric, unit=info.unit,
+        suite=suite, scenario=scenario, metric=metric, params=chosen or {}, unit=info.unit,
         direction=info.direction, labels=wanted,
         points=[TrendPoint.model_validate(p, from_attributes=True) for p in points],
         change_points=[ChangePointRead(index=c.index, run_id=points[c.index].run_id,

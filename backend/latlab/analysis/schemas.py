@@ -26,9 +26,11 @@ class MetricDelta(Schema):
 
 
 class SeriesDelta(Schema):
-    labels: dict[str, Any]
+    labels: dict[str, Any] = Field(description="The labels the two series were matched on")
     baseline_series_id: int
     candidate_series_id: int
+    baseline_labels: dict[str, Any]
+    candidate_labels: dict[str, Any]
     metrics: list[MetricDelta]
 
 
@@ -45,6 +47,8 @@ class RunRef(Schema):
 class CompareRead(Schema):
     baseline: RunRef
     candidate: RunRef
+    baseline_labels: dict[str, str] = Field(description="The baseline's series selector")
+    candidate_labels: dict[str, str] = Field(description="The candidate's series selector")
     series: list[SeriesDelta]
     unmatched_baseline: list[dict[str, Any]]
     unmatched_candidate: list[dict[str, Any]]
@@ -87,6 +91,7 @@ class TrendRead(Schema):
     suite: str
     scenario: str
     metric: str
+    params: dict[str, Any] = Field(description="The params of the history's runs")
     unit: str
     direction: str
     labels: dict[str, str]

@@ -11,16 +11,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, or_, select
 from sqlalchemy.orm import Session, selectinload
 
 from latlab.analysis import changepoints
-from latlab.analysis.stats import Comparison, compare, tail_reliable
+from latlab.analysis.stats import Comparison, Direction, compare, tail_reliable
 from latlab.core.cache import memo
 from latlab.core.clock import get_clock
-from latlab.core.errors import NotFound
+from latlab.core.errors import NotFound, Unprocessable
 from latlab.models import Baseline, Run, Series
-from latlab.runs import metrics as metric_registry
+from latlab.runs.metrics import Vocabulary
+from latlab.runs.service import label_key
 
 DEFAULT_BRANCH = "main"
 # Summary columns compared per trial, and the percentile each tail key stands for.
@@ -37,7 +38,7 @@ class MetricComparison:
     metric: str
     label: str
     unit: str
-    direction: str
+    direction: Direction
     comparison: Comparison
     baseline_trials: int
     candidate_trials: int
@@ -46,9 +47,11 @@ class MetricComparison:
 
 @dataclass
 class SeriesComparison:
-    labels: dict[str, Any]
+    labels: dict[str, Any]  # the labels the two series were matched on
     baseline_series_id: int
     candidate_series_id: int
+    baseline_labels: dict[str, Any]
+    candidate_labels: dict[str, Any]
     metrics: list[MetricComparison] = field(default_factory=list)
 
 
@@ -60,6 +63,10 @@ class RunComparison:
     unmatched_baseline: list[dict[str, Any]]
     unmatched_candidate: list[dict[str, Any]]
     warnings: list[str]
+
+
+class AmbiguousSelection(Unprocessable):
+    pass
 
 
 def load_run(session: Session, run_id: int, project_id: int | None = None) -> Run:
@@ -88,36 +95,65 @@ def series_value(series: Series, metric: str) -> float | None:
     return None if value is None else float(value)
 
 
-def compare_runs(baseline: Run, candidate: Run, min_effect: float = 0.05) -> RunComparison:
-    by_key = {s.label_key: s for s in baseline.series}
+def compare_runs(baseline: Run, candidate: Run, vocabulary: Vocabulary, *,
+                 baseline_labels: dict[str, str] | None = None,
+                 candidate_labels: dict[str, str] | None = None,
+                 min_effect: float = 0.05) -> RunComparison:
+    """Series of the baseline against series of the candidate, matched by labels.
+
+    Without selectors, series with equal labels are compared. With them, each side keeps the
+    series carrying its selector's labels ({"profile": "baseline"} vs {"profile": "tuned"},
+    possibly of one run), matched on their other labels: the seeds' "baseline vs tuned" and
+    "zig vs go" tables, point by point."""
+    selectors = (baseline_labels or {}, candidate_labels or {})
+    ignored = set(selectors[0]) | set(selectors[1])
+    before = _matchable(baseline, selectors[0], ignored, "baseline")
+    after = _matchable(candidate, selectors[1], ignored, "candidate")
     matched: list[SeriesComparison] = []
-    for series in candidate.series:
-        other = by_key.get(series.label_key)
+    for key, series in after.items():
+        other = before.get(key)
         if other is None:
             continue
-        result = SeriesComparison(series.labels, other.id, series.id)
+        result = SeriesComparison(json.loads(key), other.id, series.id, other.labels,
+                                  series.labels)
         names = [*LATENCY_KEYS, *sorted(set(other.metrics) & set(series.metrics))]
         for name in names:
-            before, after = trial_values(other, name), trial_values(series, name)
-            if not before or not after:
+            old, new = trial_values(other, name), trial_values(series, name)
+            if not old or not new:
                 continue
-            info = metric_registry.info(name)
+            info = vocabulary.info(name)
             reliable = name not in TAIL_PERCENTILES or all(
                 tail_reliable(t.count, TAIL_PERCENTILES[name])
                 for t in [*other.trials, *series.trials])
             result.metrics.append(MetricComparison(
                 metric=name, label=info.label, unit=info.unit, direction=info.direction,
-                comparison=compare(before, after, info.direction, min_effect=min_effect),
-                baseline_trials=len(before), candidate_trials=len(after), reliable=reliable,
+                comparison=compare(old, new, info.direction, min_effect=min_effect),
+                baseline_trials=len(old), candidate_trials=len(new), reliable=reliable,
             ))
         matched.append(result)
-    candidate_keys = {s.label_key for s in candidate.series}
     return RunComparison(
         baseline=baseline, candidate=candidate, series=matched,
-        unmatched_baseline=[s.labels for s in baseline.series if s.label_key not in candidate_keys],
-        unmatched_candidate=[s.labels for s in candidate.series if s.label_key not in by_key],
+        unmatched_baseline=[s.labels for k, s in before.items() if k not in after],
+        unmatched_candidate=[s.labels for k, s in after.items() if k not in before],
         warnings=comparability_warnings(baseline, candidate),
     )
+
+
+def _matchable(run: Run, selector: dict[str, str], ignored: set[str],
+               side: str) -> dict[str, Series]:
+    """The run's series carrying the selector's labels, by their labels outside `ignored`."""
+    chosen: dict[str, Series] = {}
+    for series in run.series:
+        if any(series.labels.get(k) != v for k, v in selector.items()):
+            continue
+        key = label_key({k: v for k, v in series.labels.items() if k not in ignored})
+        if key in chosen:
+            raise AmbiguousSelection(
+                f"the {side} selector {selector} picks several series of run {run.id} with "
+                f"the other labels {json.loads(key)}: name more labels",
+                f"query.{side}_labels")
+        chosen[key] = series
+    return chosen
 
 
 def comparability_warnings(baseline: Run, candidate: Run) -> list[str]:
@@ -149,8 +185,8 @@ def history_key(run: Run, labels: dict[str, Any]) -> str:
 
 
 def resolve_baseline(session: Session, run: Run) -> Run | None:
-    """The pinned baseline of the run's branch (else of main); else the latest good run of
-    main on a host of the same class."""
+    """The pinned baseline of the run's branch (else of main); else the latest run of main
+    the gate did not fail or doubt, with the same params, on a host of the same class."""
     for branch in dict.fromkeys([run.branch or DEFAULT_BRANCH, DEFAULT_BRANCH]):
         pinned = session.scalar(select(Baseline.run_id).where(
             Baseline.project_id == run.project_id, Baseline.suite == run.suite,
@@ -160,14 +196,21 @@ def resolve_baseline(session: Session, run: Run) -> Run | None:
     candidates = session.scalars(
         select(Run).where(
             Run.project_id == run.project_id, Run.suite == run.suite,
-            Run.scenario == run.scenario, Run.branch == DEFAULT_BRANCH, Run.id < run.id,
-            Run.verdict.is_distinct_from("fail"),
+            Run.scenario == run.scenario, on_default_branch(), Run.id < run.id,
+            # Not a run that failed or is suspected: a baseline is a run the gate passed.
+            or_(Run.verdict.is_(None), Run.verdict.not_in(("fail", "inconclusive"))),
+            Run.confirms_run_id.is_(None),
         ).order_by(Run.id.desc()).limit(50)
     )
     for candidate in candidates:
         if host_class(candidate) == host_class(run) and candidate.params == run.params:
             return load_run(session, candidate.id)
     return None
+
+
+def on_default_branch() -> ColumnElement[bool]:
+    """Runs of the default branch; a lab job's run names no branch and counts as one."""
+    return or_(Run.branch == DEFAULT_BRANCH, Run.branch.is_(None))
 
 
 def pin_baseline(session: Session, run: Run, branch: str | None,
@@ -191,12 +234,15 @@ def pin_baseline(session: Session, run: Run, branch: str | None,
 
 @dataclass(frozen=True)
 class TrendQuery:
-    """One series' history: runs of (suite, scenario) whose series carries these labels."""
+    """One series' history: runs of (suite, scenario) with these params whose series carries
+    these labels."""
 
     suite: str
     scenario: str
     label_key: str
     metric: str
+    # A history is keyed like a comparison: runs with other params are another history.
+    params: dict[str, Any] | None = None
     project_id: int | None = None
     branch: str | None = None
     host: str | None = None
@@ -220,14 +266,17 @@ def trend(session: Session, query: TrendQuery
         select(Run, Series)
         .join(Series, Series.run_id == Run.id)
         .where(Run.suite == query.suite, Run.scenario == query.scenario,
-               Series.label_key == query.label_key)
+               Series.label_key == query.label_key, Run.confirms_run_id.is_(None))
     )
     if query.project_id is not None:
         select_points = select_points.where(Run.project_id == query.project_id)
     if query.branch:
-        select_points = select_points.where(Run.branch == query.branch)
+        select_points = select_points.where(
+            on_default_branch() if query.branch == DEFAULT_BRANCH else Run.branch == query.branch)
     if query.host:
         select_points = select_points.where(Run.host_name == query.host)
+    if query.params is not None:
+        select_points = select_points.where(Run.params == query.params)
     rows = session.execute(select_points.order_by(Run.started_at.desc(), Run.id.desc())
                            .limit(query.limit)).all()
     points = []
@@ -237,6 +286,18 @@ def trend(session: Session, query: TrendQuery
             points.append(TrendPoint(run.id, run.started_at, value, run.commit, run.branch,
                                      run.host_name))
     return points, change_points([p.value for p in points])
+
+
+def latest_params(session: Session, query: TrendQuery) -> dict[str, Any] | None:
+    """The params of the newest run in a history, so one without params is still one
+    history (a change of params starts another)."""
+    statement = (select(Run.params).join(Series, Series.run_id == Run.id)
+                 .where(Run.suite == query.suite, Run.scenario == query.scenario,
+                        Series.label_key == query.label_key, Run.confirms_run_id.is_(None))
+                 .order_by(Run.started_at.desc(), Run.id.desc()).limit(1))
+    if query.project_id is not None:
+        statement = statement.where(Run.project_id == query.project_id)
+    return session.scalar(statement)
 
 
 def change_points(values: list[float]) -> list[changepoints.ChangePoint]:

@@ -1,14 +1,18 @@
 """Is a change real? Per-trial values of one metric in two runs, compared with a two-sided
-Mann-Whitney U test and a minimum effect size; with fewer than 3 trials a side, a threshold
-verdict marked low confidence. Raw samples of two runs are never pooled: within a run they
-are correlated (same process, same host state), so pooling calls run-to-run noise a
-regression.
+Mann-Whitney U test and a minimum effect size. Raw samples of two runs are never pooled:
+within a run they are correlated (same process, same host state), so pooling calls run-to-run
+noise a regression.
 
-Small samples. The exact two-sided test cannot reach p = 0.05 with 3 vs 3 trials (its
-smallest p is 0.1) nor with 3 vs 4 (0.057). So when a side has 3 or 4 trials, a p up to
-`SMALL_SAMPLE_ALPHA` (0.1, i.e. the trials do not overlap at all) counts as evidence if the
-change is at least twice the minimum effect, and such a verdict is marked low confidence.
-From 5 trials a side (smallest p 0.008) the plain rule applies.
+A verdict needs a test that can decide: with n and m trials the exact test's smallest
+two-sided p is 2 / C(n+m, n) (0.1 for 3 vs 3, 0.029 for 4 vs 4, 0.008 for 5 vs 5), so with
+too few trials for the level asked the verdict is `inconclusive` and says how many trials a
+tested verdict needs, never `regressed`. The CI gate (`analysis.gate`) asks for a stricter
+level per metric (Holm's correction over every metric it judges in a run).
+
+The p-value is Mann-Whitney's as scipy defines it: exact and conditional on ties by
+enumerating every split of the pooled trials (scipy's `permutation_test` with the U
+statistic, two-sided = twice the smaller tail), or scipy's tie-corrected normal approximation
+for large samples; a test compares both on random tied samples.
 """
 
 import itertools
@@ -27,11 +31,11 @@ Direction = Literal["lower", "higher", "none"]
 Verdict = Literal["improved", "regressed", "unchanged", "inconclusive"]
 Confidence = Literal["high", "low"]
 
-MIN_TRIALS = 3  # below this on a side there is no test, only a threshold
-FULL_TRIALS = 5  # from this on a side the exact test can reach p < 0.05
-SMALL_SAMPLE_ALPHA = 0.1
-SMALL_SAMPLE_EFFECT_FACTOR = 2.0
-_EXACT_MAX_ARRANGEMENTS = 20_000  # enumerate every split of the pooled trials up to this
+ALPHA = 0.05
+MIN_EFFECT = 0.05
+# A tail percentile needs this many samples beyond it to be a number to trust.
+MIN_TAIL_SAMPLES = 10
+_EXACT_MAX_SPLITS = 20_000  # enumerate every split of the pooled trials up to this many
 
 
 @dataclass(frozen=True)
@@ -41,14 +45,25 @@ class Comparison:
     delta: float
     delta_pct: float | None  # None when the baseline is 0
     verdict: Verdict
-    confidence: Confidence
+    confidence: Confidence  # low: too few trials for a test at the level asked
     p_value: float | None
-    method: str  # "mann-whitney" or "threshold"
+    method: str  # "mann-whitney"
     reason: str  # reads after the metric's name: "rose 30.2 % (p = 0.0079, 5 vs 5 trials)"
+
+    @property
+    def effect(self) -> float:
+        """The relative change of the medians (+0.1 = 10 % higher)."""
+        return _relative_change(self.baseline, self.candidate)
+
+    def is_worse(self, direction: Direction) -> bool:
+        """Whether the change goes the bad way for a metric with this direction."""
+        if direction == "none":
+            return False
+        return self.effect > 0 if direction == "lower" else self.effect < 0
 
 
 def compare(baseline: Sequence[float], candidate: Sequence[float], direction: Direction, *,
-            min_effect: float = 0.05, alpha: float = 0.05) -> Comparison:
+            min_effect: float = MIN_EFFECT, alpha: float = ALPHA) -> Comparison:
     """Compares one metric's per-trial values of two runs: medians, and a test across them."""
     if not baseline or not candidate:
         raise ValueError("compare needs at least one trial value on each side")
@@ -56,51 +71,50 @@ def compare(baseline: Sequence[float], candidate: Sequence[float], direction: Di
     effect = _relative_change(before, after)
     delta_pct = None if before == 0 else 100.0 * effect
     big = abs(effect) >= min_effect
-    change = _describe_change(delta_pct, after - before)
-    counts = f"{len(baseline)} vs {len(candidate)} trials"
-
-    def result(verdict: Verdict, confidence: Confidence, p_value: float | None, method: str,
-               evidence: str) -> Comparison:
-        return Comparison(before, after, after - before, delta_pct, verdict, confidence,
-                          p_value, method, f"{change} ({evidence})")
-
-    fewest = min(len(baseline), len(candidate))
-    if fewest < MIN_TRIALS:
-        evidence = (f"{counts}: too few for a test, judged on the "
-                    f"{100 * min_effect:.0f} % minimum effect")
-        if not big:
-            return result("unchanged", "low", None, "threshold", evidence)
-        return result(_direction_verdict(effect, direction), "low", None, "threshold",
-                      evidence + _no_direction_note(direction))
-
     p_value = mann_whitney_p(baseline, candidate)
+    counts = f"{len(baseline)} vs {len(candidate)} trials"
     evidence = f"p = {p_value:.2g}, {counts}"
-    if p_value <= alpha:
-        significant, relaxed = True, False
-    else:
-        relaxed = (fewest < FULL_TRIALS and p_value <= max(alpha, SMALL_SAMPLE_ALPHA)
-                   and abs(effect) >= SMALL_SAMPLE_EFFECT_FACTOR * min_effect)
-        significant = relaxed
-    if relaxed:
-        evidence += (f": no trial overlaps, accepted at p <= {SMALL_SAMPLE_ALPHA:g} because "
-                     f"a side has under {FULL_TRIALS} trials")
-    # Weak power is what makes a few trials untrustworthy, and a decided change at
-    # p <= alpha does not need power.
-    weak = relaxed or (fewest < FULL_TRIALS and not (significant and big))
-    confidence: Confidence = "low" if weak else "high"
 
-    if significant and big:
-        return result(_direction_verdict(effect, direction), confidence, p_value,
-                      "mann-whitney", evidence + _no_direction_note(direction))
+    def result(verdict: Verdict, confidence: Confidence, note: str = "") -> Comparison:
+        change = _describe_change(delta_pct, after - before)
+        return Comparison(before, after, after - before, delta_pct, verdict, confidence,
+                          p_value, "mann-whitney", f"{change} ({evidence}{note})")
+
+    if not can_decide(len(baseline), len(candidate), alpha):
+        needed = trials_needed(alpha)
+        note = (f": too few trials to reach p <= {alpha:.2g}; a tested verdict needs "
+                f"{needed} a side")
+        return result("inconclusive" if big else "unchanged", "low", note)
+    if p_value <= alpha and big:
+        if direction == "none":
+            return result("inconclusive", "high", "; this metric has no better direction")
+        return result(_direction_verdict(effect, direction), "high")
     if big:
-        return result("inconclusive", confidence, p_value, "mann-whitney",
-                      evidence + ": the trials overlap too much to call it")
-    if significant:
-        evidence += f": real but under the {100 * min_effect:.0f} % minimum effect"
-    return result("unchanged", confidence, p_value, "mann-whitney", evidence)
+        return result("inconclusive", "high", ": the trials overlap too much to call it")
+    if p_value <= alpha:
+        return result("unchanged", "high",
+                      f": real but under the {100 * min_effect:.0f} % minimum effect")
+    return result("unchanged", "high")
 
 
-def tail_reliable(count: int, percentile: float, min_beyond: int = 10) -> bool:
+def smallest_p(n: int, m: int) -> float:
+    """The smallest two-sided p the exact test can give with n and m trials (no ties)."""
+    return min(1.0, 2.0 / math.comb(n + m, n))
+
+
+def can_decide(n: int, m: int, alpha: float) -> bool:
+    return smallest_p(n, m) <= alpha
+
+
+def trials_needed(alpha: float) -> int:
+    """Trials a side for the exact test to be able to reach `alpha`."""
+    n = 2
+    while smallest_p(n, n) > alpha:
+        n += 1
+    return n
+
+
+def tail_reliable(count: int, percentile: float, min_beyond: int = MIN_TAIL_SAMPLES) -> bool:
     """Whether at least `min_beyond` samples lie beyond the percentile (P99.9 of 5,000
     samples rests on 5 values: not a number to trust)."""
     # The tolerance keeps 1,000 samples at P99 (exactly 10 beyond) from failing on rounding.
@@ -108,23 +122,25 @@ def tail_reliable(count: int, percentile: float, min_beyond: int = 10) -> bool:
 
 
 def mann_whitney_p(baseline: Sequence[float], candidate: Sequence[float]) -> float:
-    """Two-sided Mann-Whitney U p-value. Exact for small samples, ties included: every split
-    of the pooled trials' mid-ranks into two groups of these sizes is enumerated (the
-    conditional test); normal approximation beyond `_EXACT_MAX_ARRANGEMENTS` splits."""
+    """Two-sided Mann-Whitney U p-value. Exact and conditional on ties: every split of the
+    pooled trials' mid-ranks into two groups of these sizes is enumerated and the p-value is
+    twice the smaller tail (scipy's permutation test of U); scipy's tie-corrected normal
+    approximation beyond `_EXACT_MAX_SPLITS` splits."""
     pooled = np.asarray([*candidate, *baseline], dtype=np.float64)
     if np.all(pooled == pooled[0]):
         return 1.0  # every trial equal: nothing to rank
-    ranks = rankdata(pooled)
     size = len(candidate)
-    if math.comb(len(pooled), size) > _EXACT_MAX_ARRANGEMENTS:
+    if math.comb(len(pooled), size) > _EXACT_MAX_SPLITS:
         outcome = mannwhitneyu(candidate, baseline, alternative="two-sided",
                                method="asymptotic")
         return min(1.0, float(outcome.pvalue))
+    ranks = rankdata(pooled)
     rank_sums = ranks[_splits(len(pooled), size)].sum(axis=1)
-    centre = size * (len(pooled) + 1) / 2.0
-    observed = abs(ranks[:size].sum() - centre)
-    extreme = np.abs(rank_sums - centre) >= observed - 1e-9
-    return min(1.0, float(extreme.mean()))
+    observed = ranks[:size].sum()
+    tolerance = 1e-9 * max(1.0, abs(observed))
+    greater = np.count_nonzero(rank_sums >= observed - tolerance) / len(rank_sums)
+    less = np.count_nonzero(rank_sums <= observed + tolerance) / len(rank_sums)
+    return min(1.0, 2.0 * min(greater, less))
 
 
 @lru_cache(maxsize=64)
@@ -134,14 +150,7 @@ def _splits(total: int, size: int) -> npt.NDArray[np.intp]:
 
 
 def _direction_verdict(effect: float, direction: Direction) -> Verdict:
-    if direction == "none":
-        return "inconclusive"  # a real change, but this metric has no better side
-    worse = effect > 0 if direction == "lower" else effect < 0
-    return "regressed" if worse else "improved"
-
-
-def _no_direction_note(direction: Direction) -> str:
-    return "; this metric has no better direction" if direction == "none" else ""
+    return "regressed" if (effect > 0) == (direction == "lower") else "improved"
 
 
 def _relative_change(before: float, after: float) -> float:

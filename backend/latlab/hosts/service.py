@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 from latlab.core.clock import get_clock
 from latlab.core.errors import NotFound
 from latlab.models import Host
+from latlab.suites import service as suite_service
 from latlab_contract import HEARTBEAT_INTERVAL_S, OFFLINE_AFTER_INTERVALS, Heartbeat, SuiteInfo
 
 OFFLINE_AFTER = timedelta(seconds=HEARTBEAT_INTERVAL_S * OFFLINE_AFTER_INTERVALS)
@@ -31,6 +32,7 @@ def record_heartbeat(session: Session, heartbeat: Heartbeat) -> Host:
         .returning(Host.id)
     )
     host_id = session.execute(statement).scalar_one()
+    suite_service.record(session, heartbeat.suites)
     host = session.get(Host, host_id, populate_existing=True)
     assert host is not None
     return host

@@ -15,7 +15,8 @@ class JobCreate(Schema):
     params: Annotated[dict[str, Any], Field(max_length=100)] = {}
     host_tags: Annotated[list[Slug], Field(max_length=20)] = []
     all_matching: bool = Field(False, description="One job on every matching online host")
-    repetitions: Annotated[int, Field(ge=1, le=100)] = 1
+    repetitions: Annotated[int, Field(
+        ge=1, le=100, description="Trials per series; 5 lets a comparison test a change")] = 5
     timeout_s: Annotated[int, Field(ge=10, le=6 * 3600)] = 900
 
 

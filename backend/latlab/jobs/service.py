@@ -12,7 +12,6 @@ from jsonschema import Draft202012Validator
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from latlab.alerts import service as alert_service
 from latlab.core.clock import get_clock
 from latlab.core.errors import Conflict, NotFound, Unprocessable
 from latlab.core.settings import get_settings
@@ -21,7 +20,7 @@ from latlab.core.validation import BodyInvalid
 from latlab.hosts import service as host_service
 from latlab.jobs.schemas import JobCreate
 from latlab.models import Host, Job, JobStatus, Project
-from latlab.runs import service as run_service
+from latlab.runs import ingest as run_ingest
 from latlab_contract import EXECUTE_JOB, JobEvent, JobOutcome, JobSpec, host_queue
 from latlab_contract.params import merge_params
 from latlab_contract.result import RunCreate
@@ -154,7 +153,7 @@ def _dispatch(session: Session, job: Job, host: Host) -> None:
     transition(job, JobStatus.dispatched)
     spec = JobSpec(job_id=job.id, attempt=job.attempts, project=project.slug, suite=job.suite,
                    scenario=job.scenario, params=job.params, repetitions=job.repetitions,
-                   timeout_s=job.timeout_s)
+                   timeout_s=job.timeout_s, baseline_version=job.baseline_version)
     # The runner also bounds each program by the job's time; these limits are the backstop.
     limits = {"soft_time_limit": job.timeout_s + 15, "time_limit": job.timeout_s + 45}
     enqueue(session, EXECUTE_JOB, host_queue(host.name), task_id=task_id(job), options=limits,
@@ -233,14 +232,12 @@ def apply_outcome(session: Session, outcome: JobOutcome) -> None:
     assert project is not None
     try:
         body = RunCreate.model_validate(outcome.result)
-        submission = run_service.submit(
+        submission = run_ingest.ingest(
             session, project, body, request_hash=f"job-{job.id}",
-            idempotency_key=f"job-{job.id}", job_id=job.id)
+            idempotency_key=f"job-{job.id}", job=job)
     except (ValueError, Unprocessable, BodyInvalid) as error:
         transition(job, JobStatus.failed, error=f"the runner's result was refused: {error}")
     else:
-        if not submission.replayed:
-            alert_service.evaluate_run(session, submission.run)
         job.run_id = submission.run.id
         job.progress = 100.0
         job.phase = "report"

@@ -15,6 +15,7 @@ from latlab.models.host import Host
 from latlab.models.job import Job, JobStatus, Schedule
 from latlab.models.project import Project
 from latlab.models.run import Run, Series, Trial
+from latlab.models.suite import Suite
 from latlab.models.user import ApiToken, LoginSession, Role, Scope, User
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "Series",
     "Severity",
     "SlaRule",
+    "Suite",
     "Trial",
     "User",
 ]

@@ -55,6 +55,10 @@ class Job(Base):
     last_event_at: Mapped[datetime | None]
     timeout_s: Mapped[int] = mapped_column(default=900)
     created_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+    # A confirmation job re-measures this run's suspected regression.
+    confirms_run_id: Mapped[int | None] = mapped_column(ForeignKey("run.id", ondelete="SET NULL"))
+    # ...interleaved with the baseline's suite version when the host still has its build.
+    baseline_version: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime]
     dispatched_at: Mapped[datetime | None]
     started_at: Mapped[datetime | None]

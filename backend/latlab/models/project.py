@@ -13,3 +13,5 @@ class Project(Base):
     slug: Mapped[str] = mapped_column(String(64), unique=True)
     name: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime]
+    # Confirm a suspected regression of any lab job before alerting (scheduled jobs always do).
+    confirm_regressions: Mapped[bool] = mapped_column(default=False)

@@ -58,6 +58,15 @@ class Run(Base):
     verdict_reasons: Mapped[list[dict[str, Any]]] = mapped_column(JSONB, default=list)
     baseline_run_id: Mapped[int | None] = mapped_column(
         ForeignKey("run.id", ondelete="SET NULL"))
+    # The axis the run sweeps, {axis, values}: its series form load-latency curves.
+    sweep: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    # Units and directions of metrics the submission declared (a CI harness's own metrics).
+    metric_info: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
+    # A run measured to confirm another's suspected regression (never a baseline, never in a
+    # history), and on the suspected run: pending / confirmed / unconfirmed.
+    confirms_run_id: Mapped[int | None] = mapped_column(
+        ForeignKey("run.id", ondelete="SET NULL"), index=True)
+    confirmation: Mapped[str | None] = mapped_column(String(16))
 
     project: Mapped[Project] = relationship(lazy="raise")
     host: Mapped[Host | None] = relationship(lazy="raise", foreign_keys=[host_id])

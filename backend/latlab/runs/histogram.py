@@ -3,14 +3,18 @@
 Every trial is stored as a compressed HdrHistogram V2 blob in one canonical layout
 (1 ns .. 1 h, 3 significant digits), so trials of any run can be merged and compared.
 
-Percentiles follow numpy's default (linear) definition. From raw samples they are exact;
-from a histogram each recorded value stands for the highest value of its bucket, so a
-percentile is never below the exact one and at most 0.1 % above it.
+One percentile definition everywhere, nearest rank, so a reported percentile is a value that
+was observed: the value of rank ceil(p/100 x n) (at least 1), the rank computed exactly (not in
+floating point, where 0.999 x 1000 lands one rank high). From raw samples it is that sample;
+from a histogram it is the highest equivalent value of the bucket holding that rank, exactly
+what HdrHistogram's getValueAtPercentile returns (Java, C, Go, Rust, Python `hdrh`). A
+histogram's value is within its precision (3 significant digits: 0.1 %) above the sample's.
 """
 
 import base64
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
@@ -162,7 +166,7 @@ class Histogram:
 
     def summary(self) -> Summary:
         if self.samples is not None:
-            return _exact_summary(self.samples)
+            return _exact_summary(self, self.samples)
         nonzero = np.flatnonzero(self.counts).astype(np.int64)
         weights = self.counts[nonzero]
         lowest, highest = CANONICAL.bucket_bounds(nonzero)
@@ -177,22 +181,15 @@ class Histogram:
         )
 
     def percentiles(self, qs: list[float]) -> list[float]:
-        """numpy's linear percentiles over the values the histogram stands for."""
+        """Nearest-rank percentiles (the module's definition)."""
+        ranks = np.asarray([nearest_rank(q, self.count) for q in qs], dtype=np.int64)
         if self.samples is not None:
-            return [float(v) for v in np.percentile(self.samples, qs)]
+            ordered = np.partition(self.samples, np.unique(ranks - 1))
+            return [float(v) for v in ordered[ranks - 1]]
         nonzero = np.flatnonzero(self.counts).astype(np.int64)
         cumulative = np.cumsum(self.counts[nonzero])
         _, highest = CANONICAL.bucket_bounds(nonzero)
-        position = (cumulative[-1] - 1) * np.asarray(qs, dtype=np.float64) / 100.0
-        below = np.floor(position)
-        fraction = position - below
-
-        def value_at_rank(rank: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
-            return highest[np.searchsorted(cumulative, rank, side="right")]
-
-        low = value_at_rank(below)
-        high = value_at_rank(np.ceil(position))
-        return [float(v) for v in low + fraction * (high - low)]
+        return [float(v) for v in highest[np.searchsorted(cumulative, ranks, side="left")]]
 
     def spectrum(self) -> list[dict[str, float]]:
         """Percentile spectrum points for charts: ten per decade of 1/(1-p), then 100 %."""
@@ -220,15 +217,22 @@ class Histogram:
         return encoded.decode()
 
 
-def _exact_summary(samples: Counts) -> Summary:
-    values = np.percentile(samples, list(SUMMARY_PERCENTILES.values()))
+def nearest_rank(percentile: float, count: int) -> int:
+    """The rank (1-based) of the nearest-rank percentile of `count` values: ceil(p/100 x n),
+    computed exactly from the percentile as written, and at least 1."""
+    rank = math.ceil(Fraction(str(percentile)) * count / 100)
+    return min(max(rank, 1), max(count, 1))
+
+
+def _exact_summary(histogram: "Histogram", samples: Counts) -> Summary:
+    values = histogram.percentiles(list(SUMMARY_PERCENTILES.values()))
     return Summary(
         int(samples.size),
         float(samples.min()),
         float(samples.max()),
         float(samples.mean()),
         float(samples.std()),
-        *(float(v) for v in values),
+        *values,
     )
 
 

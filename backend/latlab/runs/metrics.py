@@ -1,9 +1,12 @@
 """What latlab knows about metrics: their unit and which way is better.
 
 The dashboard takes units and directions from here (through the API), never guesses them.
+Only generic metrics are listed here; suites declare their own.
 """
 
-from typing import Literal
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -17,6 +20,9 @@ class MetricInfo(BaseModel):
     direction: Direction
 
 
+# Time units a value or a threshold may be written in, as multiples of a nanosecond.
+TIME_UNITS: dict[str, float] = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
+
 LATENCY_KEYS = ("p50", "p90", "p95", "p99", "p999", "p9999", "min", "max", "mean", "stddev")
 
 _LATENCY_LABELS = {
@@ -24,7 +30,9 @@ _LATENCY_LABELS = {
     "p9999": "P99.99", "min": "min", "max": "max", "mean": "mean", "stddev": "stddev (jitter)",
 }
 
-KNOWN: dict[str, MetricInfo] = {
+# Metrics any suite may report; a suite declares the others in its suite.toml, and a submission
+# may declare its own (`metric_info`): see `Vocabulary`.
+GENERIC: dict[str, MetricInfo] = {
     **{k: MetricInfo(name=k, label=v, unit="ns", direction="lower")
        for k, v in _LATENCY_LABELS.items()},
     "count": MetricInfo(name="count", label="samples", unit="count", direction="none"),
@@ -34,24 +42,29 @@ KNOWN: dict[str, MetricInfo] = {
                                direction="higher"),
     "errors": MetricInfo(name="errors", label="errors", unit="count", direction="lower"),
     "timeouts": MetricInfo(name="timeouts", label="timeouts", unit="count", direction="lower"),
-    "memory_mb": MetricInfo(name="memory_mb", label="memory", unit="MB", direction="lower"),
     "peak_rss_mb": MetricInfo(name="peak_rss_mb", label="peak RSS", unit="MB",
                               direction="lower"),
-    "gc_pause_ms": MetricInfo(name="gc_pause_ms", label="GC pauses", unit="ms",
-                              direction="lower"),
-    "ok": MetricInfo(name="ok", label="ok", unit="count", direction="higher"),
-    "target_rate": MetricInfo(name="target_rate", label="target rate", unit="req/s",
-                              direction="none"),
-    "achieved_rate": MetricInfo(name="achieved_rate", label="achieved rate", unit="req/s",
-                                direction="higher"),
-    "messages_per_s": MetricInfo(name="messages_per_s", label="messages", unit="msg/s",
-                                 direction="higher"),
 }
 
 
-def info(name: str) -> MetricInfo:
-    """A metric's unit and direction; an unknown metric is shown as is, with no direction."""
-    return KNOWN.get(name) or MetricInfo(name=name, label=name, unit="", direction="none")
+@dataclass(frozen=True)
+class Vocabulary:
+    """The metrics one run may carry: the generic ones, overridden by what its suite declares
+    and then by what the submission itself declares."""
+
+    declared: Mapping[str, MetricInfo] = field(default_factory=dict)
+
+    def info(self, name: str) -> MetricInfo:
+        """A metric's unit and direction; an unknown one is shown as is, with no direction."""
+        return (self.declared.get(name) or GENERIC.get(name)
+                or MetricInfo(name=name, label=name, unit="", direction="none"))
+
+    def extended(self, specs: Mapping[str, Any]) -> "Vocabulary":
+        """This vocabulary with more declared metrics ({name: {unit, direction, label}})."""
+        added = {name: MetricInfo(name=name, label=spec.get("label") or name,
+                                  unit=spec["unit"], direction=spec["direction"])
+                 for name, spec in specs.items()}
+        return Vocabulary({**self.declared, **added})
 
 
 def quantity(value: float, unit: str | None) -> str:

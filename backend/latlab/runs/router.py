@@ -5,15 +5,16 @@ from fastapi import APIRouter, Header, Path, Query, Response, status
 from fastapi.responses import PlainTextResponse
 from pydantic import AwareDatetime
 
-from latlab.alerts import service as alert_service
+from latlab.analysis.stats import MIN_TAIL_SAMPLES
 from latlab.auth import service as auth_service
 from latlab.auth.dependencies import Reader, RunWriter
 from latlab.core.db import DbSession
 from latlab.core.settings import get_settings
 from latlab.core.validation import parse_body
 from latlab.models import Run
-from latlab.runs import service
+from latlab.runs import metrics, service
 from latlab.runs.dependencies import Adapted, RawBody, RunFromPath
+from latlab.runs.ingest import ingest
 from latlab.runs.schemas import (
     RunCreated,
     RunPage,
@@ -24,7 +25,9 @@ from latlab.runs.schemas import (
     Spectrum,
     SpectrumPoint,
     TrialRead,
+    VocabularyRead,
 )
+from latlab.suites import service as suite_service
 from latlab_contract.result import RunCreate
 
 router = APIRouter(tags=["runs"])
@@ -68,19 +71,17 @@ def submit_run(
         if principal.token is not None
         else auth_service.get_project(session, project)
     )
-    submission = service.submit(
+    submission = ingest(
         session, target, body, request_hash=request_hash, idempotency_key=idempotency_key,
     )
     run = submission.run
     if submission.replayed:
         response.status_code = status.HTTP_200_OK
-    else:
-        alert_service.evaluate_run(session, run)
     response.headers["Location"] = f"/api/v1/runs/{run.id}"
     base = get_settings().public_url.rstrip("/")
     return RunCreated(
         id=run.id, url=run_url(run.id), replayed=submission.replayed, verdict=run.verdict,
-        reasons=run.verdict_reasons, gated_metrics=list(alert_service.GATED_METRICS),
+        reasons=run.verdict_reasons, gated_metrics=list(suite_service.gate(session, run.suite)),
         baseline_run_id=run.baseline_run_id,
         compare_url=None if run.baseline_run_id is None
         else f"{base}/compare?baseline={run.baseline_run_id}&candidate={run.id}",
@@ -119,16 +120,17 @@ def list_runs(
 
 
 @router.get("/runs/{run_id}")
-def get_run(run: RunFromPath) -> RunRead:
+def get_run(run: RunFromPath, session: DbSession) -> RunRead:
     """A run with its series, per-trial summaries (nanoseconds), metrics, host and source."""
     series = [
         SeriesRead(
             id=s.id, labels=s.labels, summary=s.summary, summary_uncorrected=s.summary_uncorrected,
-            metrics=s.metrics,
+            unreliable=service.unreliable_tails(int(s.summary["count"])), metrics=s.metrics,
             trials=[
                 TrialRead(
                     index=t.index, exact=t.exact,
                     summary={k: getattr(t, k) for k in _SUMMARY_KEYS},
+                    unreliable=service.unreliable_tails(t.count),
                     summary_uncorrected=t.summary_uncorrected,
                     metrics=t.metrics, intervals=_without_histograms(t.intervals),
                     tuning=t.tuning,
@@ -142,8 +144,8 @@ def get_run(run: RunFromPath) -> RunRead:
     return RunRead(
         **base.model_dump(), params=run.params, host_tags=run.host_tags,
         host_fingerprint=run.host_fingerprint, job_id=run.job_id,
-        verdict_reasons=run.verdict_reasons, series=series,
-        metric_info=service.metric_info(run),
+        verdict_reasons=run.verdict_reasons, series=series, sweep=run.sweep,
+        metric_info=service.metric_info(session, run),
     )
 
 
@@ -159,6 +161,13 @@ def get_spectrum(
         corrected=[SpectrumPoint(**p) for p in corrected],
         uncorrected=None if uncorrected is None else [SpectrumPoint(**p) for p in uncorrected],
     )
+
+
+@router.get("/vocabulary")
+def vocabulary(principal: Reader) -> VocabularyRead:
+    """Metric labels, units and directions, time units and the tail rule, for the dashboard."""
+    return VocabularyRead(metrics=metrics.GENERIC, time_units=metrics.TIME_UNITS,
+                          min_tail_samples=MIN_TAIL_SAMPLES)
 
 
 @router.get(
@@ -216,5 +225,6 @@ def _summary(run: Run, project: str, series_count: int, trial_count: int) -> Run
                           build_url=run.build_url, pull_request=run.pull_request),
         started_at=run.started_at, finished_at=run.finished_at, created_at=run.created_at,
         series_count=series_count, trial_count=trial_count, verdict=run.verdict,
-        baseline_run_id=run.baseline_run_id,
+        baseline_run_id=run.baseline_run_id, confirmation=run.confirmation,
+        confirms_run_id=run.confirms_run_id,
     )

@@ -3,11 +3,13 @@
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
+from latlab.analysis.stats import MIN_TAIL_SAMPLES
 from latlab.core.schemas import ReadSchema, Schema
 from latlab.runs.histogram import Summary
-from latlab.runs.metrics import MetricInfo
+from latlab.runs.metrics import TIME_UNITS, MetricInfo
+from latlab_contract.result import Sweep
 
 
 class SourceRead(Schema):
@@ -19,7 +21,10 @@ class SourceRead(Schema):
 
 
 class VerdictReason(Schema):
-    kind: Literal["regression", "sla"]
+    kind: Literal["regression", "suspected-regression", "too-few-trials", "sla"] = Field(
+        description="regression: tested with enough trials (fails the gate); "
+        "suspected-regression: tested, but from fewer trials than a confirmation takes; "
+        "too-few-trials: a change the trials cannot test; sla: a rule's breach (fails)")
     series: dict[str, str]
     metric: str
     message: str
@@ -35,8 +40,10 @@ class RunCreated(Schema):
     id: int
     url: str = Field(description="The run's page in the dashboard.")
     replayed: bool = Field(description="True when the Idempotency-Key matched an earlier run.")
-    verdict: Literal["pass", "fail", "no-baseline"] | None = Field(
-        description="The CI gate: fail on an SLA breach or a regression against the baseline")
+    verdict: Literal["pass", "fail", "inconclusive", "no-baseline"] | None = Field(
+        description="The CI gate: fail on an SLA breach or a regression tested with enough "
+        "trials; inconclusive when the trials cannot settle a change (the reasons say how "
+        "many would); pass; no-baseline")
     reasons: list[VerdictReason]
     gated_metrics: list[str] = Field(
         description="The metrics the gate judges in every series (reliable ones only)")
@@ -56,8 +63,13 @@ class RunSummary(ReadSchema):
     created_at: datetime
     series_count: int
     trial_count: int
-    verdict: Literal["pass", "fail", "no-baseline"] | None
+    verdict: Literal["pass", "fail", "inconclusive", "no-baseline"] | None
     baseline_run_id: int | None
+    confirmation: Literal["pending", "confirmed", "unconfirmed"] | None = Field(
+        description="A suspected regression measured again by a lab job: pending, confirmed "
+        "(the run fails and alerts), unconfirmed (no one is alerted)")
+    confirms_run_id: int | None = Field(
+        description="This run measured again the suspected regression of that run")
 
 
 class RunPage(Schema):
@@ -71,6 +83,8 @@ class TrialRead(Schema):
     index: int
     exact: bool = Field(description="Summary from raw samples (exact) or histogram buckets.")
     summary: Summary
+    unreliable: list[str] = Field(description="Summary percentiles with fewer than 10 samples "
+                                  "beyond them: not numbers to trust")
     summary_uncorrected: Summary | None
     metrics: dict[str, float]
     intervals: list[dict[str, Any]] | None
@@ -81,6 +95,8 @@ class SeriesRead(Schema):
     id: int
     labels: dict[str, str]
     summary: Summary
+    unreliable: list[str] = Field(description="Summary percentiles with fewer than 10 samples "
+                                  "beyond them: not numbers to trust")
     summary_uncorrected: Summary | None
     metrics: dict[str, float]
     trials: list[TrialRead]
@@ -93,6 +109,8 @@ class RunRead(RunSummary):
     job_id: int | None
     verdict_reasons: list[VerdictReason]
     series: list[SeriesRead]
+    sweep: Sweep | None = Field(description="The axis the run sweeps: its series form "
+                                "load-latency curves over these values")
     metric_info: dict[str, MetricInfo] = Field(
         description="Unit and direction of every metric and summary key in this run."
     )
@@ -109,3 +127,18 @@ class Spectrum(Schema):
     unit: Literal["ns"] = "ns"
     corrected: list[SpectrumPoint]
     uncorrected: list[SpectrumPoint] | None
+
+
+class VocabularyRead(Schema):
+    """How the dashboard reads numbers: nothing here is re-defined in the frontend."""
+
+    # The real table as the example, so the dashboard's unit tests use the api's own values.
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"metrics": {}, "time_units": dict(TIME_UNITS.items()),
+         "min_tail_samples": MIN_TAIL_SAMPLES}]})
+
+    metrics: dict[str, MetricInfo] = Field(description="The generic metrics; a run's own are "
+                                           "in its metric_info")
+    time_units: dict[str, float] = Field(description="Time units as multiples of a ns")
+    min_tail_samples: int = Field(description="Samples a tail percentile needs beyond it to "
+                                  "be trusted")

@@ -15,11 +15,13 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
+from latlab.analysis.stats import tail_reliable
 from latlab.core.clock import get_clock
 from latlab.core.errors import Conflict, NotFound, Unprocessable
 from latlab.models import Host, Project, Run, Series, Trial
 from latlab.runs import metrics as metric_registry
 from latlab.runs.histogram import SUMMARY_PERCENTILES, Histogram, Summary
+from latlab.suites import service as suite_service
 from latlab_contract import parsers
 from latlab_contract.result import Interval, Latency, RunCreate, SeriesIn, SourceIn
 
@@ -112,6 +114,8 @@ def submit(
         job_id=job_id,
         idempotency_key=idempotency_key,
         request_hash=request_hash,
+        sweep=None if body.sweep is None else body.sweep.model_dump(),
+        metric_info={name: spec.model_dump() for name, spec in body.metric_info.items()},
     )
     try:
         with session.begin_nested():
@@ -214,11 +218,20 @@ def spectrum(series: Series) -> tuple[list[dict[str, float]], list[dict[str, flo
     return corrected.spectrum(), None if uncorrected is None else uncorrected.spectrum()
 
 
-def metric_info(run: Run) -> dict[str, metric_registry.MetricInfo]:
+def metric_info(session: Session, run: Run) -> dict[str, metric_registry.MetricInfo]:
+    """Unit and direction of every summary key and metric of the run."""
+    vocabulary = suite_service.run_vocabulary(session, run)
     names = set(metric_registry.LATENCY_KEYS) | {"count"}
     for series in run.series:
         names.update(series.metrics)
-    return {name: metric_registry.info(name) for name in sorted(names)}
+    return {name: vocabulary.info(name) for name in sorted(names)}
+
+
+def unreliable_tails(count: int) -> list[str]:
+    """Summary percentiles with too few samples beyond them to be trusted (P99.9 of 5,000
+    samples rests on 5 values)."""
+    return [key for key, percentile in SUMMARY_PERCENTILES.items()
+            if not tail_reliable(count, percentile)]
 
 
 def trial_hlog(run: Run, series: Series, index: int) -> str:

@@ -8,13 +8,12 @@ import {
 
 import { api, unwrap } from "./client";
 import { keys } from "./keys";
-import type { TrendQuery, TrendRead } from "./types";
+import type { CompareQuery, TrendQuery, TrendRead } from "./types";
 
-export function useCompare(baseline: number, candidate: number) {
+export function useCompare(query: CompareQuery) {
   return useQuery({
-    queryKey: keys.analysis.compare(baseline, candidate),
-    queryFn: ({ signal }) =>
-      unwrap(api.GET("/api/v1/compare", { params: { query: { baseline, candidate } }, signal })),
+    queryKey: keys.analysis.compare(query),
+    queryFn: ({ signal }) => unwrap(api.GET("/api/v1/compare", { params: { query }, signal })),
     // Two stored runs compare the same way every time.
     staleTime: Infinity,
   });

@@ -1,6 +1,12 @@
 /** Every TanStack Query key of the app, so invalidation has one place to look. */
 
-import type { AlertListQuery, JobListQuery, RunListQuery, TrendQuery } from "./types";
+import type {
+  AlertListQuery,
+  CompareQuery,
+  JobListQuery,
+  RunListQuery,
+  TrendQuery,
+} from "./types";
 
 export const keys = {
   auth: {
@@ -15,11 +21,11 @@ export const keys = {
     detail: (runId: number) => [...keys.runs.all, "detail", runId] as const,
     spectrum: (runId: number, seriesId: number) =>
       [...keys.runs.detail(runId), "spectrum", seriesId] as const,
+    vocabulary: () => [...keys.runs.all, "vocabulary"] as const,
   },
   analysis: {
     all: ["analysis"] as const,
-    compare: (baseline: number, candidate: number) =>
-      [...keys.analysis.all, "compare", baseline, candidate] as const,
+    compare: (query: CompareQuery) => [...keys.analysis.all, "compare", query] as const,
     trends: (query: TrendQuery) => [...keys.analysis.all, "trends", query] as const,
     baselines: () => [...keys.analysis.all, "baselines"] as const,
   },

@@ -22,6 +22,16 @@ export function useRun(runId: number) {
   });
 }
 
+/** Metric labels, time units and the tail rule: how the API reads numbers. */
+export function useVocabulary(enabled = true) {
+  return useQuery({
+    enabled,
+    queryKey: keys.runs.vocabulary(),
+    queryFn: ({ signal }) => unwrap(api.GET("/api/v1/vocabulary", { signal })),
+    staleTime: Infinity,
+  });
+}
+
 export interface SpectraResult {
   data: Spectrum[];
   isPending: boolean;

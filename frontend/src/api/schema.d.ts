@@ -217,6 +217,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/vocabulary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Vocabulary
+         * @description Metric labels, units and directions, time units and the tail rule, for the dashboard.
+         */
+        get: operations["vocabulary_api_v1_vocabulary_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/runs/{run_id}/series/{series_id}/trials/{index}/hlog": {
         parameters: {
             query?: never;
@@ -519,7 +539,8 @@ export interface paths {
         };
         /**
          * Rule Templates
-         * @description Rules from the seed reports, ready to adapt.
+         * @description Rules the suites suggest (from the seed reports), ready to adapt; `op` is the breach
+         *     condition ("p99 > 2 ms" alerts when the p99 is over 2 ms).
          */
         get: operations["rule_templates_api_v1_sla_rules_templates_get"];
         put?: never;
@@ -787,6 +808,11 @@ export interface components {
             run_id: number | null;
             /** Baseline Run Id */
             baseline_run_id: number | null;
+            /**
+             * Confirmation Run Id
+             * @description The run that measured the regression again before anyone was alerted
+             */
+            confirmation_run_id: number | null;
             /** Rule Id */
             rule_id: number | null;
             /** Occurrences */
@@ -890,6 +916,20 @@ export interface components {
         CompareRead: {
             baseline: components["schemas"]["RunRef"];
             candidate: components["schemas"]["RunRef"];
+            /**
+             * Baseline Labels
+             * @description The baseline's series selector
+             */
+            baseline_labels: {
+                [key: string]: string;
+            };
+            /**
+             * Candidate Labels
+             * @description The candidate's series selector
+             */
+            candidate_labels: {
+                [key: string]: string;
+            };
             /** Series */
             series: components["schemas"]["SeriesDelta"][];
             /** Unmatched Baseline */
@@ -998,7 +1038,8 @@ export interface components {
             all_matching: boolean;
             /**
              * Repetitions
-             * @default 1
+             * @description Trials per series; 5 lets a comparison test a change
+             * @default 5
              */
             repetitions: number;
             /**
@@ -1202,9 +1243,9 @@ export interface components {
             replayed: boolean;
             /**
              * Verdict
-             * @description The CI gate: fail on an SLA breach or a regression against the baseline
+             * @description The CI gate: fail on an SLA breach or a regression tested with enough trials; inconclusive when the trials cannot settle a change (the reasons say how many would); pass; no-baseline
              */
-            verdict: ("pass" | "fail" | "no-baseline") | null;
+            verdict: ("pass" | "fail" | "inconclusive" | "no-baseline") | null;
             /** Reasons */
             reasons: components["schemas"]["VerdictReason"][];
             /**
@@ -1258,9 +1299,19 @@ export interface components {
             /** Trial Count */
             trial_count: number;
             /** Verdict */
-            verdict: ("pass" | "fail" | "no-baseline") | null;
+            verdict: ("pass" | "fail" | "inconclusive" | "no-baseline") | null;
             /** Baseline Run Id */
             baseline_run_id: number | null;
+            /**
+             * Confirmation
+             * @description A suspected regression measured again by a lab job: pending, confirmed (the run fails and alerts), unconfirmed (no one is alerted)
+             */
+            confirmation: ("pending" | "confirmed" | "unconfirmed") | null;
+            /**
+             * Confirms Run Id
+             * @description This run measured again the suspected regression of that run
+             */
+            confirms_run_id: number | null;
             /** Params */
             params: {
                 [key: string]: unknown;
@@ -1277,6 +1328,8 @@ export interface components {
             verdict_reasons: components["schemas"]["VerdictReason"][];
             /** Series */
             series: components["schemas"]["SeriesRead"][];
+            /** @description The axis the run sweeps: its series form load-latency curves over these values */
+            sweep: components["schemas"]["Sweep"] | null;
             /**
              * Metric Info
              * @description Unit and direction of every metric and summary key in this run.
@@ -1335,9 +1388,19 @@ export interface components {
             /** Trial Count */
             trial_count: number;
             /** Verdict */
-            verdict: ("pass" | "fail" | "no-baseline") | null;
+            verdict: ("pass" | "fail" | "inconclusive" | "no-baseline") | null;
             /** Baseline Run Id */
             baseline_run_id: number | null;
+            /**
+             * Confirmation
+             * @description A suspected regression measured again by a lab job: pending, confirmed (the run fails and alerts), unconfirmed (no one is alerted)
+             */
+            confirmation: ("pending" | "confirmed" | "unconfirmed") | null;
+            /**
+             * Confirms Run Id
+             * @description This run measured again the suspected regression of that run
+             */
+            confirms_run_id: number | null;
         };
         /** ScenarioSpec */
         ScenarioSpec: {
@@ -1401,7 +1464,10 @@ export interface components {
         Scope: "runs:write" | "jobs:write" | "read";
         /** SeriesDelta */
         SeriesDelta: {
-            /** Labels */
+            /**
+             * Labels
+             * @description The labels the two series were matched on
+             */
             labels: {
                 [key: string]: unknown;
             };
@@ -1409,6 +1475,14 @@ export interface components {
             baseline_series_id: number;
             /** Candidate Series Id */
             candidate_series_id: number;
+            /** Baseline Labels */
+            baseline_labels: {
+                [key: string]: unknown;
+            };
+            /** Candidate Labels */
+            candidate_labels: {
+                [key: string]: unknown;
+            };
             /** Metrics */
             metrics: components["schemas"]["MetricDelta"][];
         };
@@ -1421,6 +1495,11 @@ export interface components {
                 [key: string]: string;
             };
             summary: components["schemas"]["Summary"];
+            /**
+             * Unreliable
+             * @description Summary percentiles with fewer than 10 samples beyond them: not numbers to trust
+             */
+            unreliable: string[];
             summary_uncorrected: components["schemas"]["Summary"] | null;
             /** Metrics */
             metrics: {
@@ -1710,6 +1789,17 @@ export interface components {
             /** P9999 */
             p9999: number;
         };
+        /**
+         * Sweep
+         * @description The axis a run sweeps (concurrency, rate, devices): its series form load-latency
+         *     curves over these values.
+         */
+        Sweep: {
+            /** Axis */
+            axis: string;
+            /** Values */
+            values: number[];
+        };
         /** TokenCreate */
         TokenCreate: {
             /** Name */
@@ -1800,6 +1890,13 @@ export interface components {
             scenario: string;
             /** Metric */
             metric: string;
+            /**
+             * Params
+             * @description The params of the history's runs
+             */
+            params: {
+                [key: string]: unknown;
+            };
             /** Unit */
             unit: string;
             /** Direction */
@@ -1823,6 +1920,11 @@ export interface components {
              */
             exact: boolean;
             summary: components["schemas"]["Summary"];
+            /**
+             * Unreliable
+             * @description Summary percentiles with fewer than 10 samples beyond them: not numbers to trust
+             */
+            unreliable: string[];
             summary_uncorrected: components["schemas"]["Summary"] | null;
             /** Metrics */
             metrics: {
@@ -1900,9 +2002,10 @@ export interface components {
         VerdictReason: {
             /**
              * Kind
+             * @description regression: tested with enough trials (fails the gate); suspected-regression: tested, but from fewer trials than a confirmation takes; too-few-trials: a change the trials cannot test; sla: a rule's breach (fails)
              * @enum {string}
              */
-            kind: "regression" | "sla";
+            kind: "regression" | "suspected-regression" | "too-few-trials" | "sla";
             /** Series */
             series: {
                 [key: string]: string;
@@ -1923,6 +2026,42 @@ export interface components {
             severity?: string | null;
             /** Value */
             value?: number | null;
+        };
+        /**
+         * VocabularyRead
+         * @description How the dashboard reads numbers: nothing here is re-defined in the frontend.
+         * @example {
+         *       "metrics": {},
+         *       "min_tail_samples": 10,
+         *       "time_units": {
+         *         "ms": 1000000,
+         *         "ns": 1,
+         *         "s": 1000000000,
+         *         "us": 1000,
+         *         "µs": 1000
+         *       }
+         *     }
+         */
+        VocabularyRead: {
+            /**
+             * Metrics
+             * @description The generic metrics; a run's own are in its metric_info
+             */
+            metrics: {
+                [key: string]: components["schemas"]["MetricInfo"];
+            };
+            /**
+             * Time Units
+             * @description Time units as multiples of a ns
+             */
+            time_units: {
+                [key: string]: number;
+            };
+            /**
+             * Min Tail Samples
+             * @description Samples a tail percentile needs beyond it to be trusted
+             */
+            min_tail_samples: number;
         };
         /** HostIn */
         HostIn: {
@@ -2047,17 +2186,6 @@ export interface components {
              * @default null
              */
             pull_request: number | null;
-        };
-        /**
-         * Sweep
-         * @description The axis a run sweeps (concurrency, rate, devices): its series form load-latency
-         *     curves over these values.
-         */
-        Sweep: {
-            /** Axis */
-            axis: string;
-            /** Values */
-            values: number[];
         };
         /** TrialIn */
         TrialIn: {
@@ -2562,6 +2690,26 @@ export interface operations {
             };
         };
     };
+    vocabulary_api_v1_vocabulary_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VocabularyRead"];
+                };
+            };
+        };
+    };
     get_trial_hlog_api_v1_runs__run_id__series__series_id__trials__index__hlog_get: {
         parameters: {
             query?: never;
@@ -2917,6 +3065,10 @@ export interface operations {
             query: {
                 baseline: number;
                 candidate: number;
+                /** @description Compare only the baseline run's series with these labels, as JSON (e.g. {"server":"go"}); series are then matched on their other labels */
+                baseline_labels?: string | null;
+                /** @description The same for the candidate run (e.g. {"server":"zig"}); the two runs may be one */
+                candidate_labels?: string | null;
                 /** @description json; markdown: a table (text/markdown) for a CI summary or a PR comment; csv: a table (text/csv) for a spreadsheet */
                 format?: "json" | "markdown" | "csv";
             };
@@ -2957,6 +3109,8 @@ export interface operations {
                 branch?: string | null;
                 host?: string | null;
                 limit?: number;
+                /** @description The runs' params as JSON; by default those of the newest run, so a history never mixes params (other params are another history) */
+                params?: string | null;
             };
             header?: never;
             path?: never;

@@ -24,10 +24,12 @@ export type Spectrum = Json<
   paths["/api/v1/runs/{run_id}/series/{series_id}/spectrum"]["get"]["responses"][200]
 >;
 export type MetricInfo = RunRead["metric_info"][string];
+export type Sweep = NonNullable<RunRead["sweep"]>;
 export type TrialRead = SeriesRead["trials"][number];
 export type VerdictReason = RunRead["verdict_reasons"][number];
 export type RunVerdict = NonNullable<RunSummary["verdict"]>;
 
+export type CompareQuery = paths["/api/v1/compare"]["get"]["parameters"]["query"];
 export type CompareRead = Json<paths["/api/v1/compare"]["get"]["responses"][200]>;
 export type SeriesDelta = CompareRead["series"][number];
 export type MetricDelta = SeriesDelta["metrics"][number];

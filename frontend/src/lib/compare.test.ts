@@ -38,6 +38,8 @@ const series: SeriesDelta[] = [
     labels: { client: "rust" },
     baseline_series_id: 1,
     candidate_series_id: 2,
+    baseline_labels: { client: "rust" },
+    candidate_labels: { client: "rust" },
     metrics: [
       metric({}),
       metric({
@@ -133,5 +135,9 @@ describe("picking two runs", () => {
 
   it("links to a shareable compare page", () => {
     expect(compareHref(9, 4)).toBe("/compare?baseline=9&candidate=4");
+    const href = compareHref(7, 7, { server: "go" }, { server: "zig" });
+    const query = new URLSearchParams(href.split("?")[1]);
+    expect(JSON.parse(query.get("baseline_labels")!)).toEqual({ server: "go" });
+    expect(JSON.parse(query.get("candidate_labels")!)).toEqual({ server: "zig" });
   });
 });

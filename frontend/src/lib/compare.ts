@@ -99,8 +99,23 @@ export function verdictHeadline(counts: VerdictCounts): string {
 }
 
 /** The compare page's address for two runs: shareable, and the one alerts link to. */
-export function compareHref(baselineId: number, candidateId: number): string {
-  return `/compare?baseline=${String(baselineId)}&candidate=${String(candidateId)}`;
+/**
+ * The comparison's address. With label selectors, only the series carrying them are compared,
+ * matched on their other labels: two series of one run ({server: go} vs {server: zig}).
+ */
+export function compareHref(
+  baselineId: number,
+  candidateId: number,
+  baselineLabels?: Record<string, string>,
+  candidateLabels?: Record<string, string>,
+): string {
+  const query = new URLSearchParams({
+    baseline: String(baselineId),
+    candidate: String(candidateId),
+  });
+  if (baselineLabels) query.set("baseline_labels", JSON.stringify(baselineLabels));
+  if (candidateLabels) query.set("candidate_labels", JSON.stringify(candidateLabels));
+  return `/compare?${query.toString()}`;
 }
 
 export interface Picked {

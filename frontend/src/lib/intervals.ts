@@ -6,14 +6,6 @@
 export const INTERVAL_KEYS = ["p50", "p90", "p99", "p999", "max"] as const;
 export type IntervalKey = (typeof INTERVAL_KEYS)[number];
 
-export const INTERVAL_LABELS: Readonly<Record<IntervalKey, string>> = {
-  p50: "p50",
-  p90: "p90",
-  p99: "p99",
-  p999: "p99.9",
-  max: "max",
-};
-
 export interface IntervalRow {
   t: number;
   count: number | null;

@@ -19,6 +19,8 @@ function run(id: number, suite: string, verdict: RunSummary["verdict"] = null): 
     trial_count: 1,
     verdict,
     baseline_run_id: null,
+    confirmation: null,
+    confirms_run_id: null,
   };
 }
 
@@ -43,6 +45,7 @@ describe("overview", () => {
   it("words verdicts", () => {
     expect(verdictLabel("fail")).toEqual({ text: "fail", tone: "bad" });
     expect(verdictLabel("no-baseline").text).toBe("no baseline");
+    expect(verdictLabel("inconclusive")).toEqual({ text: "inconclusive", tone: "unknown" });
     expect(verdictLabel(null).text).toBe("not judged");
   });
 

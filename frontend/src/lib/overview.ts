@@ -24,6 +24,8 @@ export function verdictLabel(verdict: RunSummary["verdict"]): {
       return { text: "pass", tone: "good" };
     case "fail":
       return { text: "fail", tone: "bad" };
+    case "inconclusive":
+      return { text: "inconclusive", tone: "unknown" };
     case "no-baseline":
       return { text: "no baseline", tone: "unknown" };
     default:

@@ -6,7 +6,7 @@
 
 import type { ChangePoint, SlaRuleRead, TrendPoint } from "../api/types";
 import { formatLabels } from "./format";
-import { TIME_UNITS, formatDeltaPct } from "./units";
+import { formatDeltaPct, nanosecondsPer } from "./units";
 
 export interface TrendRow {
   /** Milliseconds since the epoch: the run's start. */
@@ -102,8 +102,8 @@ export function thresholdInUnit(
   metricUnit: string,
 ): number {
   if (rule.unit === "%") return rule.threshold / 100;
-  const from = TIME_UNITS[rule.unit];
-  const to = TIME_UNITS[metricUnit];
+  const from = nanosecondsPer(rule.unit);
+  const to = nanosecondsPer(metricUnit);
   if (from !== undefined && to !== undefined) return (rule.threshold * from) / to;
   return rule.threshold;
 }

@@ -10,7 +10,6 @@ import {
   formatRate,
   formatRatio,
   formatValue,
-  tailReliable,
 } from "./units";
 
 describe("formatNs", () => {
@@ -147,12 +146,3 @@ describe("formatDeltaPct", () => {
   });
 });
 
-describe("tailReliable", () => {
-  it("wants ten samples beyond the percentile", () => {
-    expect(tailReliable(5_000, 99.9)).toBe(false);
-    expect(tailReliable(10_000, 99.9)).toBe(true);
-    expect(tailReliable(100_000, 99.99)).toBe(true);
-    expect(tailReliable(1_000, 99)).toBe(true);
-    expect(tailReliable(999, 99)).toBe(false);
-  });
-});

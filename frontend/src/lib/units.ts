@@ -19,14 +19,21 @@ const RATE_UNITS = [
 
 const MISSING = "—";
 
-/** Time units a value (or an SLA threshold) may be written in, as multiples of a nanosecond. */
-export const TIME_UNITS: Readonly<Record<string, number>> = {
-  ns: 1,
-  us: 1e3,
-  µs: 1e3,
-  ms: 1e6,
-  s: 1e9,
-};
+/**
+ * Time units a value (or an SLA threshold) may be written in, as multiples of a nanosecond:
+ * the API's table (`GET /api/v1/vocabulary`), set once the app has it. Until then only
+ * nanoseconds, the unit of every latency, are known.
+ */
+let timeUnits: Readonly<Record<string, number>> = { ns: 1 };
+
+export function configureTimeUnits(units: Readonly<Record<string, number>>): void {
+  timeUnits = { ...units, ns: 1 };
+}
+
+/** A time unit's size in nanoseconds, or undefined for a unit that is not a time. */
+export function nanosecondsPer(unit: string): number | undefined {
+  return timeUnits[unit];
+}
 
 /** 350000 -> "350 µs", 1250000 -> "1.25 ms", 2.1e9 -> "2.1 s" (three significant digits). */
 export function formatNs(ns: number | null | undefined): string {
@@ -86,7 +93,7 @@ export function formatNumber(value: number | null | undefined): string {
  */
 export function formatValue(value: number | null | undefined, unit: string): string {
   if (value == null || !Number.isFinite(value)) return MISSING;
-  const timeScale = TIME_UNITS[unit];
+  const timeScale = nanosecondsPer(unit);
   if (timeScale !== undefined) return formatNs(value * timeScale);
   if (unit.endsWith("/s")) return formatRate(value, unit);
   switch (unit) {
@@ -134,12 +141,4 @@ function roundSignificant(value: number): number {
 function roundDecimals(value: number, decimals: number): number {
   // Number(...) drops trailing zeros: "2.10" -> 2.1; adding 0 turns -0 into 0.
   return Number(value.toFixed(decimals)) + 0;
-}
-
-/** Fewer samples than this beyond a percentile and it is shown as not to be trusted. */
-export const MIN_TAIL_SAMPLES = 10;
-
-/** Whether `count` samples put enough of them beyond `percentile` (P99.9 of 5,000 do not). */
-export function tailReliable(count: number, percentile: number): boolean {
-  return count * (1 - percentile / 100) >= MIN_TAIL_SAMPLES - 1e-9;
 }

@@ -1,13 +1,16 @@
 import { Navigate, Outlet, useLocation, useNavigate } from "react-router";
 
 import { useLogout, useMe } from "../api/auth";
+import { useVocabulary } from "../api/runs";
 import { errorMessage, isUnauthorized } from "../api/client";
 import { ErrorState, Loading } from "../components/common/Status";
 import { AppShell } from "../components/layout/AppShell";
+import { configureTimeUnits } from "../lib/units";
 
 /** The frame of every signed-in page; without a session it sends the visitor to /login. */
 export function AuthedLayout() {
   const me = useMe();
+  const vocabulary = useVocabulary(me.isSuccess);
   const logout = useLogout();
   const location = useLocation();
   const navigate = useNavigate();
@@ -23,6 +26,19 @@ export function AuthedLayout() {
       </main>
     );
   }
+
+  if (vocabulary.isPending) return <Loading label="Loading…" />;
+  if (vocabulary.isError) {
+    return (
+      <main className="content">
+        <ErrorState
+          message={errorMessage(vocabulary.error)}
+          onRetry={() => void vocabulary.refetch()}
+        />
+      </main>
+    );
+  }
+  configureTimeUnits(vocabulary.data.time_units);
 
   return (
     <AppShell

@@ -3,13 +3,15 @@ import { Link, useNavigate, useSearchParams } from "react-router";
 
 import { useCompare } from "../api/analysis";
 import { ApiError, errorMessage } from "../api/client";
-import { useSpectra } from "../api/runs";
-import type { CompareRead } from "../api/types";
+import { useRun, useSpectra } from "../api/runs";
+import type { CompareQuery, CompareRead } from "../api/types";
+import { CurveChart } from "../components/charts/CurveChart";
 import { SpectrumChart } from "../components/charts/SpectrumChart";
 import { EmptyState, ErrorState, Loading } from "../components/common/Status";
 import { CompareTable } from "../components/compare/CompareTable";
 import { RunRefCard } from "../components/compare/RunRefCard";
 import { compareGroups, compareHref, countVerdicts, verdictHeadline } from "../lib/compare";
+import { compareCurves } from "../lib/curves";
 import { formatLabels } from "../lib/format";
 import { overlayLines, type SpectrumPair } from "../lib/spectrum";
 
@@ -18,6 +20,8 @@ export function ComparePage() {
   const [search] = useSearchParams();
   const baseline = runId(search.get("baseline"));
   const candidate = runId(search.get("candidate"));
+  const baselineLabels = search.get("baseline_labels") ?? undefined;
+  const candidateLabels = search.get("candidate_labels") ?? undefined;
   return (
     <section>
       <header className="page-header">
@@ -25,7 +29,14 @@ export function ComparePage() {
       </header>
       <PickRuns baseline={baseline} candidate={candidate} />
       {baseline !== null && candidate !== null ? (
-        <Comparison baseline={baseline} candidate={candidate} />
+        <Comparison
+          query={{
+            baseline,
+            candidate,
+            baseline_labels: baselineLabels,
+            candidate_labels: candidateLabels,
+          }}
+        />
       ) : (
         <EmptyState title="Choose two runs">
           Type their ids above, or pick two on the <Link to="/runs">runs page</Link>.
@@ -90,8 +101,8 @@ function PickRuns({ baseline, candidate }: { baseline: number | null; candidate:
   );
 }
 
-function Comparison({ baseline, candidate }: { baseline: number; candidate: number }) {
-  const compare = useCompare(baseline, candidate);
+function Comparison({ query }: { query: CompareQuery }) {
+  const compare = useCompare(query);
   if (compare.isPending) return <Loading label="Comparing…" />;
   if (compare.isError) {
     if (compare.error instanceof ApiError && compare.error.status === 404) {
@@ -112,8 +123,9 @@ function ComparisonBody({ compare }: { compare: CompareRead }) {
   return (
     <>
       <p className="headline" aria-live="polite">
-        Run #{compare.candidate.id} against #{compare.baseline.id}:{" "}
-        <strong>{verdictHeadline(counts)}</strong>
+        Run #{compare.candidate.id}
+        {selector(compare.candidate_labels)} against #{compare.baseline.id}
+        {selector(compare.baseline_labels)}: <strong>{verdictHeadline(counts)}</strong>
       </p>
       <div className="two-columns">
         <RunRefCard role="Baseline" run={compare.baseline} />
@@ -146,6 +158,7 @@ function ComparisonBody({ compare }: { compare: CompareRead }) {
           </p>
         </>
       )}
+      <SweepOverlay compare={compare} />
       <Unmatched title="Only in the baseline" series={compare.unmatched_baseline} />
       <Unmatched title="Only in the candidate" series={compare.unmatched_candidate} />
       {compare.series.length > 0 && (
@@ -154,6 +167,60 @@ function ComparisonBody({ compare }: { compare: CompareRead }) {
           <OverlaidSpectra compare={compare} />
         </>
       )}
+    </>
+  );
+}
+
+/** " [server=zig]" after a run's id when only some of its series are compared. */
+function selector(labels: Record<string, string>): string {
+  return Object.keys(labels).length > 0 ? ` [${formatLabels(labels)}]` : "";
+}
+
+/** When the candidate sweeps an axis: each metric's curves, baseline dashed, verdict dots. */
+function SweepOverlay({ compare }: { compare: CompareRead }) {
+  const run = useRun(compare.candidate.id);
+  const sweep = run.data?.sweep;
+  const charts = useMemo(() => {
+    if (!sweep) return [];
+    const metrics = [
+      ...new Set(compare.series.flatMap((item) => item.metrics.map((m) => m.metric))),
+    ];
+    const rates = metrics.filter((metric) =>
+      compare.series.some((item) =>
+        item.metrics.some((m) => m.metric === metric && m.unit.endsWith("/s")),
+      ),
+    );
+    return ["p50", "p99", ...rates].map((metric) => {
+      const delta = compare.series
+        .flatMap((item) => item.metrics)
+        .find((m) => m.metric === metric);
+      return {
+        metric,
+        label: delta?.label ?? metric,
+        unit: delta?.unit ?? "",
+        curves: compareCurves(compare.series, sweep.axis, metric),
+      };
+    });
+  }, [compare.series, sweep]);
+  if (!sweep || charts.length === 0) return null;
+  return (
+    <>
+      <h2>Load-latency curves</h2>
+      <div className="curve-grid">
+        {charts.map((chart) => (
+          <CurveChart
+            key={chart.metric}
+            curves={chart.curves}
+            axis={sweep.axis}
+            metricLabel={chart.label}
+            unit={chart.unit}
+          />
+        ))}
+      </div>
+      <p className="muted small">
+        Dashed: baseline; solid: candidate; a candidate point is red when its verdict is
+        regressed, green when improved, amber when inconclusive.
+      </p>
     </>
   );
 }

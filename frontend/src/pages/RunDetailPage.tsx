@@ -5,19 +5,22 @@ import { useBaselines, usePinBaseline } from "../api/analysis";
 import { usePermissions } from "../api/auth";
 import { ApiError, errorMessage } from "../api/client";
 import { useRun, useSpectra } from "../api/runs";
-import type { RunRead, SeriesRead } from "../api/types";
+import type { MetricInfo, RunRead, SeriesRead } from "../api/types";
 import { IntervalsChart } from "../components/charts/IntervalsChart";
 import { SpectrumChart } from "../components/charts/SpectrumChart";
 import { EmptyState, ErrorState, Loading } from "../components/common/Status";
 import { RunVerdictBadge } from "../components/common/VerdictBadge";
 import { Fingerprint } from "../components/hosts/Fingerprint";
+import { CompareSeriesForm } from "../components/runs/CompareSeriesForm";
 import { RunDownloads } from "../components/runs/RunDownloads";
 import { RunMeta } from "../components/runs/RunMeta";
 import { SeriesSummaryTable } from "../components/runs/SeriesSummaryTable";
+import { SweepCurves } from "../components/runs/SweepCurves";
 import { TrialsTable } from "../components/runs/TrialsTable";
 import { TuningApplied } from "../components/runs/TuningApplied";
 import { VerdictReasons } from "../components/runs/VerdictReasons";
 import { compareHref } from "../lib/compare";
+import { comparableAxes } from "../lib/curves";
 import { formatLabels } from "../lib/format";
 import { intervalRows, trialsWithIntervals } from "../lib/intervals";
 import { spectrumLines } from "../lib/spectrum";
@@ -57,6 +60,10 @@ function RunDetail({ runId }: { runId: number }) {
 
 function RunBody({ run }: { run: RunRead }) {
   const tuning = useMemo(() => tuningSummary(run.series), [run.series]);
+  const axes = useMemo(
+    () => comparableAxes(run.series, run.sweep?.axis),
+    [run.series, run.sweep],
+  );
   const trendsHref = `/trends?${new URLSearchParams({ suite: run.suite, scenario: run.scenario }).toString()}`;
   return (
     <>
@@ -65,6 +72,11 @@ function RunBody({ run }: { run: RunRead }) {
           {run.suite} <span className="muted">/</span> {run.scenario}
         </h1>
         <RunVerdictBadge verdict={run.verdict} />
+        {run.confirmation && (
+          <span className="muted small" data-confirmation={run.confirmation}>
+            regression {run.confirmation}
+          </span>
+        )}
         <div className="page-actions">
           {run.baseline_run_id !== null && (
             <Link className="button" to={compareHref(run.baseline_run_id, run.id)}>
@@ -93,6 +105,12 @@ function RunBody({ run }: { run: RunRead }) {
               : "This run was not judged."}
         </p>
       )}
+      {run.confirms_run_id !== null && (
+        <p className="muted">
+          This run measured again the suspected regression of{" "}
+          <Link to={`/runs/${String(run.confirms_run_id)}`}>run #{run.confirms_run_id}</Link>.
+        </p>
+      )}
 
       <h2>Latency summary</h2>
       {run.series.length === 0 ? (
@@ -103,15 +121,27 @@ function RunBody({ run }: { run: RunRead }) {
             <SeriesSummaryTable series={run.series} metricInfo={run.metric_info} />
           </div>
           <p className="muted small">
-            All trials merged. ⚠ marks a tail percentile with fewer than 10 samples beyond it.
+            All trials merged. ⚠ marks a tail percentile with too few samples beyond it to trust.
             {run.series.some((series) => series.summary_uncorrected)
               ? " Open-loop series show latency from each request's intended send time (corrected for coordinated omission); the uncorrected view is shown below it."
               : ""}
           </p>
+          {run.sweep && (
+            <>
+              <h2>Load-latency curves</h2>
+              <SweepCurves series={run.series} sweep={run.sweep} metricInfo={run.metric_info} />
+            </>
+          )}
+          {Object.keys(axes).length > 0 && (
+            <>
+              <h2>Compare two series</h2>
+              <CompareSeriesForm runId={run.id} axes={axes} />
+            </>
+          )}
           <h2>Percentile spectrum</h2>
           <SpectrumPanel runId={run.id} seriesIds={run.series.map((series) => series.id)} />
           <h2>Latency over time</h2>
-          <IntervalsPanel series={run.series} />
+          <IntervalsPanel series={run.series} metricInfo={run.metric_info} />
           <h2>Trials</h2>
           <div className="table-scroll">
             <TrialsTable series={run.series} metricInfo={run.metric_info} />
@@ -175,7 +205,13 @@ function SpectrumPanel({ runId, seriesIds }: { runId: number; seriesIds: number[
 }
 
 /** Intervals are per trial: pick the series and the trial (the first with intervals by default). */
-function IntervalsPanel({ series }: { series: SeriesRead[] }) {
+function IntervalsPanel({
+  series,
+  metricInfo,
+}: {
+  series: SeriesRead[];
+  metricInfo: Record<string, MetricInfo>;
+}) {
   const withIntervals = series.filter((item) => trialsWithIntervals(item.trials).length > 0);
   const [seriesId, setSeriesId] = useState<number | null>(null);
   const [trialIndex, setTrialIndex] = useState<number | null>(null);
@@ -220,7 +256,7 @@ function IntervalsPanel({ series }: { series: SeriesRead[] }) {
       {rows.length === 0 ? (
         <EmptyState title="These intervals carry no latency values" />
       ) : (
-        <IntervalsChart rows={rows} />
+        <IntervalsChart rows={rows} metricInfo={metricInfo} />
       )}
     </>
   );

@@ -11,14 +11,16 @@
 // backend/tests/test_dashboard_e2e.py provides all of this from a throwaway stack.
 
 import assert from "node:assert/strict";
-import { mkdir } from "node:fs/promises";
-import path from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
 
-import { chromium } from "playwright-core";
+import {
+  launchBrowser,
+  newPage as openPage,
+  requireEnv,
+  screenshot,
+  signIn as signInAt,
+} from "./browser.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 const baseUrl = requireEnv("LATLAB_URL").replace(/\/+$/, "");
 const email = requireEnv("LATLAB_EMAIL");
 const password = requireEnv("LATLAB_PASSWORD");
@@ -29,56 +31,17 @@ const hostName = requireEnv("LATLAB_HOST_NAME");
 const trendScenario = requireEnv("LATLAB_TREND_SCENARIO");
 const viewerEmail = process.env.LATLAB_VIEWER_EMAIL;
 const viewerPassword = process.env.LATLAB_VIEWER_PASSWORD;
-const screenshotDir = path.resolve(
-  process.env.LATLAB_SCREENSHOT_DIR || path.join(here, "screenshots"),
-);
-const TIMEOUT_MS = 15_000;
 // A job builds its suite on first use and then measures; this bounds the wait, not the test.
 const JOB_TIMEOUT_MS = 300_000;
 
 let browser;
 let page;
 
-function requireEnv(name) {
-  const value = process.env[name];
-  if (!value) throw new Error(`set ${name} (see the top of ${path.basename(import.meta.url)})`);
-  return value;
-}
-
-async function screenshot(target, name) {
-  await target.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });
-}
-
-async function newPage() {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  ctx.setDefaultTimeout(TIMEOUT_MS);
-  const created = await ctx.newPage();
-  created.on("pageerror", (error) => console.error("page error:", error.message));
-  return { ctx, page: created };
-}
-
-async function signIn(target, user, secret) {
-  await target.goto(`${baseUrl}/login`);
-  await target.getByLabel("Email").fill(user);
-  await target.getByLabel("Password").fill(secret);
-  await target.getByRole("button", { name: "Sign in" }).click();
-  await target.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
-}
+const newPage = () => openPage(browser);
+const signIn = (target, user, secret) => signInAt(target, baseUrl, user, secret);
 
 before(async () => {
-  await mkdir(screenshotDir, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchBrowser();
   ({ page } = await newPage());
 });
 

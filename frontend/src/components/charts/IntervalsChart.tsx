@@ -9,12 +9,21 @@ import {
   YAxis,
 } from "recharts";
 
-import { INTERVAL_LABELS, intervalKeys, type IntervalRow } from "../../lib/intervals";
+import type { MetricInfo } from "../../api/types";
+import { intervalKeys, type IntervalRow } from "../../lib/intervals";
 import { formatNs } from "../../lib/units";
 import { colour } from "./palette";
 
 /** Latency over time within a trial: one line per percentile the intervals carry. */
-export function IntervalsChart({ rows, height = 300 }: { rows: IntervalRow[]; height?: number }) {
+export function IntervalsChart({
+  rows,
+  metricInfo,
+  height = 300,
+}: {
+  rows: IntervalRow[];
+  metricInfo: Record<string, MetricInfo>;
+  height?: number;
+}) {
   const present = intervalKeys(rows);
   return (
     <figure className="chart" aria-label="Latency over time">
@@ -42,7 +51,7 @@ export function IntervalsChart({ rows, height = 300 }: { rows: IntervalRow[]; he
           {present.map((key, index) => (
             <Line
               key={key}
-              name={INTERVAL_LABELS[key]}
+              name={metricInfo[key]?.label ?? key}
               dataKey={(row: IntervalRow) => row.values[key]}
               type="linear"
               stroke={colour(index)}

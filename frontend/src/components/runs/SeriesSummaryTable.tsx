@@ -1,25 +1,26 @@
 import type { MetricInfo, SeriesRead, Summary } from "../../api/types";
 import { formatLabels } from "../../lib/format";
-import { formatCount, formatNs, formatValue, tailReliable } from "../../lib/units";
+import { formatCount, formatNs, formatValue } from "../../lib/units";
 
 type LatencyKey = Exclude<keyof Summary, "count">;
 
-const LATENCY_COLUMNS: { key: LatencyKey; label: string; percentile?: number }[] = [
-  { key: "p50", label: "p50", percentile: 50 },
-  { key: "p90", label: "p90", percentile: 90 },
-  { key: "p95", label: "p95", percentile: 95 },
-  { key: "p99", label: "p99", percentile: 99 },
-  { key: "p999", label: "p99.9", percentile: 99.9 },
-  { key: "p9999", label: "p99.99", percentile: 99.99 },
-  { key: "max", label: "max" },
-  { key: "mean", label: "mean" },
-  { key: "stddev", label: "stddev" },
+/** The summary columns shown, in this order; their labels come from the API. */
+const LATENCY_COLUMNS: LatencyKey[] = [
+  "p50",
+  "p90",
+  "p95",
+  "p99",
+  "p999",
+  "p9999",
+  "max",
+  "mean",
+  "stddev",
 ];
 
 /**
  * One row per series (all trials merged; open-loop series add their uncorrected view), latency
  * in human units (exact ns on hover), then the series' metrics in the units the API gives.
- * A tail percentile with fewer than ten samples beyond it is flagged, not trusted.
+ * A tail percentile the API marks unreliable (too few samples beyond it) is flagged.
  */
 export function SeriesSummaryTable({
   series,
@@ -38,8 +39,8 @@ export function SeriesSummaryTable({
             count
           </th>
           {LATENCY_COLUMNS.map((column) => (
-            <th key={column.key} scope="col" className="num">
-              {column.label}
+            <th key={column} scope="col" className="num">
+              {metricInfo[column]?.label ?? column}
             </th>
           ))}
           {metricNames.map((name) => (
@@ -56,6 +57,7 @@ export function SeriesSummaryTable({
               key={item.id}
               name={formatLabels(item.labels)}
               summary={item.summary}
+              unreliable={item.unreliable}
               metrics={item.metrics}
               metricNames={metricNames}
               metricInfo={metricInfo}
@@ -67,6 +69,7 @@ export function SeriesSummaryTable({
                 key={`${String(item.id)}-uncorrected`}
                 name={`${formatLabels(item.labels)} (uncorrected)`}
                 summary={item.summary_uncorrected}
+                unreliable={item.unreliable}
                 metrics={{}}
                 metricNames={metricNames}
                 metricInfo={metricInfo}
@@ -84,6 +87,7 @@ export function SeriesSummaryTable({
 function SummaryRow({
   name,
   summary,
+  unreliable: flagged,
   metrics,
   metricNames,
   metricInfo,
@@ -91,6 +95,7 @@ function SummaryRow({
 }: {
   name: string;
   summary: Summary;
+  unreliable: string[];
   metrics: Record<string, number>;
   metricNames: string[];
   metricInfo: Record<string, MetricInfo>;
@@ -101,20 +106,20 @@ function SummaryRow({
       <th scope="row">{name}</th>
       <td className="num">{formatCount(summary.count)}</td>
       {LATENCY_COLUMNS.map((column) => {
-        const unreliable =
-          column.percentile !== undefined && !tailReliable(summary.count, column.percentile);
+        const unreliable = flagged.includes(column);
+        const label = metricInfo[column]?.label ?? column;
         return (
           <td
-            key={column.key}
+            key={column}
             className={`num${unreliable ? " unreliable" : ""}`}
-            data-column={secondary ? undefined : column.key}
+            data-column={secondary ? undefined : column}
             title={
               unreliable
-                ? `${String(summary[column.key])} ns — fewer than 10 samples beyond ${column.label}: not to be trusted`
-                : `${String(summary[column.key])} ns`
+                ? `${String(summary[column])} ns — too few samples beyond ${label}: not to be trusted`
+                : `${String(summary[column])} ns`
             }
           >
-            {formatNs(summary[column.key])}
+            {formatNs(summary[column])}
             {unreliable && <span aria-label=" (few samples)"> ⚠</span>}
           </td>
         );

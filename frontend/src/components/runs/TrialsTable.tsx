@@ -2,6 +2,9 @@ import type { MetricInfo, SeriesRead } from "../../api/types";
 import { formatLabels } from "../../lib/format";
 import { formatCount, formatNs, formatValue } from "../../lib/units";
 
+/** The latency columns of a trial, in this order; their labels come from the API. */
+const TRIAL_LATENCY = ["p50", "p99", "p999", "max"] as const;
+
 /**
  * Every trial of every series: its own summary and metrics (statistics across runs use these
  * trial-level values).
@@ -29,18 +32,11 @@ export function TrialsTable({
           <th scope="col" className="num">
             count
           </th>
-          <th scope="col" className="num">
-            p50
-          </th>
-          <th scope="col" className="num">
-            p99
-          </th>
-          <th scope="col" className="num">
-            p99.9
-          </th>
-          <th scope="col" className="num">
-            max
-          </th>
+          {TRIAL_LATENCY.map((key) => (
+            <th key={key} scope="col" className="num">
+              {metricInfo[key]?.label ?? key}
+            </th>
+          ))}
           {metricNames.map((name) => (
             <th key={name} scope="col" className="num">
               {metricInfo[name]?.label ?? name}
@@ -66,10 +62,15 @@ export function TrialsTable({
                 )}
               </td>
               <td className="num">{formatCount(trial.summary.count)}</td>
-              <td className="num">{formatNs(trial.summary.p50)}</td>
-              <td className="num">{formatNs(trial.summary.p99)}</td>
-              <td className="num">{formatNs(trial.summary.p999)}</td>
-              <td className="num">{formatNs(trial.summary.max)}</td>
+              {TRIAL_LATENCY.map((key) => (
+                <td
+                  key={key}
+                  className={`num${trial.unreliable.includes(key) ? " unreliable" : ""}`}
+                >
+                  {formatNs(trial.summary[key])}
+                  {trial.unreliable.includes(key) && <span aria-label=" (few samples)"> ⚠</span>}
+                </td>
+              ))}
               {metricNames.map((name) => {
                 const value = trial.metrics[name];
                 return (

@@ -5,6 +5,13 @@ import { formatLabels } from "../../lib/format";
 import { Badge } from "../common/Badge";
 
 /** Why a run failed its CI gate: SLA breaches and regressions against the baseline. */
+const REASON_NAMES: Record<VerdictReason["kind"], string> = {
+  regression: "regression",
+  "suspected-regression": "suspected regression",
+  "too-few-trials": "too few trials",
+  sla: "SLA",
+};
+
 export function VerdictReasons({ reasons }: { reasons: VerdictReason[] }) {
   return (
     <table className="table reasons-table">
@@ -20,8 +27,12 @@ export function VerdictReasons({ reasons }: { reasons: VerdictReason[] }) {
         {reasons.map((reason, index) => (
           <tr key={index}>
             <td>
-              <Badge tone={reason.severity === "critical" ? "bad" : "unknown"}>
-                {reason.kind === "sla" ? "SLA" : "regression"}
+              <Badge
+                tone={
+                  reason.severity === "critical" || reason.kind === "regression" ? "bad" : "unknown"
+                }
+              >
+                {REASON_NAMES[reason.kind]}
                 {reason.severity ? ` · ${reason.severity}` : ""}
               </Badge>
             </td>

@@ -3,10 +3,11 @@
  *
  * Each worker thread owns one easy handle, hence one keep-alive connection, and takes order
  * indices from a shared atomic counter. Closed loop: a worker sends its next order as soon as
- * the previous one is answered. Open loop: order i is due at start + i / rate; a worker sleeps
- * until then if early and sends at once if late (never skips), and the latency is measured
- * from the due time as well as from the actual send. The contract (arguments, JSON, exit
- * status) is ../../README.md.
+ * the previous one is answered. Open loop: order i (warm-up first) is due at origin + i / rate;
+ * a worker sleeps until then if early and sends at once if late (never skips), and the latency
+ * is measured from the due time as well as from the actual send. Nothing is in flight past
+ * window + timeout: an order unanswered then is a timeout, and so is one not sent by then.
+ * The contract (arguments, JSON, exit status) is ../../README.md.
  */
 #define _GNU_SOURCE
 #include <curl/curl.h>
@@ -52,14 +53,16 @@ struct options {
     bool mlock;
 };
 
-/* One series of orders run by all workers: the warm-up, then the measurement. */
+/* A series of orders run by all workers. Closed loop: the warm-up, then the measurement, each
+ * a phase. Open loop: one phase, the warm-up's orders and then the measured ones. */
 struct phase {
     long long count;                  /* closed loop: at most this many */
+    long long first_measured;         /* orders from this index on are measured */
     atomic_llong next;                /* the next order index to take */
-    int64_t start_ns;                 /* open loop: order i is due at start_ns + i / rate */
+    int64_t origin_ns;                /* open loop: order i is due at origin_ns + i / rate */
+    int64_t start_ns;                 /* the measuring phase's start (open loop: the window's) */
     int64_t stop_taking_ns;           /* no order is sent from then on */
     int64_t hard_stop_ns;             /* no order is still in flight then */
-    bool measured;
 };
 
 struct run {
@@ -97,7 +100,8 @@ struct worker {
     struct hdr_histogram *latency;    /* closed: response - send; open: response - due time */
     struct hdr_histogram *uncorrected;/* open loop: response - actual send */
     struct answers answers;           /* the ok measured orders, for "intervals" */
-    long long sent, ok, errors, timeouts;
+    long long ok, errors, timeouts;
+    long long unsent;                 /* open loop: timeouts never sent (all workers stuck) */
     int pin_cpu;                      /* -1: not pinned */
     int pin_errno;                    /* 0: pinned (or not asked) */
 };
@@ -383,6 +387,24 @@ static void keep_answer(struct answers *a, int64_t since_start_ns, int64_t laten
     };
 }
 
+/* Books one measured order's outcome; a closed loop's orders are due when they are sent. */
+static void book(struct worker *w, const struct phase *ph, enum outcome outcome, int64_t due_ns,
+                 int64_t sent_ns, int64_t done_ns)
+{
+    switch (outcome) {
+    case ORDER_OK: {
+        w->ok++;
+        int64_t latency_ns = record(w->latency, done_ns - due_ns);
+        if (w->run->opts->rate > 0)
+            record(w->uncorrected, done_ns - sent_ns);
+        keep_answer(&w->answers, done_ns - ph->start_ns, latency_ns);
+        break;
+    }
+    case ORDER_ERROR: w->errors++; break;
+    case ORDER_TIMEOUT: w->timeouts++; break;
+    }
+}
+
 static void run_phase(struct worker *w, struct phase *ph)
 {
     const struct options *opts = w->run->opts;
@@ -393,40 +415,30 @@ static void run_phase(struct worker *w, struct phase *ph)
             return;
         int64_t due_ns = 0;
         if (open_loop) {
-            due_ns = ph->start_ns + llround((double)i * NS_PER_S / opts->rate);
+            due_ns = ph->origin_ns + llround((double)i * NS_PER_S / opts->rate);
             if (now_ns() < due_ns)
                 sleep_until_ns(due_ns);
         }
         int64_t sent_ns = now_ns();
-        if (sent_ns >= ph->stop_taking_ns)
-            return;
-        /* An order never outlives the phase's hard stop; cut short, it is a timeout, as its
-         * latency from the due time is then >= --timeout anyway. */
+        bool measured = i >= ph->first_measured;
+        if (sent_ns >= ph->stop_taking_ns) {
+            if (!open_loop)
+                return;
+            /* Every worker was busy until window + timeout: a timeout, never sent. */
+            if (measured) {
+                w->timeouts++;
+                w->unsent++;
+            }
+            continue;
+        }
+        /* An order never outlives the phase's hard stop; cut short, it is a timeout. */
         long timeout_ms = w->run->timeout_ms;
         int64_t left_ms = (ph->hard_stop_ns - sent_ns) / NS_PER_MS;
         if (left_ms < timeout_ms)
             timeout_ms = left_ms > 1 ? (long)left_ms : 1;
         enum outcome outcome = send_order(w, timeout_ms);
-        int64_t done_ns = now_ns();
-        if (!ph->measured)
-            continue;
-        w->sent++;
-        switch (outcome) {
-        case ORDER_OK: {
-            w->ok++;
-            int64_t latency_ns;
-            if (open_loop) {
-                latency_ns = record(w->latency, done_ns - due_ns);
-                record(w->uncorrected, done_ns - sent_ns);
-            } else {
-                latency_ns = record(w->latency, done_ns - sent_ns);
-            }
-            keep_answer(&w->answers, done_ns - ph->start_ns, latency_ns);
-            break;
-        }
-        case ORDER_ERROR: w->errors++; break;
-        case ORDER_TIMEOUT: w->timeouts++; break;
-        }
+        if (measured)
+            book(w, ph, outcome, open_loop ? due_ns : sent_ns, sent_ns, now_ns());
     }
 }
 
@@ -453,19 +465,26 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* Fills a phase of `count` orders starting now. A closed loop stops taking orders after
- * `span_s`; an open loop sends all of them (late ones at once) until the hard stop. */
+/* Fills a phase of `count` orders starting now, those from `first_measured` on measured. A
+ * closed loop stops taking orders after `span_s`, and none is in flight `--timeout` later. In
+ * an open loop order i is due at now + i / rate, the measurement starts with the first measured
+ * one's due time, and nothing is in flight past `span_s` + `--timeout` after that: an order not
+ * sent by then is a timeout, never sent. */
 static void schedule(struct phase *ph, const struct options *opts, long long count,
-                     double span_s, bool measured)
+                     long long first_measured, double span_s)
 {
-    int64_t start = now_ns(), span = (int64_t)(span_s * NS_PER_S);
-    int64_t timeout = (int64_t)(opts->timeout_s * NS_PER_S);
+    int64_t origin = now_ns(), start = origin;
+    if (opts->rate > 0)
+        start += llround((double)first_measured * NS_PER_S / opts->rate);
+    int64_t span = (int64_t)(span_s * NS_PER_S), timeout = (int64_t)(opts->timeout_s * NS_PER_S);
     ph->count = count;
+    ph->first_measured = first_measured;
     atomic_store(&ph->next, 0);
+    ph->origin_ns = origin;
     ph->start_ns = start;
     ph->hard_stop_ns = start + span + timeout;
-    ph->stop_taking_ns = opts->rate > 0 ? ph->hard_stop_ns : start + span;
-    ph->measured = measured;
+    /* (Open loop: not in the hard stop's last millisecond, as curl's timeouts are whole ms.) */
+    ph->stop_taking_ns = opts->rate > 0 ? ph->hard_stop_ns - NS_PER_MS : start + span;
 }
 
 static char *encode(struct hdr_histogram *h)
@@ -627,20 +646,27 @@ int main(int argc, char **argv)
     }
     pthread_attr_destroy(&attr);
 
-    /* Warm-up: W orders, at the same rate in an open loop, bounded like the measurement. */
-    double warmup_span = open_loop ? opts.warmup / opts.rate : opts.duration_s;
+    /* Closed loop: a warm-up phase of W orders, bounded by --duration, then the N measured
+     * orders. Open loop: an empty warm-up phase; the measured phase's first W orders are the
+     * warm-up, due at the same rate. */
     pthread_barrier_wait(&run.barrier);
-    schedule(&run.warmup, &opts, opts.warmup, warmup_span, false);
+    long long warmup_phase = open_loop ? 0 : opts.warmup;
+    schedule(&run.warmup, &opts, warmup_phase, warmup_phase, opts.duration_s);
     pthread_barrier_wait(&run.barrier);
     pthread_barrier_wait(&run.barrier);
 
     long long measured = open_loop ? (long long)floor(opts.rate * opts.duration_s) : opts.orders;
-    schedule(&run.measure, &opts, measured, opts.duration_s, true);
+    long long unmeasured = open_loop ? opts.warmup : 0;
+    schedule(&run.measure, &opts, unmeasured + measured, unmeasured, opts.duration_s);
     int64_t start_ns = run.measure.start_ns;
     pthread_barrier_wait(&run.barrier);
     for (long long i = 0; i < count; i++)
         pthread_join(workers[i].thread, NULL);
     double duration_s = (double)(now_ns() - start_ns) / NS_PER_S;
+    /* An open loop's window lasts its full length even when its last order was answered
+     * before the end. */
+    if (open_loop && duration_s < opts.duration_s)
+        duration_s = opts.duration_s;
 
     struct hdr_histogram *latency, *uncorrected;
     if (hdr_init(HIST_LOWEST_NS, HIST_HIGHEST_NS, HIST_SIGNIFICANT_DIGITS, &latency) != 0 ||
@@ -648,19 +674,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "c_client: hdr_init failed\n");
         return 1;
     }
-    long long sent = 0, ok = 0, errors = 0, timeouts = 0;
+    long long ok = 0, errors = 0, timeouts = 0, unsent = 0;
     for (long long i = 0; i < count; i++) {
         struct worker *w = &workers[i];
         hdr_add(latency, w->latency);
         hdr_add(uncorrected, w->uncorrected);
-        sent += w->sent;
         ok += w->ok;
         errors += w->errors;
         timeouts += w->timeouts;
+        unsent += w->unsent;
     }
-    /* Orders still unsent when an open loop's window closed are not counted: the achieved
-     * rate falls short of the target instead (README.md). */
-    long long orders = sent;
+    long long orders = ok + errors + timeouts;
+    if (unsent > 0)
+        fprintf(stderr, "c_client: %lld orders were never sent: every worker was busy until "
+                "--duration + --timeout\n", unsent);
     size_t answers_count;
     struct answer *answers = merge_answers(workers, count, &answers_count);
 
@@ -678,7 +705,7 @@ int main(int argc, char **argv)
            "\"target_rate\": %.9g, \"achieved_rate\": %.3f, "
            "\"tuning\": {\"pin_cpus\": \"%s\", \"mlock\": \"%s\"}, ",
            orders, ok, errors, timeouts, orders ? (double)ok / orders : 0.0, duration_s,
-           ok / duration_s, opts.rate, orders / duration_s,
+           ok / duration_s, opts.rate, (orders - unsent) / duration_s,
            describe_pinning(&opts, workers, count, pin_state, sizeof pin_state), mlock_state);
     print_intervals(answers, answers_count);
     printf("}\n");

@@ -4,9 +4,11 @@
 // the C keep-alive connections: a multi handle with that many reusable easy handles, one
 // order in flight on each, run through curl's socket interface on epoll. All loops take order
 // indices from one atomic counter. Closed loop: a free handle takes the next order at once.
-// Open loop: order i is due at start + i / rate; a loop holds the next index until it is due
-// (a timerfd wakes epoll on time) and sends late orders as soon as a handle is free, never
-// skipping one. The contract (arguments, JSON, exit status) is ../../README.md.
+// Open loop: order i (warm-up first) is due at origin + i / rate; a loop holds the next index
+// until it is due (a timerfd wakes epoll on time) and sends late orders as soon as a handle is
+// free, never skipping one. Nothing is in flight past window + timeout: an order unanswered
+// then is a timeout, and so is one not sent by then. The contract (arguments, JSON, exit
+// status) is ../../README.md.
 #include <curl/curl.h>
 #include <hdr_histogram.h>
 #include <hdr_histogram_log.h>
@@ -73,19 +75,21 @@ struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// One series of orders run by every loop: the warm-up, then the measurement.
+// A series of orders run by every loop. Closed loop: the warm-up, then the measurement, each a
+// phase. Open loop: one phase, the warm-up's orders and then the measured ones.
 struct Phase {
     int64_t count = 0;  // closed loop: at most this many
+    int64_t first_measured = 0;  // orders from this index on are measured
     std::atomic<int64_t> next{0};
     double rate = 0;
-    Clock::time_point start;
+    Clock::time_point origin;       // open loop: order i is due at origin + i / rate
+    Clock::time_point start;        // the measuring phase's (open loop: the window's)
     Clock::time_point stop_taking;  // no order is sent from then on
     Clock::time_point hard_stop;    // no order is still in flight then
-    bool measured = false;
 
     Clock::time_point due(int64_t index) const
     {
-        return start + nanoseconds(std::llround(static_cast<double>(index) * 1e9 / rate));
+        return origin + nanoseconds(std::llround(static_cast<double>(index) * 1e9 / rate));
     }
 };
 
@@ -202,7 +206,8 @@ struct Sample {
 
 // What one loop counted in the measured phase.
 struct Tally {
-    int64_t sent = 0, ok = 0, errors = 0, timeouts = 0;
+    int64_t ok = 0, errors = 0, timeouts = 0;
+    int64_t unsent = 0;  // open loop: timeouts never sent (every handle stuck until the end)
     Histogram latency = make_histogram();      // closed: response - send; open: - due time
     Histogram uncorrected = make_histogram();  // open loop: response - actual send
     std::vector<Sample> samples;               // one per ok order, latency as in `latency`
@@ -260,8 +265,10 @@ public:
 
     CURL* easy() const { return easy_.get(); }
 
-    void prepare(Clock::time_point due, Clock::time_point sent, milliseconds timeout)
+    void prepare(bool measured, Clock::time_point due, Clock::time_point sent,
+                 milliseconds timeout)
     {
+        measured_ = measured;
         due_ = due;
         sent_ = sent;
         write_timestamp(request_.data() + kOrderHead.size());
@@ -269,6 +276,7 @@ public:
         curl_easy_setopt(easy_.get(), CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
     }
 
+    bool measured() const { return measured_; }
     Clock::time_point due() const { return due_; }
     Clock::time_point sent() const { return sent_; }
 
@@ -297,7 +305,8 @@ private:
     EasyHandle easy_;
     std::string request_;
     std::string response_;
-    Clock::time_point due_, sent_;
+    bool measured_ = false;
+    Clock::time_point due_, sent_;  // a closed loop's orders are due when they are sent
 };
 
 // One thread's multi handle and its share of the connections, driven through curl's socket
@@ -416,18 +425,26 @@ private:
             auto due = opts_.open_loop() ? phase.due(held) : now;
             if (due > now)
                 return;
+            bool measured = held >= phase.first_measured;
             held = kNoOrder;
             if (now >= phase.stop_taking) {
-                exhausted = true;
-                return;
+                if (!opts_.open_loop()) {
+                    exhausted = true;
+                    return;
+                }
+                // Every handle was busy until window + timeout: a timeout, never sent.
+                if (measured) {
+                    tally_.timeouts++;
+                    tally_.unsent++;
+                }
+                continue;
             }
-            // An order never outlives the phase's hard stop; cut short, it is a timeout, as
-            // its latency from the due time is then >= --timeout anyway.
+            // An order never outlives the phase's hard stop; cut short, it is a timeout.
             auto left = std::chrono::duration_cast<milliseconds>(phase.hard_stop - now);
             auto timeout = std::clamp(left, milliseconds(1), timeout_);
             Transfer* transfer = idle_.back();
             idle_.pop_back();
-            transfer->prepare(due, now, timeout);
+            transfer->prepare(measured, due, now, timeout);
             curl_multi_add_handle(multi_.get(), transfer->easy());
         }
     }
@@ -471,22 +488,17 @@ private:
             curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &transfer);
             curl_multi_remove_handle(multi_.get(), msg->easy_handle);
             idle_.push_back(transfer);
-            if (!phase.measured)
+            if (!transfer->measured())
                 continue;
-            tally_.sent++;
             if (result == CURLE_OPERATION_TIMEDOUT) {
                 tally_.timeouts++;
             } else if (result != CURLE_OK || !transfer->succeeded()) {
                 tally_.errors++;
             } else {
                 tally_.ok++;
-                int64_t latency = 0;
-                if (opts_.open_loop()) {
-                    latency = record(tally_.latency.get(), done - transfer->due());
+                int64_t latency = record(tally_.latency.get(), done - transfer->due());
+                if (opts_.open_loop())
                     record(tally_.uncorrected.get(), done - transfer->sent());
-                } else {
-                    latency = record(tally_.latency.get(), done - transfer->sent());
-                }
                 tally_.samples.push_back(
                     {std::chrono::duration_cast<nanoseconds>(done - phase.start).count(), latency});
             }
@@ -646,20 +658,26 @@ int pin_this_thread(int cpu)
     return pthread_setaffinity_np(pthread_self(), sizeof cpus, &cpus);
 }
 
-// Fills a phase of `count` orders starting now. A closed loop stops taking orders after
-// `span_s`; an open loop sends all of them (late ones at once) until the hard stop.
-void schedule(Phase& phase, const Options& opts, int64_t count, double span_s, bool measured)
+// Fills a phase of `count` orders starting now, those from `first_measured` on measured. A
+// closed loop stops taking orders after `span_s`, and none is in flight --timeout later. In an
+// open loop order i is due at now + i / rate, the measurement starts with the first measured
+// one's due time, and nothing is in flight past `span_s` + --timeout after that: an order not
+// sent by then is a timeout, never sent.
+void schedule(Phase& phase, const Options& opts, int64_t count, int64_t first_measured,
+              double span_s)
 {
-    auto now = Clock::now();
     auto span = nanoseconds(std::llround(span_s * 1e9));
     auto timeout = nanoseconds(std::llround(opts.timeout_s * 1e9));
     phase.count = count;
+    phase.first_measured = first_measured;
     phase.next.store(0);
     phase.rate = opts.rate;
-    phase.start = now;
-    phase.hard_stop = now + span + timeout;
-    phase.stop_taking = opts.open_loop() ? phase.hard_stop : now + span;
-    phase.measured = measured;
+    phase.origin = Clock::now();
+    phase.start = opts.open_loop() ? phase.due(first_measured) : phase.origin;
+    phase.hard_stop = phase.start + span + timeout;
+    // (Open loop: not in the hard stop's last millisecond, as curl's timeouts are whole ms and
+    // a fresh connection given 1 ms timed out 200 ms late.)
+    phase.stop_taking = opts.open_loop() ? phase.hard_stop - milliseconds(1) : phase.start + span;
 }
 
 class Client {
@@ -688,7 +706,8 @@ public:
         pin_errors_.assign(loops_.size(), 0);
     }
 
-    // Runs the warm-up, then the measured phase; returns its length.
+    // Runs the warm-up, then the measured phase (open loop: one phase, the warm-up's orders
+    // first); returns the measured phase's length.
     double run()
     {
         measured_ = opts_.open_loop()
@@ -699,10 +718,16 @@ public:
         auto loops = static_cast<int64_t>(loops_.size());
         for (auto& loop : loops_)
             loop->reserve_samples(std::min(measured_, kSampleReserve / loops));
-        double warmup_span = opts_.open_loop() ? opts_.warmup / opts_.rate : opts_.duration_s;
-        schedule(phase_, opts_, opts_.warmup, warmup_span, false);
+        if (opts_.open_loop()) {
+            schedule(phase_, opts_, opts_.warmup + measured_, opts_.warmup, opts_.duration_s);
+            run_phase();
+            // The window lasts its full length even when its last order was answered before.
+            double elapsed = std::chrono::duration<double>(Clock::now() - phase_.start).count();
+            return std::max(elapsed, opts_.duration_s);
+        }
+        schedule(phase_, opts_, opts_.warmup, opts_.warmup, opts_.duration_s);
         run_phase();
-        schedule(phase_, opts_, measured_, opts_.duration_s, true);
+        schedule(phase_, opts_, measured_, 0, opts_.duration_s);
         run_phase();
         return std::chrono::duration<double>(Clock::now() - phase_.start).count();
     }
@@ -801,21 +826,24 @@ int run(const Options& opts)
     double duration_s = client.run();
 
     Histogram latency = make_histogram(), uncorrected = make_histogram();
-    int64_t sent = 0, ok = 0, errors = 0, timeouts = 0;
+    int64_t ok = 0, errors = 0, timeouts = 0, unsent = 0;
     Intervals intervals;
     for (auto& loop : client.loops()) {
         Tally& t = loop->tally();
         intervals.add(t.samples);
         hdr_add(latency.get(), t.latency.get());
         hdr_add(uncorrected.get(), t.uncorrected.get());
-        sent += t.sent;
         ok += t.ok;
         errors += t.errors;
         timeouts += t.timeouts;
+        unsent += t.unsent;
     }
-    // Orders still unsent when an open loop's window closed are not counted: the achieved
-    // rate falls short of the target instead (README.md).
-    const int64_t orders = sent;
+    const int64_t orders = ok + errors + timeouts;
+    if (unsent > 0)
+        std::fprintf(stderr,
+                     "cpp_client: %lld orders were never sent: every handle was busy until "
+                     "--duration + --timeout\n",
+                     static_cast<long long>(unsent));
 
     std::printf("{\"client\": \"cpp\", \"mode\": \"%s\", \"latency_hdr\": \"%s\", ",
                 opts.open_loop() ? "open" : "closed", encode(latency.get()).c_str());
@@ -828,8 +856,8 @@ int run(const Options& opts)
                 static_cast<long long>(orders), static_cast<long long>(ok),
                 static_cast<long long>(errors), static_cast<long long>(timeouts),
                 orders ? static_cast<double>(ok) / orders : 0.0, duration_s, ok / duration_s,
-                opts.rate, orders / duration_s, client.pinning().c_str(), mlock_state.c_str(),
-                intervals.json().c_str());
+                opts.rate, (orders - unsent) / duration_s, client.pinning().c_str(),
+                mlock_state.c_str(), intervals.json().c_str());
     return ok > 0 ? 0 : 1;
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -26,18 +27,20 @@ type load struct {
 // result is what the workers measured, merged.
 type result struct {
 	ok, errors, timeouts int64
+	unsent               int64                   // open loop: timeouts never sent (no worker free by window + timeout)
 	elapsed              time.Duration           // the measuring phase
 	latency              *hdrhistogram.Histogram // closed loop: sent -> answered; open: intended -> answered
 	uncorrected          *hdrhistogram.Histogram // open loop: sent -> answered
 	pinErr               error                   // the first worker that could not be pinned
 	intervals            []interval              // ok orders per second of the measuring phase
-	scheduled            int64                   // measured orders planned: N, or floor(R × duration)
+	scheduled            int64                   // closed loop: measured orders planned (N)
 	warmupCut            bool                    // the warm-up hit its time bound
 }
 
 type worker struct {
 	id                   int
 	ok, errors, timeouts int64
+	unsent               int64 // open loop: timeouts never sent (no worker free by window + timeout)
 	latency, uncorrected *hdrhistogram.Histogram
 	samples              []sample // ok measured orders, for the per-second intervals
 	pinErr               error
@@ -107,6 +110,7 @@ func (l *load) run() result {
 		res.ok += w.ok
 		res.errors += w.errors
 		res.timeouts += w.timeouts
+		res.unsent += w.unsent
 		res.latency.Merge(w.latency)
 		res.uncorrected.Merge(w.uncorrected)
 		if res.pinErr == nil && w.pinErr != nil {
@@ -140,7 +144,7 @@ func (l *load) runClosed() result {
 					atomic.StoreInt32(&warmupCut, 1)
 					break
 				}
-				l.send(w, 0)
+				l.send(w, 0, time.Time{})
 			}
 			warmedUp.Done()
 			<-startMeasuring
@@ -149,7 +153,7 @@ func (l *load) runClosed() result {
 				if !sent.Before(measureDeadline) {
 					break
 				}
-				out := l.send(w, seq)
+				out := l.send(w, seq, time.Time{})
 				if out == succeeded {
 					answered := time.Now()
 					ns := recordNs(w.latency, answered.Sub(sent))
@@ -171,21 +175,22 @@ func (l *load) runClosed() result {
 	return res
 }
 
-// runOpen: order k (warm-up first, then measured) is due at start + k/R. The pacer hands each
-// order to a free worker at its due time; when all are busy, a late order goes to the first
-// one free. The corrected latency runs from the due time, so a stalled server is charged for every order it
-// held back, not only for the few in flight (coordinated omission).
+// runOpen: order k (warm-up first, then measured) is due at origin + k/R. The pacer hands each
+// order to a free worker at its due time; when all are busy, a late order goes to the first one
+// free. The corrected latency runs from the due time, so a stalled server is charged for every
+// order it held back, not only for the few in flight (coordinated omission). Nothing is in
+// flight past window + timeout: an order still unanswered then is a timeout, and one not sent
+// by then (every worker was stuck) is a timeout, never sent.
 func (l *load) runOpen() result {
 	var res result
 	warmup := l.cfg.warmup
 	total := warmup + int64(l.cfg.rate*l.cfg.duration.Seconds())
-	start := time.Now()
+	origin := time.Now()
 	due := func(k int64) time.Time {
-		return start.Add(time.Duration(float64(k) * float64(time.Second) / l.cfg.rate))
+		return origin.Add(time.Duration(float64(k) * float64(time.Second) / l.cfg.rate))
 	}
-	measureStart := due(warmup) // fixed before the workers start, so they may read it freely
-	// Nothing is sent past the measuring phase, so the run ends by --duration + --timeout.
-	deadline := measureStart.Add(l.cfg.duration)
+	measureStart := due(warmup) // the window's start, fixed before the workers start
+	end := measureStart.Add(l.cfg.duration + l.cfg.timeout)
 	orders := make(chan int64) // unbuffered: an order goes to a worker that is free now
 	var finished sync.WaitGroup
 	finished.Add(len(l.workers))
@@ -196,12 +201,20 @@ func (l *load) runOpen() result {
 			l.pin(w)
 			for k := range orders {
 				intended := due(k)
-				if k < warmup {
-					l.send(w, 0)
+				measured := k >= warmup
+				sent := time.Now()
+				if !sent.Before(end) { // handed over just as the run's time ran out
+					if measured {
+						w.timeouts++
+						w.unsent++
+					}
 					continue
 				}
-				sent := time.Now()
-				out := l.send(w, k-warmup+1)
+				if !measured {
+					l.send(w, 0, end)
+					continue
+				}
+				out := l.send(w, k-warmup+1, end)
 				if out == succeeded {
 					answered := time.Now()
 					ns := recordNs(w.latency, answered.Sub(intended))
@@ -213,35 +226,42 @@ func (l *load) runOpen() result {
 		}(w)
 	}
 
-	l.pace(total, due, deadline, orders)
+	res.unsent = l.pace(total, warmup, due, end, orders)
+	res.timeouts = res.unsent
 	close(orders)
 	finished.Wait()
+	// The window lasts its full length even when its last order was answered before the end.
 	res.elapsed = time.Since(measureStart)
-	res.scheduled = total - warmup
+	if res.elapsed < l.cfg.duration {
+		res.elapsed = l.cfg.duration
+	}
 	return res
 }
 
 // pace hands order k to a free worker at its due time, or as soon as one is free when all are
-// busy (a late order is never skipped), until the window closes. One pacer, on its own OS
-// thread, does the precise sleeping: a nanosleep holds its thread and the runtime's P, and
-// with every worker sleeping like that the goroutines reading answers could wait for a P.
-func (l *load) pace(total int64, due func(int64) time.Time, deadline time.Time,
-	orders chan<- int64) {
+// busy (a late order is never skipped), until `end` (window + timeout); it returns how many
+// measured orders were left unsent then. One pacer, on its own OS thread, does the precise
+// sleeping: a nanosleep holds its thread and the runtime's P, and with every worker sleeping
+// like that the goroutines reading answers could wait for a P.
+func (l *load) pace(total, warmup int64, due func(int64) time.Time, end time.Time,
+	orders chan<- int64) int64 {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	closing := time.NewTimer(time.Until(deadline))
+	closing := time.NewTimer(time.Until(end))
 	defer closing.Stop()
 	for k := int64(0); k < total; k++ {
 		sleepUntil(due(k))
-		if !time.Now().Before(deadline) {
-			return
-		}
 		select {
 		case orders <- k:
-		case <-closing.C:
-			return // every worker stayed busy until the window closed
+		case <-closing.C: // every worker stayed busy until the end
+			unsent := total - k
+			if k < warmup {
+				unsent = total - warmup
+			}
+			return unsent
 		}
 	}
+	return 0
 }
 
 func (l *load) pin(w *worker) {
@@ -261,9 +281,16 @@ func (l *load) count(w *worker, out outcome) {
 	}
 }
 
-// send posts one order and reads the whole answer, so the connection goes back to the pool.
-func (l *load) send(w *worker, seq int64) outcome {
-	req, err := http.NewRequest(http.MethodPost, l.cfg.url, bytes.NewReader(orderBody(seq, time.Now())))
+// send posts one order and reads the whole answer, so the connection goes back to the pool;
+// within --timeout (the client's timeout), and by `deadline` if it is not zero.
+func (l *load) send(w *worker, seq int64, deadline time.Time) outcome {
+	ctx := context.Background()
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.cfg.url, bytes.NewReader(orderBody(seq, time.Now())))
 	if err != nil {
 		return failed
 	}
@@ -286,7 +313,7 @@ func (l *load) send(w *worker, seq int64) outcome {
 
 func classify(err error) outcome {
 	var netErr net.Error
-	if errors.As(err, &netErr) && netErr.Timeout() {
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()) {
 		return timedOut
 	}
 	return failed

@@ -181,7 +181,7 @@ func buildReport(cfg config, res result, tune tuning) (report, error) {
 	}
 	if out.DurationS > 0 {
 		out.Throughput = float64(out.OK) / out.DurationS
-		out.AchievedRate = float64(out.Orders) / out.DurationS
+		out.AchievedRate = float64(out.Orders-res.unsent) / out.DurationS // the orders sent
 	}
 
 	encoded, err := encodeHistogram(res.latency)
@@ -203,6 +203,9 @@ func logSummary(w io.Writer, out report, res result) {
 		time.Duration(res.latency.ValueAtQuantile(50)), time.Duration(res.latency.ValueAtQuantile(99)))
 	if out.Orders < res.scheduled {
 		fmt.Fprintf(w, "go_client: %d of %d orders were not sent within --duration\n", res.scheduled-out.Orders, res.scheduled)
+	}
+	if res.unsent > 0 {
+		fmt.Fprintf(w, "go_client: %d orders were never sent: every worker was busy until --duration + --timeout\n", res.unsent)
 	}
 	if res.warmupCut {
 		fmt.Fprintf(w, "go_client: the warm-up was cut short after --duration\n")

@@ -96,13 +96,18 @@ class Tally:
     # Per ok order: (answered, ns after the measuring phase began; latency as recorded). A tuple
     # per order is all the hot path pays; the per-second windows are built once, at the end.
     answers: list[tuple[int, int]] = field(default_factory=list)
-    scheduled: int = 0  # measured orders planned: N, or floor(R x duration)
+    unsent: int = 0  # open loop: timeouts never sent (no connection was free by window + timeout)
+    scheduled: int = 0  # closed loop: measured orders planned (N)
     elapsed_ns: int = 0  # the measuring phase
     warmup_cut: bool = False  # the warm-up hit its time bound
 
     @property
     def orders(self) -> int:
         return self.ok + self.errors + self.timeouts
+
+    @property
+    def sent(self) -> int:
+        return self.orders - self.unsent
 
     def record_ok(self, answered_ns: int, latency_ns: int) -> None:
         """One ok order: its latency (clamped to the histogram's range) in the histogram and,
@@ -118,6 +123,11 @@ class Tally:
             self.timeouts += 1
         else:
             self.errors += 1
+
+    def count_unsent(self) -> None:
+        """An order not sent by window + timeout (every connection was stuck): a timeout."""
+        self.timeouts += 1
+        self.unsent += 1
 
 
 class Load:
@@ -151,7 +161,7 @@ class Load:
                     tally.warmup_cut = True
                     return
                 warmup_left -= 1
-                await self.send(0)
+                await self.send(0, config.timeout_s)
 
         await self.on_every_worker(warm_up)
 
@@ -166,7 +176,7 @@ class Load:
                 if sent >= deadline:
                     return
                 taken += 1
-                outcome = await self.send(taken)
+                outcome = await self.send(taken, config.timeout_s)
                 if outcome is Outcome.OK:
                     answered = time.monotonic_ns()
                     tally.record_ok(answered - start, answered - sent)
@@ -177,21 +187,24 @@ class Load:
         tally.scheduled = config.orders
 
     async def run_open(self) -> None:
-        """Order k (warm-up first, then measured) is due at start + k/R. A worker takes the
-        next order, waits for its due time if early, and sends it; a late order goes at once.
-        The corrected latency runs from the due time, so a stalled server is charged for every
-        order it held back, not only for the few in flight (coordinated omission)."""
+        """Order k (warm-up first, then measured) is due at origin + k/R. A free worker takes
+        the next order, waits for its due time if early, and sends it; a late order goes at
+        once. The corrected latency runs from the due time, so a stalled server is charged for
+        every order it held back, not only for the few in flight (coordinated omission).
+        Nothing is in flight past window + timeout: an order still unanswered then is a
+        timeout, and one not sent by then (every connection was stuck) is a timeout, never sent."""
         config, tally = self.config, self.tally
         warmup = config.warmup
         total = warmup + math.floor(config.rate * config.duration_s)
+        timeout_ns = seconds_to_ns(config.timeout_s)
         origin = time.monotonic_ns()
 
         def due(k: int) -> int:
             return origin + round(k * NS_PER_S / config.rate)
 
-        start = due(warmup)
-        # Nothing is sent past the measuring phase, so the run ends by --duration + --timeout.
-        deadline = start + seconds_to_ns(config.duration_s)
+        start = due(warmup)  # the window: [start, start + duration)
+        window_ns = seconds_to_ns(config.duration_s)
+        end = start + window_ns + timeout_ns
         taken = 0
 
         async def pace() -> None:
@@ -204,13 +217,15 @@ class Load:
                 if early_ns > 0:
                     await asyncio.sleep(early_ns / NS_PER_S)
                 sent = time.monotonic_ns()
-                if sent >= deadline:
-                    taken = total  # the other workers stop too
-                    return
-                if k < warmup:
-                    await self.send(0)
+                measured = k >= warmup
+                if sent >= end:
+                    if measured:
+                        tally.count_unsent()
                     continue
-                outcome = await self.send(k - warmup + 1)
+                left_s = min(timeout_ns, end - sent) / NS_PER_S
+                outcome = await self.send(k - warmup + 1 if measured else 0, left_s)
+                if not measured:
+                    continue
                 answered = time.monotonic_ns()
                 if outcome is Outcome.OK:
                     tally.record_ok(answered - start, answered - intended)
@@ -218,19 +233,22 @@ class Load:
                 tally.count(outcome)
 
         await self.on_every_worker(pace)
-        tally.elapsed_ns = time.monotonic_ns() - start
-        tally.scheduled = total - warmup
+        # The window lasts its full length even when its last order was answered before the end.
+        tally.elapsed_ns = max(time.monotonic_ns() - start, window_ns)
 
     async def on_every_worker(self, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
         async with asyncio.TaskGroup() as workers:
             for _ in range(self.config.connections):
                 workers.create_task(work())
 
-    async def send(self, seq: int) -> Outcome:
-        """Post one order and read the whole answer, so the connection goes back to the pool."""
+    async def send(self, seq: int, timeout_s: float) -> Outcome:
+        """Post one order and read the whole answer, so the connection goes back to the pool;
+        not answered within `timeout_s`, it is a timeout."""
+        # aiohttp rounds a timeout above ceil_threshold up to a whole second; this one is exact.
+        timeout = aiohttp.ClientTimeout(total=timeout_s, ceil_threshold=math.inf)
         try:
             async with self.session.post(
-                self.config.url, data=order_body(seq), headers=ORDER_HEADERS
+                self.config.url, data=order_body(seq), headers=ORDER_HEADERS, timeout=timeout
             ) as response:
                 body = await response.read()
         except TimeoutError:  # aiohttp's own timeout errors derive from it
@@ -264,9 +282,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 async def measure(config: Config) -> Tally:
     connector = aiohttp.TCPConnector(limit=config.connections, limit_per_host=config.connections)
-    # aiohttp rounds a timeout above ceil_threshold up to a whole second; this one is exact.
-    timeout = aiohttp.ClientTimeout(total=config.timeout_s, ceil_threshold=math.inf)
-    async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+    async with aiohttp.ClientSession(connector=connector) as session:
         return await Load(config, session).run()
 
 
@@ -404,7 +420,7 @@ def build_report(config: Config, tally: Tally, tuning: dict[str, str]) -> dict[s
         "duration_s": duration_s,
         "throughput": tally.ok / duration_s if duration_s > 0 else 0.0,
         "target_rate": config.rate,
-        "achieved_rate": orders / duration_s if duration_s > 0 else 0.0,
+        "achieved_rate": tally.sent / duration_s if duration_s > 0 else 0.0,
         "tuning": tuning,
         "intervals": intervals(tally.answers),
     }
@@ -456,6 +472,12 @@ def log_summary(report: dict[str, Any], tally: Tally) -> None:
         print(
             f"order_client.py: {missing} of {tally.scheduled} orders were not sent within "
             "--duration",
+            file=sys.stderr,
+        )
+    if tally.unsent:
+        print(
+            f"order_client.py: {tally.unsent} orders were never sent: every connection was busy "
+            "until --duration + --timeout",
             file=sys.stderr,
         )
     if tally.warmup_cut:

@@ -2,8 +2,10 @@
 //!
 //! `POST /order` validates an order and answers with the one-way latency from the client's
 //! timestamp; `GET /stats` counts the accepted orders. With `--test-hooks`, `POST
-//! /admin/stall?ms=N` holds every answer for N ms (the coordinated-omission tests). Prints
-//! `{"listening":"HOST:PORT"}` on stdout once bound, serves until SIGTERM or SIGINT, exits 0.
+//! /admin/stall?ms=N` holds every answer for N ms (the coordinated-omission tests) and `POST
+//! /admin/delay?us=N` adds N µs to every answer from then on (a known regression, for A/A
+//! benchmarks). Prints `{"listening":"HOST:PORT"}` on stdout once bound, serves until SIGTERM
+//! or SIGINT, exits 0.
 
 mod order;
 
@@ -28,6 +30,7 @@ const USAGE: &str = "usage: order-server [--listen HOST:PORT] [--test-hooks]";
 const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 const EXIT_USAGE: u8 = 2;
 const STALL_MS_MAX: u64 = 10_000;
+const DELAY_US_MAX: u64 = 100_000;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -102,8 +105,8 @@ impl Options {
     }
 }
 
-/// What every request shares: counters and the stall deadline, as plain atomics so the hot
-/// path takes no lock.
+/// What every request shares: counters, the stall deadline and the delay, as plain atomics so
+/// the hot path takes no lock.
 struct Lab {
     started: Instant,
     total_orders: AtomicU64,
@@ -111,6 +114,8 @@ struct Lab {
     first_order_ns: AtomicU64,
     /// Nanoseconds from `started` until which answers are held; 0 = no stall ever asked.
     stall_until_ns: AtomicU64,
+    /// Microseconds added to every answer; 0 = none.
+    delay_us: AtomicU64,
 }
 
 impl Lab {
@@ -120,11 +125,32 @@ impl Lab {
             total_orders: AtomicU64::new(0),
             first_order_ns: AtomicU64::new(0),
             stall_until_ns: AtomicU64::new(0),
+            delay_us: AtomicU64::new(0),
         }
     }
 
     fn now_ns(&self) -> u64 {
         u64::try_from(self.started.elapsed().as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// What the test hooks hold an answer for: the stall, then the delay (both none without
+    /// `--test-hooks`).
+    async fn hold(&self) {
+        self.wait_out_stall().await;
+        let delay_us = self.delay_us.load(Ordering::Relaxed);
+        if delay_us > 0 {
+            // Tokio's timer counts whole milliseconds: a blocking thread sleeps instead, with
+            // the kernel's timer slack (50 µs by default) cut to 1 ns so the wait is N µs.
+            let delay = Duration::from_micros(delay_us);
+            let _ = tokio::task::spawn_blocking(move || {
+                // SAFETY: PR_SET_TIMERSLACK takes a number and affects only this thread.
+                unsafe {
+                    libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0);
+                }
+                std::thread::sleep(delay);
+            })
+            .await;
+        }
     }
 
     /// Sleeps (without holding a thread) until the stall deadline, if one is ahead; a stall
@@ -168,7 +194,9 @@ async fn serve(options: Options) -> Result<(), String> {
         .route("/order", post(submit_order))
         .route("/stats", get(stats));
     if options.test_hooks {
-        app = app.route("/admin/stall", post(stall));
+        app = app
+            .route("/admin/stall", post(stall))
+            .route("/admin/delay", post(delay));
     }
     let app = app.with_state(lab);
     announce(bound)?;
@@ -215,7 +243,7 @@ async fn submit_order(
     State(lab): State<Arc<Lab>>,
     order: Result<ValidOrder, BadRequest>,
 ) -> Response {
-    lab.wait_out_stall().await;
+    lab.hold().await;
     let ValidOrder(order) = match order {
         Ok(order) => order,
         Err(rejection) => return rejection.into_response(),
@@ -255,7 +283,7 @@ struct Accepted<'a> {
 
 /// `GET /stats`: accepted orders and their rate since the first one.
 async fn stats(State(lab): State<Arc<Lab>>) -> Response {
-    lab.wait_out_stall().await;
+    lab.hold().await;
     let total_orders = lab.total_orders.load(Ordering::Relaxed);
     let first = lab.first_order_ns.load(Ordering::Acquire);
     let elapsed_seconds = if first == 0 {
@@ -280,21 +308,36 @@ async fn stats(State(lab): State<Arc<Lab>>) -> Response {
 
 /// `POST /admin/stall?ms=N` (test hooks only): hold every answer for N ms from now.
 async fn stall(State(lab): State<Arc<Lab>>, RawQuery(query): RawQuery) -> Response {
-    let ms = query.as_deref().unwrap_or("").split('&').find_map(|pair| {
-        pair.strip_prefix("ms=").map(|raw| {
-            raw.parse::<u64>()
-                .ok()
-                .filter(|ms| (1..=STALL_MS_MAX).contains(ms))
-        })
-    });
-    let Some(Some(ms)) = ms else {
-        return BadRequest(format!("ms: must be an integer from 1 to {STALL_MS_MAX}"))
-            .into_response();
+    let ms = match query_integer(query.as_deref(), "ms", 1, STALL_MS_MAX) {
+        Ok(ms) => ms,
+        Err(rejection) => return rejection.into_response(),
     };
     let until = lab.now_ns().saturating_add(ms * 1_000_000);
     // A shorter stall asked during a longer one does not cut it short.
     lab.stall_until_ns.fetch_max(until, Ordering::AcqRel);
     json_response(StatusCode::OK, &serde_json::json!({ "stalled_ms": ms }))
+}
+
+/// `POST /admin/delay?us=N` (test hooks only): add N µs to every answer from now on (0: none).
+async fn delay(State(lab): State<Arc<Lab>>, RawQuery(query): RawQuery) -> Response {
+    let us = match query_integer(query.as_deref(), "us", 0, DELAY_US_MAX) {
+        Ok(us) => us,
+        Err(rejection) => return rejection.into_response(),
+    };
+    lab.delay_us.store(us, Ordering::Relaxed);
+    json_response(StatusCode::OK, &serde_json::json!({ "delay_us": us }))
+}
+
+/// The integer `name=` in a query string, within `min..=max`, or a 400 naming it.
+fn query_integer(query: Option<&str>, name: &str, min: u64, max: u64) -> Result<u64, BadRequest> {
+    let prefix = format!("{name}=");
+    query
+        .unwrap_or("")
+        .split('&')
+        .find_map(|pair| pair.strip_prefix(prefix.as_str()))
+        .and_then(|raw| raw.parse::<u64>().ok())
+        .filter(|value| (min..=max).contains(value))
+        .ok_or_else(|| BadRequest(format!("{name}: must be an integer from {min} to {max}")))
 }
 
 /// The body of `POST /order`, read as JSON and validated field by field. Any failure (wrong
@@ -370,6 +413,28 @@ mod tests {
         assert!(Options::parse(args(&["--listen"])).is_err());
         assert!(Options::parse(args(&["--listen", "nowhere"])).is_err());
         assert!(Options::parse(args(&["--port", "1"])).is_err());
+    }
+
+    #[test]
+    fn reads_a_query_integer() {
+        assert_eq!(query_integer(Some("us=0"), "us", 0, 10).ok(), Some(0));
+        assert_eq!(query_integer(Some("a=1&us=10"), "us", 0, 10).ok(), Some(10));
+        for bad in [
+            None,
+            Some(""),
+            Some("us=11"),
+            Some("us=-1"),
+            Some("us=x"),
+            Some("ms=1"),
+        ] {
+            let refused = query_integer(bad, "us", 0, 10)
+                .err()
+                .map(|rejection| rejection.0);
+            assert_eq!(
+                refused.as_deref(),
+                Some("us: must be an integer from 0 to 10")
+            );
+        }
     }
 
     #[test]

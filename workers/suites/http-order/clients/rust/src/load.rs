@@ -26,11 +26,13 @@ pub struct Outcome {
     pub latency: Histogram<u64>,
     /// Open loop only: from the actual send time.
     pub uncorrected: Option<Histogram<u64>>,
-    /// Measured orders sent (= ok + errors + timeouts).
+    /// Measured orders (= ok + errors + timeouts).
     pub orders: u64,
     pub ok: u64,
     pub errors: u64,
     pub timeouts: u64,
+    /// Open loop: timeouts never sent (no connection was free by window + timeout).
+    pub unsent: u64,
     /// The measuring phase.
     pub duration: Duration,
     pub warmup_sent: u64,
@@ -126,13 +128,12 @@ async fn closed_worker(plan: Arc<ClosedPlan>, sender: Arc<Sender>) -> Tally {
     tally
 }
 
-/// Open loop: order k (warm-up first) is due at `t0 + k / R`. The measured orders are those
-/// due within `--duration` after the warm-up. The calling thread schedules them: each order is
-/// sent when it is due, or, when all C connections are busy (a stalled server), as soon as one
-/// is free: a late order is never skipped, and its latency counts from when it was due. So
-/// that the client still stops within duration + timeout, every order must be answered by
-/// then (a late one gets what is left of its timeout), and an order that could not be sent
-/// before the window closed is not sent at all (the achieved rate shows it).
+/// Open loop: order k (warm-up first) is due at `t0 + k / R`. The measured orders are the
+/// `floor(R x duration)` due in the window after the warm-up. The calling thread schedules
+/// them: each order is sent when it is due, or, when all C connections are busy (a stalled
+/// server), as soon as one is free: a late order is never skipped, and its latency counts from
+/// when it was due. Nothing is in flight past window + timeout: an order still unanswered then
+/// is a timeout, and one not sent by then (every connection was stuck) is a timeout, unsent.
 pub fn open_loop(handle: &Handle, params: &Params, sender: Arc<Sender>) -> Result<Outcome, String> {
     sharpen_sleeps();
     // This thread is no runtime worker; the permit waits below need the runtime's timer.
@@ -146,57 +147,59 @@ pub fn open_loop(handle: &Handle, params: &Params, sender: Arc<Sender>) -> Resul
     let t0 = Instant::now();
     let due = |k: u64| t0 + Duration::from_secs_f64(k as f64 / rate);
     let started = due(params.warmup);
-    let end = started + Duration::from_secs_f64(params.duration_s);
-    let hard_stop = end + Duration::from_secs_f64(params.timeout_s);
+    let window = Duration::from_secs_f64(params.duration_s);
+    let end = started + window + Duration::from_secs_f64(params.timeout_s);
     let mut warmup_sent = 0;
     for k in 0..params.warmup + measured {
         let intended = due(k);
         sleep_until(intended);
         let permit = match Arc::clone(&permits).try_acquire_owned() {
-            Ok(permit) => permit,
+            Ok(permit) => Some(permit),
             Err(_) => {
                 let free = Arc::clone(&permits).acquire_owned();
                 match handle.block_on(tokio::time::timeout_at(end.into(), free)) {
-                    Ok(Ok(permit)) => permit,
-                    // Every connection stayed busy until the window closed.
-                    _ => break,
+                    Ok(Ok(permit)) => Some(permit),
+                    // Every connection stayed busy until the end.
+                    _ => None,
                 }
             }
         };
-        if Instant::now() >= end {
-            break; // the window has closed: what is left is not sent (README.md)
-        }
+        let Some(permit) = permit.filter(|_| Instant::now() < end) else {
+            // This order and the rest are timeouts, never sent.
+            let unsent = params.warmup + measured - k.max(params.warmup);
+            lock(&tally).note_unsent(unsent);
+            break;
+        };
         let is_measured = k >= params.warmup;
         warmup_sent += u64::from(!is_measured);
         let sender = Arc::clone(&sender);
         let tally = Arc::clone(&tally);
         handle.spawn(async move {
-            let (sent, result) = sender.post(k, Some(hard_stop)).await;
+            let (sent, result) = sender.post(k, Some(end)).await;
             let answered = Instant::now();
             if is_measured {
                 let corrected = answered.saturating_duration_since(intended);
                 let uncorrected = answered.saturating_duration_since(sent);
                 let at = answered.saturating_duration_since(started);
-                let mut tally = tally.lock().unwrap_or_else(|err| err.into_inner());
-                tally.note(result, corrected, Some(uncorrected), at);
+                lock(&tally).note(result, corrected, Some(uncorrected), at);
             }
             // Only now: all permits back means every order is in the tally.
             drop(permit);
         });
     }
-    // The window lasts its full length even when the last order was due just before its end.
-    sleep_until(end);
-    // All permits back = every order answered, failed or timed out (each within --timeout).
+    // All permits back = every order answered, failed or timed out (each by the end).
     let _all = handle
         .block_on(permits.acquire_many(connections))
         .map_err(|err| format!("cannot wait for the last orders: {err}"))?;
-    let duration = started.elapsed();
-    let mut tally = std::mem::replace(
-        &mut *tally.lock().unwrap_or_else(|err| err.into_inner()),
-        Tally::new(true),
-    );
+    // The window lasts its full length even when its last order was answered before the end.
+    let duration = started.elapsed().max(window);
+    let mut tally = std::mem::replace(&mut *lock(&tally), Tally::new(true));
     tally.warmup_sent = warmup_sent;
     Ok(tally.into_outcome(duration))
+}
+
+fn lock(tally: &Mutex<Tally>) -> std::sync::MutexGuard<'_, Tally> {
+    tally.lock().unwrap_or_else(|err| err.into_inner())
 }
 
 fn sleep_until(deadline: Instant) {
@@ -239,19 +242,16 @@ impl Sender {
     }
 
     /// Sends order `index` stamped with the current time and reads the whole answer, within
-    /// the timeout (and by `hard_stop`, if given); returns when it was sent (after building
+    /// the timeout (and by `deadline`, if given); returns when it was sent (after building
     /// the body) and how it went.
     pub async fn post(
         &self,
         index: u64,
-        hard_stop: Option<Instant>,
+        deadline: Option<Instant>,
     ) -> (Instant, Result<(), Failure>) {
         let body = order_body(index);
         let sent = Instant::now();
-        let mut deadline = sent + self.timeout;
-        if let Some(stop) = hard_stop {
-            deadline = deadline.min(stop);
-        }
+        let deadline = deadline.map_or(sent + self.timeout, |by| by.min(sent + self.timeout));
         let result = tokio::time::timeout_at(deadline.into(), self.exchange(body))
             .await
             .unwrap_or_else(|_| {
@@ -334,6 +334,7 @@ struct Tally {
     ok: u64,
     errors: u64,
     timeouts: u64,
+    unsent: u64,
     warmup_sent: u64,
     first_failure: Option<String>,
     /// Ok orders: (ns from the start of the measuring phase to the answer, latency in ns).
@@ -349,6 +350,7 @@ impl Tally {
             ok: 0,
             errors: 0,
             timeouts: 0,
+            unsent: 0,
             warmup_sent: 0,
             first_failure: None,
             answers: Vec::new(),
@@ -385,6 +387,19 @@ impl Tally {
         self.first_failure.get_or_insert(message);
     }
 
+    /// `count` orders not sent by window + timeout (every connection was stuck): timeouts.
+    fn note_unsent(&mut self, count: u64) {
+        if count == 0 {
+            return;
+        }
+        self.orders += count;
+        self.timeouts += count;
+        self.unsent += count;
+        self.first_failure.get_or_insert_with(|| {
+            "no connection was free before --duration + --timeout".to_string()
+        });
+    }
+
     fn merge(&mut self, other: Tally) -> Result<(), String> {
         self.latency
             .add(&other.latency)
@@ -397,6 +412,7 @@ impl Tally {
         self.ok += other.ok;
         self.errors += other.errors;
         self.timeouts += other.timeouts;
+        self.unsent += other.unsent;
         self.warmup_sent += other.warmup_sent;
         self.answers.extend(other.answers);
         if self.first_failure.is_none() {
@@ -413,6 +429,7 @@ impl Tally {
             ok: self.ok,
             errors: self.errors,
             timeouts: self.timeouts,
+            unsent: self.unsent,
             duration,
             warmup_sent: self.warmup_sent,
             first_failure: self.first_failure,
@@ -473,9 +490,16 @@ mod tests {
             None,
             at,
         );
+        tally.note_unsent(2);
         assert_eq!(
-            (tally.orders, tally.ok, tally.timeouts, tally.errors),
-            (3, 1, 1, 1)
+            (
+                tally.orders,
+                tally.ok,
+                tally.timeouts,
+                tally.errors,
+                tally.unsent
+            ),
+            (5, 1, 3, 1, 2)
         );
         assert_eq!(tally.latency.len(), 1);
         assert_eq!(tally.uncorrected.as_ref().unwrap().len(), 1);

@@ -83,6 +83,13 @@ fn run(params: &Params, pinning: &Arc<Pinning>) -> Result<Outcome, String> {
     } else {
         runtime.block_on(load::closed_loop(params, sender))
     }?;
+    if outcome.unsent > 0 {
+        eprintln!(
+            "order-client: {} orders were never sent: every connection was busy until \
+             --duration + --timeout",
+            outcome.unsent
+        );
+    }
     if let Some(cause) = &outcome.first_failure {
         eprintln!(
             "order-client: {} errors, {} timeouts; first failure: {cause}",
@@ -133,7 +140,7 @@ fn report(
         "duration_s": duration_s,
         "throughput": per_second(outcome.ok),
         "target_rate": params.rate,
-        "achieved_rate": per_second(outcome.orders),
+        "achieved_rate": per_second(outcome.orders - outcome.unsent), // the orders sent
         "tuning": tuning,
         "intervals": outcome.intervals,
     });

@@ -1,5 +1,5 @@
 """Writes an HdrHistogram interval log with the Python `hdrh` library's HistogramLogWriter:
-the time of each zlib.compress of 4 KiB, in nanoseconds, five windows of 0.2 s each.
+the time of each zlib.compress of 4 KiB, in nanoseconds, five windows of 0.5 s each.
 `--slow` compresses at level 9 twice, for the "slower build" golden file.
 
     python write_hlog.py > python.hlog
@@ -32,10 +32,10 @@ writer.output_legend()
 for window in range(5):
     histogram = HdrHistogram(1, 60_000_000_000, 3)
     start = time.monotonic_ns()
-    histogram.set_start_time_stamp(base_ms + window * 200)
-    while time.monotonic_ns() - start < 200_000_000:
+    histogram.set_start_time_stamp(base_ms + window * 500)
+    while time.monotonic_ns() - start < 500_000_000:
         before = time.perf_counter_ns()
         work()
         histogram.record_value(time.perf_counter_ns() - before)
-    histogram.set_end_time_stamp(base_ms + (window + 1) * 200)
+    histogram.set_end_time_stamp(base_ms + (window + 1) * 500)
     writer.output_interval_histogram(histogram)

@@ -1,0 +1,123 @@
+"""The CI gate: a run judged against its baseline on the metrics its suite names (`gate` in
+suite.toml; p99 and throughput by default), every series at once.
+
+- Holm's correction runs over every metric the gate judges in the run (series x metrics), so
+  judging more of them does not make a false failure more likely: with the lab's defaults the
+  chance that an unchanged run fails stays under `ALPHA`.
+- With too few trials for the corrected level the verdict is `inconclusive`, and says how many
+  trials a tested verdict needs; it never fails.
+- A tested regression from fewer than `CONFIRM_TRIALS` candidate trials is a suspicion: a lab
+  job confirms it by measuring again (`confirmation`), a CI submission (which the lab cannot
+  re-run) is `inconclusive` and told how many trials would settle it. Only a regression
+  measured with enough trials fails the gate.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from latlab.analysis.service import MetricComparison, RunComparison
+from latlab.analysis.stats import ALPHA, MIN_EFFECT, smallest_p, trials_needed
+
+CONFIRM_TRIALS = 10
+RunVerdict = Literal["pass", "fail", "inconclusive", "no-baseline"]
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One gate metric of one series, after the correction."""
+
+    labels: dict[str, Any]
+    metric: MetricComparison
+    level: float  # the p-value it had to reach (Holm)
+    outcome: Literal["regressed", "suspected", "improved", "untested", "unchanged"]
+
+
+@dataclass
+class GateResult:
+    verdict: RunVerdict
+    judged: list[Judged] = field(default_factory=list)
+    reasons: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def regressed(self) -> list[Judged]:
+        return [j for j in self.judged if j.outcome == "regressed"]
+
+    @property
+    def suspected(self) -> list[Judged]:
+        return [j for j in self.judged if j.outcome == "suspected"]
+
+
+def judge(comparison: RunComparison | None, gate: tuple[str, ...], *,
+          confirm_trials: int = CONFIRM_TRIALS, alpha: float = ALPHA,
+          min_effect: float = MIN_EFFECT) -> GateResult:
+    """The gate's verdict on a comparison (None: the run has no baseline)."""
+    if comparison is None:
+        return GateResult("no-baseline")
+    candidates = [(series.labels, m) for series in comparison.series for m in series.metrics
+                  if m.metric in gate and m.reliable]
+    levels = _holm_levels([m.comparison.p_value or 1.0 for _, m in candidates], alpha)
+    judged = [Judged(labels, m, level, _outcome(m, level, passed, confirm_trials, min_effect))
+              for (labels, m), (level, passed) in zip(candidates, levels, strict=True)]
+    reasons = [_reason(j, len(candidates), alpha, confirm_trials) for j in judged
+               if j.outcome in ("regressed", "suspected", "untested")]
+    if any(j.outcome == "regressed" for j in judged):
+        verdict: RunVerdict = "fail"
+    elif reasons:
+        verdict = "inconclusive"
+    else:
+        verdict = "pass"
+    return GateResult(verdict, judged, reasons)
+
+
+def _holm_levels(p_values: list[float], alpha: float) -> list[tuple[float, bool]]:
+    """Holm's step-down: the i-th smallest p is tested at alpha / (k - i) until one fails.
+    Returns each p-value's level and whether it passed."""
+    k = len(p_values)
+    order = sorted(range(k), key=lambda i: p_values[i])
+    result: list[tuple[float, bool]] = [(alpha / k if k else alpha, False)] * k
+    still = True
+    for step, index in enumerate(order):
+        level = alpha / (k - step)
+        still = still and p_values[index] <= level
+        result[index] = (level, still)
+    return result
+
+
+def _outcome(item: MetricComparison, level: float, passed: bool, confirm_trials: int,
+             min_effect: float) -> Literal["regressed", "suspected", "improved", "untested",
+                                           "unchanged"]:
+    comparison = item.comparison
+    worse = comparison.is_worse(item.direction)
+    big = abs(comparison.effect) >= min_effect
+    if smallest_p(item.baseline_trials, item.candidate_trials) > level:
+        return "untested" if big and worse else "unchanged"
+    if not (passed and big) or item.direction == "none":
+        return "unchanged"
+    if item.candidate_trials < confirm_trials:
+        # A large improvement from a few trials alerts no one either (it would be a warning
+        # that the benchmark may be broken).
+        return "unchanged" if not worse else "suspected"
+    return "improved" if not worse else "regressed"
+
+
+def _reason(judged: Judged, count: int, alpha: float, confirm_trials: int) -> dict[str, Any]:
+    item = judged.metric.comparison
+    change = item.reason.split(" (")[0]
+    counts = f"{judged.metric.baseline_trials} vs {judged.metric.candidate_trials} trials"
+    if judged.outcome == "untested":
+        needed = trials_needed(judged.level)
+        message = (f"{change}, but {counts} cannot reach p <= {judged.level:.2g} (Holm over "
+                   f"the {count} gated metrics at {alpha:g}); a tested verdict needs {needed} "
+                   f"trials a side")
+        kind = "too-few-trials"
+    elif judged.outcome == "suspected":
+        message = (f"{change} (p = {item.p_value:.2g} <= {judged.level:.2g}, {counts}): a "
+                   f"suspected regression; confirming it takes {confirm_trials} candidate "
+                   f"trials")
+        kind = "suspected-regression"
+    else:
+        message = f"{change} (p = {item.p_value:.2g} <= {judged.level:.2g}, {counts})"
+        kind = "regression"
+    return {"kind": kind, "series": judged.labels, "metric": judged.metric.metric,
+            "message": message, "baseline": item.baseline, "candidate": item.candidate,
+            "p_value": item.p_value}

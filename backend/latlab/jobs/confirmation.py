@@ -1,0 +1,42 @@
+"""Confirm-on-suspect: a lab job's run that the gate suspects of a regression is measured
+again before anyone is alerted. A confirmation job on the same host runs the candidate's
+spec with `CONFIRM_TRIALS` repetitions, interleaved with the baseline's suite version where
+the host still has its build (A B A B ...); the alert fires only if that measurement shows
+the regression too."""
+
+from sqlalchemy.orm import Session
+
+from latlab.analysis.gate import CONFIRM_TRIALS
+from latlab.core.clock import get_clock
+from latlab.jobs import service as job_service
+from latlab.models import Job, JobStatus, Project, Run
+
+
+def wanted(session: Session, run: Run) -> bool:
+    """Scheduled jobs always confirm; other jobs when their project says so. A CI run cannot
+    be measured again: it is told how many trials would settle it instead."""
+    if run.job_id is None or run.confirms_run_id is not None:
+        return False
+    job = session.get(Job, run.job_id)
+    project = session.get(Project, run.project_id)
+    return job is not None and (job.schedule_id is not None
+                                or (project is not None and project.confirm_regressions))
+
+
+def launch(session: Session, run: Run, baseline: Run) -> Job:
+    """Queues the confirmation job of a suspected run, pinned to its host."""
+    original = session.get(Job, run.job_id)
+    assert original is not None
+    job = Job(
+        project_id=run.project_id, suite=run.suite, scenario=run.scenario, params=run.params,
+        host_tags=[], repetitions=max(CONFIRM_TRIALS, original.repetitions),
+        timeout_s=original.timeout_s * 3, status=JobStatus.queued, progress=0.0, attempts=0,
+        pinned_host_id=original.host_id, created_at=get_clock().now(), programs=[],
+        confirms_run_id=run.id,
+        baseline_version=baseline.commit if baseline.source_kind == "job" else None,
+    )
+    session.add(job)
+    session.flush()
+    run.confirmation = "pending"
+    job_service.dispatch_queued(session)
+    return job

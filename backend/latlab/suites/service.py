@@ -1,0 +1,55 @@
+"""What the lab knows of each suite, kept from runners' heartbeats: its metrics, the metrics
+its CI gate judges and its SLA templates. A suite's own folder is the only place that names
+them; the api learns them when a host advertises the suite."""
+
+from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import Session
+
+from latlab.core.clock import get_clock
+from latlab.models import Run, Suite
+from latlab.runs.metrics import Vocabulary
+from latlab_contract import SlaTemplate, SuiteInfo
+
+DEFAULT_GATE = ("p99", "throughput")
+
+
+def record(session: Session, suites: list[SuiteInfo]) -> None:
+    """Keeps the latest definition of each advertised suite."""
+    now = get_clock().now()
+    for suite in suites:
+        values = {"version": suite.version, "definition": suite.model_dump(mode="json"),
+                  "advertised_at": now}
+        session.execute(insert(Suite).values(id=suite.id, **values)
+                        .on_conflict_do_update(index_elements=[Suite.id], set_=values))
+
+
+def definition(session: Session, suite_id: str) -> SuiteInfo | None:
+    row = session.get(Suite, suite_id)
+    return None if row is None else SuiteInfo.model_validate(row.definition)
+
+
+def vocabulary(session: Session, suite_id: str) -> Vocabulary:
+    """The metrics of a suite: generic ones and those it declares."""
+    known = definition(session, suite_id)
+    if known is None:
+        return Vocabulary()
+    return Vocabulary().extended({k: v.model_dump() for k, v in known.metrics.items()})
+
+
+def run_vocabulary(session: Session, run: Run) -> Vocabulary:
+    """The metrics of a run: its suite's, then what the submission declared itself."""
+    return vocabulary(session, run.suite).extended(run.metric_info)
+
+
+def gate(session: Session, suite_id: str) -> tuple[str, ...]:
+    """The metrics the CI gate judges for a suite (p99 and throughput unless it says)."""
+    known = definition(session, suite_id)
+    return DEFAULT_GATE if known is None else tuple(known.gate)
+
+
+def templates(session: Session) -> list[tuple[str, SlaTemplate]]:
+    """Every suite's SLA templates, with the suite they belong to."""
+    rows = session.scalars(select(Suite).order_by(Suite.id))
+    return [(row.id, template) for row in rows
+            for template in SuiteInfo.model_validate(row.definition).sla_templates]

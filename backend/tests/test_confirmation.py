@@ -1,0 +1,113 @@
+"""Confirm-on-suspect: a lab job's suspected regression is measured again on its host before
+anyone is alerted (a real runner, interleaving the baseline's suite version with the new one),
+and one that the new measurement does not show alerts no one."""
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+from sqlalchemy import select
+
+from latlab.core.clock import get_clock
+from latlab.models import Alert, Job, JobStatus, Project, Run
+from latlab.runs import ingest
+from latlab_contract.result import RunCreate
+from tests.conftest import wait_for
+from tests.factories import result
+from tests.test_jobs_e2e import _finish, _online
+
+FIXTURE = Path(__file__).parent / "suites_fixture" / "frob"
+PARAMS = {"size": 16, "count": 200}
+
+
+def _job(client, **request) -> dict:
+    created = client.post("/api/v1/jobs", json={"suite": "frob", "params": PARAMS, **request})
+    assert created.status_code == 202, created.text
+    job, seen = _finish(client, created.json()["id"])
+    assert job["status"] == "succeeded", (job, seen)
+    return client.get(f"/api/v1/runs/{job['run_id']}").json()
+
+
+def test_a_suspected_regression_is_confirmed_by_measuring_both_versions_again(
+        member, ingest_worker, start_runner, tmp_path, committed_db) -> None:
+    suite = tmp_path / "suites" / "frob"
+    shutil.copytree(FIXTURE, suite)
+    committed_db.execute(Project.__table__.update().values(confirm_regressions=True))
+    committed_db.commit()
+    start_runner("lab-confirm", env={"LATLAB_SUITES_DIR": str(suite.parent)})
+    _online(member, "lab-confirm")
+    baseline = _job(member)
+    assert baseline["verdict"] == "no-baseline"
+
+    # A new version of the suite whose fast frobnicator is 1 ms slower: a real regression.
+    toml = suite / "suite.toml"
+    toml.write_text(toml.read_text().replace('"--delay-ms", "0"', '"--delay-ms", "1"'))
+    wait_for(lambda: next(s for s in member.get("/api/v1/suites").json()
+                          if s["id"] == "frob")["version"] != baseline_version(member))
+    suspected = _job(member)
+    assert suspected["baseline_run_id"] == baseline["id"]
+    assert suspected["verdict"] == "inconclusive", suspected["verdict_reasons"]
+    reasons = [r for r in suspected["verdict_reasons"] if r["kind"] == "suspected-regression"]
+    assert reasons and all("being confirmed by job" in r["message"] for r in reasons)
+    assert member.get("/api/v1/alerts", params={"state": "open"}).json()["total"] == 0
+
+    def settled() -> dict | None:
+        run = member.get(f"/api/v1/runs/{suspected['id']}").json()
+        return run if run["confirmation"] in ("confirmed", "unconfirmed") else None
+
+    run = wait_for(settled, timeout=300)
+    assert run["confirmation"] == "confirmed" and run["verdict"] == "fail", run
+    check_id = committed_db.scalar(select(Run.id).where(Run.confirms_run_id == run["id"]))
+    check = member.get(f"/api/v1/runs/{check_id}").json()
+    # The confirmation interleaved the baseline's version (from the host's build cache) with
+    # the new one, ten trials each.
+    assert {s["labels"]["variant"] for s in check["series"]} == {"baseline", "candidate"}
+    assert all(len(s["trials"]) == 10 for s in check["series"])
+    assert check["confirms_run_id"] == run["id"]
+    (alert,) = member.get("/api/v1/alerts", params={"state": "open"}).json()["items"]
+    assert alert["kind"] == "regression" and alert["severity"] == "critical"
+    assert alert["run_id"] == run["id"] and alert["confirmation_run_id"] == check_id
+    assert alert["series_labels"]["speed"] == "fast"
+    # Confirmation runs are nobody's baseline and in no history.
+    assert _job(member)["baseline_run_id"] == baseline["id"]
+
+
+def baseline_version(client) -> str:
+    runs = client.get("/api/v1/runs", params={"suite": "frob"}).json()["items"]
+    return str(runs[-1]["source"]["commit"])
+
+
+def test_a_suspicion_the_new_measurement_does_not_show_alerts_no_one(db) -> None:
+    """The ingest flow on stored runs: a baseline, a job run that is slower (suspected), and
+    its confirmation run measuring what the baseline measured."""
+    project = db.scalar(select(Project).where(Project.slug == "default"))
+    project.confirm_regressions = True
+    jobs = []
+    for _ in range(3):
+        job = Job(project_id=project.id, suite="http-order", scenario="medium", params={},
+                  host_tags=[], repetitions=5, status=JobStatus.running, progress=0.0,
+                  attempts=1, created_at=get_clock().now(), programs=[], timeout_s=900)
+        db.add(job)
+        jobs.append(job)
+    db.flush()
+
+    def document(level: float, trials: int) -> RunCreate:
+        rng = np.random.default_rng(int(level * 100) + trials)
+        return RunCreate.model_validate(result(
+            source={"kind": "job", "commit": "abcd1234"}, branch=None, params={},
+            series=[{"labels": {"client": "c"}, "trials": [
+                {"latency": {"samples_ns": [int(v) for v in rng.lognormal(
+                    np.log(350_000 * level), 0.05, 2000)]},
+                 "metrics": {"throughput": 1e5 / level}} for _ in range(trials)]}]))
+
+    ingest.ingest(db, project, document(1.0, 5), request_hash="a", job=jobs[0])
+    slow = ingest.ingest(db, project, document(1.3, 5), request_hash="b", job=jobs[1]).run
+    assert slow.verdict == "inconclusive" and slow.confirmation == "pending"
+    confirmation_job = db.scalar(select(Job).where(Job.confirms_run_id == slow.id))
+    assert confirmation_job is not None and confirmation_job.repetitions == 10
+    check = ingest.ingest(db, project, document(1.0, 10), request_hash="c",
+                          job=confirmation_job).run
+    assert check.confirms_run_id == slow.id
+    assert slow.confirmation == "unconfirmed" and slow.verdict == "pass"
+    assert all("not confirmed: run" in r["message"] for r in slow.verdict_reasons)
+    assert db.scalar(select(Alert).where(Alert.kind == "regression")) is None

@@ -1,0 +1,81 @@
+"""The CI gate: Holm's correction over every judged metric of a run, inconclusive when the
+trials cannot test a change, and a regression failing only when measured with enough trials."""
+
+import numpy as np
+import pytest
+
+from latlab.analysis.gate import CONFIRM_TRIALS, _holm_levels, judge
+from latlab.analysis.service import MetricComparison, RunComparison, SeriesComparison
+from latlab.analysis.stats import compare
+
+GATE = ("p99", "throughput")
+
+
+def _trials(rng: np.random.Generator, n: int, level: float, sigma: float = 0.05) -> list[float]:
+    return [float(v) for v in rng.lognormal(np.log(level), sigma, n)]
+
+
+def _comparison(series: list[dict[str, tuple[list[float], list[float]]]]) -> RunComparison:
+    compared = []
+    for index, metrics in enumerate(series):
+        item = SeriesComparison({"client": str(index)}, index, index, {}, {})
+        for name, (before, after) in metrics.items():
+            direction = "higher" if name == "throughput" else "lower"
+            item.metrics.append(MetricComparison(
+                name, name, "", direction, compare(before, after, direction), len(before),
+                len(after)))
+        compared.append(item)
+    return RunComparison(None, None, compared, [], [], [])  # type: ignore[arg-type]
+
+
+def test_holm_steps_down_as_the_textbook_does() -> None:
+    # Holm (1979): at 0.05, 0.005 <= 0.0125 and 0.01 <= 0.0167 pass; 0.03 > 0.025 stops.
+    levels = _holm_levels([0.01, 0.04, 0.03, 0.005], 0.05)
+    assert [passed for _, passed in levels] == [True, False, False, True]
+    assert [level for level, _ in levels] == pytest.approx([0.05 / 3, 0.05, 0.05 / 2, 0.05 / 4])
+
+
+def test_a_tested_regression_fails_only_with_enough_trials() -> None:
+    rng = np.random.default_rng(1)
+    for n, verdict, kind in ((5, "inconclusive", "suspected-regression"),
+                             (CONFIRM_TRIALS, "fail", "regression")):
+        base = _trials(rng, n, 100.0)
+        result = judge(_comparison([{"p99": (base, [v * 1.3 for v in base]),
+                                     "throughput": (base, base)}]), GATE)
+        assert result.verdict == verdict, result.reasons
+        assert [r["kind"] for r in result.reasons] == [kind]
+
+
+def test_too_few_trials_for_the_corrected_level_is_inconclusive_and_says_how_many() -> None:
+    rng = np.random.default_rng(2)
+    base = _trials(rng, 5, 100.0)
+    five_clients = [{"p99": (base, [v * 1.3 for v in base]), "throughput": (base, base)}
+                    for _ in range(5)]
+    result = judge(_comparison(five_clients), GATE)
+    # 10 judged metrics: Holm's first level is 0.005, below 5 vs 5 trials' smallest p 0.0079.
+    assert result.verdict == "inconclusive"
+    assert {r["kind"] for r in result.reasons} == {"too-few-trials"}
+    assert "needs 6 trials a side" in result.reasons[0]["message"]
+
+
+def test_improvements_and_unjudged_metrics_pass() -> None:
+    rng = np.random.default_rng(3)
+    base = _trials(rng, CONFIRM_TRIALS, 100.0)
+    better = judge(_comparison([{"p99": (base, [v * 0.7 for v in base]),
+                                 "p50": (base, [v * 2 for v in base])}]), GATE)
+    assert better.verdict == "pass" and better.reasons == []
+    assert [j.outcome for j in better.judged] == ["improved"]
+    assert judge(None, GATE).verdict == "no-baseline"
+
+
+def test_an_unchanged_run_rarely_fails_however_many_metrics_are_judged() -> None:
+    """A/A: 400 runs of 5 series, p99 and throughput each, 10 vs 10 noisy trials (sigma 5 %,
+    so a 5 % median shift is common). Holm keeps the false-fail rate near or under 5 %;
+    without the correction it would be several times that."""
+    rng = np.random.default_rng(4)
+    fails = 0
+    for _ in range(400):
+        series = [{name: (_trials(rng, 10, 100.0, 0.08), _trials(rng, 10, 100.0, 0.08))
+                   for name in GATE} for _ in range(5)]
+        fails += judge(_comparison(series), GATE).verdict == "fail"
+    assert fails <= 30, fails  # 7.5 %: the binomial's upper bound for 5 % at 400 runs

@@ -1,0 +1,57 @@
+// Shared by the browser tests (tests/e2e/*.test.mjs): Debian's Chromium through playwright-core,
+// a signed-in page, screenshots. Each test file gets its URL and credentials from LATLAB_*
+// variables, set by the pytest test that provides a throwaway lab (backend/tests/).
+
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { chromium } from "playwright-core";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const TIMEOUT_MS = 15_000;
+export const screenshotDir = path.resolve(
+  process.env.LATLAB_SCREENSHOT_DIR || path.join(here, "screenshots"),
+);
+
+export function requireEnv(name) {
+  const value = process.env[name];
+  if (!value) throw new Error(`set ${name} (see the top of the test file)`);
+  return value;
+}
+
+export async function launchBrowser() {
+  await mkdir(screenshotDir, { recursive: true });
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+export async function newPage(browser) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  ctx.setDefaultTimeout(TIMEOUT_MS);
+  const page = await ctx.newPage();
+  page.on("pageerror", (error) => console.error("page error:", error.message));
+  return { ctx, page };
+}
+
+export async function signIn(page, baseUrl, email, password) {
+  await page.goto(`${baseUrl}/login`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
+}
+
+export async function screenshot(page, name) {
+  await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });
+}

@@ -1,0 +1,80 @@
+package minitb;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * One pass of messages, the warm-up or the measurement: every message reports here when it
+ * reaches the end of the rule chain (or fails), with its latency from the device's send; the
+ * phase is over when the last one has.
+ */
+final class Phase {
+  final String name;
+  final long messages;
+  private final AtomicLong remaining;
+  private final CountDownLatch done = new CountDownLatch(1);
+  // Wait-free recording from every thread that ends a message; values in nanoseconds.
+  private final Recorder latency = new Recorder(3);
+  private final LongAdder errors = new LongAdder();
+  private final LongAdder expectedAlerts = new LongAdder();
+  private volatile long startNanos;
+  private volatile long finishedNanos;
+
+  Phase(String name, long messages) {
+    this.name = name;
+    this.messages = messages;
+    this.remaining = new AtomicLong(messages);
+  }
+
+  void start() {
+    startNanos = System.nanoTime();
+  }
+
+  void expectAlerts(int count) {
+    if (count > 0) {
+      expectedAlerts.add(count);
+    }
+  }
+
+  /** The message reached the end of the rule chain (`ok`) or failed on the way. */
+  void completed(Telemetry message, boolean ok) {
+    long now = System.nanoTime();
+    if (ok) {
+      latency.recordValue(now - message.sentNanos());
+    } else {
+      errors.increment();
+    }
+    if (remaining.decrementAndGet() == 0) {
+      finishedNanos = now;
+      done.countDown();
+    }
+  }
+
+  boolean await(long timeoutS) throws InterruptedException {
+    return done.await(timeoutS, TimeUnit.SECONDS);
+  }
+
+  long pending() {
+    return remaining.get();
+  }
+
+  long errors() {
+    return errors.sum();
+  }
+
+  long expectedAlerts() {
+    return expectedAlerts.sum();
+  }
+
+  double seconds() {
+    return (finishedNanos - startNanos) / 1e9;
+  }
+
+  Histogram latency() {
+    return latency.getIntervalHistogram();
+  }
+}
