@@ -1,9 +1,23 @@
-"""What the benchmarks share: a migrated database with a token to call the api with."""
+"""What the benchmarks share: a migrated database with a token to call the api with, and a
+whole lab of real processes (Postgres, Redis, the api, an ingest worker, a runner)."""
 
+import contextlib
 import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
 
+import httpx
 from sqlalchemy import create_engine
 from sqlalchemy.orm import Session
+
+from latlab import localstack
 
 
 def bench_token(database_url: str, *scopes: str) -> str:
@@ -24,3 +38,139 @@ def bench_token(database_url: str, *scopes: str) -> str:
             name="bench", scopes=[Scope(s) for s in scopes]))
     engine.dispose()
     return token
+
+
+class Processes:
+    """Every process the bench starts, each in its own session (so a Ctrl-C reaches the bench
+    only, and the bench stops them in order, whole process groups at once)."""
+
+    def __init__(self, logs: Path) -> None:
+        self.logs = logs
+        self.started: list[subprocess.Popen[bytes]] = []
+
+    def start(self, name: str, argv: list[str], env: dict[str, str] | None = None,
+              cwd: Path | None = None, stdout: int | IO[bytes] | None = None
+              ) -> subprocess.Popen[bytes]:
+        log = open(self.logs / f"{name}.log", "ab")  # noqa: SIM115 - owned by the child
+        try:
+            process = subprocess.Popen(argv, env=env, cwd=cwd, stdout=stdout or log,
+                                       stderr=log, start_new_session=True)
+        finally:
+            log.close()
+        self.started.append(process)
+        return process
+
+    def stop(self, process: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
+        if process.poll() is None:
+            try:
+                os.killpg(process.pid, signal.SIGTERM)
+                process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+            except ProcessLookupError:
+                pass
+        # A group can outlive its leader (Celery's pool children): make sure it is gone.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+        if process.stdout is not None:
+            process.stdout.close()
+        if process in self.started:
+            self.started.remove(process)
+
+    def stop_all(self) -> None:
+        for process in reversed(list(self.started)):
+            self.stop(process)
+
+
+@dataclass(frozen=True)
+class Lab:
+    api: httpx.Client  # /api/v1, with a token of every scope
+    database_url: str
+    host_name: str
+    host_tag: str
+    build_cache: Path
+    processes: Processes
+    work: Path
+
+
+@contextlib.contextmanager
+def running_lab(runner_prefix: list[str] | None = None,
+                runner_env: dict[str, str] | None = None) -> Iterator[Lab]:
+    """Throwaway Postgres and Redis (unless LATLAB_DATABASE_URL / LATLAB_REDIS_URL are set),
+    the api, an ingest worker and a runner (its argv after `runner_prefix`, e.g. taskset), all
+    stopped afterwards. Builds go to the tests' cache, so a bench reuses their builds."""
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    work = Path(tempfile.mkdtemp(prefix="latlab-bench-"))
+    work.chmod(0o755)  # postgres runs as its own user and must reach its directory
+    services: list[localstack.Service] = []
+    processes = Processes(work)
+    try:
+        database_url = os.environ.get("LATLAB_DATABASE_URL")
+        if database_url is None:
+            postgres = localstack.start_postgres(work / "pg", localstack.free_port(),
+                                                 database="bench", durable=False)
+            services.append(postgres)
+            database_url = postgres.url
+        redis_url = os.environ.get("LATLAB_REDIS_URL")
+        if redis_url is None:
+            redis = localstack.start_redis(work / "redis", localstack.free_port(),
+                                           durable=False)
+            services.append(redis)
+            redis_url = redis.url
+        os.environ["LATLAB_DATABASE_URL"] = database_url
+        os.environ["LATLAB_REDIS_URL"] = redis_url
+        token = bench_token(database_url, "read", "jobs:write", "runs:write")
+        build_cache = Path(os.environ.get("LATLAB_TEST_BUILD_CACHE",
+                                          Path.home() / ".cache" / "latlab" / "test-builds"))
+        build_cache.mkdir(parents=True, exist_ok=True)
+        host_name, tag = f"bench-{os.getpid()}", "bench"
+        port = localstack.free_port()
+        url = f"http://127.0.0.1:{port}"
+        env = {**os.environ, "LATLAB_PUBLIC_URL": url}
+        watched = [
+            processes.start("api", [
+                sys.executable, "-m", "uvicorn", "latlab.main:app", "--host", "127.0.0.1",
+                "--port", str(port), "--log-level", "warning"], env=env),
+            processes.start("ingest", [
+                sys.executable, "-m", "celery", "-A", "latlab.worker", "worker", "-Q", "ingest",
+                "-c", "1", "-n", f"ingest-{host_name}@%h", "--loglevel", "WARNING"], env=env),
+        ]
+        runner = {**env, "LATLAB_HOST_NAME": host_name, "LATLAB_HOST_TAGS": tag,
+                  "LATLAB_BUILD_CACHE": str(build_cache), "LATLAB_HEARTBEAT_S": "1",
+                  **(runner_env or {})}
+        runner.pop("LATLAB_DATABASE_URL")  # runners hold no database credentials
+        watched.append(processes.start("runner", [
+            *(runner_prefix or []), sys.executable, "-m", "celery", "-A", "latlab_workers.app",
+            "worker", "-Q", f"host.{host_name}", "-c", "1", "-n", f"{host_name}@%h",
+            "--loglevel", "WARNING"], env=runner))
+        with httpx.Client(base_url=f"{url}/api/v1", timeout=60,
+                          headers={"Authorization": f"Bearer {token}"}) as api:
+            _wait_for_host(api, host_name, watched, work)
+            yield Lab(api, database_url, host_name, tag, build_cache, processes, work)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        raise SystemExit(130) from None
+    finally:
+        processes.stop_all()
+        for service in reversed(services):
+            service.stop()
+
+
+def _wait_for_host(client: httpx.Client, name: str,
+                   watched: list[subprocess.Popen[bytes]], work: Path) -> None:
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        for process in watched:
+            if process.poll() is not None:
+                raise RuntimeError(f"a bench process exited early ({process.args!r}); "
+                                   f"logs in {work}")
+        try:
+            response = client.get("/hosts", timeout=2)
+            if response.status_code == 200 and any(
+                    h["name"] == name and h["online"] for h in response.json()):
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    raise RuntimeError(f"the runner {name} did not come online; logs in {work}")

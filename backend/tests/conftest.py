@@ -64,7 +64,7 @@ from latlab.models import Role, Scope, User  # noqa: E402
 
 TABLES = ["delivery_attempt", "notification", "alert", "channel", "sla_rule", "baseline",
           "login_session", "api_token", "trial", "series", "job", "schedule", "run", "host",
-          "user", "project"]
+          "user", "rollup", "project", "suite"]
 
 
 class FrozenClock:

@@ -21,9 +21,9 @@ import xmlschema
 from hdrh.histogram import HdrHistogram
 from hdrh.log import HistogramLogReader
 from markdown_it import MarkdownIt
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
-from latlab.models import Run, Scope
+from latlab.models import Run, Scope, Trial
 from tests.conftest import Actors
 from tests.factories import result, samples
 
@@ -397,6 +397,17 @@ def test_trial_exports_as_an_hlog_that_hdrh_reads_back(client, actors, tmp_path)
         assert read.get_value_at_percentile(q) == original.get_value_at_percentile(q)
     assert client.get(f"/api/v1/runs/{run_id}/series/{series_id}/trials/1/hlog",
                       headers=headers).status_code == 404
+
+
+def test_a_retired_histogram_is_gone(client, actors, db) -> None:
+    headers = actors.token(Scope.runs_write, Scope.read)
+    run_id = client.post("/api/v1/runs", json=result(), headers=headers).json()["id"]
+    series_id = client.get(f"/api/v1/runs/{run_id}", headers=headers).json()["series"][0]["id"]
+    db.execute(update(Trial).values(histogram=None))  # what the project's retention does
+    answer = client.get(f"/api/v1/runs/{run_id}/series/{series_id}/trials/0/hlog",
+                        headers=headers)
+    assert answer.status_code == 410 and "retired" in answer.json()["detail"]
+    assert client.get(f"/api/v1/runs/{run_id}/summary.csv", headers=headers).status_code == 200
 
 
 def test_hlog_round_trips_with_its_intervals(client, actors, tmp_path) -> None:

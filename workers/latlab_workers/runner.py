@@ -26,6 +26,8 @@ from pydantic import ValidationError
 from latlab_contract import JobSpec, Phase, ProgramInfo
 from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.result import SCHEMA_VERSION, MetricSpec, RunCreate, SeriesIn
+from latlab_workers.network import PARAM as NETWORK_PARAM
+from latlab_workers.network import Network, NetworkError, load_profiles
 from latlab_workers.suites import Program, SeriesPlan, Suite, SuiteError, load_suite
 from latlab_workers.templates import Context, TemplateError, render, render_one
 
@@ -61,16 +63,18 @@ class ProgramGroup:
         self.workdir = workdir
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
 
-    def start(self, name: str, argv: list[str], cwd: Path,
-              env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-        try:
-            process = subprocess.Popen(
-                argv, cwd=cwd, env=env, stdout=subprocess.PIPE,
-                stderr=open(self.workdir / f"{name}.stderr", "wb"),  # noqa: SIM115
-                start_new_session=True, preexec_fn=_die_with_parent,
-            )
-        except OSError as error:
-            raise JobError(f"cannot start {name} ({argv[0]}): {error.strerror}") from error
+    def start(self, name: str, argv: list[str], cwd: Path, env: dict[str, str] | None = None,
+              log_only: bool = False) -> subprocess.Popen[bytes]:
+        """Starts a program; its stdout is a pipe unless `log_only` (then it goes to the log
+        beside its stderr, as for a helper whose output nobody reads)."""
+        with open(self.workdir / f"{name}.stderr", "wb") as log:  # the program keeps a copy
+            try:
+                process = subprocess.Popen(
+                    argv, cwd=cwd, env=env, stdout=log if log_only else subprocess.PIPE,
+                    stderr=log, start_new_session=True, preexec_fn=_die_with_parent,
+                )
+            except OSError as error:
+                raise JobError(f"cannot start {name} ({argv[0]}): {error.strerror}") from error
         self.processes[name] = process
         return process
 
@@ -114,7 +118,8 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
         group = ProgramGroup(Path(work))
         if on_group is not None:
             on_group(group)
-        servers = _Servers(group, deadline)
+        network = _network(suite, params, group)
+        servers = _Servers(group, deadline, network)
         try:
             reporter.progress("start", 10.0)
             steps = spec.repetitions * len(plans)
@@ -124,7 +129,7 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
                 try:
                     context.update(servers.ensure(variant.suite, plan.servers, context))
                     argv = render(plan.load.command, context)
-                except TemplateError as error:
+                except (TemplateError, NetworkError) as error:
                     raise JobError(str(error)) from error
                 process = group.start(plan.load.name, argv, variant.suite.directory,
                                       _program_env())
@@ -135,6 +140,8 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
                 for found in parsed.series:
                     _collect(collected, plan, found, variant.labels)
         finally:
+            if network is not None:
+                network.close()
             group.kill_all()
     reporter.progress("report", 95.0)
     try:
@@ -201,13 +208,29 @@ def _collect(collected: dict[str, SeriesIn], plan: SeriesPlan, found: SeriesIn,
     collected[key] = SeriesIn(labels=labels, trials=trials)
 
 
+def _network(suite: Suite, params: dict[str, Any], group: ProgramGroup) -> Network | None:
+    """The job's network profile, for a suite whose servers declare endpoints."""
+    if not suite.uses_network:
+        return None
+    try:
+        profiles = load_profiles()
+        name = str(params.get(NETWORK_PARAM, profiles.default))
+        profile = profiles.profiles[name]
+    except (NetworkError, KeyError) as error:
+        name = str(params.get(NETWORK_PARAM))
+        raise JobError(f"no network profile '{name}': {error}") from error
+    return Network(name, profile, group, _program_env(), suite.directory)
+
+
 class _Servers:
     """The servers running for the current series. A series gets exactly the servers it
-    names: others are stopped first; one already running with the same command is kept."""
+    names: others are stopped first; one already running with the same command is kept.
+    The load sees a server's endpoints through the job's network profile."""
 
-    def __init__(self, group: ProgramGroup, deadline: float) -> None:
+    def __init__(self, group: ProgramGroup, deadline: float, network: Network | None) -> None:
         self.group = group
         self.deadline = deadline
+        self.network = network
         self.running: dict[str, tuple[list[str], dict[str, str]]] = {}
 
     def ensure(self, suite: Suite, needed: list[Program], context: Context) -> dict[str, str]:
@@ -216,10 +239,14 @@ class _Servers:
             if self.running[name][0] != wanted.get(name):
                 _kill_group(self.group.processes[name])
                 del self.running[name]
+                if self.network is not None:
+                    self.network.forget(name)
         for server in needed:
             if server.name not in self.running:
                 announced = _start_server(self.group, suite, server, wanted[server.name],
                                           self.deadline)
+                if self.network is not None:
+                    announced = self.network.expose(server.name, server.endpoints, announced)
                 self.running[server.name] = (wanted[server.name], announced)
         values = {f"{name}.{key}": value for name, (_, fields) in self.running.items()
                   for key, value in fields.items()}
@@ -235,6 +262,11 @@ class _Servers:
             if process.poll() is not None:
                 raise JobError(f"server {name} exited with {process.returncode} during the "
                                f"measurement: {self.group.stderr_tail(name)}")
+        if self.network is not None:
+            try:
+                self.network.check()
+            except NetworkError as error:
+                raise JobError(str(error)) from error
 
 
 def build(suite: Suite, cache_dir: Path, deadline: float) -> Path:
@@ -301,13 +333,27 @@ def _start_server(group: ProgramGroup, suite: Suite, server: Program, argv: list
     return values
 
 
+_LIVENESS_S = 0.5  # how often the servers are checked while a load program runs
+
+
 def _wait_load(group: ProgramGroup, load: Program, process: subprocess.Popen[bytes],
                deadline: float, servers: _Servers) -> str:
-    try:
-        stdout, _ = process.communicate(timeout=max(deadline - time.monotonic(), 0.1))
-    except subprocess.TimeoutExpired as error:
-        _kill_group(process)
-        raise JobTimedOut(f"{load.name} ran past the job's time limit") from error
+    """The load program's output once it exits. A server (or the network) that dies while it
+    runs stops it at once and fails the job, rather than leaving it to time out."""
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            stdout, _ = process.communicate(timeout=max(min(left, _LIVENESS_S), 0.1))
+            break
+        except subprocess.TimeoutExpired as error:
+            if left <= _LIVENESS_S:
+                _kill_group(process)
+                raise JobTimedOut(f"{load.name} ran past the job's time limit") from error
+        try:
+            servers.check_alive()
+        except JobError:
+            _kill_group(process)
+            raise
     servers.check_alive()
     if process.returncode != 0:
         raise JobError(f"{load.name} exited with {process.returncode}: "

@@ -19,6 +19,7 @@ from latlab_contract import ScenarioSpec, SlaTemplate, SuiteInfo
 from latlab_contract.params import merge_params
 from latlab_contract.parsers import Parser, get_parser, load_parser, registry
 from latlab_contract.result import Key, MetricSpec, Slug, Sweep
+from latlab_workers import network
 from latlab_workers.templates import Context, render_one
 
 SUITES_DIR = Path(__file__).resolve().parents[1] / "suites"
@@ -65,6 +66,9 @@ class Program(_Spec):
     command: Annotated[list[Template], Field(min_length=1)]
     ready: Literal["stdout-json"] | None = None
     output: str | None = None
+    # Announced fields that are HOST:PORT addresses the load connects to: the job's network
+    # profile stands between them and the load.
+    endpoints: list[Key] = []
 
     @model_validator(mode="after")
     def fits_role(self) -> "Program":
@@ -72,6 +76,9 @@ class Program(_Spec):
             raise ValueError("a load program needs an `output` (the parser of its stdout)")
         if self.role == "server" and self.output is not None:
             raise ValueError("a server has no `output`; it may have `ready`")
+        if self.endpoints and self.ready != "stdout-json":
+            raise ValueError("`endpoints` are announced fields: a server with "
+                             "ready = \"stdout-json\"")
         return self
 
 
@@ -119,15 +126,23 @@ class SuiteFile(_Spec):
     metrics: dict[Key, MetricSpec] = {}
     sla_templates: list[SlaTemplate] = []
 
+    @property
+    def uses_network(self) -> bool:
+        return any(program.endpoints for program in self.programs.values())
+
     @model_validator(mode="after")
     def consistent(self) -> "SuiteFile":
+        if self.uses_network and network.PARAM in self.params:
+            raise ValueError(f"params.{network.PARAM}: the runner's param for a suite with "
+                             f"endpoints (its network profile); the suite cannot declare it")
+        params = {*self.params, *([network.PARAM] if self.uses_network else [])}
         for name, axis in self.axes.items():
             if axis.param is not None and axis.param not in self.params:
                 raise ValueError(f"axes.{name}.param: no param '{axis.param}'")
         if self.sweep is not None and self.sweep not in self.axes:
             raise ValueError(f"sweep: no axis '{self.sweep}'")
         for name, scenario in self.scenarios.items():
-            unknown = sorted(set(scenario.params) - set(self.params))
+            unknown = sorted(set(scenario.params) - params)
             if unknown:
                 raise ValueError(f"scenarios.{name}.params: unknown params {unknown}")
         loads = [n for n, p in self.programs.items() if p.role == "load"]
@@ -171,6 +186,10 @@ class Suite:
         return self.spec.metrics
 
     @property
+    def uses_network(self) -> bool:
+        return self.spec.uses_network
+
+    @property
     def params_schema(self) -> dict[str, Any]:
         """JSON Schema of a job's params; an axis param takes one value or a list of them."""
         axis_params = {a.param for a in self.spec.axes.values() if a.param is not None}
@@ -185,6 +204,8 @@ class Suite:
                 }
             else:
                 properties[name] = schema
+        if self.uses_network:
+            properties[network.PARAM] = network.load_profiles().param_schema()
         return {"type": "object", "properties": properties, "additionalProperties": False}
 
     def resolved_params(self, scenario: str, given: dict[str, Any]) -> dict[str, Any]:
@@ -292,11 +313,26 @@ def load_suite(directory: Path) -> Suite:
         raise SuiteError(f"{path}: {problems}") from None
     if spec.id != directory.name:
         raise SuiteError(f"{path}: id: '{spec.id}' is not the folder's name '{directory.name}'")
+    if spec.uses_network:
+        _check_network(path, spec)
     programs = {name: program.model_copy(update={"name": name})
                 for name, program in spec.programs.items()}
     spec = spec.model_copy(update={"programs": programs})
     return Suite(id=spec.id, directory=directory, spec=spec,
                  version=_version(directory, spec.build.sources))
+
+
+def _check_network(path: Path, spec: SuiteFile) -> None:
+    """A suite with endpoints needs the network profiles, and its scenarios name real ones."""
+    try:
+        profiles = network.load_profiles().profiles
+    except network.NetworkError as error:
+        raise SuiteError(f"{path}: its endpoints need the network profiles: {error}") from None
+    for name, scenario in spec.scenarios.items():
+        chosen = scenario.params.get(network.PARAM)
+        if chosen is not None and chosen not in profiles:
+            raise SuiteError(f"{path}: scenarios.{name}.params.{network.PARAM}: no network "
+                             f"profile '{chosen}' (known: {', '.join(profiles)})")
 
 
 def load_suites(root: Path = SUITES_DIR,

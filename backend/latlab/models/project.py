@@ -15,3 +15,7 @@ class Project(Base):
     created_at: Mapped[datetime]
     # Confirm a suspected regression of any lab job before alerting (scheduled jobs always do).
     confirm_regressions: Mapped[bool] = mapped_column(default=False)
+    # Retention: days a trial keeps its intervals and its histogram (None: forever). Run and
+    # trial summaries and the daily rollups are kept forever.
+    intervals_retention_days: Mapped[int | None]
+    histograms_retention_days: Mapped[int | None]

@@ -278,6 +278,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Retention
+         * @description How long the project keeps trials' intervals and histograms (summaries stay).
+         */
+        get: operations["get_retention_api_v1_retention_get"];
+        /**
+         * Put Retention
+         * @description Change the project's retention (admins); beat applies it in small batches.
+         */
+        put: operations["put_retention_api_v1_retention_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/hosts": {
         parameters: {
             query?: never;
@@ -873,7 +897,12 @@ export interface components {
             /** Index */
             index: number;
             /** Run Id */
-            run_id: number;
+            run_id: number | null;
+            /**
+             * Started At
+             * Format: date-time
+             */
+            started_at: string;
             /** Before */
             before: number;
             /** After */
@@ -1222,6 +1251,28 @@ export interface components {
             /** Pid */
             pid: number;
         };
+        /** RetentionRead */
+        RetentionRead: {
+            /** Project */
+            project: string;
+            /**
+             * Intervals Retention Days
+             * @description Days a trial keeps its latency-over-time intervals; null: forever
+             */
+            intervals_retention_days: number | null;
+            /**
+             * Histograms Retention Days
+             * @description Days a trial keeps its histogram; null: forever. Summaries and daily rollups are kept forever
+             */
+            histograms_retention_days: number | null;
+        };
+        /** RetentionUpdate */
+        RetentionUpdate: {
+            /** Intervals Retention Days */
+            intervals_retention_days: number | null;
+            /** Histograms Retention Days */
+            histograms_retention_days: number | null;
+        };
         /**
          * Role
          * @enum {string}
@@ -1262,8 +1313,16 @@ export interface components {
         RunPage: {
             /** Items */
             items: components["schemas"]["RunSummary"][];
-            /** Total */
+            /**
+             * Total
+             * @description Matching runs, counted up to 10,000
+             */
             total: number;
+            /**
+             * Total Capped
+             * @description True when more than `total` runs match
+             */
+            total_capped: boolean;
             /** Limit */
             limit: number;
             /** Offset */
@@ -1312,6 +1371,16 @@ export interface components {
              * @description This run measured again the suspected regression of that run
              */
             confirms_run_id: number | null;
+            /**
+             * Intervals Retired At
+             * @description When retention removed the trials' intervals (summaries stay)
+             */
+            intervals_retired_at: string | null;
+            /**
+             * Histograms Retired At
+             * @description When retention removed the trials' histograms (summaries stay)
+             */
+            histograms_retired_at: string | null;
             /** Params */
             params: {
                 [key: string]: unknown;
@@ -1401,6 +1470,16 @@ export interface components {
              * @description This run measured again the suspected regression of that run
              */
             confirms_run_id: number | null;
+            /**
+             * Intervals Retired At
+             * @description When retention removed the trials' intervals (summaries stay)
+             */
+            intervals_retired_at: string | null;
+            /**
+             * Histograms Retired At
+             * @description When retention removed the trials' histograms (summaries stay)
+             */
+            histograms_retired_at: string | null;
         };
         /** ScenarioSpec */
         ScenarioSpec: {
@@ -1866,8 +1945,17 @@ export interface components {
         };
         /** TrendPoint */
         TrendPoint: {
-            /** Run Id */
-            run_id: number;
+            /**
+             * Run Id
+             * @description None for a day read from the rollups
+             */
+            run_id: number | null;
+            /**
+             * Runs
+             * @description Runs the value stands for (a day's rollup: its median)
+             * @default 1
+             */
+            runs: number;
             /**
              * Started At
              * Format: date-time
@@ -1897,6 +1985,12 @@ export interface components {
             params: {
                 [key: string]: unknown;
             };
+            /**
+             * Resolution
+             * @description run: a point per run; day: a point per day from the daily rollups (the range held more runs than the limit)
+             * @enum {string}
+             */
+            resolution: "run" | "day";
             /** Unit */
             unit: string;
             /** Direction */
@@ -2732,6 +2826,13 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description The trial's histogram was retired by retention */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2762,6 +2863,72 @@ export interface operations {
                 content: {
                     "text/plain": string;
                     "text/csv": unknown;
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_retention_api_v1_retention_get: {
+        parameters: {
+            query?: {
+                project?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetentionRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    put_retention_api_v1_retention_put: {
+        parameters: {
+            query?: {
+                project?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RetentionUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetentionRead"];
                 };
             };
             /** @description Validation Error */
@@ -3111,6 +3278,10 @@ export interface operations {
                 limit?: number;
                 /** @description The runs' params as JSON; by default those of the newest run, so a history never mixes params (other params are another history) */
                 params?: string | null;
+                /** @description Project slug, for signed-in users */
+                project?: string | null;
+                /** @description From this moment on (ISO 8601); a range with more runs than `limit` is read from the daily rollups, one point a day */
+                since?: string | null;
             };
             header?: never;
             path?: never;

@@ -6,6 +6,7 @@ import { usePermissions } from "../api/auth";
 import { errorMessage } from "../api/client";
 import { ErrorState, Loading } from "../components/common/Status";
 import { Channels } from "../components/settings/Channels";
+import { Retention } from "../components/settings/Retention";
 import { SlaRules } from "../components/settings/SlaRules";
 import { Tokens } from "../components/settings/Tokens";
 import { Users } from "../components/settings/Users";
@@ -32,6 +33,7 @@ export function SettingsPage() {
         <a href="#sla-rules">SLA rules</a>
         <a href="#channels">Slack channels</a>
         <a href="#tokens">API tokens</a>
+        <a href="#retention">Retention</a>
         {isAdmin && <a href="#users">Users and roles</a>}
       </nav>
 
@@ -52,6 +54,9 @@ export function SettingsPage() {
 
       <h2 id="tokens">API tokens</h2>
       <Tokens canWrite={canWrite} />
+
+      <h2 id="retention">Retention</h2>
+      <Retention isAdmin={isAdmin} />
 
       {isAdmin && (
         <>

@@ -26,7 +26,7 @@ use tokio::net::TcpListener;
 
 use order::Order;
 
-const USAGE: &str = "usage: order-server [--listen HOST:PORT] [--test-hooks]";
+const USAGE: &str = "usage: order-server [--listen HOST:PORT] [--test-hooks] [--delay-us N]";
 const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 const EXIT_USAGE: u8 = 2;
 const STALL_MS_MAX: u64 = 10_000;
@@ -68,17 +68,30 @@ fn main() -> ExitCode {
 struct Options {
     listen: SocketAddr,
     test_hooks: bool,
+    /// Microseconds added to every answer from the start (a known slowdown for benchmarks of
+    /// the lab's verdicts, as `/admin/delay` sets it later).
+    delay_us: u64,
 }
 
 impl Options {
     fn parse(args: Vec<String>) -> Result<Self, String> {
         let mut listen = None;
         let mut test_hooks = false;
+        let mut delay_us = 0;
         let mut args = args.into_iter();
         while let Some(arg) = args.next() {
             let raw = match arg.as_str() {
                 "--test-hooks" => {
                     test_hooks = true;
+                    continue;
+                }
+                "--delay-us" => {
+                    let value = args.next().ok_or("--delay-us needs a value")?;
+                    delay_us = value
+                        .parse()
+                        .ok()
+                        .filter(|us| *us <= DELAY_US_MAX)
+                        .ok_or(format!("--delay-us '{value}': 0..={DELAY_US_MAX} expected"))?;
                     continue;
                 }
                 "--listen" => args.next().ok_or("--listen needs a value")?,
@@ -101,7 +114,11 @@ impl Options {
                 .parse()
                 .expect("the default address is valid"),
         };
-        Ok(Self { listen, test_hooks })
+        Ok(Self {
+            listen,
+            test_hooks,
+            delay_us,
+        })
     }
 }
 
@@ -119,13 +136,13 @@ struct Lab {
 }
 
 impl Lab {
-    fn new() -> Self {
+    fn new(delay_us: u64) -> Self {
         Self {
             started: Instant::now(),
             total_orders: AtomicU64::new(0),
             first_order_ns: AtomicU64::new(0),
             stall_until_ns: AtomicU64::new(0),
-            delay_us: AtomicU64::new(0),
+            delay_us: AtomicU64::new(delay_us),
         }
     }
 
@@ -133,8 +150,8 @@ impl Lab {
         u64::try_from(self.started.elapsed().as_nanos()).unwrap_or(u64::MAX)
     }
 
-    /// What the test hooks hold an answer for: the stall, then the delay (both none without
-    /// `--test-hooks`).
+    /// What the test hooks hold an answer for: the stall, then the delay (none without
+    /// `--test-hooks` or `--delay-us`).
     async fn hold(&self) {
         self.wait_out_stall().await;
         let delay_us = self.delay_us.load(Ordering::Relaxed);
@@ -189,7 +206,7 @@ async fn serve(options: Options) -> Result<(), String> {
     let bound = listener
         .local_addr()
         .map_err(|err| format!("bound address unknown: {err}"))?;
-    let lab = Arc::new(Lab::new());
+    let lab = Arc::new(Lab::new(options.delay_us));
     let mut app = Router::new()
         .route("/order", post(submit_order))
         .route("/stats", get(stats));
@@ -407,6 +424,10 @@ mod tests {
         let options = Options::parse(args(&["--listen", "127.0.0.1:0", "--test-hooks"])).unwrap();
         assert_eq!(options.listen.port(), 0);
         assert!(options.test_hooks);
+        let options = Options::parse(args(&["--delay-us", "250"])).unwrap();
+        assert_eq!(options.delay_us, 250);
+        assert!(Options::parse(args(&["--delay-us", "100001"])).is_err());
+        assert!(Options::parse(args(&["--delay-us"])).is_err());
         let options = Options::parse(args(&[])).unwrap();
         assert_eq!(options.listen.to_string(), DEFAULT_LISTEN);
         assert!(!options.test_hooks);

@@ -1,0 +1,199 @@
+"""A/A and A/B with real lab jobs: how often does the lab call identical code a regression,
+and how often does it catch a real one?
+
+Starts a throwaway lab (bench/lab.py) whose runner reads a copy of the shipped suites. For
+each suite below, `--pairs` times: a baseline job, pinned as the baseline, then a candidate
+job of the same code with the lab's defaults (5 repetitions; a suspected regression is
+measured again by a confirmation job, the project setting on). A candidate the lab fails, or
+a critical alert it opens, is a false alarm. Then `--slow-pairs` times for http-order: the
+candidate runs a new version of the suite whose order server adds `--delay-us` to every
+answer (about +10 % of the baseline's p99, measured first), and the lab should confirm the
+regression. Prints each rate with its 95 % Wilson interval.
+
+    .venv/bin/python -m bench.aa [--pairs 20] [--slow-pairs 20]
+
+Targets (issue "Verdicts you can trust"): false-fail rates of the gate and of alerts <= 5 %;
+the injected slowdown confirmed in >= 80 % of pairs.
+"""
+
+import argparse
+import math
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine, update
+
+from bench.lab import Lab, running_lab
+from latlab.models import Project
+from latlab_workers.suites import SUITES_DIR
+
+# The lab's defaults for each suite: the scenario a user starts with, default repetitions.
+CASES: dict[str, tuple[str, dict[str, Any]]] = {
+    "echo": ("default", {}),
+    "http-order": ("large", {"loads": "rust"}),
+}
+SERVER = '"{build_dir}/target/release/order-server", "--listen", "127.0.0.1:0"'
+
+
+@dataclass
+class Tally:
+    pairs: int = 0
+    failed: int = 0  # the gate's final verdict (after any confirmation) is fail
+    alerted: int = 0  # a critical regression alert opened on the candidate
+    suspected: int = 0  # the gate suspected a regression (a confirmation was run)
+    p99_ratios: list[float] = field(default_factory=list)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--pairs", type=int, default=20)
+    parser.add_argument("--slow-pairs", type=int, default=20)
+    parser.add_argument("--slowdown", type=float, default=0.10,
+                        help="the injected delay as a share of the baseline's median p99")
+    args = parser.parse_args()
+    suites = Path(tempfile.mkdtemp(prefix="latlab-aa-suites-"))
+    for name in CASES:
+        shutil.copytree(SUITES_DIR / name, suites / name)
+    with running_lab(runner_env={"LATLAB_SUITES_DIR": str(suites)}) as lab:
+        engine = create_engine(lab.database_url)
+        with engine.begin() as connection:
+            connection.execute(update(Project).values(confirm_regressions=True))
+        engine.dispose()
+        results = {name: _pairs(lab, name, args.pairs) for name in CASES}
+        slow = _slow_pairs(lab, suites / "http-order", args.slow_pairs, args.slowdown)
+    _report(results, slow)
+
+
+def _pairs(lab: Lab, suite: str, pairs: int) -> Tally:
+    tally = Tally()
+    for index in range(pairs):
+        baseline = _job(lab, suite)
+        _pin(lab, baseline)
+        candidate = _settled(lab, _job(lab, suite))
+        _count(lab, tally, baseline, candidate)
+        print(f"{suite} A/A {index + 1}/{pairs}: {candidate['verdict']} "
+              f"({candidate['confirmation'] or 'no confirmation'})", flush=True)
+    return tally
+
+
+def _slow_pairs(lab: Lab, suite_dir: Path, pairs: int, share: float) -> Tally:
+    toml = suite_dir / "suite.toml"
+    original = toml.read_text()
+    p99 = statistics.median(_p99s(lab, "http-order"))
+    delay_us = max(1, round(share * p99 / 1000))
+    slowed = original.replace(SERVER, f'{SERVER}, "--delay-us", "{delay_us}"')
+    assert slowed != original, "the order server's command in suite.toml changed"
+    print(f"http-order A/B: the order server answers {delay_us} us later "
+          f"({100 * share:.0f} % of the median p99 {p99 / 1000:.0f} us)", flush=True)
+    tally = Tally()
+    try:
+        for index in range(pairs):
+            toml.write_text(original)
+            baseline = _job(lab, "http-order")
+            _pin(lab, baseline)
+            toml.write_text(slowed)
+            candidate = _settled(lab, _job(lab, "http-order"))
+            _count(lab, tally, baseline, candidate)
+            print(f"http-order A/B {index + 1}/{pairs}: {candidate['verdict']} "
+                  f"({candidate['confirmation'] or 'no confirmation'})", flush=True)
+    finally:
+        toml.write_text(original)
+    return tally
+
+
+def _p99s(lab: Lab, suite: str) -> list[float]:
+    runs = lab.api.get("/runs", params={"suite": suite, "limit": 100}).json()["items"]
+    return [float(s["summary"]["p99"])
+            for run in runs for s in lab.api.get(f"/runs/{run['id']}").json()["series"]]
+
+
+def _job(lab: Lab, suite: str) -> dict[str, Any]:
+    scenario, params = CASES[suite]
+    response = lab.api.post("/jobs", json={"suite": suite, "scenario": scenario,
+                                           "params": params, "host_tags": [lab.host_tag]})
+    response.raise_for_status()
+    job_id = response.json()["id"]
+    deadline = time.monotonic() + 1800
+    while time.monotonic() < deadline:
+        job: dict[str, Any] = lab.api.get(f"/jobs/{job_id}").raise_for_status().json()
+        if job["status"] == "succeeded":
+            return dict(lab.api.get(f"/runs/{job['run_id']}").raise_for_status().json())
+        if job["status"] in ("failed", "cancelled", "timed_out"):
+            raise RuntimeError(f"job {job_id} {job['status']}: {job['error']}")
+        time.sleep(0.2)
+    raise RuntimeError(f"job {job_id} did not finish in 30 minutes")
+
+
+def _settled(lab: Lab, run: dict[str, Any]) -> dict[str, Any]:
+    """The run once its confirmation, if any, has come back."""
+    deadline = time.monotonic() + 1800
+    while run["confirmation"] == "pending" and time.monotonic() < deadline:
+        time.sleep(0.5)
+        run = lab.api.get(f"/runs/{run['id']}").raise_for_status().json()
+    return run
+
+
+def _pin(lab: Lab, run: dict[str, Any]) -> None:
+    lab.api.post("/baselines", json={"run_id": run["id"]}).raise_for_status()
+
+
+def _count(lab: Lab, tally: Tally, baseline: dict[str, Any], candidate: dict[str, Any]) -> None:
+    if candidate["baseline_run_id"] != baseline["id"]:
+        raise RuntimeError(f"run {candidate['id']} was compared with "
+                           f"{candidate['baseline_run_id']}, not {baseline['id']}")
+    alerts = lab.api.get("/alerts", params={"limit": 500}).json()["items"]
+    tally.pairs += 1
+    tally.failed += candidate["verdict"] == "fail"
+    tally.suspected += candidate["confirmation"] is not None
+    tally.alerted += any(a["run_id"] == candidate["id"] and a["severity"] == "critical"
+                         for a in alerts)
+    for before, after in zip(baseline["series"], candidate["series"], strict=True):
+        tally.p99_ratios.append(after["summary"]["p99"] / before["summary"]["p99"])
+
+
+def _wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _rate(k: int, n: int) -> str:
+    low, high = _wilson(k, n)
+    return f"{k}/{n} = {100 * k / max(n, 1):5.1f} % (95 % CI {100 * low:.1f}-{100 * high:.1f})"
+
+
+def _report(results: dict[str, Tally], slow: Tally) -> None:
+    print()
+    print(f"{'case':<24} {'gate false-fail':<40} {'false critical alert':<40} suspected")
+    total = Tally()
+    for name, tally in results.items():
+        print(f"{name + ' A/A':<24} {_rate(tally.failed, tally.pairs):<40} "
+              f"{_rate(tally.alerted, tally.pairs):<40} {tally.suspected}")
+        total.pairs += tally.pairs
+        total.failed += tally.failed
+        total.alerted += tally.alerted
+        total.suspected += tally.suspected
+    print(f"{'all A/A':<24} {_rate(total.failed, total.pairs):<40} "
+          f"{_rate(total.alerted, total.pairs):<40} {total.suspected}")
+    ok_aa = total.failed / max(total.pairs, 1) <= 0.05 and total.alerted / max(
+        total.pairs, 1) <= 0.05
+    ratio = statistics.median(slow.p99_ratios) if slow.p99_ratios else float("nan")
+    print(f"{'http-order A/B (slow)':<24} confirmed: {_rate(slow.failed, slow.pairs)}; "
+          f"alerted: {slow.alerted}; candidate/baseline p99 median {ratio:.3f}")
+    ok_ab = slow.pairs == 0 or slow.failed / slow.pairs >= 0.8
+    print(f"[{'ok' if ok_aa else 'MISS'}] A/A false alarms <= 5 %   "
+          f"[{'ok' if ok_ab else 'MISS'}] slowdown confirmed in >= 80 % of pairs")
+    sys.exit(0 if ok_aa and ok_ab else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+// The zmq suite's acceptance in the browser: the seed's experiment (baseline against tuned
+// sockets on the congested network) as one run, then baseline compared with tuned inside it:
+// deltas, verdicts and the warnings on tails resting on few samples. Screenshots of both.
+//
+//   LATLAB_URL=... LATLAB_EMAIL=... LATLAB_PASSWORD=... LATLAB_ZMQ_RUN_ID=... \
+//   node --test tests/e2e/zmq.test.mjs
+//
+// backend/tests/test_zmq_dashboard_e2e.py provides all of this from a throwaway lab.
+
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+
+import { launchBrowser, newPage, requireEnv, screenshot, signIn } from "./browser.mjs";
+
+const baseUrl = requireEnv("LATLAB_URL").replace(/\/+$/, "");
+const runId = requireEnv("LATLAB_ZMQ_RUN_ID");
+
+let browser;
+let page;
+
+before(async () => {
+  browser = await launchBrowser();
+  ({ page } = await newPage(browser));
+  await signIn(page, baseUrl, requireEnv("LATLAB_EMAIL"), requireEnv("LATLAB_PASSWORD"));
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+test("zmq seed: baseline against tuned inside one run", async (t) => {
+  await t.test("the run holds every series and says which network it ran on", async () => {
+    await page.goto(`${baseUrl}/runs/${runId}`);
+    await page.getByRole("heading", { name: "Compare two series" }).waitFor();
+    await page.getByText("congested").first().waitFor();
+    for (const label of ["profile=baseline", "profile=tuned", "pattern=pub-sub"]) {
+      await page.getByText(label).first().waitFor();
+    }
+    await screenshot(page, "zmq-01-seed-run");
+  });
+
+  await t.test("baseline vs tuned: deltas, verdicts, few-sample warnings", async () => {
+    const form = page.getByRole("form", { name: "Compare two series of this run" });
+    // By the label's start: a select's name also holds its options ("baseline", "tuned").
+    await form.getByLabel(/^Along/).selectOption("profile");
+    await form.getByLabel(/^baseline/).selectOption("baseline");
+    await form.getByLabel(/^candidate/).selectOption("tuned");
+    await form.getByRole("button", { name: "Compare series" }).click();
+    await page.waitForURL(/\/compare\?/);
+    await page.getByText(/\[profile=tuned\] against/).waitFor();
+    const table = page.locator("table.compare-table");
+    await table.waitFor();
+    // One group per (symbol, pattern, instrument), each with the seed's rows.
+    assert.equal(await table.locator("tbody[data-series]").count(), 4);
+    const p50 = table.locator('tr[data-metric="p50"]');
+    assert.equal(await p50.count(), 4);
+    for (let i = 0; i < 4; i += 1) {
+      const cells = p50.nth(i).locator("td");
+      assert.match(await cells.nth(2).innerText(), /\d/); // the delta
+      // One trial a side: a low-confidence verdict, inconclusive or unchanged.
+      assert.match(await cells.nth(4).innerText(), /inconclusive|unchanged/);
+    }
+    await table.getByText("⚠ few samples").first().waitFor();
+    assert.ok((await table.locator("tr.unreliable-row").count()) >= 2);
+    await screenshot(page, "zmq-02-baseline-vs-tuned");
+  });
+});
