@@ -141,6 +141,10 @@ class RunCreate(Contract):
     metric_info: Annotated[dict[Key, MetricSpec], Field(max_length=200)] = Field(
         {}, description="Units and directions of metrics the lab may not know (a suite no "
         "host advertises, a CI harness's own metrics).")
+    gate: Annotated[list[Key], Field(min_length=1, max_length=20)] | None = Field(
+        None, description="The metrics the CI gate judges when the lab knows no definition "
+        "of this suite (a suite's own `gate` wins; default: p99 and throughput). Adapters set "
+        "their harness's headline (go-bench: ns_per_op).")
     series: Annotated[list[SeriesIn], Field(min_length=1, max_length=500)]
 
     @field_validator("series")

@@ -81,7 +81,7 @@ def submit_run(
     base = get_settings().public_url.rstrip("/")
     return RunCreated(
         id=run.id, url=run_url(run.id), replayed=submission.replayed, verdict=run.verdict,
-        reasons=run.verdict_reasons, gated_metrics=list(suite_service.gate(session, run.suite)),
+        reasons=run.verdict_reasons, gated_metrics=list(suite_service.gate(session, run)),
         baseline_run_id=run.baseline_run_id,
         compare_url=None if run.baseline_run_id is None
         else f"{base}/compare?baseline={run.baseline_run_id}&candidate={run.id}",

@@ -123,6 +123,7 @@ def submit(
         sweep=None if body.sweep is None else body.sweep.model_dump(),
         metric_info={name: spec.model_dump() for name, spec in body.metric_info.items()},
         confirms_run_id=confirms_run_id,
+        gate=body.gate,
         series_count=len(body.series),
         trial_count=sum(len(item.trials) for item in body.series),
     )

@@ -2363,6 +2363,12 @@ export interface components {
             metric_info: {
                 [key: string]: components["schemas"]["MetricSpec"];
             };
+            /**
+             * Gate
+             * @description The metrics the CI gate judges when the lab knows no definition of this suite (a suite's own `gate` wins; default: p99 and throughput). Adapters set their harness's headline (go-bench: ns_per_op).
+             * @default null
+             */
+            gate: string[] | null;
             /** Series */
             series: components["schemas"]["SeriesIn"][];
         };

@@ -40,6 +40,9 @@ class ParseContext:
 class Parsed:
     series: list[SeriesIn]
     metric_info: dict[str, MetricSpec] = field(default_factory=dict)
+    # The metrics a harness's headline is (go test -bench: ns/op), for the CI gate of a suite
+    # the lab does not know.
+    gate: list[str] = field(default_factory=list)
 
 
 class ParseError(Exception):
@@ -99,19 +102,21 @@ def adapt(
     parser = get_parser(adapter)
     trials: dict[tuple[tuple[str, str], ...], list[TrialIn]] = {}
     metric_info: dict[str, MetricSpec] = {}
+    gate: list[str] = []
     for name, text in outputs:
         try:
             parsed = parser(text, context)
         except ParseError as error:
             raise ParseError(f"{name}: {error}" if len(outputs) > 1 else str(error)) from error
         metric_info.update(parsed.metric_info)
+        gate += [metric for metric in parsed.gate if metric not in gate]
         for item in parsed.series:
             trials.setdefault(tuple(sorted(item.labels.items())), []).extend(item.trials)
     try:
         return RunCreate.model_validate({
             "schema": SCHEMA_VERSION, "suite": suite, "scenario": scenario,
             "params": {"adapter": adapter}, "started_at": started_at, "source": source,
-            "metric_info": metric_info,
+            "metric_info": metric_info, "gate": gate or None,
             "series": [SeriesIn(labels=dict(key), trials=items) for key, items in trials.items()]})
     except ValidationError as error:
         raise ParseError(validation_message(error)) from error

@@ -49,7 +49,7 @@ def parse(text: str, context: ParseContext) -> Parsed:
                 trials=[trial]))
         except ValidationError as error:
             raise ParseError(f"{path}: {validation_message(error)}") from error
-    return Parsed(series=series, metric_info=METRIC_INFO)
+    return Parsed(series=series, metric_info=METRIC_INFO, gate=["ns_per_iter"])
 
 
 def bundle(directory: Path) -> str:

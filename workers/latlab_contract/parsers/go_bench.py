@@ -61,7 +61,8 @@ def parse(text: str, context: ParseContext) -> Parsed:
                          "'BenchmarkName-8  1000  1234 ns/op')")
     info["iterations"] = MetricSpec(unit="count", direction="none", label="iterations")
     return Parsed(series=[SeriesIn(labels=dict(key), trials=items)
-                          for key, items in trials.items()], metric_info=info)
+                          for key, items in trials.items()], metric_info=info,
+                  gate=["ns_per_op"])
 
 
 def _benchmark_line(

@@ -59,7 +59,10 @@ def parse(text: str, context: ParseContext) -> Parsed:
             series.append(SeriesIn(labels=labels, trials=trials))
         except ValidationError as error:
             raise ParseError(f"{path}: {validation_message(error)}") from error
-    return Parsed(series=series, metric_info=info)
+    # The headline of each mode: ops/s for throughput, ns/op for the others (and p99 where
+    # SampleTime kept its histogram).
+    return Parsed(series=series, metric_info=info,
+                  gate=[name for name in ("ops_per_s", "ns_per_op") if name in info])
 
 
 def _trials(result: dict[str, Any], mode: str, path: str,

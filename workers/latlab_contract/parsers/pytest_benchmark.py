@@ -54,7 +54,7 @@ def parse(text: str, context: ParseContext) -> Parsed:
                 TrialIn(latency=_latency(stats, where), metrics=metrics)]))
         except ValidationError as error:
             raise ParseError(f"{path}: {validation_message(error)}") from error
-    return Parsed(series=series, metric_info=METRIC_INFO)
+    return Parsed(series=series, metric_info=METRIC_INFO, gate=["ops_per_s"])
 
 
 def _latency(stats: dict[str, Any], where: str) -> Latency:
