@@ -1,11 +1,12 @@
 import dataclasses
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, Query, Response, status
 from pydantic import AwareDatetime
 from sqlalchemy import select
 
+from latlab.analysis import reports
 from latlab.analysis import service as analysis
 from latlab.analysis.schemas import (
     BaselinePin,
@@ -30,7 +31,9 @@ router = APIRouter(tags=["analysis"])
 RunId = Annotated[int, Query(ge=1)]
 
 
-@router.get("/compare")
+# format=markdown and format=csv answer text/markdown and text/csv; only JSON is declared in
+# the schema, so the typed client keeps one response type.
+@router.get("/compare", response_model=CompareRead)
 def compare(
     baseline: RunId, candidate: RunId, principal: Reader, session: DbSession,
     baseline_labels: Annotated[str | None, Query(
@@ -40,7 +43,10 @@ def compare(
     candidate_labels: Annotated[str | None, Query(
         description='The same for the candidate run (e.g. {"server":"zig"}); the two runs '
                     'may be one')] = None,
-) -> CompareRead:
+    format: Annotated[Literal["json", "markdown", "csv"], Query(
+        description="json; markdown: a table (text/markdown) for a CI summary or a PR "
+        "comment; csv: a table (text/csv) for a spreadsheet")] = "json",
+) -> CompareRead | Response:
     """Baseline vs candidate: per series and metric, both values, the delta and a verdict."""
     project_id = principal.token_project_id
     before = analysis.load_run(session, baseline, project_id)
@@ -50,6 +56,21 @@ def compare(
     result = analysis.compare_runs(
         before, after, suite_service.run_vocabulary(session, after),
         baseline_labels=selectors[0], candidate_labels=selectors[1])
+    read = _compare_read(result, selectors)
+    if format == "json":
+        return read
+    rows = reports.compare_rows(read.model_dump(mode="json"))
+    if format == "csv":
+        return Response(reports.csv_text(rows), media_type="text/csv")
+    title = (f"latlab: run {candidate} vs baseline {baseline} "
+             f"({result.candidate.suite}/{result.candidate.scenario})")
+    lines = [f"- warning: {warning}" for warning in read.warnings]
+    return Response(reports.markdown(rows, title=title, lines=lines),
+                    media_type="text/markdown")
+
+
+def _compare_read(result: analysis.RunComparison,
+                  selectors: tuple[dict[str, str], dict[str, str]]) -> CompareRead:
     return CompareRead(
         baseline=_ref(result.baseline), candidate=_ref(result.candidate),
         baseline_labels=selectors[0], candidate_labels=selectors[1],
