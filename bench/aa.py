@@ -140,7 +140,7 @@ def _settled(lab: Lab, run: dict[str, Any]) -> dict[str, Any]:
 
 
 def _pin(lab: Lab, run: dict[str, Any]) -> None:
-    lab.api.post("/baselines", json={"run_id": run["id"]}).raise_for_status()
+    lab.member.post("/baselines", json={"run_id": run["id"]}).raise_for_status()
 
 
 def _count(lab: Lab, tally: Tally, baseline: dict[str, Any], candidate: dict[str, Any]) -> None:

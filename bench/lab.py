@@ -86,6 +86,7 @@ class Processes:
 @dataclass(frozen=True)
 class Lab:
     api: httpx.Client  # /api/v1, with a token of every scope
+    member: httpx.Client  # /api/v1, signed in as the token's owner (what only people may do)
     database_url: str
     host_name: str
     host_tag: str
@@ -145,9 +146,12 @@ def running_lab(runner_prefix: list[str] | None = None,
             "worker", "-Q", f"host.{host_name}", "-c", "1", "-n", f"{host_name}@%h",
             "--loglevel", "WARNING"], env=runner))
         with httpx.Client(base_url=f"{url}/api/v1", timeout=60,
-                          headers={"Authorization": f"Bearer {token}"}) as api:
+                          headers={"Authorization": f"Bearer {token}"}) as api, httpx.Client(
+                base_url=f"{url}/api/v1", timeout=60) as member:
             _wait_for_host(api, host_name, watched, work)
-            yield Lab(api, database_url, host_name, tag, build_cache, processes, work)
+            member.post("/auth/login", json={"email": f"bench-{os.getpid()}@lab.test",
+                                             "password": "bench-password"}).raise_for_status()
+            yield Lab(api, member, database_url, host_name, tag, build_cache, processes, work)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         raise SystemExit(130) from None

@@ -6,6 +6,7 @@ Alert delivery has a queue and a worker of its own: heartbeats, job events and t
 watchdog never wait behind a receiver.
 """
 
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -49,7 +50,7 @@ app.conf.update(
         "schedules": {"task": "schedules.run_due", "schedule": 30.0},
         "redeliver": {"task": "alerts.redeliver", "schedule": 15.0},
         "missing-data": {"task": "alerts.missing_data", "schedule": 30.0},
-        "history-maintenance": {"task": "maintenance.history", "schedule": 600.0},
+        "history-maintenance": {"task": "maintenance.history", "schedule": 60.0},
     },
 )
 
@@ -122,26 +123,33 @@ def missing_data() -> int:
         return check_missing_data(session)
 
 
-@app.task(name="maintenance.history", soft_time_limit=540)
+# A maintenance call works this long at most, so heartbeats and job events on the same
+# queue never wait long behind it; beat calls again a minute later to go on.
+MAINTENANCE_BUDGET_S = 20.0
+
+
+@app.task(name="maintenance.history", soft_time_limit=60)
 def history_maintenance() -> dict[str, int]:
-    """Partitions ahead, rollups of finished days, retention: each step in short
-    transactions, repeated until done (or the time limit; the next call goes on)."""
+    """Partitions ahead, rollups of finished days, retention: each step a short transaction,
+    repeated for up to `MAINTENANCE_BUDGET_S` (the next call goes on)."""
+    deadline = time.monotonic() + MAINTENANCE_BUDGET_S
     done = {"partitions": 0, "rolled_up_days": 0, "intervals": 0, "histograms": 0}
     with get_sessionmaker()() as session, session.begin():
         done["partitions"] = len(maintenance.ensure_partitions(session))
-    while True:
+    while time.monotonic() < deadline:
         with get_sessionmaker()() as session, session.begin():
             days = maintenance.roll_up(session, limit_days=1)
         done["rolled_up_days"] += days
         if not days:
             break
-    while True:
+    while time.monotonic() < deadline:
         with get_sessionmaker()() as session, session.begin():
             retired = maintenance.retire(session)
         done["intervals"] += retired.intervals
         done["histograms"] += retired.histograms
         if not (retired.intervals or retired.histograms):
-            return done
+            break
+    return done
 
 
 @app.task(name="maintenance.prune_sessions")
