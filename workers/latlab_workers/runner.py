@@ -194,11 +194,13 @@ SNAPSHOT = "suite"  # the suite's folder as built, kept in its build directory (
 
 
 def _cached_version(suite: Suite, version: str | None, cache_dir: Path) -> _Variant | None:
-    """The baseline's version of the suite, when it differs from the current one and the
-    host still has its build and definition."""
-    if version is None or version == suite.version:
+    """The baseline's version of the suite, when the host still has its build and
+    definition: the current one itself when they are the same version."""
+    if version is None:
         return None
     build_dir = cache_dir / suite.id / version
+    if version == suite.version:  # the same code, measured again beside itself (A A A A)
+        return _Variant(suite, build_dir, {"variant": "baseline"})
     if not (build_dir / ".built").exists() or not (build_dir / SNAPSHOT / suite.id).is_dir():
         return None
     try:

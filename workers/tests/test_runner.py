@@ -175,3 +175,16 @@ def test_cpu_lists_are_read_or_refused() -> None:
     for bad in ("a", "3-1", "1-", "-1", "0,,1", "5000"):
         with pytest.raises(ValueError):
             cpu_list(bad)
+
+
+def test_a_confirmation_of_the_same_version_measures_it_beside_itself(tmp_path) -> None:
+    from latlab_workers.runner import _cached_version
+    from latlab_workers.suites import SUITES_DIR, load_suite
+
+    echo = load_suite(SUITES_DIR / "echo")
+    same = _cached_version(echo, echo.version, tmp_path)
+    assert same is not None and same.labels == {"variant": "baseline"}
+    assert same.suite is echo and same.build_dir == tmp_path / "echo" / echo.version
+    # Another version runs only where the host still has its build and definition.
+    assert _cached_version(echo, "0123456789abcdef", tmp_path) is None
+    assert _cached_version(echo, None, tmp_path) is None

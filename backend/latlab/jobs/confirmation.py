@@ -1,8 +1,11 @@
 """Confirm-on-suspect: a lab job's run that the gate suspects of a regression is measured
 again before anyone is alerted. A confirmation job on the same host runs the candidate's
 spec with `CONFIRM_TRIALS` repetitions, interleaved with the baseline's suite version where
-the host still has its build (A B A B ...); the alert fires only if that measurement shows
-the regression too."""
+the host still has its build (A B A B ...), and the alert fires only if the candidate is
+slower than the baseline measured beside it. When the two are the same version, the same
+code is measured beside itself: a slowdown that came from the host's state since the baseline
+(another tenant, a busy hour) does not confirm; a lasting shift of the host shows as a change
+point of its history instead (a warning)."""
 
 from sqlalchemy.orm import Session
 
