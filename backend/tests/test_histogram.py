@@ -19,6 +19,8 @@ from latlab.runs.histogram import HIGHEST_NS, SUMMARY_PERCENTILES, Histogram
 
 QS = list(SUMMARY_PERCENTILES.values())
 GOLDEN = Path(__file__).parent / "golden" / "histograms"
+# Written by Java's HdrHistogram (the actor-iot suite's MiniTB, its own golden output).
+JAVA = Path(__file__).parents[2] / "workers/suites/actor-iot/tests/golden/minitb-actor-10.json"
 sample_sets = st.lists(st.integers(min_value=0, max_value=HIGHEST_NS), min_size=1, max_size=3000)
 skewed_sets = st.lists(
     st.floats(min_value=0, max_value=12).map(lambda e: int(10**e)), min_size=1, max_size=3000
@@ -78,7 +80,8 @@ def test_percentiles_from_hdr_are_hdrhistograms(values: list[int]) -> None:
     assert ours.count == len(values)
 
 
-@pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.json")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [*sorted(GOLDEN.glob("*.json")), JAVA],
+                         ids=lambda p: p.stem)
 def test_histograms_written_by_each_clients_library_read_as_hdrh_reads_them(path: Path) -> None:
     encoded = json.loads(path.read_text())["latency_hdr"]
     reference = HdrHistogram.decode(encoded)
@@ -86,9 +89,10 @@ def test_histograms_written_by_each_clients_library_read_as_hdrh_reads_them(path
     qs = [*QS, 10.0, 25.0, 75.0, 99.5, 99.95]
     assert ours.percentiles(qs) == [hdrh_value(reference, q) for q in qs]
     summary = ours.summary()
-    assert summary.count == reference.get_total_count() > 10_000
+    assert summary.count == reference.get_total_count() >= 10_000
     assert summary.max == reference.get_max_value()
-    assert summary.p99 == reference.get_value_at_percentile(99)  # rank 99 % n is exact here
+    if reference.get_total_count() % 100 == 0:  # rank 99 % of n is then exact
+        assert summary.p99 == reference.get_value_at_percentile(99)
 
 
 def test_other_layouts_are_moved_into_the_canonical_one_without_going_below() -> None:
