@@ -61,10 +61,11 @@ from latlab.core.db import get_session  # noqa: E402
 from latlab.core.migrate import upgrade  # noqa: E402
 from latlab.main import create_app  # noqa: E402
 from latlab.models import Role, Scope, User  # noqa: E402
+from latlab.projects import service as projects  # noqa: E402
 
 TABLES = ["delivery_attempt", "notification", "alert", "channel", "sla_rule", "baseline",
           "login_session", "api_token", "trial", "series", "job", "schedule", "run", "host",
-          "user", "project"]
+          "project_member", "user", "project"]
 
 
 class FrozenClock:
@@ -102,6 +103,20 @@ def clock() -> Iterator[FrozenClock]:
     clock_module.set_clock(clock_module.SystemClock())
 
 
+@pytest.fixture(autouse=True)
+def forget_failed_logins() -> Iterator[None]:
+    """Each test starts with no failed sign-ins on record (the throttle lives in Redis)."""
+    yield
+    import redis
+
+    from latlab.auth.throttle import PREFIX
+
+    client = redis.Redis.from_url(REDIS_URL)
+    for key in client.scan_iter(f"{PREFIX}*"):
+        client.delete(key)
+    client.close()
+
+
 @pytest.fixture
 def db(engine) -> Iterator[Session]:
     """A session inside an outer transaction that is rolled back after the test."""
@@ -109,7 +124,7 @@ def db(engine) -> Iterator[Session]:
     outer = connection.begin()
     session = Session(bind=connection, join_transaction_mode="create_savepoint",
                       expire_on_commit=False)
-    auth_service.ensure_project(session, "default")
+    projects.ensure(session, "default")
     try:
         yield session
     finally:
@@ -122,7 +137,7 @@ def db(engine) -> Iterator[Session]:
 def committed_db(engine) -> Iterator[Session]:
     """A session whose commits are real; every table is emptied afterwards."""
     session = Session(bind=engine, expire_on_commit=False)
-    auth_service.ensure_project(session, "default")
+    projects.ensure(session, "default")
     session.commit()
     try:
         yield session

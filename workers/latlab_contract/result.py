@@ -5,9 +5,11 @@ them from program output, so a program's bad output fails its job on the host, n
 program, instead of reaching the api.
 """
 
+from datetime import UTC, datetime
 from typing import Annotated, Literal
 
 from pydantic import (
+    AfterValidator,
     AwareDatetime,
     BaseModel,
     ConfigDict,
@@ -25,7 +27,19 @@ Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
 Key = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")]
 Text = Annotated[str, StringConstraints(max_length=500, pattern=_NO_NUL)]
 LabelValue = Annotated[str, StringConstraints(max_length=200, pattern=_NO_NUL)]
-Int64 = Annotated[int, Field(strict=True, ge=-(2**63), le=2**63 - 1)]
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+Int64 = Annotated[int, Field(strict=True, ge=INT64_MIN, le=INT64_MAX)]
+# Moments the lab deals in: from the Unix epoch to 2200 (date arithmetic stays in range).
+EARLIEST, LATEST = datetime(1970, 1, 1, tzinfo=UTC), datetime(2200, 1, 1, tzinfo=UTC)
+
+
+def _in_range(moment: datetime) -> datetime:
+    if not EARLIEST <= moment < LATEST:
+        raise ValueError(f"the date must lie between {EARLIEST:%Y-%m-%d} and {LATEST:%Y-%m-%d}")
+    return moment
+
+
+Moment = Annotated[AwareDatetime, AfterValidator(_in_range)]
 # Latency is integer nanoseconds up to one hour (the stored histograms' range).
 HIGHEST_NS = 3_600_000_000_000
 LatencyNs = Annotated[int, Field(strict=True, ge=0, le=HIGHEST_NS)]
@@ -129,8 +143,8 @@ class RunCreate(Contract):
     scenario: Slug
     params: Annotated[dict[Key, Scalar | Annotated[list[Scalar], Field(max_length=64)]],
                       Field(max_length=100)] = {}
-    started_at: AwareDatetime
-    finished_at: AwareDatetime | None = None
+    started_at: Moment
+    finished_at: Moment | None = None
     source: SourceIn = SourceIn()
     host: HostIn | None = None
     sweep: Sweep | None = None

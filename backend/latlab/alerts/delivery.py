@@ -1,20 +1,21 @@
-"""Delivering the outbox: Slack incoming webhooks (Block Kit, through slack_sdk) and generic
-JSON webhooks. Every attempt is recorded; 5xx, 429 and network failures are retried with
-exponential backoff until the receiver is back, other 4xx fail for good."""
+"""Delivering the outbox: Slack incoming webhooks (Block Kit) and generic JSON webhooks,
+sent through `latlab.core.outbound` (no private address unless the project allows it).
+Every attempt is recorded; 5xx, 429 and network failures are retried with exponential backoff
+until the receiver is back, other 4xx fail for good."""
 
 from datetime import timedelta
 from typing import Any
 
 import httpx
-from slack_sdk.webhook import WebhookClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from latlab.alerts.lifecycle import DELIVER
+from latlab.core import outbound
 from latlab.core.clock import get_clock
 from latlab.core.settings import get_settings
 from latlab.core.tasks import enqueue
-from latlab.models import Channel, DeliveryAttempt, Notification
+from latlab.models import Channel, DeliveryAttempt, Notification, Project
 from latlab.runs.metrics import quantity
 from latlab_contract import INGEST_QUEUE
 
@@ -33,7 +34,9 @@ def deliver(session: Session, notification_id: int) -> float | None:
         notification.status = "failed"
         notification.last_error = "the channel was deleted"
         return None
-    status_code, error = post(channel.kind, channel.url, notification.payload)
+    project = session.get(Project, channel.project_id)
+    status_code, error = post(channel.kind, channel.url, notification.payload,
+                              allow_private=project is not None and project.allow_private_webhooks)
     ok = status_code is not None and 200 <= status_code < 300
     session.add(DeliveryAttempt(notification_id=notification.id, attempted_at=now,
                                 status_code=status_code, error=error, ok=ok))
@@ -64,13 +67,12 @@ def redeliver_due(session: Session) -> int:
     return count
 
 
-def post(kind: str, url: str, payload: dict[str, Any]) -> tuple[int | None, str | None]:
+def post(kind: str, url: str, payload: dict[str, Any],
+         allow_private: bool = False) -> tuple[int | None, str | None]:
+    body = ({"text": fallback_text(payload), "blocks": blocks(payload)} if kind == "slack"
+            else payload)
     try:
-        if kind == "slack":
-            response = WebhookClient(url, timeout=TIMEOUT_S).send(
-                text=fallback_text(payload), blocks=blocks(payload))
-            return response.status_code, None if response.status_code < 300 else response.body
-        answer = httpx.post(url, json=payload, timeout=TIMEOUT_S)
+        answer = outbound.post_json(url, body, allow_private=allow_private, timeout=TIMEOUT_S)
         return answer.status_code, None if answer.is_success else answer.text[:500]
     except (OSError, httpx.HTTPError) as error:  # refused, unreachable, timed out
         return None, f"{type(error).__name__}: {error}"

@@ -70,6 +70,8 @@ class AmbiguousSelection(Unprocessable):
 
 
 def load_run(session: Session, run_id: int, project_id: int | None = None) -> Run:
+    """A run with its series and trials; callers on behalf of a project name it (the ingest
+    side, which follows a run's own links, does not)."""
     query = (select(Run).options(selectinload(Run.series).selectinload(Series.trials))
              .where(Run.id == run_id))
     if project_id is not None:
@@ -232,6 +234,19 @@ def pin_baseline(session: Session, run: Run, branch: str | None,
     return pinned
 
 
+def list_baselines(session: Session, project_id: int) -> list[Baseline]:
+    return list(session.scalars(select(Baseline).where(Baseline.project_id == project_id)
+                                .order_by(Baseline.id)))
+
+
+def get_baseline(session: Session, project_id: int, baseline_id: int) -> Baseline:
+    pinned = session.scalar(select(Baseline).where(Baseline.id == baseline_id,
+                                                   Baseline.project_id == project_id))
+    if pinned is None:
+        raise NotFound(f"no baseline {baseline_id}")
+    return pinned
+
+
 @dataclass(frozen=True)
 class TrendQuery:
     """One series' history: runs of (suite, scenario) with these params whose series carries
@@ -242,8 +257,8 @@ class TrendQuery:
     label_key: str
     metric: str
     # A history is keyed like a comparison: runs with other params are another history.
+    project_id: int
     params: dict[str, Any] | None = None
-    project_id: int | None = None
     branch: str | None = None
     host: str | None = None
     limit: int = 200
@@ -266,10 +281,9 @@ def trend(session: Session, query: TrendQuery
         select(Run, Series)
         .join(Series, Series.run_id == Run.id)
         .where(Run.suite == query.suite, Run.scenario == query.scenario,
-               Series.label_key == query.label_key, Run.confirms_run_id.is_(None))
+               Series.label_key == query.label_key, Run.confirms_run_id.is_(None),
+               Run.project_id == query.project_id)
     )
-    if query.project_id is not None:
-        select_points = select_points.where(Run.project_id == query.project_id)
     if query.branch:
         select_points = select_points.where(
             on_default_branch() if query.branch == DEFAULT_BRANCH else Run.branch == query.branch)
@@ -293,10 +307,9 @@ def latest_params(session: Session, query: TrendQuery) -> dict[str, Any] | None:
     history (a change of params starts another)."""
     statement = (select(Run.params).join(Series, Series.run_id == Run.id)
                  .where(Run.suite == query.suite, Run.scenario == query.scenario,
-                        Series.label_key == query.label_key, Run.confirms_run_id.is_(None))
+                        Series.label_key == query.label_key, Run.confirms_run_id.is_(None),
+                        Run.project_id == query.project_id)
                  .order_by(Run.started_at.desc(), Run.id.desc()).limit(1))
-    if query.project_id is not None:
-        statement = statement.where(Run.project_id == query.project_id)
     return session.scalar(statement)
 
 

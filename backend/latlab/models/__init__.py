@@ -13,7 +13,7 @@ from latlab.models.alert import (
 from latlab.models.base import Base
 from latlab.models.host import Host
 from latlab.models.job import Job, JobStatus, Schedule
-from latlab.models.project import Project
+from latlab.models.project import Project, ProjectMember
 from latlab.models.run import Run, Series, Trial
 from latlab.models.suite import Suite
 from latlab.models.user import ApiToken, LoginSession, Role, Scope, User
@@ -32,6 +32,7 @@ __all__ = [
     "LoginSession",
     "Notification",
     "Project",
+    "ProjectMember",
     "Role",
     "Run",
     "Schedule",

@@ -1,17 +1,19 @@
 from typing import Annotated
 
-from fastapi import Depends, Path, Request
+from fastapi import Depends, Request
 
 from latlab.auth.dependencies import Reader
 from latlab.core.db import DbSession
+from latlab.core.errors import NotFound
+from latlab.core.openapi import raises
+from latlab.core.params import Id
 from latlab.models import Run
 from latlab.runs import service
 
 
-def get_run(
-    run_id: Annotated[int, Path(ge=1)], principal: Reader, session: DbSession
-) -> Run:
-    return service.get_run(session, run_id, principal.token_project_id)
+@raises(NotFound)
+def get_run(run_id: Id, principal: Reader, session: DbSession) -> Run:
+    return service.get_run(session, run_id, principal.project_id)
 
 
 async def get_raw_body(request: Request) -> bytes:

@@ -1,16 +1,20 @@
 import hashlib
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Header, Path, Query, Response, status
-from pydantic import AwareDatetime
+from fastapi import APIRouter, Header, Query, Response, status
 
 from latlab.analysis.stats import MIN_TAIL_SAMPLES
-from latlab.auth import service as auth_service
 from latlab.auth.dependencies import Reader, RunWriter
 from latlab.core.db import DbSession
+from latlab.core.errors import Conflict
+from latlab.core.openapi import documented
+from latlab.core.params import Id, Limit, Offset
+from latlab.core.routing import StrictJsonRoute
+from latlab.core.schemas import Moment
 from latlab.core.settings import get_settings
 from latlab.core.validation import parse_body
 from latlab.models import Run
+from latlab.projects import service as projects
 from latlab.runs import metrics, service
 from latlab.runs.dependencies import RawBody, RunFromPath
 from latlab.runs.ingest import ingest
@@ -28,7 +32,7 @@ from latlab.runs.schemas import (
 )
 from latlab_contract.result import RunCreate
 
-router = APIRouter(tags=["runs"])
+router = APIRouter(tags=["runs"], route_class=StrictJsonRoute)
 
 _SUBMIT_BODY = {
     "requestBody": {
@@ -42,23 +46,24 @@ _SUBMIT_BODY = {
     "/runs",
     status_code=status.HTTP_201_CREATED,
     openapi_extra=_SUBMIT_BODY,
-    responses={200: {"model": RunCreated, "description": "Replayed: the key's earlier run"}},
+    responses={200: {"model": RunCreated, "description": "Replayed: the key's earlier run"},
+               **documented(Conflict)},
 )
 def submit_run(
-    raw: RawBody,
+    # The caller is checked before the body is read (dependencies run in this order).
     principal: RunWriter,
+    raw: RawBody,
     session: DbSession,
     response: Response,
-    idempotency_key: Annotated[str | None, Header(min_length=1, max_length=200)] = None,
-    project: Annotated[str | None, Query(description="Project slug, for signed-in users")] = None,
+    idempotency_key: Annotated[str | None, Header(
+        min_length=1, max_length=200, pattern=r"^[\x21-\x7e]+$",
+        description="Printable ASCII; a retry with the same key and body answers the "
+                    "first run")] = None,
 ) -> RunCreated:
-    """Submit a `latlab.result/v1` result; answers 201 with the run id (200 on a replay)."""
+    """Submit a `latlab.result/v1` result to the caller's project; answers 201 with the run
+    id (200 on a replay)."""
+    target = projects.writable(principal.project)
     body = parse_body(RunCreate, raw)
-    target = (
-        principal.token.project
-        if principal.token is not None
-        else auth_service.get_project(session, project)
-    )
     submission = ingest(
         session, target, body, request_hash=hashlib.sha256(raw).hexdigest(),
         idempotency_key=idempotency_key,
@@ -87,19 +92,15 @@ def list_runs(
     commit: str | None = None,
     host: str | None = None,
     source: Literal["ci", "job", "manual"] | None = None,
-    project: str | None = None,
-    since: Annotated[AwareDatetime | None, Query(description="ISO 8601, inclusive")] = None,
-    until: Annotated[AwareDatetime | None, Query(description="ISO 8601, exclusive")] = None,
-    limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    since: Annotated[Moment | None, Query(description="ISO 8601, inclusive")] = None,
+    until: Annotated[Moment | None, Query(description="ISO 8601, exclusive")] = None,
+    limit: Limit = 50,
+    offset: Offset = 0,
 ) -> RunPage:
-    """Runs, newest first, filtered and paginated."""
-    project_id = principal.token_project_id
-    if project_id is None and project is not None:
-        project_id = auth_service.get_project(session, project).id
+    """The project's runs, newest first, filtered and paginated."""
     filters = service.RunFilters(
-        project_id=project_id, suite=suite, scenario=scenario, branch=branch, commit=commit,
-        host=host, source=source, since=since, until=until,
+        project_id=principal.project_id, suite=suite, scenario=scenario, branch=branch,
+        commit=commit, host=host, source=source, since=since, until=until,
     )
     rows, total = service.list_runs(session, filters, limit, offset)
     return RunPage(
@@ -138,9 +139,7 @@ def get_run(run: RunFromPath, session: DbSession) -> RunRead:
 
 
 @router.get("/runs/{run_id}/series/{series_id}/spectrum")
-def get_spectrum(
-    run: RunFromPath, series_id: Annotated[int, Path(ge=1)], session: DbSession
-) -> Spectrum:
+def get_spectrum(run: RunFromPath, series_id: Id, session: DbSession) -> Spectrum:
     """Percentile spectrum of a series (all trials merged), for charts."""
     series = service.get_series(session, run, series_id)
     corrected, uncorrected = service.spectrum(series)

@@ -30,7 +30,7 @@ class Submission:
 
 @dataclass(frozen=True)
 class RunFilters:
-    project_id: int | None = None
+    project_id: int
     suite: str | None = None
     scenario: str | None = None
     branch: str | None = None
@@ -135,18 +135,15 @@ def list_runs(
     return [(row[0], row[1], row[2], row[3]) for row in rows], total
 
 
-def get_run(session: Session, run_id: int, project_id: int | None = None) -> Run:
-    query = (
+def get_run(session: Session, run_id: int, project_id: int) -> Run:
+    run = session.scalar(
         select(Run)
         .options(
             selectinload(Run.project),
             selectinload(Run.series).selectinload(Series.trials),
         )
-        .where(Run.id == run_id)
+        .where(Run.id == run_id, Run.project_id == project_id)
     )
-    if project_id is not None:
-        query = query.where(Run.project_id == project_id)
-    run = session.scalar(query)
     if run is None:
         raise NotFound(f"no run {run_id}")
     return run
@@ -299,9 +296,7 @@ def _upsert_host(session: Session, body: RunCreate) -> Host:
 
 
 def _filtered(query: Select[tuple[Run]], filters: RunFilters) -> Select[tuple[Run]]:
-    conditions = []
-    if filters.project_id is not None:
-        conditions.append(Run.project_id == filters.project_id)
+    conditions = [Run.project_id == filters.project_id]
     if filters.suite:
         conditions.append(Run.suite == filters.suite)
     if filters.scenario:
