@@ -64,8 +64,12 @@ from latlab.models import Role, Scope, User  # noqa: E402
 from latlab.projects import service as projects  # noqa: E402
 
 TABLES = ["delivery_attempt", "notification", "alert", "channel", "sla_rule", "baseline",
-          "login_session", "api_token", "trial", "series", "job", "schedule", "run", "host",
+          "login_session", "api_token", "trial", "series", "job", "schedule", "run", "host", "suite",
           "project_member", "user", "project"]
+
+
+# Signed-in writes must declare a JSON body (CSRF); the test clients always do.
+JSON = {"Content-Type": "application/json"}
 
 
 class FrozenClock:
@@ -157,7 +161,7 @@ def _client_for(session: Session) -> Iterator[TestClient]:
         session.commit()
 
     app.dependency_overrides[get_session] = session_override
-    with TestClient(app) as client:
+    with TestClient(app, headers=JSON) as client:
         yield client
 
 
@@ -347,7 +351,7 @@ def member(committed_db, live_server):
 
     user = Actors(committed_db).user(Role.member)
     committed_db.commit()
-    client = httpx.Client(base_url=live_server, timeout=30)
+    client = httpx.Client(base_url=live_server, timeout=30, headers=JSON)
     assert client.post("/api/v1/auth/login", json={
         "email": user.email, "password": "correct horse battery"}).status_code == 200
     return client

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from latlab.models import Role, Scope
-from tests.conftest import Actors, wait_for
+from tests.conftest import JSON, Actors, wait_for
 from tests.factories import result
 
 
@@ -66,7 +66,7 @@ def lab(committed_db, live_server, ingest_worker) -> tuple[httpx.Client, dict[st
     member = actors.user(Role.member)
     token = actors.token(Scope.runs_write, Scope.read)
     committed_db.commit()
-    client = httpx.Client(base_url=live_server, timeout=60)
+    client = httpx.Client(base_url=live_server, timeout=60, headers=JSON)
     client.post("/api/v1/auth/login", json={"email": member.email,
                                            "password": "correct horse battery"})
     return client, token
