@@ -64,8 +64,8 @@ from latlab.models import Role, Scope, User  # noqa: E402
 from latlab.projects import service as projects  # noqa: E402
 
 TABLES = ["delivery_attempt", "notification", "alert", "channel", "sla_rule", "baseline",
-          "login_session", "api_token", "trial", "series", "job", "schedule", "run", "host", "suite",
-          "project_member", "user", "project"]
+          "login_session", "api_token", "trial", "series", "job", "schedule", "run", "host",
+          "suite", "project_member", "user", "project"]
 
 
 # Signed-in writes must declare a JSON body (CSRF); the test clients always do.
