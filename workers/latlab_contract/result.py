@@ -12,6 +12,7 @@ from pydantic import (
     AfterValidator,
     AwareDatetime,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StringConstraints,
@@ -45,7 +46,17 @@ HIGHEST_NS = 3_600_000_000_000
 LatencyNs = Annotated[int, Field(strict=True, ge=0, le=HIGHEST_NS)]
 Finite = Annotated[float, Field(allow_inf_nan=False)]
 NonNegative = Annotated[float, Field(allow_inf_nan=False, ge=0)]
-Scalar = Text | bool | Int64 | Finite | None
+
+
+def _no_wide_int(value: object) -> object:
+    if isinstance(value, int) and not isinstance(value, bool) and not (
+            INT64_MIN <= value <= INT64_MAX):
+        raise ValueError("integers must lie within the signed 64-bit range")
+    return value
+
+
+# A param or fingerprint value: an integer too wide for int64 is refused, not made a float.
+Scalar = Text | bool | Int64 | Annotated[Finite, BeforeValidator(_no_wide_int)] | None
 Direction = Literal["lower", "higher", "none"]
 
 MAX_SAMPLES = 20_000_000
