@@ -19,12 +19,12 @@ from latlab.core.db import DbSession
 from latlab.core.errors import Conflict, NotFound
 from latlab.core.openapi import documented, raises
 from latlab.core.params import Id, Limit, Offset
-from latlab.core.routing import StrictJsonRoute
+from latlab.core.routing import ApiRoute
 from latlab.models import Alert, AlertState, Channel, Severity, SlaRule
 from latlab.projects import service as projects
 from latlab.suites import service as suite_service
 
-router = APIRouter(tags=["alerts"], route_class=StrictJsonRoute)
+router = APIRouter(tags=["alerts"], route_class=ApiRoute)
 
 
 @raises(NotFound)

@@ -90,9 +90,10 @@ class ChannelCreate(Schema):
 
     name: Annotated[str, StringConstraints(min_length=1, max_length=200)]
     kind: Literal["slack", "webhook"]
-    url: Annotated[str, StringConstraints(pattern=r"^https?://\S+$", max_length=2000)] = Field(
-        description="Loopback, private and link-local addresses are refused unless an admin "
-        "allows them for the project")
+    url: Annotated[str, StringConstraints(pattern=r"^https?://[!-~]+$", max_length=2000)] = Field(
+        description="Printable ASCII (an international host name in its xn-- form); "
+        "loopback, private and link-local addresses are refused unless an admin allows them "
+        "for the project")
 
 
 class ChannelRead(Schema):

@@ -21,13 +21,13 @@ from latlab.core.db import DbSession
 from latlab.core.errors import Conflict, NotFound, Unprocessable
 from latlab.core.openapi import documented, raises
 from latlab.core.params import Id, IdQuery
-from latlab.core.routing import StrictJsonRoute
+from latlab.core.routing import ApiRoute
 from latlab.models import Baseline, Run
 from latlab.projects import service as projects
 from latlab.runs.service import label_key
 from latlab.suites import service as suite_service
 
-router = APIRouter(tags=["analysis"], route_class=StrictJsonRoute)
+router = APIRouter(tags=["analysis"], route_class=ApiRoute)
 Text = Annotated[str, Query(max_length=200)]
 
 

@@ -8,12 +8,14 @@ from latlab.auth.service import Principal
 from latlab.core.db import DbSession
 from latlab.core.errors import Forbidden, Unauthorized
 from latlab.core.limits import NO_CREDENTIALS
+from latlab.core.openapi import raises
 from latlab.models import Role, Scope
 
 SESSION_COOKIE = "latlab_session"
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
+@raises(Unauthorized, Forbidden)
 def get_principal(request: Request, session: DbSession) -> Principal:
     """A bearer token wins over a session cookie; neither is a 401."""
     header = request.headers.get("authorization")
@@ -40,6 +42,7 @@ def require_json_write(request: Request) -> None:
 
 
 def requires(scope: Scope) -> Callable[[Principal], Principal]:
+    @raises(Forbidden)
     def check(principal: Annotated[Principal, Depends(get_principal)]) -> Principal:
         principal.require(scope)
         return principal
@@ -47,18 +50,21 @@ def requires(scope: Scope) -> Callable[[Principal], Principal]:
     return check
 
 
+@raises(Forbidden)
 def get_signed_in(principal: Annotated[Principal, Depends(get_principal)]) -> Principal:
     if principal.user is None:
         raise Forbidden("this action needs a signed-in user, not an API token")
     return principal
 
 
+@raises(Forbidden)
 def get_member(principal: Annotated[Principal, Depends(get_signed_in)]) -> Principal:
     if principal.signed_in.role is Role.viewer:
         raise Forbidden("viewers cannot change anything")
     return principal
 
 
+@raises(Forbidden)
 def get_admin(principal: Annotated[Principal, Depends(get_signed_in)]) -> Principal:
     if principal.signed_in.role is not Role.admin:
         raise Forbidden("only an admin can do this")

@@ -22,13 +22,13 @@ from latlab.core.db import DbSession
 from latlab.core.errors import Conflict, Forbidden, NotFound, TooManyRequests, Unauthorized
 from latlab.core.openapi import documented
 from latlab.core.params import Id
-from latlab.core.routing import StrictJsonRoute
+from latlab.core.routing import ApiRoute
 from latlab.core.settings import get_settings
 from latlab.models import ApiToken, Project, User
 from latlab.projects import service as projects
 from latlab.projects.schemas import CurrentProject, ProjectRead
 
-router = APIRouter(tags=["auth"], route_class=StrictJsonRoute)
+router = APIRouter(tags=["auth"], route_class=ApiRoute)
 
 
 @router.post("/auth/login", responses=documented(Unauthorized, TooManyRequests))
@@ -65,14 +65,15 @@ def me(principal: SignedIn, session: DbSession) -> MeRead:
     return _me(session, principal.signed_in, principal.current_project)
 
 
-@router.put("/auth/project")
+@router.put("/auth/project", responses=documented(NotFound))
 def switch_project(body: CurrentProject, principal: SignedIn, session: DbSession) -> MeRead:
     """Show another of your projects in this dashboard session."""
     project = service.switch_project(session, principal, body.project)
     return _me(session, principal.signed_in, project)
 
 
-@router.post("/tokens", status_code=status.HTTP_201_CREATED, responses=documented(Conflict))
+@router.post("/tokens", status_code=status.HTTP_201_CREATED,
+             responses=documented(Conflict, NotFound))
 def create_token(body: TokenCreate, principal: Member, session: DbSession) -> TokenCreated:
     """Create an API token for CI, in the current project unless one is named; the secret is
     in `token` and is never shown again. The token never does more than its creator's role

@@ -8,8 +8,9 @@ from typing import Any, TypeVar
 
 from fastapi import FastAPI
 from fastapi.dependencies.models import Dependant
+from fastapi.dependencies.utils import get_dependant, get_parameterless_sub_dependant
 from fastapi.openapi.utils import get_openapi
-from fastapi.routing import APIRoute
+from fastapi.params import Depends
 from pydantic import BaseModel, ConfigDict, Field
 
 from latlab.core.errors import (
@@ -80,9 +81,6 @@ def documented(*errors: type[AppError]) -> dict[int | str, dict[str, Any]]:
 
 
 def build(app: FastAPI) -> dict[str, Any]:
-    for route in app.routes:
-        if isinstance(route, APIRoute) and route.path.startswith("/api/"):
-            _document_route(route)
     schema = get_openapi(title=app.title, version=app.version, description=app.description,
                          routes=app.routes)
     components = schema.setdefault("components", {}).setdefault("schemas", {})
@@ -93,16 +91,26 @@ def build(app: FastAPI) -> dict[str, Any]:
     return schema
 
 
-def _document_route(route: APIRoute) -> None:
+def responses_for(path: str, endpoint: Callable[..., Any], dependencies: list[Depends],
+                  declared: dict[int | str, dict[str, Any]], reads_body: bool
+                  ) -> dict[int | str, dict[str, Any]]:
+    """The route's declared responses, and those of the errors its dependencies raise; any
+    route may answer 422 (a query parameter holding NUL), one with a path parameter 404 (no
+    such object in the caller's project), one with a body 401 and 413 (`core.limits`)."""
+    dependant = get_dependant(path=path, call=endpoint)
+    for depends in dependencies:
+        dependant.dependencies.append(get_parameterless_sub_dependant(depends=depends, path=path))
     found: list[type[AppError]] = [Unprocessable]
-    for call in _calls(route.dependant):
+    for call in _calls(dependant):
         found += getattr(call, "__latlab_errors__", ())
-    if route.path_format.count("{"):
+    if dependant.path_params:
         found.append(NotFound)
-    if route.body_field is not None or route.openapi_extra:
+    if reads_body or dependant.body_params:
         found += [Unauthorized, PayloadTooLarge]
+    responses = dict(declared)
     for error in found:
-        route.responses.setdefault(error.status_code, _response(error))
+        responses.setdefault(error.status_code, _response(error))
+    return responses
 
 
 def _calls(dependant: Dependant) -> Iterable[Callable[..., Any]]:

@@ -28,11 +28,16 @@ def post_json(url: str, body: Any, *, allow_private: bool, timeout: float) -> ht
 def check_url(url: str, *, allow_private: bool) -> None:
     """Refuses a URL whose host resolves to a non-public address now; a host that does not
     resolve yet passes (sending will say)."""
-    host = urlsplit(url).hostname
-    if host is None:
+    try:
+        host = urlsplit(url).hostname
+    except ValueError as error:
+        raise TargetRefused(f"not a valid URL: {error}") from None
+    if not host:
         raise TargetRefused("the URL names no host")
     try:
         addresses = _resolve(host, 443)
+    except UnicodeError:
+        raise TargetRefused(f"'{host}' is not a valid host name") from None
     except OSError:
         return
     _check(host, addresses, allow_private)

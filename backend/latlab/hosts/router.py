@@ -3,13 +3,13 @@ from fastapi import APIRouter
 from latlab.auth.dependencies import Reader
 from latlab.core.db import DbSession
 from latlab.core.params import Id
-from latlab.core.routing import StrictJsonRoute
+from latlab.core.routing import ApiRoute
 from latlab.hosts import service
 from latlab.hosts.schemas import CurrentJob, HostRead, SuiteRead
 from latlab.hosts.tuning import tuning_checks
 from latlab.models import Host
 
-router = APIRouter(tags=["hosts"], route_class=StrictJsonRoute)
+router = APIRouter(tags=["hosts"], route_class=ApiRoute)
 
 
 @router.get("/hosts")

@@ -7,7 +7,7 @@ from latlab.core.db import DbSession
 from latlab.core.errors import Conflict, NotFound
 from latlab.core.openapi import documented, raises
 from latlab.core.params import Id, Limit, Offset
-from latlab.core.routing import StrictJsonRoute
+from latlab.core.routing import ApiRoute
 from latlab.jobs import schedules
 from latlab.jobs import service as job_service
 from latlab.jobs.schemas import (
@@ -22,7 +22,7 @@ from latlab.jobs.schemas import (
 from latlab.models import Job, JobStatus, Schedule
 from latlab.projects import service as projects
 
-router = APIRouter(tags=["jobs"], route_class=StrictJsonRoute)
+router = APIRouter(tags=["jobs"], route_class=ApiRoute)
 
 
 @raises(NotFound)

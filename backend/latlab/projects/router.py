@@ -6,12 +6,12 @@ from latlab.auth.dependencies import Admin, Reader
 from latlab.core.db import DbSession
 from latlab.core.errors import Conflict, NotFound
 from latlab.core.openapi import documented, raises
-from latlab.core.routing import StrictJsonRoute
+from latlab.core.routing import ApiRoute
 from latlab.models import Project
 from latlab.projects import service
 from latlab.projects.schemas import ProjectCreate, ProjectRead, ProjectSlug, ProjectUpdate
 
-router = APIRouter(tags=["projects"], route_class=StrictJsonRoute)
+router = APIRouter(tags=["projects"], route_class=ApiRoute)
 
 
 @raises(NotFound)

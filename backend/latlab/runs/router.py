@@ -9,7 +9,7 @@ from latlab.core.db import DbSession
 from latlab.core.errors import Conflict
 from latlab.core.openapi import documented
 from latlab.core.params import Id, Limit, Offset
-from latlab.core.routing import StrictJsonRoute
+from latlab.core.routing import ApiRoute
 from latlab.core.schemas import Moment
 from latlab.core.settings import get_settings
 from latlab.core.validation import parse_body
@@ -32,7 +32,7 @@ from latlab.runs.schemas import (
 )
 from latlab_contract.result import RunCreate
 
-router = APIRouter(tags=["runs"], route_class=StrictJsonRoute)
+router = APIRouter(tags=["runs"], route_class=ApiRoute)
 
 _SUBMIT_BODY = {
     "requestBody": {
