@@ -21,6 +21,7 @@ from latlab.hosts import service as host_service
 from latlab.jobs import schedules
 from latlab.jobs import service as job_service
 from latlab.models import LoginSession
+from latlab.runs import maintenance
 from latlab_contract import (
     CELERY_DEFAULTS,
     HOST_HEARTBEAT,
@@ -42,6 +43,7 @@ app.conf.update(
         "schedules": {"task": "schedules.run_due", "schedule": 30.0},
         "redeliver": {"task": "alerts.redeliver", "schedule": 15.0},
         "missing-data": {"task": "alerts.missing_data", "schedule": 30.0},
+        "history-maintenance": {"task": "maintenance.history", "schedule": 600.0},
     },
 )
 
@@ -108,6 +110,28 @@ def missing_data() -> int:
     """Alerts on schedules whose latest launch produced no run in time."""
     with get_sessionmaker()() as session, session.begin():
         return check_missing_data(session)
+
+
+@app.task(name="maintenance.history", soft_time_limit=540)
+def history_maintenance() -> dict[str, int]:
+    """Partitions ahead, rollups of finished days, retention: each step in short
+    transactions, repeated until done (or the time limit; the next call goes on)."""
+    done = {"partitions": 0, "rolled_up_days": 0, "intervals": 0, "histograms": 0}
+    with get_sessionmaker()() as session, session.begin():
+        done["partitions"] = len(maintenance.ensure_partitions(session))
+    while True:
+        with get_sessionmaker()() as session, session.begin():
+            days = maintenance.roll_up(session, limit_days=1)
+        done["rolled_up_days"] += days
+        if not days:
+            break
+    while True:
+        with get_sessionmaker()() as session, session.begin():
+            retired = maintenance.retire(session)
+        done["intervals"] += retired.intervals
+        done["histograms"] += retired.histograms
+        if not (retired.intervals or retired.histograms):
+            return done
 
 
 @app.task(name="maintenance.prune_sessions")

@@ -65,7 +65,7 @@ from latlab.projects import service as projects  # noqa: E402
 
 TABLES = ["delivery_attempt", "notification", "alert", "channel", "sla_rule", "baseline",
           "login_session", "api_token", "trial", "series", "job", "schedule", "run", "host",
-          "suite", "project_member", "user", "project"]
+          "project_member", "user", "rollup", "project", "suite"]
 
 
 # Signed-in writes must declare a JSON body (CSRF); the test clients always do.

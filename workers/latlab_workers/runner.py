@@ -64,17 +64,25 @@ class ProgramGroup:
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
 
     def start(self, name: str, argv: list[str], cwd: Path, env: dict[str, str] | None = None,
-              log_only: bool = False) -> subprocess.Popen[bytes]:
-        """Starts a program; its stdout is a pipe unless `log_only` (then it goes to the log
-        beside its stderr, as for a helper whose output nobody reads)."""
+              log_only: bool = False, cpus: frozenset[int] | None = None
+              ) -> subprocess.Popen[bytes]:
+        """Starts a program; `cpus` pins it (and every thread it will start) before it runs.
+        Its stdout is a pipe unless `log_only` (then it goes to the log beside its stderr, as
+        for a helper whose output nobody reads)."""
+        def before_exec() -> None:
+            _die_with_parent()
+            if cpus:
+                os.sched_setaffinity(0, cpus)
+
         with open(self.workdir / f"{name}.stderr", "wb") as log:  # the program keeps a copy
             try:
                 process = subprocess.Popen(
                     argv, cwd=cwd, env=env, stdout=log if log_only else subprocess.PIPE,
-                    stderr=log, start_new_session=True, preexec_fn=_die_with_parent,
+                    stderr=log, start_new_session=True, preexec_fn=before_exec,
                 )
-            except OSError as error:
-                raise JobError(f"cannot start {name} ({argv[0]}): {error.strerror}") from error
+            except (OSError, subprocess.SubprocessError) as error:
+                reason = error.strerror if isinstance(error, OSError) else str(error)
+                raise JobError(f"cannot start {name} ({argv[0]}): {reason}") from error
         self.processes[name] = process
         return process
 
@@ -129,16 +137,21 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
                 try:
                     context.update(servers.ensure(variant.suite, plan.servers, context))
                     argv = render(plan.load.command, context)
+                    cpus, pinned = pinning(plan.load, context)
                 except (TemplateError, NetworkError) as error:
                     raise JobError(str(error)) from error
+                watched = servers.reset_peak_rss(plan.servers)
                 process = group.start(plan.load.name, argv, variant.suite.directory,
-                                      _program_env())
+                                      _program_env(), cpus=cpus)
                 reporter.progress("measure", 15.0 + 80.0 * step / steps, group.info())
                 output = _wait_load(group, plan.load, process, deadline, servers)
                 parsed = parse_output(variant.suite, plan.load, output)
                 metric_info.update(parsed.metric_info)
+                tuning = {**servers.tuning(plan.servers),
+                          **({f"cpus.{plan.load.name}": pinned} if pinned else {})}
                 for found in parsed.series:
-                    _collect(collected, plan, found, variant.labels)
+                    _collect(collected, plan, found, variant.labels,
+                             servers.peak_rss(watched), tuning)
         finally:
             if network is not None:
                 network.close()
@@ -196,16 +209,26 @@ def _cached_version(suite: Suite, version: str | None, cache_dir: Path) -> _Vari
 
 
 def _collect(collected: dict[str, SeriesIn], plan: SeriesPlan, found: SeriesIn,
-             variant: dict[str, str]) -> None:
-    """Adds a parsed series' trials to the job's series with the same labels."""
+             variant: dict[str, str], metrics: dict[str, float], tuning: dict[str, str]) -> None:
+    """Adds a parsed series' trials to the job's series with the same labels, with what the
+    runner measured and applied around the program (`metrics`, `tuning`)."""
     clash = sorted(k for k in found.labels if k in plan.labels or k in variant)
     if clash:
         raise JobError(f"{plan.load.name} reports labels {clash} that are axes of the suite")
     labels = {**plan.labels, **variant, **found.labels}
     key = json.dumps(labels, sort_keys=True)
     before = collected.get(key)
-    trials = [*(before.trials if before else []), *found.trials]
-    collected[key] = SeriesIn(labels=labels, trials=trials)
+    added = [trial.model_copy(update={
+        "metrics": {**trial.metrics, **metrics},
+        "tuning": {**(trial.tuning or {}), **tuning} or None}) for trial in found.trials]
+    collected[key] = SeriesIn(labels=labels, trials=[*(before.trials if before else []), *added])
+
+
+@dataclass
+class _Running:
+    identity: tuple[list[str], str]  # argv and CPU list: the server is kept while both match
+    announced: dict[str, str]
+    pinned: str | None  # its tuning line, for a server with `cpus`
 
 
 def _network(suite: Suite, params: dict[str, Any], group: ProgramGroup) -> Network | None:
@@ -231,29 +254,62 @@ class _Servers:
         self.group = group
         self.deadline = deadline
         self.network = network
-        self.running: dict[str, tuple[list[str], dict[str, str]]] = {}
+        self.running: dict[str, _Running] = {}
 
     def ensure(self, suite: Suite, needed: list[Program], context: Context) -> dict[str, str]:
-        wanted = {server.name: render(server.command, context) for server in needed}
+        wanted = {server.name: (render(server.command, context),
+                                render_one(server.cpus or "", context)) for server in needed}
         for name in list(self.running):
-            if self.running[name][0] != wanted.get(name):
+            if self.running[name].identity != wanted.get(name):
                 _kill_group(self.group.processes[name])
                 del self.running[name]
                 if self.network is not None:
                     self.network.forget(name)
         for server in needed:
             if server.name not in self.running:
-                announced = _start_server(self.group, suite, server, wanted[server.name],
-                                          self.deadline)
+                cpus, pinned = pinning(server, context)
+                announced = _start_server(self.group, suite, server, wanted[server.name][0],
+                                          self.deadline, cpus)
                 if self.network is not None:
                     announced = self.network.expose(server.name, server.endpoints, announced)
-                self.running[server.name] = (wanted[server.name], announced)
-        values = {f"{name}.{key}": value for name, (_, fields) in self.running.items()
-                  for key, value in fields.items()}
+                self.running[server.name] = _Running(wanted[server.name], announced, pinned)
+        values = {f"{name}.{key}": value for name, running in self.running.items()
+                  for key, value in running.announced.items()}
         if len(needed) == 1:
             values.update({f"server.{key}": value
-                           for key, value in self.running[needed[0].name][1].items()})
+                           for key, value in self.running[needed[0].name].announced.items()})
         return values
+
+    def tuning(self, needed: list[Program]) -> dict[str, str]:
+        """The pinning of the series' servers, for its trials' tuning."""
+        return {f"cpus.{server.name}": pinned for server in needed
+                if (pinned := self.running[server.name].pinned) is not None}
+
+    def reset_peak_rss(self, needed: list[Program]) -> dict[str, int]:
+        """Resets the peak RSS (VmHWM) of the series' servers that report it: servers outlive
+        a series, so each trial's peak must be its own. Returns the pids whose reset worked."""
+        watched = {}
+        for server in needed:
+            if server.peak_rss:
+                pid = self.group.processes[server.name].pid
+                try:
+                    Path(f"/proc/{pid}/clear_refs").write_text("5")
+                except OSError:
+                    continue  # no per-trial peak to report; none is better than a wrong one
+                watched[server.name] = pid
+        return watched
+
+    def peak_rss(self, watched: dict[str, int]) -> dict[str, float]:
+        """`peak_rss_mb` (MB) of one server since its reset; `peak_rss_mb.<server>` for each
+        of several."""
+        names = {name: "peak_rss_mb" if len(watched) == 1 else f"peak_rss_mb.{name}"
+                 for name in watched}
+        peaks = {}
+        for name, pid in watched.items():
+            kilobytes = _status_field(pid, "VmHWM")
+            if kilobytes is not None:
+                peaks[names[name]] = kilobytes / 1024
+        return peaks
 
     def check_alive(self) -> None:
         """A server that died while a series was measured fails the job, saying so."""
@@ -313,8 +369,8 @@ def _snapshot(suite: Suite, build_dir: Path) -> None:
 
 
 def _start_server(group: ProgramGroup, suite: Suite, server: Program, argv: list[str],
-                  deadline: float) -> dict[str, str]:
-    process = group.start(server.name, argv, suite.directory, _program_env())
+                  deadline: float, cpus: frozenset[int] | None) -> dict[str, str]:
+    process = group.start(server.name, argv, suite.directory, _program_env(), cpus=cpus)
     assert process.stdout is not None
     values: dict[str, str] = {}
     if server.ready == "stdout-json":
@@ -359,6 +415,55 @@ def _wait_load(group: ProgramGroup, load: Program, process: subprocess.Popen[byt
         raise JobError(f"{load.name} exited with {process.returncode}: "
                        f"{group.stderr_tail(load.name)}")
     return stdout.decode(errors="replace")
+
+
+def pinning(program: Program, context: Context) -> tuple[frozenset[int] | None, str | None]:
+    """The CPUs to pin a program to (None: leave it) and the tuning line its trials report:
+    "off" (not asked), "applied: <cpus>", or "refused: <reason>" when the runner itself may
+    not use those CPUs."""
+    if program.cpus is None:
+        return None, None
+    text = render_one(program.cpus, context).strip()
+    if not text:
+        return None, "off"
+    try:
+        wanted = cpu_list(text)
+    except ValueError as error:
+        raise JobError(f"{program.name}: cpus '{text}': {error}") from error
+    allowed = os.sched_getaffinity(0)
+    if not wanted <= allowed:
+        return None, (f"refused: CPUs {_cpu_text(wanted - allowed)} not available "
+                      f"(allowed: {_cpu_text(allowed)})")
+    return wanted, f"applied: {text}"
+
+
+def cpu_list(text: str) -> frozenset[int]:
+    """ "0-2,5" -> {0, 1, 2, 5}."""
+    cpus: set[int] = set()
+    for part in text.split(","):
+        low, dash, high = part.strip().partition("-")
+        if not low.isdigit() or (dash and not high.isdigit()):
+            raise ValueError(f"'{part}' is not a CPU or a range of CPUs")
+        first, last = int(low), int(high or low)
+        if last < first or last >= 4096:
+            raise ValueError(f"'{part}' is not a range of CPUs below 4096")
+        cpus.update(range(first, last + 1))
+    return frozenset(cpus)
+
+
+def _cpu_text(cpus: set[int] | frozenset[int]) -> str:
+    return ",".join(str(cpu) for cpu in sorted(cpus))
+
+
+def _status_field(pid: int, field: str) -> int | None:
+    """A number (kB) from /proc/<pid>/status, or None when the process is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(f"{field}:"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
 
 
 def _read_line(stream: Any, deadline: float) -> str:

@@ -20,7 +20,7 @@ from latlab_contract.params import merge_params
 from latlab_contract.parsers import Parser, get_parser, load_parser, registry
 from latlab_contract.result import Key, MetricSpec, Slug, Sweep
 from latlab_workers import network
-from latlab_workers.templates import Context, render_one
+from latlab_workers.templates import Context, render, render_one
 
 SUITES_DIR = Path(__file__).resolve().parents[1] / "suites"
 DEFAULT_GATE = ("p99", "throughput")
@@ -66,6 +66,11 @@ class Program(_Spec):
     command: Annotated[list[Template], Field(min_length=1)]
     ready: Literal["stdout-json"] | None = None
     output: str | None = None
+    # CPUs to pin the program to before it starts, a template ("{server_cpus}"): a CPU list
+    # such as "0" or "2-3,6"; empty renders mean not pinned. Reported in each trial's tuning.
+    cpus: str | None = None
+    # Servers: report the server's peak resident memory during each trial (`peak_rss_mb`).
+    peak_rss: bool = False
     # Announced fields that are HOST:PORT addresses the load connects to: the job's network
     # profile stands between them and the load.
     endpoints: list[Key] = []
@@ -76,6 +81,8 @@ class Program(_Spec):
             raise ValueError("a load program needs an `output` (the parser of its stdout)")
         if self.role == "server" and self.output is not None:
             raise ValueError("a server has no `output`; it may have `ready`")
+        if self.role == "load" and self.peak_rss:
+            raise ValueError("`peak_rss` is measured for servers only")
         if self.endpoints and self.ready != "stdout-json":
             raise ValueError("`endpoints` are announced fields: a server with "
                              "ready = \"stdout-json\"")
@@ -285,12 +292,12 @@ class Suite:
         if self.spec.series is None:
             load = next(p for p in self.programs.values() if p.role == "load")
             return load, [p for p in self.programs.values() if p.role == "server"]
-        load = self._program(self.spec.series.load, context, "load")
-        return load, [self._program(t, context, "server") for t in self.spec.series.servers]
+        load = self._program(render_one(self.spec.series.load, context), "load")
+        # An entry that is exactly one list variable stands for its items (none, or several).
+        servers = render(self.spec.series.servers, context)
+        return load, [self._program(name, "server") for name in servers]
 
-    def _program(self, template: str, context: Context,
-                 role: str) -> Program:
-        name = render_one(template, context)
+    def _program(self, name: str, role: str) -> Program:
         program = self.programs.get(name)
         if program is None or program.role != role:
             raise SuiteError(f"suite '{self.id}': a series needs {role} program '{name}', "

@@ -1,7 +1,14 @@
 """The generic runner's pieces that need no broker."""
 
+import json
+import os
+from pathlib import Path
+
 import pytest
 
+from latlab_contract import JobSpec
+from latlab_workers.runner import HostIdentity, cpu_list, execute
+from latlab_workers.suites import load_suite
 from latlab_workers.templates import TemplateError, render
 
 
@@ -26,3 +33,145 @@ def test_unknown_and_cyclic_placeholders_are_refused() -> None:
         render(["client", "{nope}"], {})
     with pytest.raises(TemplateError, match="nest too deeply"):
         render(["{a}"], {"a": "{b}", "b": "{a}"})
+
+
+# A throwaway suite of Python programs for the runner's generic program options: a server that
+# holds memory on request and announces its CPUs, and a load that reports what it saw.
+SERVER = '''
+import json, os, socket
+listener = socket.create_server(("127.0.0.1", 0))
+cpus = ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
+print(json.dumps({"listening": "127.0.0.1:%d" % listener.getsockname()[1], "cpus": cpus}),
+      flush=True)
+while True:
+    connection, _ = listener.accept()
+    megabytes = int(connection.recv(64))
+    held = bytearray(megabytes << 20)  # zero pages: touch them so they are resident
+    for page in range(0, len(held), 4096):
+        held[page] = 1
+    connection.sendall(b"ok")
+    connection.close()
+    del held
+'''
+LOAD = '''
+import json, os, socket, sys
+from hdrh.histogram import HdrHistogram
+address, megabytes, server_cpus = sys.argv[1], sys.argv[2], sys.argv[3]
+metrics = {"load_cpus": float(len(os.sched_getaffinity(0)))}
+if address:
+    host, port = address.rsplit(":", 1)
+    with socket.create_connection((host, int(port))) as connection:
+        connection.sendall(megabytes.encode())
+        connection.recv(2)
+    metrics["server_cpus"] = float(len(server_cpus.split(",")))
+histogram = HdrHistogram(1, 3_600_000_000_000, 3)
+histogram.record_value(1000)
+print(json.dumps({"latency_hdr": histogram.encode().decode(), "metrics": metrics}))
+'''
+OPTIONS_SUITE = '''
+format = 2
+id = "options"
+description = "the runner's program options"
+
+[programs.server]
+role = "server"
+command = ["{python}", "server.py"]
+ready = "stdout-json"
+cpus = "{server_cpus}"
+peak_rss = true
+
+[programs.load]
+role = "load"
+command = ["{python}", "load.py", "{address}", "{megabytes}", "{announced}"]
+output = "latlab-json"
+cpus = "{load_cpus}"
+
+[axes.with]
+values = ["server", "none"]
+
+[axes.with.vars]
+server = { needs = ["server"], address = "{server.listening}", announced = "{server.cpus}" }
+none = { needs = [], address = "", announced = "" }
+
+[axes.megabytes]
+param = "megabytes"
+
+[series]
+load = "load"
+servers = ["{needs}"]
+
+[params.megabytes]
+type = "integer"
+default = 0
+
+[params.server_cpus]
+type = "string"
+default = ""
+
+[params.load_cpus]
+type = "string"
+default = ""
+
+[scenarios.default]
+params = {}
+'''
+
+
+class _Quiet:
+    def progress(self, *args: object, **kwargs: object) -> None:
+        pass
+
+
+def _run_options_suite(tmp_path: Path, params: dict[str, object]) -> dict[str, object]:
+    folder = tmp_path / "options"
+    folder.mkdir()
+    (folder / "suite.toml").write_text(OPTIONS_SUITE)
+    (folder / "server.py").write_text(SERVER)
+    (folder / "load.py").write_text(LOAD)
+    suite = load_suite(folder)
+    spec = JobSpec(job_id=1, attempt=1, project="default", suite="options", scenario="default",
+                   params=params, repetitions=1, timeout_s=120)
+    host = HostIdentity(name="test", tags=[], fingerprint={})
+    result = execute(spec, suite, host, _Quiet(), tmp_path / "cache")
+    return {json.dumps(s.labels, sort_keys=True): s for s in result.series}
+
+
+def test_programs_are_pinned_before_they_start_and_trials_say_so(tmp_path: Path) -> None:
+    allowed = sorted(os.sched_getaffinity(0))
+    series = _run_options_suite(tmp_path, {"server_cpus": str(allowed[0]),
+                                           "load_cpus": str(allowed[-1])})
+    (trial,) = series['{"megabytes": "0", "with": "server"}'].trials
+    # What the programs saw of their own affinity, not what the runner meant to do.
+    assert trial.metrics["server_cpus"] == trial.metrics["load_cpus"] == 1
+    assert trial.tuning == {"cpus.server": f"applied: {allowed[0]}",
+                            "cpus.load": f"applied: {allowed[-1]}"}
+    (alone,) = series['{"megabytes": "0", "with": "none"}'].trials
+    assert alone.tuning == {"cpus.load": f"applied: {allowed[-1]}"}
+    assert "peak_rss_mb" not in alone.metrics  # no server ran for it
+
+
+def test_a_cpu_the_runner_may_not_use_is_refused_not_fatal(tmp_path: Path) -> None:
+    missing = max(os.sched_getaffinity(0)) + 1
+    series = _run_options_suite(tmp_path, {"load_cpus": str(missing)})
+    (trial,) = series['{"megabytes": "0", "with": "server"}'].trials
+    assert trial.tuning is not None
+    assert trial.tuning["cpus.load"].startswith(f"refused: CPUs {missing} not available")
+    assert trial.tuning["cpus.server"] == "off"
+    assert trial.metrics["load_cpus"] == len(os.sched_getaffinity(0))
+
+
+def test_peak_rss_is_each_trials_own_though_the_server_runs_on(tmp_path: Path) -> None:
+    """The two series with a server share it (same command, run one after the other): the
+    200 MB it held during the first is not the second's peak."""
+    series = _run_options_suite(tmp_path, {"megabytes": [200, 1]})
+    (big,) = series['{"megabytes": "200", "with": "server"}'].trials
+    (small,) = series['{"megabytes": "1", "with": "server"}'].trials
+    assert big.metrics["peak_rss_mb"] >= 200
+    assert small.metrics["peak_rss_mb"] < 100, small.metrics
+
+
+def test_cpu_lists_are_read_or_refused() -> None:
+    assert cpu_list("0-2,5") == {0, 1, 2, 5}
+    for bad in ("a", "3-1", "1-", "-1", "0,,1", "5000"):
+        with pytest.raises(ValueError):
+            cpu_list(bad)

@@ -122,6 +122,8 @@ def test_axis_params_take_one_value_or_a_list(tmp_path: Path) -> None:
      "exactly one of `values` or `param`"),
     (('id = "demo"', 'id = "Demo!"'), "id: String should match pattern"),
     (('direction = "higher"', 'direction = "up"'), "metrics.frobs_per_s.direction"),
+    (('output = "latlab-json"', 'output = "latlab-json"\npeak_rss = true'),
+     "`peak_rss` is measured for servers only"),
 ])
 def test_a_bad_suite_names_its_file_and_key(tmp_path: Path, change: tuple[str, str],
                                             message: str) -> None:

@@ -22,9 +22,10 @@ from latlab.core.errors import Conflict, NotFound, Unprocessable
 from latlab.core.openapi import documented, raises
 from latlab.core.params import Id, IdQuery
 from latlab.core.routing import ApiRoute
+from latlab.core.schemas import Moment
 from latlab.models import Baseline, Run
 from latlab.projects import service as projects
-from latlab.runs.service import label_key
+from latlab.runs.keys import label_key
 from latlab.suites import service as suite_service
 
 router = APIRouter(tags=["analysis"], route_class=ApiRoute)
@@ -115,21 +116,26 @@ def trends(
     params: Annotated[str | None, Query(
         description="The runs' params as JSON; by default those of the newest run, so a "
                     "history never mixes params (other params are another history)")] = None,
+    since: Annotated[Moment | None, Query(
+        description="From this moment on (ISO 8601); a range with more runs than `limit` is "
+                    "read from the daily rollups, one point a day")] = None,
 ) -> TrendRead:
     """A metric over time for one series, oldest first, with its change points."""
     wanted = _labels(labels, "labels")
     query = analysis.TrendQuery(
         suite=suite, scenario=scenario, label_key=label_key(wanted), metric=metric,
-        project_id=principal.project_id, branch=branch, host=host, limit=limit)
+        project_id=principal.project_id, branch=branch, host=host, limit=limit, since=since)
     chosen = (_labels_or_params(params, "params") if params is not None
               else analysis.latest_params(session, query))
     points, found = analysis.trend(session, dataclasses.replace(query, params=chosen))
     info = suite_service.vocabulary(session, suite).info(metric)
     return TrendRead(
-        suite=suite, scenario=scenario, metric=metric, params=chosen or {}, unit=info.unit,
+        suite=suite, scenario=scenario, metric=metric, params=chosen or {},
+        resolution="day" if any(p.run_id is None for p in points) else "run", unit=info.unit,
         direction=info.direction, labels=wanted,
         points=[TrendPoint.model_validate(p, from_attributes=True) for p in points],
         change_points=[ChangePointRead(index=c.index, run_id=points[c.index].run_id,
+                                       started_at=points[c.index].started_at,
                                        before=c.before, after=c.after,
                                        delta_pct=c.delta_pct, p_value=c.p_value)
                        for c in found],

@@ -70,7 +70,8 @@ class BaselineRead(Schema):
 
 
 class TrendPoint(Schema):
-    run_id: int
+    run_id: int | None = Field(description="None for a day read from the rollups")
+    runs: int = Field(1, description="Runs the value stands for (a day's rollup: its median)")
     started_at: datetime
     value: float
     commit: str | None
@@ -80,7 +81,8 @@ class TrendPoint(Schema):
 
 class ChangePointRead(Schema):
     index: int
-    run_id: int
+    run_id: int | None
+    started_at: datetime
     before: float
     after: float
     delta_pct: float | None
@@ -92,6 +94,9 @@ class TrendRead(Schema):
     scenario: str
     metric: str
     params: dict[str, Any] = Field(description="The params of the history's runs")
+    resolution: Literal["run", "day"] = Field(
+        description="run: a point per run; day: a point per day from the daily rollups (the "
+                    "range held more runs than the limit)")
     unit: str
     direction: str
     labels: dict[str, str]

@@ -8,10 +8,10 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, time
 from typing import Any
 
-from sqlalchemy import ColumnElement, or_, select
+from sqlalchemy import ColumnElement, func, or_, select
 from sqlalchemy.orm import Session, selectinload
 
 from latlab.analysis import changepoints
@@ -19,9 +19,10 @@ from latlab.analysis.stats import Comparison, Direction, compare, tail_reliable
 from latlab.core.cache import memo
 from latlab.core.clock import get_clock
 from latlab.core.errors import NotFound, Unprocessable
-from latlab.models import Baseline, Run, Series
+from latlab.models import Baseline, Rollup, Run, Series
+from latlab.runs import keys
+from latlab.runs.keys import label_key
 from latlab.runs.metrics import Vocabulary
-from latlab.runs.service import label_key
 
 DEFAULT_BRANCH = "main"
 # Summary columns compared per trial, and the percentile each tail key stands for.
@@ -210,9 +211,9 @@ def resolve_baseline(session: Session, run: Run) -> Run | None:
     return None
 
 
-def on_default_branch() -> ColumnElement[bool]:
+def on_default_branch(branch: Any = Run.branch) -> ColumnElement[bool]:
     """Runs of the default branch; a lab job's run names no branch and counts as one."""
-    return or_(Run.branch == DEFAULT_BRANCH, Run.branch.is_(None))
+    return or_(branch == DEFAULT_BRANCH, branch.is_(None))
 
 
 def pin_baseline(session: Session, run: Run, branch: str | None,
@@ -256,9 +257,12 @@ class TrendQuery:
     scenario: str
     label_key: str
     metric: str
+    project_id: int  # a history belongs to one project
     # A history is keyed like a comparison: runs with other params are another history.
-    project_id: int
     params: dict[str, Any] | None = None
+    # From this moment on; when the range holds more runs than `limit`, the trend reads the
+    # daily rollups of the default branch instead, one point a day.
+    since: datetime | None = None
     branch: str | None = None
     host: str | None = None
     limit: int = 200
@@ -266,51 +270,84 @@ class TrendQuery:
 
 @dataclass(frozen=True)
 class TrendPoint:
-    run_id: int
+    run_id: int | None  # None for a day of rollups
     started_at: datetime
     value: float
     commit: str | None
     branch: str | None
     host_name: str | None
+    runs: int = 1  # a day of rollups: how many runs its median stands for
 
 
 def trend(session: Session, query: TrendQuery
           ) -> tuple[list[TrendPoint], list[changepoints.ChangePoint]]:
-    """The newest `limit` values of a metric, oldest first, and their change points."""
-    select_points = (
-        select(Run, Series)
-        .join(Series, Series.run_id == Run.id)
-        .where(Run.suite == query.suite, Run.scenario == query.scenario,
-               Series.label_key == query.label_key, Run.confirms_run_id.is_(None),
-               Run.project_id == query.project_id)
-    )
-    if query.branch:
-        select_points = select_points.where(
-            on_default_branch() if query.branch == DEFAULT_BRANCH else Run.branch == query.branch)
-    if query.host:
-        select_points = select_points.where(Run.host_name == query.host)
+    """The newest `limit` values of a metric, oldest first, and their change points. The
+    history is an index range of `series` (its history and params keys, newest first), so
+    the read costs the same whatever else the lab has stored."""
+    if query.since is not None and _runs_since(session, query) > query.limit:
+        points = _rollup_points(session, query)
+        return points, change_points([p.value for p in points])
+    series_filter = _history_filter(query)
     if query.params is not None:
-        select_points = select_points.where(Run.params == query.params)
-    rows = session.execute(select_points.order_by(Run.started_at.desc(), Run.id.desc())
-                           .limit(query.limit)).all()
+        series_filter.append(Series.params_key == keys.params_key(query.params))
+    if query.host:
+        series_filter.append(Series.host_name == query.host)
+    if query.branch:
+        series_filter.append(on_default_branch(Series.branch) if query.branch == DEFAULT_BRANCH
+                             else Series.branch == query.branch)
+    if query.since is not None:
+        series_filter.append(Series.started_at >= query.since)
+    rows = session.execute(
+        select(Run.id, Run.commit, Series)
+        .join(Run, Run.id == Series.run_id)
+        .where(*series_filter)
+        .order_by(Series.started_at.desc(), Series.id.desc())
+        .limit(query.limit)).all()
     points = []
-    for run, series in reversed(rows):
+    for run_id, commit, series in reversed(rows):
         value = series_value(series, query.metric)
         if value is not None:
-            points.append(TrendPoint(run.id, run.started_at, value, run.commit, run.branch,
-                                     run.host_name))
+            points.append(TrendPoint(run_id, series.started_at, value, commit, series.branch,
+                                     series.host_name))
     return points, change_points([p.value for p in points])
+
+
+def _runs_since(session: Session, query: TrendQuery) -> int:
+    """Runs of the history since `query.since`, counted up to `limit + 1`."""
+    matching = select(Series.id).where(*_history_filter(query),
+                                       Series.started_at >= query.since)
+    if query.params is not None:
+        matching = matching.where(Series.params_key == keys.params_key(query.params))
+    return session.scalar(select(func.count()).select_from(
+        matching.limit(query.limit + 1).subquery())) or 0
+
+
+def _rollup_points(session: Session, query: TrendQuery) -> list[TrendPoint]:
+    """One point a day from the rollups: the median of the day's run values."""
+    assert query.since is not None
+    history = keys.history(query.project_id, query.suite, query.scenario, query.label_key)
+    statement = (select(Rollup).where(Rollup.history == history, Rollup.metric == query.metric,
+                                      Rollup.day >= query.since.date())
+                 .order_by(Rollup.day))
+    if query.params is not None:
+        statement = statement.where(Rollup.params_key == keys.params_key(query.params))
+    return [TrendPoint(None, datetime.combine(row.day, time(), tzinfo=UTC), row.median, None,
+                       DEFAULT_BRANCH, None, row.runs)
+            for row in session.scalars(statement)]
 
 
 def latest_params(session: Session, query: TrendQuery) -> dict[str, Any] | None:
     """The params of the newest run in a history, so one without params is still one
     history (a change of params starts another)."""
-    statement = (select(Run.params).join(Series, Series.run_id == Run.id)
-                 .where(Run.suite == query.suite, Run.scenario == query.scenario,
-                        Series.label_key == query.label_key, Run.confirms_run_id.is_(None),
-                        Run.project_id == query.project_id)
-                 .order_by(Run.started_at.desc(), Run.id.desc()).limit(1))
-    return session.scalar(statement)
+    return session.scalar(
+        select(Run.params).join(Series, Series.run_id == Run.id)
+        .where(*_history_filter(query))
+        .order_by(Series.started_at.desc(), Series.id.desc()).limit(1))
+
+
+def _history_filter(query: TrendQuery) -> list[ColumnElement[bool]]:
+    return [Series.history == keys.history(query.project_id, query.suite, query.scenario,
+                                           query.label_key)]
 
 
 def change_points(values: list[float]) -> list[changepoints.ChangePoint]:

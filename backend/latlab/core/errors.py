@@ -29,6 +29,12 @@ class Conflict(AppError):
     status_code = 409
 
 
+class Gone(AppError):
+    """Data retention removed what was asked for; what remains is said in the detail."""
+
+    status_code = 410
+
+
 class PayloadTooLarge(AppError):
     status_code = 413
 

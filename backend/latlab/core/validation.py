@@ -22,7 +22,7 @@ class BodyInvalid(Exception):
         self.problems = problems
 
 
-def parse_body(model: type[Model], raw: bytes) -> Model:
+def parse_body(model: type[Model], raw: bytes | bytearray) -> Model:
     """Validates a JSON body straight from bytes (fast for million-sample submissions)."""
     if not raw.strip():
         raise BodyInvalid([{"path": "$", "message": "a JSON body is required",

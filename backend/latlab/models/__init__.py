@@ -14,6 +14,7 @@ from latlab.models.base import Base
 from latlab.models.host import Host
 from latlab.models.job import Job, JobStatus, Schedule
 from latlab.models.project import Project, ProjectMember
+from latlab.models.rollup import Rollup
 from latlab.models.run import Run, Series, Trial
 from latlab.models.suite import Suite
 from latlab.models.user import ApiToken, LoginSession, Role, Scope, User
@@ -34,6 +35,7 @@ __all__ = [
     "Project",
     "ProjectMember",
     "Role",
+    "Rollup",
     "Run",
     "Schedule",
     "Scope",

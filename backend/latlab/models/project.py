@@ -22,6 +22,10 @@ class Project(Base):
     allow_private_webhooks: Mapped[bool] = mapped_column(default=False)
     # An archived project keeps its data for reading and takes nothing new.
     archived_at: Mapped[datetime | None]
+    # Retention: days a trial keeps its intervals and its histogram (None: forever). Run and
+    # trial summaries and the daily rollups are kept forever.
+    intervals_retention_days: Mapped[int | None]
+    histograms_retention_days: Mapped[int | None]
 
 
 class ProjectMember(Base):

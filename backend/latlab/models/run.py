@@ -27,6 +27,10 @@ class Run(Base):
         UniqueConstraint("project_id", "idempotency_key"),
         Index("ix_run_project_suite_scenario_started", "project_id", "suite", "scenario",
               "started_at"),
+        Index("ix_run_project_suite_started", "project_id", "suite", "started_at"),
+        Index("ix_run_project_started", "project_id", "started_at"),
+        Index("ix_run_started", "started_at"),
+        Index("ix_run_not_rolled_up", "started_at", postgresql_where="rolled_up_at IS NULL"),
         Index("ix_run_created_at", "created_at"),
     )
 
@@ -67,6 +71,14 @@ class Run(Base):
     confirms_run_id: Mapped[int | None] = mapped_column(
         ForeignKey("run.id", ondelete="SET NULL"), index=True)
     confirmation: Mapped[str | None] = mapped_column(String(16))
+    # Counted once at ingest, so the runs list needs no count per row.
+    series_count: Mapped[int] = mapped_column(default=0)
+    trial_count: Mapped[int] = mapped_column(default=0)
+    # Retention: when the trials' intervals and histograms were retired (summaries stay).
+    intervals_retired_at: Mapped[datetime | None]
+    histograms_retired_at: Mapped[datetime | None]
+    # When its day's rollups last included it (a run arriving later re-rolls its day).
+    rolled_up_at: Mapped[datetime | None]
 
     project: Mapped[Project] = relationship(lazy="raise")
     host: Mapped[Host | None] = relationship(lazy="raise", foreign_keys=[host_id])
@@ -76,10 +88,20 @@ class Run(Base):
 
 
 class Series(Base):
-    """One labelled stream of a run, e.g. `{client: rust}`."""
+    """One labelled stream of a run, e.g. `{client: rust}`.
+
+    A series also carries its history's keys and its run's start, host and branch, so a
+    history (trends, change points, rollups) is an index range, whatever the table's size.
+    """
 
     __tablename__ = "series"
-    __table_args__ = (UniqueConstraint("run_id", "label_key"),)
+    __table_args__ = (
+        UniqueConstraint("run_id", "label_key"),
+        Index("ix_series_history_started", "history", "params_key", "started_at"),
+        Index("ix_series_history_host_started", "history", "params_key", "host_name",
+              "started_at"),
+        Index("ix_series_history_any_params", "history", "started_at"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     run_id: Mapped[int] = mapped_column(ForeignKey("run.id", ondelete="CASCADE"), index=True)
@@ -90,6 +112,13 @@ class Series(Base):
     summary: Mapped[dict[str, Any]]
     summary_uncorrected: Mapped[dict[str, Any] | None]
     metrics: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    # hash(project, suite, scenario, labels): the series' history; None for a confirmation
+    # run's series, which belong to no history. params_key: hash of the run's params.
+    history: Mapped[str | None] = mapped_column(String(32))
+    params_key: Mapped[str] = mapped_column(String(32))
+    started_at: Mapped[datetime]
+    branch: Mapped[str | None] = mapped_column(String(200))
+    host_name: Mapped[str | None] = mapped_column(String(200))
 
     run: Mapped[Run] = relationship(back_populates="series", lazy="raise")
     trials: Mapped[list["Trial"]] = relationship(
@@ -105,15 +134,19 @@ class Trial(Base):
     """
 
     __tablename__ = "trial"
+    # Partitioned by month of its run's start (migration 0007; beat creates partitions
+    # ahead): the partition key is part of every unique key.
     __table_args__ = (
-        UniqueConstraint("series_id", "index"),
+        UniqueConstraint("series_id", "index", "started_at"),
         CheckConstraint("count >= 0", name="count_non_negative"),
+        {"postgresql_partition_by": "RANGE (started_at)"},
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
+    started_at: Mapped[datetime] = mapped_column(primary_key=True)
     series_id: Mapped[int] = mapped_column(ForeignKey("series.id", ondelete="CASCADE"))
     index: Mapped[int]
-    histogram: Mapped[bytes] = mapped_column(LargeBinary)
+    histogram: Mapped[bytes | None] = mapped_column(LargeBinary)  # None once retired
     histogram_uncorrected: Mapped[bytes | None] = mapped_column(LargeBinary)
     count: Mapped[int]
     min: Mapped[float] = mapped_column(Double)

@@ -123,22 +123,38 @@ class Summary:
 
 
 class Histogram:
-    """Counts in the canonical layout, plus the exact samples when they were given."""
+    """Counts in the canonical layout, plus the exact samples (in chunks) when they were
+    given."""
 
-    def __init__(self, counts: Counts, samples: Counts | None = None) -> None:
+    def __init__(self, counts: Counts, chunks: list[npt.NDArray[Any]] | None = None) -> None:
         self.counts = counts
-        self.samples = samples
+        self.chunks = chunks
+        self._summary: Summary | None = None
+
+    @property
+    def samples(self) -> list[npt.NDArray[Any]] | None:
+        """The raw samples, in chunks, when the histogram was built from them."""
+        return self.chunks
 
     @classmethod
     def from_samples(cls, samples: Counts, path: str = "$") -> "Histogram":
-        if samples.size == 0:
+        return cls.from_chunks(_chunks(samples), path)
+
+    @classmethod
+    def from_chunks(cls, chunks: list[npt.NDArray[Any]], path: str = "$") -> "Histogram":
+        """From raw samples held in chunks (of any integer dtype), each chunk's temporaries
+        bounded, so millions of samples cost little more than the samples themselves."""
+        if sum(chunk.size for chunk in chunks) == 0:
             raise Unprocessable("at least one sample is required", path)
-        if int(samples.min()) < 0:
+        if min(int(chunk.min()) for chunk in chunks if chunk.size) < 0:
             raise Unprocessable("latencies must be non-negative integers", path)
-        if int(samples.max()) > HIGHEST_NS:
+        if max(int(chunk.max()) for chunk in chunks if chunk.size) > HIGHEST_NS:
             raise Unprocessable(f"latencies above {HIGHEST_NS} ns (one hour) are refused", path)
-        counts = np.bincount(CANONICAL.index_of(samples), minlength=CANONICAL.counts_len)
-        return cls(counts.astype(np.int64), samples)
+        counts = np.zeros(CANONICAL.counts_len, dtype=np.int64)
+        for chunk in chunks:
+            counts += np.bincount(CANONICAL.index_of(chunk.astype(np.int64, copy=False)),
+                                  minlength=CANONICAL.counts_len)
+        return cls(counts, [chunk for chunk in chunks if chunk.size])
 
     @classmethod
     def from_hdr(cls, encoded: str, path: str = "$") -> "Histogram":
@@ -170,8 +186,13 @@ class Histogram:
         return int(self.counts.sum())
 
     def summary(self) -> Summary:
-        if self.samples is not None:
-            return _exact_summary(self, self.samples)
+        if self._summary is None:  # computed once: millions of samples take a moment
+            self._summary = self._summarise()
+        return self._summary
+
+    def _summarise(self) -> Summary:
+        if self.chunks is not None:
+            return _exact_summary(self, self.chunks)
         nonzero = np.flatnonzero(self.counts).astype(np.int64)
         weights = self.counts[nonzero]
         lowest, highest = CANONICAL.bucket_bounds(nonzero)
@@ -186,11 +207,12 @@ class Histogram:
         )
 
     def percentiles(self, qs: list[float]) -> list[float]:
-        """Nearest-rank percentiles (the module's definition)."""
+        """Nearest-rank percentiles (the module's definition). From samples: the bucket
+        holding each rank is found from the counts, and only that bucket's samples are
+        gathered and partitioned, so no sorted copy of millions of values is made."""
         ranks = np.asarray([nearest_rank(q, self.count) for q in qs], dtype=np.int64)
-        if self.samples is not None:
-            ordered = np.partition(self.samples, np.unique(ranks - 1))
-            return [float(v) for v in ordered[ranks - 1]]
+        if self.chunks is not None:
+            return _exact_percentiles(self.counts, self.chunks, ranks)
         nonzero = np.flatnonzero(self.counts).astype(np.int64)
         cumulative = np.cumsum(self.counts[nonzero])
         _, highest = CANONICAL.bucket_bounds(nonzero)
@@ -229,16 +251,42 @@ def nearest_rank(percentile: float, count: int) -> int:
     return min(max(rank, 1), max(count, 1))
 
 
-def _exact_summary(histogram: "Histogram", samples: Counts) -> Summary:
+def _exact_summary(histogram: "Histogram", chunks: list[npt.NDArray[Any]]) -> Summary:
     values = histogram.percentiles(list(SUMMARY_PERCENTILES.values()))
+    count = sum(chunk.size for chunk in chunks)
+    mean = sum(float(chunk.sum(dtype=np.float64)) for chunk in chunks) / count
+    squares = sum(float(np.square(chunk - mean).sum()) for chunk in chunks)
     return Summary(
-        int(samples.size),
-        float(samples.min()),
-        float(samples.max()),
-        float(samples.mean()),
-        float(samples.std()),
+        count,
+        float(min(int(chunk.min()) for chunk in chunks)),
+        float(max(int(chunk.max()) for chunk in chunks)),
+        mean,
+        math.sqrt(squares / count),
         *values,
     )
+
+
+def _exact_percentiles(counts: Counts, chunks: list[npt.NDArray[Any]],
+                       ranks: Counts) -> list[float]:
+    cumulative = np.cumsum(counts)
+    buckets = np.searchsorted(cumulative, ranks, side="left")
+    wanted = np.unique(buckets)
+    members: dict[int, list[npt.NDArray[Any]]] = {int(b): [] for b in wanted}
+    for chunk in chunks:
+        indexes = CANONICAL.index_of(chunk.astype(np.int64, copy=False))
+        for bucket in members:
+            members[bucket].append(chunk[indexes == bucket])
+    values = []
+    for rank, bucket in zip(ranks, buckets, strict=True):
+        inside = np.concatenate(members[int(bucket)])
+        before = int(cumulative[bucket]) - int(counts[bucket])
+        k = int(rank) - before - 1  # the rank's place among the bucket's own samples
+        values.append(float(np.partition(inside, k)[k]))
+    return values
+
+
+def _chunks(values: npt.NDArray[Any], size: int = 1 << 20) -> list[npt.NDArray[Any]]:
+    return [values[start:start + size] for start in range(0, values.size, size)]
 
 
 def _decode_hdr(encoded: str, path: str) -> tuple[Layout, Counts]:

@@ -19,6 +19,7 @@ from latlab.analysis import service as analysis
 from latlab.jobs import confirmation
 from latlab.models import Job, Project, Run
 from latlab.runs import service as run_service
+from latlab.runs.keys import label_key
 from latlab.suites import service as suite_service
 from latlab_contract.result import RunCreate
 
@@ -39,10 +40,9 @@ def ingest(session: Session, project: Project, body: RunCreate, *, request_hash:
     """Stores a `latlab.result/v1` document and judges it; a replay is not judged again."""
     submission = run_service.submit(
         session, project, body, request_hash=request_hash, idempotency_key=idempotency_key,
-        job_id=None if job is None else job.id)
+        job_id=None if job is None else job.id,
+        confirms_run_id=None if job is None else job.confirms_run_id)
     if not submission.replayed:
-        if job is not None:
-            submission.run.confirms_run_id = job.confirms_run_id
         judge(session, submission.run)
     return submission
 
@@ -115,4 +115,4 @@ def _settle(session: Session, check: Run) -> Judgement:
 
 
 def _key(labels: dict[str, Any]) -> str:
-    return run_service.label_key({k: v for k, v in labels.items() if k != VARIANT})
+    return label_key({k: v for k, v in labels.items() if k != VARIANT})

@@ -4,7 +4,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Header, Query, Response, status
 
 from latlab.analysis.stats import MIN_TAIL_SAMPLES
-from latlab.auth.dependencies import Reader, RunWriter
+from latlab.auth.dependencies import Admin, Reader, RunWriter
 from latlab.core.db import DbSession
 from latlab.core.errors import Conflict
 from latlab.core.openapi import documented
@@ -12,13 +12,14 @@ from latlab.core.params import Id, Limit, Offset
 from latlab.core.routing import ApiRoute
 from latlab.core.schemas import Moment
 from latlab.core.settings import get_settings
-from latlab.core.validation import parse_body
-from latlab.models import Run
+from latlab.models import Project, Run
 from latlab.projects import service as projects
 from latlab.runs import metrics, service
 from latlab.runs.dependencies import RawBody, RunFromPath
 from latlab.runs.ingest import ingest
 from latlab.runs.schemas import (
+    RetentionRead,
+    RetentionUpdate,
     RunCreated,
     RunPage,
     RunRead,
@@ -30,7 +31,6 @@ from latlab.runs.schemas import (
     TrialRead,
     VocabularyRead,
 )
-from latlab_contract.result import RunCreate
 
 router = APIRouter(tags=["runs"], route_class=ApiRoute)
 
@@ -63,7 +63,7 @@ def submit_run(
     """Submit a `latlab.result/v1` result to the caller's project; answers 201 with the run
     id (200 on a replay)."""
     target = projects.writable(principal.project)
-    body = parse_body(RunCreate, raw)
+    body = service.parse_result(raw)
     submission = ingest(
         session, target, body, request_hash=hashlib.sha256(raw).hexdigest(),
         idempotency_key=idempotency_key,
@@ -102,10 +102,10 @@ def list_runs(
         project_id=principal.project_id, suite=suite, scenario=scenario, branch=branch,
         commit=commit, host=host, source=source, since=since, until=until,
     )
-    rows, total = service.list_runs(session, filters, limit, offset)
+    rows, total, more = service.list_runs(session, filters, limit, offset)
     return RunPage(
-        items=[_summary(run, slug, series, trials) for run, slug, series, trials in rows],
-        total=total, limit=limit, offset=offset,
+        items=[_summary(run, slug) for run, slug in rows],
+        total=total, total_capped=more, limit=limit, offset=offset,
     )
 
 
@@ -129,7 +129,7 @@ def get_run(run: RunFromPath, session: DbSession) -> RunRead:
         )
         for s in run.series
     ]
-    base = _summary(run, run.project.slug, len(series), sum(len(s.trials) for s in series))
+    base = _summary(run, run.project.slug)
     return RunRead(
         **base.model_dump(), params=run.params, host_tags=run.host_tags,
         host_fingerprint=run.host_fingerprint, job_id=run.job_id,
@@ -157,6 +157,27 @@ def vocabulary(principal: Reader) -> VocabularyRead:
                           min_tail_samples=MIN_TAIL_SAMPLES)
 
 
+@router.get("/retention")
+def get_retention(principal: Reader) -> RetentionRead:
+    """How long the project keeps trials' intervals and histograms (summaries stay)."""
+    return _retention(principal.project)
+
+
+@router.put("/retention")
+def put_retention(body: RetentionUpdate, admin: Admin) -> RetentionRead:
+    """Change the current project's retention (admins); beat applies it in small batches."""
+    target = admin.project
+    target.intervals_retention_days = body.intervals_retention_days
+    target.histograms_retention_days = body.histograms_retention_days
+    return _retention(target)
+
+
+def _retention(project: Project) -> RetentionRead:
+    return RetentionRead(project=project.slug,
+                         intervals_retention_days=project.intervals_retention_days,
+                         histograms_retention_days=project.histograms_retention_days)
+
+
 _SUMMARY_KEYS = ("count", "min", "max", "mean", "stddev", "p50", "p90", "p95", "p99", "p999",
                  "p9999")
 
@@ -165,14 +186,15 @@ def run_url(run_id: int) -> str:
     return f"{get_settings().public_url.rstrip('/')}/runs/{run_id}"
 
 
-def _summary(run: Run, project: str, series_count: int, trial_count: int) -> RunSummary:
+def _summary(run: Run, project: str) -> RunSummary:
     return RunSummary(
         id=run.id, project=project, suite=run.suite, scenario=run.scenario,
         host_name=run.host_name,
         source=SourceRead(kind=run.source_kind, commit=run.commit, branch=run.branch,
                           build_url=run.build_url, pull_request=run.pull_request),
         started_at=run.started_at, finished_at=run.finished_at, created_at=run.created_at,
-        series_count=series_count, trial_count=trial_count, verdict=run.verdict,
+        series_count=run.series_count, trial_count=run.trial_count, verdict=run.verdict,
         baseline_run_id=run.baseline_run_id, confirmation=run.confirmation,
-        confirms_run_id=run.confirms_run_id,
+        confirms_run_id=run.confirms_run_id, intervals_retired_at=run.intervals_retired_at,
+        histograms_retired_at=run.histograms_retired_at,
     )

@@ -1,7 +1,7 @@
 """The run reads; the result contract itself (`RunCreate`) is `latlab_contract.result`."""
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
@@ -68,11 +68,16 @@ class RunSummary(ReadSchema):
         "(the run fails and alerts), unconfirmed (no one is alerted)")
     confirms_run_id: int | None = Field(
         description="This run measured again the suspected regression of that run")
+    intervals_retired_at: datetime | None = Field(
+        description="When retention removed the trials' intervals (summaries stay)")
+    histograms_retired_at: datetime | None = Field(
+        description="When retention removed the trials' histograms (summaries stay)")
 
 
 class RunPage(Schema):
     items: list[RunSummary]
-    total: int
+    total: int = Field(description="Matching runs, counted up to 10,000")
+    total_capped: bool = Field(description="True when more than `total` runs match")
     limit: int
     offset: int
 
@@ -140,3 +145,20 @@ class VocabularyRead(Schema):
     time_units: dict[str, float] = Field(description="Time units as multiples of a ns")
     min_tail_samples: int = Field(description="Samples a tail percentile needs beyond it to "
                                   "be trusted")
+
+
+RetentionDays = Annotated[int, Field(strict=True, ge=1, le=36_500)] | None
+
+
+class RetentionRead(Schema):
+    project: str
+    intervals_retention_days: int | None = Field(
+        description="Days a trial keeps its latency-over-time intervals; null: forever")
+    histograms_retention_days: int | None = Field(
+        description="Days a trial keeps its histogram; null: forever. Summaries and daily "
+                    "rollups are kept forever")
+
+
+class RetentionUpdate(Schema):
+    intervals_retention_days: RetentionDays
+    histograms_retention_days: RetentionDays

@@ -1,12 +1,12 @@
 """The one ingest path (CI submissions and runner outcomes) and the run queries."""
 
-import json
 import statistics
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 from sqlalchemy import Select, func, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import IntegrityError
@@ -14,10 +14,13 @@ from sqlalchemy.orm import Session, selectinload
 
 from latlab.analysis.stats import tail_reliable
 from latlab.core.clock import get_clock
-from latlab.core.errors import Conflict, NotFound
-from latlab.models import Host, Project, Run, Series, Trial
+from latlab.core.errors import Conflict, Gone, NotFound
+from latlab.core.validation import parse_body, strict_json
+from latlab.models import Host, Project, Run, Series
+from latlab.runs import keys, samples, store
 from latlab.runs import metrics as metric_registry
 from latlab.runs.histogram import SUMMARY_PERCENTILES, Histogram, Summary
+from latlab.runs.keys import label_key
 from latlab.suites import service as suite_service
 from latlab_contract.result import Latency, RunCreate, SeriesIn
 
@@ -58,8 +61,10 @@ def submit(
     request_hash: str,
     idempotency_key: str | None = None,
     job_id: int | None = None,
+    confirms_run_id: int | None = None,
 ) -> Submission:
-    """Stores a `latlab.result/v1` document; a retried submission returns the first run."""
+    """Stores a `latlab.result/v1` document; a retried submission returns the first run.
+    Series and trials go in with COPY (`runs.store`)."""
     if idempotency_key is not None:
         earlier = _find_by_key(session, project.id, idempotency_key)
         if earlier is not None:
@@ -92,6 +97,9 @@ def submit(
         request_hash=request_hash,
         sweep=None if body.sweep is None else body.sweep.model_dump(),
         metric_info={name: spec.model_dump() for name, spec in body.metric_info.items()},
+        confirms_run_id=confirms_run_id,
+        series_count=len(body.series),
+        trial_count=sum(len(item.trials) for item in body.series),
     )
     try:
         with session.begin_nested():
@@ -103,36 +111,59 @@ def submit(
         if earlier is None:
             raise
         return _replay(earlier, request_hash)
-    for item, item_trials in zip(body.series, trials, strict=True):
-        session.add(_series(run.id, item, item_trials))
-    session.flush()
+    series_ids = store.reserve_ids(session, "series", len(body.series))
+    store.copy_rows(session, "series", store.SERIES_COLUMNS, (
+        _series(run, series_id, item, item_trials)
+        for series_id, item, item_trials in zip(series_ids, body.series, trials, strict=True)))
+    trial_ids = iter(store.reserve_ids(session, "trial", run.trial_count))
+    store.copy_rows(session, "trial", store.TRIAL_COLUMNS, (
+        _trial(next(trial_ids), run, series_id, index, data)
+        for series_id, item_trials in zip(series_ids, trials, strict=True)
+        for index, data in enumerate(item_trials)))
     return Submission(run, replayed=False)
+
+
+# The runs list counts matching runs up to this many: a count over a year of history would
+# cost more than the page itself.
+COUNT_LIMIT = 10_000
+
+
+def parse_result(raw: bytes | bytearray) -> RunCreate:
+    """A submission's body as the result contract, its raw samples read straight into arrays
+    (`runs.samples`); a document the fast path cannot take is validated as it is, so every
+    problem is named by its path."""
+    fast = samples.extract(raw)
+    if fast is not None:
+        document, arrays = fast
+        strict_json(document)  # small now: the arrays are out
+        try:
+            body = RunCreate.model_validate_json(document)
+        except ValidationError:
+            body = None
+        if body is not None and samples.restore(body, arrays):
+            return body
+    return parse_body(RunCreate, raw)
 
 
 def list_runs(
     session: Session, filters: RunFilters, limit: int, offset: int
-) -> tuple[list[tuple[Run, str, int, int]], int]:
+) -> tuple[list[tuple[Run, str]], int, bool]:
+    """A page of runs, newest first, and how many match (counted up to `COUNT_LIMIT`; the
+    flag says there are more)."""
     query = _filtered(select(Run), filters)
-    total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
-    series_count = (
-        select(func.count()).where(Series.run_id == Run.id).correlate(Run).scalar_subquery()
-    )
-    trial_count = (
-        select(func.count())
-        .select_from(Trial)
-        .join(Series, Series.id == Trial.series_id)
-        .where(Series.run_id == Run.id)
-        .correlate(Run)
-        .scalar_subquery()
-    )
+    # Newest first, as the page: the count walks the same index and stops at the limit.
+    counted = session.scalar(select(func.count()).select_from(
+        query.with_only_columns(Run.id).order_by(Run.started_at.desc())
+        .limit(COUNT_LIMIT + 1).subquery())) or 0
     rows = session.execute(
-        query.add_columns(Project.slug, series_count, trial_count)
+        query.add_columns(Project.slug)
         .join(Project, Project.id == Run.project_id)
         .order_by(Run.started_at.desc(), Run.id.desc())
         .limit(limit)
         .offset(offset)
     ).all()
-    return [(row[0], row[1], row[2], row[3]) for row in rows], total
+    return ([(row[0], row[1]) for row in rows], min(counted, COUNT_LIMIT),
+            counted > COUNT_LIMIT)
 
 
 def get_run(session: Session, run_id: int, project_id: int) -> Run:
@@ -161,7 +192,11 @@ def get_series(session: Session, run: Run, series_id: int) -> Series:
 
 
 def spectrum(series: Series) -> tuple[list[dict[str, float]], list[dict[str, float]] | None]:
-    corrected = Histogram.merge([Histogram.from_blob(t.histogram) for t in series.trials])
+    kept = [t.histogram for t in series.trials if t.histogram is not None]
+    if len(kept) < len(series.trials):
+        raise Gone(f"the histograms of series {series.id} were retired by the project's "
+                   f"retention; its summaries remain")
+    corrected = Histogram.merge([Histogram.from_blob(blob) for blob in kept])
     blobs = [t.histogram_uncorrected for t in series.trials]
     uncorrected = (
         Histogram.merge([Histogram.from_blob(b) for b in blobs if b is not None])
@@ -216,35 +251,39 @@ def _trial_data(trial: Any, path: str) -> _TrialData:
 
 
 def _histogram(latency: Latency, path: str) -> Histogram:
-    if latency.samples_ns is not None:
-        return Histogram.from_samples(
-            np.asarray(latency.samples_ns, dtype=np.int64), f"{path}.samples_ns"
-        )
+    raw: Any = latency.samples_ns
+    if isinstance(raw, samples.Chunked):  # read straight from the request's bytes
+        return Histogram.from_chunks(raw.chunks, f"{path}.samples_ns")
+    if raw is not None:
+        return Histogram.from_samples(np.asarray(raw, dtype=np.int64), f"{path}.samples_ns")
     assert latency.hdr is not None
     return Histogram.from_hdr(latency.hdr, f"{path}.hdr")
 
 
-def _series(run_id: int, item: SeriesIn, trials: list[_TrialData]) -> Series:
+def _series(run: Run, series_id: int, item: SeriesIn,
+            trials: list[_TrialData]) -> dict[str, Any]:
     merged = Histogram.merge([t.histogram for t in trials])
     uncorrected = [t.uncorrected for t in trials if t.uncorrected is not None]
     merged_uncorrected = (
         Histogram.merge(uncorrected) if len(uncorrected) == len(trials) else None
     )
     names = {name for t in trials for name in t.metrics}
-    return Series(
-        run_id=run_id,
-        labels=item.labels,
-        label_key=label_key(item.labels),
-        summary=_merged_summary(trials, merged),
-        summary_uncorrected=None
-        if merged_uncorrected is None
+    labels = label_key(item.labels)
+    return {
+        "id": series_id, "run_id": run.id, "labels": item.labels, "label_key": labels,
+        "summary": _merged_summary(trials, merged),
+        "summary_uncorrected": None if merged_uncorrected is None
         else merged_uncorrected.summary().as_dict(),
-        metrics={
+        "metrics": {
             name: statistics.median(t.metrics[name] for t in trials if name in t.metrics)
             for name in sorted(names)
         },
-        trials=[_trial(index, data) for index, data in enumerate(trials)],
-    )
+        # A confirmation run's series belong to no history.
+        "history": None if run.confirms_run_id is not None
+        else keys.history(run.project_id, run.suite, run.scenario, labels),
+        "params_key": keys.params_key(run.params), "started_at": run.started_at,
+        "branch": run.branch, "host_name": run.host_name,
+    }
 
 
 def _merged_summary(trials: list[_TrialData], merged: Histogram) -> dict[str, Any]:
@@ -253,25 +292,20 @@ def _merged_summary(trials: list[_TrialData], merged: Histogram) -> dict[str, An
     return merged.summary().as_dict()
 
 
-def _trial(index: int, data: _TrialData) -> Trial:
+def _trial(trial_id: int, run: Run, series_id: int, index: int,
+           data: _TrialData) -> dict[str, Any]:
     summary: Summary = data.histogram.summary()
-    return Trial(
-        index=index,
-        histogram=data.histogram.to_blob(),
-        histogram_uncorrected=None if data.uncorrected is None else data.uncorrected.to_blob(),
-        exact=data.histogram.samples is not None,
-        summary_uncorrected=None
-        if data.uncorrected is None
+    return {
+        "id": trial_id, "started_at": run.started_at, "series_id": series_id, "index": index,
+        "histogram": data.histogram.to_blob(),
+        "histogram_uncorrected": None if data.uncorrected is None
+        else data.uncorrected.to_blob(),
+        "exact": data.histogram.samples is not None,
+        "summary_uncorrected": None if data.uncorrected is None
         else data.uncorrected.summary().as_dict(),
-        metrics=data.metrics,
-        intervals=data.intervals,
-        tuning=data.tuning,
+        "metrics": data.metrics, "intervals": data.intervals, "tuning": data.tuning,
         **summary.as_dict(),
-    )
-
-
-def label_key(labels: dict[str, str]) -> str:
-    return json.dumps(labels, sort_keys=True, separators=(",", ":"))
+    }
 
 
 def _upsert_host(session: Session, body: RunCreate) -> Host:

@@ -26,6 +26,7 @@ export const keys = {
     spectrum: (runId: number, seriesId: number) =>
       [...keys.runs.detail(runId), "spectrum", seriesId] as const,
     vocabulary: () => [...keys.runs.all, "vocabulary"] as const,
+    retention: () => [...keys.runs.all, "retention"] as const,
   },
   analysis: {
     all: ["analysis"] as const,

@@ -1,8 +1,22 @@
-import { keepPreviousData, useQueries, useQuery, type UseQueryResult } from "@tanstack/react-query";
+import {
+  keepPreviousData,
+  useMutation,
+  useQueries,
+  useQuery,
+  useQueryClient,
+  type UseQueryResult,
+} from "@tanstack/react-query";
 
 import { api, unwrap } from "./client";
 import { keys } from "./keys";
-import type { RunListQuery, RunPage, RunRead, RunSummary, Spectrum } from "./types";
+import type {
+  RetentionUpdate,
+  RunListQuery,
+  RunPage,
+  RunRead,
+  RunSummary,
+  Spectrum,
+} from "./types";
 
 export function useRuns(query: RunListQuery) {
   return useQuery({
@@ -29,6 +43,21 @@ export function useVocabulary(enabled = true) {
     queryKey: keys.runs.vocabulary(),
     queryFn: ({ signal }) => unwrap(api.GET("/api/v1/vocabulary", { signal })),
     staleTime: Infinity,
+  });
+}
+
+export function useRetention() {
+  return useQuery({
+    queryKey: keys.runs.retention(),
+    queryFn: ({ signal }) => unwrap(api.GET("/api/v1/retention", { signal })),
+  });
+}
+
+export function useUpdateRetention() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: RetentionUpdate) => unwrap(api.PUT("/api/v1/retention", { body })),
+    onSuccess: (data) => client.setQueryData(keys.runs.retention(), data),
   });
 }
 

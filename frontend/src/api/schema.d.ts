@@ -309,6 +309,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Retention
+         * @description How long the project keeps trials' intervals and histograms (summaries stay).
+         */
+        get: operations["get_retention_api_v1_retention_get"];
+        /**
+         * Put Retention
+         * @description Change the current project's retention (admins); beat applies it in small batches.
+         */
+        put: operations["put_retention_api_v1_retention_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/hosts": {
         parameters: {
             query?: never;
@@ -906,7 +930,12 @@ export interface components {
             /** Index */
             index: number;
             /** Run Id */
-            run_id: number;
+            run_id: number | null;
+            /**
+             * Started At
+             * Format: date-time
+             */
+            started_at: string;
             /** Before */
             before: number;
             /** After */
@@ -934,7 +963,7 @@ export interface components {
             kind: "slack" | "webhook";
             /**
              * Url
-             * @description Loopback, private and link-local addresses are refused unless an admin allows them for the project
+             * @description Printable ASCII (an international host name in its xn-- form); loopback, private and link-local addresses are refused unless an admin allows them for the project
              */
             url: string;
         };
@@ -1438,6 +1467,28 @@ export interface components {
              */
             archived?: boolean | null;
         };
+        /** RetentionRead */
+        RetentionRead: {
+            /** Project */
+            project: string;
+            /**
+             * Intervals Retention Days
+             * @description Days a trial keeps its latency-over-time intervals; null: forever
+             */
+            intervals_retention_days: number | null;
+            /**
+             * Histograms Retention Days
+             * @description Days a trial keeps its histogram; null: forever. Summaries and daily rollups are kept forever
+             */
+            histograms_retention_days: number | null;
+        };
+        /** RetentionUpdate */
+        RetentionUpdate: {
+            /** Intervals Retention Days */
+            intervals_retention_days: number | null;
+            /** Histograms Retention Days */
+            histograms_retention_days: number | null;
+        };
         /**
          * Role
          * @enum {string}
@@ -1473,8 +1524,16 @@ export interface components {
         RunPage: {
             /** Items */
             items: components["schemas"]["RunSummary"][];
-            /** Total */
+            /**
+             * Total
+             * @description Matching runs, counted up to 10,000
+             */
             total: number;
+            /**
+             * Total Capped
+             * @description True when more than `total` runs match
+             */
+            total_capped: boolean;
             /** Limit */
             limit: number;
             /** Offset */
@@ -1523,6 +1582,16 @@ export interface components {
              * @description This run measured again the suspected regression of that run
              */
             confirms_run_id: number | null;
+            /**
+             * Intervals Retired At
+             * @description When retention removed the trials' intervals (summaries stay)
+             */
+            intervals_retired_at: string | null;
+            /**
+             * Histograms Retired At
+             * @description When retention removed the trials' histograms (summaries stay)
+             */
+            histograms_retired_at: string | null;
             /** Params */
             params: {
                 [key: string]: unknown;
@@ -1612,6 +1681,16 @@ export interface components {
              * @description This run measured again the suspected regression of that run
              */
             confirms_run_id: number | null;
+            /**
+             * Intervals Retired At
+             * @description When retention removed the trials' intervals (summaries stay)
+             */
+            intervals_retired_at: string | null;
+            /**
+             * Histograms Retired At
+             * @description When retention removed the trials' histograms (summaries stay)
+             */
+            histograms_retired_at: string | null;
         };
         /** ScenarioSpec */
         ScenarioSpec: {
@@ -2129,8 +2208,17 @@ export interface components {
         };
         /** TrendPoint */
         TrendPoint: {
-            /** Run Id */
-            run_id: number;
+            /**
+             * Run Id
+             * @description None for a day read from the rollups
+             */
+            run_id: number | null;
+            /**
+             * Runs
+             * @description Runs the value stands for (a day's rollup: its median)
+             * @default 1
+             */
+            runs: number;
             /**
              * Started At
              * Format: date-time
@@ -2160,6 +2248,12 @@ export interface components {
             params: {
                 [key: string]: unknown;
             };
+            /**
+             * Resolution
+             * @description run: a point per run; day: a point per day from the daily rollups (the range held more runs than the limit)
+             * @enum {string}
+             */
+            resolution: "run" | "day";
             /** Unit */
             unit: string;
             /** Direction */
@@ -3723,6 +3817,115 @@ export interface operations {
             };
         };
     };
+    get_retention_api_v1_retention_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetentionRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    put_retention_api_v1_retention_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RetentionUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetentionRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
     list_hosts_api_v1_hosts_get: {
         parameters: {
             query?: never;
@@ -4381,6 +4584,8 @@ export interface operations {
                 limit?: number;
                 /** @description The runs' params as JSON; by default those of the newest run, so a history never mixes params (other params are another history) */
                 params?: string | null;
+                /** @description From this moment on (ISO 8601); a range with more runs than `limit` is read from the daily rollups, one point a day */
+                since?: string | null;
             };
             header?: never;
             path?: never;

@@ -32,6 +32,10 @@ export type Spectrum = Json<
 >;
 export type MetricInfo = RunRead["metric_info"][string];
 export type Sweep = NonNullable<RunRead["sweep"]>;
+export type RetentionRead = Json<paths["/api/v1/retention"]["get"]["responses"][200]>;
+export type RetentionUpdate = NonNullable<
+  paths["/api/v1/retention"]["put"]["requestBody"]
+>["content"]["application/json"];
 export type TrialRead = SeriesRead["trials"][number];
 export type VerdictReason = RunRead["verdict_reasons"][number];
 export type RunVerdict = NonNullable<RunSummary["verdict"]>;

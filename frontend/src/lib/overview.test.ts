@@ -21,6 +21,8 @@ function run(id: number, suite: string, verdict: RunSummary["verdict"] = null): 
     baseline_run_id: null,
     confirmation: null,
     confirms_run_id: null,
+    intervals_retired_at: null,
+    histograms_retired_at: null,
   };
 }
 

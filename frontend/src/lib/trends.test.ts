@@ -20,6 +20,7 @@ const points: TrendPoint[] = [
     commit: "aaaa111",
     branch: "main",
     host_name: "lab-07",
+    runs: 1,
   },
   {
     run_id: 2,
@@ -28,6 +29,7 @@ const points: TrendPoint[] = [
     commit: "bbbb222",
     branch: "main",
     host_name: "lab-07",
+    runs: 1,
   },
   {
     run_id: 5,
@@ -36,6 +38,7 @@ const points: TrendPoint[] = [
     commit: null,
     branch: null,
     host_name: null,
+    runs: 1,
   },
 ];
 
@@ -78,8 +81,24 @@ describe("trendRows", () => {
 describe("changeMarkers", () => {
   it("marks the first run after the change with the size of the change", () => {
     const markers = changeMarkers(points, [
-      { index: 2, run_id: 5, before: 505_000, after: 650_000, delta_pct: 28.7, p_value: 0.01 },
-      { index: 9, run_id: 9, before: 1, after: 2, delta_pct: null, p_value: 0.01 },
+      {
+        index: 2,
+        run_id: 5,
+        started_at: "2026-11-22T10:00:00Z",
+        before: 505_000,
+        after: 650_000,
+        delta_pct: 28.7,
+        p_value: 0.01,
+      },
+      {
+        index: 9,
+        run_id: 9,
+        started_at: "2026-11-23T10:00:00Z",
+        before: 1,
+        after: 2,
+        delta_pct: null,
+        p_value: 0.01,
+      },
     ]);
     expect(markers).toEqual([
       {

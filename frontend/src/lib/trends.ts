@@ -9,10 +9,11 @@ import { formatLabels } from "./format";
 import { formatDeltaPct, nanosecondsPer } from "./units";
 
 export interface TrendRow {
-  /** Milliseconds since the epoch: the run's start. */
+  /** Milliseconds since the epoch: the run's start (or the day's, from the rollups). */
   t: number;
   value: number;
-  runId: number;
+  /** null for a day of rollups, which stands for several runs. */
+  runId: number | null;
   commit: string | null;
   branch: string | null;
   host: string | null;
@@ -21,7 +22,7 @@ export interface TrendRow {
 export interface ChangeMarker {
   t: number;
   value: number;
-  runId: number;
+  runId: number | null;
   before: number;
   after: number;
   label: string;
@@ -134,10 +135,10 @@ export function seriesName(labels: Record<string, string>): string {
   return formatLabels(labels);
 }
 
-/** A chart row: one run, and each series' value in it. */
+/** A chart row: one run (or one day of rollups), and each series' value in it. */
 export interface MergedTrendRow {
   t: number;
-  runId: number;
+  runId: number | null;
   values: Record<string, number>;
 }
 
@@ -146,18 +147,20 @@ export interface MergedTrendRow {
  * start time), oldest first, so the chart has one x axis and one tooltip.
  */
 export function mergeTrendRows(trends: { key: string; points: TrendPoint[] }[]): MergedTrendRow[] {
-  const rows = new Map<number, MergedTrendRow>();
+  const rows = new Map<string, MergedTrendRow>();
   for (const trend of trends) {
     for (const row of trendRows(trend.points)) {
-      let merged = rows.get(row.runId);
+      // A run's series share its row; days of rollups share the day's.
+      const key = row.runId === null ? `day:${String(row.t)}` : `run:${String(row.runId)}`;
+      let merged = rows.get(key);
       if (merged === undefined) {
         merged = { t: row.t, runId: row.runId, values: {} };
-        rows.set(row.runId, merged);
+        rows.set(key, merged);
       }
       merged.values[trend.key] = row.value;
     }
   }
-  return [...rows.values()].sort((a, b) => a.t - b.t || a.runId - b.runId);
+  return [...rows.values()].sort((a, b) => a.t - b.t || (a.runId ?? 0) - (b.runId ?? 0));
 }
 
 export interface SeriesChoice {

@@ -89,6 +89,13 @@ function RunBody({ run }: { run: RunRead }) {
         </div>
       </header>
       <RunMeta run={run} />
+      {(run.histograms_retired_at ?? run.intervals_retired_at) && (
+        <p className="warning" role="note">
+          {run.histograms_retired_at
+            ? "Retention retired this run's histograms and intervals: its summaries remain, its percentile spectrum and latency over time do not."
+            : "Retention retired this run's intervals: its summaries and histograms remain, its latency over time does not."}
+        </p>
+      )}
 
       <h2>CI verdict</h2>
       {run.verdict_reasons.length > 0 ? (

@@ -112,6 +112,7 @@ export function RunsPage() {
           </div>
           <Pagination
             total={runs.data.total}
+            capped={runs.data.total_capped}
             limit={runs.data.limit}
             offset={runs.data.offset}
             onOffsetChange={setOffset}

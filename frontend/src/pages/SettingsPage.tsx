@@ -7,6 +7,7 @@ import { errorMessage } from "../api/client";
 import { ErrorState, Loading } from "../components/common/Status";
 import { Channels } from "../components/settings/Channels";
 import { Projects, ProjectSettings } from "../components/settings/Projects";
+import { Retention } from "../components/settings/Retention";
 import { SlaRules } from "../components/settings/SlaRules";
 import { Tokens } from "../components/settings/Tokens";
 import { Users } from "../components/settings/Users";
@@ -35,6 +36,7 @@ export function SettingsPage() {
         <a href="#sla-rules">SLA rules</a>
         <a href="#channels">Slack channels</a>
         <a href="#tokens">API tokens</a>
+        <a href="#retention">Retention</a>
         {isAdmin && <a href="#projects">All projects</a>}
         {isAdmin && <a href="#users">Users and roles</a>}
       </nav>
@@ -59,6 +61,9 @@ export function SettingsPage() {
 
       <h2 id="tokens">API tokens</h2>
       <Tokens canWrite={canWrite} />
+
+      <h2 id="retention">Retention</h2>
+      <Retention isAdmin={isAdmin} />
 
       {isAdmin && (
         <>

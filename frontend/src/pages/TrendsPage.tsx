@@ -81,7 +81,7 @@ function TrendFilters({
     event.preventDefault();
     const data = new FormData(event.currentTarget);
     const values: Record<string, string> = {};
-    for (const name of ["suite", "scenario", "branch", "host"])
+    for (const name of ["suite", "scenario", "branch", "host", "days"])
       values[name] = String(data.get(name) ?? "").trim();
     onApply(values);
   }
@@ -123,6 +123,14 @@ function TrendFilters({
       <label className="filter">
         <span>Host</span>
         <input name="host" defaultValue={search.get("host") ?? ""} placeholder="any" size={10} />
+      </label>
+      <label className="filter">
+        <span>Range</span>
+        <select name="days" defaultValue={search.get("days") ?? ""}>
+          <option value="">latest runs</option>
+          <option value="90">last 90 days</option>
+          <option value="365">last year</option>
+        </select>
       </label>
       <div className="filter-actions">
         <button type="submit" className="button button-primary">
@@ -252,6 +260,7 @@ function TrendView({
           series={selected}
           branch={search.get("branch")}
           host={search.get("host")}
+          days={search.get("days")}
         />
       )}
     </>
@@ -265,6 +274,7 @@ function TrendPanel({
   series,
   branch,
   host,
+  days,
 }: {
   suite: string;
   scenario: string;
@@ -272,6 +282,7 @@ function TrendPanel({
   series: SeriesChoice[];
   branch: string | null;
   host: string | null;
+  days: string | null;
 }) {
   const navigate = useNavigate();
   const queries = useMemo(
@@ -283,8 +294,9 @@ function TrendPanel({
         labels: item.key,
         ...(branch ? { branch } : {}),
         ...(host ? { host } : {}),
+        ...(days ? { since: sinceDays(Number(days)) } : {}),
       })),
-    [series, suite, scenario, metric, branch, host],
+    [series, suite, scenario, metric, branch, host, days],
   );
   const trends = useTrends(queries);
   const rules = useRules();
@@ -334,8 +346,15 @@ function TrendPanel({
   const format = (value: number) => formatValue(value, unit);
   const changes = chart.lines.flatMap((line) => line.changes.map((change) => ({ line, change })));
 
+  const daily = loaded.some((trend) => trend.resolution === "day");
   return (
     <>
+      {daily && (
+        <p className="warning" role="note">
+          This range holds more runs than a chart shows: each point is a day&apos;s median from
+          the daily rollups (hover for the day), not a run.
+        </p>
+      )}
       <p className="muted small">
         {metric} in {unit || "no unit"}, {DIRECTION_TEXT[direction] ?? direction}. Circles and
         dashed verticals mark change points;{" "}
@@ -421,4 +440,12 @@ function TrendPanel({
       </details>
     </>
   );
+}
+
+/** The start of a range of `days` days back, at midnight UTC (stable within a day, so the
+ * query key does not change on every render). */
+function sinceDays(days: number): string {
+  const today = new Date();
+  today.setUTCHours(0, 0, 0, 0);
+  return new Date(today.getTime() - days * 86_400_000).toISOString();
 }

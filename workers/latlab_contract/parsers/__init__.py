@@ -41,9 +41,9 @@ Parser = Callable[[str, ParseContext], Parsed]
 
 def registry() -> dict[str, Parser]:
     """The built-in parsers, by name."""
-    from latlab_contract.parsers import latlab_json
+    from latlab_contract.parsers import ab, latlab_json
 
-    return {"latlab-json": latlab_json.parse}
+    return {"latlab-json": latlab_json.parse, "ab": ab.parse}
 
 
 def get_parser(name: str) -> Parser:

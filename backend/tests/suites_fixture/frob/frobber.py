@@ -3,20 +3,24 @@ its rate, every round trip in ns, and how many other frobnicators were running m
 (the runner must start only the one a series needs)."""
 
 import argparse
+import os
 import socket
 import time
 from pathlib import Path
 
 
 def frobnicators() -> list[int]:
+    """The frobnicators started by this job's runner (this program's parent), so other
+    jobs on the machine do not count."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 argv = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
                 continue
-            if any(part.endswith(b"frobnicator.py") for part in argv):
+            if parent == os.getppid() and any(p.endswith(b"frobnicator.py") for p in argv):
                 found.append(int(entry.name))
     return found
 

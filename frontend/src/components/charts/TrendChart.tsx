@@ -60,7 +60,8 @@ export function TrendChart({
             labelFormatter={(t, payload) => {
               const row = payload[0]?.payload as MergedTrendRow | undefined;
               const when = typeof t === "number" ? formatTick(t, true) : String(t);
-              return row ? `run #${String(row.runId)} · ${when}` : when;
+              if (!row) return when;
+              return row.runId === null ? `day of ${when}` : `run #${String(row.runId)} · ${when}`;
             }}
             formatter={(value) => (typeof value === "number" ? format(value) : String(value))}
           />
@@ -112,7 +113,7 @@ export function TrendChart({
                     fill="#fff"
                     stroke={colour(line.seriesIndex)}
                     strokeWidth={2}
-                    onClick={() => onOpenRun(row.runId)}
+                    onClick={() => row.runId !== null && onOpenRun(row.runId)}
                   />
                 );
               }}
@@ -123,7 +124,10 @@ export function TrendChart({
                   cy={props.cy}
                   r={6}
                   fill={colour(line.seriesIndex)}
-                  onClick={() => onOpenRun((props.payload as MergedTrendRow).runId)}
+                  onClick={() => {
+                    const runId = (props.payload as MergedTrendRow).runId;
+                    if (runId !== null) onOpenRun(runId);
+                  }}
                 />
               )}
             />

@@ -1,12 +1,15 @@
 import { formatCount } from "../../lib/units";
 
+/** Pages of a list; `capped` when the API counted only up to `total` and there are more. */
 export function Pagination({
   total,
+  capped = false,
   limit,
   offset,
   onOffsetChange,
 }: {
   total: number;
+  capped?: boolean;
   limit: number;
   offset: number;
   onOffsetChange: (offset: number) => void;
@@ -17,6 +20,7 @@ export function Pagination({
     <nav className="pagination" aria-label="Pagination">
       <span>
         {formatCount(first)}–{formatCount(last)} of {formatCount(total)}
+        {capped ? "+" : ""}
       </span>
       <button
         type="button"
@@ -29,7 +33,7 @@ export function Pagination({
       <button
         type="button"
         className="button"
-        disabled={offset + limit >= total}
+        disabled={offset + limit >= total && !capped}
         onClick={() => onOffsetChange(offset + limit)}
       >
         Next

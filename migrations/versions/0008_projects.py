@@ -3,8 +3,8 @@ admin's choice to let channels reach private addresses.
 
 Every existing user becomes a member of every existing project, so nobody loses access.
 
-Revision ID: 0007
-Revises: 0006
+Revision ID: 0008
+Revises: 0007
 """
 
 from collections.abc import Sequence
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = '0007'
-down_revision: str | None = '0006'
+revision: str = '0008'
+down_revision: str | None = '0007'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

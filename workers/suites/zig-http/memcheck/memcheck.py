@@ -1,0 +1,180 @@
+"""The zig-http suite's memcheck load: runs the Zig server under valgrind twice, memcheck then
+massif, drives a bounded number of requests at it with hdr-load each time, stops it with
+SIGTERM (it then closes every connection and frees what it allocated), and prints one
+latlab-json document:
+
+    memcheck_errors        errors memcheck reported while serving (every occurrence; leaks
+                           are counted apart)
+    memcheck_error_kinds   distinct errors (memcheck's "contexts")
+    definitely_lost_bytes  bytes memcheck found definitely lost at exit
+    peak_heap_bytes        massif's largest heap snapshot (mem_heap_B: what the program asked
+                           malloc for, at its peak)
+    ok, errors, timeouts   the requests, as hdr-load counted them under memcheck
+
+The latency histogram is the requests' under memcheck (tens of times slower than the server
+alone): it shows the run happened, it is not the server's latency.
+
+    memcheck.py --server BIN --load HDR_LOAD --requests N --concurrency C --timeout S
+                [--workdir DIR]
+
+Exit status 0 when both valgrind runs finished and were read (whatever they found), 1 when
+they could not be, 2 for bad arguments.
+"""
+
+import argparse
+import json
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+READY_S = 60  # valgrind takes seconds to start a program
+STOP_S = 60
+
+
+class Failure(Exception):
+    pass
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--server", required=True, type=Path)
+    parser.add_argument("--load", required=True, type=Path)
+    parser.add_argument("--requests", type=int, required=True)
+    parser.add_argument("--concurrency", type=int, required=True)
+    parser.add_argument("--timeout", type=int, default=30)
+    parser.add_argument("--workdir", type=Path, help="keep valgrind's files here")
+    args = parser.parse_args(argv)
+    if args.requests < 1 or args.concurrency < 1 or args.timeout < 1:
+        print("memcheck: requests, concurrency and timeout must be >= 1", file=sys.stderr)
+        return 2
+    if shutil.which("valgrind") is None:
+        print("memcheck: valgrind is not installed", file=sys.stderr)
+        return 2
+    try:
+        if args.workdir is not None:
+            args.workdir.mkdir(parents=True, exist_ok=True)
+            document = measure(args, args.workdir)
+        else:
+            with tempfile.TemporaryDirectory(prefix="zig-http-memcheck-") as work:
+                document = measure(args, Path(work))
+    except Failure as error:
+        print(f"memcheck: {error}", file=sys.stderr)
+        return 1
+    print(json.dumps(document))
+    return 0
+
+
+def measure(args: argparse.Namespace, work: Path) -> dict[str, object]:
+    xml = work / "memcheck.xml"
+    load = serve_under(["--tool=memcheck", "--leak-check=full", "--show-leak-kinds=all",
+                        "--error-limit=no", "--xml=yes", f"--xml-file={xml}",
+                        f"--log-file={work / 'memcheck.log'}"], args, work / "memcheck")
+    errors, kinds, lost = read_memcheck(xml)
+    massif = work / "massif.out"
+    serve_under(["--tool=massif", f"--massif-out-file={massif}",
+                 f"--log-file={work / 'massif.log'}"], args, work / "massif")
+    metrics = {key: load["metrics"][key] for key in ("ok", "errors", "timeouts")}
+    metrics.update({"memcheck_errors": errors, "memcheck_error_kinds": kinds,
+                    "definitely_lost_bytes": lost, "peak_heap_bytes": read_massif(massif)})
+    return {"latency_hdr": load["latency_hdr"], "metrics": metrics}
+
+
+def serve_under(tool: list[str], args: argparse.Namespace, stem: Path) -> dict:
+    """Starts the server under valgrind with `tool`, drives the requests, stops the server
+    and waits for valgrind's report; returns hdr-load's report."""
+    server = subprocess.Popen(
+        ["valgrind", *tool, str(args.server), "--listen", "127.0.0.1:0",
+         "--header-timeout-ms", str(args.timeout * 1000)],
+        stdout=subprocess.PIPE, stderr=open(f"{stem}.stderr", "wb"),  # noqa: SIM115
+        start_new_session=True)
+    try:
+        address = announced(server, f"{stem}.stderr")
+        load = subprocess.run(
+            [str(args.load), "--url", f"http://{address}/", "--connections",
+             str(args.concurrency), "--requests", str(args.requests), "--warmup", "0",
+             "--duration", "600", "--timeout", str(args.timeout)],
+            capture_output=True, timeout=600 + args.timeout, check=False)
+        if load.returncode != 0 or not load.stdout:
+            raise Failure(f"hdr-load exited with {load.returncode}: "
+                          f"{load.stderr.decode(errors='replace')[-500:]}")
+        server.send_signal(signal.SIGTERM)
+        status = server.wait(timeout=STOP_S)
+    except subprocess.TimeoutExpired as error:
+        raise Failure(f"{error.cmd[0]} did not finish in {error.timeout} s") from error
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+    if status != 0:
+        raise Failure(f"the server under valgrind exited with {status}: "
+                      f"{Path(f'{stem}.stderr').read_text(errors='replace')[-500:]}")
+    return json.loads(load.stdout)
+
+
+def announced(server: subprocess.Popen, stderr: str) -> str:
+    """The address in the server's first stdout line, {"listening": ...}."""
+    assert server.stdout is not None
+    selector = selectors.DefaultSelector()
+    selector.register(server.stdout, selectors.EVENT_READ)
+    deadline = time.monotonic() + READY_S
+    line = b""
+    while not line.endswith(b"\n") and time.monotonic() < deadline:
+        if not selector.select(timeout=deadline - time.monotonic()):
+            break
+        chunk = os.read(server.stdout.fileno(), 1)
+        if not chunk:
+            break
+        line += chunk
+    selector.close()
+    try:
+        return json.loads(line)["listening"]
+    except (json.JSONDecodeError, KeyError, TypeError) as error:
+        raise Failure(f"the server under valgrind did not start ({line!r}): "
+                      f"{Path(stderr).read_text(errors='replace')[-500:]}") from error
+
+
+def read_memcheck(path: Path) -> tuple[int, int, int]:
+    """(errors, distinct errors, definitely lost bytes) from memcheck's XML (protocol 4):
+    every error context is an <error> with a <unique> id, <errorcounts> says how often each
+    occurred; leaks are <error>s of kind Leak_*, reported once at exit."""
+    try:
+        root = ElementTree.parse(path).getroot()
+    except (OSError, ElementTree.ParseError) as error:
+        raise Failure(f"valgrind wrote no readable XML ({error})") from error
+    if not any(status.findtext("state") == "FINISHED" for status in root.iter("status")):
+        raise Failure("valgrind did not finish (no FINISHED status in its XML)")
+    counts = {pair.findtext("unique"): int(pair.findtext("count") or 0)
+              for pair in root.iter("pair")}
+    errors = kinds = lost = 0
+    for error in root.iter("error"):
+        kind = error.findtext("kind") or ""
+        if kind.startswith("Leak_"):
+            if kind == "Leak_DefinitelyLost":
+                lost += int(error.findtext("xwhat/leakedbytes") or 0)
+            continue
+        kinds += 1
+        errors += counts.get(error.findtext("unique"), 1)
+    return errors, kinds, lost
+
+
+def read_massif(path: Path) -> int:
+    """The largest mem_heap_B over massif's snapshots."""
+    try:
+        lines = path.read_text().splitlines()
+    except OSError as error:
+        raise Failure(f"massif wrote no output ({error})") from error
+    peaks = [int(line.split("=", 1)[1]) for line in lines if line.startswith("mem_heap_B=")]
+    if not peaks:
+        raise Failure(f"{path} has no snapshots")
+    return max(peaks)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,3 @@
+module latlab/zig-http/server-go
+
+go 1.19

@@ -1,0 +1,86 @@
+"""The memcheck load: the Zig server as shipped is clean, the -Duninit-request build is not,
+and the reading of valgrind's reports is checked on C programs whose leak and peak heap are
+known by construction."""
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from zig_http_support import SUITE
+
+DRIVER = SUITE.directory / "memcheck" / "memcheck.py"
+
+
+def run_memcheck(built: Path, build: str, tmp_path: Path) -> dict:
+    run = subprocess.run(
+        [sys.executable, str(DRIVER), "--server", str(built / f"zig-{build}" / "bin" /
+                                                       "zig-server"),
+         "--load", str(built / "hdr-load"), "--requests", "300", "--concurrency", "5",
+         "--timeout", "30", "--workdir", str(tmp_path / build)],
+        capture_output=True, text=True, timeout=600, check=False)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)["metrics"]
+
+
+def test_the_shipped_server_is_memcheck_clean(built: Path, tmp_path: Path) -> None:
+    metrics = run_memcheck(built, "clean", tmp_path)
+    assert metrics["ok"] == 300 and metrics["errors"] == 0
+    assert metrics["memcheck_errors"] == 0 and metrics["memcheck_error_kinds"] == 0
+    assert metrics["definitely_lost_bytes"] == 0
+    # Five connections' buffers (8.7 KB each) at least, and far from a leak's growth.
+    assert 5 * 8192 <= metrics["peak_heap_bytes"] < 1 << 20
+
+
+def test_the_uninitialised_request_build_is_caught(built: Path, tmp_path: Path) -> None:
+    metrics = run_memcheck(built, "uninit", tmp_path)
+    assert metrics["ok"] == 300  # it serves as well: only memcheck sees the bug
+    assert metrics["memcheck_errors"] >= 300  # at least one per request
+    assert metrics["memcheck_error_kinds"] >= 1
+    report = (tmp_path / "uninit" / "memcheck.xml").read_text()
+    assert "UninitCondition" in report and "parseHead" in report
+
+
+LEAKY = r"""
+#include <stdlib.h>
+#include <string.h>
+static char *kept;
+int main(void) {
+    kept = malloc(1000);                  /* still reachable: not a definite leak */
+    char *lost = malloc(100);             /* definitely lost: its only pointer is dropped */
+    memset(lost, 1, 100);
+    lost = NULL;
+    char *peak = malloc(3 << 20);         /* the heap's peak: 3 MB + 1100 bytes */
+    memset(peak, 2, 3 << 20);
+    free(peak);
+    if (kept[0] == 7)                     /* an uninitialised byte decides a branch: 1 error */
+        return 1;
+    return 0;
+}
+"""
+
+
+def test_valgrind_reports_are_read_right(tmp_path: Path) -> None:
+    driver = _load_driver()
+    source = tmp_path / "leaky.c"
+    source.write_text(LEAKY)
+    subprocess.run(["gcc", "-O0", "-g", "-o", str(tmp_path / "leaky"), str(source)], check=True)
+    xml, massif = tmp_path / "memcheck.xml", tmp_path / "massif.out"
+    subprocess.run(["valgrind", "--tool=memcheck", "--leak-check=full", "--show-leak-kinds=all",
+                    "--xml=yes", f"--xml-file={xml}", str(tmp_path / "leaky")], check=True,
+                   capture_output=True)
+    subprocess.run(["valgrind", "--tool=massif", f"--massif-out-file={massif}",
+                    str(tmp_path / "leaky")], check=True, capture_output=True)
+    errors, kinds, lost = driver.read_memcheck(xml)
+    assert (errors, kinds, lost) == (1, 1, 100)
+    peak = driver.read_massif(massif)
+    assert 3 << 20 <= peak <= (3 << 20) + 1100
+
+
+def _load_driver():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("zig_http_memcheck", DRIVER)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

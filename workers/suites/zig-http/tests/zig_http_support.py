@@ -1,0 +1,34 @@
+"""Helpers of the zig-http suite's tests (a module of its own: `conftest` is a name every
+test folder may use)."""
+
+import socket
+
+from latlab_workers.suites import SUITES_DIR, Suite, load_suite
+
+SUITE: Suite = load_suite(SUITES_DIR / "zig-http")
+
+
+def exchange(address: tuple[str, int], request: bytes, responses: int = 1,
+             timeout: float = 5) -> tuple[bytes, bool]:
+    """Sends `request`, reads `responses` whole answers (Content-Length framed), and says
+    whether the server then closed the connection (within a moment)."""
+    with socket.create_connection(address, timeout=timeout) as connection:
+        connection.sendall(request)
+        reader = connection.makefile("rb")
+        raw = b""
+        for _ in range(responses):
+            head = b""
+            while not head.endswith(b"\r\n\r\n"):
+                line = reader.readline()
+                if not line:
+                    return raw + head, True
+                head += line
+            length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                           if line.lower().startswith(b"content-length:")), 0)
+            raw += head + reader.read(length)
+        connection.settimeout(0.3)
+        try:
+            closed = reader.read(1) == b""
+        except TimeoutError:
+            closed = False
+        return raw, closed
