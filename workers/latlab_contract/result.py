@@ -149,6 +149,16 @@ class Sweep(Contract):
 class RunCreate(Contract):
     """A `latlab.result/v1` document."""
 
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{
+        "schema": "latlab.result/v1", "suite": "http-order", "scenario": "medium",
+        "params": {"orders": 1000, "connections": 50},
+        "started_at": "2026-11-22T10:00:00Z", "finished_at": "2026-11-22T10:00:12Z",
+        "source": {"kind": "ci", "commit": "9f1c2e7", "branch": "main"},
+        "host": {"name": "lab-07", "tags": ["hft-tuned"]},
+        "series": [{"labels": {"client": "rust"}, "trials": [{
+            "latency": {"samples_ns": [350120, 351877, 498003]},
+            "metrics": {"throughput": 115554.0}}]}]}]})
+
     schema_version: Literal["latlab.result/v1"] = Field(alias="schema")
     suite: Slug
     scenario: Slug

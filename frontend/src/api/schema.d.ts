@@ -900,7 +900,13 @@ export interface components {
          * @enum {string}
          */
         AlertState: "open" | "acknowledged" | "resolved";
-        /** BaselinePin */
+        /**
+         * BaselinePin
+         * @example {
+         *       "branch": "main",
+         *       "run_id": 12
+         *     }
+         */
         BaselinePin: {
             /** Run Id */
             run_id: number;
@@ -1114,7 +1120,26 @@ export interface components {
             /** @description The job it runs, if of the caller's project */
             current_job: components["schemas"]["CurrentJob"] | null;
         };
-        /** JobCreate */
+        /**
+         * JobCreate
+         * @example {
+         *       "params": {
+         *         "count": 50000
+         *       },
+         *       "scenario": "default",
+         *       "suite": "echo"
+         *     }
+         * @example {
+         *       "params": {
+         *         "loads": "c,rust,go",
+         *         "mlock": true,
+         *         "pin_cpus": "2"
+         *       },
+         *       "repetitions": 2,
+         *       "scenario": "large",
+         *       "suite": "http-order"
+         *     }
+         */
         JobCreate: {
             /** Suite */
             suite: string;
@@ -1707,7 +1732,16 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        /** ScheduleCreate */
+        /**
+         * ScheduleCreate
+         * @example {
+         *       "cron": "0 3 * * *",
+         *       "job": {
+         *         "suite": "echo"
+         *       },
+         *       "name": "nightly echo"
+         *     }
+         */
         ScheduleCreate: {
             /** Name */
             name: string;
@@ -2585,6 +2619,49 @@ export interface components {
         /**
          * RunCreate
          * @description A `latlab.result/v1` document.
+         * @example {
+         *       "finished_at": "2026-11-22T10:00:12Z",
+         *       "host": {
+         *         "name": "lab-07",
+         *         "tags": [
+         *           "hft-tuned"
+         *         ]
+         *       },
+         *       "params": {
+         *         "connections": 50,
+         *         "orders": 1000
+         *       },
+         *       "scenario": "medium",
+         *       "schema": "latlab.result/v1",
+         *       "series": [
+         *         {
+         *           "labels": {
+         *             "client": "rust"
+         *           },
+         *           "trials": [
+         *             {
+         *               "latency": {
+         *                 "samples_ns": [
+         *                   350120,
+         *                   351877,
+         *                   498003
+         *                 ]
+         *               },
+         *               "metrics": {
+         *                 "throughput": 115554
+         *               }
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "source": {
+         *         "branch": "main",
+         *         "commit": "9f1c2e7",
+         *         "kind": "ci"
+         *       },
+         *       "started_at": "2026-11-22T10:00:00Z",
+         *       "suite": "http-order"
+         *     }
          */
         RunCreate: {
             /**
