@@ -21,7 +21,7 @@ from latlab.models import Role
 from tests.conftest import JSON, Actors
 
 CHECKS = [not_a_server_error, status_code_conformance, response_schema_conformance]
-CASES_PER_OPERATION = 15
+CASES_PER_OPERATION = 25
 SCHEMA = schemathesis.openapi.from_dict(app.openapi())
 OPERATIONS = [result.ok() for result in SCHEMA.get_all_operations()]
 
