@@ -1,7 +1,9 @@
 """`latlab`: the command line for CI and operators.
 
-    latlab submit result.json [--url URL] [--token TOKEN]   submit a latlab.result/v1 file
-    latlab ensure-admin                                      create the admin (make up uses it)
+    latlab submit result.json                  submit a latlab.result/v1 file
+    latlab submit --adapter go-bench --suite S --scenario C bench.txt
+                                               submit a benchmark harness's own output
+    latlab ensure-admin                        create the admin (make up uses it)
 """
 
 import argparse
@@ -10,9 +12,13 @@ import json
 import os
 import secrets
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
+
+from latlab_contract.parsers import registry
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 
@@ -21,20 +27,47 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="latlab", description="latlab command line")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    submit = commands.add_parser("submit", help="submit a latlab.result/v1 JSON file")
-    submit.add_argument("file", type=Path, help="the result file ('-' for standard input)")
+    submit = commands.add_parser(
+        "submit", help="submit a latlab.result/v1 file, or a harness's output (--adapter)")
+    submit.add_argument("files", nargs="+", type=Path, metavar="FILE",
+                        help="the result file ('-' for standard input); with --adapter, one or "
+                             "more outputs of the harness, each a trial (criterion: the "
+                             "target/criterion directory)")
+    submit.add_argument("--adapter", default="latlab",
+                        help="the files' format: latlab (a latlab.result/v1 document, the "
+                             f"default) or a harness's: {', '.join(sorted(registry()))}")
+    submit.add_argument("--suite", help="with --adapter: the suite the run belongs to")
+    submit.add_argument("--scenario", default="default", help="with --adapter (default: default)")
+    submit.add_argument("--branch", help="with --adapter: the branch built")
+    submit.add_argument("--commit", help="with --adapter: the commit built")
+    submit.add_argument("--build-url", help="with --adapter: the CI job's address")
+    submit.add_argument("--pull-request", type=int, help="with --adapter: the PR's number")
+    submit.add_argument("--started-at", type=datetime.fromisoformat,
+                        help="with --adapter: when the benchmark ran (ISO 8601; default: when "
+                             "the harness wrote its output, the files' modification time, or "
+                             "now for standard input)")
+    submit.add_argument("--unit", default="ns",
+                        help="with --adapter hlog: the unit of the log's values (ns, us, ms, s)")
     submit.add_argument("--url", default=os.environ.get("LATLAB_URL", DEFAULT_URL),
                         help="the lab's address (env LATLAB_URL)")
     submit.add_argument("--token", default=os.environ.get("LATLAB_TOKEN"),
-                        help="an API token with runs:write (env LATLAB_TOKEN)")
+                        help="an API token with runs:write (and read for --summary/--junit; "
+                             "env LATLAB_TOKEN)")
     submit.add_argument("--idempotency-key",
-                        help="default: the file's SHA-256, so a retried submit stores once")
+                        help="default: a SHA-256 of what is submitted, so a retried submit "
+                             "stores once")
     submit.add_argument("--timeout", type=float, default=120.0)
     submit.add_argument("--fail-on", choices=["regression", "inconclusive", "never"],
                         default="never",
                         help="'regression': exit 1 when the verdict is fail (an SLA breach or "
                              "a regression tested with enough trials); 'inconclusive': also "
                              "when the trials could not settle a change")
+    submit.add_argument("--summary", type=Path, metavar="FILE.md",
+                        help="write the verdict as a Markdown table (a CI step summary, a PR "
+                             "comment)")
+    submit.add_argument("--junit", type=Path, metavar="FILE.xml",
+                        help="write the gate as JUnit XML, a test case per gated metric and "
+                             "series")
 
     commands.add_parser("ensure-admin", help="create the admin from LATLAB_ADMIN_EMAIL / "
                         "LATLAB_ADMIN_PASSWORD, or with a generated password")
@@ -45,22 +78,30 @@ def main(argv: list[str] | None = None) -> int:
     return _ensure_admin()
 
 
+class _Refused(Exception):
+    """Input that cannot be submitted: exit 2 with the message."""
+
+
 def _submit(args: argparse.Namespace) -> int:
     if not args.token:
         print("latlab: no token; pass --token or set LATLAB_TOKEN", file=sys.stderr)
         return 2
+    if args.adapter == "latlab" and len(args.files) > 1:
+        print("latlab: one latlab.result/v1 file at a time (several files need --adapter)",
+              file=sys.stderr)
+        return 2
     try:
-        body = sys.stdin.buffer.read() if str(args.file) == "-" else args.file.read_bytes()
-    except OSError as error:
-        print(f"latlab: cannot read {args.file}: {error.strerror}", file=sys.stderr)
+        body = _read(args.files[0]) if args.adapter == "latlab" else _adapted(args)
+    except _Refused as error:
+        print(f"latlab: {error}", file=sys.stderr)
         return 2
     key = args.idempotency_key or hashlib.sha256(body).hexdigest()
+    base = args.url.rstrip("/")
+    headers = {"Authorization": f"Bearer {args.token}"}
     try:
         response = httpx.post(
-            f"{args.url.rstrip('/')}/api/v1/runs",
-            content=body,
-            headers={"Authorization": f"Bearer {args.token}", "Idempotency-Key": key,
-                     "Content-Type": "application/json"},
+            f"{base}/api/v1/runs", content=body,
+            headers={**headers, "Idempotency-Key": key, "Content-Type": "application/json"},
             timeout=args.timeout,
         )
     except httpx.HTTPError as error:
@@ -71,19 +112,114 @@ def _submit(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     result = response.json()
+    _print_verdict(result)
+    if args.summary or args.junit:
+        status = _write_reports(args, result, base, headers)
+        if status:
+            return status
+    return _exit_status(args, result.get("verdict"))
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
+    except OSError as error:
+        raise _Refused(f"cannot read {path}: {error.strerror}") from error
+
+
+def _adapted(args: argparse.Namespace) -> bytes:
+    """The harness's outputs read by its adapter (the api's own, `POST /runs?adapter=`) into
+    one latlab.result/v1 document."""
+    from latlab_contract import parsers
+    from latlab_contract.result import SourceIn
+
+    if not args.suite:
+        raise _Refused("--suite is required with --adapter")
+    try:
+        outputs = [(str(path), sys.stdin.read() if str(path) == "-"
+                    else parsers.read_output(args.adapter, path)) for path in args.files]
+        files = [path for path in args.files if str(path) != "-"]
+        started_at = args.started_at or (
+            datetime.fromtimestamp(min(path.stat().st_mtime for path in files), UTC) if files
+            else datetime.now(UTC))
+        if started_at.tzinfo is None:
+            started_at = started_at.replace(tzinfo=UTC)
+        run = parsers.adapt(
+            args.adapter, outputs, suite=args.suite, scenario=args.scenario,
+            started_at=started_at,
+            source=SourceIn(kind="ci", commit=args.commit, branch=args.branch,
+                            build_url=args.build_url, pull_request=args.pull_request),
+            context=parsers.ParseContext(latency_unit=args.unit))
+    except parsers.ParseError as error:
+        raise _Refused(f"{args.adapter}: {error}") from error
+    except (OSError, ValueError) as error:
+        raise _Refused(str(error)) from error
+    return run.model_dump_json(by_alias=True, exclude_none=True).encode()
+
+
+def _print_verdict(result: dict[str, Any]) -> None:
+    from latlab.analysis.reports import series_name
+
     print(result["url"])
-    verdict = result.get("verdict")
-    print(f"verdict: {verdict}", file=sys.stderr)
+    print(f"verdict: {result.get('verdict')}", file=sys.stderr)
     for reason in result.get("reasons", []):
-        print(f"  {reason['kind']}: {reason['message']}", file=sys.stderr)
+        print(f"  {reason['kind']}: {series_name(reason['series'])} / {reason['metric']}: "
+              f"{reason['message']}", file=sys.stderr)
     if result.get("compare_url"):
         print(f"compare: {result['compare_url']}", file=sys.stderr)
+
+
+def _exit_status(args: argparse.Namespace, verdict: str | None) -> int:
     failing = {"regression": {"fail"}, "inconclusive": {"fail", "inconclusive"}}.get(
         args.fail_on, set())
     if verdict == "inconclusive" and "inconclusive" not in failing:
         print("inconclusive: not a failure (use --fail-on inconclusive to fail on it)",
               file=sys.stderr)
     return 1 if verdict in failing else 0
+
+
+def _write_reports(args: argparse.Namespace, result: dict[str, Any], base: str,
+                   headers: dict[str, str]) -> int:
+    """The Markdown summary and the JUnit XML of the verdict, from the comparison with the
+    baseline (GET /compare, which needs the token's read scope)."""
+    from latlab.analysis import reports
+
+    compare = None
+    if result.get("baseline_run_id") is not None:
+        try:
+            response = httpx.get(f"{base}/api/v1/compare", headers=headers, timeout=args.timeout,
+                                 params={"baseline": result["baseline_run_id"],
+                                         "candidate": result["id"]})
+        except httpx.HTTPError as error:
+            print(f"latlab: cannot reach {args.url}: {error}", file=sys.stderr)
+            return 3
+        if response.status_code >= 400:
+            print(f"latlab: cannot read the comparison ({response.status_code}): "
+                  f"{_message(response)}", file=sys.stderr)
+            return 1
+        compare = response.json()
+    rows = reports.gate_rows(result, compare)
+    verdict = result.get("verdict") or "unjudged"
+    name = f"latlab.{compare['candidate']['suite']}" if compare else "latlab"
+    links = {"run": result["url"]}
+    if result.get("compare_url"):
+        links["compare"] = result["compare_url"]
+    skipped = None if compare else "no baseline: the first run of its suite, scenario and branch"
+    if args.summary:
+        lines = [f"- {key}: {link}" for key, link in links.items()]
+        lines += [f"- {skipped}"] if skipped else []
+        lines += [f"- warning: {warning}" for warning in (compare or {}).get("warnings", [])]
+        _write(args.summary, reports.markdown(rows, title=f"latlab: {verdict}", lines=lines))
+    if args.junit:
+        _write(args.junit, reports.junit(rows, name=name, timestamp=datetime.now(UTC),
+                                         properties={"verdict": verdict, **links},
+                                         skipped=skipped))
+    return 0
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
 
 
 def _message(response: httpx.Response) -> str:

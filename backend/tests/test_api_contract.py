@@ -1,7 +1,7 @@
 """The OpenAPI document is the API: schemathesis sends requests drawn from the document's
 examples and from generated data (a bounded number per operation, a fixed seed) to a live api
-as an admin and checks that no answer is a server error, that every status is documented for its route, and
-that every body matches its documented schema."""
+as an admin and checks that no answer is a server error, that every status is documented for
+its route, and that every body matches its documented schema."""
 
 from collections.abc import Iterator
 

@@ -5,7 +5,7 @@ declarations agreeing with the generic metrics they reuse."""
 import pytest
 
 from latlab.hosts import service as host_service
-from latlab.models import Scope
+from latlab.models import Run, Scope
 from latlab.runs import metrics
 from latlab.suites import service as suite_service
 from latlab_contract import Heartbeat, SlaTemplate
@@ -34,7 +34,9 @@ def _advertise(db, **changes) -> None:
 def test_declared_metrics_gate_and_templates_are_known_once_advertised(db, client,
                                                                        actors) -> None:
     assert suite_service.vocabulary(db, "frob").info("frobs").direction == "none"
-    assert suite_service.gate(db, "frob") == ("p99", "throughput")
+    unknown = Run(suite="frob", gate=None)
+    assert suite_service.gate(db, unknown) == ("p99", "throughput")
+    assert suite_service.gate(db, Run(suite="frob", gate=["frobs"])) == ("frobs",)
     _advertise(db, metrics={"frobs": MetricSpec(unit="frobs/s", direction="higher",
                                                 label="frob rate")},
                gate=["p99", "frobs"],
@@ -42,7 +44,8 @@ def test_declared_metrics_gate_and_templates_are_known_once_advertised(db, clien
                                           threshold=10, unit="frobs/s")])
     info = suite_service.vocabulary(db, "frob").info("frobs")
     assert (info.unit, info.direction, info.label) == ("frobs/s", "higher", "frob rate")
-    assert suite_service.gate(db, "frob") == ("p99", "frobs")
+    # Once advertised, the suite's own gate wins over what a submission asks.
+    assert suite_service.gate(db, Run(suite="frob", gate=["frobs"])) == ("p99", "frobs")
 
     headers = actors.token(Scope.runs_write, Scope.read)
     templates = client.get("/api/v1/sla-rules/templates", headers=headers).json()

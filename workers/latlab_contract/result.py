@@ -96,13 +96,17 @@ class Latency(Contract):
 class Interval(Contract):
     """Latency over time: one window of a trial."""
 
-    t_s: NonNegative
+    t_s: NonNegative = Field(description="The window's start, seconds since the trial's.")
+    length_s: NonNegative | None = None
     count: Annotated[int, Field(strict=True, ge=0, le=2**63 - 1)]
     p50: NonNegative | None = None
     p90: NonNegative | None = None
     p99: NonNegative | None = None
     p999: NonNegative | None = None
     max: NonNegative | None = None
+    hdr: Annotated[str, StringConstraints(min_length=1, max_length=1_000_000)] | None = Field(
+        None, description="The window's own histogram (compressed HdrHistogram V2, base64, ns), "
+        "kept so that the trial exports as an HdrHistogram interval log.")
 
 
 class TrialIn(Contract):
@@ -172,6 +176,10 @@ class RunCreate(Contract):
     metric_info: Annotated[dict[Key, MetricSpec], Field(max_length=200)] = Field(
         {}, description="Units and directions of metrics the lab may not know (a suite no "
         "host advertises, a CI harness's own metrics).")
+    gate: Annotated[list[Key], Field(min_length=1, max_length=20)] | None = Field(
+        None, description="The metrics the CI gate judges when the lab knows no definition "
+        "of this suite (a suite's own `gate` wins; default: p99 and throughput). Adapters set "
+        "their harness's headline (go-bench: ns_per_op).")
     series: Annotated[list[SeriesIn], Field(min_length=1, max_length=500)]
 
     @field_validator("series")

@@ -1,9 +1,10 @@
 import dataclasses
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query, status
+from fastapi import APIRouter, Depends, Query, Response, status
 
+from latlab.analysis import reports
 from latlab.analysis import service as analysis
 from latlab.analysis.schemas import (
     BaselinePin,
@@ -40,7 +41,9 @@ def get_baseline(baseline_id: Id, principal: Reader, session: DbSession) -> Base
 BaselineFromPath = Annotated[Baseline, Depends(get_baseline)]
 
 
-@router.get("/compare", responses=documented(NotFound))
+# format=markdown and format=csv answer text/markdown and text/csv; only JSON is declared in
+# the schema, so the typed client keeps one response type.
+@router.get("/compare", response_model=CompareRead, responses=documented(NotFound))
 def compare(
     baseline: IdQuery, candidate: IdQuery, principal: Reader, session: DbSession,
     baseline_labels: Annotated[str | None, Query(
@@ -50,7 +53,10 @@ def compare(
     candidate_labels: Annotated[str | None, Query(
         description='The same for the candidate run (e.g. {"server":"zig"}); the two runs '
                     'may be one')] = None,
-) -> CompareRead:
+    format: Annotated[Literal["json", "markdown", "csv"], Query(
+        description="json; markdown: a table (text/markdown) for a CI summary or a PR "
+        "comment; csv: a table (text/csv) for a spreadsheet")] = "json",
+) -> CompareRead | Response:
     """Baseline vs candidate: per series and metric, both values, the delta and a verdict."""
     project_id = principal.project_id
     before = analysis.load_run(session, baseline, project_id)
@@ -60,6 +66,21 @@ def compare(
     result = analysis.compare_runs(
         before, after, suite_service.run_vocabulary(session, after),
         baseline_labels=selectors[0], candidate_labels=selectors[1])
+    read = _compare_read(result, selectors)
+    if format == "json":
+        return read
+    rows = reports.compare_rows(read.model_dump(mode="json"))
+    if format == "csv":
+        return Response(reports.csv_text(rows), media_type="text/csv")
+    title = (f"latlab: run {candidate} vs baseline {baseline} "
+             f"({result.candidate.suite}/{result.candidate.scenario})")
+    lines = [f"- warning: {warning}" for warning in read.warnings]
+    return Response(reports.markdown(rows, title=title, lines=lines),
+                    media_type="text/markdown")
+
+
+def _compare_read(result: analysis.RunComparison,
+                  selectors: tuple[dict[str, str], dict[str, str]]) -> CompareRead:
     return CompareRead(
         baseline=_ref(result.baseline), candidate=_ref(result.candidate),
         baseline_labels=selectors[0], candidate_labels=selectors[1],

@@ -66,6 +66,8 @@ class Run(Base):
     sweep: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     # Units and directions of metrics the submission declared (a CI harness's own metrics).
     metric_info: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
+    # The metrics the submission asks the gate to judge (used when its suite is unknown).
+    gate: Mapped[list[str] | None] = mapped_column(JSONB)
     # A run measured to confirm another's suspected regression (never a baseline, never in a
     # history), and on the suspected run: pending / confirmed / unconfirmed.
     confirms_run_id: Mapped[int | None] = mapped_column(

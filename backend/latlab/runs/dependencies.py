@@ -1,14 +1,18 @@
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Query, Request
 
 from latlab.auth.dependencies import Reader
 from latlab.core.db import DbSession
-from latlab.core.errors import NotFound
+from latlab.core.errors import NotFound, Unprocessable
 from latlab.core.openapi import raises
 from latlab.core.params import Id
+from latlab.core.schemas import Moment
 from latlab.models import Run
 from latlab.runs import service
+from latlab_contract.result import SourceIn
+
+SLUG = r"^[a-z0-9][a-z0-9._-]{0,63}$"
 
 
 @raises(NotFound)
@@ -34,3 +38,37 @@ async def get_raw_body(request: Request) -> bytes | bytearray:
 
 RunFromPath = Annotated[Run, Depends(get_run)]
 RawBody = Annotated[bytes | bytearray, Depends(get_raw_body)]
+
+
+def get_adapter_query(
+    adapter: Annotated[str | None, Query(
+        description="A harness adapter (go-bench, criterion, jmh, pytest-benchmark, k6, wrk2, "
+        "hlog, ...): the body is that tool's output, not a latlab.result/v1 document")] = None,
+    suite: Annotated[str | None, Query(pattern=SLUG, description="With adapter: required")]
+    = None,
+    scenario: Annotated[str | None, Query(pattern=SLUG, description="With adapter: required")]
+    = None,
+    branch: Annotated[str | None, Query(min_length=1, max_length=200, pattern=r"^[^\x00]*$")]
+    = None,
+    commit: Annotated[str | None, Query(pattern=r"^[0-9a-fA-F]{4,64}$")] = None,
+    build_url: Annotated[str | None, Query(pattern=r"^https?://", max_length=2000)] = None,
+    pull_request: Annotated[int | None, Query(gt=0, le=2**31 - 1)] = None,
+    started_at: Annotated[Moment | None, Query(
+        description="With adapter: when the benchmark ran (default: now)")] = None,
+    unit: Annotated[str, Query(
+        description="With adapter=hlog: the unit of the log's values (ns, us, ms, s)")] = "ns",
+) -> service.AdapterQuery | None:
+    if adapter is None or adapter == "latlab":
+        return None
+    for name, value in (("suite", suite), ("scenario", scenario)):
+        if value is None:
+            raise Unprocessable(f"{name} is required with an adapter", f"query.{name}")
+    assert suite is not None and scenario is not None
+    return service.AdapterQuery(
+        adapter=adapter, suite=suite, scenario=scenario,
+        source=SourceIn(kind="ci", commit=commit, branch=branch, build_url=build_url,
+                        pull_request=pull_request),
+        started_at=started_at, latency_unit=unit)
+
+
+Adapted = Annotated[service.AdapterQuery | None, Depends(get_adapter_query)]

@@ -12,10 +12,7 @@ histogram's value is within its precision (3 significant digits: 0.1 %) above th
 """
 
 import base64
-import binascii
 import math
-import struct
-import zlib
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -26,6 +23,7 @@ import numpy.typing as npt
 from hdrh.histogram import HdrHistogram
 
 from latlab.core.errors import Unprocessable
+from latlab_contract import hdr
 
 LOWEST_NS = 1
 HIGHEST_NS = 3_600_000_000_000  # one hour
@@ -40,10 +38,6 @@ SUMMARY_PERCENTILES: dict[str, float] = {
 }
 
 Counts = npt.NDArray[np.int64]
-
-_V2_COMPRESSION_COOKIE_BASE = 0x1C849304
-_V2_ENCODING_COOKIE_BASE = 0x1C849303
-_PAYLOAD_HEADER = struct.Struct(">IIIIQQd")
 
 
 @dataclass(frozen=True)
@@ -157,9 +151,10 @@ class Histogram:
         return cls(counts, [chunk for chunk in chunks if chunk.size])
 
     @classmethod
-    def from_hdr(cls, encoded: str, path: str = "$") -> "Histogram":
+    def from_hdr(cls, encoded: str, path: str = "$", *, allow_empty: bool = False
+                 ) -> "Histogram":
         layout, counts = _decode_hdr(encoded, path)
-        if counts.sum() == 0:
+        if counts.sum() == 0 and not allow_empty:
             raise Unprocessable("the histogram holds no values", path)
         if layout == CANONICAL:
             return cls(counts[: CANONICAL.counts_len].copy())
@@ -167,7 +162,7 @@ class Histogram:
         # keeps "never below the exact value".
         nonzero = np.flatnonzero(counts).astype(np.int64)
         _, highest = layout.bucket_bounds(nonzero)
-        if int(highest.max()) > HIGHEST_NS:
+        if nonzero.size and int(highest.max()) > HIGHEST_NS:
             raise Unprocessable(f"latencies above {HIGHEST_NS} ns (one hour) are refused", path)
         rebinned = np.zeros(CANONICAL.counts_len, dtype=np.int64)
         np.add.at(rebinned, CANONICAL.index_of(highest), counts[nonzero])
@@ -292,33 +287,11 @@ def _chunks(values: npt.NDArray[Any], size: int = 1 << 20) -> list[npt.NDArray[A
 def _decode_hdr(encoded: str, path: str) -> tuple[Layout, Counts]:
     """Decode a standard compressed V2 histogram, refusing anything malformed or oversized."""
     try:
-        raw = base64.b64decode(encoded, validate=True)
-    except (binascii.Error, ValueError) as error:
-        raise Unprocessable("hdr is not valid base64", path) from error
-    if len(raw) < 8:
-        raise Unprocessable("hdr is too short to be a histogram", path)
-    cookie, length = struct.unpack(">II", raw[:8])
-    if cookie & ~0xF0 != _V2_COMPRESSION_COOKIE_BASE or length != len(raw) - 8:
-        raise Unprocessable("hdr is not a compressed HdrHistogram V2 encoding", path)
-    # Decompress with a bound first so that a compression bomb is refused cheaply.
-    decompressor = zlib.decompressobj()
-    try:
-        limit = _PAYLOAD_HEADER.size + 9 * CANONICAL.counts_len * 4
-        payload = decompressor.decompress(raw[8:], limit)
-    except zlib.error as error:
-        raise Unprocessable("hdr payload is not valid zlib data", path) from error
-    if decompressor.unconsumed_tail or len(payload) < _PAYLOAD_HEADER.size:
-        raise Unprocessable("hdr payload has an invalid size", path)
-    cookie, _, _, figures, lowest, highest, _ = _PAYLOAD_HEADER.unpack_from(payload)
-    if cookie & ~0xF0 != _V2_ENCODING_COOKIE_BASE:
-        raise Unprocessable("hdr payload cookie is not V2", path)
-    if not (1 <= figures <= 5 and lowest >= 1 and 2 * lowest <= highest < 2**62):
-        raise Unprocessable("hdr header has an invalid range or precision", path)
-    layout = Layout(int(lowest), int(highest), int(figures))
-    try:
-        decoded = HdrHistogram.decode(encoded)
-    except Exception as error:  # the library raises many kinds on bad input
-        raise Unprocessable(f"hdr cannot be decoded: {error}", path) from error
+        decoded = hdr.decode(encoded)
+    except hdr.HdrError as error:
+        raise Unprocessable(str(error), path) from error
+    layout = Layout(int(decoded.lowest_trackable_value), int(decoded.highest_trackable_value),
+                    int(decoded.significant_figures))
     counts = np.ctypeslib.as_array(decoded.counts).astype(np.int64)
     if counts.size and int(counts.min()) < 0:
         raise Unprocessable("hdr holds negative counts", path)

@@ -53,7 +53,7 @@ def judge(session: Session, run: Run) -> Judgement:
     if run.confirms_run_id is not None:
         return _settle(session, run)
     vocabulary = suite_service.run_vocabulary(session, run)
-    gate_metrics = suite_service.gate(session, run.suite)
+    gate_metrics = suite_service.gate(session, run)
     baseline = analysis.resolve_baseline(session, run)
     comparison = (None if baseline is None
                   else analysis.compare_runs(baseline, run, vocabulary))
@@ -81,7 +81,7 @@ def _settle(session: Session, check: Run) -> Judgement:
     baseline = (None if suspected.baseline_run_id is None
                 else analysis.load_run(session, suspected.baseline_run_id))
     vocabulary = suite_service.run_vocabulary(session, check)
-    gate_metrics = suite_service.gate(session, check.suite)
+    gate_metrics = suite_service.gate(session, check)
     if any(VARIANT in s.labels for s in check.series):
         comparison = analysis.compare_runs(check, check, vocabulary,
                                            baseline_labels={VARIANT: "baseline"},

@@ -1,7 +1,8 @@
 import hashlib
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Header, Query, Response, status
+from fastapi import APIRouter, Header, Path, Query, Response, status
+from fastapi.responses import PlainTextResponse
 
 from latlab.analysis.stats import MIN_TAIL_SAMPLES
 from latlab.auth.dependencies import Admin, Reader, RunWriter
@@ -15,7 +16,7 @@ from latlab.core.settings import get_settings
 from latlab.models import Project, Run
 from latlab.projects import service as projects
 from latlab.runs import metrics, service
-from latlab.runs.dependencies import RawBody, RunFromPath
+from latlab.runs.dependencies import Adapted, RawBody, RunFromPath
 from latlab.runs.ingest import ingest
 from latlab.runs.schemas import (
     RetentionRead,
@@ -31,13 +32,18 @@ from latlab.runs.schemas import (
     TrialRead,
     VocabularyRead,
 )
+from latlab.suites import service as suite_service
 
 router = APIRouter(tags=["runs"], route_class=ApiRoute)
 
 _SUBMIT_BODY = {
     "requestBody": {
         "required": True,
-        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RunCreate"}}},
+        "content": {
+            "application/json": {"schema": {"$ref": "#/components/schemas/RunCreate"}},
+            "text/plain": {"schema": {"type": "string", "description": "With ?adapter=: the "
+                                      "harness's output (text or JSON)"}},
+        },
     }
 }
 
@@ -53,6 +59,7 @@ def submit_run(
     # The caller is checked before the body is read (dependencies run in this order).
     principal: RunWriter,
     raw: RawBody,
+    adapted: Adapted,
     session: DbSession,
     response: Response,
     idempotency_key: Annotated[str | None, Header(
@@ -60,13 +67,17 @@ def submit_run(
         description="Printable ASCII; a retry with the same key and body answers the "
                     "first run")] = None,
 ) -> RunCreated:
-    """Submit a `latlab.result/v1` result to the caller's project; answers 201 with the run
-    id (200 on a replay)."""
+    """Submit a `latlab.result/v1` result to the caller's project, or with `?adapter=` a
+    benchmark harness's own output; answers 201 with the run id and the CI verdict (200 on a
+    replay)."""
     target = projects.writable(principal.project)
-    body = service.parse_result(raw)
+    if adapted is None:
+        body, request_hash = service.parse_result(raw), hashlib.sha256(raw).hexdigest()
+    else:
+        body = service.adapt(raw, adapted)
+        request_hash = hashlib.sha256(adapted.canonical().encode() + b"\0" + raw).hexdigest()
     submission = ingest(
-        session, target, body, request_hash=hashlib.sha256(raw).hexdigest(),
-        idempotency_key=idempotency_key,
+        session, target, body, request_hash=request_hash, idempotency_key=idempotency_key,
     )
     run = submission.run
     if submission.replayed:
@@ -75,7 +86,7 @@ def submit_run(
     base = get_settings().public_url.rstrip("/")
     return RunCreated(
         id=run.id, url=run_url(run.id), replayed=submission.replayed, verdict=run.verdict,
-        reasons=run.verdict_reasons,
+        reasons=run.verdict_reasons, gated_metrics=list(suite_service.gate(session, run)),
         baseline_run_id=run.baseline_run_id,
         compare_url=None if run.baseline_run_id is None
         else f"{base}/compare?baseline={run.baseline_run_id}&candidate={run.id}",
@@ -122,7 +133,8 @@ def get_run(run: RunFromPath, session: DbSession) -> RunRead:
                     summary={k: getattr(t, k) for k in _SUMMARY_KEYS},
                     unreliable=service.unreliable_tails(t.count),
                     summary_uncorrected=t.summary_uncorrected,
-                    metrics=t.metrics, intervals=t.intervals, tuning=t.tuning,
+                    metrics=t.metrics, intervals=_without_histograms(t.intervals),
+                    tuning=t.tuning,
                 )
                 for t in s.trials
             ],
@@ -157,6 +169,35 @@ def vocabulary(principal: Reader) -> VocabularyRead:
                           min_tail_samples=MIN_TAIL_SAMPLES)
 
 
+@router.get(
+    "/runs/{run_id}/series/{series_id}/trials/{index}/hlog",
+    response_class=PlainTextResponse,
+    responses={200: {"content": {"text/plain": {}}, "description": "An HdrHistogram log"},
+               410: {"description": "The trial's histogram was retired by retention"}},
+)
+def get_trial_hlog(
+    run: RunFromPath, series_id: Id,
+    index: Annotated[int, Path(ge=0, le=1000)], session: DbSession,
+) -> PlainTextResponse:
+    """A trial's latency as an HdrHistogram interval log (`.hlog`, values in ns), with its
+    intervals when it kept their histograms: for HdrHistogram's plotters and log tools."""
+    series = service.get_series(session, run, series_id)
+    return PlainTextResponse(
+        service.trial_hlog(run, series, index),
+        headers=_attachment(f"run-{run.id}-series-{series.id}-trial-{index}.hlog"))
+
+
+@router.get(
+    "/runs/{run_id}/summary.csv",
+    response_class=PlainTextResponse,
+    responses={200: {"content": {"text/csv": {}}, "description": "The run's summary"}},
+)
+def get_run_csv(run: RunFromPath) -> PlainTextResponse:
+    """A run's summary as CSV: each series merged and per trial, latency in ns, metrics."""
+    return PlainTextResponse(service.run_csv(run), media_type="text/csv",
+                             headers=_attachment(f"run-{run.id}.csv"))
+
+
 @router.get("/retention")
 def get_retention(principal: Reader) -> RetentionRead:
     """How long the project keeps trials' intervals and histograms (summaries stay)."""
@@ -180,6 +221,17 @@ def _retention(project: Project) -> RetentionRead:
 
 _SUMMARY_KEYS = ("count", "min", "max", "mean", "stddev", "p50", "p90", "p95", "p99", "p999",
                  "p9999")
+
+
+def _without_histograms(intervals: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+    """Intervals as charts need them: their histograms are served by the hlog export."""
+    if intervals is None:
+        return None
+    return [{k: v for k, v in interval.items() if k != "hdr"} for interval in intervals]
+
+
+def _attachment(filename: str) -> dict[str, str]:
+    return {"Content-Disposition": f'attachment; filename="{filename}"'}
 
 
 def run_url(run_id: int) -> str:

@@ -45,6 +45,8 @@ class RunCreated(Schema):
         "trials; inconclusive when the trials cannot settle a change (the reasons say how "
         "many would); pass; no-baseline")
     reasons: list[VerdictReason]
+    gated_metrics: list[str] = Field(
+        description="The metrics the gate judges in every series (reliable ones only)")
     baseline_run_id: int | None
     compare_url: str | None
 

@@ -1,5 +1,9 @@
-"""The one ingest path (CI submissions and runner outcomes) and the run queries."""
+"""The one ingest path (CI submissions and runner outcomes), the run queries and exports."""
 
+import base64
+import csv
+import io
+import json
 import statistics
 from dataclasses import dataclass
 from datetime import datetime
@@ -14,7 +18,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from latlab.analysis.stats import tail_reliable
 from latlab.core.clock import get_clock
-from latlab.core.errors import Conflict, Gone, NotFound
+from latlab.core.errors import Conflict, Gone, NotFound, Unprocessable
 from latlab.core.validation import parse_body, strict_json
 from latlab.models import Host, Project, Run, Series
 from latlab.runs import keys, samples, store
@@ -22,7 +26,8 @@ from latlab.runs import metrics as metric_registry
 from latlab.runs.histogram import SUMMARY_PERCENTILES, Histogram, Summary
 from latlab.runs.keys import label_key
 from latlab.suites import service as suite_service
-from latlab_contract.result import Latency, RunCreate, SeriesIn
+from latlab_contract import parsers
+from latlab_contract.result import Interval, Latency, RunCreate, SeriesIn, SourceIn
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,26 @@ class RunFilters:
     source: str | None = None
     since: datetime | None = None
     until: datetime | None = None
+
+
+@dataclass(frozen=True)
+class AdapterQuery:
+    """A submission in a benchmark harness's own format: which adapter reads the body, and
+    what the run is (the harness output does not say)."""
+
+    adapter: str
+    suite: str
+    scenario: str
+    source: SourceIn
+    started_at: datetime | None
+    latency_unit: str
+
+    def canonical(self) -> str:
+        """The query as text, hashed with the body for idempotency."""
+        return json.dumps([self.adapter, self.suite, self.scenario,
+                           self.source.model_dump(mode="json"),
+                           None if self.started_at is None else self.started_at.isoformat(),
+                           self.latency_unit])
 
 
 @dataclass(frozen=True)
@@ -98,6 +123,7 @@ def submit(
         sweep=None if body.sweep is None else body.sweep.model_dump(),
         metric_info={name: spec.model_dump() for name, spec in body.metric_info.items()},
         confirms_run_id=confirms_run_id,
+        gate=body.gate,
         series_count=len(body.series),
         trial_count=sum(len(item.trials) for item in body.series),
     )
@@ -121,6 +147,26 @@ def submit(
         for series_id, item_trials in zip(series_ids, trials, strict=True)
         for index, data in enumerate(item_trials)))
     return Submission(run, replayed=False)
+
+
+def adapt(raw: bytes | bytearray, query: AdapterQuery) -> RunCreate:
+    """A harness's output as a run (`POST /runs?adapter=`), read by the same adapter as
+    `latlab submit --adapter`; output it cannot read is refused naming the line or JSON path."""
+    if query.adapter not in parsers.registry():
+        known = ", ".join(["latlab", *sorted(parsers.registry())])
+        raise Unprocessable(f"unknown adapter '{query.adapter}' (known: {known})",
+                            "query.adapter")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise Unprocessable(f"the body is not UTF-8 text (byte {error.start})") from None
+    try:
+        return parsers.adapt(
+            query.adapter, [("body", text)], suite=query.suite, scenario=query.scenario,
+            started_at=query.started_at or get_clock().now(), source=query.source,
+            context=parsers.ParseContext(latency_unit=query.latency_unit))
+    except parsers.ParseError as error:
+        raise Unprocessable(str(error)) from None
 
 
 # The runs list counts matching runs up to this many: a count over a year of history would
@@ -222,6 +268,68 @@ def unreliable_tails(count: int) -> list[str]:
             if not tail_reliable(count, percentile)]
 
 
+def trial_hlog(run: Run, series: Series, index: int) -> str:
+    """A trial as an HdrHistogram interval log (format 1.3, values in ns): one line per
+    interval when every interval kept its histogram, else one line for the whole trial."""
+    trial = next((t for t in series.trials if t.index == index), None)
+    if trial is None:
+        raise NotFound(f"series {series.id} has no trial {index}")
+    if trial.histogram is None:
+        raise Gone(f"the histogram of trial {index} of series {series.id} was retired by the "
+                   f"project's retention; its summary remains")
+    started = run.started_at.timestamp()
+    lines = [
+        "#[Histogram log format version 1.3]",
+        f"#[latlab run {run.id} {run.suite}/{run.scenario}, series {series.id} "
+        f"{json.dumps(series.labels)}, trial {index}; values in nanoseconds]",
+        f"#[StartTime: {started:.3f} (seconds since epoch), {run.started_at.isoformat()}]",
+        '"StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"',
+    ]
+    intervals = trial.intervals or []
+    if intervals and all("hdr" in i for i in intervals):
+        for position, interval in enumerate(intervals):
+            following = intervals[position + 1]["t_s"] if position + 1 < len(intervals) else None
+            length = interval.get("length_s", 0.0 if following is None
+                                  else following - interval["t_s"])
+            lines.append(_hlog_line(interval["t_s"], length, interval.get("max", 0.0),
+                                    interval["hdr"]))
+    else:
+        length = (0.0 if run.finished_at is None
+                  else (run.finished_at - run.started_at).total_seconds())
+        lines.append(_hlog_line(0.0, length, trial.max,
+                                base64.b64encode(trial.histogram).decode()))
+    return "\n".join(lines) + "\n"
+
+
+def run_csv(run: Run) -> str:
+    """A run's summary as CSV: per series its merged row (`trial` = all) then one row per
+    trial; latency in ns, each label and metric in its own column."""
+    label_keys = sorted({key for series in run.series for key in series.labels})
+    metric_names = sorted({name for series in run.series for t in series.trials
+                           for name in t.metrics})
+    latency = ["count", "min", *SUMMARY_PERCENTILES, "max", "mean", "stddev"]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["run_id", "series_id", *label_keys, "trial",
+                     *(f"{key}_ns" if key != "count" else key for key in latency),
+                     *metric_names])
+    for series in run.series:
+        rows: list[tuple[str, dict[str, Any], dict[str, float]]] = [
+            ("all", series.summary, series.metrics)]
+        rows += [(str(t.index), {key: getattr(t, key) for key in latency}, t.metrics)
+                 for t in series.trials]
+        for trial, summary, metrics in rows:
+            writer.writerow([run.id, series.id, *(series.labels.get(k, "") for k in label_keys),
+                             trial, *(summary.get(key, "") for key in latency),
+                             *(metrics.get(name, "") for name in metric_names)])
+    return buffer.getvalue()
+
+
+def _hlog_line(start_s: float, length_s: float, max_ns: float, encoded: str) -> str:
+    # Interval_Max is written in ms (HdrHistogram's default max value unit ratio, 1e6).
+    return f"{start_s:.3f},{length_s:.3f},{max_ns / 1e6:.3f},{encoded}"
+
+
 def _find_by_key(session: Session, project_id: int, key: str) -> Run | None:
     return session.scalar(
         select(Run).where(Run.project_id == project_id, Run.idempotency_key == key)
@@ -245,9 +353,16 @@ def _trial_data(trial: Any, path: str) -> _TrialData:
         metrics=dict(trial.metrics),
         intervals=None
         if trial.intervals is None
-        else [i.model_dump(exclude_none=True) for i in trial.intervals],
+        else [_interval(i, f"{path}.intervals[{k}]") for k, i in enumerate(trial.intervals)],
         tuning=trial.tuning,
     )
+
+
+def _interval(interval: Interval, path: str) -> dict[str, Any]:
+    stored = interval.model_dump(exclude_none=True)
+    if interval.hdr is not None:
+        stored["hdr"] = Histogram.from_hdr(interval.hdr, f"{path}.hdr", allow_empty=True).to_hdr()
+    return stored
 
 
 def _histogram(latency: Latency, path: str) -> Histogram:

@@ -42,10 +42,13 @@ def run_vocabulary(session: Session, run: Run) -> Vocabulary:
     return vocabulary(session, run.suite).extended(run.metric_info)
 
 
-def gate(session: Session, suite_id: str) -> tuple[str, ...]:
-    """The metrics the CI gate judges for a suite (p99 and throughput unless it says)."""
-    known = definition(session, suite_id)
-    return DEFAULT_GATE if known is None else tuple(known.gate)
+def gate(session: Session, run: Run) -> tuple[str, ...]:
+    """The metrics the CI gate judges for a run: its suite's (when a host advertised it),
+    else what the submission asked (an adapter's headline), else p99 and throughput."""
+    known = definition(session, run.suite)
+    if known is not None:
+        return tuple(known.gate)
+    return tuple(run.gate) if run.gate else DEFAULT_GATE
 
 
 def templates(session: Session) -> list[tuple[str, SlaTemplate]]:

@@ -239,8 +239,9 @@ export interface paths {
         put?: never;
         /**
          * Submit Run
-         * @description Submit a `latlab.result/v1` result to the caller's project; answers 201 with the run
-         *     id (200 on a replay).
+         * @description Submit a `latlab.result/v1` result to the caller's project, or with `?adapter=` a
+         *     benchmark harness's own output; answers 201 with the run id and the CI verdict (200 on a
+         *     replay).
          */
         post: operations["submit_run_api_v1_runs_post"];
         delete?: never;
@@ -301,6 +302,47 @@ export interface paths {
          * @description Metric labels, units and directions, time units and the tail rule, for the dashboard.
          */
         get: operations["vocabulary_api_v1_vocabulary_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{run_id}/series/{series_id}/trials/{index}/hlog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Trial Hlog
+         * @description A trial's latency as an HdrHistogram interval log (`.hlog`, values in ns), with its
+         *     intervals when it kept their histograms: for HdrHistogram's plotters and log tools.
+         */
+        get: operations["get_trial_hlog_api_v1_runs__run_id__series__series_id__trials__index__hlog_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{run_id}/summary.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Run Csv
+         * @description A run's summary as CSV: each series merged and per trial, latency in ns, metrics.
+         */
+        get: operations["get_run_csv_api_v1_runs__run_id__summary_csv_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1540,6 +1582,11 @@ export interface components {
             verdict: ("pass" | "fail" | "inconclusive" | "no-baseline") | null;
             /** Reasons */
             reasons: components["schemas"]["VerdictReason"][];
+            /**
+             * Gated Metrics
+             * @description The metrics the gate judges in every series (reliable ones only)
+             */
+            gated_metrics: string[];
             /** Baseline Run Id */
             baseline_run_id: number | null;
             /** Compare Url */
@@ -2499,8 +2546,16 @@ export interface components {
          * @description Latency over time: one window of a trial.
          */
         Interval: {
-            /** T S */
+            /**
+             * T S
+             * @description The window's start, seconds since the trial's.
+             */
             t_s: number;
+            /**
+             * Length S
+             * @default null
+             */
+            length_s: number | null;
             /** Count */
             count: number;
             /**
@@ -2528,6 +2583,12 @@ export interface components {
              * @default null
              */
             max: number | null;
+            /**
+             * Hdr
+             * @description The window's own histogram (compressed HdrHistogram V2, base64, ns), kept so that the trial exports as an HdrHistogram interval log.
+             * @default null
+             */
+            hdr: string | null;
         };
         /**
          * Latency
@@ -2712,6 +2773,12 @@ export interface components {
             metric_info: {
                 [key: string]: components["schemas"]["MetricSpec"];
             };
+            /**
+             * Gate
+             * @description The metrics the CI gate judges when the lab knows no definition of this suite (a suite's own `gate` wins; default: p99 and throughput). Adapters set their harness's headline (go-bench: ns_per_op).
+             * @default null
+             */
+            gate: string[] | null;
             /** Series */
             series: components["schemas"]["SeriesIn"][];
         };
@@ -3647,7 +3714,22 @@ export interface operations {
     };
     submit_run_api_v1_runs_post: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A harness adapter (go-bench, criterion, jmh, pytest-benchmark, k6, wrk2, hlog, ...): the body is that tool's output, not a latlab.result/v1 document */
+                adapter?: string | null;
+                /** @description With adapter: required */
+                suite?: string | null;
+                /** @description With adapter: required */
+                scenario?: string | null;
+                branch?: string | null;
+                commit?: string | null;
+                build_url?: string | null;
+                pull_request?: number | null;
+                /** @description With adapter: when the benchmark ran (default: now) */
+                started_at?: string | null;
+                /** @description With adapter=hlog: the unit of the log's values (ns, us, ms, s) */
+                unit?: string;
+            };
             header?: {
                 /** @description Printable ASCII; a retry with the same key and body answers the first run */
                 "idempotency-key"?: string | null;
@@ -3658,6 +3740,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["RunCreate"];
+                "text/plain": string;
             };
         };
         responses: {
@@ -3890,6 +3973,134 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    get_trial_hlog_api_v1_runs__run_id__series__series_id__trials__index__hlog_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                series_id: number;
+                index: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HdrHistogram log */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["Message"];
+                };
+            };
+            /** @description The trial's histogram was retired by retention */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    get_run_csv_api_v1_runs__run_id__summary_csv_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run's summary */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                    "text/csv": unknown;
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["Problems"];
                 };
             };
         };
@@ -4593,6 +4804,8 @@ export interface operations {
                 baseline_labels?: string | null;
                 /** @description The same for the candidate run (e.g. {"server":"zig"}); the two runs may be one */
                 candidate_labels?: string | null;
+                /** @description json; markdown: a table (text/markdown) for a CI summary or a PR comment; csv: a table (text/csv) for a spreadsheet */
+                format?: "json" | "markdown" | "csv";
             };
             header?: never;
             path?: never;

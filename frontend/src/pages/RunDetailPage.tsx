@@ -12,6 +12,7 @@ import { EmptyState, ErrorState, Loading } from "../components/common/Status";
 import { RunVerdictBadge } from "../components/common/VerdictBadge";
 import { Fingerprint } from "../components/hosts/Fingerprint";
 import { CompareSeriesForm } from "../components/runs/CompareSeriesForm";
+import { RunDownloads } from "../components/runs/RunDownloads";
 import { RunMeta } from "../components/runs/RunMeta";
 import { SeriesSummaryTable } from "../components/runs/SeriesSummaryTable";
 import { SweepCurves } from "../components/runs/SweepCurves";
@@ -152,6 +153,7 @@ function RunBody({ run }: { run: RunRead }) {
           <div className="table-scroll">
             <TrialsTable series={run.series} metricInfo={run.metric_info} />
           </div>
+          <RunDownloads runId={run.id} series={run.series} />
         </>
       )}
 

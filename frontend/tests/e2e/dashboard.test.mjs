@@ -181,6 +181,19 @@ test("dashboard: the acceptance walk-through", async (t) => {
     await page.getByRole("heading", { name: "CI verdict" }).waitFor();
   });
 
+  await t.test("the run page downloads its summary and a trial's histogram", async () => {
+    const downloads = page.getByRole("group", { name: "Downloads" });
+    for (const [name, start] of [
+      ["Summary (CSV)", "run_id,series_id,"],
+      ["Histogram (.hlog)", "#[Histogram log format version 1.3]"],
+    ]) {
+      const href = await downloads.getByRole("link", { name }).getAttribute("href");
+      const answer = await page.request.get(`${baseUrl}${href}`);
+      assert.equal(answer.status(), 200);
+      assert.ok((await answer.text()).startsWith(start), name);
+    }
+  });
+
   await t.test(
     "the regression's alert links to the comparison and can be acknowledged",
     async () => {

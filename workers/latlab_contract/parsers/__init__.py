@@ -12,11 +12,19 @@ printed on this machine, with the command that made it.
 import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from latlab_contract.result import MetricSpec, SeriesIn
+from latlab_contract.result import (
+    SCHEMA_VERSION,
+    MetricSpec,
+    RunCreate,
+    SeriesIn,
+    SourceIn,
+    TrialIn,
+)
 
 
 @dataclass(frozen=True)
@@ -24,12 +32,17 @@ class ParseContext:
     """What a parser may need to know besides the text."""
 
     metrics: frozenset[str] = frozenset()  # metric names the suite declares
+    # The unit of latency values in formats that do not say (HdrHistogram logs).
+    latency_unit: str = "ns"
 
 
 @dataclass(frozen=True)
 class Parsed:
     series: list[SeriesIn]
     metric_info: dict[str, MetricSpec] = field(default_factory=dict)
+    # The metrics a harness's headline is (go test -bench: ns/op), for the CI gate of a suite
+    # the lab does not know.
+    gate: list[str] = field(default_factory=list)
 
 
 class ParseError(Exception):
@@ -40,10 +53,30 @@ Parser = Callable[[str, ParseContext], Parsed]
 
 
 def registry() -> dict[str, Parser]:
-    """The built-in parsers, by name."""
-    from latlab_contract.parsers import ab, latlab_json
+    """The built-in parsers, by name: latlab's own program output and the harness adapters."""
+    from latlab_contract.parsers import (
+        ab,
+        criterion,
+        go_bench,
+        hlog,
+        jmh,
+        k6,
+        latlab_json,
+        pytest_benchmark,
+        wrk2,
+    )
 
-    return {"latlab-json": latlab_json.parse, "ab": ab.parse}
+    return {
+        "latlab-json": latlab_json.parse,
+        "ab": ab.parse,
+        "hlog": hlog.parse,
+        "go-bench": go_bench.parse,
+        "criterion": criterion.parse,
+        "jmh": jmh.parse,
+        "pytest-benchmark": pytest_benchmark.parse,
+        "k6": k6.parse,
+        "wrk2": wrk2.parse,
+    }
 
 
 def get_parser(name: str) -> Parser:
@@ -51,6 +84,58 @@ def get_parser(name: str) -> Parser:
     if name not in parsers:
         raise ParseError(f"unknown output format '{name}' (known: {', '.join(sorted(parsers))})")
     return parsers[name]
+
+
+def adapt(
+    adapter: str,
+    outputs: list[tuple[str, str]],
+    *,
+    suite: str,
+    scenario: str,
+    started_at: datetime,
+    source: SourceIn,
+    context: ParseContext = ParseContext(),
+) -> RunCreate:
+    """A `latlab.result/v1` run from a harness's outputs, each `(name, text)` (several files
+    are several trials: a series' trials are appended in order, matched by labels). Errors
+    name the output (when there are several) and the line or JSON path."""
+    parser = get_parser(adapter)
+    trials: dict[tuple[tuple[str, str], ...], list[TrialIn]] = {}
+    metric_info: dict[str, MetricSpec] = {}
+    gate: list[str] = []
+    for name, text in outputs:
+        try:
+            parsed = parser(text, context)
+        except ParseError as error:
+            raise ParseError(f"{name}: {error}" if len(outputs) > 1 else str(error)) from error
+        metric_info.update(parsed.metric_info)
+        gate += [metric for metric in parsed.gate if metric not in gate]
+        for item in parsed.series:
+            trials.setdefault(tuple(sorted(item.labels.items())), []).extend(item.trials)
+    try:
+        return RunCreate.model_validate({
+            "schema": SCHEMA_VERSION, "suite": suite, "scenario": scenario,
+            "params": {"adapter": adapter}, "started_at": started_at, "source": source,
+            "metric_info": metric_info, "gate": gate or None,
+            "series": [SeriesIn(labels=dict(key), trials=items) for key, items in trials.items()]})
+    except ValidationError as error:
+        raise ParseError(validation_message(error)) from error
+
+
+def read_output(adapter: str, path: Path) -> str:
+    """A harness output from a file, or from a directory for the formats that are one
+    (Criterion's `target/criterion`)."""
+    if path.is_dir():
+        from latlab_contract.parsers import criterion
+
+        readers = {"criterion": criterion.bundle}
+        if adapter not in readers:
+            raise ParseError(f"{path}: a directory (the {adapter} adapter reads a file)")
+        return readers[adapter](path)
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ParseError(f"cannot read {path}: {error}") from error
 
 
 def load_parser(path: Path) -> Parser:

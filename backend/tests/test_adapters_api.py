@@ -1,0 +1,490 @@
+"""Harness output submitted as CI would (`latlab submit --adapter`, `POST /runs?adapter=`),
+judged against a slower build, reported as Markdown and JUnit XML, and exported again
+(`.hlog`, CSV). Inputs are the golden files of the real tools (workers/tests/golden/adapters);
+the reports are read back by a real Markdown parser and checked against the JUnit XSD."""
+
+import csv
+import io
+import json
+import math
+import statistics
+import subprocess
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import xmlschema
+from hdrh.histogram import HdrHistogram
+from hdrh.log import HistogramLogReader
+from markdown_it import MarkdownIt
+from sqlalchemy import func, select, update
+
+from latlab.models import Run, Scope, Trial
+from tests.conftest import Actors
+from tests.factories import result, samples
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = ROOT / "workers" / "tests" / "golden" / "adapters"
+JUNIT_XSD = xmlschema.XMLSchema(Path(__file__).parent / "golden" / "junit" / "JUnit.xsd")
+
+
+def _cli(live_server: str, token: str, *args: str, stdin: str | None = None
+         ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "latlab.cli", "submit", "--url", live_server, *args],
+        env={"LATLAB_TOKEN": token, "PATH": "/usr/bin:/bin"}, capture_output=True, text=True,
+        timeout=120, check=False, input=stdin,
+    )
+
+
+def _token(committed_db) -> str:
+    token = Actors(committed_db).token(Scope.runs_write, Scope.read)
+    committed_db.commit()
+    return token["Authorization"].split()[1]
+
+
+def _get(live_server: str, token: str, path: str, **params: Any) -> Any:
+    response = httpx.get(f"{live_server}/api/v1{path}", params=params, timeout=30,
+                         headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 200, response.text
+    return response.json() if "json" in response.headers["content-type"] else response.text
+
+
+# The tool's own numbers for each adapter's fast build, read from the golden files here.
+
+def _go_bench(run: dict[str, Any]) -> None:
+    lines = [line.split() for line in (GOLDEN / "go-bench" / "fast.txt").read_text().splitlines()
+             if line.startswith("Benchmark")]
+    for series in run["series"]:
+        ns_per_op = [float(f[2]) for f in lines if f[0] == f"{series['labels']['benchmark']}-2"]
+        assert [t["metrics"]["ns_per_op"] for t in series["trials"]] == ns_per_op
+        assert series["metrics"]["ns_per_op"] == statistics.median(ns_per_op)
+        # Each trial's latency is its ns/op, one exact sample.
+        assert [t["summary"]["p50"] for t in series["trials"]] == [round(v) for v in ns_per_op]
+
+
+def _criterion(run: dict[str, Any]) -> None:
+    for series in run["series"]:
+        name = series["labels"]["benchmark"]
+        estimates = [json.loads((GOLDEN / "criterion" / f"fast-{i}" / "criterion" / name / "new"
+                                 / "estimates.json").read_text()) for i in (1, 2, 3)]
+        assert [t["metrics"]["ns_per_iter"] for t in series["trials"]] == [
+            e["slope"]["point_estimate"] for e in estimates]
+        for i, trial in enumerate(series["trials"], start=1):
+            sample = json.loads((GOLDEN / "criterion" / f"fast-{i}" / "criterion" / name / "new"
+                                 / "sample.json").read_text())
+            per_iteration = sorted(round(t / n) for t, n in zip(sample["times"], sample["iters"],
+                                                                strict=True))
+            assert trial["exact"] and trial["summary"]["count"] == len(per_iteration) == 50
+            assert trial["summary"]["p50"] == per_iteration[24]  # nearest rank: the 25th
+            assert trial["summary"]["max"] == per_iteration[-1]
+
+
+def _jmh(run: dict[str, Any]) -> None:
+    results = json.loads((GOLDEN / "jmh" / "fast.json").read_text())
+    for result_ in results:
+        labels = {"benchmark": result_["benchmark"], "mode": result_["mode"],
+                  **result_["params"]}
+        (series,) = [s for s in run["series"] if s["labels"] == labels]
+        primary = result_["primaryMetric"]
+        if result_["mode"] == "avgt":
+            assert statistics.fmean(t["metrics"]["ns_per_op"] for t in series["trials"]) == (
+                pytest.approx(primary["score"] * 1e3))
+        if result_["mode"] == "sample":
+            total = sum(c for fork in primary["rawDataHistogram"] for it in fork for _, c in it)
+            assert series["summary"]["count"] == total
+
+
+def _pytest_benchmark(run: dict[str, Any]) -> None:
+    files = [json.loads((GOLDEN / "pytest-benchmark" / f"fast-{i}.json").read_text())
+             for i in (1, 2, 3)]
+    for series in run["series"]:
+        stats = [next(b["stats"] for b in f["benchmarks"]
+                      if b["fullname"] == series["labels"]["benchmark"]) for f in files]
+        for trial, stat in zip(series["trials"], stats, strict=True):
+            assert trial["metrics"]["ops_per_s"] == stat["ops"]
+            assert trial["summary"]["count"] == stat["rounds"]
+            assert trial["summary"]["min"] == round(stat["min"] * 1e9)
+
+
+def _k6(run: dict[str, Any]) -> None:
+    (series,) = run["series"]
+    for trial, i in zip(series["trials"], (1, 2, 3), strict=True):
+        metrics = json.loads((GOLDEN / "k6" / f"summary-fast-{i}.json").read_text())["metrics"]
+        assert trial["summary"]["count"] == metrics["http_reqs"]["count"]
+        assert trial["metrics"]["throughput"] == metrics["http_reqs"]["rate"]
+        assert trial["metrics"]["http_req_duration_p99"] == metrics["http_req_duration"]["p(99)"]
+
+
+def _wrk2(run: dict[str, Any]) -> None:
+    (series,) = run["series"]
+    for trial, name in zip(series["trials"], ("latency.txt", "u-latency-quiet.txt"),
+                           strict=True):
+        text = (GOLDEN / "wrk2" / name).read_text()
+        total = next(line for line in text.splitlines() if "Total count" in line)
+        assert trial["summary"]["count"] == int(total.split("=")[-1].strip(" ]"))
+        rate = next(line for line in text.splitlines() if line.startswith("Requests/sec"))
+        assert trial["metrics"]["throughput"] == float(rate.split()[1])
+
+
+def _hlog(run: dict[str, Any]) -> None:
+    assert {s["labels"]["tag"] for s in run["series"]} == {"compress", "checksum"}
+    for series in run["series"]:
+        for trial, i in zip(series["trials"], (1, 2, 3), strict=True):
+            lines = (GOLDEN / "hlog" / f"java-fast-{i}.hlog").read_text().splitlines()
+            counts = [HdrHistogram.decode(line.rsplit(",", 1)[1]).get_total_count()
+                      for line in lines if line.startswith(f"Tag={series['labels']['tag']},")]
+            assert trial["summary"]["count"] == sum(counts)
+            assert [i["count"] for i in trial["intervals"]] == counts
+            assert all("hdr" not in interval for interval in trial["intervals"])
+
+
+ADAPTERS: dict[str, tuple[list[str], list[str], Callable[[dict[str, Any]], None]]] = {
+    "go-bench": (["go-bench/fast.txt"], ["go-bench/slow.txt"], _go_bench),
+    "criterion": ([f"criterion/fast-{i}/criterion" for i in (1, 2, 3)],
+                  [f"criterion/slow-{i}/criterion" for i in (1, 2, 3)], _criterion),
+    "jmh": (["jmh/fast.json"], ["jmh/slow.json"], _jmh),
+    "pytest-benchmark": ([f"pytest-benchmark/fast-{i}.json" for i in (1, 2, 3)],
+                         [f"pytest-benchmark/slow-{i}.json" for i in (1, 2, 3)],
+                         _pytest_benchmark),
+    "k6": ([f"k6/summary-fast-{i}.json" for i in (1, 2, 3)],
+           [f"k6/summary-slow-{i}.json" for i in (1, 2, 3)], _k6),
+    # wrk2's README publishes two quiet runs and one with a 1.4 s stall.
+    "wrk2": (["wrk2/latency.txt", "wrk2/u-latency-quiet.txt"], ["wrk2/u-latency-stall.txt"],
+             _wrk2),
+    "hlog": ([f"hlog/java-fast-{i}.hlog" for i in (1, 2, 3)],
+             [f"hlog/java-slow-{i}.hlog" for i in (1, 2, 3)], _hlog),
+}
+
+
+@pytest.mark.parametrize("adapter", sorted(ADAPTERS))
+def test_harness_output_is_stored_judged_and_reported(adapter: str, committed_db, live_server,
+                                                      tmp_path: Path) -> None:
+    fast, slow, tools_numbers = ADAPTERS[adapter]
+    token = _token(committed_db)
+    common = ["--adapter", adapter, "--suite", f"{adapter}-demo", "--scenario", "ci"]
+    first = _cli(live_server, token, *common, "--branch", "main", "--commit", "aaaa1111",
+                 *(str(GOLDEN / f) for f in fast))
+    assert first.returncode == 0, first.stderr
+    baseline_id = int(first.stdout.strip().rsplit("/", 1)[1])
+    baseline = _get(live_server, token, f"/runs/{baseline_id}")
+    assert baseline["params"] == {"adapter": adapter} and baseline["verdict"] == "no-baseline"
+    tools_numbers(baseline)
+
+    summary, junit = tmp_path / "summary.md", tmp_path / "junit.xml"
+    second = _cli(live_server, token, *common, "--branch", "feature", "--commit", "bbbb2222",
+                  "--summary", str(summary), "--junit", str(junit),
+                  *(str(GOLDEN / f) for f in slow))
+    assert second.returncode == 0, second.stderr
+    candidate_id = int(second.stdout.strip().rsplit("/", 1)[1])
+    candidate = _get(live_server, token, f"/runs/{candidate_id}")
+    assert candidate["baseline_run_id"] == baseline_id
+    assert candidate["verdict"] == VERDICTS[adapter], candidate["verdict_reasons"]
+    # The comparison sees the slower build in the harness's headline metric, in the
+    # direction the adapter declared.
+    compare = _get(live_server, token, "/compare", baseline=baseline_id,
+                   candidate=candidate_id)
+    headline = [m for s in compare["series"] for m in s["metrics"]
+                if m["metric"] == HEADLINES[adapter]]
+    assert headline and all(m["direction"] != "none" for m in headline)
+    assert any((m["delta_pct"] or 0) * (1 if m["direction"] == "lower" else -1) > 20
+               for m in headline)
+    _check_reports(candidate, compare, summary, junit, GATES.get(adapter, DEFAULT_GATE))
+    # The plain output names the series and the metric of every reason.
+    for reason in candidate["verdict_reasons"]:
+        named = ", ".join(f"{k}={v}" for k, v in sorted(reason["series"].items())) or "(all)"
+        assert f"{reason['kind']}: {named} / {reason['metric']}: " in second.stderr
+
+
+# The gate judges the metrics the adapter names as its harness's headline (a suite the lab
+# does not know), else p99 and throughput, reliable ones only, and fails only on a regression
+# from >= 10 candidate trials: fewer make a tested slowdown a suspicion (inconclusive).
+DEFAULT_GATE = ("p99", "throughput")
+GATES = {"go-bench": ("ns_per_op",), "criterion": ("ns_per_iter",),
+         "pytest-benchmark": ("ops_per_s",), "jmh": ("ops_per_s", "ns_per_op")}
+VERDICTS = {
+    "go-bench": "inconclusive",  # ns/op 3 runs a side: a slowdown from too few trials
+    "criterion": "inconclusive",  # ns/iter, 3 runs a side
+    "pytest-benchmark": "inconclusive",  # ops/s, 3 runs a side
+    "jmh": "inconclusive",  # SampleTime's p99 regressed, from 3 forks
+    "k6": "inconclusive",  # 3 runs a side
+    "wrk2": "inconclusive",  # one stalled run against two quiet ones
+    "hlog": "inconclusive",  # 3 logs a side
+}
+HEADLINES = {"go-bench": "ns_per_op", "criterion": "ns_per_iter", "jmh": "ns_per_op",
+             "pytest-benchmark": "ops_per_s", "k6": "p50", "wrk2": "p99", "hlog": "p50"}
+
+
+def test_enough_trials_of_a_slower_build_fail_the_gate(committed_db, live_server,
+                                                        tmp_path: Path) -> None:
+    token = _token(committed_db)
+    common = ["--adapter", "hlog", "--suite", "zlib", "--scenario", "ci"]
+    logs = GOLDEN / "hlog"
+    first = _cli(live_server, token, *common, "--branch", "main",
+                 *(str(logs / f"python-fast-{i}.hlog") for i in range(1, 11)))
+    assert first.returncode == 0, first.stderr
+    summary, junit = tmp_path / "summary.md", tmp_path / "junit.xml"
+    second = _cli(live_server, token, *common, "--branch", "feature", "--fail-on", "regression",
+                  "--summary", str(summary), "--junit", str(junit),
+                  *(str(logs / f"python-slow-{i}.hlog") for i in range(1, 11)))
+    assert second.returncode == 1, second.stderr
+    candidate = _get(live_server, token, f"/runs/{second.stdout.strip().rsplit('/', 1)[1]}")
+    assert candidate["verdict"] == "fail"
+    assert [(r["kind"], r["metric"]) for r in candidate["verdict_reasons"]] == [
+        ("regression", "p99")]
+    compare = _get(live_server, token, "/compare", baseline=candidate["baseline_run_id"],
+                   candidate=candidate["id"])
+    _check_reports(candidate, compare, summary, junit)
+    assert "regression: (all) / p99: rose" in second.stderr
+
+
+def _check_reports(candidate: dict[str, Any], compare: dict[str, Any], summary: Path,
+                   junit: Path, gate: tuple[str, ...] = DEFAULT_GATE) -> None:
+    """The Markdown summary as a Markdown parser reads it, and the JUnit XML against its XSD,
+    both agreeing with the gate's answer."""
+    reasons = candidate["verdict_reasons"]
+    gated = [(s["labels"], m["metric"]) for s in compare["series"] for m in s["metrics"]
+             if m["metric"] in gate and m["reliable"]]
+    text = summary.read_text()
+    assert text.startswith(f"### latlab: {candidate['verdict']}")
+    rows = _markdown_rows(text)
+    if gated:
+        assert rows[0] == ["series", "metric", "baseline", "candidate", "delta", "verdict",
+                           "details"]
+        assert len(rows) - 1 == len(gated)
+    else:
+        assert rows == []
+
+    def named(reason: dict[str, Any]) -> tuple[str, str]:
+        labels = sorted(reason["series"].items())
+        return ", ".join(f"{k}={v}" for k, v in labels) or "(all)", reason["metric"]
+
+    assert {(r[0], r[1]) for r in rows[1:] if r[5].startswith("fail:")} == {
+        named(r) for r in reasons if r["kind"] == "regression"}
+    doubted = {named(r) for r in reasons if r["kind"] in ("suspected-regression",
+                                                           "too-few-trials")}
+    assert {(r[0], r[1]) for r in rows[1:] if r[5].startswith("inconclusive:")} == doubted
+
+    JUNIT_XSD.validate(str(junit))
+    suite = JUNIT_XSD.to_dict(str(junit))
+    cases = suite.get("testcase", [])
+    assert int(suite["@tests"]) == len(cases) == max(len(gated), 1)
+    assert int(suite["@failures"]) == sum("failure" in case for case in cases) == sum(
+        r["kind"] == "regression" for r in reasons)
+    if gated:
+        assert int(suite["@skipped"]) == sum("skipped" in case for case in cases) == len(
+            doubted)
+
+
+def _markdown_rows(text: str) -> list[list[str]]:
+    """The table's cells as a Markdown renderer reads them (GitHub-flavoured tables)."""
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    rows: list[list[str]] = []
+    for token in tokens:
+        if token.type == "tr_open":
+            rows.append([])
+        elif token.type == "inline" and rows and token.map is not None:
+            rendered = "".join(child.content for child in token.children or []
+                               if child.type in ("text", "code_inline"))
+            rows[-1].append(rendered.strip())
+    return rows
+
+
+def test_first_run_reports_no_baseline(committed_db, live_server, tmp_path: Path) -> None:
+    token = _token(committed_db)
+    summary, junit = tmp_path / "s.md", tmp_path / "j.xml"
+    done = _cli(live_server, token, "--adapter", "go-bench", "--suite", "go", "--summary",
+                str(summary), "--junit", str(junit), str(GOLDEN / "go-bench" / "fast.txt"))
+    assert done.returncode == 0, done.stderr
+    assert "latlab: no-baseline" in summary.read_text()
+    JUNIT_XSD.validate(str(junit))
+    suite = JUNIT_XSD.to_dict(str(junit))
+    assert suite["@skipped"] == 1 and "skipped" in suite["testcase"][0]
+
+
+def test_cli_reads_harness_output_from_standard_input(committed_db, live_server) -> None:
+    token = _token(committed_db)
+    text = (GOLDEN / "wrk2" / "latency.txt").read_text()
+    done = _cli(live_server, token, "--adapter", "wrk2", "--suite", "web", "-", stdin=text)
+    assert done.returncode == 0, done.stderr
+    run = _get(live_server, token, f"/runs/{done.stdout.strip().rsplit('/', 1)[1]}")
+    assert run["trial_count"] == 1 and run["series"][0]["metrics"]["throughput"] == 2000.28
+
+
+def test_cli_refuses_unreadable_input_and_sends_nothing(committed_db, live_server,
+                                                        tmp_path: Path) -> None:
+    token = _token(committed_db)
+    bad = tmp_path / "bench.txt"
+    bad.write_text("goos: linux\nBenchmarkX-2   100   12.5 ns/op   7\n")
+    refused = _cli(live_server, token, "--adapter", "go-bench", "--suite", "go", str(bad))
+    assert refused.returncode == 2 and "line 2: expected 'value unit' pairs" in refused.stderr
+    unknown = _cli(live_server, token, "--adapter", "nope", "--suite", "go", str(bad))
+    assert unknown.returncode == 2 and "unknown output format 'nope'" in unknown.stderr
+    no_suite = _cli(live_server, token, "--adapter", "go-bench", str(bad))
+    assert no_suite.returncode == 2 and "--suite is required" in no_suite.stderr
+    assert committed_db.scalar(select(func.count()).select_from(Run)) == 0
+
+
+def _post(client, headers, body: bytes | str, **params: Any):
+    return client.post("/api/v1/runs", content=body, params=params,
+                       headers={**headers, "Content-Type": "text/plain"})
+
+
+def test_rest_route_reads_harness_output_with_the_same_adapters(client, actors) -> None:
+    headers = actors.token(Scope.runs_write, Scope.read)
+    text = (GOLDEN / "jmh" / "fast.json").read_text()
+    response = _post(client, headers, text, adapter="jmh", suite="jmh-demo", scenario="ci",
+                     branch="main", commit="abcd1234")
+    assert response.status_code == 201, response.text
+    run = client.get(f"/api/v1/runs/{response.json()['id']}", headers=headers).json()
+    assert run["source"]["branch"] == "main" and run["source"]["commit"] == "abcd1234"
+    assert run["series_count"] == 8 and run["trial_count"] == 24
+    assert run["started_at"] == "2026-11-22T12:00:00Z"  # the api's clock: "now"
+    # The adapter names JMH's headlines for a suite the lab does not know.
+    assert response.json()["gated_metrics"] == ["ops_per_s", "ns_per_op"]
+
+
+def test_rest_route_refuses_bad_output_naming_where_and_stores_nothing(client, actors,
+                                                                       db) -> None:
+    headers = actors.token(Scope.runs_write)
+    bad = _post(client, headers, "PASS\n", adapter="go-bench", suite="go", scenario="ci")
+    assert bad.status_code == 422
+    assert bad.json()["detail"][0]["message"].startswith("line 1: no benchmark results")
+    unknown = _post(client, headers, "x", adapter="nope", suite="go", scenario="ci")
+    assert unknown.status_code == 422 and unknown.json()["detail"][0]["path"] == "query.adapter"
+    missing = _post(client, headers, "x", adapter="go-bench", scenario="ci")
+    assert missing.status_code == 422 and missing.json()["detail"][0]["path"] == "query.suite"
+    slug = _post(client, headers, "x", adapter="go-bench", suite="Not A Slug", scenario="ci")
+    assert slug.status_code == 422 and slug.json()["detail"][0]["path"] == "query.suite"
+    binary = _post(client, headers, b"\xff\xfe", adapter="go-bench", suite="go", scenario="ci")
+    assert binary.status_code == 422 and "not UTF-8" in binary.json()["detail"][0]["message"]
+    assert db.scalar(select(func.count()).select_from(Run)) == 0
+
+
+def test_rest_route_idempotency_covers_the_query(client, actors, db) -> None:
+    headers = {**actors.token(Scope.runs_write), "Idempotency-Key": "ci-7"}
+    text = (GOLDEN / "go-bench" / "fast.txt").read_text()
+    first = _post(client, headers, text, adapter="go-bench", suite="go", scenario="ci")
+    again = _post(client, headers, text, adapter="go-bench", suite="go", scenario="ci")
+    assert first.status_code == 201 and again.status_code == 200
+    assert again.json()["replayed"] and again.json()["id"] == first.json()["id"]
+    other = _post(client, headers, text, adapter="go-bench", suite="go", scenario="nightly")
+    assert other.status_code == 409
+    assert db.scalar(select(func.count()).select_from(Run)) == 1
+
+
+def test_trial_exports_as_an_hlog_that_hdrh_reads_back(client, actors, tmp_path) -> None:
+    headers = actors.token(Scope.runs_write, Scope.read)
+    values = samples(20_000, seed=3)
+    run_id = client.post("/api/v1/runs", json=result(series=[
+        {"labels": {"client": "rust"}, "trials": [{"latency": {"samples_ns": values}}]}]),
+        headers=headers).json()["id"]
+    series_id = client.get(f"/api/v1/runs/{run_id}", headers=headers).json()["series"][0]["id"]
+    response = client.get(f"/api/v1/runs/{run_id}/series/{series_id}/trials/0/hlog",
+                          headers=headers)
+    assert response.status_code == 200
+    assert "attachment" in response.headers["content-disposition"]
+    path = tmp_path / "trial.hlog"
+    path.write_text(response.text)
+    reader = HistogramLogReader(str(path), HdrHistogram(1, 3_600_000_000_000, 3))
+    read = reader.get_next_interval_histogram()
+    assert read is not None and reader.get_next_interval_histogram() is None
+    assert reader.get_start_time_sec() == datetime(2026, 11, 22, 10, tzinfo=UTC).timestamp()
+    original = HdrHistogram(1, 3_600_000_000_000, 3)
+    for value in values:
+        original.record_value(value)
+    assert read.get_total_count() == original.get_total_count() == 20_000
+    for q in (0, 50, 90, 99, 99.9, 99.99, 100):
+        assert read.get_value_at_percentile(q) == original.get_value_at_percentile(q)
+    assert client.get(f"/api/v1/runs/{run_id}/series/{series_id}/trials/1/hlog",
+                      headers=headers).status_code == 404
+
+
+def test_a_retired_histogram_is_gone(client, actors, db) -> None:
+    headers = actors.token(Scope.runs_write, Scope.read)
+    run_id = client.post("/api/v1/runs", json=result(), headers=headers).json()["id"]
+    series_id = client.get(f"/api/v1/runs/{run_id}", headers=headers).json()["series"][0]["id"]
+    db.execute(update(Trial).values(histogram=None))  # what the project's retention does
+    answer = client.get(f"/api/v1/runs/{run_id}/series/{series_id}/trials/0/hlog",
+                        headers=headers)
+    assert answer.status_code == 410 and "retired" in answer.json()["detail"]
+    assert client.get(f"/api/v1/runs/{run_id}/summary.csv", headers=headers).status_code == 200
+
+
+def test_hlog_round_trips_with_its_intervals(client, actors, tmp_path) -> None:
+    headers = actors.token(Scope.runs_write, Scope.read)
+    source = GOLDEN / "hlog" / "python-fast-1.hlog"
+    run_id = _post(client, headers, source.read_text(), adapter="hlog", suite="hlog-demo",
+                   scenario="ci").json()["id"]
+    (series,) = client.get(f"/api/v1/runs/{run_id}", headers=headers).json()["series"]
+    exported = tmp_path / "export.hlog"
+    exported.write_text(client.get(
+        f"/api/v1/runs/{run_id}/series/{series['id']}/trials/0/hlog", headers=headers).text)
+
+    def intervals(path: Path) -> list[tuple[float, HdrHistogram]]:
+        reader = HistogramLogReader(str(path), HdrHistogram(1, 3_600_000_000_000, 3))
+        found = []
+        while (interval := reader.get_next_interval_histogram()) is not None:
+            found.append((interval.get_start_time_stamp() / 1000, interval))
+        return [(start - found[0][0], interval) for start, interval in found]
+
+    before, after = intervals(source), intervals(exported)
+    assert len(after) == len(before) == 5
+    for (start_before, old), (start_after, new) in zip(before, after, strict=True):
+        assert start_after == pytest.approx(start_before, abs=1e-3)
+        assert new.get_total_count() == old.get_total_count()
+        for q in (50, 99, 100):
+            assert new.get_value_at_percentile(q) == old.get_value_at_percentile(q)
+
+
+def test_run_summary_downloads_as_csv(client, actors) -> None:
+    headers = actors.token(Scope.runs_write, Scope.read)
+    document = result(series=[
+        {"labels": {"client": "rust"},
+         "trials": [{"latency": {"samples_ns": samples(seed=s)}, "metrics": {"throughput": t}}
+                    for s, t in ((1, 100.0), (2, 300.0))]},
+        {"labels": {"client": "go"}, "trials": [{"latency": {"samples_ns": samples(seed=9)}}]},
+    ])
+    run_id = client.post("/api/v1/runs", json=document, headers=headers).json()["id"]
+    response = client.get(f"/api/v1/runs/{run_id}/summary.csv", headers=headers)
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(response.text)))
+    assert [(r["client"], r["trial"]) for r in rows] == [
+        ("rust", "all"), ("rust", "0"), ("rust", "1"), ("go", "all"), ("go", "0")]
+    assert rows[0]["throughput"] == "200.0" and rows[1]["throughput"] == "100.0"
+    rust_trial = sorted(samples(seed=1))
+    assert float(rows[1]["p99_ns"]) == rust_trial[989]  # nearest rank: the 990th of 1,000
+    assert int(rows[0]["count"]) == 2000 and rows[4]["throughput"] == ""
+
+
+def test_compare_answers_markdown_and_csv(client, actors) -> None:
+    headers = actors.token(Scope.runs_write, Scope.read)
+
+    def submit(scale: float) -> int:
+        return client.post("/api/v1/runs", headers=headers, json=result(series=[
+            {"labels": {"client": "c|ient"}, "trials": [
+                {"latency": {"samples_ns": samples(seed=s, scale_ns=scale)},
+                 "metrics": {"throughput": 1e9 / scale}} for s in range(5)]}])).json()["id"]
+
+    baseline, candidate = submit(350_000), submit(700_000)
+    params = {"baseline": baseline, "candidate": candidate}
+    as_json = client.get("/api/v1/compare", params=params, headers=headers).json()
+    metrics = as_json["series"][0]["metrics"]
+    text = client.get("/api/v1/compare", params={**params, "format": "markdown"},
+                      headers=headers)
+    assert text.headers["content-type"].startswith("text/markdown")
+    rows = _markdown_rows(text.text)
+    assert len(rows) - 1 == len(metrics)
+    p99 = next(row for row in rows if row[1] == "p99")
+    assert p99[0] == "client=c|ient"  # escaped, and read back as written
+    assert p99[5].endswith("regressed")
+    table = list(csv.DictReader(io.StringIO(client.get(
+        "/api/v1/compare", params={**params, "format": "csv"}, headers=headers).text)))
+    assert [r["metric"] for r in table] == [m["metric"] for m in metrics]
+    for row, metric in zip(table, metrics, strict=True):
+        assert row["client"] == "c|ient" and row["verdict"] == metric["verdict"]
+        assert math.isclose(float(row["candidate"]), metric["candidate"])

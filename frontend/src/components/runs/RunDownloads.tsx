@@ -1,0 +1,42 @@
+import { useState } from "react";
+
+import type { SeriesRead } from "../../api/types";
+import { runCsvUrl, trialHlogUrl } from "../../lib/downloads";
+import { formatLabels } from "../../lib/format";
+
+/** Download the run's summary as CSV, or any trial's histogram as an HdrHistogram log. */
+export function RunDownloads({ runId, series }: { runId: number; series: SeriesRead[] }) {
+  const trials = series.flatMap((item) =>
+    item.trials.map((trial) => ({
+      key: `${String(item.id)}-${String(trial.index)}`,
+      label: `${formatLabels(item.labels)} · trial ${String(trial.index + 1)}`,
+      href: trialHlogUrl(runId, item.id, trial.index),
+    })),
+  );
+  const [chosen, setChosen] = useState(trials[0]?.key ?? "");
+  const trial = trials.find((item) => item.key === chosen) ?? trials[0];
+  return (
+    <div className="toolbar" role="group" aria-label="Downloads">
+      <a className="button" href={runCsvUrl(runId)} download>
+        Summary (CSV)
+      </a>
+      {trial && (
+        <>
+          <label>
+            Trial{" "}
+            <select value={trial.key} onChange={(event) => setChosen(event.target.value)}>
+              {trials.map((item) => (
+                <option key={item.key} value={item.key}>
+                  {item.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <a className="button" href={trial.href} download>
+            Histogram (.hlog)
+          </a>
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,137 @@
+"""What the benchmark-harness adapters share: reading JSON with paths in errors, time units,
+metric names and specs, and latency built from what a harness reports.
+
+Latency from a harness is one of three kinds, and each adapter says which it gives:
+- the samples themselves (`samples_ns`, exact): per-round times of pytest-benchmark,
+  per-sample times of Criterion, per-iteration scores of JMH;
+- a histogram (`hdr`): JMH SampleTime, HdrHistogram logs;
+- a percentile spectrum (wrk2's `--latency`, k6's trend stats, pytest-benchmark without its
+  data): rebuilt by `cumulative_hdr` / `spectrum_hdr`, which count every request at the
+  next reported point's value, so a percentile read back is never below the tool's and
+  equals it at each reported percentile.
+"""
+
+import json
+import math
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from latlab_contract import hdr
+from latlab_contract.parsers import ParseError
+from latlab_contract.result import HIGHEST_NS, Direction, Latency, MetricSpec
+
+# Nanoseconds per unit of time, as harnesses write them.
+TIME_UNITS_NS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9, "sec": 1e9,
+                 "min": 60e9}
+
+NS_PER_OP = MetricSpec(unit="ns/op", direction="lower", label="time per op")
+OPS_PER_S = MetricSpec(unit="ops/s", direction="higher", label="ops per second")
+BYTES_PER_OP = MetricSpec(unit="B/op", direction="lower", label="bytes allocated per op")
+
+
+def load_json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ParseError(f"line {error.lineno}: not JSON ({error.msg})") from error
+
+
+def member(document: Any, key: str | int, path: str, kind: type | tuple[type, ...]) -> Any:
+    """`document[key]`, checked to be of `kind`; the error names the JSON path."""
+    where = f"{path}[{key}]" if isinstance(key, int) else f"{path}.{key}"
+    try:
+        value = document[key]
+    except (KeyError, IndexError, TypeError):
+        raise ParseError(f"{where}: missing") from None
+    return checked(value, where, kind)
+
+
+def checked(value: Any, where: str, kind: type | tuple[type, ...]) -> Any:
+    number = kind in (float, (int, float))
+    if number and isinstance(value, int | float) and not isinstance(value, bool):
+        if not math.isfinite(value):
+            raise ParseError(f"{where}: not a finite number")
+        return value
+    if not number and isinstance(value, kind) and not isinstance(value, bool):
+        return value
+    expected = "a number" if number else getattr(kind, "__name__", str(kind))
+    raise ParseError(f"{where}: expected {expected}, got {json.dumps(value)[:80]}")
+
+
+def ns(value: float, unit: str, where: str) -> int:
+    """A time in `unit` as integer nanoseconds."""
+    if unit not in TIME_UNITS_NS:
+        raise ParseError(f"{where}: unknown time unit '{unit}'")
+    result = round(value * TIME_UNITS_NS[unit])
+    if not 0 <= result <= HIGHEST_NS:
+        raise ParseError(f"{where}: latency {value} {unit} is outside 0 .. 1 h")
+    return result
+
+
+def samples(values: Iterable[int], where: str) -> Latency:
+    listed = list(values)
+    if not listed:
+        raise ParseError(f"{where}: no samples")
+    return Latency(samples_ns=listed)
+
+
+def histogram(values: Iterable[tuple[int, int]], where: str) -> Latency:
+    """Latency from (value in ns, count) pairs."""
+    try:
+        built = hdr.from_counts(values)
+    except hdr.HdrError as error:
+        raise ParseError(f"{where}: {error}") from error
+    if built.get_total_count() == 0:
+        raise ParseError(f"{where}: no samples")
+    return Latency(hdr=hdr.encode(built))
+
+
+def spectrum_hdr(points: Iterable[tuple[float, int]], count: int, where: str) -> Latency:
+    """A histogram of `count` values rebuilt from (percentile 0..100, value in ns) points,
+    ranked as HdrHistogram ranks (`percentile / 100 * count`, rounded half up, at least 1),
+    so its getValueAtPercentile reads each reported value back. Of percentiles that fall on
+    one rank, the highest is kept: it is the closest to that rank's value."""
+    if count < 1:
+        raise ParseError(f"{where}: no requests to rebuild a distribution from")
+    by_rank: dict[int, int] = {}
+    for percentile, value in sorted(points):
+        if not 0.0 <= percentile <= 100.0:
+            raise ParseError(f"{where}: percentile {percentile} is outside 0 .. 100")
+        by_rank[max(1, math.floor(percentile / 100.0 * count + 0.5))] = value
+    if count not in by_rank:
+        raise ParseError(f"{where}: the spectrum has no maximum (100th percentile)")
+    return cumulative_hdr(((rank, value) for rank, value in by_rank.items()), where)
+
+
+def cumulative_hdr(points: Iterable[tuple[int, int]], where: str) -> Latency:
+    """A histogram rebuilt from (values so far, value in ns) points, such as HdrHistogram's
+    percentile output (its TotalCount column): the values counted between two points are
+    put at the later point's value, an upper bound of each that is exact at every point."""
+    pairs: list[tuple[int, int]] = []
+    counted = 0
+    for cumulative, value in sorted(points):
+        if cumulative > counted:
+            pairs.append((value, cumulative - counted))
+            counted = cumulative
+    return histogram(pairs, where)
+
+
+def metric_name(text: str) -> str:
+    """A metric or label key from a harness's name: `p(95)` -> `p95`, `B/op` -> `B_per_op`."""
+    name = text.replace("/", "_per_").replace("(", "").replace(")", "")
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_.-")
+    if not name or not (name[0].isalpha() or name[0] == "_"):
+        name = f"m_{name}"
+    return name[:64]
+
+
+def spec_for_unit(unit: str, label: str | None = None) -> MetricSpec:
+    """A metric's spec from its unit: costs per operation are lower-better, operations per
+    time higher-better; of other units (an allocation rate, a count) no direction is known."""
+    direction: Direction = "none"
+    if unit.endswith("/op"):
+        direction = "lower"
+    elif unit.startswith("ops/"):
+        direction = "higher"
+    return MetricSpec(unit=unit[:32], direction=direction, label=label)

@@ -1,0 +1,154 @@
+"""k6's end-of-test summary as JSON: the file of `k6 run --summary-export=FILE`, or the data
+`handleSummary(data)` receives, written with `JSON.stringify(data)`.
+
+One run is one trial of one series. k6 keeps no distribution in its summary, only the trend
+stats it was asked for, so the latency is rebuilt from `http_req_duration`'s min, med, p(..)
+and max over `http_reqs.count` requests (`harness.spectrum_hdr`: exact at each reported
+percentile, an upper bound between them; ask for the tail with
+`--summary-trend-stats "avg,min,med,max,p(90),p(95),p(99),p(99.9)"`). A script without HTTP
+requests gets its latency from `iteration_duration` over `iterations.count`.
+
+Every metric of the summary becomes metrics: `http_reqs`' rate is `throughput`, a counter
+gives `<name>` (its count) and `<name>_rate` (per second), a rate `<name>` (a ratio), a gauge
+`<name>`, a trend `<name>_<stat>` in ms (`http_req_duration_p99.9`), and
+`thresholds_failed` counts the thresholds k6 reported as crossed. Submetrics
+(`http_req_duration{expected_response:true}`) are left out.
+"""
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
+from latlab_contract.parsers.harness import (
+    checked,
+    load_json,
+    member,
+    metric_name,
+    ns,
+    spectrum_hdr,
+)
+from latlab_contract.result import Direction, Latency, MetricSpec, SeriesIn, TrialIn
+
+# The latency trend and the counter of its values, in order of preference.
+_LATENCY = (("http_req_duration", "http_reqs"), ("iteration_duration", "iterations"))
+_DIRECTIONS: dict[str, Direction] = {"http_req_failed": "lower", "checks": "higher"}
+_UNITS = {"time": "ms", "data": "B"}
+
+
+def parse(text: str, context: ParseContext) -> Parsed:
+    document = checked(load_json(text), "$", dict)
+    described = member(document, "metrics", "$", dict)
+    metrics: dict[str, float] = {"thresholds_failed": 0.0}
+    info = {"thresholds_failed": MetricSpec(unit="count", direction="lower",
+                                            label="k6 thresholds crossed")}
+    kinds: dict[str, tuple[str, dict[str, Any]]] = {}
+    for name, raw in described.items():
+        if "{" in name:
+            continue
+        path = f"$.metrics[{name!r}]"
+        kind, values, contains = _read(checked(raw, path, dict), path)
+        kinds[name] = (kind, values)
+        metrics["thresholds_failed"] += _crossed(raw.get("thresholds"), f"{path}.thresholds")
+        for key, value, spec in _metrics(name, kind, values, contains, path):
+            metrics[key] = value
+            info[key] = spec
+    latency = _latency(kinds)
+    try:
+        series = SeriesIn(trials=[TrialIn(latency=latency, metrics=metrics)])
+    except ValidationError as error:
+        raise ParseError(validation_message(error)) from error
+    return Parsed(series=[series], metric_info=info)
+
+
+def _read(raw: dict[str, Any], path: str) -> tuple[str, dict[str, Any], str]:
+    """(kind, values, what it contains) of a metric in either summary format."""
+    if "values" in raw:  # handleSummary's data
+        kind = member(raw, "type", path, str)
+        return kind, member(raw, "values", path, dict), str(raw.get("contains", "default"))
+    values = {key: value for key, value in raw.items() if key != "thresholds"}
+    if "count" in values and "rate" in values:
+        return "counter", values, "default"
+    if "passes" in values and "fails" in values:
+        return "rate", values, "default"
+    if "avg" in values or "med" in values:
+        return "trend", values, "time"
+    if "value" in values:
+        return "gauge", values, "default"
+    raise ParseError(f"{path}: not a k6 metric (no count/rate, passes/fails, value or trend "
+                     "stats)")
+
+
+def _metrics(name: str, kind: str, values: dict[str, Any], contains: str,
+             path: str) -> list[tuple[str, float, MetricSpec]]:
+    key = metric_name(name)
+    unit = _UNITS.get(contains, "")
+    if kind == "trend":
+        return [(f"{key}_{metric_name(stat)}", checked(value, f"{path}.{stat}", float),
+                 MetricSpec(unit=unit, direction="lower" if unit == "ms" else "none",
+                            label=f"{name} {stat}"))
+                for stat, value in values.items()]
+    if kind == "counter":
+        count = member(values, "count", path, float)
+        rate = member(values, "rate", path, float)
+        if name == "http_reqs":
+            return [("requests", count, MetricSpec(unit="count", direction="none")),
+                    ("throughput", rate, MetricSpec(unit="req/s", direction="higher"))]
+        return [(key, count, MetricSpec(unit=unit or "count", direction="none")),
+                (f"{key}_rate", rate, MetricSpec(unit=f"{unit or 'count'}/s",
+                                                 direction="none"))]
+    if kind == "rate":
+        return [(key, member(values, "value" if "value" in values else "rate", path, float),
+                 MetricSpec(unit="ratio", direction=_DIRECTIONS.get(name, "none")))]
+    if kind == "gauge":
+        return [(key, member(values, "value", path, float),
+                 MetricSpec(unit=unit or "", direction="none"))]
+    raise ParseError(f"{path}.type: unknown metric type '{kind}'")
+
+
+def _crossed(thresholds: Any, path: str) -> int:
+    """How many thresholds k6 reported as crossed: `{"p(99)<500": false}` in the export
+    (true = crossed), `{"p(99)<500": {"ok": true}}` in handleSummary's data."""
+    if thresholds is None:
+        return 0
+    crossed = 0
+    for expression, state in checked(thresholds, path, dict).items():
+        if isinstance(state, dict):
+            crossed += state.get("ok") is False
+        elif isinstance(state, bool):
+            crossed += state
+        else:
+            raise ParseError(f"{path}[{expression!r}]: expected true/false or {{ok}}")
+    return crossed
+
+
+def _latency(kinds: dict[str, tuple[str, dict[str, Any]]]) -> Latency:
+    for trend, counter in _LATENCY:
+        if trend not in kinds or counter not in kinds:
+            continue
+        values = kinds[trend][1]
+        path = f"$.metrics.{trend}"
+        points = []
+        for stat, value in values.items():
+            percentile = _percentile(stat)
+            if percentile is not None:
+                points.append((percentile, ns(checked(value, f"{path}.{stat}", float), "ms",
+                                              f"{path}.{stat}")))
+        count = int(member(kinds[counter][1], "count", f"$.metrics.{counter}", float))
+        return spectrum_hdr(points, count, path)
+    raise ParseError("$.metrics.http_req_duration: missing (and no iteration_duration)")
+
+
+def _percentile(stat: str) -> float | None:
+    if stat == "min":
+        return 0.0
+    if stat == "med":
+        return 50.0
+    if stat == "max":
+        return 100.0
+    if stat.startswith("p(") and stat.endswith(")"):
+        try:
+            return float(stat[2:-1])
+        except ValueError:
+            return None
+    return None

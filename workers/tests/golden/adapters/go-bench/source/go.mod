@@ -1,0 +1,3 @@
+module latlab.example/gobench
+
+go 1.22
