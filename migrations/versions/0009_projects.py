@@ -3,8 +3,8 @@ admin's choice to let channels reach private addresses.
 
 Every existing user becomes a member of every existing project, so nobody loses access.
 
-Revision ID: 0008
-Revises: 0007
+Revision ID: 0009
+Revises: 0008
 """
 
 from collections.abc import Sequence
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = '0008'
-down_revision: str | None = '0007'
+revision: str = '0009'
+down_revision: str | None = '0008'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
