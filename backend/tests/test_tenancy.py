@@ -53,7 +53,7 @@ def two_projects(client, actors, db) -> dict[str, Any]:
     client.cookies.clear()
     return {"tokens": tokens, "alpha_run": alpha_run["id"], "ids": {
         "run_id": second["id"], "series_id": series_id, "alert_id": alerts[0]["id"],
-        "job_id": job.id, "slug": MARK, "host_id": host_id, "channel_id": channel["id"],
+        "job_id": job.id, "slug": MARK, "host_id": host_id, "channel_id": channel["id"], "index": 0,
         "rule_id": rule["id"], "baseline_id": baseline["id"], "schedule_id": schedule.json()["id"]},
         "queries": {"baseline": first["id"], "candidate": second["id"],
                     "suite": f"{MARK}-suite", "scenario": "medium"}}
