@@ -26,11 +26,12 @@ def bench_token(database_url: str, *scopes: str) -> str:
     from latlab.auth.schemas import TokenCreate, UserCreate
     from latlab.core.migrate import upgrade
     from latlab.models import Role, Scope
+    from latlab.projects import service as projects
 
     upgrade(database_url)
     engine = create_engine(database_url)
     with Session(engine) as session, session.begin():
-        auth_service.ensure_project(session, "default")
+        projects.ensure(session, "default")
         user = auth_service.create_user(session, UserCreate(
             email=f"bench-{os.getpid()}@lab.test", password="bench-password", role=Role.member))
         token: str

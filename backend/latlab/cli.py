@@ -240,11 +240,12 @@ def _ensure_admin() -> int:
     from latlab.core.db import get_sessionmaker
     from latlab.core.settings import get_settings
     from latlab.models import Role, User
+    from latlab.projects import service as projects
 
     email = os.environ.get("LATLAB_ADMIN_EMAIL", "admin@latlab.local").strip().lower()
     password = os.environ.get("LATLAB_ADMIN_PASSWORD")
     with get_sessionmaker()() as session, session.begin():
-        service.ensure_project(session, get_settings().default_project)
+        projects.ensure(session, get_settings().default_project)
         user = session.scalar(select(User).where(User.email == email))
         if user is None:
             generated = password is None

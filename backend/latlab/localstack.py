@@ -380,13 +380,13 @@ def _first_job() -> None:
     dashboard has data at first sight."""
     from sqlalchemy import func, select
 
-    from latlab.auth import service as auth_service
     from latlab.core.db import get_sessionmaker
     from latlab.core.errors import AppError
     from latlab.core.settings import get_settings
     from latlab.jobs import service as job_service
     from latlab.jobs.schemas import JobCreate
     from latlab.models import Job, Run
+    from latlab.projects import service as projects
 
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
@@ -396,7 +396,7 @@ def _first_job() -> None:
                 select(func.count()).select_from(Job)
             ):
                 return
-            project = auth_service.ensure_project(session, get_settings().default_project)
+            project = projects.ensure(session, get_settings().default_project)
             try:
                 jobs = job_service.create_jobs(session, project, JobCreate(suite="echo"))
             except AppError:

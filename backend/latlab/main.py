@@ -6,7 +6,6 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.openapi.utils import get_openapi
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from kombu.exceptions import OperationalError as BrokerError
@@ -16,12 +15,14 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from latlab.api import api_router
-from latlab.core.errors import AppError, Unprocessable
-from latlab.core.limits import BodySizeLimit
+from latlab.auth.dependencies import SESSION_COOKIE
+from latlab.core import openapi
+from latlab.core.errors import AppError, TooManyRequests, Unprocessable
+from latlab.core.headers import SecurityHeaders
+from latlab.core.limits import BodyLimits
 from latlab.core.memory import ReleaseMemory
 from latlab.core.settings import get_settings
 from latlab.core.validation import BodyInvalid, problems
-from latlab_contract.result import RunCreate
 
 DEFAULT_DIST = Path(__file__).resolve().parents[2] / "frontend" / "dist"
 # Postgres or Redis unreachable, or too slow: the request may succeed later.
@@ -43,9 +44,11 @@ def create_app() -> FastAPI:
     )
     app.include_router(api_router)
     _add_error_handlers(app)
-    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(BodyLimits, max_body_bytes=settings.max_body_bytes,
+                       max_json_bytes=settings.max_json_bytes, session_cookie=SESSION_COOKIE)
     if settings.release_memory_after_bytes:
         app.add_middleware(ReleaseMemory, min_bytes=settings.release_memory_after_bytes)
+    app.add_middleware(SecurityHeaders, https=settings.public_url.startswith("https://"))
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     _serve_dashboard(app, Path(settings.frontend_dist) if settings.frontend_dist else DEFAULT_DIST)
     return app
@@ -59,6 +62,8 @@ def _add_error_handlers(app: FastAPI) -> None:
         else:
             detail = error.detail
         headers = {"WWW-Authenticate": "Bearer"} if error.status_code == 401 else None
+        if isinstance(error, TooManyRequests):
+            headers = {"Retry-After": str(error.retry_after)}
         return JSONResponse({"detail": detail}, status_code=error.status_code, headers=headers)
 
     async def unavailable(request: Request, error: Exception) -> JSONResponse:
@@ -81,17 +86,9 @@ def _add_error_handlers(app: FastAPI) -> None:
 
 
 def _openapi(app: FastAPI) -> dict[str, Any]:
-    if app.openapi_schema:
-        return app.openapi_schema
-    schema = get_openapi(title=app.title, version=app.version, description=app.description,
-                         routes=app.routes)
-    # POST /runs parses its body itself (straight from bytes); publish the contract anyway.
-    contract = RunCreate.model_json_schema(ref_template="#/components/schemas/{model}")
-    components = schema.setdefault("components", {}).setdefault("schemas", {})
-    components.update(contract.pop("$defs", {}))
-    components["RunCreate"] = contract
-    app.openapi_schema = schema
-    return schema
+    if not app.openapi_schema:
+        app.openapi_schema = openapi.build(app)
+    return app.openapi_schema
 
 
 def _serve_dashboard(app: FastAPI, dist: Path) -> None:

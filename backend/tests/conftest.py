@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, select, text
 from sqlalchemy.orm import Session
 
 from latlab import localstack
@@ -60,11 +60,16 @@ from latlab.core import clock as clock_module  # noqa: E402
 from latlab.core.db import get_session  # noqa: E402
 from latlab.core.migrate import upgrade  # noqa: E402
 from latlab.main import create_app  # noqa: E402
-from latlab.models import Role, Scope, User  # noqa: E402
+from latlab.models import Project, Role, Scope, User  # noqa: E402
+from latlab.projects import service as projects  # noqa: E402
 
 TABLES = ["delivery_attempt", "notification", "alert", "channel", "sla_rule", "baseline",
           "login_session", "api_token", "trial", "series", "job", "schedule", "run", "host",
-          "user", "rollup", "project", "suite", "outbox_message"]
+          "project_member", "user", "rollup", "project", "suite", "outbox_message"]
+
+
+# Signed-in writes must declare a JSON body (CSRF); the test clients always do.
+JSON = {"Content-Type": "application/json"}
 
 
 class FrozenClock:
@@ -102,6 +107,20 @@ def clock() -> Iterator[FrozenClock]:
     clock_module.set_clock(clock_module.SystemClock())
 
 
+@pytest.fixture(autouse=True)
+def forget_failed_logins() -> Iterator[None]:
+    """Each test starts with no failed sign-ins on record (the throttle lives in Redis)."""
+    yield
+    import redis
+
+    from latlab.auth.throttle import PREFIX
+
+    client = redis.Redis.from_url(REDIS_URL)
+    for key in client.scan_iter(f"{PREFIX}*"):
+        client.delete(key)
+    client.close()
+
+
 @pytest.fixture
 def db(engine) -> Iterator[Session]:
     """A session inside an outer transaction that is rolled back after the test."""
@@ -109,7 +128,7 @@ def db(engine) -> Iterator[Session]:
     outer = connection.begin()
     session = Session(bind=connection, join_transaction_mode="create_savepoint",
                       expire_on_commit=False)
-    auth_service.ensure_project(session, "default")
+    projects.ensure(session, "default")
     try:
         yield session
     finally:
@@ -118,11 +137,19 @@ def db(engine) -> Iterator[Session]:
         connection.close()
 
 
+def allow_private_webhooks(session: Session, allowed: bool = True) -> None:
+    """Lets the default project's channels reach private addresses (the tests' local
+    receivers); an admin does this through PATCH /projects/default."""
+    project = session.scalar(select(Project).where(Project.slug == "default"))
+    project.allow_private_webhooks = allowed
+    session.flush()
+
+
 @pytest.fixture
 def committed_db(engine) -> Iterator[Session]:
     """A session whose commits are real; every table is emptied afterwards."""
     session = Session(bind=engine, expire_on_commit=False)
-    auth_service.ensure_project(session, "default")
+    projects.ensure(session, "default")
     session.commit()
     try:
         yield session
@@ -142,7 +169,7 @@ def _client_for(session: Session) -> Iterator[TestClient]:
         session.commit()
 
     app.dependency_overrides[get_session] = session_override
-    with TestClient(app) as client:
+    with TestClient(app, headers=JSON) as client:
         yield client
 
 
@@ -345,7 +372,7 @@ def member(committed_db, live_server):
 
     user = Actors(committed_db).user(Role.member)
     committed_db.commit()
-    client = httpx.Client(base_url=live_server, timeout=30)
+    client = httpx.Client(base_url=live_server, timeout=30, headers=JSON)
     assert client.post("/api/v1/auth/login", json={
         "email": user.email, "password": "correct horse battery"}).status_code == 200
     return client

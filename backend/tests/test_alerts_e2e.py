@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from latlab.models import Role, Scope
-from tests.conftest import Actors, wait_for
+from tests.conftest import JSON, Actors, wait_for
 from tests.factories import result
 
 
@@ -64,10 +64,17 @@ def receiver() -> Iterator[Receiver]:
 def lab(committed_db, live_server, ingest_worker,
         alerts_worker) -> tuple[httpx.Client, dict[str, str]]:
     actors = Actors(committed_db)
+    admin = actors.user(Role.admin)
     member = actors.user(Role.member)
     token = actors.token(Scope.runs_write, Scope.read)
     committed_db.commit()
-    client = httpx.Client(base_url=live_server, timeout=60)
+    client = httpx.Client(base_url=live_server, timeout=60, headers=JSON)
+    # The stand-in for Slack listens on 127.0.0.1: an admin lets the project's channels call it.
+    client.post("/api/v1/auth/login", json={"email": admin.email,
+                                           "password": "correct horse battery"})
+    assert client.patch("/api/v1/projects/default",
+                        json={"allow_private_webhooks": True}).status_code == 200
+    client.post("/api/v1/auth/logout")
     client.post("/api/v1/auth/login", json={"email": member.email,
                                            "password": "correct horse battery"})
     return client, token

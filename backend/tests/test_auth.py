@@ -10,9 +10,11 @@ def test_login_sets_an_httponly_cookie_and_me_answers(client, actors) -> None:
     assert response.status_code == 200
     cookie = response.headers["set-cookie"]
     assert "latlab_session=" in cookie and "HttpOnly" in cookie and "SameSite=lax" in cookie
-    assert client.get("/api/v1/auth/me").json() == {
+    me = client.get("/api/v1/auth/me").json()
+    assert {k: me[k] for k in ("id", "email", "name", "role", "is_active", "projects")} == {
         "id": user.id, "email": "ada@lab.test", "name": None, "role": "member",
-        "is_active": True}
+        "is_active": True, "projects": ["default"]}
+    assert me["project"]["slug"] == "default"
 
 
 def test_wrong_password_is_401(client, actors) -> None:

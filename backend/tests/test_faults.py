@@ -80,7 +80,9 @@ def lab(build_cache) -> Iterator[SupervisedLab]:
         process = subprocess.Popen([sys.executable, "-m", "latlab.localstack", "up"], env=env,
                                    stdout=log, stderr=subprocess.STDOUT,
                                    start_new_session=True)
-    api = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
+    # Signed-in writes declare JSON (CSRF), bodies or not.
+    api = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30,
+                       headers={"Content-Type": "application/json"})
     try:
         def signed_in() -> bool:
             if process.poll() is not None:
@@ -92,6 +94,8 @@ def lab(build_cache) -> Iterator[SupervisedLab]:
             return False
 
         wait_for(signed_in, timeout=180, interval=0.5)
+        # The alert receivers are local.
+        api.patch("/api/v1/projects/default", json={"allow_private_webhooks": True})
         token = api.post("/api/v1/tokens", json={
             "name": "ci", "scopes": ["runs:write", "jobs:write", "read"]}).json()["token"]
         api.post("/api/v1/sla-rules", json={

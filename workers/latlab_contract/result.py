@@ -5,11 +5,14 @@ them from program output, so a program's bad output fails its job on the host, n
 program, instead of reaching the api.
 """
 
+from datetime import UTC, datetime
 from typing import Annotated, Literal
 
 from pydantic import (
+    AfterValidator,
     AwareDatetime,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StringConstraints,
@@ -25,13 +28,35 @@ Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
 Key = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")]
 Text = Annotated[str, StringConstraints(max_length=500, pattern=_NO_NUL)]
 LabelValue = Annotated[str, StringConstraints(max_length=200, pattern=_NO_NUL)]
-Int64 = Annotated[int, Field(strict=True, ge=-(2**63), le=2**63 - 1)]
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+Int64 = Annotated[int, Field(strict=True, ge=INT64_MIN, le=INT64_MAX)]
+# Moments the lab deals in: from the Unix epoch to 2200 (date arithmetic stays in range).
+EARLIEST, LATEST = datetime(1970, 1, 1, tzinfo=UTC), datetime(2200, 1, 1, tzinfo=UTC)
+
+
+def _in_range(moment: datetime) -> datetime:
+    if not EARLIEST <= moment < LATEST:
+        raise ValueError(f"the date must lie between {EARLIEST:%Y-%m-%d} and {LATEST:%Y-%m-%d}")
+    return moment
+
+
+Moment = Annotated[AwareDatetime, AfterValidator(_in_range)]
 # Latency is integer nanoseconds up to one hour (the stored histograms' range).
 HIGHEST_NS = 3_600_000_000_000
 LatencyNs = Annotated[int, Field(strict=True, ge=0, le=HIGHEST_NS)]
 Finite = Annotated[float, Field(allow_inf_nan=False)]
 NonNegative = Annotated[float, Field(allow_inf_nan=False, ge=0)]
-Scalar = Text | bool | Int64 | Finite | None
+
+
+def _no_wide_int(value: object) -> object:
+    if isinstance(value, int) and not isinstance(value, bool) and not (
+            INT64_MIN <= value <= INT64_MAX):
+        raise ValueError("integers must lie within the signed 64-bit range")
+    return value
+
+
+# A param or fingerprint value: an integer too wide for int64 is refused, not made a float.
+Scalar = Text | bool | Int64 | Annotated[Finite, BeforeValidator(_no_wide_int)] | None
 Direction = Literal["lower", "higher", "none"]
 
 MAX_SAMPLES = 20_000_000
@@ -128,13 +153,23 @@ class Sweep(Contract):
 class RunCreate(Contract):
     """A `latlab.result/v1` document."""
 
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{
+        "schema": "latlab.result/v1", "suite": "http-order", "scenario": "medium",
+        "params": {"orders": 1000, "connections": 50},
+        "started_at": "2026-11-22T10:00:00Z", "finished_at": "2026-11-22T10:00:12Z",
+        "source": {"kind": "ci", "commit": "9f1c2e7", "branch": "main"},
+        "host": {"name": "lab-07", "tags": ["hft-tuned"]},
+        "series": [{"labels": {"client": "rust"}, "trials": [{
+            "latency": {"samples_ns": [350120, 351877, 498003]},
+            "metrics": {"throughput": 115554.0}}]}]}]})
+
     schema_version: Literal["latlab.result/v1"] = Field(alias="schema")
     suite: Slug
     scenario: Slug
     params: Annotated[dict[Key, Scalar | Annotated[list[Scalar], Field(max_length=64)]],
                       Field(max_length=100)] = {}
-    started_at: AwareDatetime
-    finished_at: AwareDatetime | None = None
+    started_at: Moment
+    finished_at: Moment | None = None
     source: SourceIn = SourceIn()
     host: HostIn | None = None
     sweep: Sweep | None = None

@@ -1,6 +1,7 @@
-"""Delivering the alert outbox: Slack incoming webhooks (Block Kit, through slack_sdk) and
-generic JSON webhooks, on the `alerts` queue and worker, so a slow or dead receiver delays
-nothing else in the lab.
+"""Delivering the alert outbox: Slack incoming webhooks (Block Kit) and generic JSON webhooks,
+on the `alerts` queue and worker, so a slow or dead receiver delays nothing else in the lab.
+Every POST goes through `latlab.core.outbound` (no private address unless the project allows
+it).
 
 A message has one chain of attempts: each `deliver` task makes one attempt if the message is
 due and queues the next one with its countdown; a duplicate task finds it not due, or locked,
@@ -15,15 +16,15 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
-from slack_sdk.webhook import WebhookClient
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from latlab.alerts.lifecycle import DELIVER
+from latlab.core import outbound
 from latlab.core.clock import get_clock
 from latlab.core.settings import get_settings
 from latlab.core.tasks import enqueue
-from latlab.models import Channel, DeliveryAttempt, Notification
+from latlab.models import Channel, DeliveryAttempt, Notification, Project
 from latlab.runs.metrics import quantity
 from latlab_contract import ALERTS_QUEUE
 
@@ -42,13 +43,19 @@ def deliver(session: Session, notification_id: int) -> None:
     if notification is None or notification.next_attempt_at > now:
         return
     channel = session.get(Channel, notification.channel_id)
-    if channel is None or channel.muted:
-        notification.status = "failed" if channel is None else "muted"
+    if channel is None:
+        notification.status = "failed"
+        notification.last_error = "the channel was deleted"
+        return
+    if channel.muted:
+        notification.status = "muted"
         return
     if channel.retry_at is not None and channel.retry_at > now:
         _schedule(session, notification, channel.retry_at, now)  # wait for the channel
         return
-    status_code, error = post(channel.kind, channel.url, notification.payload)
+    project = session.get(Project, channel.project_id)
+    status_code, error = post(channel.kind, channel.url, notification.payload,
+                              allow_private=project is not None and project.allow_private_webhooks)
     done = get_clock().now()
     ok = status_code is not None and 200 <= status_code < 300
     session.add(DeliveryAttempt(notification_id=notification.id, attempted_at=done,
@@ -121,20 +128,18 @@ def _recovered(session: Session, channel: Channel, now: datetime) -> None:
         _schedule(session, other, now, now)
 
 
-def post(kind: str, url: str, payload: dict[str, Any]) -> tuple[int | None, str | None]:
+def post(kind: str, url: str, payload: dict[str, Any],
+         allow_private: bool = False) -> tuple[int | None, str | None]:
     """One POST, bounded by `delivery_timeout_s` (connect, and each read or write)."""
-    timeout = get_settings().delivery_timeout_s
+    body = ({"text": fallback_text(payload), "blocks": blocks(payload)} if kind == "slack"
+            else payload)
     try:
-        if kind == "slack":
-            response = WebhookClient(url, timeout=max(1, round(timeout))).send(
-                text=fallback_text(payload), blocks=blocks(payload))
-            status, body = response.status_code, response.body
-        else:
-            answer = httpx.post(url, json=payload, timeout=timeout)
-            status, body = answer.status_code, answer.text
-        return status, None if 200 <= status < 300 else f"HTTP {status}: {body[:500]}"
+        answer = outbound.post_json(url, body, allow_private=allow_private,
+                                    timeout=get_settings().delivery_timeout_s)
     except (OSError, httpx.HTTPError) as error:  # refused, unreachable, timed out
         return None, f"{type(error).__name__}: {error}"
+    status = answer.status_code
+    return status, None if 200 <= status < 300 else f"HTTP {status}: {answer.text[:500]}"
 
 
 def fallback_text(payload: dict[str, Any]) -> str:

@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from latlab.core.clock import get_clock
-from latlab.core.errors import Conflict, NotFound
+from latlab.core.errors import Conflict
 from latlab.core.settings import get_settings
 from latlab.core.tasks import enqueue
 from latlab.models import Alert, AlertState, Channel, Notification, Run, Severity
@@ -74,13 +74,6 @@ def acknowledge(alert: Alert, by_id: int) -> None:
     alert.acknowledged_at = get_clock().now()
     alert.acknowledged_by_id = by_id
     alert.updated_at = alert.acknowledged_at
-
-
-def get_alert(session: Session, alert_id: int) -> Alert:
-    alert = session.get(Alert, alert_id, with_for_update=True)
-    if alert is None:
-        raise NotFound(f"no alert {alert_id}")
-    return alert
 
 
 def notify(session: Session, alert: Alert, event: str) -> list[Notification]:

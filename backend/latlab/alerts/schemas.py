@@ -1,7 +1,7 @@
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints, model_validator
+from pydantic import ConfigDict, Field, StringConstraints, model_validator
 
 from latlab.core.schemas import Schema
 from latlab.models import AlertState, Severity
@@ -10,6 +10,11 @@ Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
 
 
 class SlaRuleCreate(Schema):
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"name": "p99 under 2 ms", "suite": "http-order", "scenario": "medium",
+         "series_selector": {"client": "rust"}, "metric": "p99", "op": ">", "threshold": 2,
+         "unit": "ms", "severity": "critical"}]})
+
     name: Annotated[str, StringConstraints(min_length=1, max_length=200)]
     suite: Slug
     scenario: Slug | None = None
@@ -22,7 +27,8 @@ class SlaRuleCreate(Schema):
     severity: Severity = Severity.warning
     kind: Literal["static", "relative"] = "static"
     enabled: bool = True
-    channel_ids: list[int] | None = None
+    channel_ids: Annotated[list[int], Field(max_length=100)] | None = Field(
+        None, description="Channels of the project to notify; by default all of them")
 
     @model_validator(mode="after")
     def relative_in_percent(self) -> "SlaRuleCreate":
@@ -78,9 +84,16 @@ class AlertPage(Schema):
 
 
 class ChannelCreate(Schema):
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"name": "latency", "kind": "slack",
+         "url": "https://hooks.slack.com/services/T000/B000/XXXX"}]})
+
     name: Annotated[str, StringConstraints(min_length=1, max_length=200)]
     kind: Literal["slack", "webhook"]
-    url: Annotated[str, StringConstraints(pattern=r"^https?://\S+$", max_length=2000)]
+    url: Annotated[str, StringConstraints(pattern=r"^https?://[!-~]+$", max_length=2000)] = Field(
+        description="Printable ASCII (an international host name in its xn-- form); "
+        "loopback, private and link-local addresses are refused unless an admin allows them "
+        "for the project")
 
 
 class ChannelUpdate(Schema):
@@ -111,3 +124,14 @@ class DeliveryRead(Schema):
     attempts: int
     last_error: str | None
     sent_at: datetime | None
+
+
+class ChannelTest(Schema):
+    """How a test message went: the receiver's status and the time it took, not its answer."""
+
+    channel_id: int
+    ok: bool
+    status_code: int | None = Field(description="The receiver's HTTP status, if it answered")
+    elapsed_ms: float
+    error: str | None = Field(description="HTTP <status>, or why no answer came (refused "
+                              "address, connection error, timeout)")

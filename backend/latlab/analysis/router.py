@@ -2,9 +2,7 @@ import dataclasses
 import json
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query, Response, status
-from pydantic import AwareDatetime
-from sqlalchemy import select
+from fastapi import APIRouter, Depends, Query, Response, status
 
 from latlab.analysis import reports
 from latlab.analysis import service as analysis
@@ -19,23 +17,35 @@ from latlab.analysis.schemas import (
     TrendPoint,
     TrendRead,
 )
-from latlab.auth import service as auth_service
 from latlab.auth.dependencies import Member, Reader
 from latlab.core.db import DbSession
-from latlab.core.errors import NotFound, Unprocessable
+from latlab.core.errors import Conflict, NotFound, Unprocessable
+from latlab.core.openapi import documented, raises
+from latlab.core.params import Id, IdQuery
+from latlab.core.routing import ApiRoute
+from latlab.core.schemas import Moment
 from latlab.models import Baseline, Run
+from latlab.projects import service as projects
 from latlab.runs.keys import label_key
 from latlab.suites import service as suite_service
 
-router = APIRouter(tags=["analysis"])
-RunId = Annotated[int, Query(ge=1)]
+router = APIRouter(tags=["analysis"], route_class=ApiRoute)
+Text = Annotated[str, Query(max_length=200)]
+
+
+@raises(NotFound)
+def get_baseline(baseline_id: Id, principal: Reader, session: DbSession) -> Baseline:
+    return analysis.get_baseline(session, principal.project_id, baseline_id)
+
+
+BaselineFromPath = Annotated[Baseline, Depends(get_baseline)]
 
 
 # format=markdown and format=csv answer text/markdown and text/csv; only JSON is declared in
 # the schema, so the typed client keeps one response type.
-@router.get("/compare", response_model=CompareRead)
+@router.get("/compare", response_model=CompareRead, responses=documented(NotFound))
 def compare(
-    baseline: RunId, candidate: RunId, principal: Reader, session: DbSession,
+    baseline: IdQuery, candidate: IdQuery, principal: Reader, session: DbSession,
     baseline_labels: Annotated[str | None, Query(
         description='Compare only the baseline run\'s series with these labels, as JSON '
                     '(e.g. {"server":"go"}); series are then matched on their other labels')]
@@ -48,7 +58,7 @@ def compare(
         "comment; csv: a table (text/csv) for a spreadsheet")] = "json",
 ) -> CompareRead | Response:
     """Baseline vs candidate: per series and metric, both values, the delta and a verdict."""
-    project_id = principal.token_project_id
+    project_id = principal.project_id
     before = analysis.load_run(session, baseline, project_id)
     after = analysis.load_run(session, candidate, project_id)
     selectors = (_labels(baseline_labels, "baseline_labels"),
@@ -118,27 +128,24 @@ def _labels(text: str | None, name: str) -> dict[str, str]:
 
 @router.get("/trends")
 def trends(
-    principal: Reader, session: DbSession, suite: str, scenario: str,
-    metric: str = "p99",
+    principal: Reader, session: DbSession, suite: Text, scenario: Text,
+    metric: Text = "p99",
     labels: Annotated[str, Query(description='Series labels as JSON, e.g. {"client":"rust"}')]
     = "{}",
-    branch: str | None = None, host: str | None = None,
+    branch: Text | None = None, host: Text | None = None,
     limit: Annotated[int, Query(ge=2, le=2000)] = 200,
     params: Annotated[str | None, Query(
         description="The runs' params as JSON; by default those of the newest run, so a "
                     "history never mixes params (other params are another history)")] = None,
-    project: Annotated[str | None, Query(description="Project slug, for signed-in users")]
-    = None,
-    since: Annotated[AwareDatetime | None, Query(
+    since: Annotated[Moment | None, Query(
         description="From this moment on (ISO 8601); a range with more runs than `limit` is "
                     "read from the daily rollups, one point a day")] = None,
 ) -> TrendRead:
     """A metric over time for one series, oldest first, with its change points."""
     wanted = _labels(labels, "labels")
-    project_id = principal.token_project_id or auth_service.get_project(session, project).id
     query = analysis.TrendQuery(
         suite=suite, scenario=scenario, label_key=label_key(wanted), metric=metric,
-        project_id=project_id, branch=branch, host=host, limit=limit, since=since)
+        project_id=principal.project_id, branch=branch, host=host, limit=limit, since=since)
     chosen = (_labels_or_params(params, "params") if params is not None
               else analysis.latest_params(session, query))
     points, found = analysis.trend(session, dataclasses.replace(query, params=chosen))
@@ -156,29 +163,27 @@ def trends(
     )
 
 
-@router.post("/baselines", status_code=status.HTTP_201_CREATED)
-def pin(body: BaselinePin, user: Member, session: DbSession) -> BaselineRead:
-    """Pin a run as the baseline of its (suite, scenario, branch)."""
-    run = session.get(Run, body.run_id)
-    if run is None:
-        raise NotFound(f"no run {body.run_id}")
+@router.post("/baselines", status_code=status.HTTP_201_CREATED,
+             responses=documented(NotFound, Conflict))
+def pin(body: BaselinePin, principal: Member, session: DbSession) -> BaselineRead:
+    """Pin a run of the project as the baseline of its (suite, scenario, branch)."""
+    projects.writable(principal.project)
+    run = analysis.load_run(session, body.run_id, principal.project_id)
     return BaselineRead.model_validate(
-        analysis.pin_baseline(session, run, body.branch, user.id), from_attributes=True)
+        analysis.pin_baseline(session, run, body.branch, principal.signed_in.id),
+        from_attributes=True)
 
 
 @router.get("/baselines")
 def list_baselines(principal: Reader, session: DbSession) -> list[BaselineRead]:
-    """Pinned baselines."""
+    """The project's pinned baselines."""
     return [BaselineRead.model_validate(b, from_attributes=True)
-            for b in session.scalars(select(Baseline).order_by(Baseline.id))]
+            for b in analysis.list_baselines(session, principal.project_id)]
 
 
 @router.delete("/baselines/{baseline_id}", status_code=status.HTTP_204_NO_CONTENT)
-def unpin(baseline_id: int, user: Member, session: DbSession) -> None:
+def unpin(pinned: BaselineFromPath, principal: Member, session: DbSession) -> None:
     """Unpin: the latest good run of main is the baseline again."""
-    pinned = session.get(Baseline, baseline_id)
-    if pinned is None:
-        raise NotFound(f"no baseline {baseline_id}")
     session.delete(pinned)
 
 

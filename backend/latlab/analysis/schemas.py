@@ -1,7 +1,7 @@
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from latlab.core.schemas import Schema
 
@@ -56,6 +56,8 @@ class CompareRead(Schema):
 
 
 class BaselinePin(Schema):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"run_id": 12, "branch": "main"}]})
+
     run_id: int
     branch: str | None = None
 

@@ -71,6 +71,8 @@ class AmbiguousSelection(Unprocessable):
 
 
 def load_run(session: Session, run_id: int, project_id: int | None = None) -> Run:
+    """A run with its series and trials; callers on behalf of a project name it (the ingest
+    side, which follows a run's own links, does not)."""
     query = (select(Run).options(selectinload(Run.series).selectinload(Series.trials))
              .where(Run.id == run_id))
     if project_id is not None:
@@ -233,6 +235,19 @@ def pin_baseline(session: Session, run: Run, branch: str | None,
     return pinned
 
 
+def list_baselines(session: Session, project_id: int) -> list[Baseline]:
+    return list(session.scalars(select(Baseline).where(Baseline.project_id == project_id)
+                                .order_by(Baseline.id)))
+
+
+def get_baseline(session: Session, project_id: int, baseline_id: int) -> Baseline:
+    pinned = session.scalar(select(Baseline).where(Baseline.id == baseline_id,
+                                                   Baseline.project_id == project_id))
+    if pinned is None:
+        raise NotFound(f"no baseline {baseline_id}")
+    return pinned
+
+
 @dataclass(frozen=True)
 class TrendQuery:
     """One series' history: runs of (suite, scenario) with these params whose series carries
@@ -242,9 +257,9 @@ class TrendQuery:
     scenario: str
     label_key: str
     metric: str
+    project_id: int  # a history belongs to one project
     # A history is keyed like a comparison: runs with other params are another history.
     params: dict[str, Any] | None = None
-    project_id: int | None = None  # required: a history belongs to one project
     # From this moment on; when the range holds more runs than `limit`, the trend reads the
     # daily rollups of the default branch instead, one point a day.
     since: datetime | None = None
@@ -309,7 +324,7 @@ def _runs_since(session: Session, query: TrendQuery) -> int:
 
 def _rollup_points(session: Session, query: TrendQuery) -> list[TrendPoint]:
     """One point a day from the rollups: the median of the day's run values."""
-    assert query.project_id is not None and query.since is not None
+    assert query.since is not None
     history = keys.history(query.project_id, query.suite, query.scenario, query.label_key)
     statement = (select(Rollup).where(Rollup.history == history, Rollup.metric == query.metric,
                                       Rollup.day >= query.since.date())
@@ -331,8 +346,6 @@ def latest_params(session: Session, query: TrendQuery) -> dict[str, Any] | None:
 
 
 def _history_filter(query: TrendQuery) -> list[ColumnElement[bool]]:
-    if query.project_id is None:
-        raise ValueError("a history belongs to one project")
     return [Series.history == keys.history(query.project_id, query.suite, query.scenario,
                                            query.label_key)]
 

@@ -1,9 +1,16 @@
 from fastapi import APIRouter, Request, Response, status
 
 from latlab.auth import service
-from latlab.auth.dependencies import SESSION_COOKIE, Admin, CurrentUser, Member
+from latlab.auth.dependencies import (
+    SESSION_COOKIE,
+    Admin,
+    Member,
+    SignedIn,
+    require_json_write,
+)
 from latlab.auth.schemas import (
     LoginRequest,
+    MeRead,
     TokenCreate,
     TokenCreated,
     TokenRead,
@@ -12,80 +19,119 @@ from latlab.auth.schemas import (
     UserUpdate,
 )
 from latlab.core.db import DbSession
+from latlab.core.errors import Conflict, Forbidden, NotFound, TooManyRequests, Unauthorized
+from latlab.core.openapi import documented
+from latlab.core.params import Id
+from latlab.core.routing import ApiRoute
 from latlab.core.settings import get_settings
-from latlab.models import ApiToken
+from latlab.models import ApiToken, Project, User
+from latlab.projects import service as projects
+from latlab.projects.schemas import CurrentProject, ProjectRead
 
-router = APIRouter(tags=["auth"])
+router = APIRouter(tags=["auth"], route_class=ApiRoute)
 
 
-@router.post("/auth/login")
-def login(body: LoginRequest, response: Response, session: DbSession) -> UserRead:
-    """Sign in with email and password; sets the HttpOnly session cookie."""
-    user = service.authenticate(session, body.email, body.password)
+@router.post("/auth/login", responses=documented(Unauthorized, TooManyRequests))
+def login(body: LoginRequest, request: Request, response: Response,
+          session: DbSession) -> MeRead:
+    """Sign in with email and password; sets the HttpOnly session cookie. Failed sign-ins
+    are throttled per account and per address (429 with Retry-After)."""
+    address = request.client.host if request.client else "unknown"
+    user = service.authenticate(session, body.email, body.password, address)
     cookie = service.open_session(session, user)
     settings = get_settings()
     response.set_cookie(
-        SESSION_COOKIE, cookie, httponly=True, samesite="lax", secure=settings.cookie_secure,
+        SESSION_COOKIE, cookie, httponly=True, samesite="lax",
+        secure=settings.public_url.startswith("https://"),
         max_age=settings.session_days * 86400, path="/",
     )
-    return UserRead.model_validate(user)
+    return _me(session, user, projects.default_for(session, user))
 
 
-@router.post("/auth/logout", status_code=status.HTTP_204_NO_CONTENT)
+@router.post("/auth/logout", status_code=status.HTTP_204_NO_CONTENT,
+             responses=documented(Forbidden))
 def logout(request: Request, response: Response, session: DbSession) -> None:
     """Sign out: ends the session behind the cookie."""
     cookie = request.cookies.get(SESSION_COOKIE)
     if cookie:
+        require_json_write(request)
         service.close_session(session, cookie)
     response.delete_cookie(SESSION_COOKIE, path="/")
 
 
 @router.get("/auth/me")
-def me(user: CurrentUser) -> UserRead:
-    """The signed-in user."""
-    return UserRead.model_validate(user)
+def me(principal: SignedIn, session: DbSession) -> MeRead:
+    """The signed-in user and the project the dashboard shows."""
+    return _me(session, principal.signed_in, principal.current_project)
 
 
-@router.post("/tokens", status_code=status.HTTP_201_CREATED)
-def create_token(body: TokenCreate, user: Member, session: DbSession) -> TokenCreated:
-    """Create an API token for CI; the secret is in `token` and is never shown again."""
-    token, secret = service.create_token(session, user, body)
+@router.put("/auth/project", responses=documented(NotFound))
+def switch_project(body: CurrentProject, principal: SignedIn, session: DbSession) -> MeRead:
+    """Show another of your projects in this dashboard session."""
+    project = service.switch_project(session, principal, body.project)
+    return _me(session, principal.signed_in, project)
+
+
+@router.post("/tokens", status_code=status.HTTP_201_CREATED,
+             responses=documented(Conflict, NotFound))
+def create_token(body: TokenCreate, principal: Member, session: DbSession) -> TokenCreated:
+    """Create an API token for CI, in the current project unless one is named; the secret is
+    in `token` and is never shown again. The token never does more than its creator's role
+    allows, and dies with the creator's deactivation."""
+    token, secret = service.create_token(session, principal.signed_in, body,
+                                         principal.current_project)
     return TokenCreated(**_token_read(token).model_dump(), token=secret)
 
 
 @router.get("/tokens")
-def list_tokens(user: CurrentUser, session: DbSession) -> list[TokenRead]:
-    """API tokens (without their secrets)."""
-    return [_token_read(t) for t in service.list_tokens(session)]
+def list_tokens(principal: SignedIn, session: DbSession) -> list[TokenRead]:
+    """Your API tokens (an admin sees everyone's), without their secrets."""
+    return [_token_read(t) for t in service.list_tokens(session, principal.signed_in)]
 
 
 @router.delete("/tokens/{token_id}", status_code=status.HTTP_204_NO_CONTENT)
-def revoke_token(token_id: int, user: Member, session: DbSession) -> None:
-    """Revoke a token: it is refused from now on."""
-    service.revoke_token(session, token_id, service.Principal(user=user))
+def revoke_token(token_id: Id, principal: Member, session: DbSession) -> None:
+    """Revoke one of your tokens (an admin: anyone's); it is refused from now on."""
+    service.revoke_token(session, token_id, principal.signed_in)
 
 
 @router.get("/users")
 def list_users(admin: Admin, session: DbSession) -> list[UserRead]:
     """All users (admin only)."""
-    return [UserRead.model_validate(u) for u in service.list_users(session)]
+    return _users(session, service.list_users(session))
 
 
-@router.post("/users", status_code=status.HTTP_201_CREATED)
+@router.post("/users", status_code=status.HTTP_201_CREATED,
+             responses=documented(Conflict, NotFound))
 def create_user(body: UserCreate, admin: Admin, session: DbSession) -> UserRead:
-    """Add a user with a role (admin only)."""
-    return UserRead.model_validate(service.create_user(session, body))
+    """Add a user with a role and projects (admin only)."""
+    return _users(session, [service.create_user(session, body)])[0]
 
 
-@router.patch("/users/{user_id}")
-def update_user(user_id: int, body: UserUpdate, admin: Admin, session: DbSession) -> UserRead:
-    """Change a user's name, password, role or active flag (admin only)."""
-    return UserRead.model_validate(service.update_user(session, user_id, body))
+@router.patch("/users/{user_id}", responses=documented(Conflict))
+def update_user(user_id: Id, body: UserUpdate, admin: Admin, session: DbSession) -> UserRead:
+    """Change a user's name, password, role, projects or active flag (admin only; not your
+    own role or active flag)."""
+    user = service.update_user(session, user_id, body, admin.signed_in)
+    return _users(session, [user])[0]
+
+
+def _users(session: DbSession, users: list[User]) -> list[UserRead]:
+    slugs = projects.memberships(session, [u.id for u in users])
+    return [UserRead(id=u.id, email=u.email, name=u.name, role=u.role, is_active=u.is_active,
+                     projects=slugs[u.id]) for u in users]
+
+
+def _me(session: DbSession, user: User, project: Project | None) -> MeRead:
+    read = _users(session, [user])[0]
+    return MeRead(**read.model_dump(),
+                  project=None if project is None else ProjectRead.model_validate(project))
 
 
 def _token_read(token: ApiToken) -> TokenRead:
     return TokenRead(
         id=token.id, name=token.name, project=token.project.slug, prefix=token.prefix,
-        scopes=token.scopes, created_at=token.created_at, expires_at=token.expires_at,
-        revoked_at=token.revoked_at, last_used_at=token.last_used_at,
+        scopes=token.scopes, created_by_id=token.created_by_id, created_at=token.created_at,
+        expires_at=token.expires_at, revoked_at=token.revoked_at,
+        last_used_at=token.last_used_at,
     )

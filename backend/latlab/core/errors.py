@@ -39,6 +39,14 @@ class PayloadTooLarge(AppError):
     status_code = 413
 
 
+class TooManyRequests(AppError):
+    status_code = 429
+
+    def __init__(self, detail: str, retry_after: int) -> None:
+        super().__init__(detail)
+        self.retry_after = retry_after
+
+
 class Unprocessable(AppError):
     """A well-formed body whose content cannot be used (e.g. an undecodable histogram)."""
 

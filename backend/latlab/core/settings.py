@@ -18,14 +18,19 @@ class Settings(BaseSettings):
     db_statement_timeout_s: int = 120
     # The address people use to reach the dashboard; links in alerts and CLI output use it.
     public_url: str = "http://127.0.0.1:8000"
-    # Bodies above this size are refused with 413 before they are parsed.
+    # Run submissions above this size are refused with 413 before they are parsed.
     max_body_bytes: int = 64 * 1024 * 1024
     # Requests with bodies this large give their memory back once answered (0: never).
     release_memory_after_bytes: int = 1024 * 1024
+    # Every other request body is small JSON.
+    max_json_bytes: int = 1024 * 1024
     session_days: int = 14
-    cookie_secure: bool = False
     default_project: str = "default"
     frontend_dist: str = ""
+    # Failed sign-ins allowed per account and per client address within the window.
+    login_account_failures: int = 5
+    login_address_failures: int = 50
+    login_window_s: float = 900.0
     # A running job silent for this long is lost (its runner died): retried once, then failed.
     job_silence_s: float = 30.0
     # A dispatched job not picked up by its runner within this long is lost too.

@@ -28,7 +28,9 @@ class HostRead(Schema):
     fingerprint: dict[str, Any]
     tuning: list[TuningCheck]
     suites: list[str]
-    current_job: CurrentJob | None
+    busy: bool = Field(description="Running a job (of any project)")
+    current_job: CurrentJob | None = Field(description="The job it runs, if of the caller's "
+                                           "project")
 
 
 class SuiteRead(SuiteInfo):

@@ -8,7 +8,7 @@ from sqlalchemy.orm import Session
 
 from latlab.core.clock import get_clock
 from latlab.core.errors import NotFound
-from latlab.models import Host
+from latlab.models import Host, Job, JobStatus
 from latlab.suites import service as suite_service
 from latlab_contract import HEARTBEAT_INTERVAL_S, OFFLINE_AFTER_INTERVALS, Heartbeat, SuiteInfo
 
@@ -52,6 +52,13 @@ def get_host(session: Session, host_id: int) -> Host:
     if host is None:
         raise NotFound(f"no host {host_id}")
     return host
+
+
+def current_job(session: Session, host: Host) -> Job | None:
+    return session.scalar(
+        select(Job).where(Job.host_id == host.id,
+                          Job.status.in_([JobStatus.dispatched, JobStatus.running]))
+        .order_by(Job.id.desc()).limit(1))
 
 
 def online_hosts(session: Session) -> list[Host]:

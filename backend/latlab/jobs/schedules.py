@@ -33,12 +33,14 @@ def create(session: Session, project: Project, request: ScheduleCreate,
     return schedule
 
 
-def list_schedules(session: Session) -> list[Schedule]:
-    return list(session.scalars(select(Schedule).order_by(Schedule.id)))
+def list_schedules(session: Session, project_id: int) -> list[Schedule]:
+    return list(session.scalars(select(Schedule).where(Schedule.project_id == project_id)
+                                .order_by(Schedule.id)))
 
 
-def get(session: Session, schedule_id: int) -> Schedule:
-    schedule = session.get(Schedule, schedule_id)
+def get(session: Session, project_id: int, schedule_id: int) -> Schedule:
+    schedule = session.scalar(select(Schedule).where(Schedule.id == schedule_id,
+                                                     Schedule.project_id == project_id))
     if schedule is None:
         raise NotFound(f"no schedule {schedule_id}")
     return schedule

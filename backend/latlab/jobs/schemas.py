@@ -1,7 +1,7 @@
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import Field, StringConstraints
+from pydantic import ConfigDict, Field, StringConstraints
 
 from latlab.core.schemas import Schema
 from latlab.models import JobStatus
@@ -10,6 +10,11 @@ Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
 
 
 class JobCreate(Schema):
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"suite": "echo", "scenario": "default", "params": {"count": 50000}},
+        {"suite": "http-order", "scenario": "large", "repetitions": 2,
+         "params": {"loads": "c,rust,go", "pin_cpus": "2", "mlock": True}}]})
+
     suite: Slug
     scenario: Slug = "default"
     params: Annotated[dict[str, Any], Field(max_length=100)] = {}
@@ -64,6 +69,9 @@ class JobPage(Schema):
 
 
 class ScheduleCreate(Schema):
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"name": "nightly echo", "cron": "0 3 * * *", "job": {"suite": "echo"}}]})
+
     name: Annotated[str, StringConstraints(min_length=1, max_length=200)]
     cron: Annotated[str, StringConstraints(min_length=9, max_length=100)] = Field(
         description="Five-field cron expression, UTC (e.g. '0 2 * * *')"

@@ -166,11 +166,8 @@ def task_id(job: Job) -> str:
     return f"job-{job.id}-attempt-{job.attempts}-{job.created_at.timestamp():.6f}"
 
 
-def get_job(session: Session, job_id: int, project_id: int | None = None,
-            for_update: bool = False) -> Job:
-    query = select(Job).where(Job.id == job_id)
-    if project_id is not None:
-        query = query.where(Job.project_id == project_id)
+def get_job(session: Session, job_id: int, project_id: int, for_update: bool = False) -> Job:
+    query = select(Job).where(Job.id == job_id, Job.project_id == project_id)
     if for_update:
         query = query.with_for_update()
     job = session.scalar(query)
@@ -179,16 +176,22 @@ def get_job(session: Session, job_id: int, project_id: int | None = None,
     return job
 
 
-def list_jobs(session: Session, project_id: int | None, status: JobStatus | None, limit: int,
+def list_jobs(session: Session, project_id: int, status: JobStatus | None, limit: int,
               offset: int) -> tuple[list[Job], int]:
-    query = select(Job)
-    if project_id is not None:
-        query = query.where(Job.project_id == project_id)
+    query = select(Job).where(Job.project_id == project_id)
     if status is not None:
         query = query.where(Job.status == status)
     total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
     jobs = session.scalars(query.order_by(Job.id.desc()).limit(limit).offset(offset))
     return list(jobs), total
+
+
+def names(session: Session, job: Job) -> tuple[str | None, str]:
+    """The job's host name (once dispatched) and project slug."""
+    host = None if job.host_id is None else session.get(Host, job.host_id)
+    project = session.get(Project, job.project_id)
+    assert project is not None
+    return None if host is None else host.name, project.slug
 
 
 def cancel(session: Session, job: Job) -> None:

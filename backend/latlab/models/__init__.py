@@ -14,7 +14,7 @@ from latlab.models.base import Base
 from latlab.models.host import Host
 from latlab.models.job import Job, JobStatus, Schedule
 from latlab.models.outbox import OutboxMessage
-from latlab.models.project import Project
+from latlab.models.project import Project, ProjectMember
 from latlab.models.rollup import Rollup
 from latlab.models.run import Run, Series, Trial
 from latlab.models.suite import Suite
@@ -35,6 +35,7 @@ __all__ = [
     "Notification",
     "OutboxMessage",
     "Project",
+    "ProjectMember",
     "Role",
     "Rollup",
     "Run",

@@ -1,12 +1,15 @@
 from datetime import datetime
 
-from sqlalchemy import String
+from sqlalchemy import ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from latlab.models.base import Base
 
 
 class Project(Base):
+    """A tenant: its runs, jobs, alerts, rules, channels, baselines, schedules and tokens are
+    seen by its members only (admins see every project)."""
+
     __tablename__ = "project"
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -15,7 +18,21 @@ class Project(Base):
     created_at: Mapped[datetime]
     # Confirm a suspected regression of any lab job before alerting (scheduled jobs always do).
     confirm_regressions: Mapped[bool] = mapped_column(default=False)
+    # Channels may reach loopback, private and link-local addresses (an admin's choice).
+    allow_private_webhooks: Mapped[bool] = mapped_column(default=False)
+    # An archived project keeps its data for reading and takes nothing new.
+    archived_at: Mapped[datetime | None]
     # Retention: days a trial keeps its intervals and its histogram (None: forever). Run and
     # trial summaries and the daily rollups are kept forever.
     intervals_retention_days: Mapped[int | None]
     histograms_retention_days: Mapped[int | None]
+
+
+class ProjectMember(Base):
+    __tablename__ = "project_member"
+
+    project_id: Mapped[int] = mapped_column(
+        ForeignKey("project.id", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("user.id", ondelete="CASCADE"), primary_key=True, index=True)
+    created_at: Mapped[datetime]

@@ -44,6 +44,9 @@ class LoginSession(Base):
     created_at: Mapped[datetime]
     expires_at: Mapped[datetime]
     revoked_at: Mapped[datetime | None]
+    # The project the dashboard shows; switched with PUT /auth/project.
+    project_id: Mapped[int | None] = mapped_column(
+        ForeignKey("project.id", ondelete="SET NULL"))
 
     user: Mapped[User] = relationship(lazy="raise")
 
@@ -66,3 +69,4 @@ class ApiToken(Base):
     last_used_at: Mapped[datetime | None]
 
     project: Mapped[Project] = relationship(lazy="raise")
+    created_by: Mapped[User | None] = relationship(lazy="raise")

@@ -1,11 +1,13 @@
 from typing import Annotated
 
-from fastapi import Depends, Path, Query, Request
-from pydantic import AwareDatetime
+from fastapi import Depends, Query, Request
 
 from latlab.auth.dependencies import Reader
 from latlab.core.db import DbSession
-from latlab.core.errors import Unprocessable
+from latlab.core.errors import NotFound, Unprocessable
+from latlab.core.openapi import raises
+from latlab.core.params import Id
+from latlab.core.schemas import Moment
 from latlab.models import Run
 from latlab.runs import service
 from latlab_contract.result import SourceIn
@@ -13,10 +15,9 @@ from latlab_contract.result import SourceIn
 SLUG = r"^[a-z0-9][a-z0-9._-]{0,63}$"
 
 
-def get_run(
-    run_id: Annotated[int, Path(ge=1)], principal: Reader, session: DbSession
-) -> Run:
-    return service.get_run(session, run_id, principal.token_project_id)
+@raises(NotFound)
+def get_run(run_id: Id, principal: Reader, session: DbSession) -> Run:
+    return service.get_run(session, run_id, principal.project_id)
 
 
 async def get_raw_body(request: Request) -> bytes | bytearray:
@@ -52,7 +53,7 @@ def get_adapter_query(
     commit: Annotated[str | None, Query(pattern=r"^[0-9a-fA-F]{4,64}$")] = None,
     build_url: Annotated[str | None, Query(pattern=r"^https?://", max_length=2000)] = None,
     pull_request: Annotated[int | None, Query(gt=0, le=2**31 - 1)] = None,
-    started_at: Annotated[AwareDatetime | None, Query(
+    started_at: Annotated[Moment | None, Query(
         description="With adapter: when the benchmark ran (default: now)")] = None,
     unit: Annotated[str, Query(
         description="With adapter=hlog: the unit of the log's values (ns, us, ms, s)")] = "ns",

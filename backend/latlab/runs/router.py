@@ -3,14 +3,18 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header, Path, Query, Response, status
 from fastapi.responses import PlainTextResponse
-from pydantic import AwareDatetime
 
 from latlab.analysis.stats import MIN_TAIL_SAMPLES
-from latlab.auth import service as auth_service
 from latlab.auth.dependencies import Admin, Reader, RunWriter
 from latlab.core.db import DbSession
+from latlab.core.errors import Conflict
+from latlab.core.openapi import documented
+from latlab.core.params import Id, Limit, Offset
+from latlab.core.routing import ApiRoute
+from latlab.core.schemas import Moment
 from latlab.core.settings import get_settings
 from latlab.models import Project, Run
+from latlab.projects import service as projects
 from latlab.runs import metrics, service
 from latlab.runs.dependencies import Adapted, RawBody, RunFromPath
 from latlab.runs.ingest import ingest
@@ -30,7 +34,7 @@ from latlab.runs.schemas import (
 )
 from latlab.suites import service as suite_service
 
-router = APIRouter(tags=["runs"])
+router = APIRouter(tags=["runs"], route_class=ApiRoute)
 
 _SUBMIT_BODY = {
     "requestBody": {
@@ -48,29 +52,30 @@ _SUBMIT_BODY = {
     "/runs",
     status_code=status.HTTP_201_CREATED,
     openapi_extra=_SUBMIT_BODY,
-    responses={200: {"model": RunCreated, "description": "Replayed: the key's earlier run"}},
+    responses={200: {"model": RunCreated, "description": "Replayed: the key's earlier run"},
+               **documented(Conflict)},
 )
 def submit_run(
+    # The caller is checked before the body is read (dependencies run in this order).
+    principal: RunWriter,
     raw: RawBody,
     adapted: Adapted,
-    principal: RunWriter,
     session: DbSession,
     response: Response,
-    idempotency_key: Annotated[str | None, Header(min_length=1, max_length=200)] = None,
-    project: Annotated[str | None, Query(description="Project slug, for signed-in users")] = None,
+    idempotency_key: Annotated[str | None, Header(
+        min_length=1, max_length=200, pattern=r"^[\x21-\x7e]+$",
+        description="Printable ASCII; a retry with the same key and body answers the "
+                    "first run")] = None,
 ) -> RunCreated:
-    """Submit a `latlab.result/v1` result, or with `?adapter=` a benchmark harness's own
-    output; answers 201 with the run id and the CI verdict (200 on a replay)."""
+    """Submit a `latlab.result/v1` result to the caller's project, or with `?adapter=` a
+    benchmark harness's own output; answers 201 with the run id and the CI verdict (200 on a
+    replay)."""
+    target = projects.writable(principal.project)
     if adapted is None:
         body, request_hash = service.parse_result(raw), hashlib.sha256(raw).hexdigest()
     else:
         body = service.adapt(raw, adapted)
         request_hash = hashlib.sha256(adapted.canonical().encode() + b"\0" + raw).hexdigest()
-    target = (
-        principal.token.project
-        if principal.token is not None
-        else auth_service.get_project(session, project)
-    )
     submission = ingest(
         session, target, body, request_hash=request_hash, idempotency_key=idempotency_key,
     )
@@ -98,19 +103,15 @@ def list_runs(
     commit: str | None = None,
     host: str | None = None,
     source: Literal["ci", "job", "manual"] | None = None,
-    project: str | None = None,
-    since: Annotated[AwareDatetime | None, Query(description="ISO 8601, inclusive")] = None,
-    until: Annotated[AwareDatetime | None, Query(description="ISO 8601, exclusive")] = None,
-    limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    since: Annotated[Moment | None, Query(description="ISO 8601, inclusive")] = None,
+    until: Annotated[Moment | None, Query(description="ISO 8601, exclusive")] = None,
+    limit: Limit = 50,
+    offset: Offset = 0,
 ) -> RunPage:
-    """Runs, newest first, filtered and paginated."""
-    project_id = principal.token_project_id
-    if project_id is None and project is not None:
-        project_id = auth_service.get_project(session, project).id
+    """The project's runs, newest first, filtered and paginated."""
     filters = service.RunFilters(
-        project_id=project_id, suite=suite, scenario=scenario, branch=branch, commit=commit,
-        host=host, source=source, since=since, until=until,
+        project_id=principal.project_id, suite=suite, scenario=scenario, branch=branch,
+        commit=commit, host=host, source=source, since=since, until=until,
     )
     rows, total, more = service.list_runs(session, filters, limit, offset)
     return RunPage(
@@ -150,9 +151,7 @@ def get_run(run: RunFromPath, session: DbSession) -> RunRead:
 
 
 @router.get("/runs/{run_id}/series/{series_id}/spectrum")
-def get_spectrum(
-    run: RunFromPath, series_id: Annotated[int, Path(ge=1)], session: DbSession
-) -> Spectrum:
+def get_spectrum(run: RunFromPath, series_id: Id, session: DbSession) -> Spectrum:
     """Percentile spectrum of a series (all trials merged), for charts."""
     series = service.get_series(session, run, series_id)
     corrected, uncorrected = service.spectrum(series)
@@ -177,8 +176,8 @@ def vocabulary(principal: Reader) -> VocabularyRead:
                410: {"description": "The trial's histogram was retired by retention"}},
 )
 def get_trial_hlog(
-    run: RunFromPath, series_id: Annotated[int, Path(ge=1)],
-    index: Annotated[int, Path(ge=0)], session: DbSession,
+    run: RunFromPath, series_id: Id,
+    index: Annotated[int, Path(ge=0, le=1000)], session: DbSession,
 ) -> PlainTextResponse:
     """A trial's latency as an HdrHistogram interval log (`.hlog`, values in ns), with its
     intervals when it kept their histograms: for HdrHistogram's plotters and log tools."""
@@ -200,19 +199,15 @@ def get_run_csv(run: RunFromPath) -> PlainTextResponse:
 
 
 @router.get("/retention")
-def get_retention(principal: Reader, session: DbSession, project: str | None = None
-                  ) -> RetentionRead:
+def get_retention(principal: Reader) -> RetentionRead:
     """How long the project keeps trials' intervals and histograms (summaries stay)."""
-    target = principal.token.project if principal.token is not None else (
-        auth_service.get_project(session, project))
-    return _retention(target)
+    return _retention(principal.project)
 
 
 @router.put("/retention")
-def put_retention(body: RetentionUpdate, user: Admin, session: DbSession,
-                  project: str | None = None) -> RetentionRead:
-    """Change the project's retention (admins); beat applies it in small batches."""
-    target = auth_service.get_project(session, project)
+def put_retention(body: RetentionUpdate, admin: Admin) -> RetentionRead:
+    """Change the current project's retention (admins); beat applies it in small batches."""
+    target = admin.project
     target.intervals_retention_days = body.intervals_retention_days
     target.histograms_retention_days = body.histograms_retention_days
     return _retention(target)

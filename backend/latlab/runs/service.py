@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session, selectinload
 from latlab.analysis.stats import tail_reliable
 from latlab.core.clock import get_clock
 from latlab.core.errors import Conflict, Gone, NotFound, Unprocessable
-from latlab.core.validation import parse_body
+from latlab.core.validation import parse_body, strict_json
 from latlab.models import Host, Project, Run, Series
 from latlab.runs import keys, samples, store
 from latlab.runs import metrics as metric_registry
@@ -38,7 +38,7 @@ class Submission:
 
 @dataclass(frozen=True)
 class RunFilters:
-    project_id: int | None = None
+    project_id: int
     suite: str | None = None
     scenario: str | None = None
     branch: str | None = None
@@ -181,6 +181,7 @@ def parse_result(raw: bytes | bytearray) -> RunCreate:
     fast = samples.extract(raw)
     if fast is not None:
         document, arrays = fast
+        strict_json(document)  # small now: the arrays are out
         try:
             body = RunCreate.model_validate_json(document)
         except ValidationError:
@@ -211,18 +212,15 @@ def list_runs(
             counted > COUNT_LIMIT)
 
 
-def get_run(session: Session, run_id: int, project_id: int | None = None) -> Run:
-    query = (
+def get_run(session: Session, run_id: int, project_id: int) -> Run:
+    run = session.scalar(
         select(Run)
         .options(
             selectinload(Run.project),
             selectinload(Run.series).selectinload(Series.trials),
         )
-        .where(Run.id == run_id)
+        .where(Run.id == run_id, Run.project_id == project_id)
     )
-    if project_id is not None:
-        query = query.where(Run.project_id == project_id)
-    run = session.scalar(query)
     if run is None:
         raise NotFound(f"no run {run_id}")
     return run
@@ -447,9 +445,7 @@ def _upsert_host(session: Session, body: RunCreate) -> Host:
 
 
 def _filtered(query: Select[tuple[Run]], filters: RunFilters) -> Select[tuple[Run]]:
-    conditions = []
-    if filters.project_id is not None:
-        conditions.append(Run.project_id == filters.project_id)
+    conditions = [Run.project_id == filters.project_id]
     if filters.suite:
         conditions.append(Run.suite == filters.suite)
     if filters.scenario:

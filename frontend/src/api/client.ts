@@ -3,8 +3,15 @@ import createClient from "openapi-fetch";
 import { describeDetail } from "../lib/errors";
 import type { paths } from "./schema";
 
-/** The one HTTP client: same origin, session cookie included. */
-export const api = createClient<paths>({ baseUrl: "", credentials: "include" });
+/**
+ * The one HTTP client: same origin, session cookie included. Every request says it is JSON:
+ * the API refuses cookie-authenticated writes that do not (its CSRF defence).
+ */
+export const api = createClient<paths>({
+  baseUrl: "",
+  credentials: "include",
+  headers: { "Content-Type": "application/json" },
+});
 
 /** A non-2xx answer of the API, with its status and the body's `detail`. */
 export class ApiError extends Error {

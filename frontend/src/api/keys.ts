@@ -15,6 +15,10 @@ export const keys = {
     tokens: () => [...keys.auth.all, "tokens"] as const,
     users: () => [...keys.auth.all, "users"] as const,
   },
+  projects: {
+    all: ["projects"] as const,
+    list: () => [...keys.projects.all, "list"] as const,
+  },
   runs: {
     all: ["runs"] as const,
     list: (query: RunListQuery) => [...keys.runs.all, "list", query] as const,

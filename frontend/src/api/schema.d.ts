@@ -15,7 +15,8 @@ export interface paths {
         put?: never;
         /**
          * Login
-         * @description Sign in with email and password; sets the HttpOnly session cookie.
+         * @description Sign in with email and password; sets the HttpOnly session cookie. Failed sign-ins
+         *     are throttled per account and per address (429 with Retry-After).
          */
         post: operations["login_api_v1_auth_login_post"];
         delete?: never;
@@ -53,10 +54,30 @@ export interface paths {
         };
         /**
          * Me
-         * @description The signed-in user.
+         * @description The signed-in user and the project the dashboard shows.
          */
         get: operations["me_api_v1_auth_me_get"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/project": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Switch Project
+         * @description Show another of your projects in this dashboard session.
+         */
+        put: operations["switch_project_api_v1_auth_project_put"];
         post?: never;
         delete?: never;
         options?: never;
@@ -73,13 +94,15 @@ export interface paths {
         };
         /**
          * List Tokens
-         * @description API tokens (without their secrets).
+         * @description Your API tokens (an admin sees everyone's), without their secrets.
          */
         get: operations["list_tokens_api_v1_tokens_get"];
         put?: never;
         /**
          * Create Token
-         * @description Create an API token for CI; the secret is in `token` and is never shown again.
+         * @description Create an API token for CI, in the current project unless one is named; the secret is
+         *     in `token` and is never shown again. The token never does more than its creator's role
+         *     allows, and dies with the creator's deactivation.
          */
         post: operations["create_token_api_v1_tokens_post"];
         delete?: never;
@@ -100,7 +123,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke Token
-         * @description Revoke a token: it is refused from now on.
+         * @description Revoke one of your tokens (an admin: anyone's); it is refused from now on.
          */
         delete: operations["revoke_token_api_v1_tokens__token_id__delete"];
         options?: never;
@@ -123,7 +146,7 @@ export interface paths {
         put?: never;
         /**
          * Create User
-         * @description Add a user with a role (admin only).
+         * @description Add a user with a role and projects (admin only).
          */
         post: operations["create_user_api_v1_users_post"];
         delete?: never;
@@ -147,9 +170,58 @@ export interface paths {
         head?: never;
         /**
          * Update User
-         * @description Change a user's name, password, role or active flag (admin only).
+         * @description Change a user's name, password, role, projects or active flag (admin only; not your
+         *     own role or active flag).
          */
         patch: operations["update_user_api_v1_users__user_id__patch"];
+        trace?: never;
+    };
+    "/api/v1/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Projects
+         * @description The projects the caller may use: an admin's are all, a token's is its own.
+         */
+        get: operations["list_projects_api_v1_projects_get"];
+        put?: never;
+        /**
+         * Create Project
+         * @description Create a project (admin only); its creator is a member.
+         */
+        post: operations["create_project_api_v1_projects_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Project
+         * @description One project.
+         */
+        get: operations["read_project_api_v1_projects__slug__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update Project
+         * @description Rename a project, change its settings, archive or restore it (admin only).
+         */
+        patch: operations["update_project_api_v1_projects__slug__patch"];
         trace?: never;
     };
     "/api/v1/runs": {
@@ -161,14 +233,15 @@ export interface paths {
         };
         /**
          * List Runs
-         * @description Runs, newest first, filtered and paginated.
+         * @description The project's runs, newest first, filtered and paginated.
          */
         get: operations["list_runs_api_v1_runs_get"];
         put?: never;
         /**
          * Submit Run
-         * @description Submit a `latlab.result/v1` result, or with `?adapter=` a benchmark harness's own
-         *     output; answers 201 with the run id and the CI verdict (200 on a replay).
+         * @description Submit a `latlab.result/v1` result to the caller's project, or with `?adapter=` a
+         *     benchmark harness's own output; answers 201 with the run id and the CI verdict (200 on a
+         *     replay).
          */
         post: operations["submit_run_api_v1_runs_post"];
         delete?: never;
@@ -292,7 +365,7 @@ export interface paths {
         get: operations["get_retention_api_v1_retention_get"];
         /**
          * Put Retention
-         * @description Change the project's retention (admins); beat applies it in small batches.
+         * @description Change the current project's retention (admins); beat applies it in small batches.
          */
         put: operations["put_retention_api_v1_retention_put"];
         post?: never;
@@ -371,13 +444,14 @@ export interface paths {
         };
         /**
          * List Jobs
-         * @description Jobs, newest first.
+         * @description The project's jobs, newest first.
          */
         get: operations["list_jobs_api_v1_jobs_get"];
         put?: never;
         /**
          * Create Job
-         * @description Run a suite scenario on an online host whose tags include `host_tags`.
+         * @description Run a suite scenario, for the caller's project, on an online host whose tags include
+         *     `host_tags`.
          */
         post: operations["create_job_api_v1_jobs_post"];
         delete?: never;
@@ -435,13 +509,13 @@ export interface paths {
         };
         /**
          * List Schedules
-         * @description All schedules.
+         * @description The project's schedules.
          */
         get: operations["list_schedules_api_v1_schedules_get"];
         put?: never;
         /**
          * Create Schedule
-         * @description Launch a job spec on a cron expression (UTC).
+         * @description Launch a job spec for the project on a cron expression (UTC).
          */
         post: operations["create_schedule_api_v1_schedules_post"];
         delete?: never;
@@ -519,13 +593,13 @@ export interface paths {
         };
         /**
          * List Baselines
-         * @description Pinned baselines.
+         * @description The project's pinned baselines.
          */
         get: operations["list_baselines_api_v1_baselines_get"];
         put?: never;
         /**
          * Pin
-         * @description Pin a run as the baseline of its (suite, scenario, branch).
+         * @description Pin a run of the project as the baseline of its (suite, scenario, branch).
          */
         post: operations["pin_api_v1_baselines_post"];
         delete?: never;
@@ -584,13 +658,13 @@ export interface paths {
         };
         /**
          * List Rules
-         * @description All SLA rules.
+         * @description The project's SLA rules.
          */
         get: operations["list_rules_api_v1_sla_rules_get"];
         put?: never;
         /**
          * Create Rule
-         * @description Add an SLA rule; it is evaluated on every new run of its suite.
+         * @description Add an SLA rule to the project; it is evaluated on every new run of its suite.
          */
         post: operations["create_rule_api_v1_sla_rules_post"];
         delete?: never;
@@ -632,7 +706,7 @@ export interface paths {
         };
         /**
          * List Alerts
-         * @description Alerts, newest first, by state and severity.
+         * @description The project's alerts, newest first, by state and severity.
          */
         get: operations["list_alerts_api_v1_alerts_get"];
         put?: never;
@@ -651,10 +725,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get Alert
+         * Get One Alert
          * @description One alert.
          */
-        get: operations["get_alert_api_v1_alerts__alert_id__get"];
+        get: operations["get_one_alert_api_v1_alerts__alert_id__get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -732,13 +806,14 @@ export interface paths {
         };
         /**
          * List Channels
-         * @description Channels (without their URLs) and how their deliveries go.
+         * @description The project's channels (without their URLs) and how their deliveries go.
          */
         get: operations["list_channels_api_v1_channels_get"];
         put?: never;
         /**
          * Create Channel
-         * @description Add a Slack incoming webhook or a generic webhook; the URL is never shown again.
+         * @description Add a Slack incoming webhook or a generic webhook to the project; the URL is never
+         *     shown again.
          */
         post: operations["create_channel_api_v1_channels_post"];
         delete?: never;
@@ -783,7 +858,7 @@ export interface paths {
         put?: never;
         /**
          * Test Channel
-         * @description Send a test message now and say how it went.
+         * @description Send a test message now; answers the receiver's status and the time it took.
          */
         post: operations["test_channel_api_v1_channels__channel_id__test_post"];
         delete?: never;
@@ -872,7 +947,13 @@ export interface components {
          * @enum {string}
          */
         AlertState: "open" | "acknowledged" | "resolved";
-        /** BaselinePin */
+        /**
+         * BaselinePin
+         * @example {
+         *       "branch": "main",
+         *       "run_id": 12
+         *     }
+         */
         BaselinePin: {
             /** Run Id */
             run_id: number;
@@ -917,7 +998,14 @@ export interface components {
             /** P Value */
             p_value: number;
         };
-        /** ChannelCreate */
+        /**
+         * ChannelCreate
+         * @example {
+         *       "kind": "slack",
+         *       "name": "latency",
+         *       "url": "https://hooks.slack.com/services/T000/B000/XXXX"
+         *     }
+         */
         ChannelCreate: {
             /** Name */
             name: string;
@@ -926,7 +1014,10 @@ export interface components {
              * @enum {string}
              */
             kind: "slack" | "webhook";
-            /** Url */
+            /**
+             * Url
+             * @description Printable ASCII (an international host name in its xn-- form); loopback, private and link-local addresses are refused unless an admin allows them for the project
+             */
             url: string;
         };
         /**
@@ -964,6 +1055,28 @@ export interface components {
             retry_at: string | null;
             /** Last Error */
             last_error: string | null;
+        };
+        /**
+         * ChannelTest
+         * @description How a test message went: the receiver's status and the time it took, not its answer.
+         */
+        ChannelTest: {
+            /** Channel Id */
+            channel_id: number;
+            /** Ok */
+            ok: boolean;
+            /**
+             * Status Code
+             * @description The receiver's HTTP status, if it answered
+             */
+            status_code: number | null;
+            /** Elapsed Ms */
+            elapsed_ms: number;
+            /**
+             * Error
+             * @description HTTP <status>, or why no answer came (refused address, connection error, timeout)
+             */
+            error: string | null;
         };
         /** ChannelUpdate */
         ChannelUpdate: {
@@ -1022,6 +1135,16 @@ export interface components {
             /** Progress */
             progress: number;
         };
+        /**
+         * CurrentProject
+         * @example {
+         *       "project": "payments"
+         *     }
+         */
+        CurrentProject: {
+            /** Project */
+            project: string;
+        };
         /** DeliveryRead */
         DeliveryRead: {
             /** Id */
@@ -1038,11 +1161,6 @@ export interface components {
             last_error: string | null;
             /** Sent At */
             sent_at: string | null;
-        };
-        /** HTTPValidationError */
-        HTTPValidationError: {
-            /** Detail */
-            detail?: components["schemas"]["ValidationError"][];
         };
         /** HostRead */
         HostRead: {
@@ -1068,9 +1186,34 @@ export interface components {
             tuning: components["schemas"]["TuningCheck"][];
             /** Suites */
             suites: string[];
+            /**
+             * Busy
+             * @description Running a job (of any project)
+             */
+            busy: boolean;
+            /** @description The job it runs, if of the caller's project */
             current_job: components["schemas"]["CurrentJob"] | null;
         };
-        /** JobCreate */
+        /**
+         * JobCreate
+         * @example {
+         *       "params": {
+         *         "count": 50000
+         *       },
+         *       "scenario": "default",
+         *       "suite": "echo"
+         *     }
+         * @example {
+         *       "params": {
+         *         "loads": "c,rust,go",
+         *         "mlock": true,
+         *         "pin_cpus": "2"
+         *       },
+         *       "repetitions": 2,
+         *       "scenario": "large",
+         *       "suite": "http-order"
+         *     }
+         */
         JobCreate: {
             /** Suite */
             suite: string;
@@ -1187,12 +1330,48 @@ export interface components {
          * @enum {string}
          */
         JobStatus: "queued" | "dispatched" | "running" | "succeeded" | "failed" | "cancelled" | "timed_out";
-        /** LoginRequest */
+        /**
+         * LoginRequest
+         * @example {
+         *       "email": "ada@lab.example",
+         *       "password": "correct horse battery"
+         *     }
+         */
         LoginRequest: {
             /** Email */
             email: string;
             /** Password */
             password: string;
+        };
+        /** MeRead */
+        MeRead: {
+            /** Id */
+            id: number;
+            /** Email */
+            email: string;
+            /** Name */
+            name: string | null;
+            role: components["schemas"]["Role"];
+            /** Is Active */
+            is_active: boolean;
+            /**
+             * Projects
+             * @description Slugs of the projects the user belongs to (an admin may use every project)
+             */
+            projects: string[];
+            /** @description The project the dashboard shows */
+            project: components["schemas"]["ProjectRead"] | null;
+        };
+        /**
+         * Message
+         * @description Any other error: one sentence saying what went wrong.
+         * @example {
+         *       "detail": "no run 7"
+         *     }
+         */
+        Message: {
+            /** Detail */
+            detail: string;
         };
         /** MetricDelta */
         MetricDelta: {
@@ -1276,12 +1455,116 @@ export interface components {
              */
             label: string | null;
         };
+        /** Problem */
+        Problem: {
+            /**
+             * Path
+             * @description Where: a JSON path into the body ($.series[0].labels), or query.<name>, path.<name>, header.<name>
+             */
+            path: string;
+            /** Message */
+            message: string;
+            /**
+             * Type
+             * @description The kind of problem (missing, string_pattern_mismatch, duplicate_key, ...)
+             */
+            type: string;
+        };
+        /**
+         * Problems
+         * @description A request the api cannot use: each problem named by where it is.
+         * @example {
+         *       "detail": [
+         *         {
+         *           "message": "String should match pattern '^[a-z0-9][a-z0-9._-]{0,63}$'",
+         *           "path": "$.suite",
+         *           "type": "string_pattern_mismatch"
+         *         }
+         *       ]
+         *     }
+         */
+        Problems: {
+            /** Detail */
+            detail: components["schemas"]["Problem"][];
+        };
         /** ProgramRead */
         ProgramRead: {
             /** Name */
             name: string;
             /** Pid */
             pid: number;
+        };
+        /**
+         * ProjectCreate
+         * @example {
+         *       "name": "Payments gateway",
+         *       "slug": "payments"
+         *     }
+         */
+        ProjectCreate: {
+            /**
+             * Slug
+             * @description Lower-case letters, digits and dashes; fixed once made (tokens and links name it)
+             */
+            slug: string;
+            /** Name */
+            name: string;
+            /**
+             * Confirm Regressions
+             * @default false
+             */
+            confirm_regressions: boolean;
+        };
+        /** ProjectRead */
+        ProjectRead: {
+            /** Id */
+            id: number;
+            /** Slug */
+            slug: string;
+            /** Name */
+            name: string;
+            /** Confirm Regressions */
+            confirm_regressions: boolean;
+            /** Allow Private Webhooks */
+            allow_private_webhooks: boolean;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Archived At */
+            archived_at: string | null;
+        };
+        /**
+         * ProjectUpdate
+         * @example {
+         *       "name": "Payments (EU)"
+         *     }
+         * @example {
+         *       "confirm_regressions": true
+         *     }
+         * @example {
+         *       "archived": true
+         *     }
+         */
+        ProjectUpdate: {
+            /** Name */
+            name?: string | null;
+            /**
+             * Confirm Regressions
+             * @description Measure a suspected regression of any lab job again before alerting (scheduled jobs always are)
+             */
+            confirm_regressions?: boolean | null;
+            /**
+             * Allow Private Webhooks
+             * @description Let channels call loopback, private and link-local addresses (a receiver inside the lab's network); off, such URLs are refused
+             */
+            allow_private_webhooks?: boolean | null;
+            /**
+             * Archived
+             * @description An archived project keeps its data for reading and takes nothing new (runs, jobs, rules, channels, schedules, tokens)
+             */
+            archived?: boolean | null;
         };
         /** RetentionRead */
         RetentionRead: {
@@ -1528,7 +1811,16 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        /** ScheduleCreate */
+        /**
+         * ScheduleCreate
+         * @example {
+         *       "cron": "0 3 * * *",
+         *       "job": {
+         *         "suite": "echo"
+         *       },
+         *       "name": "nightly echo"
+         *     }
+         */
         ScheduleCreate: {
             /** Name */
             name: string;
@@ -1624,7 +1916,22 @@ export interface components {
          * @enum {string}
          */
         Severity: "warning" | "critical";
-        /** SlaRuleCreate */
+        /**
+         * SlaRuleCreate
+         * @example {
+         *       "metric": "p99",
+         *       "name": "p99 under 2 ms",
+         *       "op": ">",
+         *       "scenario": "medium",
+         *       "series_selector": {
+         *         "client": "rust"
+         *       },
+         *       "severity": "critical",
+         *       "suite": "http-order",
+         *       "threshold": 2,
+         *       "unit": "ms"
+         *     }
+         */
         SlaRuleCreate: {
             /** Name */
             name: string;
@@ -1667,10 +1974,28 @@ export interface components {
              * @default true
              */
             enabled: boolean;
-            /** Channel Ids */
+            /**
+             * Channel Ids
+             * @description Channels of the project to notify; by default all of them
+             */
             channel_ids?: number[] | null;
         };
-        /** SlaRuleRead */
+        /**
+         * SlaRuleRead
+         * @example {
+         *       "metric": "p99",
+         *       "name": "p99 under 2 ms",
+         *       "op": ">",
+         *       "scenario": "medium",
+         *       "series_selector": {
+         *         "client": "rust"
+         *       },
+         *       "severity": "critical",
+         *       "suite": "http-order",
+         *       "threshold": 2,
+         *       "unit": "ms"
+         *     }
+         */
         SlaRuleRead: {
             /** Name */
             name: string;
@@ -1713,7 +2038,10 @@ export interface components {
              * @default true
              */
             enabled: boolean;
-            /** Channel Ids */
+            /**
+             * Channel Ids
+             * @description Channels of the project to notify; by default all of them
+             */
             channel_ids?: number[] | null;
             /** Id */
             id: number;
@@ -1911,7 +2239,16 @@ export interface components {
             /** Values */
             values: number[];
         };
-        /** TokenCreate */
+        /**
+         * TokenCreate
+         * @example {
+         *       "name": "github-ci",
+         *       "scopes": [
+         *         "runs:write",
+         *         "read"
+         *       ]
+         *     }
+         */
         TokenCreate: {
             /** Name */
             name: string;
@@ -1919,7 +2256,10 @@ export interface components {
             scopes: components["schemas"]["Scope"][];
             /** Expires At */
             expires_at?: string | null;
-            /** Project */
+            /**
+             * Project
+             * @description By default the current project
+             */
             project?: string | null;
         };
         /** TokenCreated */
@@ -1934,6 +2274,8 @@ export interface components {
             prefix: string;
             /** Scopes */
             scopes: components["schemas"]["Scope"][];
+            /** Created By Id */
+            created_by_id: number | null;
             /**
              * Created At
              * Format: date-time
@@ -1963,6 +2305,8 @@ export interface components {
             prefix: string;
             /** Scopes */
             scopes: components["schemas"]["Scope"][];
+            /** Created By Id */
+            created_by_id: number | null;
             /**
              * Created At
              * Format: date-time
@@ -2078,7 +2422,17 @@ export interface components {
             /** Why */
             why: string;
         };
-        /** UserCreate */
+        /**
+         * UserCreate
+         * @example {
+         *       "email": "grace@lab.example",
+         *       "password": "a long passphrase",
+         *       "projects": [
+         *         "default"
+         *       ],
+         *       "role": "member"
+         *     }
+         */
         UserCreate: {
             /** Email */
             email: string;
@@ -2088,6 +2442,11 @@ export interface components {
             password: string;
             /** @default member */
             role: components["schemas"]["Role"];
+            /**
+             * Projects
+             * @description The user's projects; by default the lab's default project
+             */
+            projects?: string[] | null;
         };
         /** UserRead */
         UserRead: {
@@ -2100,8 +2459,27 @@ export interface components {
             role: components["schemas"]["Role"];
             /** Is Active */
             is_active: boolean;
+            /**
+             * Projects
+             * @description Slugs of the projects the user belongs to (an admin may use every project)
+             */
+            projects: string[];
         };
-        /** UserUpdate */
+        /**
+         * UserUpdate
+         * @example {
+         *       "role": "viewer"
+         *     }
+         * @example {
+         *       "is_active": false
+         *     }
+         * @example {
+         *       "projects": [
+         *         "default",
+         *         "payments"
+         *       ]
+         *     }
+         */
         UserUpdate: {
             /** Name */
             name?: string | null;
@@ -2110,19 +2488,8 @@ export interface components {
             role?: components["schemas"]["Role"] | null;
             /** Is Active */
             is_active?: boolean | null;
-        };
-        /** ValidationError */
-        ValidationError: {
-            /** Location */
-            loc: (string | number)[];
-            /** Message */
-            msg: string;
-            /** Error Type */
-            type: string;
-            /** Input */
-            input?: unknown;
-            /** Context */
-            ctx?: Record<string, never>;
+            /** Projects */
+            projects?: string[] | null;
         };
         /** VerdictReason */
         VerdictReason: {
@@ -2345,6 +2712,49 @@ export interface components {
         /**
          * RunCreate
          * @description A `latlab.result/v1` document.
+         * @example {
+         *       "finished_at": "2026-11-22T10:00:12Z",
+         *       "host": {
+         *         "name": "lab-07",
+         *         "tags": [
+         *           "hft-tuned"
+         *         ]
+         *       },
+         *       "params": {
+         *         "connections": 50,
+         *         "orders": 1000
+         *       },
+         *       "scenario": "medium",
+         *       "schema": "latlab.result/v1",
+         *       "series": [
+         *         {
+         *           "labels": {
+         *             "client": "rust"
+         *           },
+         *           "trials": [
+         *             {
+         *               "latency": {
+         *                 "samples_ns": [
+         *                   350120,
+         *                   351877,
+         *                   498003
+         *                 ]
+         *               },
+         *               "metrics": {
+         *                 "throughput": 115554
+         *               }
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "source": {
+         *         "branch": "main",
+         *         "commit": "9f1c2e7",
+         *         "kind": "ci"
+         *       },
+         *       "started_at": "2026-11-22T10:00:00Z",
+         *       "suite": "http-order"
+         *     }
          */
         RunCreate: {
             /**
@@ -2432,16 +2842,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UserRead"];
+                    "application/json": components["schemas"]["MeRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description Too many failed sign-ins; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
                 };
             };
         };
@@ -2462,6 +2902,24 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
         };
     };
     me_api_v1_auth_me_get: {
@@ -2479,7 +2937,105 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UserRead"];
+                    "application/json": components["schemas"]["MeRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    switch_project_api_v1_auth_project_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CurrentProject"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -2500,6 +3056,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TokenRead"][];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -2526,13 +3110,59 @@ export interface operations {
                     "application/json": components["schemas"]["TokenCreated"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -2555,13 +3185,41 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -2582,6 +3240,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UserRead"][];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -2608,13 +3294,59 @@ export interface operations {
                     "application/json": components["schemas"]["UserRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -2643,13 +3375,308 @@ export interface operations {
                     "application/json": components["schemas"]["UserRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    list_projects_api_v1_projects_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectRead"][];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    create_project_api_v1_projects_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    read_project_api_v1_projects__slug__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    update_project_api_v1_projects__slug__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -2663,12 +3690,13 @@ export interface operations {
                 commit?: string | null;
                 host?: string | null;
                 source?: ("ci" | "job" | "manual") | null;
-                project?: string | null;
                 /** @description ISO 8601, inclusive */
                 since?: string | null;
                 /** @description ISO 8601, exclusive */
                 until?: string | null;
+                /** @description Items per page */
                 limit?: number;
+                /** @description Items to skip */
                 offset?: number;
             };
             header?: never;
@@ -2686,13 +3714,32 @@ export interface operations {
                     "application/json": components["schemas"]["RunPage"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -2700,8 +3747,6 @@ export interface operations {
     submit_run_api_v1_runs_post: {
         parameters: {
             query?: {
-                /** @description Project slug, for signed-in users */
-                project?: string | null;
                 /** @description A harness adapter (go-bench, criterion, jmh, pytest-benchmark, k6, wrk2, hlog, ...): the body is that tool's output, not a latlab.result/v1 document */
                 adapter?: string | null;
                 /** @description With adapter: required */
@@ -2718,6 +3763,7 @@ export interface operations {
                 unit?: string;
             };
             header?: {
+                /** @description Printable ASCII; a retry with the same key and body answers the first run */
                 "idempotency-key"?: string | null;
             };
             path?: never;
@@ -2748,13 +3794,50 @@ export interface operations {
                     "application/json": components["schemas"]["RunCreated"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -2779,13 +3862,41 @@ export interface operations {
                     "application/json": components["schemas"]["RunRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -2811,13 +3922,41 @@ export interface operations {
                     "application/json": components["schemas"]["Spectrum"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -2838,6 +3977,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VocabularyRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -2864,6 +4031,34 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["Message"];
+                };
+            };
             /** @description The trial's histogram was retired by retention */
             410: {
                 headers: {
@@ -2871,13 +4066,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "text/plain": components["schemas"]["Problems"];
                 };
             };
         };
@@ -2903,22 +4098,48 @@ export interface operations {
                     "text/csv": unknown;
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "text/plain": components["schemas"]["Problems"];
                 };
             };
         };
     };
     get_retention_api_v1_retention_get: {
         parameters: {
-            query?: {
-                project?: string | null;
-            };
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
@@ -2934,22 +4155,39 @@ export interface operations {
                     "application/json": components["schemas"]["RetentionRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
     };
     put_retention_api_v1_retention_put: {
         parameters: {
-            query?: {
-                project?: string | null;
-            };
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
@@ -2969,13 +4207,41 @@ export interface operations {
                     "application/json": components["schemas"]["RetentionRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -2996,6 +4262,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HostRead"][];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -3020,13 +4314,41 @@ export interface operations {
                     "application/json": components["schemas"]["HostRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -3049,13 +4371,43 @@ export interface operations {
                     "application/json": components["schemas"]["SuiteRead"][];
                 };
             };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
         };
     };
     list_jobs_api_v1_jobs_get: {
         parameters: {
             query?: {
                 status?: components["schemas"]["JobStatus"] | null;
+                /** @description Items per page */
                 limit?: number;
+                /** @description Items to skip */
                 offset?: number;
             };
             header?: never;
@@ -3073,22 +4425,39 @@ export interface operations {
                     "application/json": components["schemas"]["JobPage"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
     };
     create_job_api_v1_jobs_post: {
         parameters: {
-            query?: {
-                project?: string | null;
-            };
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
@@ -3108,13 +4477,50 @@ export interface operations {
                     "application/json": components["schemas"]["JobCreated"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -3139,13 +4545,41 @@ export interface operations {
                     "application/json": components["schemas"]["JobRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -3170,13 +4604,50 @@ export interface operations {
                     "application/json": components["schemas"]["JobRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -3199,13 +4670,39 @@ export interface operations {
                     "application/json": components["schemas"]["ScheduleRead"][];
                 };
             };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
         };
     };
     create_schedule_api_v1_schedules_post: {
         parameters: {
-            query?: {
-                project?: string | null;
-            };
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
@@ -3225,13 +4722,50 @@ export interface operations {
                     "application/json": components["schemas"]["ScheduleRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -3254,13 +4788,41 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -3292,13 +4854,41 @@ export interface operations {
                     "application/json": components["schemas"]["CompareRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -3316,8 +4906,6 @@ export interface operations {
                 limit?: number;
                 /** @description The runs' params as JSON; by default those of the newest run, so a history never mixes params (other params are another history) */
                 params?: string | null;
-                /** @description Project slug, for signed-in users */
-                project?: string | null;
                 /** @description From this moment on (ISO 8601); a range with more runs than `limit` is read from the daily rollups, one point a day */
                 since?: string | null;
             };
@@ -3336,13 +4924,32 @@ export interface operations {
                     "application/json": components["schemas"]["TrendRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -3363,6 +4970,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BaselineRead"][];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -3389,13 +5024,59 @@ export interface operations {
                     "application/json": components["schemas"]["BaselineRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -3418,13 +5099,41 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -3447,6 +5156,34 @@ export interface operations {
                     "application/json": components["schemas"]["SlaRuleCreate"][];
                 };
             };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
         };
     };
     list_rules_api_v1_sla_rules_get: {
@@ -3467,13 +5204,39 @@ export interface operations {
                     "application/json": components["schemas"]["SlaRuleRead"][];
                 };
             };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
         };
     };
     create_rule_api_v1_sla_rules_post: {
         parameters: {
-            query?: {
-                project?: string | null;
-            };
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
@@ -3493,13 +5256,50 @@ export interface operations {
                     "application/json": components["schemas"]["SlaRuleRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -3522,13 +5322,41 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -3557,13 +5385,50 @@ export interface operations {
                     "application/json": components["schemas"]["SlaRuleRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -3573,7 +5438,9 @@ export interface operations {
             query?: {
                 state?: components["schemas"]["AlertState"] | null;
                 severity?: components["schemas"]["Severity"] | null;
+                /** @description Items per page */
                 limit?: number;
+                /** @description Items to skip */
                 offset?: number;
             };
             header?: never;
@@ -3591,18 +5458,37 @@ export interface operations {
                     "application/json": components["schemas"]["AlertPage"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
     };
-    get_alert_api_v1_alerts__alert_id__get: {
+    get_one_alert_api_v1_alerts__alert_id__get: {
         parameters: {
             query?: never;
             header?: never;
@@ -3622,13 +5508,41 @@ export interface operations {
                     "application/json": components["schemas"]["AlertRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -3653,13 +5567,41 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryRead"][];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -3684,13 +5626,50 @@ export interface operations {
                     "application/json": components["schemas"]["AlertRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -3715,13 +5694,50 @@ export interface operations {
                     "application/json": components["schemas"]["AlertRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -3744,13 +5760,39 @@ export interface operations {
                     "application/json": components["schemas"]["ChannelRead"][];
                 };
             };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
         };
     };
     create_channel_api_v1_channels_post: {
         parameters: {
-            query?: {
-                project?: string | null;
-            };
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
@@ -3770,13 +5812,50 @@ export interface operations {
                     "application/json": components["schemas"]["ChannelRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -3799,13 +5878,41 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -3834,13 +5941,50 @@ export interface operations {
                     "application/json": components["schemas"]["ChannelRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
@@ -3862,16 +6006,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeliveryRead"];
+                    "application/json": components["schemas"]["ChannelTest"];
                 };
             };
-            /** @description Validation Error */
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };

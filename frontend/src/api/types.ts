@@ -10,6 +10,13 @@ type Json<Response> = Response extends { content: { "application/json": infer Bo
   : never;
 
 export type User = Json<paths["/api/v1/auth/me"]["get"]["responses"][200]>;
+export type ProjectRead = Json<paths["/api/v1/projects"]["get"]["responses"][200]>[number];
+export type ProjectCreate = NonNullable<
+  paths["/api/v1/projects"]["post"]["requestBody"]
+>["content"]["application/json"];
+export type ProjectUpdate = NonNullable<
+  paths["/api/v1/projects/{slug}"]["patch"]["requestBody"]
+>["content"]["application/json"];
 export type LoginBody = NonNullable<
   paths["/api/v1/auth/login"]["post"]["requestBody"]
 >["content"]["application/json"];
@@ -63,6 +70,9 @@ export type AlertPage = Json<paths["/api/v1/alerts"]["get"]["responses"][200]>;
 export type AlertRead = AlertPage["items"][number];
 export type AlertState = AlertRead["state"];
 export type Severity = AlertRead["severity"];
+export type ChannelTest = Json<
+  paths["/api/v1/channels/{channel_id}/test"]["post"]["responses"][200]
+>;
 export type DeliveryRead = Json<
   paths["/api/v1/alerts/{alert_id}/deliveries"]["get"]["responses"][200]
 >[number];

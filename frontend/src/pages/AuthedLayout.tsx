@@ -1,6 +1,7 @@
 import { Navigate, Outlet, useLocation, useNavigate } from "react-router";
 
 import { useLogout, useMe } from "../api/auth";
+import { useProjects, useSwitchProject } from "../api/projects";
 import { useVocabulary } from "../api/runs";
 import { errorMessage, isUnauthorized } from "../api/client";
 import { ErrorState, Loading } from "../components/common/Status";
@@ -11,6 +12,8 @@ import { configureTimeUnits } from "../lib/units";
 export function AuthedLayout() {
   const me = useMe();
   const vocabulary = useVocabulary(me.isSuccess);
+  const projects = useProjects();
+  const switchProject = useSwitchProject();
   const logout = useLogout();
   const location = useLocation();
   const navigate = useNavigate();
@@ -44,6 +47,10 @@ export function AuthedLayout() {
     <AppShell
       userEmail={me.data.email}
       role={me.data.role}
+      project={me.data.project}
+      projects={projects.data ?? []}
+      switching={switchProject.isPending}
+      onSwitchProject={(slug) => switchProject.mutate(slug)}
       loggingOut={logout.isPending}
       onLogout={() =>
         logout.mutate(undefined, {
@@ -51,7 +58,12 @@ export function AuthedLayout() {
         })
       }
     >
-      <Outlet />
+      {me.data.project === null ? (
+        <ErrorState message="You are not a member of any project yet; ask an admin to add you." />
+      ) : (
+        // Remounted on a switch, so no page keeps state of the project before.
+        <Outlet key={me.data.project.slug} />
+      )}
     </AppShell>
   );
 }

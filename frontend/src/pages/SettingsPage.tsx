@@ -2,10 +2,11 @@ import { useEffect } from "react";
 import { useLocation } from "react-router";
 
 import { useChannels } from "../api/alerts";
-import { usePermissions } from "../api/auth";
+import { useMe, usePermissions } from "../api/auth";
 import { errorMessage } from "../api/client";
 import { ErrorState, Loading } from "../components/common/Status";
 import { Channels } from "../components/settings/Channels";
+import { Projects, ProjectSettings } from "../components/settings/Projects";
 import { Retention } from "../components/settings/Retention";
 import { SlaRules } from "../components/settings/SlaRules";
 import { Tokens } from "../components/settings/Tokens";
@@ -13,6 +14,7 @@ import { Users } from "../components/settings/Users";
 
 export function SettingsPage() {
   const { canWrite, isAdmin } = usePermissions();
+  const project = useMe().data?.project ?? null;
   const channels = useChannels();
   const location = useLocation();
 
@@ -30,12 +32,17 @@ export function SettingsPage() {
         )}
       </header>
       <nav className="toc" aria-label="Settings sections">
+        <a href="#project">Project</a>
         <a href="#sla-rules">SLA rules</a>
         <a href="#channels">Slack channels</a>
         <a href="#tokens">API tokens</a>
         <a href="#retention">Retention</a>
+        {isAdmin && <a href="#projects">All projects</a>}
         {isAdmin && <a href="#users">Users and roles</a>}
       </nav>
+
+      <h2 id="project">Project</h2>
+      {project !== null && <ProjectSettings project={project} isAdmin={isAdmin} />}
 
       <h2 id="sla-rules">SLA rules</h2>
       <SlaRules canWrite={canWrite} channels={channels.data ?? []} />
@@ -60,6 +67,8 @@ export function SettingsPage() {
 
       {isAdmin && (
         <>
+          <h2 id="projects">All projects</h2>
+          <Projects />
           <h2 id="users">Users and roles</h2>
           <Users />
         </>

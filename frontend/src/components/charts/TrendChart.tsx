@@ -117,17 +117,16 @@ export function TrendChart({
                   />
                 );
               }}
+              // The hover highlight lets clicks through to the point under it, which opens
+              // the run (a highlight catching them made clicks depend on the hover's timing).
               activeDot={(props) => (
                 <circle
-                  className="trend-point"
+                  className="trend-point-active"
                   cx={props.cx}
                   cy={props.cy}
                   r={6}
                   fill={colour(line.seriesIndex)}
-                  onClick={() => {
-                    const runId = (props.payload as MergedTrendRow).runId;
-                    if (runId !== null) onOpenRun(runId);
-                  }}
+                  pointerEvents="none"
                 />
               )}
             />

@@ -1,6 +1,8 @@
 import type { ReactNode } from "react";
 import { NavLink } from "react-router";
 
+import type { ProjectRead } from "../../api/types";
+
 const NAV = [
   { to: "/", label: "Overview", end: true },
   { to: "/runs", label: "Runs", end: false },
@@ -15,16 +17,26 @@ const NAV = [
 export function AppShell({
   userEmail,
   role,
+  project,
+  projects,
+  onSwitchProject,
+  switching,
   onLogout,
   loggingOut,
   children,
 }: {
   userEmail: string;
   role: string;
+  project: ProjectRead | null;
+  projects: ProjectRead[];
+  onSwitchProject: (slug: string) => void;
+  switching: boolean;
   onLogout: () => void;
   loggingOut: boolean;
   children: ReactNode;
 }) {
+  // Archived projects stay reachable only while they are the current one.
+  const choices = projects.filter((p) => p.archived_at === null || p.slug === project?.slug);
   return (
     <div className="shell">
       <a className="skip-link" href="#main">
@@ -39,6 +51,23 @@ export function AppShell({
             </NavLink>
           ))}
         </nav>
+        <label className="project-switcher">
+          <span className="muted small">Project</span>
+          <select
+            aria-label="Project"
+            value={project?.slug ?? ""}
+            disabled={switching || choices.length === 0}
+            onChange={(event) => onSwitchProject(event.target.value)}
+          >
+            {project === null && <option value="">(none)</option>}
+            {choices.map((p) => (
+              <option key={p.slug} value={p.slug}>
+                {p.name}
+                {p.archived_at !== null ? " (archived)" : ""}
+              </option>
+            ))}
+          </select>
+        </label>
         <div className="account">
           <span className="account-email">
             {userEmail} <span className="muted small">({role})</span>

@@ -7,7 +7,8 @@ import {
   useTestChannel,
 } from "../../api/alerts";
 import { errorMessage } from "../../api/client";
-import type { ChannelCreate, ChannelRead, DeliveryRead } from "../../api/types";
+import type { ChannelCreate, ChannelRead, ChannelTest } from "../../api/types";
+import { describeTest } from "../../lib/channels";
 import { formatDateTime } from "../../lib/format";
 import { ConfirmButton } from "../common/ConfirmButton";
 import { Field, FormErrors } from "../common/Field";
@@ -20,7 +21,7 @@ export function Channels({ channels, canWrite }: { channels: ChannelRead[]; canW
   const test = useTestChannel();
   const remove = useDeleteChannel();
   const mute = useMuteChannel();
-  const [results, setResults] = useState<Record<number, DeliveryRead | string>>({});
+  const [results, setResults] = useState<Record<number, ChannelTest | string>>({});
 
   function sendTest(channel: ChannelRead) {
     setResults((current) => {
@@ -99,16 +100,10 @@ export function Channels({ channels, canWrite }: { channels: ChannelRead[]; canW
                           <span
                             role="status"
                             className={
-                              typeof result !== "string" && result.status === "sent"
-                                ? "text-good"
-                                : "text-bad"
+                              typeof result !== "string" && result.ok ? "text-good" : "text-bad"
                             }
                           >
-                            {typeof result === "string"
-                              ? result
-                              : result.status === "sent"
-                                ? "Test message delivered."
-                                : `Test failed: ${result.last_error ?? "no answer"}`}
+                            {typeof result === "string" ? result : describeTest(result)}
                           </span>
                         )}
                       </div>

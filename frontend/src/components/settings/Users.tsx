@@ -2,6 +2,7 @@ import { useState, type FormEvent } from "react";
 
 import { useCreateUser, useMe, useUpdateUser, useUsers } from "../../api/auth";
 import { errorMessage } from "../../api/client";
+import { useProjects } from "../../api/projects";
 import type { Role } from "../../api/types";
 import { Field, FormErrors } from "../common/Field";
 import { EmptyState, ErrorState, Loading } from "../common/Status";
@@ -13,6 +14,7 @@ export function Users() {
   const users = useUsers(true);
   const me = useMe();
   const update = useUpdateUser();
+  const projects = useProjects();
   return (
     <>
       {users.isPending ? (
@@ -30,6 +32,7 @@ export function Users() {
                 <th scope="col">Name</th>
                 <th scope="col">Role</th>
                 <th scope="col">Active</th>
+                <th scope="col">Projects</th>
               </tr>
             </thead>
             <tbody>
@@ -74,6 +77,29 @@ export function Users() {
                           })
                         }
                       />
+                    </td>
+                    <td>
+                      {(projects.data ?? []).map((project) => (
+                        <label key={project.slug} className="checkbox">
+                          <input
+                            type="checkbox"
+                            aria-label={`${user.email} is a member of ${project.slug}`}
+                            checked={user.projects.includes(project.slug)}
+                            disabled={update.isPending}
+                            onChange={(event) =>
+                              update.mutate({
+                                userId: user.id,
+                                body: {
+                                  projects: event.target.checked
+                                    ? [...user.projects, project.slug]
+                                    : user.projects.filter((slug) => slug !== project.slug),
+                                },
+                              })
+                            }
+                          />
+                          {project.slug}
+                        </label>
+                      ))}
                     </td>
                   </tr>
                 );

@@ -1,0 +1,43 @@
+"""Projects in the dashboard (Chromium): two projects made through the API, a run in each, an
+admin switching between them (frontend/tests/e2e/projects.test.mjs, screenshots)."""
+
+import os
+import subprocess
+from pathlib import Path
+
+import httpx
+
+from latlab.models import Role
+from tests.conftest import JSON, Actors
+from tests.factories import result
+
+FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
+PASSWORD = "correct horse battery"
+
+
+def test_the_dashboard_switches_between_projects(committed_db, live_server) -> None:
+    assert (FRONTEND / "dist" / "index.html").is_file(), "build the dashboard: make test does"
+    admin = Actors(committed_db).user(Role.admin)
+    committed_db.commit()
+    client = httpx.Client(base_url=live_server, timeout=60, headers=JSON)
+    assert client.post("/api/v1/auth/login", json={"email": admin.email,
+                                                   "password": PASSWORD}).status_code == 200
+    projects, suites = ["alpha", "bravo"], ["alpha-suite", "bravo-suite"]
+    for slug, suite in zip(projects, suites, strict=True):
+        assert client.post("/api/v1/projects", json={"slug": slug, "name": slug.title()}
+                           ).status_code == 201
+        token = client.post("/api/v1/tokens", json={"name": "ci", "scopes": ["runs:write"],
+                                                    "project": slug}).json()["token"]
+        submitted = client.post("/api/v1/runs", json=result(suite=suite),
+                                headers={"Authorization": f"Bearer {token}"})
+        assert submitted.status_code == 201, submitted.text
+
+    completed = subprocess.run(
+        ["node", "--test", "tests/e2e/projects.test.mjs"], cwd=FRONTEND,
+        env={**os.environ, "LATLAB_URL": live_server, "LATLAB_EMAIL": admin.email,
+             "LATLAB_PASSWORD": PASSWORD, "LATLAB_PROJECTS": ",".join(projects),
+             "LATLAB_SUITES": ",".join(suites),
+             "LATLAB_SCREENSHOT_DIR": str(FRONTEND / "tests" / "e2e" / "screenshots")},
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert completed.returncode == 0, completed.stdout[-6000:] + completed.stderr[-4000:]

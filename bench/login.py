@@ -1,0 +1,110 @@
+"""Sign-in: what a wrong password costs for a known email and for an unknown one (side by
+side, alternating, against one live api), and how the throttle answers a guesser.
+
+    .venv/bin/python -m bench.login [--rounds 40]
+
+The known/unknown ratio should be near 1 (both verify an argon2 hash); the throttle should
+refuse the sixth failure on one account and the 51st from one address, with Retry-After.
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+import redis
+
+from bench.lab import bench_token
+from latlab import localstack
+
+KNOWN = f"bench-{os.getpid()}@lab.test"  # the member bench_token creates
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=40, help="attempts per kind")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="latlab-bench-"))
+    work.chmod(0o755)
+    services = [
+        localstack.start_postgres(work / "pg", localstack.free_port(), database="bench",
+                                  durable=False),
+        localstack.start_redis(work / "redis", localstack.free_port(), durable=False),
+    ]
+    port = localstack.free_port()
+    env = {**os.environ, "LATLAB_DATABASE_URL": services[0].url,
+           "LATLAB_REDIS_URL": services[1].url,
+           # Room for the timing rounds; the throttle's own limits are measured after.
+           "LATLAB_LOGIN_ACCOUNT_FAILURES": str(10 * args.rounds),
+           "LATLAB_LOGIN_ADDRESS_FAILURES": str(10 * args.rounds)}
+    bench_token(services[0].url, "read")
+    api = subprocess.Popen([sys.executable, "-m", "uvicorn", "latlab.main:app", "--port",
+                            str(port), "--log-level", "warning"], env=env)
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
+            _wait(client)
+            _timing(client, args.rounds)
+        api.terminate()
+        api.wait(30)
+        env.pop("LATLAB_LOGIN_ACCOUNT_FAILURES")
+        env.pop("LATLAB_LOGIN_ADDRESS_FAILURES")
+        redis.Redis.from_url(services[1].url).flushall()  # the timing rounds' failures
+        api = subprocess.Popen([sys.executable, "-m", "uvicorn", "latlab.main:app", "--port",
+                                str(port), "--log-level", "warning"], env=env)
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
+            _wait(client)
+            _throttle(client)
+    finally:
+        api.terminate()
+        api.wait(30)
+        for service in services:
+            service.stop()
+
+
+def _attempt(client: httpx.Client, email: str) -> tuple[float, httpx.Response]:
+    started = time.perf_counter()
+    response = client.post("/api/v1/auth/login", json={"email": email, "password": "wrong"})
+    return time.perf_counter() - started, response
+
+
+def _timing(client: httpx.Client, rounds: int) -> None:
+    known, unknown = [], []
+    for index in range(rounds):
+        known.append(_attempt(client, KNOWN)[0])
+        unknown.append(_attempt(client, f"nobody-{index}@lab.test")[0])
+    k, u = statistics.median(known) * 1000, statistics.median(unknown) * 1000
+    print(f"wrong password, known email:   median {k:6.1f} ms  ({rounds} attempts)")
+    print(f"wrong password, unknown email: median {u:6.1f} ms  ({rounds} attempts)")
+    print(f"unknown / known: {u / k:.2f}x")
+
+
+def _throttle(client: httpx.Client) -> None:
+    answers = [_attempt(client, KNOWN)[1] for _ in range(7)]
+    print("one account, 7 wrong passwords: "
+          + " ".join(str(a.status_code) for a in answers)
+          + f"   Retry-After {answers[-1].headers.get('retry-after')} s")
+    statuses = [_attempt(client, f"guess-{i}@lab.test")[1].status_code for i in range(55)]
+    first = statuses.index(429) + 1 if 429 in statuses else None
+    print(f"one address, 55 unknown emails: first 429 at attempt {first} "
+          f"(with the 7 above counted for the address too)")
+
+
+def _wait(client: httpx.Client) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if client.get("/api/v1/openapi.json").status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError("the api did not answer")
+
+
+if __name__ == "__main__":
+    main()
