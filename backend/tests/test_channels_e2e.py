@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from latlab.alerts import delivery
 from latlab.models import Channel, Notification, Project
-from tests.conftest import Actors
+from tests.conftest import Actors, allow_private_webhooks
 from tests.test_alerts_e2e import Receiver
 from tests.test_delivery import _messages
 
@@ -21,6 +21,7 @@ def test_a_failing_channel_is_shown_and_muted_in_the_browser(committed_db, live_
     receiver = Receiver()
     try:
         user = Actors(committed_db).user()
+        allow_private_webhooks(committed_db)
         project_id = committed_db.scalar(select(Project.id).where(Project.slug == "default"))
         channel = Channel(project_id=project_id, name="on-call", kind="webhook",
                           url=receiver.url, created_at=clock.now())

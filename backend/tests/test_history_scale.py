@@ -69,7 +69,7 @@ def test_history_reads_are_index_lookups(db: Session) -> None:
         baseline = analysis.load_run(db, first + 4_000)
         candidate = analysis.load_run(db, first + 7_996)
         analysis.compare_runs(baseline, candidate, analysis_vocabulary())
-        run_service.get_run(db, first + 5_000)
+        run_service.get_run(db, first + 5_000, project_id)
         for host in (None, "lab-00"):
             analysis.trend(db, analysis.TrendQuery(
                 suite="http-order", scenario="large", label_key=keys.label_key(
@@ -123,7 +123,7 @@ def test_retention_retires_old_raw_data_and_keeps_summaries_and_rollups(
     assert middle.histograms_retired_at is None and middle.intervals_retired_at is not None
     assert new.histograms_retired_at is None and new.intervals_retired_at is None
     old_trials = db.scalars(select(Trial).where(Trial.series_id.in_(
-        [s.id for s in run_service.get_run(db, runs[0]).series]))).all()
+        [s.id for s in run_service.get_run(db, runs[0], old.project_id).series]))).all()
     assert old_trials and all(t.histogram is None and t.intervals is None for t in old_trials)
     assert all(t.p99 > 0 and t.count == 3000 for t in old_trials)  # summaries stay
 

@@ -11,7 +11,6 @@ from sqlalchemy.orm import Session
 
 from latlab.analysis.gate import CONFIRM_TRIALS
 from latlab.core.clock import get_clock
-from latlab.jobs import service as job_service
 from latlab.models import Job, JobStatus, Project, Run
 
 
@@ -27,7 +26,8 @@ def wanted(session: Session, run: Run) -> bool:
 
 
 def launch(session: Session, run: Run, baseline: Run) -> Job:
-    """Queues the confirmation job of a suspected run, pinned to its host."""
+    """Queues the confirmation job of a suspected run, pinned to its host; the job outcome
+    that brought the run dispatches it with the rest of the queue (`jobs.service`)."""
     original = session.get(Job, run.job_id)
     assert original is not None
     job = Job(
@@ -41,5 +41,4 @@ def launch(session: Session, run: Run, baseline: Run) -> Job:
     session.add(job)
     session.flush()
     run.confirmation = "pending"
-    job_service.dispatch_queued(session)
     return job
