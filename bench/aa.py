@@ -6,9 +6,9 @@ each suite below, `--pairs` times: a baseline job, pinned as the baseline, then 
 job of the same code with the lab's defaults (5 repetitions; a suspected regression is
 measured again by a confirmation job, the project setting on). A candidate the lab fails, or
 a critical alert it opens, is a false alarm. Then `--slow-pairs` times for http-order: the
-candidate runs a new version of the suite whose order server adds `--delay-us` to every
-answer (about +10 % of the baseline's p99, measured first), and the lab should confirm the
-regression. Prints each rate with its 95 % Wilson interval.
+candidate runs a new version of the suite whose order server spends `--work-us` of CPU on
+every order (a slower code path), calibrated first so that p99 grows by about `--slowdown`
+(10 %), and the lab should confirm the regression. Prints each rate with its 95 % Wilson interval.
 
     .venv/bin/python -m bench.aa [--pairs 20] [--slow-pairs 20]
 
@@ -39,6 +39,9 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "http-order": ("large", {"loads": "rust"}),
 }
 SERVER = '"{build_dir}/target/release/order-server", "--listen", "127.0.0.1:0"'
+CALIBRATION_ROUNDS = 4
+CALIBRATION_PAIRS = 3  # one job's p99 moves by tens of percent from the next one's
+CONNECTIONS = 100  # http-order large
 
 
 @dataclass
@@ -55,7 +58,7 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=20)
     parser.add_argument("--slow-pairs", type=int, default=20)
     parser.add_argument("--slowdown", type=float, default=0.10,
-                        help="the injected delay as a share of the baseline's median p99")
+                        help="the p99 growth the injected slowdown is calibrated to")
     args = parser.parse_args()
     suites = Path(tempfile.mkdtemp(prefix="latlab-aa-suites-"))
     for name in CASES:
@@ -85,19 +88,14 @@ def _pairs(lab: Lab, suite: str, pairs: int) -> Tally:
 def _slow_pairs(lab: Lab, suite_dir: Path, pairs: int, share: float) -> Tally:
     toml = suite_dir / "suite.toml"
     original = toml.read_text()
-    p99 = statistics.median(_p99s(lab, "http-order"))
-    delay_us = max(1, round(share * p99 / 1000))
-    slowed = original.replace(SERVER, f'{SERVER}, "--delay-us", "{delay_us}"')
-    assert slowed != original, "the order server's command in suite.toml changed"
-    print(f"http-order A/B: the order server answers {delay_us} us later "
-          f"({100 * share:.0f} % of the median p99 {p99 / 1000:.0f} us)", flush=True)
+    work_us = _calibrated_work(lab, toml, original, share)
     tally = Tally()
     try:
         for index in range(pairs):
             toml.write_text(original)
             baseline = _job(lab, "http-order")
             _pin(lab, baseline)
-            toml.write_text(slowed)
+            toml.write_text(_slowed(original, work_us))
             candidate = _settled(lab, _job(lab, "http-order"))
             _count(lab, tally, baseline, candidate)
             print(f"http-order A/B {index + 1}/{pairs}: {candidate['verdict']} "
@@ -107,10 +105,42 @@ def _slow_pairs(lab: Lab, suite_dir: Path, pairs: int, share: float) -> Tally:
     return tally
 
 
-def _p99s(lab: Lab, suite: str) -> list[float]:
-    runs = lab.api.get("/runs", params={"suite": suite, "limit": 100}).json()["items"]
-    return [float(s["summary"]["p99"])
-            for run in runs for s in lab.api.get(f"/runs/{run['id']}").json()["series"]]
+def _calibrated_work(lab: Lab, toml: Path, original: str, share: float) -> int:
+    """The CPU per order that raises p99 by about `share`. Starts from a guess (`share` of a
+    baseline's p99 spread over its connections) and scales it by the p99 growth it measured
+    (the median of CALIBRATION_PAIRS baseline jobs each beside a slowed one), up to
+    CALIBRATION_ROUNDS times, until the growth is within a third of `share`. (A sleep is no
+    use here: the thread hand-off of even a 142 µs sleep raised p99 by 59 %.)"""
+    work_us = 0
+    try:
+        for _ in range(CALIBRATION_ROUNDS):
+            ratios = []
+            for _ in range(CALIBRATION_PAIRS):
+                toml.write_text(original)
+                before = _job(lab, "http-order")
+                p99 = statistics.median(s["summary"]["p99"] for s in before["series"])
+                work_us = work_us or max(1, round(share * p99 / 1000 / CONNECTIONS))
+                toml.write_text(_slowed(original, work_us))
+                after = _job(lab, "http-order")
+                ratios += [a["summary"]["p99"] / b["summary"]["p99"]
+                           for b, a in zip(before["series"], after["series"], strict=True)]
+            growth = statistics.median(ratios) - 1
+            print(f"http-order A/B calibration: {work_us} us of CPU per order -> p99 "
+                  f"{100 * growth:+.0f} %", flush=True)
+            if abs(growth - share) <= share / 3:
+                break
+            work_us = max(1, round(work_us * (share / growth if growth > 0 else 2)))
+    finally:
+        toml.write_text(original)
+    print(f"http-order A/B: the order server spends {work_us} us of CPU on every order",
+          flush=True)
+    return work_us
+
+
+def _slowed(original: str, work_us: int) -> str:
+    slowed = original.replace(SERVER, f'{SERVER}, "--work-us", "{work_us}"')
+    assert slowed != original, "the order server's command in suite.toml changed"
+    return slowed
 
 
 def _job(lab: Lab, suite: str) -> dict[str, Any]:

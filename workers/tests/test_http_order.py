@@ -177,6 +177,17 @@ def test_the_delay_hook_adds_its_microseconds_to_every_answer(hooked_server: Ser
     assert statistics.median(after) < statistics.median(before) + delay_us * 1000 / 2, figures
 
 
+def test_work_us_makes_every_order_cost_that_much_cpu(build_dir: Path) -> None:
+    work_us = 2_000
+    with order_server(build_dir, "--work-us", str(work_us)) as slow:
+        latencies = _order_latencies_ns(slow.listening)
+    figures = (f"median {statistics.median(latencies) / 1e3:.0f} us, fastest "
+               f"{min(latencies) / 1e3:.0f} us")
+    # The spin never ends early; generous above (the machine is shared).
+    assert min(latencies) >= work_us * 1000, figures
+    assert statistics.median(latencies) < 3 * work_us * 1000, figures
+
+
 @pytest.mark.parametrize("query", ["us=-1", "us=100001", "us=abc", ""])
 def test_the_delay_hook_refuses_bad_durations(hooked_server: Server, query: str) -> None:
     answer = request(hooked_server.listening, "POST", f"/admin/delay?{query}")

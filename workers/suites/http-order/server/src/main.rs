@@ -4,7 +4,9 @@
 //! timestamp; `GET /stats` counts the accepted orders. With `--test-hooks`, `POST
 //! /admin/stall?ms=N` holds every answer for N ms (the coordinated-omission tests) and `POST
 //! /admin/delay?us=N` adds N µs to every answer from then on (a known regression, for A/A
-//! benchmarks). Prints `{"listening":"HOST:PORT"}` on stdout once bound, serves until SIGTERM
+//! benchmarks). `--delay-us N` starts with that delay; `--work-us N` makes every order cost N µs
+//! of CPU before it is answered (a slower code path: a regression that grows latency in
+//! proportion, where a sleep's thread hand-off costs more than a small delay). Prints `{"listening":"HOST:PORT"}` on stdout once bound, serves until SIGTERM
 //! or SIGINT, exits 0.
 
 mod order;
@@ -26,7 +28,8 @@ use tokio::net::TcpListener;
 
 use order::Order;
 
-const USAGE: &str = "usage: order-server [--listen HOST:PORT] [--test-hooks] [--delay-us N]";
+const USAGE: &str =
+    "usage: order-server [--listen HOST:PORT] [--test-hooks] [--delay-us N] [--work-us N]";
 const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 const EXIT_USAGE: u8 = 2;
 const STALL_MS_MAX: u64 = 10_000;
@@ -71,6 +74,8 @@ struct Options {
     /// Microseconds added to every answer from the start (a known slowdown for benchmarks of
     /// the lab's verdicts, as `/admin/delay` sets it later).
     delay_us: u64,
+    /// Microseconds of CPU every order costs before it is answered.
+    work_us: u64,
 }
 
 impl Options {
@@ -78,6 +83,7 @@ impl Options {
         let mut listen = None;
         let mut test_hooks = false;
         let mut delay_us = 0;
+        let mut work_us = 0;
         let mut args = args.into_iter();
         while let Some(arg) = args.next() {
             let raw = match arg.as_str() {
@@ -86,12 +92,11 @@ impl Options {
                     continue;
                 }
                 "--delay-us" => {
-                    let value = args.next().ok_or("--delay-us needs a value")?;
-                    delay_us = value
-                        .parse()
-                        .ok()
-                        .filter(|us| *us <= DELAY_US_MAX)
-                        .ok_or(format!("--delay-us '{value}': 0..={DELAY_US_MAX} expected"))?;
+                    delay_us = micros(&arg, args.next())?;
+                    continue;
+                }
+                "--work-us" => {
+                    work_us = micros(&arg, args.next())?;
                     continue;
                 }
                 "--listen" => args.next().ok_or("--listen needs a value")?,
@@ -118,8 +123,19 @@ impl Options {
             listen,
             test_hooks,
             delay_us,
+            work_us,
         })
     }
+}
+
+/// A flag's value in microseconds, 0..=DELAY_US_MAX.
+fn micros(flag: &str, value: Option<String>) -> Result<u64, String> {
+    let value = value.ok_or(format!("{flag} needs a value"))?;
+    value
+        .parse()
+        .ok()
+        .filter(|us| *us <= DELAY_US_MAX)
+        .ok_or(format!("{flag} '{value}': 0..={DELAY_US_MAX} expected"))
 }
 
 /// What every request shares: counters, the stall deadline and the delay, as plain atomics so
@@ -133,16 +149,30 @@ struct Lab {
     stall_until_ns: AtomicU64,
     /// Microseconds added to every answer; 0 = none.
     delay_us: AtomicU64,
+    /// CPU every order costs before it is answered; zero = none.
+    work: Duration,
 }
 
 impl Lab {
-    fn new(delay_us: u64) -> Self {
+    fn new(delay_us: u64, work_us: u64) -> Self {
         Self {
             started: Instant::now(),
             total_orders: AtomicU64::new(0),
             first_order_ns: AtomicU64::new(0),
             stall_until_ns: AtomicU64::new(0),
             delay_us: AtomicU64::new(delay_us),
+            work: Duration::from_micros(work_us),
+        }
+    }
+
+    /// Spends `work` of CPU on this worker thread, as a slower code path would.
+    fn work(&self) {
+        if self.work.is_zero() {
+            return;
+        }
+        let end = Instant::now() + self.work;
+        while Instant::now() < end {
+            std::hint::spin_loop();
         }
     }
 
@@ -206,7 +236,7 @@ async fn serve(options: Options) -> Result<(), String> {
     let bound = listener
         .local_addr()
         .map_err(|err| format!("bound address unknown: {err}"))?;
-    let lab = Arc::new(Lab::new(options.delay_us));
+    let lab = Arc::new(Lab::new(options.delay_us, options.work_us));
     let mut app = Router::new()
         .route("/order", post(submit_order))
         .route("/stats", get(stats));
@@ -265,6 +295,7 @@ async fn submit_order(
         Ok(order) => order,
         Err(rejection) => return rejection.into_response(),
     };
+    lab.work();
     let server_time = chrono::Utc::now();
     lab.count_order();
     let latency = server_time.signed_duration_since(order.client_time);
@@ -428,6 +459,9 @@ mod tests {
         assert_eq!(options.delay_us, 250);
         assert!(Options::parse(args(&["--delay-us", "100001"])).is_err());
         assert!(Options::parse(args(&["--delay-us"])).is_err());
+        let options = Options::parse(args(&["--work-us", "40"])).unwrap();
+        assert_eq!((options.delay_us, options.work_us), (0, 40));
+        assert!(Options::parse(args(&["--work-us", "-1"])).is_err());
         let options = Options::parse(args(&[])).unwrap();
         assert_eq!(options.listen.to_string(), DEFAULT_LISTEN);
         assert!(!options.test_hooks);
