@@ -61,7 +61,10 @@ def main() -> None:
         services.append(postgres)
         database_url = postgres.url
     os.environ["LATLAB_DATABASE_URL"] = database_url
-    os.environ.setdefault("LATLAB_REDIS_URL", "redis://127.0.0.1:1/0")  # unused here
+    if "LATLAB_REDIS_URL" not in os.environ:  # the api's cache and broker, as `make up` has
+        redis = localstack.start_redis(work / "redis", localstack.free_port(), durable=False)
+        services.append(redis)
+        os.environ["LATLAB_REDIS_URL"] = redis.url
     os.environ["LATLAB_MAX_BODY_BYTES"] = str(512 * 1024 * 1024)
     try:
         _run(args, database_url)
