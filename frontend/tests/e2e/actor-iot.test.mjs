@@ -10,9 +10,9 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
-import { launchBrowser, newPage, requireEnv, screenshot, signIn } from "./browser.mjs";
+import { labUrl, openSignedIn, requireEnv, screenshot } from "./browser.mjs";
 
-const baseUrl = requireEnv("LATLAB_URL").replace(/\/+$/, "");
+const baseUrl = labUrl();
 const runId = requireEnv("LATLAB_IOT_RUN_ID");
 const devices = requireEnv("LATLAB_IOT_DEVICES").split(",");
 
@@ -20,9 +20,7 @@ let browser;
 let page;
 
 before(async () => {
-  browser = await launchBrowser();
-  ({ page } = await newPage(browser));
-  await signIn(page, baseUrl, requireEnv("LATLAB_EMAIL"), requireEnv("LATLAB_PASSWORD"));
+  ({ browser, page } = await openSignedIn(baseUrl));
 });
 
 after(async () => {

@@ -20,6 +20,11 @@ export function requireEnv(name) {
   return value;
 }
 
+/** The lab's URL (LATLAB_URL), without a trailing slash. */
+export function labUrl() {
+  return requireEnv("LATLAB_URL").replace(/\/+$/, "");
+}
+
 export async function launchBrowser() {
   await mkdir(screenshotDir, { recursive: true });
   return chromium.launch({
@@ -50,6 +55,14 @@ export async function signIn(page, baseUrl, email, password) {
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
+}
+
+/** A browser with one page signed in as LATLAB_EMAIL; the caller closes the browser. */
+export async function openSignedIn(baseUrl) {
+  const browser = await launchBrowser();
+  const { page } = await newPage(browser);
+  await signIn(page, baseUrl, requireEnv("LATLAB_EMAIL"), requireEnv("LATLAB_PASSWORD"));
+  return { browser, page };
 }
 
 export async function screenshot(page, name) {

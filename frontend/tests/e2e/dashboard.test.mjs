@@ -14,6 +14,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
 import {
+  labUrl,
   launchBrowser,
   newPage as openPage,
   requireEnv,
@@ -21,7 +22,7 @@ import {
   signIn as signInAt,
 } from "./browser.mjs";
 
-const baseUrl = requireEnv("LATLAB_URL").replace(/\/+$/, "");
+const baseUrl = labUrl();
 const email = requireEnv("LATLAB_EMAIL");
 const password = requireEnv("LATLAB_PASSWORD");
 const baselineId = requireEnv("LATLAB_BASELINE_RUN_ID");

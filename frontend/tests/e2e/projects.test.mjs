@@ -9,9 +9,9 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
-import { launchBrowser, newPage, requireEnv, screenshot, signIn } from "./browser.mjs";
+import { labUrl, launchBrowser, newPage, requireEnv, screenshot, signIn } from "./browser.mjs";
 
-const baseUrl = requireEnv("LATLAB_URL").replace(/\/+$/, "");
+const baseUrl = labUrl();
 const email = requireEnv("LATLAB_EMAIL");
 const password = requireEnv("LATLAB_PASSWORD");
 const projects = requireEnv("LATLAB_PROJECTS").split(",");

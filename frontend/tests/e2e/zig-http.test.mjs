@@ -11,16 +11,9 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, test } from "node:test";
 
-import {
-  launchBrowser,
-  newPage,
-  requireEnv,
-  screenshot,
-  screenshotDir,
-  signIn,
-} from "./browser.mjs";
+import { labUrl, openSignedIn, requireEnv, screenshot, screenshotDir } from "./browser.mjs";
 
-const baseUrl = requireEnv("LATLAB_URL").replace(/\/+$/, "");
+const baseUrl = labUrl();
 const runId = requireEnv("LATLAB_ZIG_HTTP_RUN_ID");
 const VERDICTS = ["improved", "regressed", "unchanged", "inconclusive"];
 
@@ -28,9 +21,7 @@ let browser;
 let page;
 
 before(async () => {
-  browser = await launchBrowser();
-  ({ page } = await newPage(browser));
-  await signIn(page, baseUrl, requireEnv("LATLAB_EMAIL"), requireEnv("LATLAB_PASSWORD"));
+  ({ browser, page } = await openSignedIn(baseUrl));
 });
 
 after(async () => {
