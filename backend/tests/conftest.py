@@ -298,7 +298,7 @@ def wait_for(predicate, timeout: float = 60.0, interval: float = 0.2):
 @pytest.fixture(scope="session")
 def build_cache() -> Path:
     """Suite builds are cached across test sessions (a cold Rust build is ~30 s)."""
-    from http_order_support import build_cache_dir  # workers/tests: one cache for both trees
+    from suite_support import build_cache_dir  # workers/tests: one cache for both trees
 
     return build_cache_dir()
 

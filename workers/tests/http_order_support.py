@@ -4,10 +4,7 @@ server as a process, and client command lines rendered from suite.toml as the ru
 
 import http.client
 import json
-import os
-import signal
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,9 +13,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import suite_support
 from hdrh.histogram import HdrHistogram
+from suite_support import announced
 
-from latlab_workers.runner import build, program_context
+from latlab_workers.runner import program_context
 from latlab_workers.suites import SUITES_DIR, Suite, load_suite
 from latlab_workers.templates import render
 
@@ -31,17 +30,8 @@ REPORT_KEYS = {"client", "mode", "latency_hdr", "orders", "ok", "errors", "timeo
 BUILD_TIME_S = 1800  # a cold build of the Rust workspace, C, C++ and Go on a small machine
 
 
-def build_cache_dir() -> Path:
-    """The cache the backend's tests use too (builds are kept across sessions)."""
-    path = Path(os.environ.get("LATLAB_TEST_BUILD_CACHE",
-                               Path.home() / ".cache" / "latlab" / "test-builds"))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
 def build_suite(cache_dir: Path) -> Path:
-    """The suite's build directory, built (once per version) by the runner's build."""
-    return build(SUITE, cache_dir, time.monotonic() + BUILD_TIME_S)
+    return suite_support.build_suite(SUITE, cache_dir, BUILD_TIME_S)
 
 
 def valid_order(**fields: Any) -> dict[str, Any]:
@@ -105,27 +95,8 @@ def order_server(build_dir: Path, *extra: str) -> Iterator[Server]:
     """The suite's server program (its suite.toml command, plus `extra` arguments), once it
     has announced its address; stopped afterwards."""
     argv = render(SUITE.programs["server"].command, program_context(SUITE, build_dir))
-    stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed after the process)
-    process = subprocess.Popen([*argv, *extra], cwd=SUITE.directory, stdout=subprocess.PIPE,
-                               stderr=stderr)
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline().decode()
-        if not line:
-            process.wait(10)
-            stderr.seek(0)
-            raise AssertionError(f"order-server did not start: {stderr.read().decode()}")
-        yield Server(process, json.loads(line)["listening"])
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if process.stdout is not None:
-            process.stdout.close()
-        stderr.close()
+    with announced([*argv, *extra], SUITE.directory) as (process, endpoints):
+        yield Server(process, endpoints["listening"])
 
 
 def client_argv(client: str, build_dir: Path, listening: str, **params: Any) -> list[str]:

@@ -17,7 +17,6 @@ from http_order_support import (
     CLIENTS,
     REPORT_KEYS,
     Server,
-    build_cache_dir,
     build_suite,
     client_argv,
     decode,
@@ -27,6 +26,7 @@ from http_order_support import (
     run_client,
     valid_order,
 )
+from suite_support import build_cache_dir
 
 TINY = {"orders": 50, "connections": 4, "warmup": 5}
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 from hdrh.histogram import HdrHistogram
-from http_order_support import build_cache_dir
+from suite_support import build_cache_dir
 from zmq_support import (
     COUNTED,
     INSTRUMENTS,

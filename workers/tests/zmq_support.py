@@ -3,9 +3,7 @@ suite built with the runner's own build, the quote server as a process, and inst
 lines rendered from suite.toml as the runner renders them."""
 
 import json
-import signal
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,7 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from latlab_workers.runner import build, program_context
+import suite_support
+from suite_support import announced
+
+from latlab_workers.runner import program_context
 from latlab_workers.suites import SUITES_DIR, Suite, load_suite
 from latlab_workers.templates import render
 
@@ -29,8 +30,7 @@ BUILD_TIME_S = 600
 
 
 def build_suite(cache_dir: Path) -> Path:
-    """The suite's build directory, built (once per version) by the runner's build."""
-    return build(SUITE, cache_dir, time.monotonic() + BUILD_TIME_S)
+    return suite_support.build_suite(SUITE, cache_dir, BUILD_TIME_S)
 
 
 @dataclass
@@ -48,28 +48,8 @@ def quote_server(build_dir: Path, symbol: str = "EURUSD.s", *extra: str,
     (plan, *_) = SUITE.plan(SUITE.resolved_params("quick", {**params, "symbols": symbol}))
     argv = render(SUITE.programs["server"].command,
                   {**plan.context, **program_context(SUITE, build_dir)})
-    stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed after the process)
-    process = subprocess.Popen([*argv, *extra], cwd=SUITE.directory, stdout=subprocess.PIPE,
-                               stderr=stderr)
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline().decode()
-        if not line:
-            process.wait(10)
-            stderr.seek(0)
-            raise AssertionError(f"quote-server did not start: {stderr.read().decode()}")
-        announced = json.loads(line)
-        yield Server(process, announced["router"], announced["pub"])
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if process.stdout is not None:
-            process.stdout.close()
-        stderr.close()
+    with announced([*argv, *extra], SUITE.directory) as (process, endpoints):
+        yield Server(process, endpoints["router"], endpoints["pub"])
 
 
 def instrument_argv(instrument: str, build_dir: Path, server: Server, pattern: str,

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 from hdrh.histogram import HdrHistogram
-from http_order_support import build_cache_dir
 from jsonschema import Draft202012Validator
+from suite_support import build_cache_dir, build_suite
 
 from latlab_contract.result import TrialIn
 from latlab_workers.runner import JobError, build, parse_output, program_context
@@ -31,7 +31,7 @@ MODES = ["actor", "sync", "mailbox"]
 
 @pytest.fixture(scope="session")
 def build_dir() -> Path:
-    return build(SUITE, build_cache_dir(), time.monotonic() + 900)
+    return build_suite(SUITE, build_cache_dir(), 900)
 
 
 @dataclass

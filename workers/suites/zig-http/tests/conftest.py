@@ -5,22 +5,19 @@ import json
 import os
 import signal
 import subprocess
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from http_order_support import build_cache_dir
+from suite_support import build_cache_dir, build_suite
 from zig_http_support import SUITE
-
-from latlab_workers.runner import build
 
 BUILD_TIME_S = 1800  # a cold Zig build (the standard library too) takes minutes on 2 cores
 
 
 @pytest.fixture(scope="session")
 def built() -> Path:
-    return build(SUITE, build_cache_dir(), time.monotonic() + BUILD_TIME_S)
+    return build_suite(SUITE, build_cache_dir(), BUILD_TIME_S)
 
 
 class Server:

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from zig_http_support import exchange
 from hdrh.histogram import HdrHistogram
+from zig_http_support import exchange
 
 
 def hdr_load(built: Path, address: tuple[str, int], *args: str) -> dict:
