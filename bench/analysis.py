@@ -19,7 +19,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -34,7 +33,7 @@ from sqlalchemy import create_engine, select, update
 from sqlalchemy.orm import Session
 
 from bench import history
-from bench.lab import bench_token
+from bench.lab import bench_token, wait_for_api, work_dir
 from latlab import localstack
 from latlab.models import Project
 from latlab.runs import keys, maintenance
@@ -48,9 +47,8 @@ def main() -> None:
     parser.add_argument("--alerts", type=int, default=5, help="breaching submissions timed")
     args = parser.parse_args()
 
-    work = Path(tempfile.mkdtemp(prefix="latlab-bench-"))
-    work.chmod(0o755)
-    services = [
+    work = work_dir()
+    services = [  # its own, always: it stores a year of history
         localstack.start_postgres(work / "pg", localstack.free_port(), database="bench",
                                   durable=False),
         localstack.start_redis(work / "redis", localstack.free_port(), durable=False),
@@ -97,8 +95,8 @@ def _run(args: argparse.Namespace, database_url: str, processes: list[subprocess
              "-c", "1", "-n", f"bench-{queue}-{os.getpid()}@%h", "--loglevel", "WARNING"],
             env=env, stdout=open(work / f"{queue}.log", "wb"),  # noqa: SIM115
             stderr=subprocess.STDOUT))
+    wait_for_api(public_url)
     with httpx.Client(base_url=public_url, headers=headers, timeout=60) as api:
-        _wait_for(lambda: _answers(api), "the api")
         rng = np.random.default_rng(7)
         # Two runs of the same scenario (every 4th run), anywhere in the year.
         pairs = []
@@ -299,13 +297,6 @@ def _ok(response: httpx.Response) -> None:
     if response.status_code >= 400:
         raise RuntimeError(f"{response.request.method} {response.request.url}: "
                            f"{response.status_code} {response.text[:500]}")
-
-
-def _answers(api: httpx.Client) -> bool:
-    try:
-        return api.get("/api/v1/openapi.json").status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 def _wait_for(predicate: Callable[[], bool], what: str, timeout: float = 60) -> None:

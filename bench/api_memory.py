@@ -10,7 +10,6 @@ ratios to each one's idle RSS.
 import argparse
 import json
 import os
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -18,7 +17,7 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-from bench.lab import Processes, bench_token
+from bench.lab import Processes, bench_token, start_services, wait_for_api, work_dir
 from latlab import localstack
 
 
@@ -28,15 +27,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="rounds of two submissions")
     args = parser.parse_args()
 
-    work = Path(tempfile.mkdtemp(prefix="latlab-bench-"))
-    work.chmod(0o755)
-    postgres = localstack.start_postgres(work / "pg", localstack.free_port(), database="bench",
-                                         durable=False)
+    work = work_dir()
+    services = start_services(work)  # the api's database, and its cache and broker
     processes = Processes(work)
     try:
-        os.environ["LATLAB_DATABASE_URL"] = postgres.url
-        os.environ.setdefault("LATLAB_REDIS_URL", "redis://127.0.0.1:1/0")  # unused here
-        token = bench_token(postgres.url, "runs:write")
+        token = bench_token(os.environ["LATLAB_DATABASE_URL"], "runs:write")
         rng = np.random.default_rng(1)
         bodies = [json.dumps({
             "schema": "latlab.result/v1", "suite": "bench", "scenario": "memory",
@@ -52,7 +47,8 @@ def main() -> None:
             print(f"{name:<28}{idle:>10.0f}{after:>11.0f}{after / idle:>13.2f}x", flush=True)
     finally:
         processes.stop_all()
-        postgres.stop()
+        for service in services:
+            service.stop()
 
 
 def _configurations() -> list[tuple[str, list[str], dict[str, str]]]:
@@ -68,11 +64,11 @@ def _measure(processes: Processes, argv: list[str], env: dict[str, str], bodies:
     port = str(localstack.free_port())
     process = processes.start("api", [a.replace("{port}", port) for a in argv],
                               env={**os.environ, **env})
-    url = f"http://127.0.0.1:{port}/api/v1"
+    root = f"http://127.0.0.1:{port}"
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
     try:
-        with httpx.Client(base_url=url, headers=headers, timeout=300) as api:
-            _wait(api)
+        wait_for_api(root)
+        with httpx.Client(base_url=f"{root}/api/v1", headers=headers, timeout=300) as api:
             small = json.dumps({
                 "schema": "latlab.result/v1", "suite": "bench", "scenario": "warmup",
                 "started_at": "2026-11-22T10:00:00Z", "series": [{"labels": {}, "trials": [
@@ -108,17 +104,6 @@ def _children(pid: int) -> list[int]:
         for child in map(int, children):
             found += [child, *_children(child)]
     return found
-
-
-def _wait(api: httpx.Client) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if api.get("/openapi.json", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    raise RuntimeError("the api did not start")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -25,7 +24,7 @@ import numpy as np
 from sqlalchemy import BigInteger, create_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
-from bench.lab import bench_token
+from bench.lab import bench_token, start_services, wait_for_api, work_dir
 from latlab import localstack
 
 
@@ -51,23 +50,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
 
-    work = Path(tempfile.mkdtemp(prefix="latlab-bench-"))
-    work.chmod(0o755)
-    services: list[localstack.Service] = []
-    database_url = os.environ.get("LATLAB_DATABASE_URL")
-    if database_url is None:
-        postgres = localstack.start_postgres(work / "pg", localstack.free_port(),
-                                             database="bench", durable=True)
-        services.append(postgres)
-        database_url = postgres.url
-    os.environ["LATLAB_DATABASE_URL"] = database_url
-    if "LATLAB_REDIS_URL" not in os.environ:  # the api's cache and broker, as `make up` has
-        redis = localstack.start_redis(work / "redis", localstack.free_port(), durable=False)
-        services.append(redis)
-        os.environ["LATLAB_REDIS_URL"] = redis.url
+    # Commits pay for their fsync, as `make up`'s Postgres does.
+    services = start_services(work_dir(), durable=True)
     os.environ["LATLAB_MAX_BODY_BYTES"] = str(512 * 1024 * 1024)
     try:
-        _run(args, database_url)
+        _run(args, os.environ["LATLAB_DATABASE_URL"])
     finally:
         for service in services:
             service.stop()
@@ -92,7 +79,7 @@ def _run(args: argparse.Namespace, database_url: str) -> None:
          "--log-level", "warning"], env=dict(os.environ))
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_for_api(url)
+        wait_for_api(url)
         idle = _memory(api.pid, "VmRSS")
         api_times, peaks, afters = [], [], []
         for _ in range(args.repeat):
@@ -144,17 +131,6 @@ def _memory(pid: int, field: str) -> float:
         if line.startswith(field + ":"):
             return int(line.split()[1]) / 1024
     raise RuntimeError(f"no {field} for {pid}")
-
-
-def _wait_for_api(url: str) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{url}/api/v1/openapi.json", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    raise RuntimeError("the api did not start")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-"""What the benchmarks share: a migrated database with a token to call the api with, and a
-whole lab of real processes (Postgres, Redis, the api, an ingest worker, a runner)."""
+"""What the benchmarks share: throwaway Postgres and Redis, a migrated database with a token to
+call the api with, waiting for an api to answer, and a whole lab of real processes (Postgres,
+Redis, the api, an ingest worker, a runner)."""
 
 import contextlib
 import os
@@ -39,6 +40,40 @@ def bench_token(database_url: str, *scopes: str) -> str:
             name="bench", scopes=[Scope(s) for s in scopes]))
     engine.dispose()
     return token
+
+
+def work_dir() -> Path:
+    work = Path(tempfile.mkdtemp(prefix="latlab-bench-"))
+    work.chmod(0o755)  # postgres runs as its own user and must reach its directory
+    return work
+
+
+def start_services(work: Path, durable: bool = False) -> list[localstack.Service]:
+    """A throwaway Postgres (database `bench`) and Redis in `work`, unless LATLAB_DATABASE_URL
+    / LATLAB_REDIS_URL name servers to use; sets both variables for this process and its
+    children. The caller stops what is returned."""
+    started = []
+    if "LATLAB_DATABASE_URL" not in os.environ:
+        postgres = localstack.start_postgres(work / "pg", localstack.free_port(),
+                                             database="bench", durable=durable)
+        started.append(postgres)
+        os.environ["LATLAB_DATABASE_URL"] = postgres.url
+    if "LATLAB_REDIS_URL" not in os.environ:
+        redis = localstack.start_redis(work / "redis", localstack.free_port(), durable=False)
+        started.append(redis)
+        os.environ["LATLAB_REDIS_URL"] = redis.url
+    return started
+
+
+def wait_for_api(url: str, timeout: float = 60) -> None:
+    """Until the api at `url` (its root, without /api/v1) answers."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"{url}/api/v1/openapi.json", timeout=1).status_code == 200:
+                return
+        time.sleep(0.1)
+    raise RuntimeError(f"the api at {url} did not answer within {timeout:g} s")
 
 
 class Processes:
@@ -103,25 +138,12 @@ def running_lab(runner_prefix: list[str] | None = None,
     the api, an ingest worker and a runner (its argv after `runner_prefix`, e.g. taskset), all
     stopped afterwards. Builds go to the tests' cache, so a bench reuses their builds."""
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    work = Path(tempfile.mkdtemp(prefix="latlab-bench-"))
-    work.chmod(0o755)  # postgres runs as its own user and must reach its directory
+    work = work_dir()
     services: list[localstack.Service] = []
     processes = Processes(work)
     try:
-        database_url = os.environ.get("LATLAB_DATABASE_URL")
-        if database_url is None:
-            postgres = localstack.start_postgres(work / "pg", localstack.free_port(),
-                                                 database="bench", durable=False)
-            services.append(postgres)
-            database_url = postgres.url
-        redis_url = os.environ.get("LATLAB_REDIS_URL")
-        if redis_url is None:
-            redis = localstack.start_redis(work / "redis", localstack.free_port(),
-                                           durable=False)
-            services.append(redis)
-            redis_url = redis.url
-        os.environ["LATLAB_DATABASE_URL"] = database_url
-        os.environ["LATLAB_REDIS_URL"] = redis_url
+        services = start_services(work)
+        database_url = os.environ["LATLAB_DATABASE_URL"]
         token = bench_token(database_url, "read", "jobs:write", "runs:write")
         build_cache = Path(os.environ.get("LATLAB_TEST_BUILD_CACHE",
                                           Path.home() / ".cache" / "latlab" / "test-builds"))

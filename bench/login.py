@@ -12,14 +12,12 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 import httpx
 import redis
 
-from bench.lab import bench_token
+from bench.lab import bench_token, wait_for_api, work_dir
 from latlab import localstack
 
 KNOWN = f"bench-{os.getpid()}@lab.test"  # the member bench_token creates
@@ -29,14 +27,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=40, help="attempts per kind")
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="latlab-bench-"))
-    work.chmod(0o755)
-    services = [
+    work = work_dir()
+    services = [  # its own, always: the Redis is flushed between the two parts
         localstack.start_postgres(work / "pg", localstack.free_port(), database="bench",
                                   durable=False),
         localstack.start_redis(work / "redis", localstack.free_port(), durable=False),
     ]
     port = localstack.free_port()
+    url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "LATLAB_DATABASE_URL": services[0].url,
            "LATLAB_REDIS_URL": services[1].url,
            # Room for the timing rounds; the throttle's own limits are measured after.
@@ -46,8 +44,8 @@ def main() -> None:
     api = subprocess.Popen([sys.executable, "-m", "uvicorn", "latlab.main:app", "--port",
                             str(port), "--log-level", "warning"], env=env)
     try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
-            _wait(client)
+        wait_for_api(url)
+        with httpx.Client(base_url=url, timeout=60) as client:
             _timing(client, args.rounds)
         api.terminate()
         api.wait(30)
@@ -56,8 +54,8 @@ def main() -> None:
         redis.Redis.from_url(services[1].url).flushall()  # the timing rounds' failures
         api = subprocess.Popen([sys.executable, "-m", "uvicorn", "latlab.main:app", "--port",
                                 str(port), "--log-level", "warning"], env=env)
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
-            _wait(client)
+        wait_for_api(url)
+        with httpx.Client(base_url=url, timeout=60) as client:
             _throttle(client)
     finally:
         api.terminate()
@@ -92,18 +90,6 @@ def _throttle(client: httpx.Client) -> None:
     first = statuses.index(429) + 1 if 429 in statuses else None
     print(f"one address, 55 unknown emails: first 429 at attempt {first} "
           f"(with the 7 above counted for the address too)")
-
-
-def _wait(client: httpx.Client) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if client.get("/api/v1/openapi.json").status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError("the api did not answer")
 
 
 if __name__ == "__main__":
