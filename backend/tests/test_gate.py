@@ -4,7 +4,13 @@ trials cannot test a change, and a regression failing only when measured with en
 import numpy as np
 import pytest
 
-from latlab.analysis.gate import CONFIRM_TRIALS, _holm_levels, judge
+from latlab.analysis.gate import (
+    CONFIRM_TRIALS,
+    MAX_CONFIRM_TRIALS,
+    _holm_levels,
+    confirmation_trials,
+    judge,
+)
 from latlab.analysis.service import MetricComparison, RunComparison, SeriesComparison
 from latlab.analysis.stats import compare
 
@@ -79,3 +85,38 @@ def test_an_unchanged_run_rarely_fails_however_many_metrics_are_judged() -> None
                    for name in GATE} for _ in range(5)]
         fails += judge(_comparison(series), GATE).verdict == "fail"
     assert fails <= 30, fails  # 7.5 %: the binomial's upper bound for 5 % at 400 runs
+
+
+def test_a_run_the_lab_can_measure_again_is_suspected_on_its_effect_alone() -> None:
+    """Five noisy trials cannot test an 8 % slowdown: a CI submission passes (nothing is
+    tested), a lab job's run is suspected and will be confirmed; a smaller change or an
+    improvement is not suspected."""
+    rng = np.random.default_rng(5)
+    base = _trials(rng, 5, 100.0, 0.2)
+    slower = _comparison([{"p99": (base, [v * 1.08 for v in base]),
+                           "throughput": (base, base)}])
+    ci = judge(slower, GATE)
+    assert ci.verdict == "pass" and ci.suspected == [], ci.reasons
+    lab = judge(slower, GATE, confirmable=True)
+    assert lab.verdict == "inconclusive"
+    (reason,) = lab.reasons
+    assert reason["kind"] == "suspected-regression" and reason["metric"] == "p99"
+    assert "rose 8.0 %" in reason["message"] and "not tested" in reason["message"]
+    for factor in (1.03, 0.9):
+        other = _comparison([{"p99": (base, [v * factor for v in base])}])
+        assert judge(other, GATE, confirmable=True).suspected == []
+
+
+def test_a_confirmation_is_sized_by_how_the_suspected_trials_spread() -> None:
+    """Quiet trials get the fewest a confirmation takes, noisy ones more (the noisier, the
+    more), never more than the most it may take."""
+    sizes = []
+    for sigma in (0.01, 0.07, 0.12, 1.0):
+        rng = np.random.default_rng(6)
+        base = _trials(rng, 5, 100.0, sigma)
+        result = judge(_comparison([{"p99": (base, [v * 1.08 for v in base]),
+                                     "throughput": (base, base)}]), GATE, confirmable=True)
+        assert len(result.suspected) == 1
+        sizes.append(confirmation_trials(result))
+    assert sizes[0] == CONFIRM_TRIALS and sizes[-1] == MAX_CONFIRM_TRIALS, sizes
+    assert CONFIRM_TRIALS < sizes[1] < sizes[2] < MAX_CONFIRM_TRIALS, sizes

@@ -1,17 +1,21 @@
 """Confirm-on-suspect: a lab job's run that the gate suspects of a regression is measured
 again before anyone is alerted. A confirmation job on the same host runs the candidate's
-spec with `CONFIRM_TRIALS` repetitions, interleaved with the baseline's suite version where
-the host still has its build (A B A B ...), and the alert fires only if the candidate is
-slower than the baseline measured beside it. When the two are the same version, the same
-code is measured beside itself: a slowdown that came from the host's state since the baseline
-(another tenant, a busy hour) does not confirm; a lasting shift of the host shows as a change
-point of its history instead (a warning)."""
+spec with as many repetitions as finding a 10 % slowdown takes, given how the suspected
+run's trials spread (`gate.confirmation_trials`: 10 to 100), interleaved with the baseline's
+suite version where the host still has its build (A B A B ...), and the alert fires only if
+the candidate is slower than the baseline measured beside it. When the two are the same
+version, the same code is measured beside itself: a slowdown that came from the host's state
+since the baseline (another tenant, a busy hour) does not confirm; a lasting shift of the host
+shows as a change point of its history instead (a warning)."""
+
+import math
 
 from sqlalchemy.orm import Session
 
-from latlab.analysis.gate import CONFIRM_TRIALS
 from latlab.core.clock import get_clock
 from latlab.models import Job, JobStatus, Project, Run
+
+MAX_TIMEOUT_S = 6 * 3600  # the longest a job may be given (`JobCreate.timeout_s`)
 
 
 def wanted(session: Session, run: Run) -> bool:
@@ -25,15 +29,19 @@ def wanted(session: Session, run: Run) -> bool:
                                 or (project is not None and project.confirm_regressions))
 
 
-def launch(session: Session, run: Run, baseline: Run) -> Job:
-    """Queues the confirmation job of a suspected run, pinned to its host; the job outcome
-    that brought the run dispatches it with the rest of the queue (`jobs.service`)."""
+def launch(session: Session, run: Run, baseline: Run, trials: int) -> Job:
+    """Queues the confirmation job of a suspected run, `trials` repetitions, pinned to its
+    host; the job outcome that brought the run dispatches it with the rest of the queue
+    (`jobs.service`). Its time limit grows with its trials (both versions run each one)."""
     original = session.get(Job, run.job_id)
     assert original is not None
+    repetitions = max(trials, original.repetitions)
     job = Job(
         project_id=run.project_id, suite=run.suite, scenario=run.scenario, params=run.params,
-        host_tags=[], repetitions=max(CONFIRM_TRIALS, original.repetitions),
-        timeout_s=original.timeout_s * 3, status=JobStatus.queued, progress=0.0, attempts=0,
+        host_tags=[], repetitions=repetitions,
+        timeout_s=min(MAX_TIMEOUT_S, original.timeout_s * max(
+            3, math.ceil(2 * repetitions / original.repetitions))),
+        status=JobStatus.queued, progress=0.0, attempts=0,
         pinned_host_id=original.host_id, created_at=get_clock().now(), programs=[],
         confirms_run_id=run.id,
         baseline_version=baseline.commit if baseline.source_kind == "job" else None,

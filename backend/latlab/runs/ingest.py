@@ -57,11 +57,14 @@ def judge(session: Session, run: Run) -> Judgement:
     baseline = analysis.resolve_baseline(session, run)
     comparison = (None if baseline is None
                   else analysis.compare_runs(baseline, run, vocabulary))
-    result = gate.judge(comparison, gate_metrics)
+    confirmable = baseline is not None and confirmation.wanted(session, run)
+    result = gate.judge(comparison, gate_metrics, confirmable=confirmable)
     reasons = result.reasons
-    if baseline is not None and result.suspected and confirmation.wanted(session, run):
-        job = confirmation.launch(session, run, baseline)
-        reasons = [{**r, "message": f"{r['message']}: being confirmed by job {job.id}"}
+    if baseline is not None and result.suspected and confirmable:
+        trials = gate.confirmation_trials(result)
+        job = confirmation.launch(session, run, baseline, trials)
+        reasons = [{**r, "message": f"{r['message']}: being confirmed by job {job.id}, "
+                                    f"{job.repetitions} trials a side"}
                    if r["kind"] == "suspected-regression" else r for r in reasons]
     breaches = rules.sla_rules(session, run, baseline, vocabulary)
     run.verdict = "fail" if breaches else result.verdict

@@ -23,7 +23,8 @@ class SourceRead(Schema):
 class VerdictReason(Schema):
     kind: Literal["regression", "suspected-regression", "too-few-trials", "sla"] = Field(
         description="regression: tested with enough trials (fails the gate); "
-        "suspected-regression: tested, but from fewer trials than a confirmation takes; "
+        "suspected-regression: tested, but from fewer trials than a confirmation takes (for a "
+        "lab job that will be confirmed: worse by the minimum effect, tested or not); "
         "too-few-trials: a change the trials cannot test; sla: a rule's breach (fails)")
     series: dict[str, str]
     metric: str
