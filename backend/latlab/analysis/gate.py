@@ -71,7 +71,7 @@ def judge(comparison: RunComparison | None, gate: tuple[str, ...], *,
     judged = [Judged(labels, m, level,
                      _outcome(m, level, passed, confirm_trials, confirmable, min_effect))
               for (labels, m), (level, passed) in zip(candidates, levels, strict=True)]
-    reasons = [_reason(j, len(candidates), alpha, confirm_trials) for j in judged
+    reasons = [_reason(j, len(candidates), alpha, confirm_trials, confirmable) for j in judged
                if j.outcome in ("regressed", "suspected", "untested")]
     if any(j.outcome == "regressed" for j in judged):
         verdict: RunVerdict = "fail"
@@ -127,7 +127,8 @@ def _outcome(item: MetricComparison, level: float, passed: bool, confirm_trials:
     return "improved" if not worse else "regressed"
 
 
-def _reason(judged: Judged, count: int, alpha: float, confirm_trials: int) -> dict[str, Any]:
+def _reason(judged: Judged, count: int, alpha: float, confirm_trials: int,
+            confirmable: bool) -> dict[str, Any]:
     item = judged.metric.comparison
     change = item.reason.split(" (")[0]
     counts = f"{judged.metric.baseline_trials} vs {judged.metric.candidate_trials} trials"
@@ -137,14 +138,14 @@ def _reason(judged: Judged, count: int, alpha: float, confirm_trials: int) -> di
                    f"the {count} gated metrics at {alpha:g}); a tested verdict needs {needed} "
                    f"trials a side")
         kind = "too-few-trials"
-    elif judged.outcome == "suspected" and (item.p_value or 1.0) > judged.level:
-        message = (f"{change} (p = {item.p_value:.2g}, {counts}): worse, and too few trials "
-                   f"to rule out a slowdown; a suspected regression")
-        kind = "suspected-regression"
     elif judged.outcome == "suspected":
-        message = (f"{change} (p = {item.p_value:.2g} <= {judged.level:.2g}, {counts}): a "
-                   f"suspected regression; confirming it takes {confirm_trials} candidate "
-                   f"trials")
+        # A lab job's suspicion is measured again (the caller says how); a CI run's is told
+        # what a failing verdict takes.
+        tested = (item.p_value or 1.0) <= judged.level
+        evidence = f"p = {item.p_value:.2g}" + (f" <= {judged.level:.2g}" if tested else "")
+        doubt = "" if tested else "worse, and too few trials to rule out a slowdown; "
+        message = f"{change} ({evidence}, {counts}): {doubt}a suspected regression" + (
+            "" if confirmable else f"; confirming it takes {confirm_trials} candidate trials")
         kind = "suspected-regression"
     else:
         message = f"{change} (p = {item.p_value:.2g} <= {judged.level:.2g}, {counts})"
