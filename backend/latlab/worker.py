@@ -6,7 +6,6 @@ Alert delivery has a queue and a worker of its own: heartbeats, job events and t
 watchdog never wait behind a receiver.
 """
 
-import time
 from datetime import timedelta
 from typing import Any
 
@@ -130,26 +129,8 @@ MAINTENANCE_BUDGET_S = 20.0
 
 @app.task(name="maintenance.history", soft_time_limit=60)
 def history_maintenance() -> dict[str, int]:
-    """Partitions ahead, rollups of finished days, retention: each step a short transaction,
-    repeated for up to `MAINTENANCE_BUDGET_S` (the next call goes on)."""
-    deadline = time.monotonic() + MAINTENANCE_BUDGET_S
-    done = {"partitions": 0, "rolled_up_days": 0, "intervals": 0, "histograms": 0}
-    with get_sessionmaker()() as session, session.begin():
-        done["partitions"] = len(maintenance.ensure_partitions(session))
-    while time.monotonic() < deadline:
-        with get_sessionmaker()() as session, session.begin():
-            days = maintenance.roll_up(session, limit_days=1)
-        done["rolled_up_days"] += days
-        if not days:
-            break
-    while time.monotonic() < deadline:
-        with get_sessionmaker()() as session, session.begin():
-            retired = maintenance.retire(session)
-        done["intervals"] += retired.intervals
-        done["histograms"] += retired.histograms
-        if not (retired.intervals or retired.histograms):
-            break
-    return done
+    """Partitions ahead, rollups of finished days, retention (`maintenance.apply`)."""
+    return maintenance.apply(get_sessionmaker(), MAINTENANCE_BUDGET_S)
 
 
 @app.task(name="maintenance.prune_sessions")

@@ -7,6 +7,7 @@ from scipy.stats import mannwhitneyu, permutation_test
 from latlab.analysis.stats import (
     compare,
     mann_whitney_p,
+    rules_out,
     tail_reliable,
     trials_needed,
     trials_to_detect,
@@ -163,3 +164,22 @@ def test_trials_to_detect_give_the_power_asked_for_with_scipys_mann_whitney(
         mannwhitneyu(rng.normal(1 + effect, spread, n), rng.normal(1, spread, n),
                      alternative="two-sided").pvalue <= alpha for _ in range(2000))
     assert 0.75 <= found / 2000 <= 0.88, (n, found)
+
+
+@pytest.mark.parametrize("direction, factor", [("lower", 1.075), ("higher", 0.925)])
+def test_a_slowdown_is_ruled_out_only_as_often_as_the_level_allows(
+        direction: str, factor: float) -> None:
+    """The screen's promise: when a run really is 7.5 % worse, its five trials rule that out
+    in at most 5 % of 2,000 simulated runs, noisy or quiet; an unchanged quiet run's trials
+    rule it out almost always, an unchanged noisy run's (20 % spread) seldom."""
+    rng = np.random.default_rng(13)
+
+    def rate(sigma: float, shift: float) -> float:
+        return sum(rules_out(rng.lognormal(0, sigma, 5).tolist(),
+                             (shift * rng.lognormal(0, sigma, 5)).tolist(),
+                             direction, 0.075)  # type: ignore[arg-type]
+                   for _ in range(2000)) / 2000
+
+    assert rate(0.2, factor) <= 0.065 and rate(0.01, factor) <= 0.065
+    assert rate(0.01, 1.0) >= 0.95
+    assert rate(0.2, 1.0) <= 0.25

@@ -9,20 +9,29 @@ suite.toml; p99 and throughput by default), every series at once.
 - A tested regression from fewer than `CONFIRM_TRIALS` candidate trials is a suspicion: a CI
   submission (which the lab cannot re-run) is `inconclusive` and told how many trials would
   settle it. Only a regression measured with enough trials fails the gate.
-- A lab job that can be measured again (`confirmable`) is suspected on any sign: a gate
-  metric that got worse, tested or not. Five trials cannot test a 10 % slowdown of a noisy
-  benchmark (trials of http-order `large` spread by 10-25 % on a 2-core VM), nor even tell
-  it apart from noise reliably: a screen at the 5 % minimum effect let 1 in 5 such slowdowns
-  through. So the test is left to the confirmation, sized to find `CONFIRM_EFFECT`
-  (`confirmation_trials`); the confirmation, measuring both versions side by side, is what
-  keeps identical code from being called a regression.
+- A lab job that can be measured again (`confirmable`) is suspected unless its trials rule
+  out a `CONFIRM_EFFECT` change for the worse of the gate metric (`stats.rules_out`). Five
+  trials cannot test a 10 % slowdown of a noisy benchmark (trials of http-order `large`
+  spread by 10-25 % on a 2-core VM), nor tell it apart from noise by its sign: a slowed
+  candidate looked better than its baseline on both gate metrics in 5 of 20 pairs. So the
+  test is left to the confirmation, sized to find `CONFIRM_EFFECT` (`confirmation_trials`);
+  the confirmation, measuring both versions side by side, is what keeps identical code from
+  being called a regression. A quiet benchmark's trials rule the slowdown out and are not
+  measured again; a noisy one's are, which is what finding a slowdown in its noise costs.
 """
 
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from latlab.analysis.service import MetricComparison, RunComparison
-from latlab.analysis.stats import ALPHA, MIN_EFFECT, smallest_p, trials_needed, trials_to_detect
+from latlab.analysis.stats import (
+    ALPHA,
+    MIN_EFFECT,
+    rules_out,
+    smallest_p,
+    trials_needed,
+    trials_to_detect,
+)
 
 CONFIRM_TRIALS = 10  # the fewest candidate trials a regression fails the gate on
 # A confirmation is sized to find a slowdown of this much four times in five, with at most
@@ -62,7 +71,8 @@ def judge(comparison: RunComparison | None, gate: tuple[str, ...], *,
           confirm_trials: int = CONFIRM_TRIALS, confirmable: bool = False,
           alpha: float = ALPHA, min_effect: float = MIN_EFFECT) -> GateResult:
     """The gate's verdict on a comparison (None: the run has no baseline). `confirmable`: the
-    lab will measure a suspicion again, so any gate metric that got worse is one."""
+    lab will measure a suspicion again, so any gate metric whose trials do not rule out a
+    `CONFIRM_EFFECT` change for the worse is one."""
     if comparison is None:
         return GateResult("no-baseline")
     candidates = [(series.labels, m) for series in comparison.series for m in series.metrics
@@ -114,7 +124,9 @@ def _outcome(item: MetricComparison, level: float, passed: bool, confirm_trials:
     worse = comparison.is_worse(item.direction)
     big = abs(comparison.effect) >= min_effect
     enough = item.candidate_trials >= confirm_trials
-    if confirmable and worse and not (passed and big and enough):
+    regression = worse and passed and big and enough
+    if confirmable and not regression and (worse or not rules_out(
+            item.baseline_values, item.candidate_values, item.direction, CONFIRM_EFFECT)):
         return "suspected"
     if smallest_p(item.baseline_trials, item.candidate_trials) > level:
         return "untested" if big and worse else "unchanged"
@@ -141,9 +153,11 @@ def _reason(judged: Judged, count: int, alpha: float, confirm_trials: int,
     elif judged.outcome == "suspected":
         # A lab job's suspicion is measured again (the caller says how); a CI run's is told
         # what a failing verdict takes.
-        tested = (item.p_value or 1.0) <= judged.level
+        worse = item.is_worse(judged.metric.direction)
+        tested = worse and (item.p_value or 1.0) <= judged.level
         evidence = f"p = {item.p_value:.2g}" + (f" <= {judged.level:.2g}" if tested else "")
-        doubt = "" if tested else "worse, and too few trials to rule out a slowdown; "
+        doubt = "" if tested else (
+            f"too few trials to rule out a {100 * CONFIRM_EFFECT:g} % change for the worse; ")
         message = f"{change} ({evidence}, {counts}): {doubt}a suspected regression" + (
             "" if confirmable else f"; confirming it takes {confirm_trials} candidate trials")
         kind = "suspected-regression"

@@ -41,9 +41,17 @@ class MetricComparison:
     unit: str
     direction: Direction
     comparison: Comparison
-    baseline_trials: int
-    candidate_trials: int
+    baseline_values: tuple[float, ...]  # the metric's value in each trial
+    candidate_values: tuple[float, ...]
     reliable: bool = True
+
+    @property
+    def baseline_trials(self) -> int:
+        return len(self.baseline_values)
+
+    @property
+    def candidate_trials(self) -> int:
+        return len(self.candidate_values)
 
 
 @dataclass
@@ -131,7 +139,7 @@ def compare_runs(baseline: Run, candidate: Run, vocabulary: Vocabulary, *,
             result.metrics.append(MetricComparison(
                 metric=name, label=info.label, unit=info.unit, direction=info.direction,
                 comparison=compare(old, new, info.direction, min_effect=min_effect),
-                baseline_trials=len(old), candidate_trials=len(new), reliable=reliable,
+                baseline_values=tuple(old), candidate_values=tuple(new), reliable=reliable,
             ))
         matched.append(result)
     return RunComparison(

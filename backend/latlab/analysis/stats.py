@@ -101,6 +101,20 @@ def compare(baseline: Sequence[float], candidate: Sequence[float], direction: Di
     return result("unchanged", "high")
 
 
+def rules_out(baseline: Sequence[float], candidate: Sequence[float], direction: Direction,
+              effect: float, alpha: float = ALPHA) -> bool:
+    """Whether the trials rule out a change of `effect` (relative) the bad way: the
+    candidate's values moved back by that much are still better than the baseline's, by
+    scipy's one-sided Mann-Whitney test at `alpha`."""
+    if direction == "none":
+        return True
+    if direction == "lower":
+        moved, alternative = [v / (1 + effect) for v in candidate], "less"
+    else:
+        moved, alternative = [v / (1 - effect) for v in candidate], "greater"
+    return bool(mannwhitneyu(moved, baseline, alternative=alternative).pvalue <= alpha)
+
+
 def smallest_p(n: int, m: int) -> float:
     """The smallest two-sided p the exact test can give with n and m trials (no ties)."""
     return min(1.0, 2.0 / math.comb(n + m, n))

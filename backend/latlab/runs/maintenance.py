@@ -8,12 +8,18 @@
 - retention: per project, trials older than its windows lose their intervals and then their
   histograms, in small batches (row locks on old rows only: ingest of new runs never waits);
   run and trial summaries and the rollups stay.
+
+`apply` runs the three in short transactions and paces itself: after each step it rests
+`PACE` times as long as the step took, so on a small host it leaves most of the CPU (its own
+and its Postgres backend's) to the submissions arriving meanwhile.
 """
 
 import statistics
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from time import monotonic, sleep
 from typing import Any
 
 from sqlalchemy import func, select, text, update
@@ -27,6 +33,7 @@ from latlab.runs.histogram import Histogram, nearest_rank
 from latlab.runs.metrics import LATENCY_KEYS
 
 MONTHS_AHEAD = 2
+PACE = 2.0  # rest this many times a step's duration after it
 RETIRE_BATCH = 500  # runs per retention transaction
 HISTOGRAM = "histogram"  # the rollup row holding the day's merged latency histogram
 
@@ -35,6 +42,36 @@ HISTOGRAM = "histogram"  # the rollup row holding the day's merged latency histo
 class Retired:
     intervals: int  # runs whose trials lost their intervals
     histograms: int  # runs whose trials lost their histograms
+
+
+def apply(make_session: Callable[[], Session], budget_s: float, now: datetime | None = None,
+          pace: float = PACE) -> dict[str, int]:
+    """Partitions ahead, then rollups of finished days, then retention, one short transaction
+    a step, until nothing is left or `budget_s` has passed (the next call goes on)."""
+    deadline = monotonic() + budget_s
+    done = {"partitions": 0, "rolled_up_days": 0, "intervals": 0, "histograms": 0}
+
+    def step(work: Callable[[Session], Any]) -> Any:
+        started = monotonic()
+        with make_session() as session, session.begin():
+            result = work(session)
+        sleep(min(pace * (monotonic() - started),
+                        max(deadline - monotonic(), 0.0)))
+        return result
+
+    done["partitions"] = len(step(lambda session: ensure_partitions(session, now)))
+    while monotonic() < deadline:
+        days = step(lambda session: roll_up(session, now, limit_days=1))
+        done["rolled_up_days"] += days
+        if not days:
+            break
+    while monotonic() < deadline:
+        retired = step(lambda session: retire(session, now))
+        done["intervals"] += retired.intervals
+        done["histograms"] += retired.histograms
+        if not (retired.intervals or retired.histograms):
+            break
+    return done
 
 
 def ensure_partitions(session: Session, now: datetime | None = None) -> list[str]:

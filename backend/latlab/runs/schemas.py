@@ -24,7 +24,8 @@ class VerdictReason(Schema):
     kind: Literal["regression", "suspected-regression", "too-few-trials", "sla"] = Field(
         description="regression: tested with enough trials (fails the gate); "
         "suspected-regression: tested, but from fewer trials than a confirmation takes (for a "
-        "lab job that will be confirmed: worse by the minimum effect, tested or not); "
+        "lab job, which the lab measures again: any gate metric whose trials do not rule out "
+        "a 7.5 % change for the worse); "
         "too-few-trials: a change the trials cannot test; sla: a rule's breach (fails)")
     series: dict[str, str]
     metric: str
