@@ -75,18 +75,26 @@ def apply(make_session: Callable[[], Session], budget_s: float, now: datetime | 
 
 
 def ensure_partitions(session: Session, now: datetime | None = None) -> list[str]:
-    """Creates the trial partitions of this month and the next `MONTHS_AHEAD`."""
+    """Creates the trial partitions of this month and the next `MONTHS_AHEAD`. Trials of
+    such a month already in the default partition (a run dated ahead of its partition) move
+    into the new one, which is attached after: Postgres refuses a partition whose rows the
+    default one holds, and that would stop every maintenance call from then on."""
     now = now or get_clock().now()
     created = []
     for ahead in range(MONTHS_AHEAD + 1):
-        start = _month(now, ahead)
+        start, end = _month(now, ahead), _month(now, ahead + 1)
         name = f"trial_y{start:%Ym%m}"
         exists = session.scalar(text("SELECT to_regclass(:name) IS NOT NULL"), {"name": name})
         if not exists:
+            lower, upper = f"'{start:%Y-%m-%d}T00:00:00+00'", f"'{end:%Y-%m-%d}T00:00:00+00'"
             session.execute(text(
-                f"CREATE TABLE {name} PARTITION OF trial FOR VALUES FROM "
-                f"('{start:%Y-%m-%d}T00:00:00+00') TO ('{_month(now, ahead + 1):%Y-%m-%d}"
-                f"T00:00:00+00')"))
+                f"CREATE TABLE {name} (LIKE trial INCLUDING DEFAULTS INCLUDING CONSTRAINTS)"))
+            session.execute(text(
+                f"WITH moved AS (DELETE FROM trial_default WHERE started_at >= {lower} "
+                f"AND started_at < {upper} RETURNING *) INSERT INTO {name} SELECT * FROM moved"))
+            session.execute(text(
+                f"ALTER TABLE trial ATTACH PARTITION {name} FOR VALUES FROM ({lower}) TO "
+                f"({upper})"))
             created.append(name)
     return created
 
