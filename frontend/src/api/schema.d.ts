@@ -2495,7 +2495,7 @@ export interface components {
         VerdictReason: {
             /**
              * Kind
-             * @description regression: tested with enough trials (fails the gate); suspected-regression: tested, but from fewer trials than a confirmation takes (for a lab job that will be confirmed: worse by the minimum effect, tested or not); too-few-trials: a change the trials cannot test; sla: a rule's breach (fails)
+             * @description regression: tested with enough trials (fails the gate); suspected-regression: tested, but from fewer trials than a confirmation takes (for a lab job, which the lab measures again: any gate metric whose trials do not rule out a 7.5 % change for the worse); too-few-trials: a change the trials cannot test; sla: a rule's breach (fails)
              * @enum {string}
              */
             kind: "regression" | "suspected-regression" | "too-few-trials" | "sla";
