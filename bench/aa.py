@@ -4,12 +4,13 @@ and how often does it catch a real one?
 Starts a throwaway lab (bench/lab.py) whose runner reads a copy of the shipped suites. For
 each suite below, `--pairs` times: a baseline job, pinned as the baseline, then a candidate
 job of the same code with the lab's defaults (5 repetitions; a suspected regression, any gate
-metric that got worse, is measured again by a confirmation job sized to the trials' spread,
-the project setting on). A candidate the lab fails, or
-a critical alert it opens, is a false alarm. Then `--slow-pairs` times for http-order: the
+metric whose trials do not rule out a 7.5 % change for the worse, is measured again by a
+confirmation job sized to the trials' spread, the project setting on). A candidate the lab
+fails, or a critical alert it opens, is a false alarm. Then `--slow-pairs` times for http-order: the
 candidate runs a new version of the suite whose order server spends `--work-us` of CPU on
-every order (a slower code path; 5, 7 and 10 µs raised p99 by 7.6, 12.5 and 25 % here, the
-median of 20 pairs each, though 10 µs once gave 6.6 %), and
+every order (a slower code path; the p99 it adds varies from one lab run to the next: the
+median of 20 pairs was +7.6 % for 5 µs, +12.5 % and +5.0 % for 7, +24.4 % for 8, +25 % and
++6.6 % for 10), and
 the lab should confirm the regression; the p99 growth it measured is printed with the rates.
 Prints each rate with its 95 % Wilson interval. (The work is given, not calibrated: one job's
 p99 differs from the next one's by tens of percent on this VM, so a calibration toward +10 %

@@ -55,8 +55,7 @@ def apply(make_session: Callable[[], Session], budget_s: float, now: datetime | 
         started = monotonic()
         with make_session() as session, session.begin():
             result = work(session)
-        sleep(min(pace * (monotonic() - started),
-                        max(deadline - monotonic(), 0.0)))
+        sleep(min(pace * (monotonic() - started), max(deadline - monotonic(), 0.0)))
         return result
 
     done["partitions"] = len(step(lambda session: ensure_partitions(session, now)))
