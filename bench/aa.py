@@ -11,7 +11,10 @@ candidate runs a new version of the suite whose order server spends `--work-us` 
 every order (a slower code path; the p99 it adds varies from one lab run to the next: the
 median of 20 pairs was +7.6 % for 5 µs, +12.5 % and +5.0 % for 7, +24.4 % for 8, +25 % and
 +6.6 % for 10), and
-the lab should confirm the regression; the p99 growth it measured is printed with the rates.
+the lab should confirm the regression; the p99 growth it measured is printed with the rates,
+from the pairs' first runs and as the confirmations measured it side by side (interleaved,
+10-150 trials a side: the better estimate of what the hook injected). Each A/B pair's
+baseline job is also an A/A pair with the baseline pinned before it (`A/B baselines`).
 Prints each rate with its 95 % Wilson interval. (The work is given, not calibrated: one job's
 p99 differs from the next one's by tens of percent on this VM, so a calibration toward +10 %
 did not converge.)
@@ -33,10 +36,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, update
+from sqlalchemy import Engine, create_engine, select, update
 
 from bench.lab import Lab, running_lab
-from latlab.models import Project
+from latlab.models import Project, Run
 from latlab_workers.suites import SUITES_DIR
 
 # The lab's defaults for each suite: the scenario a user starts with, default repetitions.
@@ -53,7 +56,9 @@ class Tally:
     failed: int = 0  # the gate's final verdict (after any confirmation) is fail
     alerted: int = 0  # a critical regression alert opened on the candidate
     suspected: int = 0  # the gate suspected a regression (a confirmation was run)
-    p99_ratios: list[float] = field(default_factory=list)
+    p99_ratios: list[float] = field(default_factory=list)  # candidate/baseline, first runs
+    # the same, as the confirmation measured them side by side
+    confirmed_p99_ratios: list[float] = field(default_factory=list)
 
 
 def main() -> None:
@@ -70,10 +75,12 @@ def main() -> None:
         engine = create_engine(lab.database_url)
         with engine.begin() as connection:
             connection.execute(update(Project).values(confirm_regressions=True))
-        engine.dispose()
         started = time.monotonic()
         results = {name: _pairs(lab, name, args.pairs) for name in CASES}
-        slow = _slow_pairs(lab, suites / "http-order", args.slow_pairs, args.work_us)
+        slow, between = _slow_pairs(lab, engine, suites / "http-order", args.slow_pairs,
+                                    args.work_us)
+        results["A/B baselines"] = between
+        engine.dispose()
         print(f"lab time: {(time.monotonic() - started) / 60:.1f} min for "
               f"{sum(t.pairs for t in results.values()) + slow.pairs} pairs")
     _report(results, slow)
@@ -91,25 +98,52 @@ def _pairs(lab: Lab, suite: str, pairs: int) -> Tally:
     return tally
 
 
-def _slow_pairs(lab: Lab, suite_dir: Path, pairs: int, work_us: int) -> Tally:
+def _slow_pairs(lab: Lab, engine: Engine, suite_dir: Path, pairs: int, work_us: int
+                ) -> tuple[Tally, Tally]:
+    """The A/B pairs, and the A/A pairs their baselines make: each baseline job, the same
+    code as the one pinned before it, is judged against it (and settled before the suite
+    changes, so its confirmation measures the code it ran)."""
     toml = suite_dir / "suite.toml"
     original = toml.read_text()
     slowed = original.replace(SERVER, f'{SERVER}, "--work-us", "{work_us}"')
     assert slowed != original, "the order server's command in suite.toml changed"
-    tally = Tally()
+    tally, between = Tally(), Tally()
+    previous: dict[str, Any] | None = None
     try:
         for index in range(pairs):
             toml.write_text(original)
-            baseline = _job(lab, "http-order")
+            baseline = _settled(lab, _job(lab, "http-order"))
+            if previous is not None:
+                _count(lab, between, previous, baseline)
             _pin(lab, baseline)
+            previous = baseline
             toml.write_text(slowed)
             candidate = _settled(lab, _job(lab, "http-order"))
             _count(lab, tally, baseline, candidate)
+            side_by_side = _side_by_side_p99(lab, engine, candidate)
+            if side_by_side is not None:
+                tally.confirmed_p99_ratios.append(side_by_side)
             print(f"http-order A/B {index + 1}/{pairs}: {candidate['verdict']} "
-                  f"({candidate['confirmation'] or 'no confirmation'})", flush=True)
+                  f"({candidate['confirmation'] or 'no confirmation'}; p99 x"
+                  f"{tally.p99_ratios[-1]:.3f}, side by side "
+                  f"{'-' if side_by_side is None else f'x{side_by_side:.3f}'})", flush=True)
     finally:
         toml.write_text(original)
-    return tally
+    return tally, between
+
+
+def _side_by_side_p99(lab: Lab, engine: Engine, run: dict[str, Any]) -> float | None:
+    """The candidate's p99 over the baseline's as its confirmation measured them, interleaved
+    (None without a confirmation)."""
+    with engine.connect() as connection:
+        check = connection.scalar(select(Run.id).where(Run.confirms_run_id == run["id"]))
+    if check is None:
+        return None
+    series = lab.api.get(f"/runs/{check}").raise_for_status().json()["series"]
+    p99 = {s["labels"].get("variant"): s["summary"]["p99"] for s in series}
+    if "baseline" not in p99 or "candidate" not in p99:
+        return None
+    return float(p99["candidate"] / p99["baseline"])
 
 
 def _job(lab: Lab, suite: str) -> dict[str, Any]:
@@ -186,8 +220,12 @@ def _report(results: dict[str, Tally], slow: Tally) -> None:
     ok_aa = total.failed / max(total.pairs, 1) <= 0.05 and total.alerted / max(
         total.pairs, 1) <= 0.05
     ratio = statistics.median(slow.p99_ratios) if slow.p99_ratios else float("nan")
+    side = (statistics.median(slow.confirmed_p99_ratios) if slow.confirmed_p99_ratios
+            else float("nan"))
     print(f"{'http-order A/B (slow)':<24} confirmed: {_rate(slow.failed, slow.pairs)}; "
-          f"alerted: {slow.alerted}; candidate/baseline p99 median {ratio:.3f}")
+          f"alerted: {slow.alerted}; suspected: {slow.suspected}; candidate/baseline p99 "
+          f"median {ratio:.3f} (first runs), {side:.3f} (side by side in "
+          f"{len(slow.confirmed_p99_ratios)} confirmations)")
     ok_ab = slow.pairs == 0 or slow.failed / slow.pairs >= 0.8
     print(f"[{'ok' if ok_aa else 'MISS'}] A/A false alarms <= 5 %   "
           f"[{'ok' if ok_ab else 'MISS'}] slowdown confirmed in >= 80 % of pairs")

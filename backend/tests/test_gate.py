@@ -118,7 +118,7 @@ def test_a_confirmation_is_sized_by_how_the_suspected_trials_spread() -> None:
     """Quiet trials get the fewest a confirmation takes, noisy ones more (the noisier, the
     more), never more than the most it may take."""
     sizes = []
-    for sigma in (0.01, 0.07, 0.12, 1.0):
+    for sigma in (0.01, 0.05, 0.08, 1.0):
         rng = np.random.default_rng(6)
         base = _trials(rng, 5, 100.0, sigma)
         result = judge(_comparison([{"p99": (base, [v * 1.08 for v in base]),
@@ -127,3 +127,25 @@ def test_a_confirmation_is_sized_by_how_the_suspected_trials_spread() -> None:
         sizes.append(confirmation_trials(result))
     assert sizes[0] == CONFIRM_TRIALS and sizes[-1] == MAX_CONFIRM_TRIALS, sizes
     assert CONFIRM_TRIALS < sizes[1] < sizes[2] < MAX_CONFIRM_TRIALS, sizes
+
+
+def test_a_confirmation_tests_one_sided_and_identical_code_seldom_confirms() -> None:
+    """The confirmation asks only whether the candidate is worse: 400 A/A confirmations of
+    20 noisy trials a side (p99 and throughput) confirm a regression in at most about 5 %;
+    a 4 % slowdown is tested at the one-sided p, half the two-sided one."""
+    rng = np.random.default_rng(7)
+    confirmed = 0
+    for _ in range(400):
+        series = [{name: (_trials(rng, 20, 100.0, 0.1), _trials(rng, 20, 100.0, 0.1))
+                   for name in GATE}]
+        confirmed += bool(judge(_comparison(series), GATE, confirm_trials=1,
+                                confirming=True).regressed)
+    assert confirmed <= 30, confirmed
+    rng = np.random.default_rng(8)
+    base, other = _trials(rng, 20, 100.0, 0.1), _trials(rng, 20, 100.0, 0.1)
+    slower = _comparison([{"p99": (base, [v * 1.10 for v in other])}])  # two-sided p 0.076
+    two_sided = judge(slower, GATE, confirm_trials=1)
+    one_sided = judge(slower, GATE, confirm_trials=1, confirming=True)
+    assert one_sided.judged[0].p_value == pytest.approx(two_sided.judged[0].p_value / 2)
+    assert two_sided.verdict == "pass" and one_sided.verdict == "fail"
+    assert "(p = 0.038 one-sided <= 0.05, 20 vs 20 trials)" in one_sided.reasons[0]["message"]

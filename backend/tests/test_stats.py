@@ -5,9 +5,11 @@ import pytest
 from scipy.stats import mannwhitneyu, permutation_test
 
 from latlab.analysis.stats import (
+    Alternative,
     compare,
     mann_whitney_p,
     rules_out,
+    spread_bound,
     tail_reliable,
     trials_needed,
     trials_to_detect,
@@ -96,12 +98,13 @@ def test_ties_get_scipys_exact_conditional_p_value() -> None:
     assert mann_whitney_p([1, 2, 3, 4, 5], [6, 7, 8, 9, 10]) == pytest.approx(2 / 252)
 
 
-def _scipy_p(candidate: list[float], baseline: list[float]) -> float:
+def _scipy_p(candidate: list[float], baseline: list[float],
+             alternative: str = "two-sided") -> float:
     def u(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
         return mannwhitneyu(x, y, axis=axis, method="asymptotic").statistic
 
     return float(permutation_test((candidate, baseline), u, permutation_type="independent",
-                                  alternative="two-sided", n_resamples=np.inf,
+                                  alternative=alternative, n_resamples=np.inf,
                                   vectorized=True).pvalue)
 
 
@@ -116,6 +119,35 @@ def test_agrees_with_scipys_permutation_test_on_1000_random_tied_cases() -> None
             continue
         assert mann_whitney_p(baseline, candidate) == pytest.approx(
             min(1.0, _scipy_p(candidate, baseline)), abs=1e-12), (baseline, candidate)
+
+
+@pytest.mark.parametrize("alternative", ["greater", "less"])
+def test_one_sided_p_values_agree_with_scipy_tied_exact_and_large(
+        alternative: Alternative) -> None:
+    """One-sided: scipy's permutation test on 300 random tied cases; its asymptotic test
+    beyond the splits enumerated (30 vs 30 trials)."""
+    rng = np.random.default_rng(14)
+    for _ in range(300):
+        sizes = rng.integers(2, 7, 2)
+        baseline = [float(v) for v in rng.integers(0, 6, sizes[0])]
+        candidate = [float(v) for v in rng.integers(1, 7, sizes[1])]
+        if len(set(baseline + candidate)) == 1:
+            continue
+        assert mann_whitney_p(baseline, candidate, alternative) == pytest.approx(
+            _scipy_p(candidate, baseline, alternative), abs=1e-12), (baseline, candidate)
+    baseline, candidate = list(rng.normal(100, 5, 30)), list(rng.normal(103, 5, 30))
+    assert mann_whitney_p(baseline, candidate, alternative) == pytest.approx(
+        float(mannwhitneyu(candidate, baseline, alternative=alternative,
+                           method="asymptotic").pvalue))
+
+
+def test_the_spread_bound_covers_the_true_spread_as_often_as_asked() -> None:
+    """The standard deviation of 9 normal values (8 degrees of freedom, as two runs of 5
+    trials pool): the bound at 80 % lies above the true spread in about 80 % of 4,000."""
+    rng = np.random.default_rng(15)
+    covered = sum(spread_bound(float(np.std(rng.normal(1, 0.2, 9), ddof=1)), 8, 0.8) >= 0.2
+                  for _ in range(4000))
+    assert 0.77 <= covered / 4000 <= 0.83, covered
 
 
 def test_empty_sides_are_refused() -> None:

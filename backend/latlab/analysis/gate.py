@@ -16,8 +16,10 @@ suite.toml; p99 and throughput by default), every series at once.
   candidate looked better than its baseline on both gate metrics in 5 of 20 pairs. So the
   test is left to the confirmation, sized to find `CONFIRM_EFFECT` (`confirmation_trials`);
   the confirmation, measuring both versions side by side, is what keeps identical code from
-  being called a regression. A quiet benchmark's trials rule the slowdown out and are not
-  measured again; a noisy one's are, which is what finding a slowdown in its noise costs.
+  being called a regression. It asks only whether the candidate is worse, so it tests
+  one-sided (`confirming`), with the same correction. A quiet benchmark's trials rule the
+  slowdown out and are not measured again; a noisy one's are, which is what finding a
+  slowdown in its noise costs.
 """
 
 from dataclasses import dataclass, field
@@ -29,8 +31,10 @@ from latlab.analysis.stats import (
     MIN_EFFECT,
     rules_out,
     smallest_p,
+    spread_bound,
     trials_needed,
     trials_to_detect,
+    worse_p,
 )
 
 CONFIRM_TRIALS = 10  # the fewest candidate trials a regression fails the gate on
@@ -38,6 +42,10 @@ CONFIRM_TRIALS = 10  # the fewest candidate trials a regression fails the gate o
 # MAX_CONFIRM_TRIALS a side (enough for trials that spread by 20 %).
 CONFIRM_EFFECT = 0.075
 CONFIRM_POWER = 0.8
+# ... given a spread as large as the suspected run's trials allow at this confidence (its
+# 5 + 5 trials estimate it loosely: confirmations sized from the estimate itself missed
+# slowdowns of 25 % with 15 trials a side when the spread had come out small).
+SPREAD_CONFIDENCE = 0.8
 MAX_CONFIRM_TRIALS = 150
 RunVerdict = Literal["pass", "fail", "inconclusive", "no-baseline"]
 
@@ -48,6 +56,7 @@ class Judged:
 
     labels: dict[str, Any]
     metric: MetricComparison
+    p_value: float  # the p-value the gate tested: two-sided, or one-sided in a confirmation
     level: float  # the p-value it had to reach (Holm)
     outcome: Literal["regressed", "suspected", "improved", "untested", "unchanged"]
 
@@ -69,20 +78,27 @@ class GateResult:
 
 def judge(comparison: RunComparison | None, gate: tuple[str, ...], *,
           confirm_trials: int = CONFIRM_TRIALS, confirmable: bool = False,
-          alpha: float = ALPHA, min_effect: float = MIN_EFFECT) -> GateResult:
+          confirming: bool = False, alpha: float = ALPHA,
+          min_effect: float = MIN_EFFECT) -> GateResult:
     """The gate's verdict on a comparison (None: the run has no baseline). `confirmable`: the
     lab will measure a suspicion again, so any gate metric whose trials do not rule out a
-    `CONFIRM_EFFECT` change for the worse is one."""
+    `CONFIRM_EFFECT` change for the worse is one. `confirming`: this is that measurement,
+    which asks one question, whether the candidate is worse, so its p-values are one-sided
+    (the chance that identical code confirms stays under `alpha`)."""
     if comparison is None:
         return GateResult("no-baseline")
     candidates = [(series.labels, m) for series in comparison.series for m in series.metrics
                   if m.metric in gate and m.reliable]
-    levels = _holm_levels([m.comparison.p_value or 1.0 for _, m in candidates], alpha)
-    judged = [Judged(labels, m, level,
-                     _outcome(m, level, passed, confirm_trials, confirmable, min_effect))
-              for (labels, m), (level, passed) in zip(candidates, levels, strict=True)]
-    reasons = [_reason(j, len(candidates), alpha, confirm_trials, confirmable) for j in judged
-               if j.outcome in ("regressed", "suspected", "untested")]
+    p_values = [worse_p(m.baseline_values, m.candidate_values, m.direction) if confirming
+                else m.comparison.p_value or 1.0 for _, m in candidates]
+    levels = _holm_levels(p_values, alpha)
+    sides = 1 if confirming else 2
+    judged = [Judged(labels, m, p, level,
+                     _outcome(m, level, passed, confirm_trials, confirmable, min_effect, sides))
+              for (labels, m), p, (level, passed) in zip(candidates, p_values, levels,
+                                                         strict=True)]
+    reasons = [_reason(j, len(candidates), alpha, confirm_trials, confirmable, sides)
+               for j in judged if j.outcome in ("regressed", "suspected", "untested")]
     if any(j.outcome == "regressed" for j in judged):
         verdict: RunVerdict = "fail"
     elif reasons:
@@ -107,18 +123,19 @@ def _holm_levels(p_values: list[float], alpha: float) -> list[tuple[float, bool]
 
 
 def confirmation_trials(result: GateResult) -> int:
-    """Trials a side for the confirmation of a run's suspicions: enough to find a
-    `CONFIRM_EFFECT` slowdown of each suspected metric at Holm's strictest level over the
-    metrics judged, given how its trials spread."""
+    """Trials a side for the confirmation of a run's suspicions: enough for its one-sided test
+    to find a `CONFIRM_EFFECT` slowdown of each suspected metric at Holm's strictest level
+    over the metrics judged, given how widely its trials may spread (`SPREAD_CONFIDENCE`)."""
     level = min((j.level for j in result.judged), default=ALPHA)
-    needed = [trials_to_detect(j.metric.comparison.spread, CONFIRM_EFFECT, level,
-                               CONFIRM_POWER)
-              for j in result.suspected if j.metric.comparison.spread is not None]
+    needed = [trials_to_detect(
+        spread_bound(spread, j.metric.baseline_trials + j.metric.candidate_trials - 2,
+                     SPREAD_CONFIDENCE), CONFIRM_EFFECT, level, CONFIRM_POWER, sides=1)
+        for j in result.suspected if (spread := j.metric.comparison.spread) is not None]
     return min(MAX_CONFIRM_TRIALS, max([CONFIRM_TRIALS, *needed]))
 
 
 def _outcome(item: MetricComparison, level: float, passed: bool, confirm_trials: int,
-             confirmable: bool, min_effect: float
+             confirmable: bool, min_effect: float, sides: int
              ) -> Literal["regressed", "suspected", "improved", "untested", "unchanged"]:
     comparison = item.comparison
     worse = comparison.is_worse(item.direction)
@@ -128,7 +145,7 @@ def _outcome(item: MetricComparison, level: float, passed: bool, confirm_trials:
     if confirmable and not regression and (worse or not rules_out(
             item.baseline_values, item.candidate_values, item.direction, CONFIRM_EFFECT)):
         return "suspected"
-    if smallest_p(item.baseline_trials, item.candidate_trials) > level:
+    if smallest_p(item.baseline_trials, item.candidate_trials, sides) > level:
         return "untested" if big and worse else "unchanged"
     if not (passed and big) or item.direction == "none":
         return "unchanged"
@@ -140,12 +157,13 @@ def _outcome(item: MetricComparison, level: float, passed: bool, confirm_trials:
 
 
 def _reason(judged: Judged, count: int, alpha: float, confirm_trials: int,
-            confirmable: bool) -> dict[str, Any]:
+            confirmable: bool, sides: int) -> dict[str, Any]:
     item = judged.metric.comparison
     change = item.reason.split(" (")[0]
     counts = f"{judged.metric.baseline_trials} vs {judged.metric.candidate_trials} trials"
+    p = f"p = {judged.p_value:.2g}" + (" one-sided" if sides == 1 else "")
     if judged.outcome == "untested":
-        needed = trials_needed(judged.level)
+        needed = trials_needed(judged.level, sides)
         message = (f"{change}, but {counts} cannot reach p <= {judged.level:.2g} (Holm over "
                    f"the {count} gated metrics at {alpha:g}); a tested verdict needs {needed} "
                    f"trials a side")
@@ -154,16 +172,16 @@ def _reason(judged: Judged, count: int, alpha: float, confirm_trials: int,
         # A lab job's suspicion is measured again (the caller says how); a CI run's is told
         # what a failing verdict takes.
         worse = item.is_worse(judged.metric.direction)
-        tested = worse and (item.p_value or 1.0) <= judged.level
-        evidence = f"p = {item.p_value:.2g}" + (f" <= {judged.level:.2g}" if tested else "")
+        tested = worse and judged.p_value <= judged.level
+        evidence = p + (f" <= {judged.level:.2g}" if tested else "")
         doubt = "" if tested else (
             f"too few trials to rule out a {100 * CONFIRM_EFFECT:g} % change for the worse; ")
         message = f"{change} ({evidence}, {counts}): {doubt}a suspected regression" + (
             "" if confirmable else f"; confirming it takes {confirm_trials} candidate trials")
         kind = "suspected-regression"
     else:
-        message = f"{change} (p = {item.p_value:.2g} <= {judged.level:.2g}, {counts})"
+        message = f"{change} ({p} <= {judged.level:.2g}, {counts})"
         kind = "regression"
     return {"kind": kind, "series": judged.labels, "metric": judged.metric.metric,
             "message": message, "baseline": item.baseline, "candidate": item.candidate,
-            "p_value": item.p_value}
+            "p_value": judged.p_value}

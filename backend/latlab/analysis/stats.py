@@ -1,5 +1,6 @@
 """Is a change real? Per-trial values of one metric in two runs, compared with a two-sided
-Mann-Whitney U test and a minimum effect size. Raw samples of two runs are never pooled:
+Mann-Whitney U test and a minimum effect size (a confirmation, which asks only whether the
+candidate is worse, tests one-sided: `worse_p`). Raw samples of two runs are never pooled:
 within a run they are correlated (same process, same host state), so pooling calls run-to-run
 noise a regression.
 
@@ -25,11 +26,12 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy.stats import mannwhitneyu, norm, rankdata
+from scipy.stats import chi2, mannwhitneyu, norm, rankdata
 
 Direction = Literal["lower", "higher", "none"]
 Verdict = Literal["improved", "regressed", "unchanged", "inconclusive"]
 Confidence = Literal["high", "low"]
+Alternative = Literal["two-sided", "greater", "less"]
 
 ALPHA = 0.05
 MIN_EFFECT = 0.05
@@ -104,41 +106,59 @@ def compare(baseline: Sequence[float], candidate: Sequence[float], direction: Di
 def rules_out(baseline: Sequence[float], candidate: Sequence[float], direction: Direction,
               effect: float, alpha: float = ALPHA) -> bool:
     """Whether the trials rule out a change of `effect` (relative) the bad way: the
-    candidate's values moved back by that much are still better than the baseline's, by
-    scipy's one-sided Mann-Whitney test at `alpha`."""
+    candidate's values moved back by that much are still better than the baseline's, by the
+    one-sided Mann-Whitney test at `alpha`."""
     if direction == "none":
         return True
+    alternative: Alternative
     if direction == "lower":
         moved, alternative = [v / (1 + effect) for v in candidate], "less"
     else:
         moved, alternative = [v / (1 - effect) for v in candidate], "greater"
-    return bool(mannwhitneyu(moved, baseline, alternative=alternative).pvalue <= alpha)
+    return mann_whitney_p(baseline, moved, alternative) <= alpha
 
 
-def smallest_p(n: int, m: int) -> float:
-    """The smallest two-sided p the exact test can give with n and m trials (no ties)."""
-    return min(1.0, 2.0 / math.comb(n + m, n))
+def worse_p(baseline: Sequence[float], candidate: Sequence[float],
+            direction: Direction) -> float:
+    """The one-sided Mann-Whitney p-value of "the candidate is worse" (1 for a metric with
+    no better direction)."""
+    if direction == "none":
+        return 1.0
+    return mann_whitney_p(baseline, candidate, "greater" if direction == "lower" else "less")
+
+
+def smallest_p(n: int, m: int, sides: int = 2) -> float:
+    """The smallest p the exact test can give with n and m trials (no ties)."""
+    return min(1.0, sides / math.comb(n + m, n))
 
 
 def can_decide(n: int, m: int, alpha: float) -> bool:
     return smallest_p(n, m) <= alpha
 
 
-def trials_needed(alpha: float) -> int:
+def trials_needed(alpha: float, sides: int = 2) -> int:
     """Trials a side for the exact test to be able to reach `alpha`."""
     n = 2
-    while smallest_p(n, n) > alpha:
+    while smallest_p(n, n, sides) > alpha:
         n += 1
     return n
 
 
-def trials_to_detect(spread: float, effect: float, alpha: float, power: float = 0.8) -> int:
+def trials_to_detect(spread: float, effect: float, alpha: float, power: float = 0.8,
+                     sides: int = 2) -> int:
     """Trials a side for the test to find a relative shift `effect` of the median with
     probability `power` at level `alpha`, when trials spread by `spread` (relative standard
-    deviation): the normal approximation, n = 2 (z(1 - alpha/2) + z(power))^2 (spread /
+    deviation): the normal approximation, n = 2 (z(1 - alpha/sides) + z(power))^2 (spread /
     effect)^2, divided by Mann-Whitney's efficiency against the t-test on normal data (3/pi)."""
-    z = float(norm.ppf(1 - alpha / 2) + norm.ppf(power))
+    z = float(norm.ppf(1 - alpha / sides) + norm.ppf(power))
     return max(2, math.ceil(2 * (z * spread / effect) ** 2 / (3 / math.pi)))
+
+
+def spread_bound(spread: float, df: int, confidence: float) -> float:
+    """An upper confidence bound of a spread estimated with `df` degrees of freedom: the
+    chi-square bound of a normal sample's standard deviation. Ten trials estimate a spread
+    loosely (the bound at 80 % is 1.32 times the estimate)."""
+    return spread * math.sqrt(df / float(chi2.ppf(1 - confidence, df)))
 
 
 def tail_reliable(count: int, percentile: float, min_beyond: int = MIN_TAIL_SAMPLES) -> bool:
@@ -148,9 +168,11 @@ def tail_reliable(count: int, percentile: float, min_beyond: int = MIN_TAIL_SAMP
     return count * (1.0 - percentile / 100.0) >= min_beyond - 1e-9
 
 
-def mann_whitney_p(baseline: Sequence[float], candidate: Sequence[float]) -> float:
-    """Two-sided Mann-Whitney U p-value. Exact and conditional on ties: every split of the
-    pooled trials' mid-ranks into two groups of these sizes is enumerated and the p-value is
+def mann_whitney_p(baseline: Sequence[float], candidate: Sequence[float],
+                   alternative: Alternative = "two-sided") -> float:
+    """Mann-Whitney U p-value; `alternative` as scipy's ("greater": the candidate's values
+    tend to be larger). Exact and conditional on ties: every split of the pooled trials'
+    mid-ranks into two groups of these sizes is enumerated and the p-value is a tail, or
     twice the smaller tail (scipy's permutation test of U); scipy's tie-corrected normal
     approximation beyond `_EXACT_MAX_SPLITS` splits."""
     pooled = np.asarray([*candidate, *baseline], dtype=np.float64)
@@ -158,7 +180,7 @@ def mann_whitney_p(baseline: Sequence[float], candidate: Sequence[float]) -> flo
         return 1.0  # every trial equal: nothing to rank
     size = len(candidate)
     if math.comb(len(pooled), size) > _EXACT_MAX_SPLITS:
-        outcome = mannwhitneyu(candidate, baseline, alternative="two-sided",
+        outcome = mannwhitneyu(candidate, baseline, alternative=alternative,
                                method="asymptotic")
         return min(1.0, float(outcome.pvalue))
     ranks = rankdata(pooled)
@@ -167,6 +189,10 @@ def mann_whitney_p(baseline: Sequence[float], candidate: Sequence[float]) -> flo
     tolerance = 1e-9 * max(1.0, abs(observed))
     greater = np.count_nonzero(rank_sums >= observed - tolerance) / len(rank_sums)
     less = np.count_nonzero(rank_sums <= observed + tolerance) / len(rank_sums)
+    if alternative == "greater":
+        return greater
+    if alternative == "less":
+        return less
     return min(1.0, 2.0 * min(greater, less))
 
 

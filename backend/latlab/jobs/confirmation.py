@@ -1,12 +1,13 @@
 """Confirm-on-suspect: a lab job's run that the gate suspects of a regression is measured
 again before anyone is alerted. A confirmation job on the same host runs the candidate's
-spec with as many repetitions as finding a 7.5 % slowdown takes, given how the suspected
-run's trials spread (`gate.confirmation_trials`: 10 to 150), interleaved with the baseline's
-suite version where the host still has its build (A B A B ...), and the alert fires only if
-the candidate is slower than the baseline measured beside it. When the two are the same
-version, the same code is measured beside itself: a slowdown that came from the host's state
-since the baseline (another tenant, a busy hour) does not confirm; a lasting shift of the host
-shows as a change point of its history instead (a warning)."""
+spec with as many repetitions as finding a 7.5 % slowdown takes, given how widely the
+suspected run's trials may spread (`gate.confirmation_trials`: 10 to 150), interleaved with
+the baseline's suite version where the host still has its build (A B A B ...), and the alert
+fires only if the candidate is slower than the baseline measured beside it (a one-sided
+test). When the two are the same version, the same code is measured beside itself: a
+slowdown that came from the host's state since the baseline (another tenant, a busy hour)
+does not confirm; a lasting shift of the host shows as a change point of its history instead
+(a warning)."""
 
 import math
 

@@ -93,8 +93,9 @@ def _settle(session: Session, check: Run) -> Judgement:
         comparison = analysis.compare_runs(baseline, check, vocabulary)
     else:
         comparison = None
-    # This is the confirmation: a regression it tests is confirmed, whatever its trials.
-    result = gate.judge(comparison, gate_metrics, confirm_trials=1)
+    # This is the confirmation: a regression it tests (one-sided: is the candidate worse?) is
+    # confirmed, whatever its trials.
+    result = gate.judge(comparison, gate_metrics, confirm_trials=1, confirming=True)
     check.verdict, check.verdict_reasons = result.verdict, result.reasons
     check.baseline_run_id = None if baseline is None else baseline.id
     suspects = {(r["metric"], _key(r["series"])) for r in suspected.verdict_reasons
