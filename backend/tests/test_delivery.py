@@ -4,6 +4,7 @@ attempt bounded in time against a receiver that never answers."""
 
 import os
 import socket
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -163,6 +164,46 @@ def test_an_attempt_at_a_receiver_that_never_answers_is_bounded(db, clock,
     notification = db.get(Notification, message)
     assert notification.status == "pending" and notification.attempts == 1
     assert channel.consecutive_failures == 1 and channel.retry_at is not None
+
+
+def test_muting_a_channel_while_its_message_is_being_sent_waits_for_nothing(
+        committed_db, engine, clock, monkeypatch) -> None:
+    """A delivery holds its message while it posts, then takes the channel's lock; muting
+    takes the channel's lock, then its messages'. The mute skips the message in flight (it
+    used to wait for it: Postgres found the deadlock and failed one side with a 503). The
+    attempt in flight is recorded; the next one finds the channel muted."""
+    monkeypatch.setattr(get_settings(), "delivery_timeout_s", 2.0)
+    with socket.create_server(("127.0.0.1", 0)) as silent:  # accepts, never answers
+        silent.settimeout(10)
+        channel = _channel(committed_db, f"http://127.0.0.1:{silent.getsockname()[1]}/hook",
+                           clock)
+        in_flight, waiting = _messages(committed_db, channel, clock, n=2)
+        committed_db.commit()
+        errors: list[BaseException] = []
+
+        def send() -> None:
+            try:
+                with Session(engine) as session, session.begin():
+                    delivery.deliver(session, in_flight)
+            except BaseException as error:  # reported by the assertion below
+                errors.append(error)
+
+        sender = threading.Thread(target=send)
+        sender.start()
+        connection, _ = silent.accept()  # the delivery is posting, its message locked
+        with connection, Session(engine) as session, session.begin():
+            own = session.get(Channel, channel.id)
+            assert own is not None
+            delivery.mute(session, own, True)
+        sender.join(timeout=30)
+        assert not sender.is_alive() and errors == []
+    committed_db.expire_all()
+    assert committed_db.get(Notification, waiting).status == "muted"
+    flown = committed_db.get(Notification, in_flight)
+    assert flown.status == "pending" and flown.attempts == 1
+    clock.advance(seconds=delivery.backoff(1).total_seconds())
+    delivery.deliver(committed_db, in_flight)
+    assert flown.status == "muted" and flown.attempts == 1
 
 
 def test_channels_show_their_health_and_can_be_muted(client, actors, db, clock,

@@ -94,12 +94,17 @@ def redeliver_due(session: Session) -> int:
 
 
 def mute(session: Session, channel: Channel, muted: bool) -> None:
-    """A muted channel is sent nothing: its waiting messages are kept, marked `muted`."""
+    """A muted channel is sent nothing: its waiting messages are kept, marked `muted`. A
+    message being sent at this moment is skipped, not waited for: its delivery holds it and
+    takes the channel's lock next, which this transaction holds (waiting would deadlock);
+    its next attempt finds the channel muted."""
     channel.muted = muted
     if muted:
-        session.execute(update(Notification).where(
+        waiting = select(Notification.id).where(
             Notification.channel_id == channel.id, Notification.status == "pending"
-        ).values(status="muted"))
+        ).with_for_update(skip_locked=True)
+        session.execute(update(Notification).where(Notification.id.in_(waiting))
+                        .values(status="muted").execution_options(synchronize_session=False))
 
 
 def channel_status(channel: Channel) -> str:

@@ -43,8 +43,8 @@ CONFIRM_TRIALS = 10  # the fewest candidate trials a regression fails the gate o
 CONFIRM_EFFECT = 0.075
 CONFIRM_POWER = 0.8
 # ... given a spread as large as the suspected run's trials allow at this confidence (its
-# 5 + 5 trials estimate it loosely: confirmations sized from the estimate itself missed
-# slowdowns of 25 % with 15 trials a side when the spread had come out small).
+# 5 + 5 trials estimate it loosely: sized from the estimate itself, a confirmation of 15
+# trials a side missed a 28 % slowdown whose first trials had spread little).
 SPREAD_CONFIDENCE = 0.8
 MAX_CONFIRM_TRIALS = 150
 RunVerdict = Literal["pass", "fail", "inconclusive", "no-baseline"]
