@@ -6,11 +6,11 @@ each suite below, `--pairs` times: a baseline job, pinned as the baseline, then 
 job of the same code with the lab's defaults (5 repetitions; a suspected regression, any gate
 metric whose trials do not rule out a 7.5 % change for the worse, is measured again by a
 confirmation job sized to the trials' spread, the project setting on). A candidate the lab
-fails, or a critical alert it opens, is a false alarm. Then `--slow-pairs` times for http-order: the
-candidate runs a new version of the suite whose order server spends `--work-us` of CPU on
-every order (a slower code path; the p99 it adds varies from one lab run to the next: the
-median of 20 pairs was +7.6 % for 5 µs, +12.5 % and +5.0 % for 7, +24.4 % for 8, +25 % and
-+6.6 % for 10), and
+fails, or a critical alert it opens, is a false alarm. Then `--slow-pairs` times for
+http-order: the candidate runs a new version of the suite whose order server spends
+`--work-us` of CPU on every order (a slower code path; the p99 it adds varies from one lab
+run to the next: the median of 20 pairs' first runs was +7.6 % for 5 µs, +12.5 %, +5.0 % and
++18.2 % for 7 (the last +17.1 % side by side), +24.4 % for 8, +25 % and +6.6 % for 10), and
 the lab should confirm the regression; the p99 growth it measured is printed with the rates,
 from the pairs' first runs and as the confirmations measured it side by side (interleaved,
 10-150 trials a side: the better estimate of what the hook injected). Each A/B pair's
