@@ -1,5 +1,7 @@
 """Verdicts from trial-level values; tail reliability."""
 
+from collections.abc import Iterator
+
 import numpy as np
 import pytest
 from scipy.stats import mannwhitneyu, permutation_test
@@ -108,15 +110,20 @@ def _scipy_p(candidate: list[float], baseline: list[float],
                                   vectorized=True).pvalue)
 
 
-def test_agrees_with_scipys_permutation_test_on_1000_random_tied_cases() -> None:
-    rng = np.random.default_rng(11)
-    for _ in range(1000):
+def _tied_cases(rng: np.random.Generator, count: int
+                ) -> Iterator[tuple[list[float], list[float]]]:
+    """Random baseline and candidate trials of 2 to 6 values each, from few distinct values:
+    ties in most cases, as HDR bucket values and counts give (never all equal)."""
+    for _ in range(count):
         sizes = rng.integers(2, 7, 2)
-        # Few distinct values: ties in most cases, as HDR bucket values and counts give.
         baseline = [float(v) for v in rng.integers(0, 6, sizes[0])]
         candidate = [float(v) for v in rng.integers(1, 7, sizes[1])]
-        if len(set(baseline + candidate)) == 1:
-            continue
+        if len(set(baseline + candidate)) > 1:
+            yield baseline, candidate
+
+
+def test_agrees_with_scipys_permutation_test_on_1000_random_tied_cases() -> None:
+    for baseline, candidate in _tied_cases(np.random.default_rng(11), 1000):
         assert mann_whitney_p(baseline, candidate) == pytest.approx(
             min(1.0, _scipy_p(candidate, baseline)), abs=1e-12), (baseline, candidate)
 
@@ -127,12 +134,7 @@ def test_one_sided_p_values_agree_with_scipy_tied_exact_and_large(
     """One-sided: scipy's permutation test on 300 random tied cases; its asymptotic test
     beyond the splits enumerated (30 vs 30 trials)."""
     rng = np.random.default_rng(14)
-    for _ in range(300):
-        sizes = rng.integers(2, 7, 2)
-        baseline = [float(v) for v in rng.integers(0, 6, sizes[0])]
-        candidate = [float(v) for v in rng.integers(1, 7, sizes[1])]
-        if len(set(baseline + candidate)) == 1:
-            continue
+    for baseline, candidate in _tied_cases(rng, 300):
         assert mann_whitney_p(baseline, candidate, alternative) == pytest.approx(
             _scipy_p(candidate, baseline, alternative), abs=1e-12), (baseline, candidate)
     baseline, candidate = list(rng.normal(100, 5, 30)), list(rng.normal(103, 5, 30))
