@@ -52,6 +52,15 @@ class SupervisedLab:
     def log(self, name: str) -> str:
         return (self.data / "logs" / f"{name}.log").read_text(errors="replace")
 
+    def finish(self, job_id: int, timeout: float = 300) -> dict:
+        """The job once it ended; if it does not, the error carries the workers' last words."""
+        try:
+            return _finish(self.api, job_id, timeout)[0]
+        except AssertionError as error:
+            tails = "".join(f"\n--- {name}.log ---\n" + "\n".join(self.log(name).splitlines()[-40:])
+                            for name in ("runner", "ingest"))
+            raise AssertionError(f"{error}{tails}") from None
+
     def submit(self, labels: dict[str, str], key: str | None = None) -> httpx.Response:
         """A run whose p99 breaches the test's rule (0.1 ms)."""
         document = result(series=[{"labels": labels, "trials": [
@@ -138,7 +147,7 @@ def test_a_runner_killed_mid_job_is_restarted_and_its_job_run_again(lab) -> None
     wait_for(lambda: not any(_alive(pid) for pid in programs), timeout=30)
     wait_for(lambda: lab.pids()["runner"] not in (0, before["runner"]) and lab.running(),
              timeout=60)
-    job, _ = _finish(lab.api, job_id, timeout=180)
+    job = lab.finish(job_id, timeout=180)
     assert job["status"] == "succeeded" and job["attempts"] == 2, job
     assert "attempt 1 lost" in job["error"]
     after = lab.pids()
@@ -170,9 +179,9 @@ def test_redis_restarted_or_frozen_costs_no_request_and_no_process(lab) -> None:
         wait_for(lambda: len(receiver.messages) == 1, timeout=90)
         assert receiver.messages[0]["event"] == "opened"
         # The job that was measuring through the outage keeps its first attempt.
-        finished, _ = _finish(lab.api, running)
+        finished = lab.finish(running)
         assert finished["status"] == "succeeded" and finished["attempts"] == 1, finished
-        assert _finish(lab.api, job.json()["id"])[0]["status"] == "succeeded"
+        assert lab.finish(job.json()["id"])["status"] == "succeeded"
 
         pid = lab.pids()["redis"]
         os.kill(pid, signal.SIGSTOP)  # frozen: connections hang, nothing answers
@@ -184,7 +193,7 @@ def test_redis_restarted_or_frozen_costs_no_request_and_no_process(lab) -> None:
         finally:
             os.kill(pid, signal.SIGCONT)
         wait_for(lambda: len(receiver.messages) == 2, timeout=90)
-        assert _finish(lab.api, job.json()["id"])[0]["status"] == "succeeded"
+        assert lab.finish(job.json()["id"])["status"] == "succeeded"
 
         after = lab.pids()
         assert {n: after[n] for n in APP_PROCESSES} == {n: before[n] for n in APP_PROCESSES}
@@ -215,7 +224,7 @@ def test_postgres_restarted_gives_503s_then_one_run_per_key(lab) -> None:
     assert again.json()["replayed"] is True
     # The workers carry on: heartbeats are stored again and a job runs.
     job = lab.api.post("/api/v1/jobs", json=SMALL_JOB)
-    assert _finish(lab.api, job.json()["id"])[0]["status"] == "succeeded"
+    assert lab.finish(job.json()["id"])["status"] == "succeeded"
     after = lab.pids()
     assert {n: after[n] for n in APP_PROCESSES} == {n: before[n] for n in APP_PROCESSES}
 
