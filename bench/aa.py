@@ -11,7 +11,8 @@ http-order: the candidate runs a new version of the suite whose order server spe
 `--work-us` of CPU on every order (a slower code path; the p99 it adds varies from one lab
 run to the next and from host to host: the median of 20 pairs' first runs was +7.6 % for
 5 µs, +12.5 %, +5.0 % and +18.2 % for 7 (the last +17.1 % side by side), +24.4 % for 8, +25 %
-and +6.6 % for 10; on an AMD EPYC host, side by side, +6.9 % for 4 µs and +20 % for 6), and
+and +6.6 % for 10; on an AMD EPYC host, side by side, +6.9 % for 4 µs, +11.7 % for 5 and
++20 % for 6), and
 the lab should confirm the regression; the p99 growth it measured is printed with the rates,
 from the pairs' first runs and as the confirmations measured it side by side (interleaved,
 10-150 trials a side: the better estimate of what the hook injected). Each A/B pair's
