@@ -207,6 +207,10 @@ class Program:
     # Postgres stops its own children; Celery's pool children and a runner's programs are
     # stopped with their group.
     stopasgroup: bool = True
+    # Sent by the kernel when supervisord dies, however it dies (PR_SET_PDEATHSIG): the lab
+    # does not outlive its supervisor. A Celery worker's is QUIT, its cold shutdown (TERM
+    # would wait for a running job; nothing would come to end that wait).
+    orphan_signal: str = "TERM"
 
 
 def programs(env: dict[str, str], services: list[Program]) -> list[Program]:
@@ -219,21 +223,22 @@ def programs(env: dict[str, str], services: list[Program]) -> list[Program]:
         Program("api", [str(bin_dir / "uvicorn"), "latlab.main:app", "--host",
                         env["LATLAB_HOST"], "--port", env["LATLAB_PORT"], "--log-level", "info"]),
         Program("ingest", [*celery, "latlab.worker", "worker", "-Q", INGEST_QUEUE, "-c", "1",
-                           "-n", "ingest@%h", "--loglevel", "WARNING"]),
+                           "-n", "ingest@%h", "--loglevel", "WARNING"], orphan_signal="QUIT"),
         Program("alerts", [*celery, "latlab.worker", "worker", "-Q", ALERTS_QUEUE, "-c", "2",
-                           "-n", "alerts@%h", "--loglevel", "WARNING"]),
+                           "-n", "alerts@%h", "--loglevel", "WARNING"], orphan_signal="QUIT"),
         Program("beat", [*celery, "latlab.worker", "beat", "--schedule",
                          f"{data}/celerybeat-schedule", "--loglevel", "WARNING"]),
         Program("runner", [*celery, "latlab_workers.app", "worker", "-Q",
                            host_queue(env["LATLAB_HOST_NAME"]), "-c", "1", "-n", "runner@%h",
-                           "--loglevel", "INFO"]),
+                           "--loglevel", "INFO"], orphan_signal="QUIT"),
     ]
 
 
 def supervisor_config(data: Path, lab: list[Program], password: str) -> str:
     """supervisord's configuration: a process that exits is started again (at once after a
     run of `startsecs`, else after 1, 2, 3 ... s, up to `startretries` times), and each one's
-    exit and restart is logged; services come first and go last."""
+    exit and restart is logged; services come first and go last; if supervisord dies, each
+    process gets its `orphan_signal`."""
     logs = data / "logs"
     user = ["user=root"] if os.geteuid() == 0 else []  # says so, rather than warn about it
     credentials = ["username=latlab", f"password={password}"]
@@ -250,7 +255,8 @@ def supervisor_config(data: Path, lab: list[Program], password: str) -> str:
         lines += [
             f"[program:{program.name}]",
             # supervisord expands %(name)s itself: Celery's `%h` is written `%%h`.
-            "command=" + shlex.join(program.argv).replace("%", "%%"),
+            "command=" + shlex.join(_dies_with_parent(program.orphan_signal, program.argv)
+                                    ).replace("%", "%%"),
             f"directory={REPO}",
             f"priority={10 if program.service else 100}",
             # Services are started by supervisord; the rest once the database is migrated.
@@ -265,6 +271,11 @@ def supervisor_config(data: Path, lab: list[Program], password: str) -> str:
     return "\n".join(lines)
 
 
+def _dies_with_parent(signal_name: str, argv: list[str]) -> list[str]:
+    # setpriv execs in place, so the setting holds for the program itself.
+    return ["setpriv", f"--pdeathsig={signal_name}", "--", *argv]
+
+
 def up() -> int:
     """`make up`: Postgres and Redis (unless URLs are given), migrations, the admin, and the
     api and workers, all under supervisord, which restarts whatever exits. Ctrl-C (or a
@@ -276,8 +287,10 @@ def up() -> int:
     def interrupted(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
-    # A service manager's stop (SIGTERM) is handled as Ctrl-C is: everything stops cleanly.
+    # A service manager's stop (SIGTERM) and a closed terminal (SIGHUP) are handled as Ctrl-C
+    # is: everything stops cleanly.
     signal.signal(signal.SIGTERM, interrupted)
+    signal.signal(signal.SIGHUP, interrupted)
     signal.signal(signal.SIGINT, interrupted)  # also when started with SIGINT ignored
     data = Path(os.environ.get("LATLAB_DATA_DIR", REPO / ".data")).resolve()
     (data / "logs").mkdir(parents=True, exist_ok=True)
@@ -295,7 +308,8 @@ def up() -> int:
         if not _pg_ready(_admin_url(pg_port)):  # else a server left running: reuse it
             init_postgres(data / "pg")
             services.append(Program("postgres", postgres_argv(data / "pg", pg_port),
-                                    service=True, stopsignal="INT", stopasgroup=False))
+                                    service=True, stopsignal="INT", stopasgroup=False,
+                                    orphan_signal="INT"))
     redis_port = int(env.get("LATLAB_REDIS_PORT", "63799"))
     local_redis = "LATLAB_REDIS_URL" not in env
     if local_redis:
@@ -309,8 +323,10 @@ def up() -> int:
     config = data / "supervisord.conf"
     config.touch(mode=0o600)
     config.write_text(supervisor_config(data, lab, secrets.token_urlsafe(16)))
-    supervisord = subprocess.Popen([str(bin_dir / "supervisord"), "-c", str(config)], env=env,
-                                   start_new_session=True)
+    # If this process dies, however it dies, supervisord stops the lab as on Ctrl-C.
+    supervisord = subprocess.Popen(
+        _dies_with_parent("TERM", [str(bin_dir / "supervisord"), "-c", str(config)]), env=env,
+        start_new_session=True)
     print(f"supervisord {supervisord.pid}: {config}; each process logs to {data / 'logs'}",
           flush=True)
     try:
@@ -333,7 +349,10 @@ def up() -> int:
         threading.Thread(target=_banner_when_ready, args=(env["LATLAB_PUBLIC_URL"], admin,
                                                           config), daemon=True).start()
         threading.Thread(target=_first_job, daemon=True).start()
-        return supervisord.wait()
+        code = supervisord.wait()
+        print(f"supervisord ended ({code}); the lab's processes end with it", file=sys.stderr,
+              flush=True)
+        return code if code >= 0 else 128 - code
     except KeyboardInterrupt:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         return 0  # a requested stop, not a failure

@@ -1,7 +1,8 @@
 """Faults on a lab run as `make up` runs it: `python -m latlab.localstack up`, supervisord over
 Postgres, Redis, the api, the ingest and alerts workers, beat and a runner, all of them this
 machine's own processes. A runner SIGKILLed mid-job, Redis restarted and frozen, Postgres
-restarted, an alert receiver that never answers: the lab stays up and loses nothing."""
+restarted, an alert receiver that never answers: the lab stays up and loses nothing. Its
+supervisor killed, or `make up` itself: the lab ends whole and starts again."""
 
 import contextlib
 import http.client
@@ -39,6 +40,25 @@ class SupervisedLab:
     data: Path
     api: httpx.Client  # signed in as the admin
     token: dict[str, str]
+    env: dict[str, str]  # `make up`'s
+
+    def up_log(self) -> str:
+        return (self.data / "up.log").read_text(errors="replace")
+
+    def wait_until_up(self) -> None:
+        """Until the admin is signed in and this host's runner is online."""
+        def signed_in() -> bool:
+            if self.process.poll() is not None:
+                raise AssertionError(self.up_log()[-3000:])
+            with contextlib.suppress(httpx.HTTPError):
+                return self.api.post("/api/v1/auth/login", json={
+                    "email": "admin@latlab.local", "password": "fault-lab-admin"}
+                ).status_code == 200
+            return False
+
+        wait_for(signed_in, timeout=180, interval=0.5)
+        wait_for(lambda: any(h["name"] == HOST and h["online"]
+                             for h in self.api.get("/api/v1/hosts").json()), timeout=180)
 
     def rpc(self) -> Any:
         return localstack.supervisor_rpc(self.data / "supervisord.conf")
@@ -85,44 +105,48 @@ def lab(build_cache) -> Iterator[SupervisedLab]:
         "LATLAB_BUILD_CACHE": str(build_cache), "LATLAB_HEARTBEAT_S": "1",
         "LATLAB_EVENT_INTERVAL_S": "0.5", "LATLAB_DELIVERY_TIMEOUT_S": "1",
     })
-    with open(data / "up.log", "wb") as log:
-        process = subprocess.Popen([sys.executable, "-m", "latlab.localstack", "up"], env=env,
-                                   stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
     # Signed-in writes declare JSON (CSRF), bodies or not.
     api = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30,
                        headers={"Content-Type": "application/json"})
+    supervised = SupervisedLab(_make_up(env, data), data, api, {}, env)
     try:
-        def signed_in() -> bool:
-            if process.poll() is not None:
-                raise AssertionError((data / "up.log").read_text())
-            with contextlib.suppress(httpx.HTTPError):
-                return api.post("/api/v1/auth/login", json={
-                    "email": "admin@latlab.local", "password": "fault-lab-admin"}
-                ).status_code == 200
-            return False
-
-        wait_for(signed_in, timeout=180, interval=0.5)
+        supervised.wait_until_up()
         # The alert receivers are local.
         api.patch("/api/v1/projects/default", json={"allow_private_webhooks": True})
         token = api.post("/api/v1/tokens", json={
             "name": "ci", "scopes": ["runs:write", "jobs:write", "read"]}).json()["token"]
+        supervised.token = {"Authorization": f"Bearer {token}"}
         api.post("/api/v1/sla-rules", json={
             "name": "p99 over 0.1 ms", "suite": "http-order", "metric": "p99", "op": ">",
             "threshold": 0.1, "unit": "ms"})
-        wait_for(lambda: any(h["name"] == HOST and h["online"]
-                             for h in api.get("/api/v1/hosts").json()), timeout=180)
         # The first-look echo job `make up` launches on an empty lab ends first.
         first = wait_for(lambda: api.get("/api/v1/jobs").json()["items"], timeout=60)
         _finish(api, first[-1]["id"])
-        yield SupervisedLab(process, data, api, {"Authorization": f"Bearer {token}"})
+        yield supervised
     finally:
         api.close()
-        stopped = _stop(process)
-        assert stopped == 0, (data / "up.log").read_text()[-3000:]
+        stopped = _stop(supervised.process)
+        assert stopped == 0, supervised.up_log()[-3000:]
     # Ctrl-C's path stopped everything, Postgres and Redis included.
     assert not (data / "pg" / "data" / "postmaster.pid").exists()
     shutil.rmtree(data, ignore_errors=True)
+
+
+def _make_up(env: dict[str, str], data: Path) -> subprocess.Popen[bytes]:
+    with open(data / "up.log", "ab") as log:
+        return subprocess.Popen([sys.executable, "-m", "latlab.localstack", "up"], env=env,
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def _session(sid: int) -> list[int]:
+    """The live processes of session `sid` (`make up`'s supervisord leads one)."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if fields[0] != "Z" and int(fields[3]) == sid:
+                members.append(int(stat.parent.name))
+    return members
 
 
 def _stop(process: subprocess.Popen[bytes]) -> int | None:
@@ -279,6 +303,38 @@ def test_a_receiver_that_never_answers_costs_the_lab_nothing(lab) -> None:
         assert channel_after["status"] == "ok"
     finally:
         receiver.stop()
+
+
+def test_the_lab_ends_with_its_supervisor_and_make_up_starts_it_again(lab) -> None:
+    """`make up` killed: supervisord stops the lab as on Ctrl-C. supervisord killed: the
+    kernel signals each of its processes, and they end. Either way no process of the lab is
+    left, Postgres shut down cleanly, and `make up` again starts the lab on the same data."""
+    jobs = [job["id"] for job in lab.api.get("/api/v1/jobs").json()["items"]]
+    postmaster = lab.data / "pg" / "data" / "postmaster.pid"
+
+    supervisord = lab.rpc().getPID()
+    lab.process.kill()
+    lab.process.wait()
+    wait_for(lambda: not _session(supervisord), timeout=90)
+    assert not postmaster.exists()
+    assert "stopped: postgres" in lab.log("supervisord")
+
+    lab.process = _make_up(lab.env, lab.data)
+    lab.wait_until_up()
+    assert all(lab.api.get(f"/api/v1/jobs/{job}").status_code == 200 for job in jobs)
+    supervisord = lab.rpc().getPID()
+    lab_processes = _session(supervisord)
+    assert len(lab_processes) > len(APP_PROCESSES) + 2  # with Postgres's and Celery's children
+    os.kill(supervisord, signal.SIGKILL)
+    assert lab.process.wait(60) == 128 + signal.SIGKILL
+    assert "supervisord ended (-9)" in lab.up_log()
+    wait_for(lambda: not any(_alive(pid) for pid in lab_processes), timeout=90)
+    assert not postmaster.exists()
+
+    lab.process = _make_up(lab.env, lab.data)
+    lab.wait_until_up()
+    job = lab.api.post("/api/v1/jobs", json=SMALL_JOB)
+    assert lab.finish(job.json()["id"])["status"] == "succeeded"
 
 
 def test_a_process_that_keeps_dying_is_started_again_with_backoff() -> None:
