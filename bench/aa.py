@@ -1,25 +1,23 @@
 """A/A and A/B with real lab jobs: how often does the lab call identical code a regression,
 and how often does it catch a real one?
 
-Starts a throwaway lab (bench/lab.py) whose runner reads a copy of the shipped suites. For
-each suite below, `--pairs` times: a baseline job, pinned as the baseline, then a candidate
-job of the same code with the lab's defaults (5 repetitions; a suspected regression, any gate
-metric whose trials do not rule out a 7.5 % change for the worse, is measured again by a
-confirmation job sized to the trials' spread, the project setting on). A candidate the lab
-fails, or a critical alert it opens, is a false alarm. Then `--slow-pairs` times for
-http-order: the candidate runs a new version of the suite whose order server spends
-`--work-us` of CPU on every order (a slower code path; the p99 it adds varies from one lab
-run to the next and from host to host: the median of 20 pairs' first runs was +7.6 % for
-5 µs, +12.5 %, +5.0 % and +18.2 % for 7 (the last +17.1 % side by side), +24.4 % for 8, +25 %
-and +6.6 % for 10; on an AMD EPYC host, side by side, +6.9 % for 4 µs, +11.7 % for 5 and
-+20 % for 6), and
-the lab should confirm the regression; the p99 growth it measured is printed with the rates,
-from the pairs' first runs and as the confirmations measured it side by side (interleaved,
-10-150 trials a side: the better estimate of what the hook injected). Each A/B pair's
-baseline job is also an A/A pair with the baseline pinned before it (`A/B baselines`).
-Prints each rate with its 95 % Wilson interval. (The work is given, not calibrated: one job's
-p99 differs from the next one's by tens of percent on this VM, so a calibration toward +10 %
-did not converge.)
+Starts a throwaway lab (bench/lab.py) whose runner reads a copy of the shipped suites. For each
+suite below, `--pairs` times: a baseline job, pinned as the baseline, then a candidate job of
+the same code with the lab's defaults (5 repetitions; a suspected regression, any gate metric
+whose trials do not rule out a 7.5 % change for the worse, is measured again by a confirmation
+job sized to the trials' spread, the project setting on). A candidate the lab fails, or a
+critical alert it opens, is a false alarm. Then `--slow-pairs` times for http-order: the
+candidate runs a new version of the suite whose order server spends `--work-us` of CPU on every
+order (a slower code path; the p99 it adds varies from one lab run to the next and from host to
+host: the median of 20 pairs' first runs was +7.6 % for 5 µs, +12.5 %, +5.0 % and +18.2 % for 7
+(the last +17.1 % side by side), +24.4 % for 8, +25 % and +6.6 % for 10; on an AMD EPYC host,
+side by side, +6.9 % for 4 µs, +11.7 % and +14.4 % for 5 and +20 % for 6), and the lab should
+confirm the regression; the p99 growth it measured is printed with the rates, from the pairs'
+first runs and as the confirmations measured it side by side (interleaved, 10-150 trials a
+side: the better estimate of what the hook injected). Each A/B pair's baseline job is also an
+A/A pair with the baseline pinned before it (`A/B baselines`). Prints each rate with its 95 %
+Wilson interval. (The work is given, not calibrated: one job's p99 differs from the next one's
+by tens of percent on this VM, so a calibration toward +10 % did not converge.)
 
     .venv/bin/python -m bench.aa [--pairs 20] [--slow-pairs 20] [--work-us 7]
 

@@ -272,8 +272,13 @@ def supervisor_config(data: Path, lab: list[Program], password: str) -> str:
 
 
 def _dies_with_parent(signal_name: str, argv: list[str]) -> list[str]:
-    # setpriv execs in place, so the setting holds for the program itself.
-    return ["setpriv", f"--pdeathsig={signal_name}", "--", *argv]
+    # setpriv execs in place, so the setting holds for the program itself. A change of user
+    # clears it: a program that setpriv already runs as another user (Postgres) gets the
+    # option in that same setpriv, which sets it after the change.
+    option = f"--pdeathsig={signal_name}"
+    if argv[:1] == ["setpriv"]:
+        return ["setpriv", option, *argv[1:]]
+    return ["setpriv", option, "--", *argv]
 
 
 def up() -> int:
