@@ -65,12 +65,21 @@ def postgres_bin() -> Path:
     raise LocalStackError("PostgreSQL server binaries not found; install postgresql")
 
 
-def _as_postgres_user() -> list[str]:
+def _postgres_user() -> str | None:
     # initdb and postgres refuse to run as root: run them as the `postgres` user then.
-    # setpriv execs in place (runuser would fork), so the child pid is postgres itself.
-    if os.geteuid() != 0:
-        return []
-    return ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "--"]
+    return "postgres" if os.geteuid() == 0 else None
+
+
+def _setpriv(argv: list[str], *, user: str | None = None,
+            parent_death: str | None = None) -> list[str]:
+    """`argv` through one setpriv, which execs in place (runuser would fork), so the child pid
+    is the program's: run as `user`, and sent the signal `parent_death` by the kernel when its
+    parent dies, however it dies (PR_SET_PDEATHSIG). Both in one call: a change of user
+    clears the parent-death signal, and setpriv sets it after the change."""
+    options = [f"--reuid={user}", f"--regid={user}", "--init-groups"] if user else []
+    if parent_death:
+        options.append(f"--pdeathsig={parent_death}")
+    return ["setpriv", *options, "--", *argv] if options else argv
 
 
 def _give_to_postgres(path: Path) -> None:
@@ -83,7 +92,8 @@ def init_postgres(directory: Path, *, durable: bool = True) -> Path:
     data = directory / "data"
     directory.mkdir(parents=True, exist_ok=True)
     _give_to_postgres(directory)
-    reachable = subprocess.run([*_as_postgres_user(), "test", "-w", str(directory)], check=False)
+    reachable = subprocess.run(_setpriv(["test", "-w", str(directory)], user=_postgres_user()),
+                               check=False)
     if reachable.returncode != 0:
         raise LocalStackError(
             f"the postgres user cannot reach {directory}; a parent folder is not traversable "
@@ -94,19 +104,20 @@ def init_postgres(directory: Path, *, durable: bool = True) -> Path:
                 "--auth=trust", "-E", "UTF8"]
         if not durable:
             init.append("--no-sync")
-        subprocess.run(_as_postgres_user() + init, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(_setpriv(init, user=_postgres_user()), check=True,
+                       stdout=subprocess.DEVNULL)
     return data
 
 
 def postgres_argv(directory: Path, port: int, *, durable: bool = True) -> list[str]:
-    """The server's command line (as the `postgres` user when run as root)."""
+    """The server's command line (run it through `setpriv` as `_postgres_user()`)."""
     command = [str(postgres_bin() / "postgres"), "-D", str(directory / "data"), "-p", str(port),
                "-k", str(directory), "-c", "listen_addresses=127.0.0.1",
                "-c", "max_connections=200"]
     if not durable:
         command += ["-c", "fsync=off", "-c", "synchronous_commit=off",
                     "-c", "full_page_writes=off"]
-    return _as_postgres_user() + command
+    return command
 
 
 def create_database(port: int, database: str) -> str:
@@ -126,8 +137,9 @@ def start_postgres(
     """Starts (initialising on first use) a Postgres cluster in `directory`; creates `database`."""
     init_postgres(directory, durable=durable)
     log_file = open(log or directory / "postgres.log", "ab")  # noqa: SIM115 - owned by the child
-    process = subprocess.Popen(postgres_argv(directory, port, durable=durable), stdout=log_file,
-                               stderr=subprocess.STDOUT, start_new_session=True)
+    process = subprocess.Popen(_setpriv(postgres_argv(directory, port, durable=durable),
+                                       user=_postgres_user()),
+                               stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True)
     _wait(lambda: _pg_ready(_admin_url(port)), process, "postgres", directory / "postgres.log")
     return Service("postgres", process, create_database(port, database))
 
@@ -207,10 +219,11 @@ class Program:
     # Postgres stops its own children; Celery's pool children and a runner's programs are
     # stopped with their group.
     stopasgroup: bool = True
-    # Sent by the kernel when supervisord dies, however it dies (PR_SET_PDEATHSIG): the lab
-    # does not outlive its supervisor. A Celery worker's is QUIT, its cold shutdown (TERM
-    # would wait for a running job; nothing would come to end that wait).
+    # Sent by the kernel when supervisord dies, however it dies: the lab does not outlive
+    # its supervisor. A Celery worker's is QUIT, its cold shutdown (TERM would wait for a
+    # running job; nothing would come to end that wait).
     orphan_signal: str = "TERM"
+    user: str | None = None  # the program's own, else supervisord's
 
 
 def programs(env: dict[str, str], services: list[Program]) -> list[Program]:
@@ -255,7 +268,8 @@ def supervisor_config(data: Path, lab: list[Program], password: str) -> str:
         lines += [
             f"[program:{program.name}]",
             # supervisord expands %(name)s itself: Celery's `%h` is written `%%h`.
-            "command=" + shlex.join(_dies_with_parent(program.orphan_signal, program.argv)
+            "command=" + shlex.join(_setpriv(program.argv, user=program.user,
+                                            parent_death=program.orphan_signal)
                                     ).replace("%", "%%"),
             f"directory={REPO}",
             f"priority={10 if program.service else 100}",
@@ -269,16 +283,6 @@ def supervisor_config(data: Path, lab: list[Program], password: str) -> str:
             "stdout_logfile_maxbytes=10MB", "stdout_logfile_backups=2", "",
         ]
     return "\n".join(lines)
-
-
-def _dies_with_parent(signal_name: str, argv: list[str]) -> list[str]:
-    # setpriv execs in place, so the setting holds for the program itself. A change of user
-    # clears it: a program that setpriv already runs as another user (Postgres) gets the
-    # option in that same setpriv, which sets it after the change.
-    option = f"--pdeathsig={signal_name}"
-    if argv[:1] == ["setpriv"]:
-        return ["setpriv", option, *argv[1:]]
-    return ["setpriv", option, "--", *argv]
 
 
 def up() -> int:
@@ -314,7 +318,7 @@ def up() -> int:
             init_postgres(data / "pg")
             services.append(Program("postgres", postgres_argv(data / "pg", pg_port),
                                     service=True, stopsignal="INT", stopasgroup=False,
-                                    orphan_signal="INT"))
+                                    orphan_signal="INT", user=_postgres_user()))
     redis_port = int(env.get("LATLAB_REDIS_PORT", "63799"))
     local_redis = "LATLAB_REDIS_URL" not in env
     if local_redis:
@@ -330,7 +334,7 @@ def up() -> int:
     config.write_text(supervisor_config(data, lab, secrets.token_urlsafe(16)))
     # If this process dies, however it dies, supervisord stops the lab as on Ctrl-C.
     supervisord = subprocess.Popen(
-        _dies_with_parent("TERM", [str(bin_dir / "supervisord"), "-c", str(config)]), env=env,
+        _setpriv([str(bin_dir / "supervisord"), "-c", str(config)], parent_death="TERM"), env=env,
         start_new_session=True)
     print(f"supervisord {supervisord.pid}: {config}; each process logs to {data / 'logs'}",
           flush=True)
