@@ -24,7 +24,7 @@ def _job(client, **request) -> dict:
     created = client.post("/api/v1/jobs", json={"suite": "frob", "params": PARAMS, **request})
     assert created.status_code == 202, created.text
     job, seen = _finish(client, created.json()["id"])
-    assert job["status"] == "succeeded", (job, seen)
+    assert job["status"] == "succeeded", (job["error"], seen)
     return client.get(f"/api/v1/runs/{job['run_id']}").json()
 
 

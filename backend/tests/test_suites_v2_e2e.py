@@ -27,7 +27,7 @@ def _job(client: httpx.Client, **request: object) -> dict:
     created = client.post("/api/v1/jobs", json=request)
     assert created.status_code == 202, created.text
     job, seen = _finish(client, created.json()["id"])
-    assert job["status"] == "succeeded", (job, seen)
+    assert job["status"] == "succeeded", (job["error"], seen)
     return client.get(f"/api/v1/runs/{job['run_id']}").json()
 
 

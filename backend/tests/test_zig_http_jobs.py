@@ -28,7 +28,7 @@ def _job(member, **request: object) -> dict:  # type: ignore[no-untyped-def]
     created = member.post("/api/v1/jobs", json={"suite": "zig-http", "host_tags": [], **request})
     assert created.status_code == 202, created.text
     job, seen = _finish(member, created.json()["id"], timeout=600)
-    assert job["status"] == "succeeded", (job, seen)
+    assert job["status"] == "succeeded", (job["error"], seen)
     return member.get(f"/api/v1/runs/{job['run_id']}").json()
 
 

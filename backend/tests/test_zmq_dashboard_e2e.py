@@ -28,7 +28,7 @@ def test_the_seed_experiment_compares_baseline_with_tuned_in_one_run(
         "host_tags": []})
     assert created.status_code == 202, created.text
     job, seen = _finish(member, created.json()["id"], timeout=600)
-    assert job["status"] == "succeeded", (job, seen)
+    assert job["status"] == "succeeded", (job["error"], seen)
     run = member.get(f"/api/v1/runs/{job['run_id']}").json()
     assert run["params"]["network"] == "congested" and run["params"]["window"] == 10
     assert sorted(tuple(s["labels"][k] for k in ("symbol", "pattern", "profile"))
