@@ -17,7 +17,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from latlab.api import api_router
 from latlab.auth.dependencies import SESSION_COOKIE
 from latlab.core import openapi
-from latlab.core.errors import AppError, TooManyRequests, Unprocessable
+from latlab.core.errors import AppError, Unprocessable
 from latlab.core.headers import SecurityHeaders
 from latlab.core.limits import BodyLimits
 from latlab.core.memory import ReleaseMemory
@@ -62,7 +62,7 @@ def _add_error_handlers(app: FastAPI) -> None:
         else:
             detail = error.detail
         headers = {"WWW-Authenticate": "Bearer"} if error.status_code == 401 else None
-        if isinstance(error, TooManyRequests):
+        if error.retry_after is not None:
             headers = {"Retry-After": str(error.retry_after)}
         return JSONResponse({"detail": detail}, status_code=error.status_code, headers=headers)
 

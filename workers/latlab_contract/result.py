@@ -60,6 +60,15 @@ Scalar = Text | bool | Int64 | Annotated[Finite, BeforeValidator(_no_wide_int)] 
 Direction = Literal["lower", "higher", "none"]
 
 MAX_SAMPLES = 20_000_000
+# The most values one histogram may count: 2^48 (a billion a second for three days). Every
+# count from outside is held to it before a histogram library sees it, so sums of a thousand
+# trials' counts still fit in int64 with room to spare.
+MAX_COUNT = 2**48
+Count = Annotated[int, Field(strict=True, ge=0, le=MAX_COUNT)]
+# A latency summary's percentiles, by key: one vocabulary for the contract and the lab.
+SUMMARY_PERCENTILES: dict[str, float] = {
+    "p50": 50.0, "p90": 90.0, "p95": 95.0, "p99": 99.0, "p999": 99.9, "p9999": 99.99,
+}
 
 
 class Contract(BaseModel):
@@ -76,6 +85,26 @@ class MetricSpec(Contract):
     label: Annotated[str, StringConstraints(max_length=100, pattern=_NO_NUL)] | None = None
 
 
+ReportedNs = Annotated[float, Field(allow_inf_nan=False, ge=0, le=HIGHEST_NS)]
+
+
+class Reported(Contract):
+    """A distribution's statistics as the harness printed them, in nanoseconds (k6's p(95),
+    wrk2's 99.000%, pytest-benchmark's median). The trial's summary shows these as the tool's
+    own; its other statistics come from the distribution."""
+
+    min: ReportedNs | None = None
+    max: ReportedNs | None = None
+    mean: ReportedNs | None = None
+    stddev: ReportedNs | None = None
+    p50: ReportedNs | None = None
+    p90: ReportedNs | None = None
+    p95: ReportedNs | None = None
+    p99: ReportedNs | None = None
+    p999: ReportedNs | None = None
+    p9999: ReportedNs | None = None
+
+
 class Latency(Contract):
     """A latency distribution in integer nanoseconds: an HdrHistogram or the raw samples."""
 
@@ -85,6 +114,12 @@ class Latency(Contract):
     samples_ns: Annotated[list[LatencyNs], Field(min_length=1, max_length=MAX_SAMPLES)] | None = (
         None
     )
+    reported: Reported | None = Field(
+        None, description="Statistics the harness printed itself; they are the trial's "
+        "summary where given.")
+    rebuilt: bool = Field(
+        False, description="The histogram was rebuilt from a percentile spectrum the harness "
+        "printed: its values between the printed percentiles are interpolated.")
 
     @model_validator(mode="after")
     def exactly_one(self) -> "Latency":
@@ -98,7 +133,7 @@ class Interval(Contract):
 
     t_s: NonNegative = Field(description="The window's start, seconds since the trial's.")
     length_s: NonNegative | None = None
-    count: Annotated[int, Field(strict=True, ge=0, le=2**63 - 1)]
+    count: Count
     p50: NonNegative | None = None
     p90: NonNegative | None = None
     p99: NonNegative | None = None

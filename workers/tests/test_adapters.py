@@ -173,34 +173,48 @@ def test_k6_export_and_handle_summary_agree() -> None:
 
 
 @pytest.mark.parametrize("name", ["latency.txt", "u-latency-quiet.txt", "u-latency-stall.txt"])
-def test_wrk2_spectrum_is_kept_at_every_printed_percentile(name: str) -> None:
+def test_wrk2_keeps_the_tools_numbers_and_every_spectrum_row(name: str) -> None:
     text = (GOLDEN / "wrk2" / name).read_text()
     (only,) = parse("wrk2", GOLDEN / "wrk2" / name).values()
     (trial,) = only.trials
     sections = text.split("Latency Distribution (HdrHistogram - ")[1:]
     views = [trial.latency, trial.latency_uncorrected][: len(sections)]
     assert (trial.latency_uncorrected is not None) == (len(sections) == 2)
+    wrk2_layout = HdrHistogram(1, 24 * 3600 * 10**6, 3)  # wrk2's: microseconds, 3 digits
     for section, latency in zip(sections, views, strict=True):
-        assert latency is not None and latency.hdr is not None
+        assert latency is not None and latency.hdr is not None and latency.rebuilt
         ours = HdrHistogram.decode(latency.hdr)
-        rows = [line.split() for line in section.splitlines()
+        lines = section.splitlines()
+        rows = [line.split() for line in lines
                 if len(line.split()) == 4 and line.split()[0][0].isdigit()]
         assert ours.get_total_count() == int(rows[-1][2])
-        # Every printed row holds: that many requests took at most that long (rows a few us
-        # apart may share one of our ns buckets: the bucket holds the later row's count).
-        so_far = {item.value_iterated_to: item.total_count_to_this_value
+        # Every row holds: that many requests took at most that long (to our ns buckets).
+        counts = {item.value_iterated_to: item.total_count_to_this_value
                   for item in ours.get_recorded_iterator()}
-        expected: dict[int, int] = {}
         for value, _, total, _ in rows:
-            at = ours.get_highest_equivalent_value(round(float(value) * 1e6))
-            expected[at] = max(expected.get(at, 0), int(total))
-        assert so_far == expected
-        # The summary lines (2 decimals) lie between the spectrum rows around them.
-        for line in section.splitlines():
+            at = round(float(value) * 1e6)
+            below = max((c for v, c in counts.items()
+                         if v < ours.get_lowest_equivalent_value(at)), default=0)
+            up_to = max(c for v, c in counts.items() if v <= ours.get_highest_equivalent_value(at))
+            assert below <= int(total) <= up_to
+        # The summary is wrk2's own: its printed percentiles, mean and deviation, as printed.
+        printed = latency.reported
+        assert printed is not None
+        for line in lines:
             if line.strip().endswith("ms") and "%" in line:
-                percentile, printed = line.split()
-                ours_ms = ours.get_value_at_percentile(float(percentile[:-1])) / 1e6
-                assert ours_ms >= float(printed[:-2]) - 0.005 - HDR_PRECISION * ours_ms
+                percentile, value = line.split()
+                key = {"50.000%": "p50", "90.000%": "p90", "99.000%": "p99",
+                       "99.900%": "p999", "99.990%": "p9999"}.get(percentile)
+                if key is not None:
+                    assert f"{getattr(printed, key) / 1e6:.2f}ms" == value
+        mean = next(line for line in lines if line.startswith("#[Mean"))
+        assert f"{printed.mean / 1e6:.3f}" == mean.split("=")[1].split(",")[0].strip()
+        assert f"{printed.stddev / 1e6:.3f}" == mean.split("=")[2].strip(" ]")
+        # Min and max as HdrHistogram's getMinValue and getMaxValue of wrk2's histogram.
+        first_us = round(float(rows[0][0]) * 1000)
+        assert printed.min == wrk2_layout.get_lowest_equivalent_value(first_us) * 1000
+        assert ours.get_max_value() == ours.get_highest_equivalent_value(
+            round(float(rows[-1][0]) * 1e6))
     requests = next(line for line in text.splitlines() if "requests in" in line).split()
     assert trial.metrics["requests"] == float(requests[0])
     rate = next(line for line in text.splitlines() if line.startswith("Requests/sec"))

@@ -3,6 +3,8 @@
 
 class AppError(Exception):
     status_code = 400
+    # Seconds to wait before trying again, sent as `Retry-After` when set.
+    retry_after: int | None = None
 
     def __init__(self, detail: str) -> None:
         super().__init__(detail)
@@ -41,6 +43,16 @@ class PayloadTooLarge(AppError):
 
 class TooManyRequests(AppError):
     status_code = 429
+
+    def __init__(self, detail: str, retry_after: int) -> None:
+        super().__init__(detail)
+        self.retry_after = retry_after
+
+
+class ServiceUnavailable(AppError):
+    """The lab cannot answer now (busy, or a part of it down); the request may be retried."""
+
+    status_code = 503
 
     def __init__(self, detail: str, retry_after: int) -> None:
         super().__init__(detail)

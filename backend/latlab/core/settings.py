@@ -24,6 +24,10 @@ class Settings(BaseSettings):
     release_memory_after_bytes: int = 1024 * 1024
     # Every other request body is small JSON.
     max_json_bytes: int = 1024 * 1024
+    # A harness's output (`POST /runs?adapter=`) is read in a child process with this much
+    # memory and time at most (`latlab.core.isolation`), two at a time.
+    adapter_memory_mb: int = 2048
+    adapter_deadline_s: float = 60.0
     session_days: int = 14
     default_project: str = "default"
     frontend_dist: str = ""

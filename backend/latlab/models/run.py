@@ -112,6 +112,9 @@ class Series(Base):
     label_key: Mapped[str] = mapped_column(Text)
     # Computed at ingest over all trials: the merged histogram's summary, median metrics.
     summary: Mapped[dict[str, Any]]
+    # Which summary statistics a harness printed ("reported") and which were computed from a
+    # histogram rebuilt from its spectrum ("interpolated"); None when all were computed.
+    summary_origin: Mapped[dict[str, list[str]] | None] = mapped_column(JSONB)
     summary_uncorrected: Mapped[dict[str, Any] | None]
     metrics: Mapped[dict[str, Any]] = mapped_column(default=dict)
     # hash(project, suite, scenario, labels): the series' history; None for a confirmation
@@ -163,6 +166,8 @@ class Trial(Base):
     p9999: Mapped[float] = mapped_column(Double)
     # True when the summary came from exact samples rather than histogram buckets.
     exact: Mapped[bool]
+    # As the series' (above): the harness's own statistics and the interpolated ones.
+    summary_origin: Mapped[dict[str, list[str]] | None] = mapped_column(JSONB)
     summary_uncorrected: Mapped[dict[str, Any] | None]
     metrics: Mapped[dict[str, Any]] = mapped_column(default=dict)
     intervals: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONB)

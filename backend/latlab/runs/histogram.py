@@ -13,7 +13,7 @@ histogram's value is within its precision (3 significant digits: 0.1 %) above th
 
 import base64
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cached_property
 from typing import Any
@@ -24,18 +24,10 @@ from hdrh.histogram import HdrHistogram
 
 from latlab.core.errors import Unprocessable
 from latlab_contract import hdr
+from latlab_contract.result import HIGHEST_NS, MAX_COUNT, SUMMARY_PERCENTILES, Reported
 
 LOWEST_NS = 1
-HIGHEST_NS = 3_600_000_000_000  # one hour
 SIGNIFICANT_FIGURES = 3
-SUMMARY_PERCENTILES: dict[str, float] = {
-    "p50": 50.0,
-    "p90": 90.0,
-    "p95": 95.0,
-    "p99": 99.0,
-    "p999": 99.9,
-    "p9999": 99.99,
-}
 
 Counts = npt.NDArray[np.int64]
 
@@ -94,6 +86,9 @@ class Layout:
 
 
 CANONICAL = Layout(LOWEST_NS, HIGHEST_NS, SIGNIFICANT_FIGURES)
+# What merged histograms the lab stores may count (rollups of a day of trials): int64 with
+# headroom.
+MAX_MERGED = 2**62
 
 
 @dataclass(frozen=True)
@@ -114,6 +109,19 @@ class Summary:
 
     def as_dict(self) -> dict[str, float]:
         return dict(self.__dict__)
+
+    def described(self, reported: Reported | None, rebuilt: bool
+                  ) -> tuple["Summary", dict[str, list[str]] | None]:
+        """This summary with the statistics a harness printed in place of the computed ones,
+        and where each came from: `reported` (the tool's own) and `interpolated` (computed
+        from a histogram rebuilt from a spectrum); None when all were computed."""
+        printed = {} if reported is None else reported.model_dump(exclude_none=True)
+        if not printed and not rebuilt:
+            return self, None
+        interpolated = [key for key in self.__dict__
+                        if rebuilt and key != "count" and key not in printed]
+        return replace(self, **printed), {"reported": sorted(printed),
+                                          "interpolated": interpolated}
 
 
 class Histogram:
@@ -151,9 +159,9 @@ class Histogram:
         return cls(counts, [chunk for chunk in chunks if chunk.size])
 
     @classmethod
-    def from_hdr(cls, encoded: str, path: str = "$", *, allow_empty: bool = False
-                 ) -> "Histogram":
-        layout, counts = _decode_hdr(encoded, path)
+    def from_hdr(cls, encoded: str, path: str = "$", *, allow_empty: bool = False,
+                 max_count: int = MAX_COUNT) -> "Histogram":
+        layout, counts = _decode_hdr(encoded, path, max_count)
         if counts.sum() == 0 and not allow_empty:
             raise Unprocessable("the histogram holds no values", path)
         if layout == CANONICAL:
@@ -170,10 +178,15 @@ class Histogram:
 
     @classmethod
     def from_blob(cls, blob: bytes) -> "Histogram":
-        return cls.from_hdr(base64.b64encode(blob).decode())
+        """A histogram the lab stored (a merged one may count more than a submitted one)."""
+        return cls.from_hdr(base64.b64encode(blob).decode(), max_count=MAX_MERGED)
 
     @classmethod
     def merge(cls, histograms: list["Histogram"]) -> "Histogram":
+        """The histograms added (a ValueError if they count more than `MAX_MERGED` values,
+        where int64 would wrap)."""
+        if sum(h.count for h in histograms) > MAX_MERGED:
+            raise ValueError(f"the histograms count more than {MAX_MERGED:,} values")
         return cls(np.sum([h.counts for h in histograms], axis=0, dtype=np.int64))
 
     @property
@@ -284,18 +297,15 @@ def _chunks(values: npt.NDArray[Any], size: int = 1 << 20) -> list[npt.NDArray[A
     return [values[start:start + size] for start in range(0, values.size, size)]
 
 
-def _decode_hdr(encoded: str, path: str) -> tuple[Layout, Counts]:
+def _decode_hdr(encoded: str, path: str, max_count: int) -> tuple[Layout, Counts]:
     """Decode a standard compressed V2 histogram, refusing anything malformed or oversized."""
     try:
-        decoded = hdr.decode(encoded)
+        decoded = hdr.decode(encoded, max_count=max_count)
     except hdr.HdrError as error:
         raise Unprocessable(str(error), path) from error
     layout = Layout(int(decoded.lowest_trackable_value), int(decoded.highest_trackable_value),
                     int(decoded.significant_figures))
-    counts = np.ctypeslib.as_array(decoded.counts).astype(np.int64)
-    if counts.size and int(counts.min()) < 0:
-        raise Unprocessable("hdr holds negative counts", path)
-    return layout, counts
+    return layout, np.ctypeslib.as_array(decoded.counts).astype(np.int64)
 
 
 def encode_summary(summary: Summary | None) -> dict[str, Any] | None:

@@ -194,7 +194,10 @@ def _merged_histogram(session: Session, series_ids: list[int],
             Trial.series_id.in_(series_ids), Trial.histogram.is_not(None),
             Trial.started_at >= day, Trial.started_at < day + timedelta(days=1)))
     histograms = [Histogram.from_blob(blob) for blob in blobs if blob is not None]
-    return Histogram.merge(histograms) if histograms else None
+    try:
+        return Histogram.merge(histograms) if histograms else None
+    except ValueError:  # more values than int64 holds: the day keeps its statistics only
+        return None
 
 
 def _stats(values: list[float]) -> dict[str, Any]:

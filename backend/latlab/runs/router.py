@@ -127,11 +127,13 @@ def get_run(run: RunFromPath, session: DbSession) -> RunRead:
         SeriesRead(
             id=s.id, labels=s.labels, summary=s.summary, summary_uncorrected=s.summary_uncorrected,
             unreliable=service.unreliable_tails(int(s.summary["count"])), metrics=s.metrics,
+            **_origin(s.summary_origin),
             trials=[
                 TrialRead(
                     index=t.index, exact=t.exact,
                     summary={k: getattr(t, k) for k in _SUMMARY_KEYS},
                     unreliable=service.unreliable_tails(t.count),
+                    **_origin(t.summary_origin),
                     summary_uncorrected=t.summary_uncorrected,
                     metrics=t.metrics, intervals=_without_histograms(t.intervals),
                     tuning=t.tuning,
@@ -221,6 +223,13 @@ def _retention(project: Project) -> RetentionRead:
 
 _SUMMARY_KEYS = ("count", "min", "max", "mean", "stddev", "p50", "p90", "p95", "p99", "p999",
                  "p9999")
+
+
+def _origin(origin: dict[str, list[str]] | None) -> dict[str, list[str]]:
+    """Which summary statistics the harness printed and which were interpolated."""
+    origin = origin or {}
+    return {"reported": origin.get("reported", []),
+            "interpolated": origin.get("interpolated", [])}
 
 
 def _without_histograms(intervals: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:

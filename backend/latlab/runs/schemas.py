@@ -86,12 +86,20 @@ class RunPage(Schema):
     offset: int
 
 
+_REPORTED = ("Summary statistics as the benchmark harness printed them (k6's p(95), wrk2's "
+             "99.000%, pytest-benchmark's median), not computed by the lab")
+_INTERPOLATED = ("Summary statistics computed from a histogram the lab rebuilt from the "
+                 "percentiles a harness printed: interpolated between them")
+
+
 class TrialRead(Schema):
     index: int
     exact: bool = Field(description="Summary from raw samples (exact) or histogram buckets.")
     summary: Summary
     unreliable: list[str] = Field(description="Summary percentiles with fewer than 10 samples "
                                   "beyond them: not numbers to trust")
+    reported: list[str] = Field(description=_REPORTED)
+    interpolated: list[str] = Field(description=_INTERPOLATED)
     summary_uncorrected: Summary | None
     metrics: dict[str, float]
     intervals: list[dict[str, Any]] | None
@@ -104,6 +112,8 @@ class SeriesRead(Schema):
     summary: Summary
     unreliable: list[str] = Field(description="Summary percentiles with fewer than 10 samples "
                                   "beyond them: not numbers to trust")
+    reported: list[str] = Field(description=_REPORTED)
+    interpolated: list[str] = Field(description=_INTERPOLATED)
     summary_uncorrected: Summary | None
     metrics: dict[str, float]
     trials: list[TrialRead]

@@ -5,8 +5,10 @@ import csv
 import io
 import json
 import statistics
+import sys
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -17,17 +19,33 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
 from latlab.analysis.stats import tail_reliable
+from latlab.core import isolation
 from latlab.core.clock import get_clock
-from latlab.core.errors import Conflict, Gone, NotFound, Unprocessable
+from latlab.core.errors import (
+    Conflict,
+    Gone,
+    NotFound,
+    PayloadTooLarge,
+    ServiceUnavailable,
+    Unprocessable,
+)
+from latlab.core.settings import get_settings
 from latlab.core.validation import parse_body, strict_json
 from latlab.models import Host, Project, Run, Series
 from latlab.runs import keys, samples, store
 from latlab.runs import metrics as metric_registry
-from latlab.runs.histogram import SUMMARY_PERCENTILES, Histogram, Summary
+from latlab.runs.histogram import Histogram, Summary
 from latlab.runs.keys import label_key
 from latlab.suites import service as suite_service
 from latlab_contract import parsers
-from latlab_contract.result import Interval, Latency, RunCreate, SeriesIn, SourceIn
+from latlab_contract.result import (
+    SUMMARY_PERCENTILES,
+    Interval,
+    Latency,
+    RunCreate,
+    SeriesIn,
+    SourceIn,
+)
 
 
 @dataclass(frozen=True)
@@ -73,6 +91,10 @@ class AdapterQuery:
 class _TrialData:
     histogram: Histogram
     uncorrected: Histogram | None
+    # The summaries, with the statistics the harness printed in place of computed ones.
+    summary: Summary
+    summary_uncorrected: Summary | None
+    origin: dict[str, list[str]] | None
     metrics: dict[str, float]
     intervals: list[dict[str, Any]] | None
     tuning: dict[str, str] | None
@@ -151,22 +173,40 @@ def submit(
 
 def adapt(raw: bytes | bytearray, query: AdapterQuery) -> RunCreate:
     """A harness's output as a run (`POST /runs?adapter=`), read by the same adapter as
-    `latlab submit --adapter`; output it cannot read is refused naming the line or JSON path."""
+    `latlab submit --adapter`, in a reader process of its own (`core.isolation`): output it
+    cannot read is refused naming the line or JSON path, and output that crashes the reader,
+    needs too much memory or takes too long costs this request only."""
     if query.adapter not in parsers.registry():
         known = ", ".join(["latlab", *sorted(parsers.registry())])
         raise Unprocessable(f"unknown adapter '{query.adapter}' (known: {known})",
                             "query.adapter")
+    if not raw or raw.isspace():
+        raise Unprocessable(f"the body is empty: expected {query.adapter} output")
+    request = {"adapter": query.adapter, "suite": query.suite, "scenario": query.scenario,
+               "started_at": (query.started_at or get_clock().now()).isoformat(),
+               "source": query.source.model_dump(mode="json"), "unit": query.latency_unit}
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise Unprocessable(f"the body is not UTF-8 text (byte {error.start})") from None
-    try:
-        return parsers.adapt(
-            query.adapter, [("body", text)], suite=query.suite, scenario=query.scenario,
-            started_at=query.started_at or get_clock().now(), source=query.source,
-            context=parsers.ParseContext(latency_unit=query.latency_unit))
-    except parsers.ParseError as error:
-        raise Unprocessable(str(error)) from None
+        answer = _readers().run(request, raw)
+    except isolation.Crashed as error:
+        raise Unprocessable(f"the {query.adapter} adapter crashed reading this output "
+                            f"({error}); nothing was stored") from None
+    except isolation.OutOfMemory as error:
+        raise PayloadTooLarge(f"{error} of {query.adapter} output; nothing was stored") from None
+    except isolation.TooSlow as error:
+        raise ServiceUnavailable(f"{error}; nothing was stored", retry_after=5) from None
+    if "error" in answer:
+        raise Unprocessable(answer["error"] if not answer.get("unexpected") else
+                            f"the {query.adapter} adapter cannot read this output "
+                            f"({answer['error']})")
+    return RunCreate.model_validate_json(answer["document"])
+
+
+@cache
+def _readers() -> isolation.Readers:
+    settings = get_settings()
+    return isolation.Readers(
+        [sys.executable, "-m", "latlab_contract.parsers.reader",
+         "--memory-mb", str(settings.adapter_memory_mb)], settings.adapter_deadline_s)
 
 
 # The runs list counts matching runs up to this many: a count over a year of history would
@@ -345,11 +385,16 @@ def _replay(earlier: Run, request_hash: str) -> Submission:
 
 
 def _trial_data(trial: Any, path: str) -> _TrialData:
+    histogram = _histogram(trial.latency, f"{path}.latency")
+    summary, origin = histogram.summary().described(trial.latency.reported,
+                                                    trial.latency.rebuilt)
+    uncorrected = (None if trial.latency_uncorrected is None
+                   else _histogram(trial.latency_uncorrected, f"{path}.latency_uncorrected"))
     return _TrialData(
-        histogram=_histogram(trial.latency, f"{path}.latency"),
-        uncorrected=None
-        if trial.latency_uncorrected is None
-        else _histogram(trial.latency_uncorrected, f"{path}.latency_uncorrected"),
+        histogram=histogram, uncorrected=uncorrected, summary=summary,
+        summary_uncorrected=None if uncorrected is None else uncorrected.summary().described(
+            trial.latency_uncorrected.reported, trial.latency_uncorrected.rebuilt)[0],
+        origin=origin,
         metrics=dict(trial.metrics),
         intervals=None
         if trial.intervals is None
@@ -384,11 +429,14 @@ def _series(run: Run, series_id: int, item: SeriesIn,
     )
     names = {name for t in trials for name in t.metrics}
     labels = label_key(item.labels)
+    one = trials[0] if len(trials) == 1 else None
     return {
         "id": series_id, "run_id": run.id, "labels": item.labels, "label_key": labels,
-        "summary": _merged_summary(trials, merged),
+        "summary": (merged.summary() if one is None else one.summary).as_dict(),
+        "summary_origin": _merged_origin(trials) if one is None else one.origin,
         "summary_uncorrected": None if merged_uncorrected is None
-        else merged_uncorrected.summary().as_dict(),
+        else (merged_uncorrected.summary() if one is None or one.summary_uncorrected is None
+              else one.summary_uncorrected).as_dict(),
         "metrics": {
             name: statistics.median(t.metrics[name] for t in trials if name in t.metrics)
             for name in sorted(names)
@@ -401,25 +449,26 @@ def _series(run: Run, series_id: int, item: SeriesIn,
     }
 
 
-def _merged_summary(trials: list[_TrialData], merged: Histogram) -> dict[str, Any]:
-    if len(trials) == 1:
-        return trials[0].histogram.summary().as_dict()
-    return merged.summary().as_dict()
+def _merged_origin(trials: list[_TrialData]) -> dict[str, list[str]] | None:
+    """Trials merged: the statistics a tool printed do not add up (the merged summary is
+    computed), and those of rebuilt histograms stay interpolated."""
+    rebuilt = {key for t in trials if t.origin for key in t.origin["interpolated"]}
+    return {"reported": [], "interpolated": sorted(rebuilt)} if rebuilt else None
 
 
 def _trial(trial_id: int, run: Run, series_id: int, index: int,
            data: _TrialData) -> dict[str, Any]:
-    summary: Summary = data.histogram.summary()
     return {
         "id": trial_id, "started_at": run.started_at, "series_id": series_id, "index": index,
         "histogram": data.histogram.to_blob(),
         "histogram_uncorrected": None if data.uncorrected is None
         else data.uncorrected.to_blob(),
         "exact": data.histogram.samples is not None,
-        "summary_uncorrected": None if data.uncorrected is None
-        else data.uncorrected.summary().as_dict(),
+        "summary_uncorrected": None if data.summary_uncorrected is None
+        else data.summary_uncorrected.as_dict(),
+        "summary_origin": data.origin,
         "metrics": data.metrics, "intervals": data.intervals, "tuning": data.tuning,
-        **summary.as_dict(),
+        **data.summary.as_dict(),
     }
 
 

@@ -122,6 +122,15 @@ def adapt(
         raise ParseError(validation_message(error)) from error
 
 
+def adapt_json(adapter: str, text: str, *, suite: str, scenario: str, started_at: datetime,
+               source: SourceIn, context: ParseContext) -> str:
+    """`adapt` of one output, as the document's JSON text: what the api's isolated reader
+    (a child process) hands back."""
+    run = adapt(adapter, [("body", text)], suite=suite, scenario=scenario,
+                started_at=started_at, source=source, context=context)
+    return run.model_dump_json(by_alias=True, exclude_none=True)
+
+
 def read_output(adapter: str, path: Path) -> str:
     """A harness output from a file, or from a directory for the formats that are one
     (Criterion's `target/criterion`)."""

@@ -6,20 +6,29 @@ Latency from a harness is one of three kinds, and each adapter says which it giv
   per-sample times of Criterion, per-iteration scores of JMH;
 - a histogram (`hdr`): JMH SampleTime, HdrHistogram logs;
 - a percentile spectrum (wrk2's `--latency`, k6's trend stats, pytest-benchmark without its
-  data): rebuilt by `cumulative_hdr` / `spectrum_hdr`, which count every request at the
-  next reported point's value, so a percentile read back is never below the tool's and
-  equals it at each reported percentile.
+  data): rebuilt by `spectrum` / `cumulative`, each printed point at its rank and the
+  values between interpolated (marked `rebuilt`), with the statistics the tool printed kept
+  as it printed them (`reported`): the trial's p95 is the tool's p95, never a neighbour's.
 """
 
 import json
 import math
 import re
 from collections.abc import Iterable
+from fractions import Fraction
 from typing import Any
 
 from latlab_contract import hdr
 from latlab_contract.parsers import ParseError
-from latlab_contract.result import HIGHEST_NS, Direction, Latency, MetricSpec
+from latlab_contract.result import (
+    HIGHEST_NS,
+    MAX_COUNT,
+    SUMMARY_PERCENTILES,
+    Direction,
+    Latency,
+    MetricSpec,
+    Reported,
+)
 
 # Nanoseconds per unit of time, as harnesses write them.
 TIME_UNITS_NS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9, "sec": 1e9,
@@ -61,10 +70,16 @@ def checked(value: Any, where: str, kind: type | tuple[type, ...]) -> Any:
 
 def ns(value: float, unit: str, where: str) -> int:
     """A time in `unit` as integer nanoseconds."""
+    return round(duration_ns(value, unit, where))
+
+
+def duration_ns(value: float, unit: str, where: str) -> float:
+    """A time in `unit` in nanoseconds, unrounded (a tool's own statistic, kept as
+    printed)."""
     if unit not in TIME_UNITS_NS:
         raise ParseError(f"{where}: unknown time unit '{unit}'")
-    result = round(value * TIME_UNITS_NS[unit])
-    if not 0 <= result <= HIGHEST_NS:
+    result = value * TIME_UNITS_NS[unit]
+    if not 0 <= round(result) <= HIGHEST_NS:
         raise ParseError(f"{where}: latency {value} {unit} is outside 0 .. 1 h")
     return result
 
@@ -87,34 +102,48 @@ def histogram(values: Iterable[tuple[int, int]], where: str) -> Latency:
     return Latency(hdr=hdr.encode(built))
 
 
-def spectrum_hdr(points: Iterable[tuple[float, int]], count: int, where: str) -> Latency:
-    """A histogram of `count` values rebuilt from (percentile 0..100, value in ns) points,
-    ranked as HdrHistogram ranks (`percentile / 100 * count`, rounded half up, at least 1),
-    so its getValueAtPercentile reads each reported value back. Of percentiles that fall on
-    one rank, the highest is kept: it is the closest to that rank's value."""
-    if count < 1:
-        raise ParseError(f"{where}: no requests to rebuild a distribution from")
-    by_rank: dict[int, int] = {}
-    for percentile, value in sorted(points):
+def spectrum(points: Iterable[tuple[float, float]], count: int, where: str, *,
+             mean: float | None = None, stddev: float | None = None) -> Latency:
+    """Latency of `count` values rebuilt from (percentile 0..100, value in ns) points a tool
+    printed: each point at its nearest rank, the values between interpolated
+    (`hdr.rebuilt`). The printed points that are summary statistics (min, p50 .. p99.99,
+    max) and the tool's mean and standard deviation are the trial's summary (`reported`)."""
+    if not 1 <= count <= MAX_COUNT:
+        raise ParseError(f"{where}: a count of {count} requests is outside 1 .. {MAX_COUNT:,}")
+    listed = sorted(points)
+    ranked = []
+    for percentile, value in listed:
         if not 0.0 <= percentile <= 100.0:
             raise ParseError(f"{where}: percentile {percentile} is outside 0 .. 100")
-        by_rank[max(1, math.floor(percentile / 100.0 * count + 0.5))] = value
-    if count not in by_rank:
-        raise ParseError(f"{where}: the spectrum has no maximum (100th percentile)")
-    return cumulative_hdr(((rank, value) for rank, value in by_rank.items()), where)
+        ranked.append((max(1, math.ceil(Fraction(repr(percentile)) * count / 100)),
+                       round(value)))
+    return cumulative(ranked, where, reported(listed, mean=mean, stddev=stddev))
 
 
-def cumulative_hdr(points: Iterable[tuple[int, int]], where: str) -> Latency:
-    """A histogram rebuilt from (values so far, value in ns) points, such as HdrHistogram's
+def cumulative(points: Iterable[tuple[int, int]], where: str,
+               printed: Reported | None = None) -> Latency:
+    """Latency rebuilt from (values so far, value in ns) points, such as HdrHistogram's
     percentile output (its TotalCount column): the values counted between two points are
-    put at the later point's value, an upper bound of each that is exact at every point."""
-    pairs: list[tuple[int, int]] = []
-    counted = 0
-    for cumulative, value in sorted(points):
-        if cumulative > counted:
-            pairs.append((value, cumulative - counted))
-            counted = cumulative
-    return histogram(pairs, where)
+    interpolated between their values (`hdr.rebuilt`), exact at every point."""
+    try:
+        built = hdr.rebuilt(points)
+    except hdr.HdrError as error:
+        raise ParseError(f"{where}: {error}") from error
+    if built.get_total_count() == 0:
+        raise ParseError(f"{where}: no samples")
+    return Latency(hdr=hdr.encode(built), reported=printed, rebuilt=True)
+
+
+def reported(points: Iterable[tuple[float, float]], *, mean: float | None = None,
+             stddev: float | None = None) -> Reported:
+    """The summary statistics among (percentile, value in ns) points a tool printed."""
+    keys = {0.0: "min", 100.0: "max", **{q: key for key, q in SUMMARY_PERCENTILES.items()}}
+    found: dict[str, float] = {keys[q]: value for q, value in points if q in keys}
+    if mean is not None:
+        found["mean"] = mean
+    if stddev is not None:
+        found["stddev"] = stddev
+    return Reported.model_validate(found)
 
 
 def metric_name(text: str) -> str:

@@ -6,6 +6,9 @@ intervals the series labelled `tag: X`. The trial's latency is the sum of its in
 each interval is kept (window start and length, count, percentiles and its own histogram),
 so the trial exports again as a log. The format does not record the values' unit: it is the
 context's `latency_unit` (nanoseconds, the HdrHistogram tools' convention, unless told).
+A log in another layout than latlab's (another unit, lowest value or precision) is moved
+into latlab's bucket by bucket, and the trial's summary is the one HdrHistogram itself gives
+of the summed log in its own layout (`hdr.statistics`: what HistogramLogProcessor prints).
 
 Timestamps follow the log readers' rule: relative to `#[BaseTime: ]` when given, else
 absolute when within a year of `#[StartTime: ]` (or of the first interval), else relative to
@@ -21,7 +24,7 @@ from pydantic import ValidationError
 from latlab_contract import hdr
 from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import TIME_UNITS_NS
-from latlab_contract.result import SeriesIn, TrialIn
+from latlab_contract.result import MAX_COUNT, SUMMARY_PERCENTILES, SeriesIn, TrialIn
 
 _START_TIME = re.compile(r"#\[StartTime: *([\d.]+)")
 _BASE_TIME = re.compile(r"#\[BaseTime: *([\d.]+)")
@@ -33,7 +36,8 @@ _INTERVAL_PERCENTILES = {"p50": 50.0, "p90": 90.0, "p99": 99.0, "p999": 99.9}
 
 @dataclass
 class _Series:
-    total: HdrHistogram
+    total: HdrHistogram  # in latlab's layout, ns
+    sources: list[HdrHistogram]  # the intervals in the log's own layout and unit
     intervals: list[dict[str, object]]
 
 
@@ -64,9 +68,13 @@ def parse(text: str, context: ParseContext) -> Parsed:
             base = start if start is not None and float(stamp) < start - _YEAR_S else 0.0
         if start is None:
             start = base + float(stamp)
-        histogram = _in_ns(payload, scale, where)
-        series = by_tag.setdefault(tag or None, _Series(hdr.new_histogram(), []))
+        source = _decoded(payload, where)
+        histogram = _in_ns(source, scale, where)
+        series = by_tag.setdefault(tag or None, _Series(hdr.new_histogram(), [], []))
+        if series.total.get_total_count() + histogram.get_total_count() > MAX_COUNT:
+            raise ParseError(f"{where}: the log counts more than {MAX_COUNT:,} values")
         series.total.add(histogram)
+        series.sources.append(source)
         series.intervals.append(_window(histogram, round(base + float(stamp) - start, 6),
                                         float(length)))
     if not by_tag:
@@ -75,7 +83,7 @@ def parse(text: str, context: ParseContext) -> Parsed:
         series_list = [
             SeriesIn(labels={} if tag is None else {"tag": tag},
                      trials=[TrialIn.model_validate({
-                         "latency": {"hdr": hdr.encode(series.total)},
+                         "latency": _latency(series, scale),
                          "intervals": series.intervals})])
             for tag, series in by_tag.items()
         ]
@@ -84,13 +92,16 @@ def parse(text: str, context: ParseContext) -> Parsed:
     return Parsed(series=series_list)
 
 
-def _in_ns(payload: str, scale: float, where: str) -> HdrHistogram:
-    """The interval's histogram in latlab's layout, its values in nanoseconds (another layout
-    is moved over bucket by bucket at each bucket's highest value, as the api does)."""
+def _decoded(payload: str, where: str) -> HdrHistogram:
     try:
-        histogram = hdr.decode(payload)
+        return hdr.decode(payload)
     except hdr.HdrError as error:
         raise ParseError(f"{where}: {error}") from error
+
+
+def _in_ns(histogram: HdrHistogram, scale: float, where: str) -> HdrHistogram:
+    """The interval's histogram in latlab's layout, its values in nanoseconds (another layout
+    is moved over bucket by bucket at each bucket's highest value, as the api does)."""
     if scale == 1.0 and hdr.is_canonical(histogram):
         return histogram
     try:
@@ -99,6 +110,22 @@ def _in_ns(payload: str, scale: float, where: str) -> HdrHistogram:
             for item in histogram.get_recorded_iterator())
     except hdr.HdrError as error:
         raise ParseError(f"{where}: {error}") from error
+
+
+def _latency(series: _Series, scale: float) -> dict[str, object]:
+    """The trial's histogram, and when the log is in another layout, the statistics
+    HdrHistogram gives of its sum in that layout (the log processor's: the first interval's
+    layout, grown to hold the largest value, as Java's auto-resizing histogram grows)."""
+    latency: dict[str, object] = {"hdr": hdr.encode(series.total)}
+    first = series.sources[0]
+    # Logs whose buckets are latlab's (1 ns, 3 digits; any highest value) give the same
+    # statistics in either layout.
+    if series.total.get_total_count() and (scale != 1.0 or any(
+            (source.lowest_trackable_value, source.significant_figures)
+            != (1, hdr.SIGNIFICANT_FIGURES) for source in series.sources)):
+        own = hdr.statistics(hdr.summed(series.sources), SUMMARY_PERCENTILES)
+        latency["reported"] = {key: value * scale for key, value in own.items()}
+    return latency
 
 
 def _window(histogram: HdrHistogram, t_s: float, length_s: float) -> dict[str, object]:

@@ -3,10 +3,12 @@
 
 One run is one trial of one series. k6 keeps no distribution in its summary, only the trend
 stats it was asked for, so the latency is rebuilt from `http_req_duration`'s min, med, p(..)
-and max over `http_reqs.count` requests (`harness.spectrum_hdr`: exact at each reported
-percentile, an upper bound between them; ask for the tail with
-`--summary-trend-stats "avg,min,med,max,p(90),p(95),p(99),p(99.9)"`). A script without HTTP
-requests gets its latency from `iteration_duration` over `iterations.count`.
+and max over `http_reqs.count` requests (`harness.spectrum`: interpolated between the
+printed percentiles), and the trial's summary keeps k6's own min, med, p(..), max and avg
+(ask for the tail with `--summary-trend-stats "avg,min,med,max,p(90),p(95),p(99),p(99.9)"`;
+with k6's default stats, P99 and above are interpolated between p(95) and the max). A
+script without HTTP requests gets its latency from `iteration_duration` over
+`iterations.count`.
 
 Every metric of the summary becomes metrics: `http_reqs`' rate is `throughput`, a counter
 gives `<name>` (its count) and `<name>_rate` (per second), a rate `<name>` (a ratio), a gauge
@@ -22,11 +24,11 @@ from pydantic import ValidationError
 from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import (
     checked,
+    duration_ns,
     load_json,
     member,
     metric_name,
-    ns,
-    spectrum_hdr,
+    spectrum,
 )
 from latlab_contract.result import Direction, Latency, MetricSpec, SeriesIn, TrialIn
 
@@ -132,10 +134,14 @@ def _latency(kinds: dict[str, tuple[str, dict[str, Any]]]) -> Latency:
         for stat, value in values.items():
             percentile = _percentile(stat)
             if percentile is not None:
-                points.append((percentile, ns(checked(value, f"{path}.{stat}", float), "ms",
-                                              f"{path}.{stat}")))
-        count = int(member(kinds[counter][1], "count", f"$.metrics.{counter}", float))
-        return spectrum_hdr(points, count, path)
+                points.append((percentile, duration_ns(
+                    checked(value, f"{path}.{stat}", float), "ms", f"{path}.{stat}")))
+        count = member(kinds[counter][1], "count", f"$.metrics.{counter}", float)
+        if count != int(count):
+            raise ParseError(f"$.metrics.{counter}.count: {count} is not a whole number")
+        mean = values.get("avg")
+        return spectrum(points, int(count), path, mean=None if mean is None else duration_ns(
+            checked(mean, f"{path}.avg", float), "ms", f"{path}.avg"))
     raise ParseError("$.metrics.http_req_duration: missing (and no iteration_duration)")
 
 

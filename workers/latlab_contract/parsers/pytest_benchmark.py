@@ -4,8 +4,10 @@ Each benchmark is a series (label `benchmark`: its full test id, and `group` whe
 with one trial per file: submit several files (several pytest runs) for several trials. The
 trial's latency is the time per iteration of every round (`stats.data`: always in
 `--benchmark-json` files, in saved runs only with `--benchmark-save-data`); without the data,
-it is rebuilt from the min, quartiles, median and max over the rounds
-(`harness.spectrum_hdr`). `ops_per_s` is the tool's own operations per second (1 / mean).
+it is rebuilt from the min, quartiles, median and max over the rounds (`harness.spectrum`).
+Either way the trial's summary is the tool's own: its min, max, mean, median (the middle two
+rounds averaged, as `statistics.median`) and stddev (the sample form, n - 1). `ops_per_s` is
+the tool's own operations per second (1 / mean).
 """
 
 from typing import Any
@@ -16,11 +18,13 @@ from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation
 from latlab_contract.parsers.harness import (
     OPS_PER_S,
     checked,
+    duration_ns,
     load_json,
     member,
     ns,
+    reported,
     samples,
-    spectrum_hdr,
+    spectrum,
 )
 from latlab_contract.result import Latency, MetricSpec, SeriesIn, TrialIn
 
@@ -58,12 +62,17 @@ def parse(text: str, context: ParseContext) -> Parsed:
 
 
 def _latency(stats: dict[str, Any], where: str) -> Latency:
+    printed = {key: duration_ns(member(stats, key, where, float), "s", f"{where}.{key}")
+               for key in (*_QUANTILES, "mean", "stddev")}
     data = stats.get("data")
-    if data is not None:
-        checked(data, f"{where}.data", list)
-        return samples((ns(checked(value, f"{where}.data[{i}]", float), "s",
-                           f"{where}.data[{i}]") for i, value in enumerate(data)),
-                       f"{where}.data")
-    rounds = int(member(stats, "rounds", where, float))
-    return spectrum_hdr(((q, ns(member(stats, key, where, float), "s", f"{where}.{key}"))
-                         for key, q in _QUANTILES.items()), rounds, where)
+    if data is None:
+        rounds = int(member(stats, "rounds", where, float))
+        return spectrum(((q, printed[key]) for key, q in _QUANTILES.items()), rounds,
+                        where, mean=printed["mean"], stddev=printed["stddev"])
+    checked(data, f"{where}.data", list)
+    latency = samples((ns(checked(value, f"{where}.data[{i}]", float), "s",
+                          f"{where}.data[{i}]") for i, value in enumerate(data)),
+                      f"{where}.data")
+    return latency.model_copy(update={"reported": reported(
+        [(0.0, printed["min"]), (50.0, printed["median"]), (100.0, printed["max"])],
+        mean=printed["mean"], stddev=printed["stddev"])})
