@@ -78,8 +78,14 @@ def main(argv: list[str] | None = None) -> int:
     return _ensure_admin()
 
 
+class _Usage(Exception):
+    """A command that cannot be carried out as given (a missing file or option, an unknown
+    adapter): exit 2 with the message."""
+
+
 class _Refused(Exception):
-    """Input that cannot be submitted: exit 2 with the message."""
+    """Output the adapter cannot read, refused before sending as the lab would refuse it:
+    exit 1 with the message (its line or JSON path)."""
 
 
 def _submit(args: argparse.Namespace) -> int:
@@ -92,9 +98,12 @@ def _submit(args: argparse.Namespace) -> int:
         return 2
     try:
         body = _read(args.files[0]) if args.adapter == "latlab" else _adapted(args)
-    except _Refused as error:
+    except _Usage as error:
         print(f"latlab: {error}", file=sys.stderr)
         return 2
+    except _Refused as error:
+        print(f"latlab: refused: {error}", file=sys.stderr)
+        return 1
     key = args.idempotency_key or hashlib.sha256(body).hexdigest()
     base = args.url.rstrip("/")
     headers = {"Authorization": f"Bearer {args.token}"}
@@ -124,7 +133,7 @@ def _read(path: Path) -> bytes:
     try:
         return sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
     except OSError as error:
-        raise _Refused(f"cannot read {path}: {error.strerror}") from error
+        raise _Usage(f"cannot read {path}: {error.strerror}") from error
 
 
 def _adapted(args: argparse.Namespace) -> bytes:
@@ -134,16 +143,20 @@ def _adapted(args: argparse.Namespace) -> bytes:
     from latlab_contract.result import SourceIn
 
     if not args.suite:
-        raise _Refused("--suite is required with --adapter")
+        raise _Usage("--suite is required with --adapter")
     try:
+        parsers.get_parser(args.adapter)
         outputs = [(str(path), sys.stdin.read() if str(path) == "-"
                     else parsers.read_output(args.adapter, path)) for path in args.files]
         files = [path for path in args.files if str(path) != "-"]
         started_at = args.started_at or (
             datetime.fromtimestamp(min(path.stat().st_mtime for path in files), UTC) if files
             else datetime.now(UTC))
-        if started_at.tzinfo is None:
-            started_at = started_at.replace(tzinfo=UTC)
+    except (parsers.ParseError, OSError) as error:
+        raise _Usage(str(error)) from error
+    if started_at.tzinfo is None:
+        started_at = started_at.replace(tzinfo=UTC)
+    try:
         run = parsers.adapt(
             args.adapter, outputs, suite=args.suite, scenario=args.scenario,
             started_at=started_at,
@@ -185,20 +198,26 @@ def _write_reports(args: argparse.Namespace, result: dict[str, Any], base: str,
     from latlab.analysis import reports
 
     compare = None
+    path, params = f"/api/v1/runs/{result['id']}", {}
     if result.get("baseline_run_id") is not None:
-        try:
-            response = httpx.get(f"{base}/api/v1/compare", headers=headers, timeout=args.timeout,
-                                 params={"baseline": result["baseline_run_id"],
-                                         "candidate": result["id"]})
-        except httpx.HTTPError as error:
-            print(f"latlab: cannot reach {args.url}: {error}", file=sys.stderr)
-            return 3
-        if response.status_code >= 400:
-            print(f"latlab: cannot read the comparison ({response.status_code}): "
-                  f"{_message(response)}", file=sys.stderr)
-            return 1
+        path, params = "/api/v1/compare", {"baseline": result["baseline_run_id"],
+                                           "candidate": result["id"]}
+    try:
+        response = httpx.get(f"{base}{path}", headers=headers, timeout=args.timeout,
+                             params=params)
+    except httpx.HTTPError as error:
+        print(f"latlab: cannot reach {args.url}: {error}", file=sys.stderr)
+        return 3
+    if response.status_code >= 400:
+        print(f"latlab: cannot read the {'comparison' if params else 'run'} "
+              f"({response.status_code}): {_message(response)}", file=sys.stderr)
+        return 1
+    if params:
         compare = response.json()
-    rows = reports.gate_rows(result, compare)
+        rows = reports.gate_rows(result, compare)
+    else:  # the first run of its history: its values, with nothing to compare them with
+        rows = reports.run_rows({**response.json(), "url": result["url"]},
+                                result.get("gated_metrics", []))
     verdict = result.get("verdict") or "unjudged"
     name = f"latlab.{compare['candidate']['suite']}" if compare else "latlab"
     links = {"run": result["url"]}

@@ -327,7 +327,15 @@ def test_cli_refuses_unreadable_input_and_sends_nothing(committed_db, live_serve
     bad = tmp_path / "bench.txt"
     bad.write_text("goos: linux\nBenchmarkX-2   100   12.5 ns/op   7\n")
     refused = _cli(live_server, token, "--adapter", "go-bench", "--suite", "go", str(bad))
-    assert refused.returncode == 2 and "line 2: expected 'value unit' pairs" in refused.stderr
+    assert refused.returncode == 1 and "line 2: expected 'value unit' pairs" in refused.stderr
+    # A count near 2^63 used to abort the CLI in HdrHistogram's encoder (exit 134).
+    huge = tmp_path / "jmh.json"
+    huge.write_text(json.dumps([{"benchmark": "b.B.x", "mode": "sample", "primaryMetric": {
+        "scoreUnit": "ns/op", "rawDataHistogram": [[[[10.0, 2**63 - 1]]]]}}]))
+    aborted = _cli(live_server, token, "--adapter", "jmh", "--suite", "j", str(huge))
+    assert aborted.returncode == 1, aborted.stderr
+    assert "$[0].primaryMetric.rawDataHistogram[0]: the counts add up to more than" in (
+        aborted.stderr)
     unknown = _cli(live_server, token, "--adapter", "nope", "--suite", "go", str(bad))
     assert unknown.returncode == 2 and "unknown output format 'nope'" in unknown.stderr
     no_suite = _cli(live_server, token, "--adapter", "go-bench", str(bad))

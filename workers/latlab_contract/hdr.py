@@ -79,7 +79,7 @@ def rebuilt(points: Iterable[tuple[int, int]]) -> HdrHistogram:
         if not 0 <= value <= HIGHEST_NS:
             raise HdrError(f"latency {value} ns is outside 0 .. {HIGHEST_NS} ns (one hour)")
         if not 1 <= rank <= MAX_COUNT:
-            raise HdrError(f"a rank of {rank} is outside 1 .. {MAX_COUNT:,}")
+            raise HdrError(f"a count of {rank:,} values is outside 1 .. {MAX_COUNT:,}")
         by_rank[rank] = max(value, by_rank.get(rank, value))
     histogram = new_histogram()
     previous: tuple[int, int] | None = None

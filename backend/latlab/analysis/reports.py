@@ -88,6 +88,22 @@ def gate_rows(submitted: dict[str, Any], compare: dict[str, Any] | None) -> list
     return rows
 
 
+def run_rows(run: dict[str, Any], metrics: Collection[str]) -> list[Row]:
+    """Rows of a run that has nothing to be compared with (`GET /runs/{id}`): each series'
+    value of each of `metrics`, as its first entry in a history."""
+    info = run.get("metric_info", {})
+    rows = []
+    for series in run["series"]:
+        values = {**series["summary"], **series["metrics"]}
+        for metric in metrics:
+            if metric in values:
+                rows.append(Row(labels=series["labels"], metric=metric,
+                                unit=info.get(metric, {}).get("unit", ""), baseline=None,
+                                candidate=values[metric], delta=None, delta_pct=None,
+                                verdict="first", link=run.get("url")))
+    return rows
+
+
 def markdown(rows: Iterable[Row], *, title: str, lines: Iterable[str] = ()) -> str:
     """A heading, some lines, and the rows as a GitHub-flavoured Markdown table."""
     out = [f"### {_escape(title)}", "", *lines]

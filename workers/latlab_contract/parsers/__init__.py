@@ -9,6 +9,7 @@ path of the first problem. Parsers are tested against golden files: output the r
 printed on this machine, with the command that made it.
 """
 
+import gzip
 import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -132,8 +133,8 @@ def adapt_json(adapter: str, text: str, *, suite: str, scenario: str, started_at
 
 
 def read_output(adapter: str, path: Path) -> str:
-    """A harness output from a file, or from a directory for the formats that are one
-    (Criterion's `target/criterion`)."""
+    """A harness output from a file (gzipped if its name ends in .gz), or from a directory
+    for the formats that are one (Criterion's `target/criterion`)."""
     if path.is_dir():
         from latlab_contract.parsers import criterion
 
@@ -142,8 +143,11 @@ def read_output(adapter: str, path: Path) -> str:
             raise ParseError(f"{path}: a directory (the {adapter} adapter reads a file)")
         return readers[adapter](path)
     try:
+        if path.suffix == ".gz":
+            with gzip.open(path) as unzipped:
+                return unzipped.read().decode("utf-8")
         return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+    except (OSError, EOFError, UnicodeDecodeError) as error:
         raise ParseError(f"cannot read {path}: {error}") from error
 
 

@@ -1,5 +1,13 @@
-"""k6's end-of-test summary as JSON: the file of `k6 run --summary-export=FILE`, or the data
-`handleSummary(data)` receives, written with `JSON.stringify(data)`.
+"""k6's results: its end-of-test summary as JSON (the file of `k6 run
+--summary-export=FILE`, the data `handleSummary(data)` receives written with
+`JSON.stringify(data)`, in k6's classic or `--new-machine-readable-summary` shape), or every
+sample (`k6 run --out json=FILE`, one JSON object a line).
+
+From every sample (`--out json`), the latency is each `http_req_duration` point (or
+`iteration_duration` without HTTP requests), exact; `requests` and `errors` count the
+`http_reqs` and `http_req_failed` points, `checks` is the share of checks passed, and
+`throughput` is the requests over the time from the first point to the last (k6's own rate
+divides by the whole test's duration, a little longer).
 
 One run is one trial of one series. k6 keeps no distribution in its summary, only the trend
 stats it was asked for, so the latency is rebuilt from `http_req_duration`'s min, med, p(..)
@@ -17,6 +25,8 @@ gives `<name>` (its count) and `<name>_rate` (per second), a rate `<name>` (a ra
 (`http_req_duration{expected_response:true}`) are left out.
 """
 
+import re
+from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
@@ -28,6 +38,7 @@ from latlab_contract.parsers.harness import (
     load_json,
     member,
     metric_name,
+    samples,
     spectrum,
 )
 from latlab_contract.result import Direction, Latency, MetricSpec, SeriesIn, TrialIn
@@ -39,8 +50,14 @@ _UNITS = {"time": "ms", "data": "B"}
 
 
 def parse(text: str, context: ParseContext) -> Parsed:
+    if _is_stream(text):
+        return _stream(text)
     document = checked(load_json(text), "$", dict)
-    described = member(document, "metrics", "$", dict)
+    if "results" in document and "metrics" not in document:  # machine-readable summary
+        described = {member(m, "name", f"$.results.metrics[{i}]", str): m for i, m in enumerate(
+            member(member(document, "results", "$", dict), "metrics", "$.results", list))}
+    else:
+        described = member(document, "metrics", "$", dict)
     metrics: dict[str, float] = {"thresholds_failed": 0.0}
     info = {"thresholds_failed": MetricSpec(unit="count", direction="lower",
                                             label="k6 thresholds crossed")}
@@ -92,13 +109,15 @@ def _metrics(name: str, kind: str, values: dict[str, Any], contains: str,
                 for stat, value in values.items()]
     if kind == "counter":
         count = member(values, "count", path, float)
-        rate = member(values, "rate", path, float)
-        if name == "http_reqs":
-            return [("requests", count, MetricSpec(unit="count", direction="none")),
-                    ("throughput", rate, MetricSpec(unit="req/s", direction="higher"))]
-        return [(key, count, MetricSpec(unit=unit or "count", direction="none")),
-                (f"{key}_rate", rate, MetricSpec(unit=f"{unit or 'count'}/s",
-                                                 direction="none"))]
+        rate = member(values, "rate", path, float) if "rate" in values else None
+        found = [("requests" if name == "http_reqs" else key, count,
+                  MetricSpec(unit=unit or "count", direction="none"))]
+        if rate is not None and name == "http_reqs":
+            found.append(("throughput", rate, MetricSpec(unit="req/s", direction="higher")))
+        elif rate is not None:
+            found.append((f"{key}_rate", rate, MetricSpec(unit=f"{unit or 'count'}/s",
+                                                          direction="none")))
+        return found
     if kind == "rate":
         return [(key, member(values, "value" if "value" in values else "rate", path, float),
                  MetricSpec(unit="ratio", direction=_DIRECTIONS.get(name, "none")))]
@@ -152,9 +171,76 @@ def _percentile(stat: str) -> float | None:
         return 50.0
     if stat == "max":
         return 100.0
-    if stat.startswith("p(") and stat.endswith(")"):
+    # p(99.9) in k6's classic summaries, p99.9 in its machine-readable one
+    number = stat[2:-1] if stat.startswith("p(") and stat.endswith(")") else stat[1:]
+    if stat.startswith("p"):
         try:
-            return float(stat[2:-1])
+            return float(number)
         except ValueError:
             return None
     return None
+
+
+def _is_stream(text: str) -> bool:
+    first = text.lstrip()[:200]
+    return first.startswith('{"') and ('"type":"Metric"' in first or '"type":"Point"' in first
+                                       or '"type": "Metric"' in first)
+
+
+def _stream(text: str) -> Parsed:
+    """Every sample of `k6 run --out json=FILE`."""
+    durations: dict[str, list[int]] = {trend: [] for trend, _ in _LATENCY}
+    counts = {"http_reqs": 0.0, "http_req_failed": 0.0, "checks": 0.0, "checks_total": 0.0}
+    first: str | None = None
+    last: str | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"line {number}"
+        item = checked(load_json(line), where, dict)
+        if item.get("type") != "Point":
+            continue
+        data = member(item, "data", where, dict)
+        name = member(item, "metric", where, str)
+        value = member(data, "value", f"{where}.data", float)
+        moment = member(data, "time", f"{where}.data", str)
+        first, last = first or moment, max(last or moment, moment)
+        if name in durations:
+            durations[name].append(round(duration_ns(value, "ms", f"{where}.data.value")))
+        elif name in ("http_reqs", "http_req_failed"):
+            counts[name] += value
+        elif name == "checks":
+            counts["checks"] += value
+            counts["checks_total"] += 1
+    trend = next((trend for trend, _ in _LATENCY if durations[trend]), None)
+    if trend is None:
+        raise ParseError("line 1: no http_req_duration or iteration_duration points (is it "
+                         "`k6 run --out json` output?)")
+    metrics = {"requests": counts["http_reqs"], "errors": counts["http_req_failed"]}
+    info = {"requests": MetricSpec(unit="count", direction="none"),
+            "errors": MetricSpec(unit="count", direction="lower", label="failed requests")}
+    seconds = _seconds_between(first, last)
+    if seconds > 0 and counts["http_reqs"]:
+        metrics["throughput"] = counts["http_reqs"] / seconds
+        info["throughput"] = MetricSpec(unit="req/s", direction="higher")
+    if counts["checks_total"]:
+        metrics["checks"] = counts["checks"] / counts["checks_total"]
+        info["checks"] = MetricSpec(unit="ratio", direction="higher")
+    try:
+        series = SeriesIn(trials=[TrialIn(latency=samples(durations[trend], trend),
+                                          metrics=metrics)])
+    except ValidationError as error:
+        raise ParseError(validation_message(error)) from error
+    return Parsed(series=[series], metric_info=info)
+
+
+def _seconds_between(first: str | None, last: str | None) -> float:
+    """Seconds between two of k6's RFC 3339 times (nanoseconds cut to microseconds)."""
+    if first is None or last is None:
+        return 0.0
+    try:
+        start, end = (datetime.fromisoformat(re.sub(r"(\.\d{6})\d+", r"\1", moment.replace(
+            "Z", "+00:00"))) for moment in (first, last))
+    except ValueError as error:
+        raise ParseError(f"a point's time is not RFC 3339: {error}") from None
+    return (end - start).total_seconds()

@@ -7,7 +7,8 @@ trial's latency is the time per iteration of every round (`stats.data`: always i
 it is rebuilt from the min, quartiles, median and max over the rounds (`harness.spectrum`).
 Either way the trial's summary is the tool's own: its min, max, mean, median (the middle two
 rounds averaged, as `statistics.median`) and stddev (the sample form, n - 1). `ops_per_s` is
-the tool's own operations per second (1 / mean).
+the tool's own operations per second (1 / mean; versions before 3.1 do not write it, and it
+is 1 / mean then too). Files of every version from 2.5's saved runs to 5.x are read alike.
 """
 
 from typing import Any
@@ -50,7 +51,8 @@ def parse(text: str, context: ParseContext) -> Parsed:
             labels["group"] = str(benchmark["group"])
         stats = member(benchmark, "stats", path, dict)
         where = f"{path}.stats"
-        metrics = {"ops_per_s": member(stats, "ops", where, float),
+        metrics = {"ops_per_s": member(stats, "ops", where, float) if "ops" in stats
+                   else _per_second(member(stats, "mean", where, float), f"{where}.mean"),
                    "rounds": member(stats, "rounds", where, float),
                    "iterations": member(stats, "iterations", where, float)}
         try:
@@ -59,6 +61,12 @@ def parse(text: str, context: ParseContext) -> Parsed:
         except ValidationError as error:
             raise ParseError(f"{path}: {validation_message(error)}") from error
     return Parsed(series=series, metric_info=METRIC_INFO, gate=["ops_per_s"])
+
+
+def _per_second(mean: float, where: str) -> float:
+    if mean <= 0:
+        raise ParseError(f"{where}: a mean of {mean} s has no operations per second")
+    return 1.0 / mean
 
 
 def _latency(stats: dict[str, Any], where: str) -> Latency:

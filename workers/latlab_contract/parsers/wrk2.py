@@ -29,6 +29,7 @@ _ROW = re.compile(r"^\s*([\d.]+)\s+([\d.]+)\s+(\d+)\s+([\d.]+|inf)\s*$")
 _SUMMARY = re.compile(r"#\[Max\s*=\s*([\d.]+),\s*Total count\s*=\s*(\d+)\]")
 _MEAN = re.compile(r"#\[Mean\s*=\s*([\d.]+),\s*StdDeviation\s*=\s*([\d.]+)\]")
 _PRINTED = re.compile(r"^\s*([\d.]+)%\s+([\d.]+)(us|ms|s|m|h)\s*$")
+_NUMBER = re.compile(r"^\s*[-+\d.]")
 _PRINTED_UNITS = {"us": "us", "ms": "ms", "s": "s", "m": "min"}
 # wrk2's histogram: 1 us .. 24 h, 3 significant digits (its `#[Buckets = 27, SubBuckets = 2048]`).
 _LAYOUT = HdrHistogram(1, 24 * 3600 * 10**6, hdr.SIGNIFICANT_FIGURES)
@@ -54,15 +55,16 @@ def parse(text: str, context: ParseContext) -> Parsed:
         if (found := _SECTION.search(line)) is not None:
             section = _Section(found.group(1))
         elif section is not None and (row := _ROW.match(line)) is not None:
-            value, percentile, total, _ = row.groups()
-            section.rows.append((int(total), ns(float(value), "ms", where)))
-            section.last_percentile = float(percentile)
+            section.add_row(row.groups(), where)
         elif section is not None and (printed := _PRINTED.match(line)) is not None:
             percentile, value, unit = printed.groups()
             if unit not in _PRINTED_UNITS:
                 raise ParseError(f"{where}: an hour-long latency ({line.strip()!r})")
             section.printed.append((float(percentile),
                                     ns(float(value), _PRINTED_UNITS[unit], where)))
+        elif section is not None and _NUMBER.match(line):
+            raise ParseError(f"{where}: not a spectrum row ('value percentile total "
+                             f"1/(1-percentile)') nor a percentile line: {line.strip()[:80]!r}")
         elif section is not None and (mean := _MEAN.search(line)) is not None:
             section.mean = ns(float(mean.group(1)), "ms", where)
             section.stddev = ns(float(mean.group(2)), "ms", where)
@@ -107,6 +109,16 @@ class _Section:
     last_percentile: float = 0.0
     mean: int | None = None
     stddev: int | None = None
+
+    def add_row(self, fields: tuple[str, ...], where: str) -> None:
+        value, percentile, total, _ = fields
+        if not 0.0 <= float(percentile) <= 1.0:
+            raise ParseError(f"{where}: percentile {percentile} is outside 0 .. 1")
+        if self.rows and int(total) < self.rows[-1][0]:
+            raise ParseError(f"{where}: the total count {total} is below the row before's "
+                             f"({self.rows[-1][0]})")
+        self.rows.append((int(total), ns(float(value), "ms", where)))
+        self.last_percentile = float(percentile)
 
     def latency(self, total: int, where: str) -> Latency:
         if not self.rows or self.last_percentile != 1.0 or self.rows[-1][0] != total:
