@@ -117,7 +117,6 @@ def _latency(series: _Series, scale: float) -> dict[str, object]:
     HdrHistogram gives of its sum in that layout (the log processor's: the first interval's
     layout, grown to hold the largest value, as Java's auto-resizing histogram grows)."""
     latency: dict[str, object] = {"hdr": hdr.encode(series.total)}
-    first = series.sources[0]
     # Logs whose buckets are latlab's (1 ns, 3 digits; any highest value) give the same
     # statistics in either layout.
     if series.total.get_total_count() and (scale != 1.0 or any(
