@@ -190,8 +190,10 @@ def adapt(raw: bytes | bytearray, query: AdapterQuery) -> RunCreate:
     except isolation.Crashed as error:
         raise Unprocessable(f"the {query.adapter} adapter crashed reading this output "
                             f"({error}); nothing was stored") from None
-    except isolation.OutOfMemory as error:
-        raise PayloadTooLarge(f"{error} of {query.adapter} output; nothing was stored") from None
+    except isolation.OutOfMemory:
+        raise PayloadTooLarge(
+            f"reading this {query.adapter} output needs more memory than a reader may use "
+            f"({get_settings().adapter_memory_mb} MiB); nothing was stored") from None
     except isolation.TooSlow as error:
         raise ServiceUnavailable(f"{error}; nothing was stored", retry_after=5) from None
     if "error" in answer:
