@@ -1903,6 +1903,16 @@ export interface components {
              * @description Summary percentiles with fewer than 10 samples beyond them: not numbers to trust
              */
             unreliable: string[];
+            /**
+             * Reported
+             * @description Summary statistics as the benchmark harness printed them (k6's p(95), wrk2's 99.000%, pytest-benchmark's median), not computed by the lab
+             */
+            reported: string[];
+            /**
+             * Interpolated
+             * @description Summary statistics computed from a histogram the lab rebuilt from the percentiles a harness printed: interpolated between them
+             */
+            interpolated: string[];
             summary_uncorrected: components["schemas"]["Summary"] | null;
             /** Metrics */
             metrics: {
@@ -2395,6 +2405,16 @@ export interface components {
              * @description Summary percentiles with fewer than 10 samples beyond them: not numbers to trust
              */
             unreliable: string[];
+            /**
+             * Reported
+             * @description Summary statistics as the benchmark harness printed them (k6's p(95), wrk2's 99.000%, pytest-benchmark's median), not computed by the lab
+             */
+            reported: string[];
+            /**
+             * Interpolated
+             * @description Summary statistics computed from a histogram the lab rebuilt from the percentiles a harness printed: interpolated between them
+             */
+            interpolated: string[];
             summary_uncorrected: components["schemas"]["Summary"] | null;
             /** Metrics */
             metrics: {
@@ -2638,6 +2658,75 @@ export interface components {
              * @default null
              */
             samples_ns: number[] | null;
+            /**
+             * @description Statistics the harness printed itself; they are the trial's summary where given.
+             * @default null
+             */
+            reported: components["schemas"]["Reported"] | null;
+            /**
+             * Rebuilt
+             * @description The histogram was rebuilt from a percentile spectrum the harness printed: its values between the printed percentiles are interpolated.
+             * @default false
+             */
+            rebuilt: boolean;
+        };
+        /**
+         * Reported
+         * @description A distribution's statistics as the harness printed them, in nanoseconds (k6's p(95),
+         *     wrk2's 99.000%, pytest-benchmark's median). The trial's summary shows these as the tool's
+         *     own; its other statistics come from the distribution.
+         */
+        Reported: {
+            /**
+             * Min
+             * @default null
+             */
+            min: number | null;
+            /**
+             * Max
+             * @default null
+             */
+            max: number | null;
+            /**
+             * Mean
+             * @default null
+             */
+            mean: number | null;
+            /**
+             * Stddev
+             * @default null
+             */
+            stddev: number | null;
+            /**
+             * P50
+             * @default null
+             */
+            p50: number | null;
+            /**
+             * P90
+             * @default null
+             */
+            p90: number | null;
+            /**
+             * P95
+             * @default null
+             */
+            p95: number | null;
+            /**
+             * P99
+             * @default null
+             */
+            p99: number | null;
+            /**
+             * P999
+             * @default null
+             */
+            p999: number | null;
+            /**
+             * P9999
+             * @default null
+             */
+            p9999: number | null;
         };
         /** SeriesIn */
         SeriesIn: {

@@ -16,7 +16,8 @@ function series(id: number, labels: Record<string, string>, p99: number, rps: nu
     p50: p99 / 3, p90: p99 / 2, p95: p99 / 1.5, p99, p999: p99, p9999: p99,
   };
   return {
-    id, labels, summary, summary_uncorrected: null, unreliable: [], metrics: { throughput: rps },
+    id, labels, summary, summary_uncorrected: null, unreliable: [], reported: [], interpolated: [],
+    metrics: { throughput: rps },
     trials: [],
   };
 }

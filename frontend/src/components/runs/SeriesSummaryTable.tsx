@@ -1,5 +1,6 @@
 import type { MetricInfo, SeriesRead, Summary } from "../../api/types";
 import { formatLabels } from "../../lib/format";
+import { type Origin, originNote } from "../../lib/origin";
 import { formatCount, formatNs, formatValue } from "../../lib/units";
 
 type LatencyKey = Exclude<keyof Summary, "count">;
@@ -20,7 +21,8 @@ const LATENCY_COLUMNS: LatencyKey[] = [
 /**
  * One row per series (all trials merged; open-loop series add their uncorrected view), latency
  * in human units (exact ns on hover), then the series' metrics in the units the API gives.
- * A tail percentile the API marks unreliable (too few samples beyond it) is flagged.
+ * A tail percentile the API marks unreliable (too few samples beyond it) is flagged, and a
+ * statistic interpolated between the percentiles a harness printed is marked "~".
  */
 export function SeriesSummaryTable({
   series,
@@ -58,6 +60,7 @@ export function SeriesSummaryTable({
               name={formatLabels(item.labels)}
               summary={item.summary}
               unreliable={item.unreliable}
+              origin={item}
               metrics={item.metrics}
               metricNames={metricNames}
               metricInfo={metricInfo}
@@ -70,6 +73,7 @@ export function SeriesSummaryTable({
                 name={`${formatLabels(item.labels)} (uncorrected)`}
                 summary={item.summary_uncorrected}
                 unreliable={item.unreliable}
+                origin={item}
                 metrics={{}}
                 metricNames={metricNames}
                 metricInfo={metricInfo}
@@ -88,6 +92,7 @@ function SummaryRow({
   name,
   summary,
   unreliable: flagged,
+  origin,
   metrics,
   metricNames,
   metricInfo,
@@ -96,6 +101,7 @@ function SummaryRow({
   name: string;
   summary: Summary;
   unreliable: string[];
+  origin: Origin;
   metrics: Record<string, number>;
   metricNames: string[];
   metricInfo: Record<string, MetricInfo>;
@@ -108,17 +114,20 @@ function SummaryRow({
       {LATENCY_COLUMNS.map((column) => {
         const unreliable = flagged.includes(column);
         const label = metricInfo[column]?.label ?? column;
+        const came = originNote(column, origin);
+        const notes = [
+          `${String(summary[column])} ns`,
+          ...(came ? [came.note] : []),
+          ...(unreliable ? [`too few samples beyond ${label}: not to be trusted`] : []),
+        ];
         return (
           <td
             key={column}
             className={`num${unreliable ? " unreliable" : ""}`}
             data-column={secondary ? undefined : column}
-            title={
-              unreliable
-                ? `${String(summary[column])} ns — too few samples beyond ${label}: not to be trusted`
-                : `${String(summary[column])} ns`
-            }
+            title={notes.join(" — ")}
           >
+            {came?.mark}
             {formatNs(summary[column])}
             {unreliable && <span aria-label=" (few samples)"> ⚠</span>}
           </td>

@@ -1,5 +1,6 @@
 import type { MetricInfo, SeriesRead } from "../../api/types";
 import { formatLabels } from "../../lib/format";
+import { originNote } from "../../lib/origin";
 import { formatCount, formatNs, formatValue } from "../../lib/units";
 
 /** The latency columns of a trial, in this order; their labels come from the API. */
@@ -66,7 +67,9 @@ export function TrialsTable({
                 <td
                   key={key}
                   className={`num${trial.unreliable.includes(key) ? " unreliable" : ""}`}
+                  title={originNote(key, trial)?.note}
                 >
+                  {originNote(key, trial)?.mark}
                   {formatNs(trial.summary[key])}
                   {trial.unreliable.includes(key) && <span aria-label=" (few samples)"> ⚠</span>}
                 </td>
