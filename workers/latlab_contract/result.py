@@ -5,6 +5,7 @@ them from program output, so a program's bad output fails its job on the host, n
 program, instead of reaching the api.
 """
 
+import itertools
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
@@ -86,6 +87,7 @@ class MetricSpec(Contract):
 
 
 ReportedNs = Annotated[float, Field(allow_inf_nan=False, ge=0, le=HIGHEST_NS)]
+_ROUNDING = 1e-3
 
 
 class Reported(Contract):
@@ -103,6 +105,22 @@ class Reported(Contract):
     p99: ReportedNs | None = None
     p999: ReportedNs | None = None
     p9999: ReportedNs | None = None
+
+    @model_validator(mode="after")
+    def ordered(self) -> "Reported":
+        """min <= p50 <= ... <= p99.99 <= max and the mean between min and max: what a tool
+        prints of one distribution. A percentile may lie above the max by the precision of
+        the tool's rounding (0.1 %: wrk2 rounds its percentiles to 2 digits, its max not)."""
+        order = [(key, value) for key in ("min", *SUMMARY_PERCENTILES, "max")
+                 if (value := getattr(self, key)) is not None]
+        for (low, low_value), (high, high_value) in itertools.pairwise(order):
+            if low_value > high_value * (1 + _ROUNDING if high == "max" else 1):
+                raise ValueError(f"the reported {low} ({low_value:g} ns) is above the reported "
+                                 f"{high} ({high_value:g} ns)")
+        if self.mean is not None and not (
+                (self.min or 0.0) <= self.mean <= (self.max or self.mean) * (1 + _ROUNDING)):
+            raise ValueError(f"the reported mean ({self.mean:g} ns) is outside min .. max")
+        return self
 
 
 class Latency(Contract):
