@@ -46,7 +46,11 @@ Moment = Annotated[AwareDatetime, AfterValidator(_in_range)]
 HIGHEST_NS = 3_600_000_000_000
 LatencyNs = Annotated[int, Field(strict=True, ge=0, le=HIGHEST_NS)]
 Finite = Annotated[float, Field(allow_inf_nan=False)]
-NonNegative = Annotated[float, Field(allow_inf_nan=False, ge=0)]
+# Numbers the lab does arithmetic on (variances, sums of squares, ratios): within +-1e18, so
+# none of those overflows a float.
+MAX_MEASURED = 1e18
+Measured = Annotated[float, Field(allow_inf_nan=False, ge=-MAX_MEASURED, le=MAX_MEASURED)]
+NonNegative = Annotated[float, Field(allow_inf_nan=False, ge=0, le=MAX_MEASURED)]
 
 
 def _no_wide_int(value: object) -> object:
@@ -108,19 +112,27 @@ class Reported(Contract):
 
     @model_validator(mode="after")
     def ordered(self) -> "Reported":
-        """min <= p50 <= ... <= p99.99 <= max and the mean between min and max: what a tool
-        prints of one distribution. A percentile may lie above the max by the precision of
-        the tool's rounding (0.1 %: wrk2 rounds its percentiles to 2 digits, its max not)."""
-        order = [(key, value) for key in ("min", *SUMMARY_PERCENTILES, "max")
-                 if (value := getattr(self, key)) is not None]
-        for (low, low_value), (high, high_value) in itertools.pairwise(order):
-            if low_value > high_value * (1 + _ROUNDING if high == "max" else 1):
-                raise ValueError(f"the reported {low} ({low_value:g} ns) is above the reported "
-                                 f"{high} ({high_value:g} ns)")
-        if self.mean is not None and not (
-                (self.min or 0.0) <= self.mean <= (self.max or self.mean) * (1 + _ROUNDING)):
-            raise ValueError(f"the reported mean ({self.mean:g} ns) is outside min .. max")
+        problem = order_problem(self.model_dump(exclude_none=True))
+        if problem is not None:
+            raise ValueError(f"the reported {problem}")
         return self
+
+
+def order_problem(summary: dict[str, float]) -> str | None:
+    """What breaks min <= p50 <= ... <= p99.99 <= max, the mean between min and max, in a
+    summary's statistics (those present), or None. A percentile may lie above the max by
+    0.1 %: a tool's rounding of its percentiles (wrk2 rounds them to 2 digits, its max not),
+    and a histogram's precision."""
+    order = [(key, value) for key in ("min", *SUMMARY_PERCENTILES, "max")
+             if (value := summary.get(key)) is not None]
+    for (below, below_value), (above, above_value) in itertools.pairwise(order):
+        if below_value > above_value * (1 + _ROUNDING if above == "max" else 1):
+            return f"{below} ({below_value:g} ns) is above the {above} ({above_value:g} ns)"
+    mean, least, most = summary.get("mean"), summary.get("min"), summary.get("max")
+    if mean is not None and not (least or 0.0) <= mean <= (
+            mean if most is None else most * (1 + _ROUNDING)):
+        return f"mean ({mean:g} ns) is outside min .. max"
+    return None
 
 
 class Latency(Contract):
@@ -167,7 +179,7 @@ class TrialIn(Contract):
     latency_uncorrected: Latency | None = Field(
         None, description="Open-loop runs: the view not corrected for coordinated omission."
     )
-    metrics: Annotated[dict[Key, Finite], Field(max_length=200)] = {}
+    metrics: Annotated[dict[Key, Measured], Field(max_length=200)] = {}
     intervals: Annotated[list[Interval], Field(max_length=100_000)] | None = None
     tuning: Annotated[dict[Key, Text], Field(max_length=50)] | None = Field(
         None, description='What the program applied or the host refused, e.g. '
@@ -200,7 +212,7 @@ class Sweep(Contract):
     curves over these values."""
 
     axis: Key
-    values: Annotated[list[Finite], Field(min_length=2, max_length=64)]
+    values: Annotated[list[Measured], Field(min_length=2, max_length=64)]
 
 
 class RunCreate(Contract):

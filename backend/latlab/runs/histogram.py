@@ -24,7 +24,13 @@ from hdrh.histogram import HdrHistogram
 
 from latlab.core.errors import Unprocessable
 from latlab_contract import hdr
-from latlab_contract.result import HIGHEST_NS, MAX_COUNT, SUMMARY_PERCENTILES, Reported
+from latlab_contract.result import (
+    HIGHEST_NS,
+    MAX_COUNT,
+    SUMMARY_PERCENTILES,
+    Reported,
+    order_problem,
+)
 
 LOWEST_NS = 1
 SIGNIFICANT_FIGURES = 3
@@ -118,10 +124,13 @@ class Summary:
         printed = {} if reported is None else reported.model_dump(exclude_none=True)
         if not printed and not rebuilt:
             return self, None
+        described = replace(self, **printed)
+        problem = order_problem(described.as_dict())
+        if problem is not None:  # the tool's numbers contradict its own distribution
+            raise ValueError(f"with the statistics the harness printed, the {problem}")
         interpolated = [key for key in self.__dict__
                         if rebuilt and key != "count" and key not in printed]
-        return replace(self, **printed), {"reported": sorted(printed),
-                                          "interpolated": interpolated}
+        return described, {"reported": sorted(printed), "interpolated": interpolated}
 
 
 class Histogram:

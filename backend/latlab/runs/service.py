@@ -388,14 +388,13 @@ def _replay(earlier: Run, request_hash: str) -> Submission:
 
 def _trial_data(trial: Any, path: str) -> _TrialData:
     histogram = _histogram(trial.latency, f"{path}.latency")
-    summary, origin = histogram.summary().described(trial.latency.reported,
-                                                    trial.latency.rebuilt)
+    summary, origin = _described(histogram, trial.latency, f"{path}.latency")
     uncorrected = (None if trial.latency_uncorrected is None
                    else _histogram(trial.latency_uncorrected, f"{path}.latency_uncorrected"))
     return _TrialData(
         histogram=histogram, uncorrected=uncorrected, summary=summary,
-        summary_uncorrected=None if uncorrected is None else uncorrected.summary().described(
-            trial.latency_uncorrected.reported, trial.latency_uncorrected.rebuilt)[0],
+        summary_uncorrected=None if uncorrected is None else _described(
+            uncorrected, trial.latency_uncorrected, f"{path}.latency_uncorrected")[0],
         origin=origin,
         metrics=dict(trial.metrics),
         intervals=None
@@ -403,6 +402,14 @@ def _trial_data(trial: Any, path: str) -> _TrialData:
         else [_interval(i, f"{path}.intervals[{k}]") for k, i in enumerate(trial.intervals)],
         tuning=trial.tuning,
     )
+
+
+def _described(histogram: Histogram, latency: Latency, path: str
+               ) -> tuple[Summary, dict[str, list[str]] | None]:
+    try:
+        return histogram.summary().described(latency.reported, latency.rebuilt)
+    except ValueError as error:
+        raise Unprocessable(str(error), path) from None
 
 
 def _interval(interval: Interval, path: str) -> dict[str, Any]:

@@ -78,7 +78,7 @@ def duration_ns(value: float, unit: str, where: str) -> float:
     printed)."""
     if unit not in TIME_UNITS_NS:
         raise ParseError(f"{where}: unknown time unit '{unit}'")
-    result = round(value * TIME_UNITS_NS[unit], 3)  # to the picosecond: no float dust
+    result = value * TIME_UNITS_NS[unit]
     if not 0 <= round(result) <= HIGHEST_NS:
         raise ParseError(f"{where}: latency {value} {unit} is outside 0 .. 1 h")
     return result

@@ -1,0 +1,305 @@
+"""Fuzzing the adapters and the result contract with mutations of the real tools' output.
+
+Seeds are the golden files (workers/tests/golden/adapters, the runner's program outputs, the
+latlab.result/v1 documents of backend/tests/golden); each case applies one to three
+mutations: a number replaced by an extreme (0, -1, 2^48 + 1, 2^63, 1e308, NaN, Infinity, a
+hundred digits), a line deleted, doubled, swapped or the text cut short, bytes flipped or
+inserted (NUL, invalid UTF-8), and in JSON a value replaced by another kind (a deep list, a
+long one, a string, null). Every case goes to a running api (`POST /runs?adapter=`, or the
+document itself for the contract) as CI would send it, and is judged:
+
+- crash: the answer says the reader died (a native abort or a signal); the api must live on;
+- 5xx: any answer of 500 or more;
+- invalid stored: a 201 whose run, read back, breaks what every summary holds (a count of at
+  least one, values finite within 0 .. 1 h, min <= p50 <= ... <= max, the mean between).
+
+    .venv/bin/python -m bench.fuzz [--minutes 10] [--seed 1]
+
+It prints the cases tried per adapter and the three counts (all must be 0), and keeps each
+failing case in the work directory. `backend/tests/test_fuzz.py` runs the same mutations in
+process, bounded, in `make test`.
+"""
+
+import argparse
+import itertools
+import json
+import math
+import os
+import random
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.lab import bench_token, start_services, wait_for_api, work_dir
+from latlab import localstack
+from latlab_contract.result import HIGHEST_NS, MAX_COUNT, SUMMARY_PERCENTILES
+
+ROOT = Path(__file__).resolve().parents[1]
+ADAPTERS = ROOT / "workers" / "tests" / "golden" / "adapters"
+CONTRACT = "latlab.result/v1"
+# The golden files of each adapter: (folder, name patterns), tool sources and notes left out.
+SEED_FILES: dict[str, tuple[Path, tuple[str, ...]]] = {
+    "go-bench": (ADAPTERS / "go-bench", ("*.txt",)),
+    "criterion": (ADAPTERS / "criterion", ("*/criterion",)),
+    "jmh": (ADAPTERS / "jmh", ("**/*.json",)),
+    "pytest-benchmark": (ADAPTERS / "pytest-benchmark", ("**/*.json",)),
+    "k6": (ADAPTERS / "k6", ("**/*.json", "**/*.json.gz")),
+    "wrk2": (ADAPTERS / "wrk2", ("**/*.txt",)),
+    "hlog": (ADAPTERS / "hlog", ("**/*.hlog",)),
+    "ab": (ROOT / "workers" / "tests" / "golden" / "ab", ("*.txt",)),
+    "latlab-json": (ROOT / "workers" / "tests" / "golden", ("echo-client.json",)),
+    CONTRACT: (ROOT / "backend" / "tests" / "golden", ("v1-runner-*.json",)),
+}
+EXTREMES = ["0", "-1", "-0.0", str(MAX_COUNT + 1), str(2**63 - 1), str(2**63), str(2**64),
+            "1e19", "1e308", "-1e308", "1e-320", "NaN", "Infinity", "-Infinity", "9" * 100,
+            "0.0000001", str(HIGHEST_NS + 1), "4611686018427387904"]
+_NUMBER = re.compile(rb"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def seeds(adapter: str) -> list[bytes]:
+    """The golden files of an adapter (or of the contract), as the bytes CI would send."""
+    from latlab_contract.parsers import read_output
+
+    folder, patterns = SEED_FILES[adapter]
+    found = []
+    for pattern in patterns:
+        for path in sorted(folder.glob(pattern)):
+            if "source" in path.relative_to(folder).parts or path.name == "README.md":
+                continue
+            found.append(read_output(adapter, path).encode() if adapter in (
+                "criterion", "k6") else path.read_bytes())
+    if not found:
+        raise SystemExit(f"no golden files for {adapter} in {folder}")
+    return found
+
+
+def mutate(seed: bytes, rng: random.Random) -> bytes:
+    """One to three mutations of a seed."""
+    data = seed
+    for _ in range(rng.randint(1, 3)):
+        data = rng.choice(_MUTATIONS)(data, rng)
+    return data
+
+
+def _swap_number(data: bytes, rng: random.Random) -> bytes:
+    numbers = list(_NUMBER.finditer(data[:2_000_000]))
+    if not numbers:
+        return data
+    found = rng.choice(numbers)
+    return data[:found.start()] + rng.choice(EXTREMES).encode() + data[found.end():]
+
+
+def _lines(data: bytes, rng: random.Random) -> bytes:
+    lines = data.split(b"\n")
+    at = rng.randrange(len(lines))
+    action = rng.choice(("delete", "double", "swap", "cut"))
+    if action == "delete":
+        del lines[at]
+    elif action == "double":
+        lines.insert(at, lines[at])
+    elif action == "swap":
+        other = rng.randrange(len(lines))
+        lines[at], lines[other] = lines[other], lines[at]
+    else:
+        return data[:rng.randrange(len(data) + 1)]
+    return b"\n".join(lines)
+
+
+def _bytes(data: bytes, rng: random.Random) -> bytes:
+    at = rng.randrange(len(data) + 1)
+    junk = rng.choice([b"\x00", b"\xff\xfe", b"\xe2\x82", "µ".encode(), b"\r", b",", b"{",
+                       b"]", b"%", b"inf", bytes([rng.randrange(256)])])
+    if rng.random() < 0.5 and at < len(data):
+        return data[:at] + junk + data[at + 1:]
+    return data[:at] + junk + data[at:]
+
+
+def _json_value(data: bytes, rng: random.Random) -> bytes:
+    try:
+        document = json.loads(data)
+    except ValueError:
+        return _swap_number(data, rng)
+    holders = list(_containers(document))
+    if not holders:
+        return data
+    holder, key = rng.choice(holders)
+    holder[key] = rng.choice([
+        None, True, -1, 0, 2**63, 2**64 + 1, 1e308, -1e-9, float("nan"), float("inf"), "",
+        "x" * 1000, [], {}, [1.0] * 5000, _nested(rng.randint(50, 900)), {"a": {"b": [None]}},
+    ])
+    try:
+        return json.dumps(document).encode()
+    except RecursionError:  # a deep list inside a deep document: keep the seed
+        return data
+
+
+def _containers(value: Any) -> Iterator[tuple[Any, Any]]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield value, key
+            yield from _containers(item)
+    elif isinstance(value, list):
+        for index, item in enumerate(value[:50]):
+            yield value, index
+            yield from _containers(item)
+
+
+def _nested(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+_MUTATIONS: list[Callable[[bytes, random.Random], bytes]] = [
+    _swap_number, _swap_number, _lines, _bytes, _json_value, _json_value]
+
+
+def summary_problems(summary: dict[str, Any]) -> list[str]:
+    """What a stored summary breaks of what every summary holds (empty when sound)."""
+    problems = []
+    count = summary.get("count")
+    if not isinstance(count, int) or not 1 <= count <= MAX_COUNT * 1000:
+        problems.append(f"count {count!r}")
+    values = {key: summary.get(key) for key in ("min", *SUMMARY_PERCENTILES, "max", "mean",
+                                                "stddev")}
+    for key, value in values.items():
+        if not isinstance(value, int | float) or not math.isfinite(value) or not (
+                0 <= value <= HIGHEST_NS):
+            problems.append(f"{key} {value!r}")
+    if problems:
+        return problems
+    order = ["min", *SUMMARY_PERCENTILES, "max"]
+    for low, high in itertools.pairwise(order):
+        allowance = 1e-3 if high == "max" else 0.0  # a tool's rounding of its percentiles
+        if values[low] > values[high] * (1 + allowance):  # type: ignore[operator]
+            problems.append(f"{low} {values[low]} > {high} {values[high]}")
+    if not values["min"] <= values["mean"] <= values["max"] * 1.001:  # type: ignore[operator]
+        problems.append(f"mean {values['mean']} outside {values['min']} .. {values['max']}")
+    return problems
+
+
+def run_problems(run: dict[str, Any]) -> list[str]:
+    """Every series' and trial's summary problems of a run read back (`GET /runs/{id}`)."""
+    found = []
+    for series in run["series"]:
+        found += [f"series {series['labels']}: {p}" for p in summary_problems(series["summary"])]
+        for trial in series["trials"]:
+            found += [f"trial {trial['index']}: {p}" for p in summary_problems(trial["summary"])]
+    return found
+
+
+class Tally:
+    def __init__(self) -> None:
+        self.cases: Counter[str] = Counter()
+        self.refused: Counter[str] = Counter()
+        self.crashes: list[str] = []
+        self.server_errors: list[str] = []
+        self.invalid_stored: list[str] = []
+        self.lock = threading.Lock()
+
+
+def fuzz_api(url: str, token: str, deadline: float, rng: random.Random, tally: Tally,
+             keep: Path) -> None:
+    """Mutated seeds of every adapter, round robin, until the deadline."""
+    pools = {adapter: seeds(adapter) for adapter in SEED_FILES}
+    headers = {"Authorization": f"Bearer {token}"}
+    with httpx.Client(base_url=f"{url}/api/v1", headers=headers, timeout=120) as client:
+        while time.monotonic() < deadline:
+            for adapter, pool in pools.items():
+                body = mutate(rng.choice(pool), rng)
+                name = f"{adapter}-{rng.getrandbits(48):012x}"
+                try:
+                    answer = _submit(client, adapter, body)
+                except httpx.TransportError:  # a reused connection the server had closed
+                    answer = _submit(client, adapter, body)
+                verdict = _judge(client, answer)
+                with tally.lock:
+                    tally.cases[adapter] += 1
+                    tally.refused[adapter] += answer.status_code in (413, 422)
+                    if verdict is not None:
+                        kind, detail = verdict
+                        getattr(tally, kind).append(f"{name}: {detail}")
+                        (keep / name).write_bytes(body)
+
+
+def _submit(client: httpx.Client, adapter: str, body: bytes) -> httpx.Response:
+    if adapter == CONTRACT:
+        return client.post("/runs", content=body, headers={"Content-Type": "application/json"})
+    return client.post("/runs", content=body, params={
+        "adapter": adapter, "suite": "fuzz", "scenario": adapter.replace("-", "")[:60]})
+
+
+def _judge(client: httpx.Client, answer: httpx.Response) -> tuple[str, str] | None:
+    if answer.status_code >= 500:
+        return "server_errors", f"{answer.status_code} {answer.text[:300]}"
+    if "crashed reading this output" in answer.text:
+        return "crashes", answer.text[:300]
+    if answer.status_code == 201:
+        run = client.get(f"/runs/{answer.json()['id']}").json()
+        problems = run_problems(run)
+        if problems:
+            return "invalid_stored", "; ".join(problems[:5])
+    return None
+
+
+def main() -> int:
+    options = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    options.add_argument("--minutes", type=float, default=10.0)
+    options.add_argument("--seed", type=int, default=1)
+    options.add_argument("--clients", type=int, default=2)
+    args = options.parse_args()
+    work = work_dir()
+    services = start_services(work)
+    token = bench_token(os.environ["LATLAB_DATABASE_URL"], "runs:write", "read")
+    port = localstack.free_port()
+    url = f"http://127.0.0.1:{port}"
+    api = subprocess.Popen([sys.executable, "-m", "uvicorn", "latlab.main:app", "--host",
+                            "127.0.0.1", "--port", str(port), "--log-level", "warning"],
+                           env={**os.environ, "LATLAB_PUBLIC_URL": url})
+    keep = work / "failures"
+    keep.mkdir()
+    tally = Tally()
+    try:
+        wait_for_api(url)
+        started = time.monotonic()
+        deadline = started + args.minutes * 60
+        clients = [threading.Thread(target=fuzz_api, args=(
+            url, token, deadline, random.Random(args.seed * 1000 + i), tally, keep))
+            for i in range(args.clients)]
+        for client in clients:
+            client.start()
+        for client in clients:
+            client.join()
+        elapsed = time.monotonic() - started
+        alive = api.poll() is None
+    finally:
+        api.terminate()
+        api.wait(10)
+        for service in services:
+            service.stop()
+    print(f"fuzz: {sum(tally.cases.values())} cases in {elapsed / 60:.1f} min "
+          f"({args.clients} clients, seed {args.seed})")
+    for adapter, cases in sorted(tally.cases.items()):
+        print(f"  {adapter:18} {cases:6} cases, {tally.refused[adapter]:6} refused (4xx)")
+    print(f"crashes {len(tally.crashes)}, 5xx {len(tally.server_errors)}, invalid inputs stored "
+          f"{len(tally.invalid_stored)}, api alive: {alive}")
+    for kind in ("crashes", "server_errors", "invalid_stored"):
+        for line in getattr(tally, kind)[:10]:
+            print(f"  {kind}: {line}")
+    if tally.crashes or tally.server_errors or tally.invalid_stored:
+        print(f"failing cases kept in {keep}")
+    failed = tally.crashes or tally.server_errors or tally.invalid_stored or not alive
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
