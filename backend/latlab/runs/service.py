@@ -88,7 +88,9 @@ class AdapterQuery:
 
 
 @dataclass(frozen=True)
-class _TrialData:
+class TrialData:
+    """A trial as it will be stored."""
+
     histogram: Histogram
     uncorrected: Histogram | None
     # The summaries, with the statistics the harness printed in place of computed ones.
@@ -117,10 +119,7 @@ def submit(
         if earlier is not None:
             return _replay(earlier, request_hash)
     # Every histogram is built before anything is written, so bad content stores nothing.
-    trials = [
-        [_trial_data(trial, f"$.series[{s}].trials[{t}]") for t, trial in enumerate(item.trials)]
-        for s, item in enumerate(body.series)
-    ]
+    trials = read_trials(body)
     host = _upsert_host(session, body) if body.host is not None else None
     run = Run(
         project_id=project.id,
@@ -386,12 +385,19 @@ def _replay(earlier: Run, request_hash: str) -> Submission:
     return Submission(earlier, replayed=True)
 
 
-def _trial_data(trial: Any, path: str) -> _TrialData:
+def read_trials(body: RunCreate) -> list[list[TrialData]]:
+    """Every trial's histograms and summaries, per series (an `Unprocessable` naming the
+    path of the first that cannot be read)."""
+    return [[_trial_data(trial, f"$.series[{s}].trials[{t}]")
+             for t, trial in enumerate(item.trials)] for s, item in enumerate(body.series)]
+
+
+def _trial_data(trial: Any, path: str) -> TrialData:
     histogram = _histogram(trial.latency, f"{path}.latency")
     summary, origin = _described(histogram, trial.latency, f"{path}.latency")
     uncorrected = (None if trial.latency_uncorrected is None
                    else _histogram(trial.latency_uncorrected, f"{path}.latency_uncorrected"))
-    return _TrialData(
+    return TrialData(
         histogram=histogram, uncorrected=uncorrected, summary=summary,
         summary_uncorrected=None if uncorrected is None else _described(
             uncorrected, trial.latency_uncorrected, f"{path}.latency_uncorrected")[0],
@@ -430,7 +436,7 @@ def _histogram(latency: Latency, path: str) -> Histogram:
 
 
 def _series(run: Run, series_id: int, item: SeriesIn,
-            trials: list[_TrialData]) -> dict[str, Any]:
+            trials: list[TrialData]) -> dict[str, Any]:
     merged = Histogram.merge([t.histogram for t in trials])
     uncorrected = [t.uncorrected for t in trials if t.uncorrected is not None]
     merged_uncorrected = (
@@ -458,7 +464,7 @@ def _series(run: Run, series_id: int, item: SeriesIn,
     }
 
 
-def _merged_origin(trials: list[_TrialData]) -> dict[str, list[str]] | None:
+def _merged_origin(trials: list[TrialData]) -> dict[str, list[str]] | None:
     """Trials merged: the statistics a tool printed do not add up (the merged summary is
     computed), and those of rebuilt histograms stay interpolated."""
     rebuilt = {key for t in trials if t.origin for key in t.origin["interpolated"]}
@@ -466,7 +472,7 @@ def _merged_origin(trials: list[_TrialData]) -> dict[str, list[str]] | None:
 
 
 def _trial(trial_id: int, run: Run, series_id: int, index: int,
-           data: _TrialData) -> dict[str, Any]:
+           data: TrialData) -> dict[str, Any]:
     return {
         "id": trial_id, "started_at": run.started_at, "series_id": series_id, "index": index,
         "histogram": data.histogram.to_blob(),

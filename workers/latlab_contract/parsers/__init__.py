@@ -106,7 +106,10 @@ def adapt(
     gate: list[str] = []
     for name, text in outputs:
         try:
-            parsed = parser(text, context)
+            try:
+                parsed = parser(text, context)
+            except ValidationError as error:  # what it read breaks the contract
+                raise ParseError(validation_message(error)) from error
         except ParseError as error:
             raise ParseError(f"{name}: {error}" if len(outputs) > 1 else str(error)) from error
         metric_info.update(parsed.metric_info)

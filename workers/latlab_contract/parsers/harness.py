@@ -78,8 +78,10 @@ def duration_ns(value: float, unit: str, where: str) -> float:
     printed)."""
     if unit not in TIME_UNITS_NS:
         raise ParseError(f"{where}: unknown time unit '{unit}'")
+    if not math.isfinite(value):
+        raise ParseError(f"{where}: {value} is not a finite number")
     result = value * TIME_UNITS_NS[unit]
-    if not 0 <= round(result) <= HIGHEST_NS:
+    if not 0 <= result < HIGHEST_NS + 0.5:
         raise ParseError(f"{where}: latency {value} {unit} is outside 0 .. 1 h")
     return result
 
