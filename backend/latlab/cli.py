@@ -229,8 +229,9 @@ def _write_reports(args: argparse.Namespace, result: dict[str, Any], base: str,
         lines += [f"- {skipped}"] if skipped else []
         lines += [f"- warning: {warning}" for warning in (compare or {}).get("warnings", [])]
         _write(args.summary, reports.markdown(rows, title=f"latlab: {verdict}", lines=lines))
-    if args.junit:
-        _write(args.junit, reports.junit(rows, name=name, timestamp=datetime.now(UTC),
+    if args.junit:  # nothing was judged without a baseline: one skipped case says why
+        _write(args.junit, reports.junit(rows if compare else [], name=name,
+                                         timestamp=datetime.now(UTC),
                                          properties={"verdict": verdict, **links},
                                          skipped=skipped))
     return 0

@@ -306,7 +306,19 @@ def test_first_run_reports_no_baseline(committed_db, live_server, tmp_path: Path
     done = _cli(live_server, token, "--adapter", "go-bench", "--suite", "go", "--summary",
                 str(summary), "--junit", str(junit), str(GOLDEN / "go-bench" / "fast.txt"))
     assert done.returncode == 0, done.stderr
-    assert "latlab: no-baseline" in summary.read_text()
+    text = summary.read_text()
+    assert text.startswith("### latlab: no-baseline\n") and text.endswith("\n")
+    assert "\n- no baseline: the first run of its suite, scenario and branch\n" in text
+    # The values of the first run, each series' gated metric, as a table.
+    lines = [line.split() for line in (GOLDEN / "go-bench" / "fast.txt").read_text().splitlines()
+             if line.startswith("Benchmark")]
+    rows = _markdown_rows(text)
+    assert rows[0][:4] == ["series", "metric", "baseline", "candidate"] and len(rows) == 1 + 2
+    for row in rows[1:]:
+        name = row[0].split("benchmark=")[1].split(",")[0]
+        values = [float(fields[2]) for fields in lines if fields[0].startswith(name + "-")]
+        assert row[1] == "ns_per_op" and row[2] == "" and row[5] == "first"
+        assert row[3] == f"{statistics.median(values):,.4g} ns/op"
     JUNIT_XSD.validate(str(junit))
     suite = JUNIT_XSD.to_dict(str(junit))
     assert suite["@skipped"] == 1 and "skipped" in suite["testcase"][0]
