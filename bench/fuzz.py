@@ -21,7 +21,6 @@ process, bounded, in `make test`.
 """
 
 import argparse
-import itertools
 import json
 import math
 import os
@@ -40,7 +39,7 @@ import httpx
 
 from bench.lab import bench_token, start_services, wait_for_api, work_dir
 from latlab import localstack
-from latlab_contract.result import HIGHEST_NS, MAX_COUNT, SUMMARY_PERCENTILES
+from latlab_contract.result import HIGHEST_NS, MAX_COUNT, SUMMARY_PERCENTILES, order_problem
 
 ROOT = Path(__file__).resolve().parents[1]
 ADAPTERS = ROOT / "workers" / "tests" / "golden" / "adapters"
@@ -177,14 +176,8 @@ def summary_problems(summary: dict[str, Any]) -> list[str]:
             problems.append(f"{key} {value!r}")
     if problems:
         return problems
-    order = ["min", *SUMMARY_PERCENTILES, "max"]
-    for low, high in itertools.pairwise(order):
-        allowance = 1e-3 if high == "max" else 0.0  # a tool's rounding of its percentiles
-        if values[low] > values[high] * (1 + allowance):  # type: ignore[operator]
-            problems.append(f"{low} {values[low]} > {high} {values[high]}")
-    if not values["min"] <= values["mean"] <= values["max"] * 1.001:  # type: ignore[operator]
-        problems.append(f"mean {values['mean']} outside {values['min']} .. {values['max']}")
-    return problems
+    problem = order_problem(values)  # type: ignore[arg-type]
+    return [] if problem is None else [problem]
 
 
 def run_problems(run: dict[str, Any]) -> list[str]:

@@ -85,7 +85,8 @@ def _trials(result: dict[str, Any], mode: str, path: str,
         metrics = {headline: _headline(mean, unit, mode, f"{where}.scoreUnit")}
         for name, metric in secondary.items():
             key = metric_name(name.lstrip("·:"))
-            if mode == "sample" and _PERCENTILE.match(key):
+            # SampleTime's percentiles: `p0.50`, or `checksum·p0.50` before JMH 1.37
+            if mode == "sample" and _PERCENTILE.match(name.rsplit("·", 1)[-1]):
                 continue
             at = f"{path}.secondaryMetrics[{name!r}]"
             values = member(member(metric, "rawData", at, list), f, f"{at}.rawData", list)
