@@ -46,7 +46,13 @@ ADAPTERS = ROOT / "workers" / "tests" / "golden" / "adapters"
 CONTRACT = "latlab.result/v1"
 # The golden files of each adapter: (folder, name patterns), tool sources and notes left out.
 SEED_FILES: dict[str, tuple[Path, tuple[str, ...]]] = {
-    "go-bench": (ADAPTERS / "go-bench", ("*.txt",)),
+    "go-bench": (ADAPTERS / "go-bench", ("**/*.txt",)),
+    "google-benchmark": (ADAPTERS / "google-benchmark", ("**/*.json",)),
+    "hyperfine": (ADAPTERS / "hyperfine", ("**/*.json",)),
+    "wrk": (ADAPTERS / "wrk", ("*.txt",)),
+    "vegeta": (ADAPTERS / "vegeta", ("**/*.json", "**/*.jsonl")),
+    "oha": (ADAPTERS / "oha", ("**/*.json",)),
+    "ghz": (ADAPTERS / "ghz", ("**/*.json",)),
     "criterion": (ADAPTERS / "criterion", ("*/criterion",)),
     "jmh": (ADAPTERS / "jmh", ("**/*.json",)),
     "pytest-benchmark": (ADAPTERS / "pytest-benchmark", ("**/*.json",)),
@@ -176,7 +182,7 @@ def summary_problems(summary: dict[str, Any]) -> list[str]:
             problems.append(f"{key} {value!r}")
     if problems:
         return problems
-    problem = order_problem(values)  # type: ignore[arg-type]
+    problem = order_problem(values)
     return [] if problem is None else [problem]
 
 

@@ -42,8 +42,9 @@ RawBody = Annotated[bytes | bytearray, Depends(get_raw_body)]
 
 def get_adapter_query(
     adapter: Annotated[str | None, Query(
-        description="A harness adapter (go-bench, criterion, jmh, pytest-benchmark, k6, wrk2, "
-        "hlog, ...): the body is that tool's output, not a latlab.result/v1 document")] = None,
+        description="A harness adapter (go-bench, google-benchmark, criterion, jmh, "
+        "pytest-benchmark, hyperfine, k6, wrk2, wrk, vegeta, oha, ghz, hlog, ...): the body is "
+        "that tool's output, not a latlab.result/v1 document")] = None,
     suite: Annotated[str | None, Query(pattern=SLUG, description="With adapter: required")]
     = None,
     scenario: Annotated[str | None, Query(pattern=SLUG, description="With adapter: required")]

@@ -3836,7 +3836,7 @@ export interface operations {
     submit_run_api_v1_runs_post: {
         parameters: {
             query?: {
-                /** @description A harness adapter (go-bench, criterion, jmh, pytest-benchmark, k6, wrk2, hlog, ...): the body is that tool's output, not a latlab.result/v1 document */
+                /** @description A harness adapter (go-bench, google-benchmark, criterion, jmh, pytest-benchmark, hyperfine, k6, wrk2, wrk, vegeta, oha, ghz, hlog, ...): the body is that tool's output, not a latlab.result/v1 document */
                 adapter?: string | null;
                 /** @description With adapter: required */
                 suite?: string | null;

@@ -58,12 +58,18 @@ def registry() -> dict[str, Parser]:
     from latlab_contract.parsers import (
         ab,
         criterion,
+        ghz,
         go_bench,
+        google_benchmark,
         hlog,
+        hyperfine,
         jmh,
         k6,
         latlab_json,
+        oha,
         pytest_benchmark,
+        vegeta,
+        wrk,
         wrk2,
     )
 
@@ -72,11 +78,17 @@ def registry() -> dict[str, Parser]:
         "ab": ab.parse,
         "hlog": hlog.parse,
         "go-bench": go_bench.parse,
+        "google-benchmark": google_benchmark.parse,
         "criterion": criterion.parse,
         "jmh": jmh.parse,
         "pytest-benchmark": pytest_benchmark.parse,
+        "hyperfine": hyperfine.parse,
         "k6": k6.parse,
         "wrk2": wrk2.parse,
+        "wrk": wrk.parse,
+        "vegeta": vegeta.parse,
+        "oha": oha.parse,
+        "ghz": ghz.parse,
     }
 
 

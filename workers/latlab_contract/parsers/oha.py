@@ -1,0 +1,159 @@
+"""oha's JSON output (`oha --output-format json`, `--json` before 1.9): one run is one trial of
+one series. oha's text output is not read, nor its CSV (`--output-format csv`: the requests
+answered, without the failed ones or the run's time).
+
+oha's latency statistics are over the requests that got a response (of any status; requests
+that failed without one have no latency in oha): `summary.fastest`, `slowest` and `average`
+and `latencyPercentiles` (p10 .. p99.99), in seconds. oha's percentile is no interpolation
+and not the nearest rank: the value at index floor(p/100 x n) of the n sorted latencies, the
+(floor(p/100 x n) + 1)-th fastest. The latency is rebuilt over n (the responses counted in
+`statusCodeDistribution`) with each printed point at that rank of oha's, the fastest at
+rank 1 and the slowest at rank n, the values between interpolated (`harness.cumulative`:
+exact at each point); the trial's summary is oha's own fastest, percentiles, slowest and
+average. (1.16's `metrics.latency_ms` repeats these in ms, rounded: not read.)
+
+Metrics: `throughput` is `summary.requestsPerSec` (every request, answered or not, over the
+run's time), `requests` the responses and the errors of `errorDistribution`, `success_rate`
+oha's success rate (the share of requests answered, whatever their status; requests cut off
+by `-z`'s deadline left out), `errors` the responses of status 400 and above and the
+requests without a response, but for `timeouts` (oha's "timeout" error) and `aborted` (its
+"aborted due to deadline": requests still running when `-z` ended, not the server's
+failure).
+"""
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
+from latlab_contract.parsers.harness import (
+    checked,
+    cumulative,
+    duration_ns,
+    load_json,
+    member,
+    reported,
+)
+from latlab_contract.result import MAX_COUNT, MAX_MEASURED, Latency, MetricSpec, SeriesIn, TrialIn
+
+# oha's ClientError texts of the errors that are not counted in `errors`.
+_TIMEOUT = "timeout"
+_DEADLINE = "aborted due to deadline"
+
+METRIC_INFO = {
+    "throughput": MetricSpec(unit="req/s", direction="higher", label="requests per second"),
+    "requests": MetricSpec(unit="count", direction="none", label="requests"),
+    "success_rate": MetricSpec(unit="ratio", direction="higher",
+                               label="share of requests answered (any status)"),
+    "errors": MetricSpec(unit="count", direction="lower",
+                         label="responses of status 400 and above, requests failed"),
+    "timeouts": MetricSpec(unit="count", direction="lower", label="requests timed out"),
+    "aborted": MetricSpec(unit="count", direction="none",
+                          label="requests cut off by the end of the run (-z)"),
+}
+
+
+def parse(text: str, context: ParseContext) -> Parsed:
+    if text.lstrip().startswith("Summary:"):
+        raise ParseError("line 1: oha's text output: run oha with --output-format json "
+                         "(--json before 1.9)")
+    if text.lstrip().startswith("request-start,"):
+        raise ParseError("line 1: oha's CSV output lists only the requests answered, without "
+                         "the failed ones or the run's time: run oha with --output-format json")
+    document = checked(_load(text), "$", dict)
+    summary = member(document, "summary", "$", dict)
+    statuses = _counts(member(document, "statusCodeDistribution", "$", dict),
+                       "$.statusCodeDistribution")
+    failures = _counts(member(document, "errorDistribution", "$", dict),
+                       "$.errorDistribution")
+    answered = sum(statuses.values())
+    if answered == 0:
+        raise ParseError("$.statusCodeDistribution: no request got a response: oha measured "
+                         "no latency")
+    requests = answered + sum(failures.values())
+    if requests > MAX_COUNT:
+        raise ParseError(f"$.statusCodeDistribution: {requests:,} requests in all, more than "
+                         f"{MAX_COUNT:,}")
+    timeouts, aborted = failures.get(_TIMEOUT, 0), failures.get(_DEADLINE, 0)
+    success = member(summary, "successRate", "$.summary", float)
+    if not 0.0 <= success <= 1.0:
+        raise ParseError(f"$.summary.successRate: {success} is not a ratio 0 .. 1")
+    metrics = {
+        "throughput": _rate(summary),
+        "requests": float(requests),
+        "success_rate": success,
+        "errors": float(sum(count for code, count in statuses.items()
+                            if _status(code, f"$.statusCodeDistribution[{code!r}]") >= 400)
+                        + sum(failures.values()) - timeouts - aborted),
+        "timeouts": float(timeouts),
+        "aborted": float(aborted),
+    }
+    try:
+        series = SeriesIn(trials=[TrialIn(latency=_latency(document, summary, answered),
+                                          metrics=metrics)])
+    except ValidationError as error:
+        raise ParseError(validation_message(error)) from error
+    return Parsed(series=[series], metric_info=METRIC_INFO)
+
+
+def _latency(document: dict[str, Any], summary: dict[str, Any], answered: int) -> Latency:
+    fastest, slowest, average = (
+        duration_ns(member(summary, key, "$.summary", float), "s", f"$.summary.{key}")
+        for key in ("fastest", "slowest", "average"))
+    path = "$.latencyPercentiles"
+    printed: list[tuple[float, float]] = []
+    for key, value in member(document, "latencyPercentiles", "$", dict).items():
+        where = f"{path}[{key!r}]"
+        percentile = _percentile(key, where)
+        printed.append((percentile, duration_ns(checked(value, where, float), "s", where)))
+    if not printed:
+        raise ParseError(f"{path}: no percentiles")
+    ranks = [(1, round(fastest)), (answered, round(slowest))]
+    # oha's `percentile_iter`: index `(p / 100.0 * n) as usize`, in the same floating point
+    ranks += [(int(q / 100.0 * answered) + 1, round(value)) for q, value in printed]
+    try:
+        return cumulative(ranks, path, reported(
+            [(0.0, fastest), *printed, (100.0, slowest)], mean=average))
+    except ValidationError as error:
+        raise ParseError(f"{path}: {validation_message(error)}") from error
+
+
+def _rate(summary: dict[str, Any]) -> float:
+    value: float = member(summary, "requestsPerSec", "$.summary", float)
+    if not 0.0 <= value <= MAX_MEASURED:
+        raise ParseError(f"$.summary.requestsPerSec: {value} is outside 0 .. {MAX_MEASURED:g}")
+    return value
+
+
+def _percentile(key: str, where: str) -> float:
+    try:
+        percentile = float(key.removeprefix("p")) if key.startswith("p") else -1.0
+    except ValueError:
+        percentile = -1.0
+    if not 0.0 <= percentile < 100.0:
+        raise ParseError(f"{where}: not a percentile key ('p99.9')")
+    return percentile
+
+
+def _status(code: str, where: str) -> int:
+    if not code.isdigit() or len(code) != 3:
+        raise ParseError(f"{where}: {code[:20]!r} is not an HTTP status")
+    return int(code)
+
+
+def _counts(document: dict[str, Any], path: str) -> dict[str, int]:
+    found = {}
+    for key, value in document.items():
+        where = f"{path}[{key!r}]"
+        count = checked(value, where, int)
+        if not 0 <= count <= MAX_COUNT:
+            raise ParseError(f"{where}: a count of {count:,} is outside 0 .. {MAX_COUNT:,}")
+        found[key] = count
+    return found
+
+
+def _load(text: str) -> Any:
+    try:
+        return load_json(text)
+    except ValueError as error:  # an integer of thousands of digits (json names no line)
+        raise ParseError(f"line 1: JSON that cannot be read ({error})") from None
