@@ -514,3 +514,29 @@ def test_compare_answers_markdown_and_csv(client, actors) -> None:
     for row, metric in zip(table, metrics, strict=True):
         assert row["client"] == "c|ient" and row["verdict"] == metric["verdict"]
         assert math.isclose(float(row["candidate"]), metric["candidate"])
+
+
+def test_k6_documented_summary_keeps_k6s_p95_and_marks_what_was_interpolated(
+        client, actors) -> None:
+    """k6's documented `--summary-export` example (p(95) 205.28 ms, max 663.81 ms, 434
+    requests): the stored p95 is k6's, not the max, and says so; the p99 k6 did not print is
+    interpolated between its p(95) and max, and marked."""
+    headers = actors.token(Scope.runs_write, Scope.read)
+    path = GOLDEN / "k6" / "upstream" / "docs-summary-export-example.json"
+    printed = json.loads(path.read_text())["metrics"]["http_req_duration"]
+    response = _post(client, headers, path.read_text(), adapter="k6", suite="k6-docs",
+                     scenario="ci")
+    assert response.status_code == 201, response.text
+    run = client.get(f"/api/v1/runs/{response.json()['id']}", headers=headers).json()
+    (series,) = run["series"]
+    (trial,) = series["trials"]
+    for summary in (trial["summary"], series["summary"]):
+        assert summary["count"] == 434
+        for ours, theirs in (("p95", "p(95)"), ("p90", "p(90)"), ("p50", "med"),
+                             ("min", "min"), ("max", "max"), ("mean", "avg")):
+            assert summary[ours] == pytest.approx(printed[theirs] * 1e6, rel=1e-12), ours
+        assert printed["p(95)"] * 1e6 < summary["p99"] < printed["max"] * 1e6
+    for described in (trial, series):
+        assert sorted(described["reported"]) == ["max", "mean", "min", "p50", "p90", "p95"]
+        assert {"p99", "p999", "p9999", "stddev"} <= set(described["interpolated"])
+    assert "p99" in trial["unreliable"]  # 434 requests: 4 beyond the p99
