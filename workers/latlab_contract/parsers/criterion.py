@@ -1,6 +1,8 @@
 """Criterion.rs results: the JSON it keeps in `target/criterion/<benchmark>/new/`.
 
-Those are three files per benchmark, so the adapter reads one JSON document that holds them:
+Those are three files per benchmark (Criterion 0.2 to 0.7; 0.2 writes the samples as
+`[iters, times]` and capitalises the estimates' names), so the adapter reads one JSON
+document that holds them:
 a list of `{"benchmark": <benchmark.json>, "estimates": <estimates.json>, "sample":
 <sample.json>}`. `bundle(directory)` builds it from a `target/criterion` tree (what
 `latlab submit --adapter criterion target/criterion` sends).
@@ -70,9 +72,16 @@ def bundle(directory: Path) -> str:
 
 
 def _trial(item: dict[str, Any], described: dict[str, Any], path: str) -> TrialIn:
-    sample = member(item, "sample", path, dict)
-    iters = member(sample, "iters", f"{path}.sample", list)
-    times = member(sample, "times", f"{path}.sample", list)
+    sample = item.get("sample")
+    if isinstance(sample, list):  # Criterion 0.2: [iters, times]
+        if len(sample) != 2:
+            raise ParseError(f"{path}.sample: expected [iters, times] or an object")
+        iters = checked(sample[0], f"{path}.sample[0]", list)
+        times = checked(sample[1], f"{path}.sample[1]", list)
+    else:
+        sample = member(item, "sample", path, dict)
+        iters = member(sample, "iters", f"{path}.sample", list)
+        times = member(sample, "times", f"{path}.sample", list)
     if len(iters) != len(times):
         raise ParseError(f"{path}.sample: {len(iters)} iters but {len(times)} times")
     per_iteration = []
@@ -81,7 +90,9 @@ def _trial(item: dict[str, Any], described: dict[str, Any], path: str) -> TrialI
         if checked(count, f"{path}.sample.iters[{i}]", float) <= 0:
             raise ParseError(f"{path}.sample.iters[{i}]: not a positive count")
         per_iteration.append(ns(checked(total, where, float) / count, "ns", where))
-    estimates = member(item, "estimates", path, dict)
+    # Criterion 0.2 capitalises the estimates' names (Slope, Mean).
+    estimates = {key.lower(): value for key, value in
+                 member(item, "estimates", path, dict).items()}
     typical = estimates.get("slope") or member(estimates, "mean", f"{path}.estimates", dict)
     where = f"{path}.estimates.{'slope' if estimates.get('slope') else 'mean'}"
     time = checked(member(typical, "point_estimate", where, float), where, float)

@@ -17,6 +17,8 @@ from latlab_contract.result import MetricSpec, SeriesIn, TrialIn
 
 _BENCHMARK = re.compile(r"^(Benchmark\S*?)(?:-(\d+))?(?:\s+(\d+)\s+(.*))?$")
 _RESULTS = re.compile(r"^\s*(\d+)\s+(\d.*)$")
+# A benchmark's name followed by what the benchmark printed itself: its results come later.
+_NAME_THEN_OUTPUT = re.compile(r"^(Benchmark\S*?)(?:-(\d+))?\s+\D")
 _SPECS = {
     "ns/op": NS_PER_OP,
     "B/op": BYTES_PER_OP,
@@ -77,6 +79,9 @@ def _benchmark_line(
     continued = _RESULTS.match(line)
     if pending is not None and continued is not None:
         return pending[0], pending[1], (int(continued.group(1)), continued.group(2))
+    named = _NAME_THEN_OUTPUT.match(line)
+    if named is not None:
+        return named.group(1), named.group(2), None
     return None, None, None
 
 

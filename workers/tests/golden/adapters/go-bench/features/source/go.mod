@@ -1,0 +1,3 @@
+module latlab.example/gofeatures
+
+go 1.21
