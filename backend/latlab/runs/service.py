@@ -207,7 +207,7 @@ def _readers() -> isolation.Readers:
     settings = get_settings()
     return isolation.Readers(
         [sys.executable, "-m", "latlab_contract.parsers.reader",
-         "--memory-mb", str(settings.adapter_memory_mb)], settings.adapter_deadline_s)
+         "--memory-mb", str(settings.adapter_memory_mb)], settings.adapter_deadline_s, spare=2)
 
 
 # The runs list counts matching runs up to this many: a count over a year of history would
