@@ -7,12 +7,15 @@ Each test runs inside an outer transaction that is rolled back; tests that need 
 
 import os
 import subprocess
+import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, select, text
@@ -210,34 +213,33 @@ def actors(db: Session) -> Actors:
     return Actors(db)
 
 
-@pytest.fixture(scope="session")
-def live_server() -> Iterator[str]:
-    """The api as a real uvicorn process on the test database; tests using it commit data."""
-    import subprocess
-    import sys
-    import time
-
-    import httpx
-
+def start_api(**settings: str) -> "tuple[str, subprocess.Popen[bytes]]":
+    """The api as a real uvicorn process on the test database (with `settings`, e.g.
+    LATLAB_ADAPTER_MEMORY_MB), answering; the caller ends it."""
     port = localstack.free_port()
     url = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "LATLAB_PUBLIC_URL": url}
     process = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "latlab.main:app", "--host", "127.0.0.1",
          "--port", str(port), "--log-level", "warning"],
-        env=env,
+        env={**os.environ, "LATLAB_PUBLIC_URL": url, **settings},
     )
     deadline = time.monotonic() + 60
     while True:
         try:
             if httpx.get(f"{url}/api/v1/openapi.json", timeout=1).status_code == 200:
-                break
+                return url, process
         except httpx.HTTPError:
             pass
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
             raise RuntimeError("the api did not start")
         time.sleep(0.2)
+
+
+@pytest.fixture(scope="session")
+def live_server() -> Iterator[str]:
+    """The api as a real uvicorn process on the test database; tests using it commit data."""
+    url, process = start_api()
     yield url
     process.terminate()
     process.wait(10)
@@ -245,9 +247,6 @@ def live_server() -> Iterator[str]:
 
 def _celery_worker(queue: str, concurrency: int = 1) -> Iterator[None]:
     """A real Celery worker of the backend on the test broker and database."""
-    import subprocess
-    import sys
-
     from latlab.worker import app
 
     name = f"{queue}-test-{os.getpid()}@%h"
@@ -284,8 +283,6 @@ def alerts_worker() -> Iterator[None]:
 
 def wait_for(predicate, timeout: float = 60.0, interval: float = 0.2):
     """Polls until `predicate()` is truthy (tests of other processes); returns its value."""
-    import time
-
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
@@ -368,8 +365,6 @@ def start_runner(build_cache, ingest_worker):
 @pytest.fixture
 def member(committed_db, live_server):
     """An httpx client of the live api, signed in as a member (a committed user)."""
-    import httpx
-
     user = Actors(committed_db).user(Role.member)
     committed_db.commit()
     client = httpx.Client(base_url=live_server, timeout=30, headers=JSON)

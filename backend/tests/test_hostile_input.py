@@ -6,7 +6,6 @@ processes that keep a parser's crash, memory and time out of the api (`core.isol
 import base64
 import json
 import math
-import os
 import struct
 import subprocess
 import sys
@@ -20,10 +19,9 @@ import httpx
 import pytest
 from sqlalchemy import func, select
 
-from latlab import localstack
 from latlab.core import isolation
 from latlab.models import Run, Scope
-from tests.conftest import Actors
+from tests.conftest import Actors, start_api
 from tests.factories import result
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,21 +32,7 @@ READER = [sys.executable, "-m", "latlab_contract.parsers.reader"]
 @pytest.fixture(scope="module")
 def api() -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """The api in a process of its own, its readers allowed 128 MiB each."""
-    port = localstack.free_port()
-    url = f"http://127.0.0.1:{port}"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "latlab.main:app", "--host", "127.0.0.1",
-         "--port", str(port), "--log-level", "warning"],
-        env={**os.environ, "LATLAB_PUBLIC_URL": url, "LATLAB_ADAPTER_MEMORY_MB": "128"})
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(f"{url}/api/v1/openapi.json", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        assert process.poll() is None and time.monotonic() < deadline, "the api did not start"
-        time.sleep(0.2)
+    url, process = start_api(LATLAB_ADAPTER_MEMORY_MB="128")
     yield url, process
     process.terminate()
     process.wait(10)

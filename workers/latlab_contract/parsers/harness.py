@@ -14,9 +14,11 @@ Latency from a harness is one of three kinds, and each adapter says which it giv
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
+
+from hdrh.histogram import HdrHistogram
 
 from latlab_contract import hdr
 from latlab_contract.parsers import ParseError
@@ -95,13 +97,7 @@ def samples(values: Iterable[int], where: str) -> Latency:
 
 def histogram(values: Iterable[tuple[int, int]], where: str) -> Latency:
     """Latency from (value in ns, count) pairs."""
-    try:
-        built = hdr.from_counts(values)
-    except hdr.HdrError as error:
-        raise ParseError(f"{where}: {error}") from error
-    if built.get_total_count() == 0:
-        raise ParseError(f"{where}: no samples")
-    return Latency(hdr=hdr.encode(built))
+    return Latency(hdr=_built(hdr.from_counts, values, where))
 
 
 def spectrum(points: Iterable[tuple[float, float]], count: int, where: str, *,
@@ -127,13 +123,7 @@ def cumulative(points: Iterable[tuple[int, int]], where: str,
     """Latency rebuilt from (values so far, value in ns) points, such as HdrHistogram's
     percentile output (its TotalCount column): the values counted between two points are
     interpolated between their values (`hdr.rebuilt`), exact at every point."""
-    try:
-        built = hdr.rebuilt(points)
-    except hdr.HdrError as error:
-        raise ParseError(f"{where}: {error}") from error
-    if built.get_total_count() == 0:
-        raise ParseError(f"{where}: no samples")
-    return Latency(hdr=hdr.encode(built), reported=printed, rebuilt=True)
+    return Latency(hdr=_built(hdr.rebuilt, points, where), reported=printed, rebuilt=True)
 
 
 def reported(points: Iterable[tuple[float, float]], *, mean: float | None = None,
@@ -146,6 +136,18 @@ def reported(points: Iterable[tuple[float, float]], *, mean: float | None = None
     if stddev is not None:
         found["stddev"] = stddev
     return Reported.model_validate(found)
+
+
+def _built(build: Callable[[Iterable[tuple[int, int]]], HdrHistogram],
+           pairs: Iterable[tuple[int, int]], where: str) -> str:
+    """The encoded histogram `build` makes of the pairs; its errors named at `where`."""
+    try:
+        built = build(pairs)
+    except hdr.HdrError as error:
+        raise ParseError(f"{where}: {error}") from error
+    if built.get_total_count() == 0:
+        raise ParseError(f"{where}: no samples")
+    return hdr.encode(built)
 
 
 def metric_name(text: str) -> str:
