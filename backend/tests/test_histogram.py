@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from latlab.core.errors import Unprocessable
 from latlab.runs.histogram import Histogram
-from latlab_contract.result import HIGHEST_NS, SUMMARY_PERCENTILES
+from latlab_contract.result import HIGHEST_NS
+from latlab_contract.vocabulary import SUMMARY_PERCENTILES
 
 QS = list(SUMMARY_PERCENTILES.values())
 GOLDEN = Path(__file__).parent / "golden" / "histograms"

@@ -86,7 +86,7 @@ def test_history_reads_are_index_lookups(db: Session) -> None:
 
 
 def analysis_vocabulary():  # type: ignore[no-untyped-def]
-    from latlab.runs.metrics import Vocabulary
+    from latlab_contract.vocabulary import Vocabulary
 
     return Vocabulary()
 

@@ -12,10 +12,10 @@ from latlab.analysis.stats import (
     mann_whitney_p,
     rules_out,
     spread_bound,
-    tail_reliable,
     trials_needed,
     trials_to_detect,
 )
+from latlab_contract.vocabulary import tail_reliable
 
 
 def _trials(seed: int, n: int = 5, level: float = 100.0, sigma: float = 0.05) -> list[float]:

@@ -6,10 +6,9 @@ import pytest
 
 from latlab.hosts import service as host_service
 from latlab.models import Run, Scope
-from latlab.runs import metrics
 from latlab.suites import service as suite_service
 from latlab_contract import Heartbeat, SlaTemplate
-from latlab_contract.result import MetricSpec
+from latlab_contract.vocabulary import GENERIC, MetricSpec
 from latlab_workers.suites import load_suites
 from tests.factories import result
 
@@ -20,8 +19,8 @@ SHIPPED = [(suite.id, name, spec) for suite in load_suites().values()
 @pytest.mark.parametrize(("suite", "name", "spec"), SHIPPED,
                          ids=[f"{suite}.{name}" for suite, name, _ in SHIPPED])
 def test_a_suite_reusing_a_generic_metric_keeps_its_direction(suite, name, spec) -> None:
-    if name in metrics.GENERIC:
-        assert spec.direction == metrics.GENERIC[name].direction, (suite, name)
+    if name in GENERIC:
+        assert spec.direction == GENERIC[name].direction, (suite, name)
 
 
 def _advertise(db, **changes) -> None:

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from latlab_contract.result import MetricSpec
+from latlab_contract.vocabulary import MetricSpec
 
 EXECUTE_JOB = "runner.execute_job"
 HOST_HEARTBEAT = "ingest.host_heartbeat"

@@ -21,6 +21,8 @@ from pydantic import (
     model_validator,
 )
 
+from latlab_contract.vocabulary import SUMMARY_PERCENTILES, MetricSpec
+
 SCHEMA_VERSION = "latlab.result/v1"
 
 # Postgres refuses NUL in text and JSON, so no string of the contract may hold one.
@@ -62,7 +64,6 @@ def _no_wide_int(value: object) -> object:
 
 # A param or fingerprint value: an integer too wide for int64 is refused, not made a float.
 Scalar = Text | bool | Int64 | Annotated[Finite, BeforeValidator(_no_wide_int)] | None
-Direction = Literal["lower", "higher", "none"]
 
 MAX_SAMPLES = 20_000_000
 # The most values one histogram may count: 2^48 (a billion a second for three days). Every
@@ -70,24 +71,12 @@ MAX_SAMPLES = 20_000_000
 # trials' counts still fit in int64 with room to spare.
 MAX_COUNT = 2**48
 Count = Annotated[int, Field(strict=True, ge=0, le=MAX_COUNT)]
-# A latency summary's percentiles, by key: one vocabulary for the contract and the lab.
-SUMMARY_PERCENTILES: dict[str, float] = {
-    "p50": 50.0, "p90": 90.0, "p95": 95.0, "p99": 99.0, "p999": 99.9, "p9999": 99.99,
-}
 
 
 class Contract(BaseModel):
     """Unknown fields are refused everywhere in the contract."""
 
     model_config = ConfigDict(extra="forbid")
-
-
-class MetricSpec(Contract):
-    """What a metric means: its unit and which way is better."""
-
-    unit: Annotated[str, StringConstraints(max_length=32, pattern=_NO_NUL)]
-    direction: Direction
-    label: Annotated[str, StringConstraints(max_length=100, pattern=_NO_NUL)] | None = None
 
 
 ReportedNs = Annotated[float, Field(allow_inf_nan=False, ge=0, le=HIGHEST_NS)]

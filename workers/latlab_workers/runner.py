@@ -25,7 +25,8 @@ from pydantic import ValidationError
 
 from latlab_contract import JobSpec, Phase, ProgramInfo
 from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
-from latlab_contract.result import SCHEMA_VERSION, MetricSpec, RunCreate, SeriesIn
+from latlab_contract.result import SCHEMA_VERSION, RunCreate, SeriesIn
+from latlab_contract.vocabulary import MetricSpec
 from latlab_workers.network import PARAM as NETWORK_PARAM
 from latlab_workers.network import Network, NetworkError, load_profiles
 from latlab_workers.suites import Program, SeriesPlan, Suite, SuiteError, load_suite

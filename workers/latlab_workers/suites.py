@@ -18,12 +18,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from latlab_contract import ScenarioSpec, SlaTemplate, SuiteInfo
 from latlab_contract.params import merge_params
 from latlab_contract.parsers import Parser, get_parser, load_parser, registry
-from latlab_contract.result import Key, MetricSpec, Slug, Sweep
+from latlab_contract.result import Key, Slug, Sweep
+from latlab_contract.vocabulary import DEFAULT_GATE, MetricSpec
 from latlab_workers import network
 from latlab_workers.templates import Context, render, render_one
 
 SUITES_DIR = Path(__file__).resolve().parents[1] / "suites"
-DEFAULT_GATE = ("p99", "throughput")
 MAX_AXIS_VALUES = 64
 
 AxisValue = str | int | float

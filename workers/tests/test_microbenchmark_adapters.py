@@ -26,13 +26,8 @@ from latlab_contract.parsers import ParseContext, Parsed, ParseError, jmh
 from latlab_contract.parsers import google_benchmark as gbench
 from latlab_contract.parsers import hyperfine as hfine
 from latlab_contract.parsers.harness import metric_name
-from latlab_contract.result import (
-    SUMMARY_PERCENTILES,
-    Latency,
-    SeriesIn,
-    TrialIn,
-    order_problem,
-)
+from latlab_contract.result import Latency, SeriesIn, TrialIn, order_problem
+from latlab_contract.vocabulary import SUMMARY_PERCENTILES
 
 GOLDEN = Path(__file__).parent / "golden" / "adapters"
 CONTEXT = ParseContext()

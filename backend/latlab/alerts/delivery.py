@@ -25,8 +25,8 @@ from latlab.core.clock import get_clock
 from latlab.core.settings import get_settings
 from latlab.core.tasks import enqueue
 from latlab.models import Channel, DeliveryAttempt, Notification, Project
-from latlab.runs.metrics import quantity
 from latlab_contract import ALERTS_QUEUE
+from latlab_contract.vocabulary import quantity
 
 FAILING_AFTER = 3
 # A message still due this long after its time lost its task: `redeliver_due` sends it again.

@@ -11,10 +11,9 @@ from latlab.analysis import service as analysis
 from latlab.core.clock import get_clock
 from latlab.core.settings import get_settings
 from latlab.models import Alert, Job, Run, Schedule, Severity
-from latlab.runs.metrics import Vocabulary, quantity
+from latlab_contract.vocabulary import DEFAULT_GATE, Vocabulary, quantity
 
 # Histories watched for change points on every new run of the default branch.
-HISTORY_METRICS = ("p99", "throughput")
 
 
 def change_points(session: Session, run: Run, vocabulary: Vocabulary) -> None:
@@ -26,7 +25,7 @@ def change_points(session: Session, run: Run, vocabulary: Vocabulary) -> None:
         return
     for series in run.series:
         key = analysis.history_key(run, series.labels)
-        for metric in HISTORY_METRICS:
+        for metric in DEFAULT_GATE:
             if analysis.series_value(series, metric) is None:
                 continue
             points, found = analysis.trend(session, analysis.TrendQuery(

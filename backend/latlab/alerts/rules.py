@@ -16,7 +16,7 @@ from latlab.analysis import service as analysis
 from latlab.analysis.gate import GateResult
 from latlab.core.settings import get_settings
 from latlab.models import Run, Series, Severity, SlaRule
-from latlab.runs.metrics import TIME_UNITS, Vocabulary
+from latlab_contract.vocabulary import TIME_UNITS, Vocabulary
 
 OPS: dict[str, Callable[[float, float], bool]] = {
     "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}

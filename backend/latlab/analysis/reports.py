@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 from xml.etree import ElementTree
 
-from latlab.runs.metrics import quantity
+from latlab_contract.vocabulary import quantity
 
 _MARKS = {"regressed": "🔴", "improved": "🟢", "unchanged": "⚪", "inconclusive": "🟡"}
 

@@ -15,19 +15,26 @@ from sqlalchemy import ColumnElement, func, or_, select
 from sqlalchemy.orm import Session, selectinload
 
 from latlab.analysis import changepoints
-from latlab.analysis.stats import Comparison, Direction, compare, tail_reliable
+from latlab.analysis.stats import Comparison, compare
 from latlab.core.cache import memo
 from latlab.core.clock import get_clock
 from latlab.core.errors import NotFound, Unprocessable
 from latlab.models import Baseline, Rollup, Run, Series
 from latlab.runs import keys
 from latlab.runs.keys import label_key
-from latlab.runs.metrics import Vocabulary
+from latlab_contract.vocabulary import (
+    LATENCY_KEYS,
+    SUMMARY_PERCENTILES,
+    Direction,
+    Vocabulary,
+    tail_reliable,
+)
 
 DEFAULT_BRANCH = "main"
-# Summary columns compared per trial, and the percentile each tail key stands for.
-LATENCY_KEYS = ("p50", "p90", "p95", "p99", "p999", "p9999", "mean", "max", "stddev")
-TAIL_PERCENTILES = {"p90": 90.0, "p95": 95.0, "p99": 99.0, "p999": 99.9, "p9999": 99.99}
+# Summary columns compared per trial (the min, one sample and often the timer's floor, is
+# shown, not judged), and the percentile each tail key stands for.
+COMPARED = tuple(key for key in LATENCY_KEYS if key != "min")
+TAIL_PERCENTILES = {key: q for key, q in SUMMARY_PERCENTILES.items() if key != "p50"}
 # Fingerprint keys whose difference makes two hosts' numbers hard to compare.
 COMPARABILITY_KEYS = ("cpu_model", "cores", "kernel", "governor", "thp", "isolcpus",
                       "nohz_full", "rcu_nocbs", "hugepages", "swappiness", "clocksource",
@@ -92,14 +99,14 @@ def load_run(session: Session, run_id: int, project_id: int | None = None) -> Ru
 
 
 def trial_values(series: Series, metric: str) -> list[float]:
-    if metric in LATENCY_KEYS:
+    if metric in COMPARED:
         return [float(getattr(trial, metric)) for trial in series.trials]
     return [float(t.metrics[metric]) for t in series.trials if metric in t.metrics]
 
 
 def series_value(series: Series, metric: str) -> float | None:
     """The series' value of a metric: merged-histogram summary, or the trials' median."""
-    if metric in LATENCY_KEYS or metric in ("min", "count"):
+    if metric in LATENCY_KEYS or metric == "count":
         value = series.summary.get(metric)
     else:
         value = series.metrics.get(metric)
@@ -127,7 +134,7 @@ def compare_runs(baseline: Run, candidate: Run, vocabulary: Vocabulary, *,
             continue
         result = SeriesComparison(json.loads(key), other.id, series.id, other.labels,
                                   series.labels)
-        names = [*LATENCY_KEYS, *sorted(set(other.metrics) & set(series.metrics))]
+        names = [*COMPARED, *sorted(set(other.metrics) & set(series.metrics))]
         for name in names:
             old, new = trial_values(other, name), trial_values(series, name)
             if not old or not new:

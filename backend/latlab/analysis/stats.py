@@ -28,15 +28,14 @@ import numpy as np
 import numpy.typing as npt
 from scipy.stats import chi2, mannwhitneyu, norm, rankdata
 
-Direction = Literal["lower", "higher", "none"]
+from latlab_contract.vocabulary import Direction
+
 Verdict = Literal["improved", "regressed", "unchanged", "inconclusive"]
 Confidence = Literal["high", "low"]
 Alternative = Literal["two-sided", "greater", "less"]
 
 ALPHA = 0.05
 MIN_EFFECT = 0.05
-# A tail percentile needs this many samples beyond it to be a number to trust.
-MIN_TAIL_SAMPLES = 10
 _EXACT_MAX_SPLITS = 20_000  # enumerate every split of the pooled trials up to this many
 
 
@@ -159,13 +158,6 @@ def spread_bound(spread: float, df: int, confidence: float) -> float:
     chi-square bound of a normal sample's standard deviation. Ten trials estimate a spread
     loosely (the bound at 80 % is 1.32 times the estimate)."""
     return spread * math.sqrt(df / float(chi2.ppf(1 - confidence, df)))
-
-
-def tail_reliable(count: int, percentile: float, min_beyond: int = MIN_TAIL_SAMPLES) -> bool:
-    """Whether at least `min_beyond` samples lie beyond the percentile (P99.9 of 5,000
-    samples rests on 5 values: not a number to trust)."""
-    # The tolerance keeps 1,000 samples at P99 (exactly 10 beyond) from failing on rounding.
-    return count * (1.0 - percentile / 100.0) >= min_beyond - 1e-9
 
 
 def mann_whitney_p(baseline: Sequence[float], candidate: Sequence[float],

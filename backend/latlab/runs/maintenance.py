@@ -30,7 +30,7 @@ from latlab.analysis.service import on_default_branch, series_value
 from latlab.core.clock import get_clock
 from latlab.models import Project, Rollup, Run, Series, Trial
 from latlab.runs.histogram import Histogram, nearest_rank
-from latlab.runs.metrics import LATENCY_KEYS
+from latlab_contract.vocabulary import LATENCY_KEYS
 
 MONTHS_AHEAD = 2
 PACE = 2.0  # rest this many times a step's duration after it

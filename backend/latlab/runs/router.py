@@ -4,7 +4,6 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Header, Path, Query, Response, status
 from fastapi.responses import PlainTextResponse
 
-from latlab.analysis.stats import MIN_TAIL_SAMPLES
 from latlab.auth.dependencies import Admin, Reader, RunWriter
 from latlab.core.db import DbSession
 from latlab.core.errors import Conflict
@@ -15,7 +14,7 @@ from latlab.core.schemas import Moment
 from latlab.core.settings import get_settings
 from latlab.models import Project, Run
 from latlab.projects import service as projects
-from latlab.runs import metrics, service
+from latlab.runs import service
 from latlab.runs.dependencies import Adapted, RawBody, RunFromPath
 from latlab.runs.ingest import ingest
 from latlab.runs.schemas import (
@@ -33,6 +32,7 @@ from latlab.runs.schemas import (
     VocabularyRead,
 )
 from latlab.suites import service as suite_service
+from latlab_contract import vocabulary as words
 
 router = APIRouter(tags=["runs"], route_class=ApiRoute)
 
@@ -167,8 +167,9 @@ def get_spectrum(run: RunFromPath, series_id: Id, session: DbSession) -> Spectru
 @router.get("/vocabulary")
 def vocabulary(principal: Reader) -> VocabularyRead:
     """Metric labels, units and directions, time units and the tail rule, for the dashboard."""
-    return VocabularyRead(metrics=metrics.GENERIC, time_units=metrics.TIME_UNITS,
-                          min_tail_samples=MIN_TAIL_SAMPLES)
+    return VocabularyRead(metrics=words.GENERIC, time_units=words.TIME_UNITS,
+                          latency_keys=list(words.LATENCY_KEYS),
+                          min_tail_samples=words.MIN_TAIL_SAMPLES)
 
 
 @router.get(

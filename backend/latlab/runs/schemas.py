@@ -5,11 +5,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from latlab.analysis.stats import MIN_TAIL_SAMPLES
 from latlab.core.schemas import ReadSchema, Schema
 from latlab.runs.histogram import Summary
-from latlab.runs.metrics import TIME_UNITS, MetricInfo
 from latlab_contract.result import Sweep
+from latlab_contract.vocabulary import (
+    GENERIC,
+    LATENCY_KEYS,
+    MIN_TAIL_SAMPLES,
+    TIME_UNITS,
+    MetricInfo,
+)
 
 
 class SourceRead(Schema):
@@ -149,14 +154,17 @@ class Spectrum(Schema):
 class VocabularyRead(Schema):
     """How the dashboard reads numbers: nothing here is re-defined in the frontend."""
 
-    # The real table as the example, so the dashboard's unit tests use the api's own values.
+    # The real tables as the example, so the dashboard's unit tests use the api's own values.
     model_config = ConfigDict(json_schema_extra={"examples": [
-        {"metrics": {}, "time_units": dict(TIME_UNITS.items()),
+        {"metrics": {name: info.model_dump() for name, info in GENERIC.items()},
+         "time_units": dict(TIME_UNITS.items()), "latency_keys": list(LATENCY_KEYS),
          "min_tail_samples": MIN_TAIL_SAMPLES}]})
 
     metrics: dict[str, MetricInfo] = Field(description="The generic metrics; a run's own are "
                                            "in its metric_info")
     time_units: dict[str, float] = Field(description="Time units as multiples of a ns")
+    latency_keys: list[str] = Field(description="A latency summary's keys, in the order they "
+                                    "are shown")
     min_tail_samples: int = Field(description="Samples a tail percentile needs beyond it to "
                                   "be trusted")
 

@@ -18,7 +18,6 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
-from latlab.analysis.stats import tail_reliable
 from latlab.core import isolation
 from latlab.core.clock import get_clock
 from latlab.core.errors import (
@@ -33,19 +32,12 @@ from latlab.core.settings import get_settings
 from latlab.core.validation import parse_body, strict_json
 from latlab.models import Host, Project, Run, Series
 from latlab.runs import keys, samples, store
-from latlab.runs import metrics as metric_registry
 from latlab.runs.histogram import Histogram, Summary
 from latlab.runs.keys import label_key
 from latlab.suites import service as suite_service
 from latlab_contract import parsers
-from latlab_contract.result import (
-    SUMMARY_PERCENTILES,
-    Interval,
-    Latency,
-    RunCreate,
-    SeriesIn,
-    SourceIn,
-)
+from latlab_contract.result import Interval, Latency, RunCreate, SeriesIn, SourceIn
+from latlab_contract.vocabulary import LATENCY_KEYS, SUMMARY_PERCENTILES, MetricInfo, tail_reliable
 
 
 @dataclass(frozen=True)
@@ -293,10 +285,10 @@ def spectrum(series: Series) -> tuple[list[dict[str, float]], list[dict[str, flo
     return corrected.spectrum(), None if uncorrected is None else uncorrected.spectrum()
 
 
-def metric_info(session: Session, run: Run) -> dict[str, metric_registry.MetricInfo]:
+def metric_info(session: Session, run: Run) -> dict[str, MetricInfo]:
     """Unit and direction of every summary key and metric of the run."""
     vocabulary = suite_service.run_vocabulary(session, run)
-    names = set(metric_registry.LATENCY_KEYS) | {"count"}
+    names = set(LATENCY_KEYS) | {"count"}
     for series in run.series:
         names.update(series.metrics)
     return {name: vocabulary.info(name) for name in sorted(names)}

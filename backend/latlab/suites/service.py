@@ -8,10 +8,8 @@ from sqlalchemy.orm import Session
 
 from latlab.core.clock import get_clock
 from latlab.models import Run, Suite
-from latlab.runs.metrics import Vocabulary
 from latlab_contract import SlaTemplate, SuiteInfo
-
-DEFAULT_GATE = ("p99", "throughput")
+from latlab_contract.vocabulary import DEFAULT_GATE, Vocabulary
 
 
 def record(session: Session, suites: list[SuiteInfo]) -> None:

@@ -1423,12 +1423,11 @@ export interface components {
              */
             reliable: boolean;
         };
-        /** MetricInfo */
+        /**
+         * MetricInfo
+         * @description A metric's spec as the api lists it: with its name, and a label to show.
+         */
         MetricInfo: {
-            /** Name */
-            name: string;
-            /** Label */
-            label: string;
             /** Unit */
             unit: string;
             /**
@@ -1436,10 +1435,14 @@ export interface components {
              * @enum {string}
              */
             direction: "lower" | "higher" | "none";
+            /** Label */
+            label: string;
+            /** Name */
+            name: string;
         };
         /**
          * MetricSpec
-         * @description What a metric means: its unit and which way is better.
+         * @description What a metric means: its unit and which way is better (and how people call it).
          */
         MetricSpec: {
             /** Unit */
@@ -2544,9 +2547,119 @@ export interface components {
          * VocabularyRead
          * @description How the dashboard reads numbers: nothing here is re-defined in the frontend.
          * @example {
-         *       "metrics": {},
+         *       "latency_keys": [
+         *         "p50",
+         *         "p90",
+         *         "p95",
+         *         "p99",
+         *         "p999",
+         *         "p9999",
+         *         "min",
+         *         "max",
+         *         "mean",
+         *         "stddev"
+         *       ],
+         *       "metrics": {
+         *         "count": {
+         *           "direction": "none",
+         *           "label": "samples",
+         *           "name": "count",
+         *           "unit": "count"
+         *         },
+         *         "errors": {
+         *           "direction": "lower",
+         *           "label": "errors",
+         *           "name": "errors",
+         *           "unit": "count"
+         *         },
+         *         "max": {
+         *           "direction": "lower",
+         *           "label": "max",
+         *           "name": "max",
+         *           "unit": "ns"
+         *         },
+         *         "mean": {
+         *           "direction": "lower",
+         *           "label": "mean",
+         *           "name": "mean",
+         *           "unit": "ns"
+         *         },
+         *         "min": {
+         *           "direction": "lower",
+         *           "label": "min",
+         *           "name": "min",
+         *           "unit": "ns"
+         *         },
+         *         "p50": {
+         *           "direction": "lower",
+         *           "label": "P50",
+         *           "name": "p50",
+         *           "unit": "ns"
+         *         },
+         *         "p90": {
+         *           "direction": "lower",
+         *           "label": "P90",
+         *           "name": "p90",
+         *           "unit": "ns"
+         *         },
+         *         "p95": {
+         *           "direction": "lower",
+         *           "label": "P95",
+         *           "name": "p95",
+         *           "unit": "ns"
+         *         },
+         *         "p99": {
+         *           "direction": "lower",
+         *           "label": "P99",
+         *           "name": "p99",
+         *           "unit": "ns"
+         *         },
+         *         "p999": {
+         *           "direction": "lower",
+         *           "label": "P99.9",
+         *           "name": "p999",
+         *           "unit": "ns"
+         *         },
+         *         "p9999": {
+         *           "direction": "lower",
+         *           "label": "P99.99",
+         *           "name": "p9999",
+         *           "unit": "ns"
+         *         },
+         *         "peak_rss_mb": {
+         *           "direction": "lower",
+         *           "label": "peak RSS",
+         *           "name": "peak_rss_mb",
+         *           "unit": "MB"
+         *         },
+         *         "stddev": {
+         *           "direction": "lower",
+         *           "label": "stddev (jitter)",
+         *           "name": "stddev",
+         *           "unit": "ns"
+         *         },
+         *         "success_rate": {
+         *           "direction": "higher",
+         *           "label": "success rate",
+         *           "name": "success_rate",
+         *           "unit": "ratio"
+         *         },
+         *         "throughput": {
+         *           "direction": "higher",
+         *           "label": "throughput",
+         *           "name": "throughput",
+         *           "unit": "req/s"
+         *         },
+         *         "timeouts": {
+         *           "direction": "lower",
+         *           "label": "timeouts",
+         *           "name": "timeouts",
+         *           "unit": "count"
+         *         }
+         *       },
          *       "min_tail_samples": 10,
          *       "time_units": {
+         *         "min": 60000000000,
          *         "ms": 1000000,
          *         "ns": 1,
          *         "s": 1000000000,
@@ -2570,6 +2683,11 @@ export interface components {
             time_units: {
                 [key: string]: number;
             };
+            /**
+             * Latency Keys
+             * @description A latency summary's keys, in the order they are shown
+             */
+            latency_keys: string[];
             /**
              * Min Tail Samples
              * @description Samples a tail percentile needs beyond it to be trusted

@@ -18,14 +18,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from latlab_contract.result import (
-    SCHEMA_VERSION,
-    MetricSpec,
-    RunCreate,
-    SeriesIn,
-    SourceIn,
-    TrialIn,
-)
+from latlab_contract.result import SCHEMA_VERSION, RunCreate, SeriesIn, SourceIn, TrialIn
+from latlab_contract.vocabulary import MetricSpec
 
 
 @dataclass(frozen=True)

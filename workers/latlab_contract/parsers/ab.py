@@ -21,7 +21,8 @@ from hdrh.histogram import HdrHistogram
 from pydantic import ValidationError
 
 from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
-from latlab_contract.result import HIGHEST_NS, MetricSpec, SeriesIn, TrialIn
+from latlab_contract.result import HIGHEST_NS, SeriesIn, TrialIn
+from latlab_contract.vocabulary import MetricSpec
 
 NS_PER_MS = 1_000_000
 PERCENTS = (50, 66, 75, 80, 90, 95, 98, 99)

@@ -22,7 +22,8 @@ from pydantic import ValidationError
 
 from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import checked, load_json, member, ns, samples
-from latlab_contract.result import MetricSpec, SeriesIn, TrialIn
+from latlab_contract.result import SeriesIn, TrialIn
+from latlab_contract.vocabulary import MetricSpec
 
 METRIC_INFO = {
     "ns_per_iter": MetricSpec(unit="ns/iter", direction="lower", label="time per iteration"),

@@ -40,7 +40,8 @@ from latlab_contract.parsers.harness import (
     reported,
     samples,
 )
-from latlab_contract.result import MAX_COUNT, MAX_MEASURED, Latency, MetricSpec, SeriesIn, TrialIn
+from latlab_contract.result import MAX_COUNT, MAX_MEASURED, Latency, SeriesIn, TrialIn
+from latlab_contract.vocabulary import MetricSpec
 
 # ghz keeps the details of at most this many calls (`maxResult` in runner/requester.go).
 MAX_DETAILS = 1_000_000

@@ -13,7 +13,8 @@ from pydantic import ValidationError
 
 from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import BYTES_PER_OP, NS_PER_OP, metric_name, ns, spec_for_unit
-from latlab_contract.result import MetricSpec, SeriesIn, TrialIn
+from latlab_contract.result import SeriesIn, TrialIn
+from latlab_contract.vocabulary import MetricSpec
 
 _BENCHMARK = re.compile(r"^(Benchmark\S*?)(?:-(\d+))?(?:\s+(\d+)\s+(.*))?$")
 _RESULTS = re.compile(r"^\s*(\d+)\s+(\d.*)$")

@@ -49,7 +49,8 @@ from latlab_contract.parsers.harness import (
     metric_name,
     samples,
 )
-from latlab_contract.result import MAX_COUNT, MetricSpec, SeriesIn, TrialIn
+from latlab_contract.result import MAX_COUNT, SeriesIn, TrialIn
+from latlab_contract.vocabulary import MetricSpec
 
 TIMES = {
     "real_time": MetricSpec(unit="ns/iter", direction="lower", label="real time per iteration"),

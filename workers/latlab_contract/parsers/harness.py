@@ -22,19 +22,8 @@ from hdrh.histogram import HdrHistogram
 
 from latlab_contract import hdr
 from latlab_contract.parsers import ParseError
-from latlab_contract.result import (
-    HIGHEST_NS,
-    MAX_COUNT,
-    SUMMARY_PERCENTILES,
-    Direction,
-    Latency,
-    MetricSpec,
-    Reported,
-)
-
-# Nanoseconds per unit of time, as harnesses write them.
-TIME_UNITS_NS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9, "sec": 1e9,
-                 "min": 60e9}
+from latlab_contract.result import HIGHEST_NS, MAX_COUNT, Latency, Reported
+from latlab_contract.vocabulary import SUMMARY_PERCENTILES, TIME_UNITS, Direction, MetricSpec
 
 NS_PER_OP = MetricSpec(unit="ns/op", direction="lower", label="time per op")
 OPS_PER_S = MetricSpec(unit="ops/s", direction="higher", label="ops per second")
@@ -78,11 +67,11 @@ def ns(value: float, unit: str, where: str) -> int:
 def duration_ns(value: float, unit: str, where: str) -> float:
     """A time in `unit` in nanoseconds, unrounded (a tool's own statistic, kept as
     printed)."""
-    if unit not in TIME_UNITS_NS:
+    if unit not in TIME_UNITS:
         raise ParseError(f"{where}: unknown time unit '{unit}'")
     if not math.isfinite(value):
         raise ParseError(f"{where}: {value} is not a finite number")
-    result = value * TIME_UNITS_NS[unit]
+    result = value * TIME_UNITS[unit]
     if not 0 <= result < HIGHEST_NS + 0.5:
         raise ParseError(f"{where}: latency {value} {unit} is outside 0 .. 1 h")
     return result

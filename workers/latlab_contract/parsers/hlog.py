@@ -23,8 +23,8 @@ from pydantic import ValidationError
 
 from latlab_contract import hdr
 from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
-from latlab_contract.parsers.harness import TIME_UNITS_NS
-from latlab_contract.result import MAX_COUNT, SUMMARY_PERCENTILES, SeriesIn, TrialIn
+from latlab_contract.result import MAX_COUNT, SeriesIn, TrialIn
+from latlab_contract.vocabulary import SUMMARY_PERCENTILES, TIME_UNITS
 
 _START_TIME = re.compile(r"#\[StartTime: *([\d.]+)")
 _BASE_TIME = re.compile(r"#\[BaseTime: *([\d.]+)")
@@ -42,10 +42,10 @@ class _Series:
 
 
 def parse(text: str, context: ParseContext) -> Parsed:
-    scale = TIME_UNITS_NS.get(context.latency_unit)
+    scale = TIME_UNITS.get(context.latency_unit)
     if scale is None:
         raise ParseError(f"unknown latency unit '{context.latency_unit}' "
-                         f"(known: {', '.join(TIME_UNITS_NS)})")
+                         f"(known: {', '.join(TIME_UNITS)})")
     start: float | None = None
     base: float | None = None
     by_tag: dict[str | None, _Series] = {}

@@ -39,7 +39,8 @@ from latlab_contract.parsers.harness import (
     reported,
     samples,
 )
-from latlab_contract.result import MAX_COUNT, Latency, MetricSpec, SeriesIn, TrialIn
+from latlab_contract.result import MAX_COUNT, Latency, SeriesIn, TrialIn
+from latlab_contract.vocabulary import MetricSpec
 
 METRIC_INFO = {
     "user_s": MetricSpec(unit="s", direction="lower", label="user CPU time per run"),

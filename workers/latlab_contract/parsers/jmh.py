@@ -21,7 +21,6 @@ from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation
 from latlab_contract.parsers.harness import (
     NS_PER_OP,
     OPS_PER_S,
-    TIME_UNITS_NS,
     checked,
     histogram,
     load_json,
@@ -31,7 +30,8 @@ from latlab_contract.parsers.harness import (
     samples,
     spec_for_unit,
 )
-from latlab_contract.result import Latency, MetricSpec, SeriesIn, TrialIn
+from latlab_contract.result import Latency, SeriesIn, TrialIn
+from latlab_contract.vocabulary import TIME_UNITS, MetricSpec
 
 _TIME_MODES = ("avgt", "sample", "ss")
 _PERCENTILE = re.compile(r"^p\d(\.\d+)?$")
@@ -133,7 +133,7 @@ def _sampled(fork: Any, unit: str, mode: str, where: str) -> tuple[Latency, floa
 def _time_unit(unit: str, mode: str, where: str) -> str:
     """The time unit of a score unit: `us/op` (time modes) or `ops/us` (throughput)."""
     time_unit = unit.removeprefix("ops/") if mode == "thrpt" else unit.removesuffix("/op")
-    if time_unit not in TIME_UNITS_NS or time_unit == unit:
+    if time_unit not in TIME_UNITS or time_unit == unit:
         raise ParseError(f"{where}: unknown score unit '{unit}' for mode {mode}")
     return time_unit
 
@@ -148,5 +148,5 @@ def _per_op_ns(score: float, unit: str, mode: str, where: str) -> int:
 
 
 def _headline(mean: float, unit: str, mode: str, where: str) -> float:
-    scale = TIME_UNITS_NS[_time_unit(unit, mode, where)]
+    scale = TIME_UNITS[_time_unit(unit, mode, where)]
     return mean * 1e9 / scale if mode == "thrpt" else mean * scale

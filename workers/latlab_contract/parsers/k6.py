@@ -41,7 +41,8 @@ from latlab_contract.parsers.harness import (
     samples,
     spectrum,
 )
-from latlab_contract.result import Direction, Latency, MetricSpec, SeriesIn, TrialIn
+from latlab_contract.result import Latency, SeriesIn, TrialIn
+from latlab_contract.vocabulary import Direction, MetricSpec
 
 # The latency trend and the counter of its values, in order of preference.
 _LATENCY = (("http_req_duration", "http_reqs"), ("iteration_duration", "iterations"))

@@ -34,7 +34,8 @@ from latlab_contract.parsers.harness import (
     member,
     reported,
 )
-from latlab_contract.result import MAX_COUNT, MAX_MEASURED, Latency, MetricSpec, SeriesIn, TrialIn
+from latlab_contract.result import MAX_COUNT, MAX_MEASURED, Latency, SeriesIn, TrialIn
+from latlab_contract.vocabulary import MetricSpec
 
 # oha's ClientError texts of the errors that are not counted in `errors`.
 _TIMEOUT = "timeout"

@@ -27,7 +27,8 @@ from latlab_contract.parsers.harness import (
     samples,
     spectrum,
 )
-from latlab_contract.result import Latency, MetricSpec, SeriesIn, TrialIn
+from latlab_contract.result import Latency, SeriesIn, TrialIn
+from latlab_contract.vocabulary import MetricSpec
 
 METRIC_INFO = {
     "ops_per_s": OPS_PER_S,

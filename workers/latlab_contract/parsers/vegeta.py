@@ -44,7 +44,8 @@ from latlab_contract.parsers.harness import (
     samples,
     spectrum,
 )
-from latlab_contract.result import MAX_COUNT, MAX_MEASURED, MetricSpec, SeriesIn, TrialIn
+from latlab_contract.result import MAX_COUNT, MAX_MEASURED, SeriesIn, TrialIn
+from latlab_contract.vocabulary import MetricSpec
 
 # The report's latencies and where each is in the distribution (percent).
 _LATENCIES = {"min": 0.0, "50th": 50.0, "90th": 90.0, "95th": 95.0, "99th": 99.0,

@@ -31,7 +31,8 @@ from pydantic import ValidationError
 
 from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import duration_ns, spectrum
-from latlab_contract.result import MAX_COUNT, MetricSpec, SeriesIn, TrialIn
+from latlab_contract.result import MAX_COUNT, SeriesIn, TrialIn
+from latlab_contract.vocabulary import MetricSpec
 
 _THREAD_LATENCY = re.compile(r"^\s*Latency\s+(\S+)\s+(\S+)\s+(\S+)\s+\S+\s*$")
 _DISTRIBUTION = re.compile(r"^\s*Latency Distribution\s*$")

@@ -22,7 +22,8 @@ from pydantic import ValidationError
 from latlab_contract import hdr
 from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import cumulative, ns, reported
-from latlab_contract.result import Latency, MetricSpec, SeriesIn, TrialIn
+from latlab_contract.result import Latency, SeriesIn, TrialIn
+from latlab_contract.vocabulary import MetricSpec
 
 _SECTION = re.compile(r"Latency Distribution \(HdrHistogram - (Recorded|Uncorrected) Latency")
 _ROW = re.compile(r"^\s*([\d.]+)\s+([\d.]+)\s+(\d+)\s+([\d.]+|inf)\s*$")
