@@ -17,8 +17,17 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from sqlalchemy import select
 
-from latlab_contract.parsers import registry
+from latlab.analysis import reports
+from latlab.auth import service
+from latlab.auth.schemas import UserCreate, UserUpdate
+from latlab.core.db import get_sessionmaker
+from latlab.core.settings import get_settings
+from latlab.models import Role, User
+from latlab.projects import service as projects
+from latlab_contract import parsers
+from latlab_contract.result import SourceIn
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 
@@ -35,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
                              "target/criterion directory)")
     submit.add_argument("--adapter", default="latlab",
                         help="the files' format: latlab (a latlab.result/v1 document, the "
-                             f"default) or a harness's: {', '.join(sorted(registry()))}")
+                             f"default) or a harness's: {', '.join(sorted(parsers.PARSERS))}")
     submit.add_argument("--suite", help="with --adapter: the suite the run belongs to")
     submit.add_argument("--scenario", default="default", help="with --adapter (default: default)")
     submit.add_argument("--branch", help="with --adapter: the branch built")
@@ -139,9 +148,6 @@ def _read(path: Path) -> bytes:
 def _adapted(args: argparse.Namespace) -> bytes:
     """The harness's outputs read by its adapter (the api's own, `POST /runs?adapter=`) into
     one latlab.result/v1 document."""
-    from latlab_contract import parsers
-    from latlab_contract.result import SourceIn
-
     if not args.suite:
         raise _Usage("--suite is required with --adapter")
     try:
@@ -171,12 +177,10 @@ def _adapted(args: argparse.Namespace) -> bytes:
 
 
 def _print_verdict(result: dict[str, Any]) -> None:
-    from latlab.analysis.reports import series_name
-
     print(result["url"])
     print(f"verdict: {result.get('verdict')}", file=sys.stderr)
     for reason in result.get("reasons", []):
-        print(f"  {reason['kind']}: {series_name(reason['series'])} / {reason['metric']}: "
+        print(f"  {reason['kind']}: {reports.series_name(reason['series'])} / {reason['metric']}: "
               f"{reason['message']}", file=sys.stderr)
     if result.get("compare_url"):
         print(f"compare: {result['compare_url']}", file=sys.stderr)
@@ -195,8 +199,6 @@ def _write_reports(args: argparse.Namespace, result: dict[str, Any], base: str,
                    headers: dict[str, str]) -> int:
     """The Markdown summary and the JUnit XML of the verdict, from the comparison with the
     baseline (GET /compare, which needs the token's read scope)."""
-    from latlab.analysis import reports
-
     compare = None
     path, params = f"/api/v1/runs/{result['id']}", {}
     if result.get("baseline_run_id") is not None:
@@ -253,15 +255,6 @@ def _message(response: httpx.Response) -> str:
 
 
 def _ensure_admin() -> int:
-    from sqlalchemy import select
-
-    from latlab.auth import service
-    from latlab.auth.schemas import UserCreate, UserUpdate
-    from latlab.core.db import get_sessionmaker
-    from latlab.core.settings import get_settings
-    from latlab.models import Role, User
-    from latlab.projects import service as projects
-
     email = os.environ.get("LATLAB_ADMIN_EMAIL", "admin@latlab.local").strip().lower()
     password = os.environ.get("LATLAB_ADMIN_PASSWORD")
     with get_sessionmaker()() as session, session.begin():

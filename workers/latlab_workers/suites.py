@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from latlab_contract import ScenarioSpec, SlaTemplate, SuiteInfo
 from latlab_contract.params import merge_params
-from latlab_contract.parsers import Parser, get_parser, load_parser, registry
+from latlab_contract.parsers import PARSERS, Parser, get_parser, load_parser
 from latlab_contract.result import Key, Slug, Sweep
 from latlab_contract.vocabulary import DEFAULT_GATE, MetricSpec
 from latlab_workers import network
@@ -155,7 +155,7 @@ class SuiteFile(_Spec):
         loads = [n for n, p in self.programs.items() if p.role == "load"]
         if self.series is None and len(loads) != 1:
             raise ValueError("without [series], a suite has exactly one load program")
-        known = set(registry()) | set(self.parsers)
+        known = set(PARSERS) | set(self.parsers)
         for name, program in self.programs.items():
             if program.output is not None and program.output not in known:
                 raise ValueError(f"programs.{name}.output: no parser '{program.output}' "

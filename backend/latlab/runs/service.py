@@ -167,8 +167,8 @@ def adapt(raw: bytes | bytearray, query: AdapterQuery) -> RunCreate:
     `latlab submit --adapter`, in a reader process of its own (`core.isolation`): output it
     cannot read is refused naming the line or JSON path, and output that crashes the reader,
     needs too much memory or takes too long costs this request only."""
-    if query.adapter not in parsers.registry():
-        known = ", ".join(["latlab", *sorted(parsers.registry())])
+    if query.adapter not in parsers.PARSERS:
+        known = ", ".join(["latlab", *sorted(parsers.PARSERS)])
         raise Unprocessable(f"unknown adapter '{query.adapter}' (known: {known})",
                             "query.adapter")
     if not raw or raw.isspace():

@@ -20,7 +20,7 @@ import re
 from hdrh.histogram import HdrHistogram
 from pydantic import ValidationError
 
-from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
+from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.result import HIGHEST_NS, SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec
 

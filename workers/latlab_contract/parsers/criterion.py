@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
+from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import checked, load_json, member, ns, samples
 from latlab_contract.result import SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec

@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
+from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import (
     checked,
     cumulative,

@@ -11,7 +11,7 @@ import re
 
 from pydantic import ValidationError
 
-from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
+from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import BYTES_PER_OP, NS_PER_OP, metric_name, ns, spec_for_unit
 from latlab_contract.result import SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec

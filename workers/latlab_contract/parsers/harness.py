@@ -21,7 +21,7 @@ from typing import Any
 from hdrh.histogram import HdrHistogram
 
 from latlab_contract import hdr
-from latlab_contract.parsers import ParseError
+from latlab_contract.parsers.base import ParseError
 from latlab_contract.result import HIGHEST_NS, MAX_COUNT, Latency, Reported
 from latlab_contract.vocabulary import SUMMARY_PERCENTILES, TIME_UNITS, Direction, MetricSpec
 

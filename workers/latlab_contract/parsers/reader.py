@@ -4,8 +4,8 @@ this process, not the api.
 
     python -m latlab_contract.parsers.reader --memory-mb 2048
 
-It imports every parser, then limits its address space to what it has mapped plus
-`--memory-mb`, reads one request from stdin (a JSON line: adapter, suite, scenario,
+It imports every parser (the registry's modules), then limits its address space to what it
+has mapped plus `--memory-mb`, reads one request from stdin (a JSON line: adapter, suite, scenario,
 started_at, source, unit; then the output itself) and writes one JSON answer to stdout:
 `{"document": <latlab.result/v1 JSON text>}`, `{"error": <message naming the line or JSON
 path>}`, or `{"memory": true}` when an allocation failed. It exits at once on an empty
@@ -19,7 +19,7 @@ import resource
 import sys
 from datetime import datetime
 
-from latlab_contract.parsers import ParseContext, ParseError, adapt_json, registry
+from latlab_contract.parsers import ParseContext, ParseError, adapt_json
 from latlab_contract.result import SourceIn
 
 
@@ -27,7 +27,6 @@ def main() -> None:
     options = argparse.ArgumentParser()
     options.add_argument("--memory-mb", type=int, required=True)
     memory = options.parse_args().memory_mb << 20
-    registry()  # every parser imported before the limit and the request
     with open("/proc/self/statm") as statm:
         mapped = int(statm.read().split()[0]) * resource.getpagesize()
     resource.setrlimit(resource.RLIMIT_AS, (mapped + memory, mapped + memory))

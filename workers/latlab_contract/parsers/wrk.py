@@ -29,7 +29,7 @@ import re
 
 from pydantic import ValidationError
 
-from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
+from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import duration_ns, spectrum
 from latlab_contract.result import MAX_COUNT, SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec

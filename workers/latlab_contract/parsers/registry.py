@@ -1,0 +1,140 @@
+"""The parsers by name, one registry for the runner (a suite program's `output`) and CI
+(`latlab submit --adapter NAME`, `POST /runs?adapter=NAME`), and what turns outputs into a
+`latlab.result/v1` run."""
+
+import gzip
+import importlib.util
+from datetime import datetime
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from latlab_contract.parsers import (
+    ab,
+    criterion,
+    ghz,
+    go_bench,
+    google_benchmark,
+    hlog,
+    hyperfine,
+    jmh,
+    k6,
+    latlab_json,
+    oha,
+    pytest_benchmark,
+    vegeta,
+    wrk,
+    wrk2,
+)
+from latlab_contract.parsers.base import (
+    ParseContext,
+    ParseError,
+    Parser,
+    validation_message,
+)
+from latlab_contract.result import SCHEMA_VERSION, RunCreate, SeriesIn, SourceIn, TrialIn
+from latlab_contract.vocabulary import MetricSpec
+
+# latlab's own program output and the harness adapters.
+PARSERS: dict[str, Parser] = {
+    "latlab-json": latlab_json.parse,
+    "ab": ab.parse,
+    "hlog": hlog.parse,
+    "go-bench": go_bench.parse,
+    "google-benchmark": google_benchmark.parse,
+    "criterion": criterion.parse,
+    "jmh": jmh.parse,
+    "pytest-benchmark": pytest_benchmark.parse,
+    "hyperfine": hyperfine.parse,
+    "k6": k6.parse,
+    "wrk2": wrk2.parse,
+    "wrk": wrk.parse,
+    "vegeta": vegeta.parse,
+    "oha": oha.parse,
+    "ghz": ghz.parse,
+}
+# Formats that are a directory rather than a file.
+DIRECTORY_READERS = {"criterion": criterion.bundle}
+
+
+def get_parser(name: str) -> Parser:
+    if name not in PARSERS:
+        raise ParseError(f"unknown output format '{name}' (known: {', '.join(sorted(PARSERS))})")
+    return PARSERS[name]
+
+
+def adapt(
+    adapter: str,
+    outputs: list[tuple[str, str]],
+    *,
+    suite: str,
+    scenario: str,
+    started_at: datetime,
+    source: SourceIn,
+    context: ParseContext = ParseContext(),
+) -> RunCreate:
+    """A `latlab.result/v1` run from a harness's outputs, each `(name, text)` (several files
+    are several trials: a series' trials are appended in order, matched by labels). Errors
+    name the output (when there are several) and the line or JSON path."""
+    parser = get_parser(adapter)
+    trials: dict[tuple[tuple[str, str], ...], list[TrialIn]] = {}
+    metric_info: dict[str, MetricSpec] = {}
+    gate: list[str] = []
+    for name, text in outputs:
+        try:
+            try:
+                parsed = parser(text, context)
+            except ValidationError as error:  # what it read breaks the contract
+                raise ParseError(validation_message(error)) from error
+        except ParseError as error:
+            raise ParseError(f"{name}: {error}" if len(outputs) > 1 else str(error)) from error
+        metric_info.update(parsed.metric_info)
+        gate += [metric for metric in parsed.gate if metric not in gate]
+        for item in parsed.series:
+            trials.setdefault(tuple(sorted(item.labels.items())), []).extend(item.trials)
+    try:
+        return RunCreate.model_validate({
+            "schema": SCHEMA_VERSION, "suite": suite, "scenario": scenario,
+            "params": {"adapter": adapter}, "started_at": started_at, "source": source,
+            "metric_info": metric_info, "gate": gate or None,
+            "series": [SeriesIn(labels=dict(key), trials=items) for key, items in trials.items()]})
+    except ValidationError as error:
+        raise ParseError(validation_message(error)) from error
+
+
+def adapt_json(adapter: str, text: str, *, suite: str, scenario: str, started_at: datetime,
+               source: SourceIn, context: ParseContext) -> str:
+    """`adapt` of one output, as the document's JSON text: what the api's isolated reader
+    (a child process) hands back."""
+    run = adapt(adapter, [("body", text)], suite=suite, scenario=scenario,
+                started_at=started_at, source=source, context=context)
+    return run.model_dump_json(by_alias=True, exclude_none=True)
+
+
+def read_output(adapter: str, path: Path) -> str:
+    """A harness output from a file (gzipped if its name ends in .gz), or from a directory
+    for the formats that are one (Criterion's `target/criterion`)."""
+    if path.is_dir():
+        if adapter not in DIRECTORY_READERS:
+            raise ParseError(f"{path}: a directory (the {adapter} adapter reads a file)")
+        return DIRECTORY_READERS[adapter](path)
+    try:
+        if path.suffix == ".gz":
+            with gzip.open(path) as unzipped:
+                return unzipped.read().decode("utf-8")
+        return path.read_text(encoding="utf-8")
+    except (OSError, EOFError, UnicodeDecodeError) as error:
+        raise ParseError(f"cannot read {path}: {error}") from error
+
+
+def load_parser(path: Path) -> Parser:
+    """A suite's own parser: a Python file in its folder defining `parse(text, context)`."""
+    spec = importlib.util.spec_from_file_location(f"latlab_suite_parser_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise ParseError(f"{path}: not a Python module")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    parse = getattr(module, "parse", None)
+    if not callable(parse):
+        raise ParseError(f"{path}: defines no parse(text, context)")
+    return parse  # type: ignore[no-any-return]
