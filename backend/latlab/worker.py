@@ -21,6 +21,7 @@ from latlab.core.clock import get_clock
 from latlab.core.db import get_engine, get_sessionmaker
 from latlab.core.settings import get_settings
 from latlab.hosts import service as host_service
+from latlab.ingest import outcomes
 from latlab.jobs import schedules
 from latlab.jobs import service as job_service
 from latlab.models import LoginSession
@@ -78,7 +79,7 @@ def job_event(event: dict[str, Any]) -> None:
 def job_outcome(outcome: dict[str, Any]) -> None:
     """A job's result: stored as its run through the same service as `POST /runs`."""
     with get_sessionmaker()() as session, session.begin():
-        job_service.apply_outcome(session, JobOutcome.model_validate(outcome))
+        outcomes.apply_outcome(session, JobOutcome.model_validate(outcome))
 
 
 @app.task(name="jobs.watchdog", soft_time_limit=30)

@@ -9,8 +9,8 @@ import numpy as np
 from sqlalchemy import select
 
 from latlab.core.clock import get_clock
+from latlab.ingest import service as ingest
 from latlab.models import Alert, Job, JobStatus, Project, Run
-from latlab.runs import ingest
 from latlab_contract.result import RunCreate
 from tests.conftest import wait_for
 from tests.factories import result

@@ -106,7 +106,7 @@ def test_a_run_the_lab_can_measure_again_is_suspected_unless_a_slowdown_is_ruled
     assert reason["kind"] == "suspected-regression"
     assert "rose 8.0 %" in reason["message"]
     assert "too few trials to rule out a 7.5 % change for the worse" in reason["message"]
-    # The lab says how it will confirm it (`runs.ingest`); a CI run's fixed ten do not apply.
+    # The lab says how it will confirm it (`ingest.service`); a CI run's fixed ten do not apply.
     assert "confirming it takes" not in reason["message"]
     quiet = _trials(np.random.default_rng(6), 5, 100.0, 0.01)
     for trials, factor, suspected in ((base, 0.9, True), (quiet, 1.0, False),

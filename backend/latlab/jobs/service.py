@@ -20,10 +20,8 @@ from latlab.core.validation import BodyInvalid
 from latlab.hosts import service as host_service
 from latlab.jobs.schemas import JobCreate
 from latlab.models import Host, Job, JobStatus, Project
-from latlab.runs import ingest as run_ingest
-from latlab_contract import EXECUTE_JOB, JobEvent, JobOutcome, JobSpec, host_queue
+from latlab_contract import EXECUTE_JOB, JobEvent, JobSpec, host_queue
 from latlab_contract.params import merge_params
-from latlab_contract.result import RunCreate
 
 ACTIVE = (JobStatus.dispatched, JobStatus.running)
 TERMINAL = (JobStatus.succeeded, JobStatus.failed, JobStatus.cancelled, JobStatus.timed_out)
@@ -205,12 +203,21 @@ def cancel(session: Session, job: Job) -> None:
     dispatch_queued(session)
 
 
-def apply_event(session: Session, event: JobEvent) -> None:
-    job = session.scalar(select(Job).where(Job.id == event.job_id).with_for_update())
-    if job is None or job.attempts != event.attempt or job.status in TERMINAL:
-        return
+def claim(session: Session, job_id: int, attempt: int) -> Job | None:
+    """The job a runner reports on, locked, while that attempt is its current one and it has
+    not ended (a redelivered or late report finds None); a dispatched job is now running."""
+    job = session.scalar(select(Job).where(Job.id == job_id).with_for_update())
+    if job is None or job.attempts != attempt or job.status in TERMINAL:
+        return None
     if job.status is JobStatus.dispatched:
         transition(job, JobStatus.running)
+    return job
+
+
+def apply_event(session: Session, event: JobEvent) -> None:
+    job = claim(session, event.job_id, event.attempt)
+    if job is None:
+        return
     job.last_event_at = get_clock().now()
     if event.phase is not None:
         job.phase = event.phase
@@ -223,26 +230,18 @@ def apply_event(session: Session, event: JobEvent) -> None:
         dispatch_queued(session)
 
 
-def apply_outcome(session: Session, outcome: JobOutcome) -> None:
-    job = session.scalar(select(Job).where(Job.id == outcome.job_id).with_for_update())
-    if job is None or job.attempts != outcome.attempt or job.status in TERMINAL:
-        return
-    if job.status is JobStatus.dispatched:
-        transition(job, JobStatus.running)
-    project = session.get(Project, job.project_id)
-    assert project is not None
-    try:
-        body = RunCreate.model_validate(outcome.result)
-        submission = run_ingest.ingest(
-            session, project, body, request_hash=f"job-{job.id}",
-            idempotency_key=f"job-{job.id}", job=job)
-    except (ValueError, Unprocessable, BodyInvalid) as error:
-        transition(job, JobStatus.failed, error=f"the runner's result was refused: {error}")
-    else:
-        job.run_id = submission.run.id
-        job.progress = 100.0
-        job.phase = "report"
-        transition(job, JobStatus.succeeded)
+def succeeded(session: Session, job: Job, run_id: int) -> None:
+    """The job's run is stored (`ingest.outcomes`)."""
+    job.run_id = run_id
+    job.progress = 100.0
+    job.phase = "report"
+    transition(job, JobStatus.succeeded)
+    dispatch_queued(session)
+
+
+def refused(session: Session, job: Job, error: str) -> None:
+    """The job's result could not be stored."""
+    transition(job, JobStatus.failed, error=error)
     dispatch_queued(session)
 
 

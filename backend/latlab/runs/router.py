@@ -12,11 +12,11 @@ from latlab.core.params import Id, Limit, Offset
 from latlab.core.routing import ApiRoute
 from latlab.core.schemas import Moment
 from latlab.core.settings import get_settings
+from latlab.ingest.service import ingest
 from latlab.models import Project, Run
 from latlab.projects import service as projects
 from latlab.runs import service
 from latlab.runs.dependencies import Adapted, RawBody, RunFromPath
-from latlab.runs.ingest import ingest
 from latlab.runs.schemas import (
     RetentionRead,
     RetentionUpdate,

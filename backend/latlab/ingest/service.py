@@ -1,7 +1,7 @@
 """The one flow that stores and judges a run. A CI submission (`POST /runs`) and a runner's
-outcome (the ingest worker) both come here: the run is stored, judged by the CI gate against
-its baseline and by the SLA rules, and the alerts it raises or clears are stored with their
-outbox rows, all in the caller's transaction.
+outcome (`ingest.outcomes`) both come here: the run is stored (`runs.service`), judged by the
+CI gate against its baseline and by the SLA rules, and the alerts it raises or clears are
+stored with their outbox rows, all in the caller's transaction.
 
 A lab job's run that the gate only suspects of a regression is measured again
 (`jobs.confirmation`); when that confirmation run comes back it settles the suspected run:
