@@ -211,7 +211,7 @@ def _default_project(session: Session) -> int:
 
 
 def _load_two(engine: Any, pair: tuple[int, int]) -> None:
-    from latlab.analysis.service import load_run
+    from latlab.runs.service import load_run
 
     with Session(engine) as session:
         load_run(session, pair[0])
@@ -226,7 +226,7 @@ def _trend(api: httpx.Client, query: tuple[str, str, str]) -> httpx.Response:
 
 
 def _trend_rows(engine: Any, query: tuple[str, str, str]) -> None:
-    from latlab.analysis.service import TrendQuery, trend
+    from latlab.analysis.trends import TrendQuery, trend
 
     scenario, client, metric = query
     with Session(engine) as session:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from bench.fuzz import CONTRACT, SEED_FILES, mutate, seeds, summary_problems
 from latlab.core.errors import Unprocessable
 from latlab.core.validation import BodyInvalid
-from latlab.runs import service
+from latlab.runs import submission
 from latlab_contract import parsers
 from latlab_contract.result import RunCreate, SourceIn
 
@@ -27,7 +27,7 @@ def _read(name: str, body: bytes) -> RunCreate | None:
     """The document the api would store, or None where it would refuse the input."""
     if name == CONTRACT:
         try:
-            return service.parse_result(body)
+            return submission.parse_result(body)
         except (BodyInvalid, Unprocessable):
             return None
     try:
@@ -53,7 +53,7 @@ def test_mutated_input_is_refused_or_stored_sound(name: str, rng: random.Random)
     if document is None:
         return
     try:
-        trials = service.read_trials(document)
+        trials = submission.read_trials(document)
     except Unprocessable:
         return
     for series in trials:

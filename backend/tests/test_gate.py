@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from scipy.stats import mannwhitneyu
 
+from latlab.analysis.compare import MetricComparison, RunComparison, SeriesComparison
 from latlab.analysis.gate import (
     CONFIRM_TRIALS,
     MAX_CONFIRM_TRIALS,
@@ -12,7 +13,6 @@ from latlab.analysis.gate import (
     confirmation_trials,
     judge,
 )
-from latlab.analysis.service import MetricComparison, RunComparison, SeriesComparison
 from latlab.analysis.stats import compare
 
 GATE = ("p99", "throughput")

@@ -18,7 +18,7 @@ from sqlalchemy import event, select, text
 from sqlalchemy.orm import Session
 
 from bench import history as synthetic
-from latlab.analysis import service as analysis
+from latlab.analysis import compare, trends
 from latlab.models import Project, Rollup, Run, Scope, Trial
 from latlab.runs import keys, maintenance
 from latlab.runs import service as run_service
@@ -66,12 +66,12 @@ def test_history_reads_are_index_lookups(db: Session) -> None:
     first = synthetic.load(db, 8_000, trials=2, batch=4_000)
     project_id = db.scalar(select(Project.id).where(Project.slug == "default"))
     with captured(db) as statements:
-        baseline = analysis.load_run(db, first + 4_000)
-        candidate = analysis.load_run(db, first + 7_996)
-        analysis.compare_runs(baseline, candidate, analysis_vocabulary())
+        baseline = run_service.load_run(db, first + 4_000)
+        candidate = run_service.load_run(db, first + 7_996)
+        compare.compare_runs(baseline, candidate, analysis_vocabulary())
         run_service.get_run(db, first + 5_000, project_id)
         for host in (None, "lab-00"):
-            analysis.trend(db, analysis.TrendQuery(
+            trends.trend(db, trends.TrendQuery(
                 suite="http-order", scenario="large", label_key=keys.label_key(
                     {"client": "rust"}), metric="p99", project_id=project_id,
                 params=synthetic.PARAMS, branch="main", host=host))

@@ -7,10 +7,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from latlab.alerts.lifecycle import alert_context, raise_or_clear, series_name
-from latlab.analysis import service as analysis
+from latlab.analysis import baselines, trends
 from latlab.core.clock import get_clock
 from latlab.core.settings import get_settings
 from latlab.models import Alert, Job, Run, Schedule, Severity
+from latlab.runs import service as run_service
 from latlab_contract.vocabulary import DEFAULT_GATE, Vocabulary, quantity
 
 # Histories watched for change points on every new run of the default branch.
@@ -21,17 +22,17 @@ def change_points(session: Session, run: Run, vocabulary: Vocabulary) -> None:
     shift for the worse found at its latest change point opens one alert per (metric, series
     history); a later shift back resolves it. A change point already alerted on is not raised
     again."""
-    if (run.branch or analysis.DEFAULT_BRANCH) != analysis.DEFAULT_BRANCH:
+    if (run.branch or run_service.DEFAULT_BRANCH) != run_service.DEFAULT_BRANCH:
         return
     for series in run.series:
-        key = analysis.history_key(run, series.labels)
+        key = baselines.history_key(run, series.labels)
         for metric in DEFAULT_GATE:
-            if analysis.series_value(series, metric) is None:
+            if run_service.series_value(series, metric) is None:
                 continue
-            points, found = analysis.trend(session, analysis.TrendQuery(
+            points, found = trends.trend(session, trends.TrendQuery(
                 suite=run.suite, scenario=run.scenario, label_key=series.label_key,
                 metric=metric, params=run.params, project_id=run.project_id,
-                branch=analysis.DEFAULT_BRANCH, host=run.host_name))
+                branch=run_service.DEFAULT_BRANCH, host=run.host_name))
             if not found:
                 continue  # too short or steady a history: nothing to say either way
             latest, info = found[-1], vocabulary.info(metric)

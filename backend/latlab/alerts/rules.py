@@ -12,10 +12,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from latlab.alerts.lifecycle import alert_context, raise_or_clear, series_name
-from latlab.analysis import service as analysis
+from latlab.analysis import baselines
 from latlab.analysis.gate import GateResult
 from latlab.core.settings import get_settings
 from latlab.models import Run, Series, Severity, SlaRule
+from latlab.runs import service as run_service
 from latlab_contract.vocabulary import TIME_UNITS, Vocabulary
 
 OPS: dict[str, Callable[[float, float], bool]] = {
@@ -38,7 +39,7 @@ def sla_rules(session: Session, run: Run, baseline: Run | None,
                 continue
             value, compared, baseline_value = observed
             breached = OPS[rule.op](compared, rule.threshold)
-            key = analysis.history_key(run, series.labels)
+            key = baselines.history_key(run, series.labels)
             info = vocabulary.info(rule.metric)
             context = alert_context(run, series.labels, rule.metric, info.unit, key)
             context.update(value=value, threshold=rule.threshold, baseline_value=baseline_value,
@@ -72,7 +73,7 @@ def gate_alerts(session: Session, run: Run, baseline: Run, result: GateResult,
         regressed = [j for j in judged if j.outcome == "regressed"]
         improved = [j for j in judged if j.outcome == "improved"
                     and abs(j.metric.comparison.effect) * 100 >= settings.improvement_alert_pct]
-        key = analysis.history_key(run, labels)
+        key = baselines.history_key(run, labels)
         name = series_name(run, labels)
         confirmed = (f"; confirmed by run {confirmation.id}" if confirmation is not None
                      else "")
@@ -102,7 +103,7 @@ def gate_alerts(session: Session, run: Run, baseline: Run, result: GateResult,
 def _rule_value(rule: SlaRule, series: Series, baseline: Run | None,
                 vocabulary: Vocabulary) -> tuple[float, float, float | None] | None:
     """(the series' value, the value compared with the threshold, the baseline's value)."""
-    value = analysis.series_value(series, rule.metric)
+    value = run_service.series_value(series, rule.metric)
     if value is None:
         return None
     if rule.kind == "static":
@@ -117,7 +118,7 @@ def _rule_value(rule: SlaRule, series: Series, baseline: Run | None,
     if baseline is None:
         return None
     other = next((s for s in baseline.series if s.label_key == series.label_key), None)
-    before = None if other is None else analysis.series_value(other, rule.metric)
+    before = None if other is None else run_service.series_value(other, rule.metric)
     if not before:
         return None
     # Relative rules measure the change in the bad direction, in percent of the baseline.

@@ -25,7 +25,7 @@ suite.toml; p99 and throughput by default), every series at once.
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from latlab.analysis.service import MetricComparison, RunComparison
+from latlab.analysis.compare import MetricComparison, RunComparison
 from latlab.analysis.stats import (
     ALPHA,
     MIN_EFFECT,

@@ -4,8 +4,9 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Response, status
 
-from latlab.analysis import reports
-from latlab.analysis import service as analysis
+from latlab.analysis import baselines, reports
+from latlab.analysis import compare as comparisons
+from latlab.analysis import trends as history
 from latlab.analysis.schemas import (
     BaselinePin,
     BaselineRead,
@@ -26,6 +27,7 @@ from latlab.core.routing import ApiRoute
 from latlab.core.schemas import Moment
 from latlab.models import Baseline, Run
 from latlab.projects import service as projects
+from latlab.runs import service as run_service
 from latlab.runs.keys import label_key
 from latlab.suites import service as suite_service
 
@@ -35,7 +37,7 @@ Text = Annotated[str, Query(max_length=200)]
 
 @raises(NotFound)
 def get_baseline(baseline_id: Id, principal: Reader, session: DbSession) -> Baseline:
-    return analysis.get_baseline(session, principal.project_id, baseline_id)
+    return baselines.get_baseline(session, principal.project_id, baseline_id)
 
 
 BaselineFromPath = Annotated[Baseline, Depends(get_baseline)]
@@ -59,11 +61,11 @@ def compare(
 ) -> CompareRead | Response:
     """Baseline vs candidate: per series and metric, both values, the delta and a verdict."""
     project_id = principal.project_id
-    before = analysis.load_run(session, baseline, project_id)
-    after = analysis.load_run(session, candidate, project_id)
+    before = run_service.load_run(session, baseline, project_id)
+    after = run_service.load_run(session, candidate, project_id)
     selectors = (_labels(baseline_labels, "baseline_labels"),
                  _labels(candidate_labels, "candidate_labels"))
-    result = analysis.compare_runs(
+    result = comparisons.compare_runs(
         before, after, suite_service.run_vocabulary(session, after),
         baseline_labels=selectors[0], candidate_labels=selectors[1])
     read = _compare_read(result, selectors)
@@ -79,7 +81,7 @@ def compare(
                     media_type="text/markdown")
 
 
-def _compare_read(result: analysis.RunComparison,
+def _compare_read(result: comparisons.RunComparison,
                   selectors: tuple[dict[str, str], dict[str, str]]) -> CompareRead:
     return CompareRead(
         baseline=_ref(result.baseline), candidate=_ref(result.candidate),
@@ -143,12 +145,12 @@ def trends(
 ) -> TrendRead:
     """A metric over time for one series, oldest first, with its change points."""
     wanted = _labels(labels, "labels")
-    query = analysis.TrendQuery(
+    query = history.TrendQuery(
         suite=suite, scenario=scenario, label_key=label_key(wanted), metric=metric,
         project_id=principal.project_id, branch=branch, host=host, limit=limit, since=since)
     chosen = (_labels_or_params(params, "params") if params is not None
-              else analysis.latest_params(session, query))
-    points, found = analysis.trend(session, dataclasses.replace(query, params=chosen))
+              else history.latest_params(session, query))
+    points, found = history.trend(session, dataclasses.replace(query, params=chosen))
     info = suite_service.vocabulary(session, suite).info(metric)
     return TrendRead(
         suite=suite, scenario=scenario, metric=metric, params=chosen or {},
@@ -168,9 +170,9 @@ def trends(
 def pin(body: BaselinePin, principal: Member, session: DbSession) -> BaselineRead:
     """Pin a run of the project as the baseline of its (suite, scenario, branch)."""
     projects.writable(principal.project)
-    run = analysis.load_run(session, body.run_id, principal.project_id)
+    run = run_service.load_run(session, body.run_id, principal.project_id)
     return BaselineRead.model_validate(
-        analysis.pin_baseline(session, run, body.branch, principal.signed_in.id),
+        baselines.pin_baseline(session, run, body.branch, principal.signed_in.id),
         from_attributes=True)
 
 
@@ -178,7 +180,7 @@ def pin(body: BaselinePin, principal: Member, session: DbSession) -> BaselineRea
 def list_baselines(principal: Reader, session: DbSession) -> list[BaselineRead]:
     """The project's pinned baselines."""
     return [BaselineRead.model_validate(b, from_attributes=True)
-            for b in analysis.list_baselines(session, principal.project_id)]
+            for b in baselines.list_baselines(session, principal.project_id)]
 
 
 @router.delete("/baselines/{baseline_id}", status_code=status.HTTP_204_NO_CONTENT)

@@ -14,11 +14,11 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from latlab.alerts import history, rules
-from latlab.analysis import gate
-from latlab.analysis import service as analysis
+from latlab.analysis import baselines, compare, gate
 from latlab.jobs import confirmation
 from latlab.models import Job, Project, Run
 from latlab.runs import service as run_service
+from latlab.runs import submission
 from latlab.runs.keys import label_key
 from latlab.suites import service as suite_service
 from latlab_contract.result import RunCreate
@@ -36,27 +36,27 @@ class Judgement:
 
 def ingest(session: Session, project: Project, body: RunCreate, *, request_hash: str,
            idempotency_key: str | None = None, job: Job | None = None
-           ) -> run_service.Submission:
+           ) -> submission.Submission:
     """Stores a `latlab.result/v1` document and judges it; a replay is not judged again."""
-    submission = run_service.submit(
+    stored = submission.submit(
         session, project, body, request_hash=request_hash, idempotency_key=idempotency_key,
         job_id=None if job is None else job.id,
         confirms_run_id=None if job is None else job.confirms_run_id)
-    if not submission.replayed:
-        judge(session, submission.run)
-    return submission
+    if not stored.replayed:
+        judge(session, stored.run)
+    return stored
 
 
 def judge(session: Session, run: Run) -> Judgement:
     """The run's CI verdict (gate and SLA rules) and the alerts it raises or clears."""
-    run = analysis.load_run(session, run.id)
+    run = run_service.load_run(session, run.id)
     if run.confirms_run_id is not None:
         return _settle(session, run)
     vocabulary = suite_service.run_vocabulary(session, run)
     gate_metrics = suite_service.gate(session, run)
-    baseline = analysis.resolve_baseline(session, run)
+    baseline = baselines.resolve_baseline(session, run)
     comparison = (None if baseline is None
-                  else analysis.compare_runs(baseline, run, vocabulary))
+                  else compare.compare_runs(baseline, run, vocabulary))
     confirmable = baseline is not None and confirmation.wanted(session, run)
     result = gate.judge(comparison, gate_metrics, confirmable=confirmable)
     reasons = result.reasons
@@ -80,17 +80,17 @@ def _settle(session: Session, check: Run) -> Judgement:
     """A confirmation run: its measurement, with the trials a verdict needs, decides the
     suspected run. Interleaved versions are compared with each other; otherwise the new
     trials are compared with the suspected run's baseline."""
-    suspected = analysis.load_run(session, check.confirms_run_id or 0)
+    suspected = run_service.load_run(session, check.confirms_run_id or 0)
     baseline = (None if suspected.baseline_run_id is None
-                else analysis.load_run(session, suspected.baseline_run_id))
+                else run_service.load_run(session, suspected.baseline_run_id))
     vocabulary = suite_service.run_vocabulary(session, check)
     gate_metrics = suite_service.gate(session, check)
     if any(VARIANT in s.labels for s in check.series):
-        comparison = analysis.compare_runs(check, check, vocabulary,
+        comparison = compare.compare_runs(check, check, vocabulary,
                                            baseline_labels={VARIANT: "baseline"},
                                            candidate_labels={VARIANT: "candidate"})
     elif baseline is not None:
-        comparison = analysis.compare_runs(baseline, check, vocabulary)
+        comparison = compare.compare_runs(baseline, check, vocabulary)
     else:
         comparison = None
     # This is the confirmation: a regression it tests (one-sided: is the candidate worse?) is

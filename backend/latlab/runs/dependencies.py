@@ -9,7 +9,7 @@ from latlab.core.openapi import raises
 from latlab.core.params import Id
 from latlab.core.schemas import Moment
 from latlab.models import Run
-from latlab.runs import service
+from latlab.runs import service, submission
 from latlab_contract.result import SourceIn
 
 SLUG = r"^[a-z0-9][a-z0-9._-]{0,63}$"
@@ -58,18 +58,18 @@ def get_adapter_query(
         description="With adapter: when the benchmark ran (default: now)")] = None,
     unit: Annotated[str, Query(
         description="With adapter=hlog: the unit of the log's values (ns, us, ms, s)")] = "ns",
-) -> service.AdapterQuery | None:
+) -> submission.AdapterQuery | None:
     if adapter is None or adapter == "latlab":
         return None
     for name, value in (("suite", suite), ("scenario", scenario)):
         if value is None:
             raise Unprocessable(f"{name} is required with an adapter", f"query.{name}")
     assert suite is not None and scenario is not None
-    return service.AdapterQuery(
+    return submission.AdapterQuery(
         adapter=adapter, suite=suite, scenario=scenario,
         source=SourceIn(kind="ci", commit=commit, branch=branch, build_url=build_url,
                         pull_request=pull_request),
         started_at=started_at, latency_unit=unit)
 
 
-Adapted = Annotated[service.AdapterQuery | None, Depends(get_adapter_query)]
+Adapted = Annotated[submission.AdapterQuery | None, Depends(get_adapter_query)]

@@ -26,10 +26,10 @@ from sqlalchemy import func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
-from latlab.analysis.service import on_default_branch, series_value
 from latlab.core.clock import get_clock
 from latlab.models import Project, Rollup, Run, Series, Trial
 from latlab.runs.histogram import Histogram, nearest_rank
+from latlab.runs.service import on_default_branch, series_value
 from latlab_contract.vocabulary import LATENCY_KEYS
 
 MONTHS_AHEAD = 2

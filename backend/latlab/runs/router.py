@@ -15,7 +15,7 @@ from latlab.core.settings import get_settings
 from latlab.ingest.service import ingest
 from latlab.models import Project, Run
 from latlab.projects import service as projects
-from latlab.runs import service
+from latlab.runs import exports, service, submission
 from latlab.runs.dependencies import Adapted, RawBody, RunFromPath
 from latlab.runs.schemas import (
     RetentionRead,
@@ -72,20 +72,20 @@ def submit_run(
     replay)."""
     target = projects.writable(principal.project)
     if adapted is None:
-        body, request_hash = service.parse_result(raw), hashlib.sha256(raw).hexdigest()
+        body, request_hash = submission.parse_result(raw), hashlib.sha256(raw).hexdigest()
     else:
-        body = service.adapt(raw, adapted)
+        body = submission.adapt(raw, adapted)
         request_hash = hashlib.sha256(adapted.canonical().encode() + b"\0" + raw).hexdigest()
-    submission = ingest(
+    stored = ingest(
         session, target, body, request_hash=request_hash, idempotency_key=idempotency_key,
     )
-    run = submission.run
-    if submission.replayed:
+    run = stored.run
+    if stored.replayed:
         response.status_code = status.HTTP_200_OK
     response.headers["Location"] = f"/api/v1/runs/{run.id}"
     base = get_settings().public_url.rstrip("/")
     return RunCreated(
-        id=run.id, url=run_url(run.id), replayed=submission.replayed, verdict=run.verdict,
+        id=run.id, url=run_url(run.id), replayed=stored.replayed, verdict=run.verdict,
         reasons=run.verdict_reasons, gated_metrics=list(suite_service.gate(session, run)),
         baseline_run_id=run.baseline_run_id,
         compare_url=None if run.baseline_run_id is None
@@ -186,7 +186,7 @@ def get_trial_hlog(
     intervals when it kept their histograms: for HdrHistogram's plotters and log tools."""
     series = service.get_series(session, run, series_id)
     return PlainTextResponse(
-        service.trial_hlog(run, series, index),
+        exports.trial_hlog(run, series, index),
         headers=_attachment(f"run-{run.id}-series-{series.id}-trial-{index}.hlog"))
 
 
@@ -197,7 +197,7 @@ def get_trial_hlog(
 )
 def get_run_csv(run: RunFromPath) -> PlainTextResponse:
     """A run's summary as CSV: each series merged and per trial, latency in ns, metrics."""
-    return PlainTextResponse(service.run_csv(run), media_type="text/csv",
+    return PlainTextResponse(exports.run_csv(run), media_type="text/csv",
                              headers=_attachment(f"run-{run.id}.csv"))
 
 

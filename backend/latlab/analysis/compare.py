@@ -1,0 +1,158 @@
+"""Comparing two runs: series matched by labels, per metric both sides, the change and a
+direction-aware verdict from the trials (`stats.compare`), and what makes two hosts' numbers
+hard to compare."""
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from latlab.analysis.stats import Comparison, compare
+from latlab.core.errors import Unprocessable
+from latlab.models import Run, Series
+from latlab.runs.keys import label_key
+from latlab_contract.vocabulary import (
+    LATENCY_KEYS,
+    SUMMARY_PERCENTILES,
+    Direction,
+    Vocabulary,
+    tail_reliable,
+)
+
+# Summary columns compared per trial (the min, one sample and often the timer's floor, is
+# shown, not judged), and the percentile each tail key stands for.
+COMPARED = tuple(key for key in LATENCY_KEYS if key != "min")
+
+
+TAIL_PERCENTILES = {key: q for key, q in SUMMARY_PERCENTILES.items() if key != "p50"}
+
+
+# Fingerprint keys whose difference makes two hosts' numbers hard to compare.
+COMPARABILITY_KEYS = ("cpu_model", "cores", "kernel", "governor", "thp", "isolcpus",
+                      "nohz_full", "rcu_nocbs", "hugepages", "swappiness", "clocksource",
+                      "virtualization")
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    metric: str
+    label: str
+    unit: str
+    direction: Direction
+    comparison: Comparison
+    baseline_values: tuple[float, ...]  # the metric's value in each trial
+    candidate_values: tuple[float, ...]
+    reliable: bool = True
+
+    @property
+    def baseline_trials(self) -> int:
+        return len(self.baseline_values)
+
+    @property
+    def candidate_trials(self) -> int:
+        return len(self.candidate_values)
+
+
+@dataclass
+class SeriesComparison:
+    labels: dict[str, Any]  # the labels the two series were matched on
+    baseline_series_id: int
+    candidate_series_id: int
+    baseline_labels: dict[str, Any]
+    candidate_labels: dict[str, Any]
+    metrics: list[MetricComparison] = field(default_factory=list)
+
+
+@dataclass
+class RunComparison:
+    baseline: Run
+    candidate: Run
+    series: list[SeriesComparison]
+    unmatched_baseline: list[dict[str, Any]]
+    unmatched_candidate: list[dict[str, Any]]
+    warnings: list[str]
+
+
+class AmbiguousSelection(Unprocessable):
+    pass
+
+
+def trial_values(series: Series, metric: str) -> list[float]:
+    if metric in COMPARED:
+        return [float(getattr(trial, metric)) for trial in series.trials]
+    return [float(t.metrics[metric]) for t in series.trials if metric in t.metrics]
+
+
+def compare_runs(baseline: Run, candidate: Run, vocabulary: Vocabulary, *,
+                 baseline_labels: dict[str, str] | None = None,
+                 candidate_labels: dict[str, str] | None = None,
+                 min_effect: float = 0.05) -> RunComparison:
+    """Series of the baseline against series of the candidate, matched by labels.
+
+    Without selectors, series with equal labels are compared. With them, each side keeps the
+    series carrying its selector's labels ({"profile": "baseline"} vs {"profile": "tuned"},
+    possibly of one run), matched on their other labels: the seeds' "baseline vs tuned" and
+    "zig vs go" tables, point by point."""
+    selectors = (baseline_labels or {}, candidate_labels or {})
+    ignored = set(selectors[0]) | set(selectors[1])
+    before = _matchable(baseline, selectors[0], ignored, "baseline")
+    after = _matchable(candidate, selectors[1], ignored, "candidate")
+    matched: list[SeriesComparison] = []
+    for key, series in after.items():
+        other = before.get(key)
+        if other is None:
+            continue
+        result = SeriesComparison(json.loads(key), other.id, series.id, other.labels,
+                                  series.labels)
+        names = [*COMPARED, *sorted(set(other.metrics) & set(series.metrics))]
+        for name in names:
+            old, new = trial_values(other, name), trial_values(series, name)
+            if not old or not new:
+                continue
+            info = vocabulary.info(name)
+            reliable = name not in TAIL_PERCENTILES or all(
+                tail_reliable(t.count, TAIL_PERCENTILES[name])
+                for t in [*other.trials, *series.trials])
+            result.metrics.append(MetricComparison(
+                metric=name, label=info.label, unit=info.unit, direction=info.direction,
+                comparison=compare(old, new, info.direction, min_effect=min_effect),
+                baseline_values=tuple(old), candidate_values=tuple(new), reliable=reliable,
+            ))
+        matched.append(result)
+    return RunComparison(
+        baseline=baseline, candidate=candidate, series=matched,
+        unmatched_baseline=[s.labels for k, s in before.items() if k not in after],
+        unmatched_candidate=[s.labels for k, s in after.items() if k not in before],
+        warnings=comparability_warnings(baseline, candidate),
+    )
+
+
+def _matchable(run: Run, selector: dict[str, str], ignored: set[str],
+               side: str) -> dict[str, Series]:
+    """The run's series carrying the selector's labels, by their labels outside `ignored`."""
+    chosen: dict[str, Series] = {}
+    for series in run.series:
+        if any(series.labels.get(k) != v for k, v in selector.items()):
+            continue
+        key = label_key({k: v for k, v in series.labels.items() if k not in ignored})
+        if key in chosen:
+            raise AmbiguousSelection(
+                f"the {side} selector {selector} picks several series of run {run.id} with "
+                f"the other labels {json.loads(key)}: name more labels",
+                f"query.{side}_labels")
+        chosen[key] = series
+    return chosen
+
+
+def comparability_warnings(baseline: Run, candidate: Run) -> list[str]:
+    warnings = []
+    if baseline.suite != candidate.suite or baseline.scenario != candidate.scenario:
+        warnings.append(f"different benchmarks: {baseline.suite}/{baseline.scenario} vs "
+                        f"{candidate.suite}/{candidate.scenario}")
+    if baseline.params != candidate.params:
+        warnings.append("the two runs used different parameters")
+    for key in COMPARABILITY_KEYS:
+        before = baseline.host_fingerprint.get(key)
+        after = candidate.host_fingerprint.get(key)
+        if before != after and (before is not None or after is not None):
+            warnings.append(f"host {key} differs: {before} vs {after}")
+    return warnings
