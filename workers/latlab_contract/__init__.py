@@ -21,9 +21,6 @@ ALERTS_QUEUE = "alerts"
 HEARTBEAT_INTERVAL_S = 10.0
 # A host is offline after this many missed heartbeats.
 OFFLINE_AFTER_INTERVALS = 3
-# A running job reports at least this often; silence for JOB_SILENCE_LIMIT_S means it is lost.
-JOB_EVENT_INTERVAL_S = 2.0
-JOB_SILENCE_LIMIT_S = 30.0
 
 Phase = Literal["build", "start", "warmup", "measure", "report"]
 

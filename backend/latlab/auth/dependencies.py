@@ -71,7 +71,6 @@ def get_admin(principal: Annotated[Principal, Depends(get_signed_in)]) -> Princi
     return principal
 
 
-CurrentPrincipal = Annotated[Principal, Depends(get_principal)]
 Reader = Annotated[Principal, Depends(requires(Scope.read))]
 RunWriter = Annotated[Principal, Depends(requires(Scope.runs_write))]
 JobWriter = Annotated[Principal, Depends(requires(Scope.jobs_write))]

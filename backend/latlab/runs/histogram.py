@@ -310,7 +310,3 @@ def _decode_hdr(encoded: str, path: str, max_count: int) -> tuple[Layout, Counts
     layout = Layout(int(decoded.lowest_trackable_value), int(decoded.highest_trackable_value),
                     int(decoded.significant_figures))
     return layout, np.ctypeslib.as_array(decoded.counts).astype(np.int64)
-
-
-def encode_summary(summary: Summary | None) -> dict[str, Any] | None:
-    return None if summary is None else summary.as_dict()
