@@ -85,8 +85,9 @@ class Vocabulary:
                 or MetricInfo(name=name, label=name, unit="", direction="none"))
 
     def extended(self, specs: Mapping[str, Any]) -> "Vocabulary":
-        """This vocabulary with more declared metrics ({name: {unit, direction, label}})."""
-        added = {name: MetricInfo(name=name, label=spec.get("label") or name,
+        """This vocabulary with more declared metrics ({name: {unit, direction, label}}); one
+        declared without a label keeps the label it had (a generic metric's), else its name."""
+        added = {name: MetricInfo(name=name, label=spec.get("label") or self.info(name).label,
                                   unit=spec["unit"], direction=spec["direction"])
                  for name, spec in specs.items()}
         return Vocabulary({**self.declared, **added})

@@ -60,16 +60,3 @@ export function usePinBaseline() {
     onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.analysis.baselines() }),
   });
 }
-
-export function useUnpinBaseline() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (baselineId: number) =>
-      unwrap(
-        api.DELETE("/api/v1/baselines/{baseline_id}", {
-          params: { path: { baseline_id: baselineId } },
-        }),
-      ),
-    onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.analysis.baselines() }),
-  });
-}

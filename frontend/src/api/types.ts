@@ -31,12 +31,12 @@ export type Spectrum = Json<
   paths["/api/v1/runs/{run_id}/series/{series_id}/spectrum"]["get"]["responses"][200]
 >;
 export type MetricInfo = RunRead["metric_info"][string];
+export type VocabularyRead = Json<paths["/api/v1/vocabulary"]["get"]["responses"][200]>;
 export type Sweep = NonNullable<RunRead["sweep"]>;
 export type RetentionRead = Json<paths["/api/v1/retention"]["get"]["responses"][200]>;
 export type RetentionUpdate = NonNullable<
   paths["/api/v1/retention"]["put"]["requestBody"]
 >["content"]["application/json"];
-export type TrialRead = SeriesRead["trials"][number];
 export type VerdictReason = RunRead["verdict_reasons"][number];
 export type RunVerdict = NonNullable<RunSummary["verdict"]>;
 
@@ -51,7 +51,6 @@ export type TrendQuery = NonNullable<paths["/api/v1/trends"]["get"]["parameters"
 export type TrendRead = Json<paths["/api/v1/trends"]["get"]["responses"][200]>;
 export type TrendPoint = TrendRead["points"][number];
 export type ChangePoint = TrendRead["change_points"][number];
-export type BaselineRead = Json<paths["/api/v1/baselines"]["get"]["responses"][200]>[number];
 
 export type HostRead = Json<paths["/api/v1/hosts"]["get"]["responses"][200]>[number];
 export type TuningCheck = HostRead["tuning"][number];
@@ -68,14 +67,10 @@ export type JobStatus = JobRead["status"];
 export type AlertListQuery = NonNullable<paths["/api/v1/alerts"]["get"]["parameters"]["query"]>;
 export type AlertPage = Json<paths["/api/v1/alerts"]["get"]["responses"][200]>;
 export type AlertRead = AlertPage["items"][number];
-export type AlertState = AlertRead["state"];
 export type Severity = AlertRead["severity"];
 export type ChannelTest = Json<
   paths["/api/v1/channels/{channel_id}/test"]["post"]["responses"][200]
 >;
-export type DeliveryRead = Json<
-  paths["/api/v1/alerts/{alert_id}/deliveries"]["get"]["responses"][200]
->[number];
 
 export type SlaRuleCreate = NonNullable<
   paths["/api/v1/sla-rules"]["post"]["requestBody"]

@@ -106,6 +106,14 @@ describe("compareGroups", () => {
     // Inconclusive: a lower p99.99 is not painted as good news.
     expect(group!.rows[2]).toMatchObject({ delta: "−20 µs", change: "neutral", reliable: false });
   });
+
+  it("names a metric its suite left unlabelled by the vocabulary's label", () => {
+    const bare = {
+      ...series[0]!,
+      metrics: [metric({ metric: "success_rate", label: "success_rate" })],
+    };
+    expect(compareGroups([bare])[0]!.rows[0]!.label).toBe("success rate");
+  });
 });
 
 describe("verdict counts", () => {

@@ -7,6 +7,7 @@
 import type { Direction, SeriesDelta, Verdict } from "../api/types";
 import { formatLabels } from "./format";
 import { formatDelta, formatDeltaPct, formatValue } from "./units";
+import { metricLabel } from "./vocabulary";
 
 /** How a verdict or a change reads: good news, bad news, nothing, or not known. */
 export type Tone = "good" | "bad" | "neutral" | "unknown";
@@ -59,7 +60,7 @@ export function compareGroups(series: SeriesDelta[]): CompareGroup[] {
     ),
     rows: item.metrics.map((metric) => ({
       metric: metric.metric,
-      label: metric.label,
+      label: metricLabel(metric.metric, metric),
       unit: metric.unit,
       baseline: formatValue(metric.baseline, metric.unit),
       candidate: formatValue(metric.candidate, metric.unit),
@@ -98,9 +99,8 @@ export function verdictHeadline(counts: VerdictCounts): string {
   return parts.length > 0 ? parts.join(", ") : "no significant change";
 }
 
-/** The compare page's address for two runs: shareable, and the one alerts link to. */
 /**
- * The comparison's address. With label selectors, only the series carrying them are compared,
+ * The comparison's address: shareable, and the one alerts link to. With label selectors, only the series carrying them are compared,
  * matched on their other labels: two series of one run ({server: go} vs {server: zig}).
  */
 export function compareHref(

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { MetricInfo, SeriesDelta, SeriesRead } from "../api/types";
 import {
   comparableAxes,
+  compareCurveMetrics,
   compareCurves,
   curveMetrics,
   curveRows,
@@ -86,6 +87,19 @@ describe("compareCurves", () => {
     const rows = curveRows(curves);
     expect(rows.map((row) => row.x)).toEqual([10, 100]);
     expect(rows[1]!.verdicts[curves[1]!.key]).toBe("regressed");
+  });
+
+  it("draws p50, p99 and the compared rates, as a run's sweep does", () => {
+    const rate = (metric: string, unit: string) => ({
+      ...delta("10", 1, 2, "unchanged").metrics[0]!, metric, label: metric, unit,
+    });
+    const compared = [
+      { ...delta("10", 1, 2, "unchanged"),
+        metrics: [rate("p99", "ns"), rate("errors", "count"), rate("messages_per_s", "msg/s")] },
+      { ...delta("100", 1, 2, "unchanged"),
+        metrics: [rate("throughput", "req/s"), rate("messages_per_s", "msg/s")] },
+    ];
+    expect(compareCurveMetrics(compared)).toEqual(["p50", "p99", "messages_per_s", "throughput"]);
   });
 });
 

@@ -7,6 +7,7 @@
 
 import type { MetricInfo, SeriesDelta, SeriesRead, Sweep, Verdict } from "../api/types";
 import { formatLabels } from "./format";
+import { curveKeys } from "./vocabulary";
 
 export interface CurvePoint {
   x: number;
@@ -31,15 +32,24 @@ export interface CurveRow {
 }
 
 /**
- * The metrics a sweep is drawn for: p50 and p99, then every rate the run reports (a metric
- * whose unit is per second: throughput, msg/s), in the run's metric order.
+ * The metrics a sweep is drawn for: the curves' latencies (p50 and p99), then every rate the
+ * run reports (a metric whose unit is per second: throughput, msg/s), in the run's metric order.
  */
 export function curveMetrics(metricInfo: Record<string, MetricInfo>, series: SeriesRead[]): string[] {
   const reported = new Set(series.flatMap((item) => Object.keys(item.metrics)));
   const rates = Object.values(metricInfo)
-    .filter((info) => info.unit.endsWith("/s") && reported.has(info.name))
+    .filter((info) => isRate(info.unit) && reported.has(info.name))
     .map((info) => info.name);
-  return ["p50", "p99", ...rates];
+  return [...curveKeys(), ...rates];
+}
+
+/** The metrics a comparison of two sweeps is drawn for: the same, among the compared ones. */
+export function compareCurveMetrics(series: SeriesDelta[]): string[] {
+  const rates = series
+    .flatMap((item) => item.metrics)
+    .filter((delta) => isRate(delta.unit))
+    .map((delta) => delta.metric);
+  return [...curveKeys(), ...new Set(rates)];
 }
 
 /** A series' value of a metric: its summary (latency, ns) or its metric (trials' median). */
@@ -140,6 +150,11 @@ export function comparableAxes(series: SeriesRead[], sweepAxis?: string): Record
   return Object.fromEntries(
     [...values.entries()].filter(([, set]) => set.size > 1).map(([key, set]) => [key, [...set]]),
   );
+}
+
+/** A metric counted per second (throughput, msg/s): a load-latency curve of its own. */
+function isRate(unit: string): boolean {
+  return unit.endsWith("/s");
 }
 
 function withoutAxis(labels: Record<string, string>, axis: string): Record<string, string> {

@@ -16,6 +16,12 @@ describe("intervalRows", () => {
     expect(intervalKeys(rows)).toEqual(["p50", "p99", "max"]);
   });
 
+  it("keeps the latency keys an interval carries, in the vocabulary's order", () => {
+    const rows = intervalRows([{ t_s: 0, count: 5, length_s: 1, hdr: "x", max: 9, p90: 5, p50: 2 }]);
+    expect(rows[0]!.values).toEqual({ p50: 2, p90: 5, max: 9 });
+    expect(intervalKeys(rows)).toEqual(["p50", "p90", "max"]);
+  });
+
   it("is empty without intervals", () => {
     expect(intervalRows(null)).toEqual([]);
     expect(intervalKeys([])).toEqual([]);

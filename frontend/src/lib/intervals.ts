@@ -1,15 +1,16 @@
 /**
  * Latency over time: a trial's intervals (`{t_s, count, p50, p90, p99, p999, max}`, latency in
- * ns) as chart rows. The API passes intervals through as stored, so each one is checked.
+ * ns) as chart rows. The API passes intervals through as stored, so each one is checked; its
+ * latencies are the summary's keys it carries.
  */
 
-export const INTERVAL_KEYS = ["p50", "p90", "p99", "p999", "max"] as const;
-export type IntervalKey = (typeof INTERVAL_KEYS)[number];
+import { latencyKeys } from "./vocabulary";
 
 export interface IntervalRow {
   t: number;
   count: number | null;
-  values: Partial<Record<IntervalKey, number>>;
+  /** Latency by summary key (p50, p99, max, ...), in ns. */
+  values: Partial<Record<string, number>>;
 }
 
 export function intervalRows(
@@ -20,8 +21,8 @@ export function intervalRows(
   for (const interval of intervals) {
     const t = interval.t_s;
     if (typeof t !== "number" || !Number.isFinite(t)) continue;
-    const values: Partial<Record<IntervalKey, number>> = {};
-    for (const key of INTERVAL_KEYS) {
+    const values: Partial<Record<string, number>> = {};
+    for (const key of latencyKeys()) {
       const value = interval[key];
       if (typeof value === "number" && Number.isFinite(value)) values[key] = value;
     }
@@ -31,9 +32,9 @@ export function intervalRows(
   return rows.sort((a, b) => a.t - b.t);
 }
 
-/** The percentiles present in at least one row, in order. */
-export function intervalKeys(rows: IntervalRow[]): IntervalKey[] {
-  return INTERVAL_KEYS.filter((key) => rows.some((row) => row.values[key] !== undefined));
+/** The latency keys present in at least one row, in the vocabulary's order. */
+export function intervalKeys(rows: IntervalRow[]): string[] {
+  return latencyKeys().filter((key) => rows.some((row) => row.values[key] !== undefined));
 }
 
 /** Trials of a series that carry intervals, by index. */

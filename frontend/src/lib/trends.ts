@@ -5,7 +5,6 @@
  */
 
 import type { ChangePoint, SlaRuleRead, TrendPoint } from "../api/types";
-import { formatLabels } from "./format";
 import { formatDeltaPct, nanosecondsPer } from "./units";
 
 export interface TrendRow {
@@ -129,10 +128,6 @@ export function labelsParam(labels: Record<string, string>): string {
   return JSON.stringify(
     Object.fromEntries(Object.entries(labels).sort(([a], [b]) => a.localeCompare(b))),
   );
-}
-
-export function seriesName(labels: Record<string, string>): string {
-  return formatLabels(labels);
 }
 
 /** A chart row: one run (or one day of rollups), and each series' value in it. */

@@ -21,8 +21,8 @@ const MISSING = "—";
 
 /**
  * Time units a value (or an SLA threshold) may be written in, as multiples of a nanosecond:
- * the API's table (`GET /api/v1/vocabulary`), set once the app has it. Until then only
- * nanoseconds, the unit of every latency, are known.
+ * the API's table (`GET /api/v1/vocabulary`), set with the rest of the vocabulary
+ * (`configureVocabulary`). Until then only nanoseconds, the unit of every latency, are known.
  */
 let timeUnits: Readonly<Record<string, number>> = { ns: 1 };
 

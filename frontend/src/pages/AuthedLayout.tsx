@@ -6,7 +6,7 @@ import { useVocabulary } from "../api/runs";
 import { errorMessage, isUnauthorized } from "../api/client";
 import { ErrorState, Loading } from "../components/common/Status";
 import { AppShell } from "../components/layout/AppShell";
-import { configureTimeUnits } from "../lib/units";
+import { configureVocabulary } from "../lib/vocabulary";
 
 /** The frame of every signed-in page; without a session it sends the visitor to /login. */
 export function AuthedLayout() {
@@ -41,7 +41,7 @@ export function AuthedLayout() {
       </main>
     );
   }
-  configureTimeUnits(vocabulary.data.time_units);
+  configureVocabulary(vocabulary.data);
 
   return (
     <AppShell

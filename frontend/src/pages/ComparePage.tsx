@@ -11,9 +11,10 @@ import { EmptyState, ErrorState, Loading } from "../components/common/Status";
 import { CompareTable } from "../components/compare/CompareTable";
 import { RunRefCard } from "../components/compare/RunRefCard";
 import { compareGroups, compareHref, countVerdicts, verdictHeadline } from "../lib/compare";
-import { compareCurves } from "../lib/curves";
+import { compareCurveMetrics, compareCurves } from "../lib/curves";
 import { formatLabels } from "../lib/format";
 import { overlayLines, type SpectrumPair } from "../lib/spectrum";
+import { metricLabel } from "../lib/vocabulary";
 
 /** /compare?baseline=A&candidate=B: the address is the comparison, so it can be shared. */
 export function ComparePage() {
@@ -182,21 +183,13 @@ function SweepOverlay({ compare }: { compare: CompareRead }) {
   const sweep = run.data?.sweep;
   const charts = useMemo(() => {
     if (!sweep) return [];
-    const metrics = [
-      ...new Set(compare.series.flatMap((item) => item.metrics.map((m) => m.metric))),
-    ];
-    const rates = metrics.filter((metric) =>
-      compare.series.some((item) =>
-        item.metrics.some((m) => m.metric === metric && m.unit.endsWith("/s")),
-      ),
-    );
-    return ["p50", "p99", ...rates].map((metric) => {
+    return compareCurveMetrics(compare.series).map((metric) => {
       const delta = compare.series
         .flatMap((item) => item.metrics)
         .find((m) => m.metric === metric);
       return {
         metric,
-        label: delta?.label ?? metric,
+        label: metricLabel(metric, delta),
         unit: delta?.unit ?? "",
         curves: compareCurves(compare.series, sweep.axis, metric),
       };

@@ -101,7 +101,7 @@ function RunBody({ run }: { run: RunRead }) {
       <h2>CI verdict</h2>
       {run.verdict_reasons.length > 0 ? (
         <div className="table-scroll">
-          <VerdictReasons reasons={run.verdict_reasons} />
+          <VerdictReasons reasons={run.verdict_reasons} metricInfo={run.metric_info} />
         </div>
       ) : (
         <p className="muted">

@@ -19,6 +19,7 @@ import {
   type Threshold,
 } from "../lib/trends";
 import { formatValue } from "../lib/units";
+import { metricLabel } from "../lib/vocabulary";
 
 /** At most this many series are drawn when none are chosen (the first found in recent runs). */
 const DEFAULT_SERIES = 6;
@@ -229,7 +230,7 @@ function TrendView({
           <select value={metric} onChange={(event) => setMetric(event.target.value)}>
             {metrics.map((info) => (
               <option key={info.name} value={info.name}>
-                {info.label}
+                {metricLabel(info.name, info)}
               </option>
             ))}
           </select>
@@ -257,6 +258,7 @@ function TrendView({
           suite={suite}
           scenario={scenario}
           metric={metric}
+          label={metricLabel(metric, metrics.find((info) => info.name === metric))}
           series={selected}
           branch={search.get("branch")}
           host={search.get("host")}
@@ -271,6 +273,7 @@ function TrendPanel({
   suite,
   scenario,
   metric,
+  label,
   series,
   branch,
   host,
@@ -279,6 +282,7 @@ function TrendPanel({
   suite: string;
   scenario: string;
   metric: string;
+  label: string;
   series: SeriesChoice[];
   branch: string | null;
   host: string | null;
@@ -356,7 +360,7 @@ function TrendPanel({
         </p>
       )}
       <p className="muted small">
-        {metric} in {unit || "no unit"}, {DIRECTION_TEXT[direction] ?? direction}. Circles and
+        {label} in {unit || "no unit"}, {DIRECTION_TEXT[direction] ?? direction}. Circles and
         dashed verticals mark change points;{" "}
         {thresholds.length > 0 ? "dashed horizontals are SLA thresholds; " : ""}click a point to
         open its run.

@@ -12,6 +12,7 @@ import {
 import type { MetricInfo } from "../../api/types";
 import { intervalKeys, type IntervalRow } from "../../lib/intervals";
 import { formatNs } from "../../lib/units";
+import { metricLabel } from "../../lib/vocabulary";
 import { colour } from "./palette";
 
 /** Latency over time within a trial: one line per percentile the intervals carry. */
@@ -51,7 +52,7 @@ export function IntervalsChart({
           {present.map((key, index) => (
             <Line
               key={key}
-              name={metricInfo[key]?.label ?? key}
+              name={metricLabel(key, metricInfo[key])}
               dataKey={(row: IntervalRow) => row.values[key]}
               type="linear"
               stroke={colour(index)}

@@ -1,4 +1,5 @@
 import type { CompareGroup } from "../../lib/compare";
+import { minTailSamples } from "../../lib/vocabulary";
 import { Tooltip } from "../common/Tooltip";
 import { VerdictBadge } from "../common/VerdictBadge";
 
@@ -8,6 +9,8 @@ import { VerdictBadge } from "../common/VerdictBadge";
  * metric moved the good way for its direction; the verdict says whether that is significant.
  */
 export function CompareTable({ groups }: { groups: CompareGroup[] }) {
+  const under = String(minTailSamples());
+  const fewSamples = `Too few samples beyond this percentile (under ${under}) to trust the value.`;
   return (
     <table className="table compare-table">
       <thead>
@@ -48,7 +51,7 @@ export function CompareTable({ groups }: { groups: CompareGroup[] }) {
                 {!row.reliable && (
                   <>
                     {" "}
-                    <Tooltip tip="Too few samples beyond this percentile (under 10) to trust the value.">
+                    <Tooltip tip={fewSamples}>
                       <span className="flag">⚠ few samples</span>
                     </Tooltip>
                   </>

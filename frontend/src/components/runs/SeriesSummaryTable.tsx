@@ -2,21 +2,7 @@ import type { MetricInfo, SeriesRead, Summary } from "../../api/types";
 import { formatLabels } from "../../lib/format";
 import { type Origin, originNote } from "../../lib/origin";
 import { formatCount, formatNs, formatValue } from "../../lib/units";
-
-type LatencyKey = Exclude<keyof Summary, "count">;
-
-/** The summary columns shown, in this order; their labels come from the API. */
-const LATENCY_COLUMNS: LatencyKey[] = [
-  "p50",
-  "p90",
-  "p95",
-  "p99",
-  "p999",
-  "p9999",
-  "max",
-  "mean",
-  "stddev",
-];
+import { latencyValue, metricLabel, summaryKeys } from "../../lib/vocabulary";
 
 /**
  * One row per series (all trials merged; open-loop series add their uncorrected view), latency
@@ -32,22 +18,15 @@ export function SeriesSummaryTable({
   metricInfo: Record<string, MetricInfo>;
 }) {
   const metricNames = [...new Set(series.flatMap((item) => Object.keys(item.metrics)))];
+  const columns = summaryKeys();
   return (
     <table className="table summary-table">
       <thead>
         <tr>
           <th scope="col">Series</th>
-          <th scope="col" className="num">
-            count
-          </th>
-          {LATENCY_COLUMNS.map((column) => (
-            <th key={column} scope="col" className="num">
-              {metricInfo[column]?.label ?? column}
-            </th>
-          ))}
-          {metricNames.map((name) => (
+          {["count", ...columns, ...metricNames].map((name) => (
             <th key={name} scope="col" className="num">
-              {metricInfo[name]?.label ?? name}
+              {metricLabel(name, metricInfo[name])}
             </th>
           ))}
         </tr>
@@ -58,6 +37,7 @@ export function SeriesSummaryTable({
             <SummaryRow
               key={item.id}
               name={formatLabels(item.labels)}
+              columns={columns}
               summary={item.summary}
               unreliable={item.unreliable}
               origin={item}
@@ -71,6 +51,7 @@ export function SeriesSummaryTable({
               <SummaryRow
                 key={`${String(item.id)}-uncorrected`}
                 name={`${formatLabels(item.labels)} (uncorrected)`}
+                columns={columns}
                 summary={item.summary_uncorrected}
                 unreliable={item.unreliable}
                 origin={item}
@@ -90,6 +71,7 @@ export function SeriesSummaryTable({
 
 function SummaryRow({
   name,
+  columns,
   summary,
   unreliable: flagged,
   origin,
@@ -99,6 +81,7 @@ function SummaryRow({
   secondary = false,
 }: {
   name: string;
+  columns: string[];
   summary: Summary;
   unreliable: string[];
   origin: Origin;
@@ -111,12 +94,13 @@ function SummaryRow({
     <tr className={secondary ? "secondary" : undefined}>
       <th scope="row">{name}</th>
       <td className="num">{formatCount(summary.count)}</td>
-      {LATENCY_COLUMNS.map((column) => {
+      {columns.map((column) => {
+        const value = latencyValue(summary, column);
         const unreliable = flagged.includes(column);
-        const label = metricInfo[column]?.label ?? column;
+        const label = metricLabel(column, metricInfo[column]);
         const came = originNote(column, origin);
         const notes = [
-          `${String(summary[column])} ns`,
+          `${String(value)} ns`,
           ...(came ? [came.note] : []),
           ...(unreliable ? [`too few samples beyond ${label}: not to be trusted`] : []),
         ];
@@ -128,7 +112,7 @@ function SummaryRow({
             title={notes.join(" — ")}
           >
             {came?.mark}
-            {formatNs(summary[column])}
+            {formatNs(value)}
             {unreliable && <span aria-label=" (few samples)"> ⚠</span>}
           </td>
         );

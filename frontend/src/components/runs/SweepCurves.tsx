@@ -2,6 +2,7 @@ import { useMemo } from "react";
 
 import type { MetricInfo, SeriesRead, Sweep } from "../../api/types";
 import { curveMetrics, runCurves } from "../../lib/curves";
+import { describeMetric } from "../../lib/vocabulary";
 import { CurveChart } from "../charts/CurveChart";
 
 /** A swept run's load-latency curves: p50, p99 and its rates against the sweep axis. */
@@ -17,20 +18,20 @@ export function SweepCurves({
   const charts = useMemo(
     () =>
       curveMetrics(metricInfo, series).map((metric) => ({
-        metric,
+        info: describeMetric(metric, metricInfo[metric]),
         curves: runCurves(series, sweep, metric),
       })),
     [series, sweep, metricInfo],
   );
   return (
     <div className="curve-grid">
-      {charts.map(({ metric, curves }) => (
+      {charts.map(({ info, curves }) => (
         <CurveChart
-          key={metric}
+          key={info.name}
           curves={curves}
           axis={sweep.axis}
-          metricLabel={metricInfo[metric]?.label ?? metric}
-          unit={metricInfo[metric]?.unit ?? ""}
+          metricLabel={info.label}
+          unit={info.unit}
         />
       ))}
     </div>

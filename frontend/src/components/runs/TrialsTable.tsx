@@ -2,9 +2,7 @@ import type { MetricInfo, SeriesRead } from "../../api/types";
 import { formatLabels } from "../../lib/format";
 import { originNote } from "../../lib/origin";
 import { formatCount, formatNs, formatValue } from "../../lib/units";
-
-/** The latency columns of a trial, in this order; their labels come from the API. */
-const TRIAL_LATENCY = ["p50", "p99", "p999", "max"] as const;
+import { latencyValue, metricLabel, trialKeys } from "../../lib/vocabulary";
 
 /**
  * Every trial of every series: its own summary and metrics (statistics across runs use these
@@ -22,6 +20,7 @@ export function TrialsTable({
       series.flatMap((item) => item.trials.flatMap((trial) => Object.keys(trial.metrics))),
     ),
   ];
+  const columns = trialKeys();
   return (
     <table className="table trials-table">
       <thead>
@@ -30,17 +29,9 @@ export function TrialsTable({
           <th scope="col" className="num">
             Trial
           </th>
-          <th scope="col" className="num">
-            count
-          </th>
-          {TRIAL_LATENCY.map((key) => (
-            <th key={key} scope="col" className="num">
-              {metricInfo[key]?.label ?? key}
-            </th>
-          ))}
-          {metricNames.map((name) => (
+          {["count", ...columns, ...metricNames].map((name) => (
             <th key={name} scope="col" className="num">
-              {metricInfo[name]?.label ?? name}
+              {metricLabel(name, metricInfo[name])}
             </th>
           ))}
         </tr>
@@ -63,14 +54,14 @@ export function TrialsTable({
                 )}
               </td>
               <td className="num">{formatCount(trial.summary.count)}</td>
-              {TRIAL_LATENCY.map((key) => (
+              {columns.map((key) => (
                 <td
                   key={key}
                   className={`num${trial.unreliable.includes(key) ? " unreliable" : ""}`}
                   title={originNote(key, trial)?.note}
                 >
                   {originNote(key, trial)?.mark}
-                  {formatNs(trial.summary[key])}
+                  {formatNs(latencyValue(trial.summary, key))}
                   {trial.unreliable.includes(key) && <span aria-label=" (few samples)"> ⚠</span>}
                 </td>
               ))}

@@ -1,10 +1,10 @@
 import { Link } from "react-router";
 
-import type { VerdictReason } from "../../api/types";
+import type { MetricInfo, VerdictReason } from "../../api/types";
 import { formatLabels } from "../../lib/format";
+import { metricLabel } from "../../lib/vocabulary";
 import { Badge } from "../common/Badge";
 
-/** Why a run failed its CI gate: SLA breaches and regressions against the baseline. */
 const REASON_NAMES: Record<VerdictReason["kind"], string> = {
   regression: "regression",
   "suspected-regression": "suspected regression",
@@ -12,7 +12,14 @@ const REASON_NAMES: Record<VerdictReason["kind"], string> = {
   sla: "SLA",
 };
 
-export function VerdictReasons({ reasons }: { reasons: VerdictReason[] }) {
+/** Why a run failed its CI gate: SLA breaches and regressions against the baseline. */
+export function VerdictReasons({
+  reasons,
+  metricInfo,
+}: {
+  reasons: VerdictReason[];
+  metricInfo: Record<string, MetricInfo>;
+}) {
   return (
     <table className="table reasons-table">
       <thead>
@@ -37,7 +44,7 @@ export function VerdictReasons({ reasons }: { reasons: VerdictReason[] }) {
               </Badge>
             </td>
             <td>{formatLabels(reason.series)}</td>
-            <td className="mono">{reason.metric}</td>
+            <td>{metricLabel(reason.metric, metricInfo[reason.metric])}</td>
             <td className="wrap">
               {reason.message}
               {reason.rule_id !== null && (

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 
 import {
   useCreateChannel,
@@ -11,8 +11,10 @@ import type { ChannelCreate, ChannelRead, ChannelTest } from "../../api/types";
 import { describeTest } from "../../lib/channels";
 import { formatDateTime } from "../../lib/format";
 import { ConfirmButton } from "../common/ConfirmButton";
-import { Field, FormErrors } from "../common/Field";
+import { Field } from "../common/Field";
 import { EmptyState } from "../common/Status";
+import { CreateForm } from "./CreateForm";
+import { SettingsTable } from "./SettingsTable";
 
 const URL_PATTERN = /^https?:\/\/\S+$/;
 
@@ -38,88 +40,71 @@ export function Channels({ channels, canWrite }: { channels: ChannelRead[]; canW
 
   return (
     <>
-      {channels.length === 0 ? (
-        <EmptyState title="No channels">
-          Alerts are stored but sent nowhere until a channel exists.
-        </EmptyState>
-      ) : (
-        <div className="table-scroll">
-          <table className="table channels-table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Added</th>
-                <th scope="col">Deliveries</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {channels.map((channel) => {
-                const result = results[channel.id];
-                return (
-                  <tr key={channel.id} data-channel-id={channel.id}>
-                    <th scope="row">{channel.name}</th>
-                    <td>{channel.kind}</td>
-                    <td className="nowrap">{formatDateTime(channel.created_at)}</td>
-                    <td>
-                      <ChannelHealth channel={channel} />
-                    </td>
-                    <td>
-                      <div className="actions">
-                        {canWrite && (
-                          <>
-                            <button
-                              type="button"
-                              className="button button-small"
-                              disabled={mute.isPending && mute.variables.channelId === channel.id}
-                              onClick={() =>
-                                mute.mutate({ channelId: channel.id, muted: !channel.muted })
-                              }
-                            >
-                              {channel.muted ? "Unmute" : "Mute"}
-                            </button>
-                            <button
-                              type="button"
-                              className="button button-small"
-                              disabled={test.isPending && test.variables === channel.id}
-                              onClick={() => sendTest(channel)}
-                            >
-                              Send a test
-                            </button>
-                            <ConfirmButton
-                              label="Delete"
-                              accessibleName={`Delete channel ${channel.name}`}
-                              onConfirm={() => remove.mutate(channel.id)}
-                            />
-                          </>
-                        )}
-                        {result !== undefined && (
-                          <span
-                            role="status"
-                            className={
-                              typeof result !== "string" && result.ok ? "text-good" : "text-bad"
-                            }
-                          >
-                            {typeof result === "string" ? result : describeTest(result)}
-                          </span>
-                        )}
-                      </div>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {(remove.isError || mute.isError) && (
-        <p className="form-error" role="alert">
-          {errorMessage(remove.error ?? mute.error)}
-        </p>
-      )}
+      <SettingsTable
+        className="channels-table"
+        columns={["Name", "Kind", "Added", "Deliveries"]}
+        actions
+        rows={channels}
+        empty={
+          <EmptyState title="No channels">
+            Alerts are stored but sent nowhere until a channel exists.
+          </EmptyState>
+        }
+        error={remove.isError || mute.isError ? errorMessage(remove.error ?? mute.error) : null}
+      >
+        {(channel) => {
+          const result = results[channel.id];
+          return (
+            <tr key={channel.id} data-channel-id={channel.id}>
+              <th scope="row">{channel.name}</th>
+              <td>{channel.kind}</td>
+              <td className="nowrap">{formatDateTime(channel.created_at)}</td>
+              <td>
+                <ChannelHealth channel={channel} />
+              </td>
+              <td>
+                <div className="actions">
+                  {canWrite && (
+                    <>
+                      <button
+                        type="button"
+                        className="button button-small"
+                        disabled={mute.isPending && mute.variables.channelId === channel.id}
+                        onClick={() =>
+                          mute.mutate({ channelId: channel.id, muted: !channel.muted })
+                        }
+                      >
+                        {channel.muted ? "Unmute" : "Mute"}
+                      </button>
+                      <button
+                        type="button"
+                        className="button button-small"
+                        disabled={test.isPending && test.variables === channel.id}
+                        onClick={() => sendTest(channel)}
+                      >
+                        Send a test
+                      </button>
+                      <ConfirmButton
+                        label="Delete"
+                        accessibleName={`Delete channel ${channel.name}`}
+                        onConfirm={() => remove.mutate(channel.id)}
+                      />
+                    </>
+                  )}
+                  {result !== undefined && (
+                    <span
+                      role="status"
+                      className={typeof result !== "string" && result.ok ? "text-good" : "text-bad"}
+                    >
+                      {typeof result === "string" ? result : describeTest(result)}
+                    </span>
+                  )}
+                </div>
+              </td>
+            </tr>
+          );
+        }}
+      </SettingsTable>
       {canWrite && <ChannelCreateForm />}
     </>
   );
@@ -148,8 +133,7 @@ function ChannelCreateForm() {
   const [errors, setErrors] = useState<{ name?: string; url?: string }>({});
   const [done, setDone] = useState<string | null>(null);
 
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
+  function submit() {
     setDone(null);
     const found: { name?: string; url?: string } = {};
     if (name.trim() === "") found.name = "a name";
@@ -170,54 +154,48 @@ function ChannelCreateForm() {
   }
 
   return (
-    <form className="panel" onSubmit={submit} noValidate aria-labelledby="new-channel">
-      <h3 id="new-channel">New channel</h3>
-      <div className="form-grid">
-        <Field label="Name" error={errors.name}>
-          {(control) => (
-            <input {...control} value={name} onChange={(event) => setName(event.target.value)} />
-          )}
-        </Field>
-        <Field label="Kind">
-          {(control) => (
-            <select
-              {...control}
-              value={kind}
-              onChange={(event) => setKind(event.target.value as ChannelCreate["kind"])}
-            >
-              <option value="slack">Slack incoming webhook</option>
-              <option value="webhook">generic webhook</option>
-            </select>
-          )}
-        </Field>
-        <Field
-          label="Webhook URL"
-          hint="Stored as a secret: it is never shown again"
-          error={errors.url}
-        >
-          {(control) => (
-            <input
-              {...control}
-              type="url"
-              autoComplete="off"
-              placeholder="https://hooks.slack.com/services/…"
-              value={url}
-              onChange={(event) => setUrl(event.target.value)}
-            />
-          )}
-        </Field>
-      </div>
-      <FormErrors messages={create.isError ? [errorMessage(create.error)] : []} />
-      <div className="form-actions">
-        <button type="submit" className="button button-primary" disabled={create.isPending}>
-          Add channel
-        </button>
-        {done && (
-          <span className="text-good" role="status">
-            {done}
-          </span>
+    <CreateForm
+      id="new-channel"
+      title="New channel"
+      submitLabel="Add channel"
+      pending={create.isPending}
+      errors={create.isError ? [errorMessage(create.error)] : []}
+      done={done}
+      onSubmit={submit}
+    >
+      <Field label="Name" error={errors.name}>
+        {(control) => (
+          <input {...control} value={name} onChange={(event) => setName(event.target.value)} />
         )}
-      </div>
-    </form>
+      </Field>
+      <Field label="Kind">
+        {(control) => (
+          <select
+            {...control}
+            value={kind}
+            onChange={(event) => setKind(event.target.value as ChannelCreate["kind"])}
+          >
+            <option value="slack">Slack incoming webhook</option>
+            <option value="webhook">generic webhook</option>
+          </select>
+        )}
+      </Field>
+      <Field
+        label="Webhook URL"
+        hint="Stored as a secret: it is never shown again"
+        error={errors.url}
+      >
+        {(control) => (
+          <input
+            {...control}
+            type="url"
+            autoComplete="off"
+            placeholder="https://hooks.slack.com/services/…"
+            value={url}
+            onChange={(event) => setUrl(event.target.value)}
+          />
+        )}
+      </Field>
+    </CreateForm>
   );
 }

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 
 import { errorMessage } from "../../api/client";
 import { useCreateProject, useProjects, useUpdateProject } from "../../api/projects";
@@ -8,6 +8,8 @@ import { isProjectSlug } from "../../lib/projects";
 import { ConfirmButton } from "../common/ConfirmButton";
 import { Field, FormErrors } from "../common/Field";
 import { ErrorState, Loading } from "../common/Status";
+import { CreateForm } from "./CreateForm";
+import { SettingsTable } from "./SettingsTable";
 
 /** The current project's settings; an admin changes them, others read them. */
 export function ProjectSettings({ project, isAdmin }: { project: ProjectRead; isAdmin: boolean }) {
@@ -59,76 +61,59 @@ export function Projects() {
   }
   return (
     <>
-      <div className="table-scroll">
-        <table className="table projects-table">
-          <thead>
-            <tr>
-              <th scope="col">Slug</th>
-              <th scope="col">Name</th>
-              <th scope="col">State</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
+      <SettingsTable
+        className="projects-table"
+        columns={["Slug", "Name", "State"]}
+        actions
+        rows={projects.data}
+        error={update.isError ? errorMessage(update.error) : null}
+      >
+        {(project) => {
+          const name = names[project.slug] ?? project.name;
+          return (
+            <tr key={project.slug} data-project={project.slug}>
+              <th scope="row">{project.slug}</th>
+              <td>
+                <input
+                  aria-label={`Name of project ${project.slug}`}
+                  value={name}
+                  onChange={(event) =>
+                    setNames((current) => ({ ...current, [project.slug]: event.target.value }))
+                  }
+                />
+                <button
+                  type="button"
+                  className="button button-small"
+                  disabled={name.trim() === "" || name === project.name || update.isPending}
+                  onClick={() => update.mutate({ slug: project.slug, body: { name: name.trim() } })}
+                >
+                  Rename
+                </button>
+              </td>
+              <td>{project.archived_at === null ? "active" : "archived"}</td>
+              <td>
+                {project.archived_at === null ? (
+                  <ConfirmButton
+                    label="Archive"
+                    accessibleName={`Archive project ${project.slug}`}
+                    onConfirm={() =>
+                      update.mutate({ slug: project.slug, body: { archived: true } })
+                    }
+                  />
+                ) : (
+                  <button
+                    type="button"
+                    className="button button-small"
+                    onClick={() => update.mutate({ slug: project.slug, body: { archived: false } })}
+                  >
+                    Restore
+                  </button>
+                )}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {projects.data.map((project) => {
-              const name = names[project.slug] ?? project.name;
-              return (
-                <tr key={project.slug} data-project={project.slug}>
-                  <th scope="row">{project.slug}</th>
-                  <td>
-                    <input
-                      aria-label={`Name of project ${project.slug}`}
-                      value={name}
-                      onChange={(event) =>
-                        setNames((current) => ({ ...current, [project.slug]: event.target.value }))
-                      }
-                    />
-                    <button
-                      type="button"
-                      className="button button-small"
-                      disabled={name.trim() === "" || name === project.name || update.isPending}
-                      onClick={() =>
-                        update.mutate({ slug: project.slug, body: { name: name.trim() } })
-                      }
-                    >
-                      Rename
-                    </button>
-                  </td>
-                  <td>{project.archived_at === null ? "active" : "archived"}</td>
-                  <td>
-                    {project.archived_at === null ? (
-                      <ConfirmButton
-                        label="Archive"
-                        accessibleName={`Archive project ${project.slug}`}
-                        onConfirm={() =>
-                          update.mutate({ slug: project.slug, body: { archived: true } })
-                        }
-                      />
-                    ) : (
-                      <button
-                        type="button"
-                        className="button button-small"
-                        onClick={() =>
-                          update.mutate({ slug: project.slug, body: { archived: false } })
-                        }
-                      >
-                        Restore
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
-      {update.isError && (
-        <p className="form-error" role="alert">
-          {errorMessage(update.error)}
-        </p>
-      )}
+          );
+        }}
+      </SettingsTable>
       <ProjectCreateForm />
     </>
   );
@@ -141,8 +126,7 @@ function ProjectCreateForm() {
   const [errors, setErrors] = useState<{ slug?: string; name?: string }>({});
   const [done, setDone] = useState<string | null>(null);
 
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
+  function submit() {
     setDone(null);
     const found: { slug?: string; name?: string } = {};
     if (!isProjectSlug(slug)) found.slug = "lower-case letters, digits and dashes";
@@ -162,31 +146,25 @@ function ProjectCreateForm() {
   }
 
   return (
-    <form className="panel" onSubmit={submit} noValidate aria-labelledby="new-project">
-      <h3 id="new-project">New project</h3>
-      <div className="form-grid">
-        <Field label="Slug" hint="Fixed once made: tokens and links name it" error={errors.slug}>
-          {(control) => (
-            <input {...control} value={slug} onChange={(event) => setSlug(event.target.value)} />
-          )}
-        </Field>
-        <Field label="Name" error={errors.name}>
-          {(control) => (
-            <input {...control} value={name} onChange={(event) => setName(event.target.value)} />
-          )}
-        </Field>
-      </div>
-      <FormErrors messages={create.isError ? [errorMessage(create.error)] : []} />
-      <div className="form-actions">
-        <button type="submit" className="button button-primary" disabled={create.isPending}>
-          Create project
-        </button>
-        {done && (
-          <span className="text-good" role="status">
-            {done}
-          </span>
+    <CreateForm
+      id="new-project"
+      title="New project"
+      submitLabel="Create project"
+      pending={create.isPending}
+      errors={create.isError ? [errorMessage(create.error)] : []}
+      done={done}
+      onSubmit={submit}
+    >
+      <Field label="Slug" hint="Fixed once made: tokens and links name it" error={errors.slug}>
+        {(control) => (
+          <input {...control} value={slug} onChange={(event) => setSlug(event.target.value)} />
         )}
-      </div>
-    </form>
+      </Field>
+      <Field label="Name" error={errors.name}>
+        {(control) => (
+          <input {...control} value={name} onChange={(event) => setName(event.target.value)} />
+        )}
+      </Field>
+    </CreateForm>
   );
 }

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 
 import {
   useCreateRule,
@@ -8,14 +8,15 @@ import {
   useUpdateRule,
 } from "../../api/alerts";
 import { ApiError, errorMessage } from "../../api/client";
-import type { ChannelRead, SlaRuleRead } from "../../api/types";
-import { formatSelector } from "../../lib/rules";
-import { EMPTY_RULE, checkRule, ruleToForm, type RuleForm } from "../../lib/rules";
+import type { ChannelRead } from "../../api/types";
+import { EMPTY_RULE, checkRule, formatSelector, ruleToForm, type RuleForm } from "../../lib/rules";
 import { describeRule } from "../../lib/trends";
 import { Badge } from "../common/Badge";
 import { ConfirmButton } from "../common/ConfirmButton";
-import { Field, FormErrors } from "../common/Field";
-import { EmptyState, ErrorState, Loading } from "../common/Status";
+import { Field } from "../common/Field";
+import { EmptyState } from "../common/Status";
+import { CreateForm } from "./CreateForm";
+import { SettingsTable } from "./SettingsTable";
 
 export function SlaRules({ canWrite, channels }: { canWrite: boolean; channels: ChannelRead[] }) {
   const rules = useRules();
@@ -27,92 +28,71 @@ export function SlaRules({ canWrite, channels }: { canWrite: boolean; channels: 
 
   return (
     <>
-      {rules.isPending ? (
-        <Loading label="Loading SLA rules…" />
-      ) : rules.isError ? (
-        <ErrorState message={errorMessage(rules.error)} onRetry={() => void rules.refetch()} />
-      ) : rules.data.length === 0 ? (
-        <EmptyState title="No SLA rules">
-          {canWrite ? "Add one below, from a template or by hand." : "Members add rules here."}
-        </EmptyState>
-      ) : (
-        <div className="table-scroll">
-          <table className="table rules-table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Applies to</th>
-                <th scope="col">Rule</th>
-                <th scope="col">Severity</th>
-                <th scope="col">State</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rules.data.map((rule: SlaRuleRead) => (
-                <tr key={rule.id} data-rule-id={rule.id}>
-                  <th scope="row">{rule.name}</th>
-                  <td>
-                    {rule.suite}
-                    {rule.scenario ? ` / ${rule.scenario}` : " (every scenario)"}
-                    {Object.keys(rule.series_selector).length > 0 && (
-                      <div className="small muted">{formatSelector(rule.series_selector)}</div>
-                    )}
-                  </td>
-                  <td className="mono">{describeRule(rule)}</td>
-                  <td>
-                    <Badge tone={rule.severity === "critical" ? "bad" : "unknown"}>
-                      {rule.severity}
-                    </Badge>
-                  </td>
-                  <td>
-                    {canWrite ? (
-                      <label className="nowrap">
-                        <input
-                          type="checkbox"
-                          checked={rule.enabled}
-                          disabled={update.isPending}
-                          onChange={(event) =>
-                            update.mutate(
-                              { ruleId: rule.id, enabled: event.target.checked },
-                              { onError: onError(`Could not change "${rule.name}"`) },
-                            )
-                          }
-                        />{" "}
-                        enabled
-                      </label>
-                    ) : rule.enabled ? (
-                      "enabled"
-                    ) : (
-                      "disabled"
-                    )}
-                  </td>
-                  <td>
-                    {canWrite && (
-                      <ConfirmButton
-                        label="Delete"
-                        accessibleName={`Delete rule ${rule.name}`}
-                        onConfirm={() =>
-                          remove.mutate(rule.id, {
-                            onError: onError(`Could not delete "${rule.name}"`),
-                          })
-                        }
-                      />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
+      <SettingsTable
+        className="rules-table"
+        columns={["Name", "Applies to", "Rule", "Severity", "State"]}
+        actions
+        rows={rules}
+        loading="Loading SLA rules…"
+        empty={
+          <EmptyState title="No SLA rules">
+            {canWrite ? "Add one below, from a template or by hand." : "Members add rules here."}
+          </EmptyState>
+        }
+        error={error}
+      >
+        {(rule) => (
+          <tr key={rule.id} data-rule-id={rule.id}>
+            <th scope="row">{rule.name}</th>
+            <td>
+              {rule.suite}
+              {rule.scenario ? ` / ${rule.scenario}` : " (every scenario)"}
+              {Object.keys(rule.series_selector).length > 0 && (
+                <div className="small muted">{formatSelector(rule.series_selector)}</div>
+              )}
+            </td>
+            <td className="mono">{describeRule(rule)}</td>
+            <td>
+              <Badge tone={rule.severity === "critical" ? "bad" : "unknown"}>{rule.severity}</Badge>
+            </td>
+            <td>
+              {canWrite ? (
+                <label className="nowrap">
+                  <input
+                    type="checkbox"
+                    checked={rule.enabled}
+                    disabled={update.isPending}
+                    onChange={(event) =>
+                      update.mutate(
+                        { ruleId: rule.id, enabled: event.target.checked },
+                        { onError: onError(`Could not change "${rule.name}"`) },
+                      )
+                    }
+                  />{" "}
+                  enabled
+                </label>
+              ) : rule.enabled ? (
+                "enabled"
+              ) : (
+                "disabled"
+              )}
+            </td>
+            <td>
+              {canWrite && (
+                <ConfirmButton
+                  label="Delete"
+                  accessibleName={`Delete rule ${rule.name}`}
+                  onConfirm={() =>
+                    remove.mutate(rule.id, {
+                      onError: onError(`Could not delete "${rule.name}"`),
+                    })
+                  }
+                />
+              )}
+            </td>
+          </tr>
+        )}
+      </SettingsTable>
       {canWrite && <RuleCreateForm channels={channels} />}
     </>
   );
@@ -130,8 +110,7 @@ function RuleCreateForm({ channels }: { channels: ChannelRead[] }) {
     setForm((current) => ({ ...current, [name]: value }));
   }
 
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
+  function submit() {
     setServerErrors([]);
     setCreated(null);
     const checked = checkRule(form);
@@ -151,169 +130,167 @@ function RuleCreateForm({ channels }: { channels: ChannelRead[] }) {
   }
 
   return (
-    <form className="panel" onSubmit={submit} noValidate aria-labelledby="new-rule">
-      <h3 id="new-rule">New SLA rule</h3>
-      <div className="toolbar">
-        <label>
-          Start from a template{" "}
-          <select
-            value=""
-            disabled={!templates.data}
-            onChange={(event) => {
-              const template = templates.data?.[Number(event.target.value)];
-              if (template) {
-                setForm(ruleToForm(template));
-                setErrors({});
-              }
-            }}
-          >
-            <option value="">{templates.isError ? "templates unavailable" : "choose…"}</option>
-            {templates.data?.map((template, index) => (
-              <option key={template.name} value={index}>
-                {template.suite}: {template.name}
-              </option>
-            ))}
-          </select>
-        </label>
-      </div>
-      <div className="form-grid">
-        <Field label="Name" error={errors.name}>
-          {(control) => (
-            <input
-              {...control}
-              value={form.name}
-              onChange={(event) => set("name", event.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="Suite" error={errors.suite}>
-          {(control) => (
-            <input
-              {...control}
-              value={form.suite}
-              onChange={(event) => set("suite", event.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="Scenario" hint="Blank: every scenario" error={errors.scenario}>
-          {(control) => (
-            <input
-              {...control}
-              value={form.scenario}
-              onChange={(event) => set("scenario", event.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="Series" hint="label=value, …; blank: every series" error={errors.selector}>
-          {(control) => (
-            <input
-              {...control}
-              value={form.selector}
-              placeholder="client=rust"
-              onChange={(event) => set("selector", event.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="Kind" hint="Relative: change against the baseline, in %">
-          {(control) => (
+    <CreateForm
+      id="new-rule"
+      title="New SLA rule"
+      submitLabel="Create rule"
+      pending={create.isPending}
+      errors={serverErrors}
+      done={created}
+      onSubmit={submit}
+      before={
+        <div className="toolbar">
+          <label>
+            Start from a template{" "}
             <select
-              {...control}
-              value={form.kind}
-              onChange={(event) => set("kind", event.target.value as RuleForm["kind"])}
-            >
-              <option value="static">static</option>
-              <option value="relative">relative</option>
-            </select>
-          )}
-        </Field>
-        <Field label="Metric" hint="p50 … p9999, throughput, success_rate, …" error={errors.metric}>
-          {(control) => (
-            <input
-              {...control}
-              value={form.metric}
-              onChange={(event) => set("metric", event.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="Breach when the value is">
-          {(control) => (
-            <select
-              {...control}
-              value={form.op}
-              onChange={(event) => set("op", event.target.value as RuleForm["op"])}
-            >
-              <option value="<">&lt;</option>
-              <option value="<=">≤</option>
-              <option value=">">&gt;</option>
-              <option value=">=">≥</option>
-            </select>
-          )}
-        </Field>
-        <Field label="Threshold" error={errors.threshold}>
-          {(control) => (
-            <input
-              {...control}
-              inputMode="decimal"
-              value={form.threshold}
-              onChange={(event) => set("threshold", event.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="Unit" hint="ns, µs, ms, s for latency; % for ratios" error={errors.unit}>
-          {(control) => (
-            <input
-              {...control}
-              value={form.unit}
-              onChange={(event) => set("unit", event.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="Severity">
-          {(control) => (
-            <select
-              {...control}
-              value={form.severity}
-              onChange={(event) => set("severity", event.target.value as RuleForm["severity"])}
-            >
-              <option value="warning">warning</option>
-              <option value="critical">critical</option>
-            </select>
-          )}
-        </Field>
-      </div>
-      {channels.length > 0 && (
-        <fieldset className="checks">
-          <legend>Channels (none ticked: every channel)</legend>
-          {channels.map((channel) => (
-            <label key={channel.id}>
-              <input
-                type="checkbox"
-                checked={form.channelIds.includes(channel.id)}
-                onChange={(event) =>
-                  set(
-                    "channelIds",
-                    event.target.checked
-                      ? [...form.channelIds, channel.id]
-                      : form.channelIds.filter((id) => id !== channel.id),
-                  )
+              value=""
+              disabled={!templates.data}
+              onChange={(event) => {
+                const template = templates.data?.[Number(event.target.value)];
+                if (template) {
+                  setForm(ruleToForm(template));
+                  setErrors({});
                 }
-              />{" "}
-              {channel.name}
-            </label>
-          ))}
-        </fieldset>
-      )}
-      <FormErrors messages={serverErrors} />
-      <div className="form-actions">
-        <button type="submit" className="button button-primary" disabled={create.isPending}>
-          Create rule
-        </button>
-        {created && (
-          <span className="text-good" role="status">
-            {created}
-          </span>
+              }}
+            >
+              <option value="">{templates.isError ? "templates unavailable" : "choose…"}</option>
+              {templates.data?.map((template, index) => (
+                <option key={template.name} value={index}>
+                  {template.suite}: {template.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+      }
+      after={
+        channels.length > 0 && (
+          <fieldset className="checks">
+            <legend>Channels (none ticked: every channel)</legend>
+            {channels.map((channel) => (
+              <label key={channel.id}>
+                <input
+                  type="checkbox"
+                  checked={form.channelIds.includes(channel.id)}
+                  onChange={(event) =>
+                    set(
+                      "channelIds",
+                      event.target.checked
+                        ? [...form.channelIds, channel.id]
+                        : form.channelIds.filter((id) => id !== channel.id),
+                    )
+                  }
+                />{" "}
+                {channel.name}
+              </label>
+            ))}
+          </fieldset>
+        )
+      }
+    >
+      <Field label="Name" error={errors.name}>
+        {(control) => (
+          <input
+            {...control}
+            value={form.name}
+            onChange={(event) => set("name", event.target.value)}
+          />
         )}
-      </div>
-    </form>
+      </Field>
+      <Field label="Suite" error={errors.suite}>
+        {(control) => (
+          <input
+            {...control}
+            value={form.suite}
+            onChange={(event) => set("suite", event.target.value)}
+          />
+        )}
+      </Field>
+      <Field label="Scenario" hint="Blank: every scenario" error={errors.scenario}>
+        {(control) => (
+          <input
+            {...control}
+            value={form.scenario}
+            onChange={(event) => set("scenario", event.target.value)}
+          />
+        )}
+      </Field>
+      <Field label="Series" hint="label=value, …; blank: every series" error={errors.selector}>
+        {(control) => (
+          <input
+            {...control}
+            value={form.selector}
+            placeholder="client=rust"
+            onChange={(event) => set("selector", event.target.value)}
+          />
+        )}
+      </Field>
+      <Field label="Kind" hint="Relative: change against the baseline, in %">
+        {(control) => (
+          <select
+            {...control}
+            value={form.kind}
+            onChange={(event) => set("kind", event.target.value as RuleForm["kind"])}
+          >
+            <option value="static">static</option>
+            <option value="relative">relative</option>
+          </select>
+        )}
+      </Field>
+      <Field label="Metric" hint="p50 … p9999, throughput, success_rate, …" error={errors.metric}>
+        {(control) => (
+          <input
+            {...control}
+            value={form.metric}
+            onChange={(event) => set("metric", event.target.value)}
+          />
+        )}
+      </Field>
+      <Field label="Breach when the value is">
+        {(control) => (
+          <select
+            {...control}
+            value={form.op}
+            onChange={(event) => set("op", event.target.value as RuleForm["op"])}
+          >
+            <option value="<">&lt;</option>
+            <option value="<=">≤</option>
+            <option value=">">&gt;</option>
+            <option value=">=">≥</option>
+          </select>
+        )}
+      </Field>
+      <Field label="Threshold" error={errors.threshold}>
+        {(control) => (
+          <input
+            {...control}
+            inputMode="decimal"
+            value={form.threshold}
+            onChange={(event) => set("threshold", event.target.value)}
+          />
+        )}
+      </Field>
+      <Field label="Unit" hint="ns, µs, ms, s for latency; % for ratios" error={errors.unit}>
+        {(control) => (
+          <input
+            {...control}
+            value={form.unit}
+            onChange={(event) => set("unit", event.target.value)}
+          />
+        )}
+      </Field>
+      <Field label="Severity">
+        {(control) => (
+          <select
+            {...control}
+            value={form.severity}
+            onChange={(event) => set("severity", event.target.value as RuleForm["severity"])}
+          >
+            <option value="warning">warning</option>
+            <option value="critical">critical</option>
+          </select>
+        )}
+      </Field>
+    </CreateForm>
   );
 }

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 
 import { useCreateToken, useRevokeToken, useTokens } from "../../api/auth";
 import { errorMessage } from "../../api/client";
@@ -6,8 +6,10 @@ import type { Scope, TokenCreated } from "../../api/types";
 import { formatDateTime } from "../../lib/format";
 import { Badge } from "../common/Badge";
 import { ConfirmButton } from "../common/ConfirmButton";
-import { Field, FormErrors } from "../common/Field";
-import { EmptyState, ErrorState, Loading } from "../common/Status";
+import { Field } from "../common/Field";
+import { EmptyState } from "../common/Status";
+import { CreateForm } from "./CreateForm";
+import { SettingsTable } from "./SettingsTable";
 
 const SCOPES: { scope: Scope; what: string }[] = [
   { scope: "runs:write", what: "submit runs (CI)" },
@@ -23,73 +25,52 @@ export function Tokens({ canWrite }: { canWrite: boolean }) {
   return (
     <>
       {created && <NewToken token={created} onDismiss={() => setCreated(null)} />}
-      {tokens.isPending ? (
-        <Loading label="Loading tokens…" />
-      ) : tokens.isError ? (
-        <ErrorState message={errorMessage(tokens.error)} onRetry={() => void tokens.refetch()} />
-      ) : tokens.data.length === 0 ? (
-        <EmptyState title="No API tokens">CI submits runs with a token made here.</EmptyState>
-      ) : (
-        <div className="table-scroll">
-          <table className="table tokens-table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Token</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Created</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Last used</th>
-                <th scope="col">State</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {tokens.data.map((token) => {
-                const expired =
-                  token.expires_at !== null && new Date(token.expires_at).getTime() < Date.now();
-                return (
-                  <tr key={token.id} data-token-id={token.id}>
-                    <th scope="row">{token.name}</th>
-                    <td className="mono">{token.prefix}…</td>
-                    <td>{token.scopes.join(", ")}</td>
-                    <td className="nowrap">{formatDateTime(token.created_at)}</td>
-                    <td className="nowrap">
-                      {token.expires_at ? formatDateTime(token.expires_at) : "never"}
-                    </td>
-                    <td className="nowrap">{formatDateTime(token.last_used_at)}</td>
-                    <td>
-                      {token.revoked_at ? (
-                        <Badge tone="neutral">revoked</Badge>
-                      ) : expired ? (
-                        <Badge tone="neutral">expired</Badge>
-                      ) : (
-                        <Badge tone="good">active</Badge>
-                      )}
-                    </td>
-                    <td>
-                      {canWrite && !token.revoked_at && (
-                        <ConfirmButton
-                          label="Revoke"
-                          accessibleName={`Revoke token ${token.name}`}
-                          onConfirm={() => revoke.mutate(token.id)}
-                        />
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {revoke.isError && (
-        <p className="form-error" role="alert">
-          {errorMessage(revoke.error)}
-        </p>
-      )}
+      <SettingsTable
+        className="tokens-table"
+        columns={["Name", "Token", "Scopes", "Created", "Expires", "Last used", "State"]}
+        actions
+        rows={tokens}
+        loading="Loading tokens…"
+        empty={
+          <EmptyState title="No API tokens">CI submits runs with a token made here.</EmptyState>
+        }
+        error={revoke.isError ? errorMessage(revoke.error) : null}
+      >
+        {(token) => {
+          const expired =
+            token.expires_at !== null && new Date(token.expires_at).getTime() < Date.now();
+          return (
+            <tr key={token.id} data-token-id={token.id}>
+              <th scope="row">{token.name}</th>
+              <td className="mono">{token.prefix}…</td>
+              <td>{token.scopes.join(", ")}</td>
+              <td className="nowrap">{formatDateTime(token.created_at)}</td>
+              <td className="nowrap">
+                {token.expires_at ? formatDateTime(token.expires_at) : "never"}
+              </td>
+              <td className="nowrap">{formatDateTime(token.last_used_at)}</td>
+              <td>
+                {token.revoked_at ? (
+                  <Badge tone="neutral">revoked</Badge>
+                ) : expired ? (
+                  <Badge tone="neutral">expired</Badge>
+                ) : (
+                  <Badge tone="good">active</Badge>
+                )}
+              </td>
+              <td>
+                {canWrite && !token.revoked_at && (
+                  <ConfirmButton
+                    label="Revoke"
+                    accessibleName={`Revoke token ${token.name}`}
+                    onConfirm={() => revoke.mutate(token.id)}
+                  />
+                )}
+              </td>
+            </tr>
+          );
+        }}
+      </SettingsTable>
       {canWrite && <TokenCreateForm onCreated={setCreated} />}
     </>
   );
@@ -133,8 +114,7 @@ function TokenCreateForm({ onCreated }: { onCreated: (token: TokenCreated) => vo
   const [expires, setExpires] = useState("");
   const [errors, setErrors] = useState<{ name?: string; scopes?: string }>({});
 
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
+  function submit() {
     const found: { name?: string; scopes?: string } = {};
     if (name.trim() === "") found.name = "a name, e.g. the CI pipeline";
     if (scopes.length === 0) found.scopes = "at least one scope";
@@ -152,51 +132,51 @@ function TokenCreateForm({ onCreated }: { onCreated: (token: TokenCreated) => vo
   }
 
   return (
-    <form className="panel" onSubmit={submit} noValidate aria-labelledby="new-token">
-      <h3 id="new-token">New API token</h3>
-      <div className="form-grid">
-        <Field label="Token name" error={errors.name}>
-          {(control) => (
-            <input {...control} value={name} onChange={(event) => setName(event.target.value)} />
-          )}
-        </Field>
-        <Field label="Expires (UTC, end of day)" hint="Blank: never">
-          {(control) => (
-            <input
-              {...control}
-              type="date"
-              value={expires}
-              onChange={(event) => setExpires(event.target.value)}
-            />
-          )}
-        </Field>
-      </div>
-      <fieldset className="checks">
-        <legend>Scopes</legend>
-        {SCOPES.map(({ scope, what }) => (
-          <label key={scope}>
-            <input
-              type="checkbox"
-              checked={scopes.includes(scope)}
-              onChange={(event) =>
-                setScopes(
-                  event.target.checked
-                    ? [...scopes, scope]
-                    : scopes.filter((item) => item !== scope),
-                )
-              }
-            />{" "}
-            <span className="mono">{scope}</span> <span className="muted small">({what})</span>
-          </label>
-        ))}
-        {errors.scopes && <span className="field-error">{errors.scopes}</span>}
-      </fieldset>
-      <FormErrors messages={create.isError ? [errorMessage(create.error)] : []} />
-      <div className="form-actions">
-        <button type="submit" className="button button-primary" disabled={create.isPending}>
-          Create token
-        </button>
-      </div>
-    </form>
+    <CreateForm
+      id="new-token"
+      title="New API token"
+      submitLabel="Create token"
+      pending={create.isPending}
+      errors={create.isError ? [errorMessage(create.error)] : []}
+      onSubmit={submit}
+      after={
+        <fieldset className="checks">
+          <legend>Scopes</legend>
+          {SCOPES.map(({ scope, what }) => (
+            <label key={scope}>
+              <input
+                type="checkbox"
+                checked={scopes.includes(scope)}
+                onChange={(event) =>
+                  setScopes(
+                    event.target.checked
+                      ? [...scopes, scope]
+                      : scopes.filter((item) => item !== scope),
+                  )
+                }
+              />{" "}
+              <span className="mono">{scope}</span> <span className="muted small">({what})</span>
+            </label>
+          ))}
+          {errors.scopes && <span className="field-error">{errors.scopes}</span>}
+        </fieldset>
+      }
+    >
+      <Field label="Token name" error={errors.name}>
+        {(control) => (
+          <input {...control} value={name} onChange={(event) => setName(event.target.value)} />
+        )}
+      </Field>
+      <Field label="Expires (UTC, end of day)" hint="Blank: never">
+        {(control) => (
+          <input
+            {...control}
+            type="date"
+            value={expires}
+            onChange={(event) => setExpires(event.target.value)}
+          />
+        )}
+      </Field>
+    </CreateForm>
   );
 }

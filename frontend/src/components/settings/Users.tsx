@@ -1,11 +1,13 @@
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 
 import { useCreateUser, useMe, useUpdateUser, useUsers } from "../../api/auth";
 import { errorMessage } from "../../api/client";
 import { useProjects } from "../../api/projects";
 import type { Role } from "../../api/types";
-import { Field, FormErrors } from "../common/Field";
-import { EmptyState, ErrorState, Loading } from "../common/Status";
+import { Field } from "../common/Field";
+import { EmptyState } from "../common/Status";
+import { CreateForm } from "./CreateForm";
+import { SettingsTable } from "./SettingsTable";
 
 const ROLES: Role[] = ["admin", "member", "viewer"];
 
@@ -17,102 +19,83 @@ export function Users() {
   const projects = useProjects();
   return (
     <>
-      {users.isPending ? (
-        <Loading label="Loading users…" />
-      ) : users.isError ? (
-        <ErrorState message={errorMessage(users.error)} onRetry={() => void users.refetch()} />
-      ) : users.data.length === 0 ? (
-        <EmptyState title="No users" />
-      ) : (
-        <div className="table-scroll">
-          <table className="table users-table">
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Name</th>
-                <th scope="col">Role</th>
-                <th scope="col">Active</th>
-                <th scope="col">Projects</th>
-              </tr>
-            </thead>
-            <tbody>
-              {users.data.map((user) => {
-                const self = user.id === me.data?.id;
-                return (
-                  <tr key={user.id} data-user-id={user.id}>
-                    <th scope="row">
-                      {user.email}
-                      {self && <span className="muted small"> (you)</span>}
-                    </th>
-                    <td>{user.name ?? "—"}</td>
-                    <td>
-                      <select
-                        aria-label={`Role of ${user.email}`}
-                        value={user.role}
-                        disabled={update.isPending || self}
-                        onChange={(event) =>
-                          update.mutate({
-                            userId: user.id,
-                            body: { role: event.target.value as Role },
-                          })
-                        }
-                      >
-                        {ROLES.map((role) => (
-                          <option key={role} value={role}>
-                            {role}
-                          </option>
-                        ))}
-                      </select>
-                    </td>
-                    <td>
-                      <input
-                        type="checkbox"
-                        aria-label={`${user.email} may sign in`}
-                        checked={user.is_active}
-                        disabled={update.isPending || self}
-                        onChange={(event) =>
-                          update.mutate({
-                            userId: user.id,
-                            body: { is_active: event.target.checked },
-                          })
-                        }
-                      />
-                    </td>
-                    <td>
-                      {(projects.data ?? []).map((project) => (
-                        <label key={project.slug} className="checkbox">
-                          <input
-                            type="checkbox"
-                            aria-label={`${user.email} is a member of ${project.slug}`}
-                            checked={user.projects.includes(project.slug)}
-                            disabled={update.isPending}
-                            onChange={(event) =>
-                              update.mutate({
-                                userId: user.id,
-                                body: {
-                                  projects: event.target.checked
-                                    ? [...user.projects, project.slug]
-                                    : user.projects.filter((slug) => slug !== project.slug),
-                                },
-                              })
-                            }
-                          />
-                          {project.slug}
-                        </label>
-                      ))}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {update.isError && (
-        <p className="form-error" role="alert">
-          {errorMessage(update.error)}
-        </p>
-      )}
+      <SettingsTable
+        className="users-table"
+        columns={["Email", "Name", "Role", "Active", "Projects"]}
+        rows={users}
+        loading="Loading users…"
+        empty={<EmptyState title="No users" />}
+        error={update.isError ? errorMessage(update.error) : null}
+      >
+        {(user) => {
+          const self = user.id === me.data?.id;
+          return (
+            <tr key={user.id} data-user-id={user.id}>
+              <th scope="row">
+                {user.email}
+                {self && <span className="muted small"> (you)</span>}
+              </th>
+              <td>{user.name ?? "—"}</td>
+              <td>
+                <select
+                  aria-label={`Role of ${user.email}`}
+                  value={user.role}
+                  disabled={update.isPending || self}
+                  onChange={(event) =>
+                    update.mutate({
+                      userId: user.id,
+                      body: { role: event.target.value as Role },
+                    })
+                  }
+                >
+                  {ROLES.map((role) => (
+                    <option key={role} value={role}>
+                      {role}
+                    </option>
+                  ))}
+                </select>
+              </td>
+              <td>
+                <input
+                  type="checkbox"
+                  aria-label={`${user.email} may sign in`}
+                  checked={user.is_active}
+                  disabled={update.isPending || self}
+                  onChange={(event) =>
+                    update.mutate({
+                      userId: user.id,
+                      body: { is_active: event.target.checked },
+                    })
+                  }
+                />
+              </td>
+              <td>
+                {(projects.data ?? []).map((project) => (
+                  <label key={project.slug} className="checkbox">
+                    <input
+                      type="checkbox"
+                      aria-label={`${user.email} is a member of ${project.slug}`}
+                      checked={user.projects.includes(project.slug)}
+                      disabled={update.isPending}
+                      onChange={(event) =>
+                        update.mutate({
+                          userId: user.id,
+                          body: {
+                            projects: event.target.checked
+                              ? [...user.projects, project.slug]
+                              : user.projects.filter((slug) => slug !== project.slug),
+                          },
+                        })
+                      }
+                    />
+                    {project.slug}
+                  </label>
+                ))}
+              </td>
+            </tr>
+          );
+        }}
+      </SettingsTable>
       <UserCreateForm />
     </>
   );
@@ -127,8 +110,7 @@ function UserCreateForm() {
   const [errors, setErrors] = useState<{ email?: string; password?: string }>({});
   const [done, setDone] = useState<string | null>(null);
 
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
+  function submit() {
     setDone(null);
     const found: { email?: string; password?: string } = {};
     if (!/^[^\s@]+@[^\s@]+$/.test(email.trim())) found.email = "an email address";
@@ -149,63 +131,57 @@ function UserCreateForm() {
   }
 
   return (
-    <form className="panel" onSubmit={submit} noValidate aria-labelledby="new-user">
-      <h3 id="new-user">New user</h3>
-      <div className="form-grid">
-        <Field label="Email" error={errors.email}>
-          {(control) => (
-            <input
-              {...control}
-              type="email"
-              autoComplete="off"
-              value={email}
-              onChange={(event) => setEmail(event.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="Name" hint="Optional">
-          {(control) => (
-            <input {...control} value={name} onChange={(event) => setName(event.target.value)} />
-          )}
-        </Field>
-        <Field label="Initial password" error={errors.password}>
-          {(control) => (
-            <input
-              {...control}
-              type="password"
-              autoComplete="new-password"
-              value={password}
-              onChange={(event) => setPassword(event.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="Role">
-          {(control) => (
-            <select
-              {...control}
-              value={role}
-              onChange={(event) => setRole(event.target.value as Role)}
-            >
-              {ROLES.map((item) => (
-                <option key={item} value={item}>
-                  {item}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-      </div>
-      <FormErrors messages={create.isError ? [errorMessage(create.error)] : []} />
-      <div className="form-actions">
-        <button type="submit" className="button button-primary" disabled={create.isPending}>
-          Add user
-        </button>
-        {done && (
-          <span className="text-good" role="status">
-            {done}
-          </span>
+    <CreateForm
+      id="new-user"
+      title="New user"
+      submitLabel="Add user"
+      pending={create.isPending}
+      errors={create.isError ? [errorMessage(create.error)] : []}
+      done={done}
+      onSubmit={submit}
+    >
+      <Field label="Email" error={errors.email}>
+        {(control) => (
+          <input
+            {...control}
+            type="email"
+            autoComplete="off"
+            value={email}
+            onChange={(event) => setEmail(event.target.value)}
+          />
         )}
-      </div>
-    </form>
+      </Field>
+      <Field label="Name" hint="Optional">
+        {(control) => (
+          <input {...control} value={name} onChange={(event) => setName(event.target.value)} />
+        )}
+      </Field>
+      <Field label="Initial password" error={errors.password}>
+        {(control) => (
+          <input
+            {...control}
+            type="password"
+            autoComplete="new-password"
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+          />
+        )}
+      </Field>
+      <Field label="Role">
+        {(control) => (
+          <select
+            {...control}
+            value={role}
+            onChange={(event) => setRole(event.target.value as Role)}
+          >
+            {ROLES.map((item) => (
+              <option key={item} value={item}>
+                {item}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+    </CreateForm>
   );
 }
