@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.lab import Lab, Processes, running_lab
-from latlab_workers.runner import program_context
+from latlab_workers.builds import program_context
 from latlab_workers.suites import SUITES_DIR, Suite, load_suite
 from latlab_workers.templates import render
 

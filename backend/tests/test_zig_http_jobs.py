@@ -18,7 +18,7 @@ FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
 
 def _build(build_cache: Path) -> None:
     """Built in-process first (a cold Zig build takes minutes), so the jobs find it cached."""
-    from latlab_workers.runner import build
+    from latlab_workers.builds import build
     from latlab_workers.suites import SUITES_DIR, load_suite
 
     build(load_suite(SUITES_DIR / "zig-http"), build_cache, time.monotonic() + 1800)

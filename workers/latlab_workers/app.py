@@ -31,15 +31,10 @@ from latlab_contract import (
     host_queue,
 )
 from latlab_contract.broker import BROKER_ERRORS, CELERY_DEFAULTS, TRANSPORT_OPTIONS
+from latlab_workers.errors import JobError
 from latlab_workers.fingerprint import read_fingerprint
-from latlab_workers.runner import (
-    HostIdentity,
-    JobError,
-    ProgramGroup,
-    cancellable,
-    die_with_parent,
-    execute,
-)
+from latlab_workers.processes import ProgramGroup, cancellable, die_with_parent
+from latlab_workers.runner import HostIdentity, execute
 from latlab_workers.settings import get_settings
 from latlab_workers.suites import load_suites
 

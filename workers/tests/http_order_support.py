@@ -17,7 +17,7 @@ import suite_support
 from hdrh.histogram import HdrHistogram
 from suite_support import announced
 
-from latlab_workers.runner import program_context
+from latlab_workers.builds import program_context
 from latlab_workers.suites import SUITES_DIR, Suite, load_suite
 from latlab_workers.templates import render
 

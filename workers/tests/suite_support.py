@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from latlab_workers.runner import build
+from latlab_workers.builds import build
 from latlab_workers.suites import Suite
 
 

@@ -25,7 +25,7 @@ from latlab_workers.network import (
     NetworkProfile,
     load_profiles,
 )
-from latlab_workers.runner import ProgramGroup, _program_env
+from latlab_workers.processes import ProgramGroup, program_env
 from latlab_workers.suites import SuiteError, load_suite
 
 
@@ -124,7 +124,7 @@ def echo_server() -> Iterator[str]:
 def network(profile: NetworkProfile, tmp_path: Path, env: dict | None = None
             ) -> Iterator[tuple[Network, ProgramGroup]]:
     group = ProgramGroup(tmp_path)
-    net = Network("test", profile, group, env or _program_env(), tmp_path)
+    net = Network("test", profile, group, env or program_env(), tmp_path)
     try:
         yield net, group
     finally:

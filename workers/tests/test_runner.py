@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from latlab_contract import JobSpec
-from latlab_workers.runner import HostIdentity, cpu_list, execute
+from latlab_workers.pinning import cpu_list
+from latlab_workers.runner import HostIdentity, execute
 from latlab_workers.suites import load_suite
 from latlab_workers.templates import TemplateError, render
 

@@ -14,7 +14,7 @@ from typing import Any
 import suite_support
 from suite_support import announced
 
-from latlab_workers.runner import program_context
+from latlab_workers.builds import program_context
 from latlab_workers.suites import SUITES_DIR, Suite, load_suite
 from latlab_workers.templates import render
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from hdrh.histogram import HdrHistogram
 
-from latlab_workers.runner import build, program_context
+from latlab_workers.builds import build, program_context
 from latlab_workers.suites import load_suite
 from latlab_workers.templates import render
 

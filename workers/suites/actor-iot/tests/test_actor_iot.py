@@ -18,7 +18,9 @@ from jsonschema import Draft202012Validator
 from suite_support import build_cache_dir, build_suite
 
 from latlab_contract.result import TrialIn
-from latlab_workers.runner import JobError, build, parse_output, program_context
+from latlab_workers.builds import build, program_context
+from latlab_workers.errors import JobError
+from latlab_workers.runner import parse_output
 from latlab_workers.suites import SUITES_DIR, Suite, load_suite
 from latlab_workers.templates import render
 

@@ -1,0 +1,46 @@
+"""CPU pinning: the CPUs a program's `cpus` option asks for, checked against what the runner
+may use, and the tuning line its trials report."""
+
+import os
+
+from latlab_workers.errors import JobError
+from latlab_workers.suites import Program
+from latlab_workers.templates import Context, render_one
+
+
+def pinning(program: Program, context: Context) -> tuple[frozenset[int] | None, str | None]:
+    """The CPUs to pin a program to (None: leave it) and the tuning line its trials report:
+    "off" (not asked), "applied: <cpus>", or "refused: <reason>" when the runner itself may
+    not use those CPUs."""
+    if program.cpus is None:
+        return None, None
+    text = render_one(program.cpus, context).strip()
+    if not text:
+        return None, "off"
+    try:
+        wanted = cpu_list(text)
+    except ValueError as error:
+        raise JobError(f"{program.name}: cpus '{text}': {error}") from error
+    allowed = os.sched_getaffinity(0)
+    if not wanted <= allowed:
+        return None, (f"refused: CPUs {_cpu_text(wanted - allowed)} not available "
+                      f"(allowed: {_cpu_text(allowed)})")
+    return wanted, f"applied: {text}"
+
+
+def cpu_list(text: str) -> frozenset[int]:
+    """ "0-2,5" -> {0, 1, 2, 5}."""
+    cpus: set[int] = set()
+    for part in text.split(","):
+        low, dash, high = part.strip().partition("-")
+        if not low.isdigit() or (dash and not high.isdigit()):
+            raise ValueError(f"'{part}' is not a CPU or a range of CPUs")
+        first, last = int(low), int(high or low)
+        if last < first or last >= 4096:
+            raise ValueError(f"'{part}' is not a range of CPUs below 4096")
+        cpus.update(range(first, last + 1))
+    return frozenset(cpus)
+
+
+def _cpu_text(cpus: set[int] | frozenset[int]) -> str:
+    return ",".join(str(cpu) for cpu in sorted(cpus))

@@ -1,0 +1,164 @@
+"""The servers of a job's current series: started with their readiness read, kept while
+consecutive series use them unchanged, watched while the load program runs, and measured
+around it (peak RSS)."""
+
+import json
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from latlab_workers.errors import JobError, JobTimedOut
+from latlab_workers.network import Network, NetworkError
+from latlab_workers.pinning import pinning
+from latlab_workers.processes import (
+    ProgramGroup,
+    kill_group,
+    program_env,
+    read_line,
+    status_field,
+)
+from latlab_workers.suites import Program, Suite
+from latlab_workers.templates import Context, render, render_one
+
+_LIVENESS_S = 0.5  # how often the servers are checked while a load program runs
+
+
+class Servers:
+    """The servers running for the current series. A series gets exactly the servers it
+    names: others are stopped first; one already running with the same command is kept.
+    The load sees a server's endpoints through the job's network profile."""
+
+    def __init__(self, group: ProgramGroup, deadline: float, network: Network | None) -> None:
+        self.group = group
+        self.deadline = deadline
+        self.network = network
+        self.running: dict[str, _Running] = {}
+
+    def ensure(self, suite: Suite, needed: list[Program], context: Context) -> dict[str, str]:
+        wanted = {server.name: (render(server.command, context),
+                                render_one(server.cpus or "", context)) for server in needed}
+        for name in list(self.running):
+            if self.running[name].identity != wanted.get(name):
+                kill_group(self.group.processes[name])
+                del self.running[name]
+                if self.network is not None:
+                    self.network.forget(name)
+        for server in needed:
+            if server.name not in self.running:
+                cpus, pinned = pinning(server, context)
+                announced = self._start(suite, server, wanted[server.name][0], cpus)
+                if self.network is not None:
+                    announced = self.network.expose(server.name, server.endpoints, announced)
+                self.running[server.name] = _Running(wanted[server.name], announced, pinned)
+        values = {f"{name}.{key}": value for name, running in self.running.items()
+                  for key, value in running.announced.items()}
+        if len(needed) == 1:
+            values.update({f"server.{key}": value
+                           for key, value in self.running[needed[0].name].announced.items()})
+        return values
+
+    def tuning(self, needed: list[Program]) -> dict[str, str]:
+        """The pinning of the series' servers, for its trials' tuning."""
+        return {f"cpus.{server.name}": pinned for server in needed
+                if (pinned := self.running[server.name].pinned) is not None}
+
+    def reset_peak_rss(self, needed: list[Program]) -> dict[str, int]:
+        """Resets the peak RSS (VmHWM) of the series' servers that report it: servers outlive
+        a series, so each trial's peak must be its own. Returns the pids whose reset worked."""
+        watched = {}
+        for server in needed:
+            if server.peak_rss:
+                pid = self.group.processes[server.name].pid
+                try:
+                    Path(f"/proc/{pid}/clear_refs").write_text("5")
+                except OSError:
+                    continue  # no per-trial peak to report; none is better than a wrong one
+                watched[server.name] = pid
+        return watched
+
+    def peak_rss(self, watched: dict[str, int]) -> dict[str, float]:
+        """`peak_rss_mb` (MB) of one server since its reset; `peak_rss_mb.<server>` for each
+        of several."""
+        names = {name: "peak_rss_mb" if len(watched) == 1 else f"peak_rss_mb.{name}"
+                 for name in watched}
+        peaks = {}
+        for name, pid in watched.items():
+            kilobytes = status_field(pid, "VmHWM")
+            if kilobytes is not None:
+                peaks[names[name]] = kilobytes / 1024
+        return peaks
+
+    def wait_load(self, load: Program, process: subprocess.Popen[bytes]) -> str:
+        """The load program's output once it exits. A server (or the network) that dies while
+        it runs stops it at once and fails the job, rather than leaving it to time out."""
+        while True:
+            left = self.deadline - time.monotonic()
+            try:
+                stdout, _ = process.communicate(timeout=max(min(left, _LIVENESS_S), 0.1))
+                break
+            except subprocess.TimeoutExpired as error:
+                if left <= _LIVENESS_S:
+                    kill_group(process)
+                    raise JobTimedOut(f"{load.name} ran past the job's time limit") from error
+            try:
+                self.check_alive()
+            except JobError:
+                kill_group(process)
+                raise
+        self.check_alive()
+        if process.returncode != 0:
+            raise JobError(f"{load.name} exited with {process.returncode}: "
+                           f"{self.group.stderr_tail(load.name)}")
+        return stdout.decode(errors="replace")
+
+    def check_alive(self) -> None:
+        """A server that died while a series was measured fails the job, saying so."""
+        for name in self.running:
+            process = self.group.processes[name]
+            if process.poll() is not None:
+                raise JobError(f"server {name} exited with {process.returncode} during the "
+                               f"measurement: {self.group.stderr_tail(name)}")
+        if self.network is not None:
+            try:
+                self.network.check()
+            except NetworkError as error:
+                raise JobError(str(error)) from error
+
+    def _start(self, suite: Suite, server: Program, argv: list[str],
+               cpus: frozenset[int] | None) -> dict[str, str]:
+        """Starts a server and returns what it announced on its readiness line."""
+        process = self.group.start(server.name, argv, suite.directory, program_env(),
+                                   cpus=cpus)
+        assert process.stdout is not None
+        values: dict[str, str] = {}
+        if server.ready == "stdout-json":
+            line = read_line(process.stdout, min(self.deadline, time.monotonic() + 60))
+            if not line:
+                raise JobError(f"{server.name} did not become ready: "
+                               f"{self.group.stderr_tail(server.name)}")
+            try:
+                announced = json.loads(line)
+                assert isinstance(announced, dict)
+            except (json.JSONDecodeError, AssertionError) as error:
+                raise JobError(f"{server.name} announced {line!r}, not a JSON object") from error
+            values = {str(k): _text(v) for k, v in announced.items()}
+        # Keep draining stdout so a chatty server never blocks on a full pipe.
+        threading.Thread(target=lambda: process.stdout.read() if process.stdout else None,
+                         daemon=True).start()
+        return values
+
+
+@dataclass
+class _Running:
+    identity: tuple[list[str], str]  # argv and CPU list: the server is kept while both match
+    announced: dict[str, str]
+    pinned: str | None  # its tuning line, for a server with `cpus`
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
