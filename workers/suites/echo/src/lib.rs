@@ -1,3 +1,3 @@
 //! Shared pieces of the echo suite's two programs.
 
-pub mod cli;
+pub mod options;

@@ -15,7 +15,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use hdrhistogram::Histogram;
 use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
-use latlab_echo::cli::{self, Options};
+use latlab_echo::options::{self, Options};
 use serde_json::json;
 
 const USAGE: &str = "usage: echo-client --addr HOST:PORT --count N --warmup W --size BYTES \
@@ -28,7 +28,7 @@ const SIGNIFICANT_FIGURES: u8 = 3;
 
 fn main() -> ExitCode {
     let args: Vec<String> = env::args().skip(1).collect();
-    if cli::wants_help(&args) {
+    if options::wants_help(&args) {
         println!("{USAGE}");
         return ExitCode::SUCCESS;
     }
@@ -36,7 +36,7 @@ fn main() -> ExitCode {
         Ok(params) => params,
         Err(message) => {
             eprintln!("echo-client: {message}\n{USAGE}");
-            return ExitCode::from(cli::EXIT_USAGE as u8);
+            return ExitCode::from(options::EXIT_USAGE as u8);
         }
     };
     match run(&params) {

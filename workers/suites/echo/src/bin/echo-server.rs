@@ -10,14 +10,14 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::{env, fs, thread};
 
-use latlab_echo::cli::{self, Options};
+use latlab_echo::options::{self, Options};
 
 const USAGE: &str = "usage: echo-server --listen HOST:PORT [--ready-file PATH]";
 const BUFFER_BYTES: usize = 64 * 1024;
 
 fn main() -> ExitCode {
     let args: Vec<String> = env::args().skip(1).collect();
-    if cli::wants_help(&args) {
+    if options::wants_help(&args) {
         println!("{USAGE}");
         return ExitCode::SUCCESS;
     }
@@ -25,7 +25,7 @@ fn main() -> ExitCode {
         Ok(parsed) => parsed,
         Err(message) => {
             eprintln!("echo-server: {message}\n{USAGE}");
-            return ExitCode::from(cli::EXIT_USAGE as u8);
+            return ExitCode::from(options::EXIT_USAGE as u8);
         }
     };
     exit_zero_on_stop_signals();

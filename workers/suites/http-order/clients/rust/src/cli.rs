@@ -1,15 +1,12 @@
 //! The command line every http-order client takes (README.md), parsed by hand so the client
 //! needs no argument crate.
 
-use std::collections::HashMap;
-use std::str::FromStr;
+use crate::options::Options;
 
 pub const USAGE: &str = "usage: order-client --url http://HOST:PORT [--orders N] \
                          [--connections C] [--warmup W] [--rate R] [--duration S] \
                          [--timeout T] [--pin-cpus LIST] [--mlock true|false]";
 
-/// Exit status for a bad command line.
-pub const EXIT_USAGE: u8 = 2;
 
 const OPTIONS: &[&str] = &[
     "url",
@@ -43,7 +40,7 @@ pub struct Params {
 
 impl Params {
     pub fn parse(args: Vec<String>) -> Result<Self, String> {
-        let options = Options::parse(args)?;
+        let options = Options::parse(args, OPTIONS)?;
         let url: String = options.required("url")?;
         let params = Self {
             order_url: order_url(&url)?,
@@ -107,66 +104,6 @@ pub fn parse_cpu_list(list: &str) -> Result<Vec<usize>, String> {
         cpus.extend(first..=last);
     }
     Ok(cpus)
-}
-
-/// True when the command line asks for help (`-h` or `--help` anywhere).
-pub fn wants_help(args: &[String]) -> bool {
-    args.iter().any(|arg| arg == "-h" || arg == "--help")
-}
-
-/// Options given as `--name value` or `--name=value`, each at most once.
-struct Options {
-    values: HashMap<String, String>,
-}
-
-impl Options {
-    fn parse(args: Vec<String>) -> Result<Self, String> {
-        let mut values = HashMap::new();
-        let mut args = args.into_iter();
-        while let Some(arg) = args.next() {
-            let Some(flag) = arg.strip_prefix("--") else {
-                return Err(format!("unexpected argument '{arg}'"));
-            };
-            let (name, value) = match flag.split_once('=') {
-                Some((name, value)) => (name.to_string(), value.to_string()),
-                None => {
-                    let value = args
-                        .next()
-                        .ok_or_else(|| format!("--{flag} needs a value"))?;
-                    (flag.to_string(), value)
-                }
-            };
-            if !OPTIONS.contains(&name.as_str()) {
-                return Err(format!("unknown option --{name}"));
-            }
-            if values.insert(name.clone(), value).is_some() {
-                return Err(format!("--{name} given twice"));
-            }
-        }
-        Ok(Self { values })
-    }
-
-    fn optional<T: FromStr>(&self, name: &str) -> Result<Option<T>, String>
-    where
-        T::Err: std::fmt::Display,
-    {
-        self.values
-            .get(name)
-            .map(|raw| {
-                raw.trim()
-                    .parse()
-                    .map_err(|err| format!("--{name} '{raw}': {err}"))
-            })
-            .transpose()
-    }
-
-    fn required<T: FromStr>(&self, name: &str) -> Result<T, String>
-    where
-        T::Err: std::fmt::Display,
-    {
-        self.optional(name)?
-            .ok_or_else(|| format!("--{name} is required"))
-    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 mod cli;
 mod intervals;
 mod load;
+mod options;
 mod tuning;
 
 use std::process::ExitCode;
@@ -25,7 +26,7 @@ use tuning::Pinning;
 
 fn main() -> ExitCode {
     let args: Vec<String> = env::args().skip(1).collect();
-    if cli::wants_help(&args) {
+    if options::wants_help(&args) {
         println!("{}", cli::USAGE);
         return ExitCode::SUCCESS;
     }
@@ -33,7 +34,7 @@ fn main() -> ExitCode {
         Ok(params) => params,
         Err(message) => {
             eprintln!("order-client: {message}\n{}", cli::USAGE);
-            return ExitCode::from(cli::EXIT_USAGE);
+            return ExitCode::from(options::EXIT_USAGE as u8);
         }
     };
     // Before any thread or buffer exists, so MCL_CURRENT covers little and MCL_FUTURE the rest.

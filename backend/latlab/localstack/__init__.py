@@ -1,0 +1,28 @@
+"""The lab without Docker: Postgres and Redis from the system binaries, and supervisord.
+
+`make up` runs `python -m latlab.localstack up` (`up.py`: durable servers under supervisord,
+data in `.data/`); the test harness and the benchmarks start throwaway servers in a temporary
+directory (`services.py`). `up` is not imported here: it imports the whole app.
+"""
+
+from latlab.localstack.services import (
+    LocalStackError,
+    Service,
+    free_port,
+    start_postgres,
+    start_redis,
+)
+from latlab.localstack.supervisord import REPO, Program, programs, supervisor_config, supervisor_rpc
+
+__all__ = [
+    "REPO",
+    "LocalStackError",
+    "Program",
+    "Service",
+    "free_port",
+    "programs",
+    "start_postgres",
+    "start_redis",
+    "supervisor_config",
+    "supervisor_rpc",
+]

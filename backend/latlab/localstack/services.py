@@ -1,0 +1,195 @@
+"""Postgres and Redis from the system binaries: a throwaway server (tests, benchmarks) or a
+durable one (`make up`, under supervisord). Programs are started with argument lists."""
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+
+
+@dataclass
+class Service:
+    name: str
+    process: subprocess.Popen[bytes]
+    url: str
+
+    def stop(self, timeout: float = 20.0) -> None:
+        if self.process.poll() is not None:
+            return
+        # SIGTERM is a "smart" shutdown for postgres; SIGINT a fast one.
+        self.process.send_signal(2 if self.name == "postgres" else 15)
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+class LocalStackError(RuntimeError):
+    pass
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def setpriv(argv: list[str], *, user: str | None = None,
+            parent_death: str | None = None) -> list[str]:
+    """`argv` through one setpriv, which execs in place (runuser would fork), so the child pid
+    is the program's: run as `user`, and sent the signal `parent_death` by the kernel when its
+    parent dies, however it dies (PR_SET_PDEATHSIG). Both in one call: a change of user
+    clears the parent-death signal, and setpriv sets it after the change."""
+    options = [f"--reuid={user}", f"--regid={user}", "--init-groups"] if user else []
+    if parent_death:
+        options.append(f"--pdeathsig={parent_death}")
+    return ["setpriv", *options, "--", *argv] if options else argv
+
+
+def postgres_bin() -> Path:
+    candidates = sorted(
+        Path("/usr/lib/postgresql").glob("*/bin/postgres"),
+        key=lambda p: int(p.parent.parent.name) if p.parent.parent.name.isdigit() else 0,
+    )
+    if candidates:
+        return candidates[-1].parent
+    found = shutil.which("postgres")
+    if found:
+        return Path(found).parent
+    raise LocalStackError("PostgreSQL server binaries not found; install postgresql")
+
+
+def postgres_user() -> str | None:
+    # initdb and postgres refuse to run as root: run them as the `postgres` user then.
+    return "postgres" if os.geteuid() == 0 else None
+
+
+def _give_to_postgres(path: Path) -> None:
+    if os.geteuid() == 0:
+        shutil.chown(path, "postgres", "postgres")
+
+
+def init_postgres(directory: Path, *, durable: bool = True) -> Path:
+    """Creates the cluster in `directory`/data on first use; returns the data directory."""
+    data = directory / "data"
+    directory.mkdir(parents=True, exist_ok=True)
+    _give_to_postgres(directory)
+    reachable = subprocess.run(setpriv(["test", "-w", str(directory)], user=postgres_user()),
+                               check=False)
+    if reachable.returncode != 0:
+        raise LocalStackError(
+            f"the postgres user cannot reach {directory}; a parent folder is not traversable "
+            "(chmod o+x it, or point LATLAB_DATABASE_URL at an existing server)"
+        )
+    if not (data / "PG_VERSION").exists():
+        init = [str(postgres_bin() / "initdb"), "-D", str(data), "-U", "postgres",
+                "--auth=trust", "-E", "UTF8"]
+        if not durable:
+            init.append("--no-sync")
+        subprocess.run(setpriv(init, user=postgres_user()), check=True,
+                       stdout=subprocess.DEVNULL)
+    return data
+
+
+def postgres_argv(directory: Path, port: int, *, durable: bool = True) -> list[str]:
+    """The server's command line (run it through `setpriv` as `postgres_user()`)."""
+    command = [str(postgres_bin() / "postgres"), "-D", str(directory / "data"), "-p", str(port),
+               "-k", str(directory), "-c", "listen_addresses=127.0.0.1",
+               "-c", "max_connections=200"]
+    if not durable:
+        command += ["-c", "fsync=off", "-c", "synchronous_commit=off",
+                    "-c", "full_page_writes=off"]
+    return command
+
+
+def create_database(port: int, database: str) -> str:
+    """Creates `database` unless it exists; returns its SQLAlchemy URL."""
+    with psycopg.connect(admin_url(port), autocommit=True) as connection:
+        exists = connection.execute(
+            "select 1 from pg_database where datname = %s", (database,)
+        ).fetchone()
+        if not exists:
+            connection.execute(f'create database "{database}"')
+    return f"postgresql+psycopg://postgres@127.0.0.1:{port}/{database}"
+
+
+def start_postgres(
+    directory: Path, port: int, *, database: str, durable: bool = True, log: Path | None = None
+) -> Service:
+    """Starts (initialising on first use) a Postgres cluster in `directory`; creates `database`."""
+    init_postgres(directory, durable=durable)
+    log_file = open(log or directory / "postgres.log", "ab")  # noqa: SIM115 - owned by the child
+    process = subprocess.Popen(setpriv(postgres_argv(directory, port, durable=durable),
+                                       user=postgres_user()),
+                               stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True)
+    wait_ready(lambda: pg_ready(admin_url(port)), process, "postgres", directory / "postgres.log")
+    return Service("postgres", process, create_database(port, database))
+
+
+def admin_url(port: int) -> str:
+    return f"postgresql://postgres@127.0.0.1:{port}/postgres"
+
+
+def pg_ready(url: str) -> bool:
+    try:
+        with psycopg.connect(url, connect_timeout=1):
+            return True
+    except psycopg.OperationalError:
+        return False
+
+
+def redis_argv(directory: Path, port: int, *, durable: bool = True) -> list[str]:
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise LocalStackError("redis-server not found; install redis-server")
+    directory.mkdir(parents=True, exist_ok=True)
+    return [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
+            "--save", "60 1" if durable else "", "--appendonly", "no",
+            "--logfile", str(directory / "redis.log")]
+
+
+def start_redis(directory: Path, port: int, *, durable: bool = True) -> Service:
+    process = subprocess.Popen(redis_argv(directory, port, durable=durable),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    wait_ready(lambda: redis_ready(port), process, "redis", directory / "redis.log")
+    return Service("redis", process, f"redis://127.0.0.1:{port}/0")
+
+
+def redis_ready(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as connection:
+            connection.sendall(b"PING\r\n")
+            return connection.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def wait_ready(
+    ready: Callable[[], bool],
+    process: subprocess.Popen[bytes],
+    name: str,
+    log: Path,
+    timeout: float = 60,
+    kill: bool = True,
+) -> None:
+    """Waits until `ready()`; fails (with the tail of `log`) if `process` exits first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+            raise LocalStackError(f"{name} exited with {process.returncode}:\n{tail}")
+        if ready():
+            return
+        time.sleep(0.1)
+    if kill:
+        process.kill()
+    raise LocalStackError(f"{name} was not ready after {timeout} s")

@@ -1,0 +1,160 @@
+"""`make up`: the lab on this machine, under supervisord, with its data in `.data/`."""
+
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from latlab.core.db import get_sessionmaker
+from latlab.core.errors import AppError
+from latlab.core.migrate import upgrade
+from latlab.core.settings import get_settings
+from latlab.jobs import service as job_service
+from latlab.jobs.schemas import JobCreate
+from latlab.localstack.services import (
+    admin_url,
+    create_database,
+    init_postgres,
+    pg_ready,
+    postgres_argv,
+    postgres_user,
+    redis_argv,
+    redis_ready,
+    setpriv,
+    wait_ready,
+)
+from latlab.localstack.supervisord import (
+    REPO,
+    Program,
+    programs,
+    supervisor_config,
+    supervisor_rpc,
+)
+from latlab.models import Job, Run
+from latlab.projects import service as projects
+
+
+def up() -> int:
+    """`make up`: Postgres and Redis (unless URLs are given), migrations, the admin, and the
+    api and workers, all under supervisord, which restarts whatever exits. Ctrl-C (or a
+    SIGTERM to this process) stops everything; the data stays in `.data/`."""
+
+    def interrupted(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    # A service manager's stop (SIGTERM) and a closed terminal (SIGHUP) are handled as Ctrl-C
+    # is: everything stops cleanly.
+    signal.signal(signal.SIGTERM, interrupted)
+    signal.signal(signal.SIGHUP, interrupted)
+    signal.signal(signal.SIGINT, interrupted)  # also when started with SIGINT ignored
+    data = Path(os.environ.get("LATLAB_DATA_DIR", REPO / ".data")).resolve()
+    (data / "logs").mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    env["LATLAB_DATA_DIR"] = str(data)
+    env.setdefault("LATLAB_HOST", "127.0.0.1")
+    env.setdefault("LATLAB_PORT", "8000")
+    env.setdefault("LATLAB_PUBLIC_URL", f"http://{env['LATLAB_HOST']}:{env['LATLAB_PORT']}")
+    env.setdefault("LATLAB_HOST_NAME", socket.gethostname())
+    services = []
+    pg_port = int(env.get("LATLAB_PG_PORT", "54329"))
+    local_pg = "LATLAB_DATABASE_URL" not in env
+    if local_pg:
+        env["LATLAB_DATABASE_URL"] = f"postgresql+psycopg://postgres@127.0.0.1:{pg_port}/latlab"
+        if not pg_ready(admin_url(pg_port)):  # else a server left running: reuse it
+            init_postgres(data / "pg")
+            services.append(Program("postgres", postgres_argv(data / "pg", pg_port),
+                                    service=True, stopsignal="INT", stopasgroup=False,
+                                    orphan_signal="INT", user=postgres_user()))
+    redis_port = int(env.get("LATLAB_REDIS_PORT", "63799"))
+    local_redis = "LATLAB_REDIS_URL" not in env
+    if local_redis:
+        env["LATLAB_REDIS_URL"] = f"redis://127.0.0.1:{redis_port}/0"
+        if not redis_ready(redis_port):
+            services.append(Program("redis", redis_argv(data / "redis", redis_port),
+                                    service=True))
+    bin_dir = Path(sys.executable).parent
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    lab = programs(env, services)
+    config = data / "supervisord.conf"
+    config.touch(mode=0o600)
+    config.write_text(supervisor_config(data, lab, secrets.token_urlsafe(16)))
+    # If this process dies, however it dies, supervisord stops the lab as on Ctrl-C.
+    supervisord = subprocess.Popen(
+        setpriv([str(bin_dir / "supervisord"), "-c", str(config)], parent_death="TERM"), env=env,
+        start_new_session=True)
+    print(f"supervisord {supervisord.pid}: {config}; each process logs to {data / 'logs'}",
+          flush=True)
+    try:
+        if local_pg:
+            wait_ready(lambda: pg_ready(admin_url(pg_port)), supervisord, "postgres",
+                       data / "logs" / "postgres.log", kill=False)
+            create_database(pg_port, "latlab")
+        if local_redis:
+            wait_ready(lambda: redis_ready(redis_port), supervisord, "redis",
+                       data / "logs" / "redis.log", kill=False)
+        os.environ.update(env)
+        upgrade(env["LATLAB_DATABASE_URL"])
+        admin = subprocess.run([str(bin_dir / "latlab"), "ensure-admin"], env=env, check=True,
+                               capture_output=True, text=True).stdout.strip()
+        print(admin, flush=True)
+        control = supervisor_rpc(config)
+        for program in lab:
+            if not program.service:
+                control.startProcess(program.name, False)  # all at once, not one by one
+        threading.Thread(target=_banner_when_ready, args=(env["LATLAB_PUBLIC_URL"], admin,
+                                                          config), daemon=True).start()
+        threading.Thread(target=_first_job, daemon=True).start()
+        code = supervisord.wait()
+        print(f"supervisord ended ({code}); the lab's processes end with it", file=sys.stderr,
+              flush=True)
+        return code if code >= 0 else 128 - code
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        return 0  # a requested stop, not a failure
+    finally:
+        if supervisord.poll() is None:
+            # supervisord stops the api and workers first, then Postgres and Redis.
+            supervisord.send_signal(signal.SIGTERM)
+            supervisord.wait()
+
+
+def _banner_when_ready(url: str, admin: str, config: Path) -> None:
+    """Repeats the address and credentials once the api answers (the logs scroll fast)."""
+    for _ in range(300):
+        try:
+            with urllib.request.urlopen(f"{url}/api/v1/openapi.json", timeout=1):
+                break
+        except OSError:
+            time.sleep(0.5)
+    line = "=" * 72
+    print(f"\n{line}\n latlab is up: {url}\n {admin}\n Ctrl-C stops everything; "
+          f"`make up` again keeps the data.\n processes: supervisorctl -c {config} status\n"
+          f"{line}\n", flush=True)
+
+
+def _first_job() -> None:
+    """On an empty lab, runs one `echo` job as soon as the local runner is online, so the
+    dashboard has data at first sight."""
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        time.sleep(2)
+        with get_sessionmaker()() as session, session.begin():
+            if session.scalar(select(func.count()).select_from(Run)) or session.scalar(
+                select(func.count()).select_from(Job)
+            ):
+                return
+            project = projects.ensure(session, get_settings().default_project)
+            try:
+                jobs = job_service.create_jobs(session, project, JobCreate(suite="echo"))
+            except AppError:
+                continue  # the runner has not announced itself yet
+            print(f"first look: echo job {jobs[0].id} launched on this host", flush=True)
+            return
