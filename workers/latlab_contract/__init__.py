@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from latlab_contract.vocabulary import MetricSpec
+from latlab_contract.vocabulary import DEFAULT_GATE, MetricSpec
 
 EXECUTE_JOB = "runner.execute_job"
 HOST_HEARTBEAT = "ingest.host_heartbeat"
@@ -62,7 +62,7 @@ class SuiteInfo(Wire):
     params_schema: dict[str, Any] = Field(description="JSON Schema of the parameters")
     series_labels: list[str] = Field(description="The axes: labels its series may carry")
     sweep: str | None = Field(None, description="The axis drawn as load-latency curves")
-    gate: list[str] = Field(["p99", "throughput"],
+    gate: list[str] = Field(list(DEFAULT_GATE),
                             description="The metrics the CI gate judges")
     metrics: dict[str, MetricSpec] = Field(description="Metrics the suite adds")
     sla_templates: list[SlaTemplate] = []
