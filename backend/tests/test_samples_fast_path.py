@@ -8,7 +8,7 @@ import pytest
 
 from latlab.core.validation import BodyInvalid
 from latlab.runs import samples
-from latlab.runs.service import parse_result
+from latlab.runs.submission import parse_result
 from tests.factories import result
 
 
