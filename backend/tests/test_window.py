@@ -1,0 +1,107 @@
+"""The window test on its own: its p-value against scipy's Student t computed from first
+principles, robustness to an outlier run, the smallest change it claims against a simulation,
+and no drift over a long stable history."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as scipy_stats
+
+from latlab.analysis.window import (
+    WindowStats,
+    bound,
+    smallest_change,
+    window_stats,
+    window_test,
+)
+
+
+def _one_trial_runs(values: np.ndarray) -> list[list[float]]:
+    return [[float(v)] for v in values]
+
+
+@pytest.mark.parametrize("runs", [5, 10, 30])
+def test_one_trial_p_value_is_the_prediction_test_scipy_gives(runs: int) -> None:
+    rng = np.random.default_rng(runs)
+    history = rng.lognormal(math.log(350_000), 0.05, runs)
+    candidate = 350_000 * 1.08
+    stats = window_stats(_one_trial_runs(history))
+    assert stats is not None and stats.outliers == 0
+    result = window_test(stats, [candidate], "lower")
+    logs = np.log(history)
+    score = (math.log(candidate) - logs.mean()) / (logs.std(ddof=1) * math.sqrt(1 + 1 / runs))
+    assert result.p_worse == pytest.approx(scipy_stats.t.sf(score, runs - 1), rel=1e-9)
+    assert result.p_better == pytest.approx(scipy_stats.t.cdf(score, runs - 1), rel=1e-9)
+    # Higher is better (throughput): the same value is a gain.
+    higher = window_test(stats, [candidate], "higher")
+    assert higher.p_worse == pytest.approx(result.p_better) and higher.p_better == (
+        pytest.approx(result.p_worse))
+
+
+def test_an_outlier_run_barely_moves_the_window() -> None:
+    rng = np.random.default_rng(7)
+    history = list(rng.lognormal(math.log(100.0), 0.03, 29))
+    clean = window_stats(_one_trial_runs(np.asarray(history)))
+    spoiled = window_stats(_one_trial_runs(np.asarray([*history[:15], 1000.0, *history[15:]])))
+    assert clean is not None and spoiled is not None
+    assert spoiled.outliers == 1 and spoiled.runs == 29
+    assert abs(spoiled.centre / clean.centre - 1) < 0.002
+    assert spoiled.spread == pytest.approx(clean.spread)
+
+
+def test_too_few_or_unusable_runs_make_no_window() -> None:
+    assert window_stats([[1.0], [1.1], [0.9], [1.0]]) is None
+    assert window_stats([[1.0], [1.1], [0.9], [1.0], [0.0]]) is None
+    assert window_stats([[1.0], [1.1], [0.9], [1.0], [1.05]]) is not None
+
+
+def test_several_trials_a_run_split_the_spread_into_within_and_between() -> None:
+    rng = np.random.default_rng(3)
+    # Each run: a run-level shift (1 %) and five trials spreading by 5 % around it.
+    runs = [list(math.exp(rng.normal(0, 0.01)) * rng.lognormal(0, 0.05, 5)) for _ in range(30)]
+    stats = window_stats(runs)
+    assert stats is not None
+    assert stats.within == pytest.approx(0.05, rel=0.2)
+    # A five-trial candidate is predicted more tightly than a one-trial one.
+    assert stats.predicted_sd(5) < stats.predicted_sd(1)
+
+
+@pytest.mark.parametrize(("runs", "history_trials", "trials", "exact"), [
+    (10, 1, 1, True), (30, 1, 1, True), (30, 5, 5, True),
+    # One-trial history cannot tell trial noise from run noise: the claim for five trials is
+    # an upper bound (caught at least four times in five).
+    (30, 1, 5, False)])
+def test_the_smallest_change_is_caught_four_times_in_five(
+        runs: int, history_trials: int, trials: int, exact: bool) -> None:
+    """Simulated histories (each run: a 1 % run-level shift, then trials spreading by 5 %)
+    and candidates shifted by the smallest change the window claims: caught about 80 % of
+    the time (within the simulation's error); and the bound is where p crosses the level."""
+    rng = np.random.default_rng(runs * 100 + history_trials * 10 + trials)
+    level, caught, tries = 0.01, 0, 400
+
+    def run(count: int, shift: float = 0.0) -> list[float]:
+        return list(math.exp(rng.normal(0, 0.01)) * rng.lognormal(0, 0.05, count) * (1 + shift))
+
+    for _ in range(tries):
+        stats = window_stats([run(history_trials) for _ in range(runs)])
+        assert stats is not None
+        caught += window_test(stats, run(trials, smallest_change(stats, trials, level)),
+                              "lower").p_worse <= level
+    assert 0.72 <= caught / tries and (caught / tries <= 0.88 or not exact)
+    stats = window_stats([run(1) for _ in range(runs)])
+    assert isinstance(stats, WindowStats)
+    edge = bound(stats, 1, level, "lower")
+    assert window_test(stats, [edge * 1.0001], "lower").p_worse < level
+    assert window_test(stats, [edge * 0.9999], "lower").p_worse > level
+
+
+def test_a_long_stable_history_does_not_drift() -> None:
+    """100 one-trial runs of a stable benchmark (2 % spread): each window of the last 30 runs
+    keeps its centre within 1 % of the true median."""
+    rng = np.random.default_rng(11)
+    values = rng.lognormal(math.log(500_000), 0.02, 100)
+    for end in range(30, 101):
+        stats = window_stats(_one_trial_runs(values[end - 30:end]))
+        assert stats is not None
+        assert abs(stats.centre / 500_000 - 1) < 0.01, end
