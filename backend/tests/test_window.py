@@ -88,7 +88,7 @@ def test_the_smallest_change_is_caught_four_times_in_five(
         assert stats is not None
         caught += window_test(stats, run(trials, smallest_change(stats, trials, level)),
                               "lower").p_worse <= level
-    assert 0.72 <= caught / tries and (caught / tries <= 0.88 or not exact)
+    assert caught / tries >= 0.72 and (caught / tries <= 0.88 or not exact)
     stats = window_stats([run(1) for _ in range(runs)])
     assert isinstance(stats, WindowStats)
     edge = bound(stats, 1, level, "lower")
