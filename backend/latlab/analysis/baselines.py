@@ -3,21 +3,26 @@ latest comparable run of main the gate passed; and the identity of a series over
 
 import hashlib
 import json
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
+from latlab.analysis import changepoints
 from latlab.core.clock import get_clock
 from latlab.core.errors import NotFound
-from latlab.models import Baseline, Run
+from latlab.models import Baseline, Run, Series, Trial
 from latlab.runs.service import DEFAULT_BRANCH, load_run, on_default_branch
+from latlab_contract.vocabulary import LATENCY_KEYS
 
 
 def host_class(run: Run) -> str:
-    fingerprint = run.host_fingerprint
-    return "|".join([str(fingerprint.get("cpu_model", "")), str(fingerprint.get("cores", "")),
-                     ",".join(sorted(run.host_tags))])
+    """What makes two hosts' numbers comparable: CPU model, cores and tags."""
+    return _class_of(run.host_fingerprint, run.host_tags)
 
 
 def history_key(run: Run, labels: dict[str, Any]) -> str:
@@ -81,3 +86,93 @@ def get_baseline(session: Session, project_id: int, baseline_id: int) -> Baselin
     if pinned is None:
         raise NotFound(f"no baseline {baseline_id}")
     return pinned
+
+
+@dataclass(frozen=True)
+class HistoryRun:
+    """One run of a window: its id, commit, start and its trials' values of one metric."""
+
+    run_id: int
+    commit: str | None
+    started_at: datetime
+    values: list[float]
+
+
+def history_windows(session: Session, run: Run, metrics: Sequence[str], size: int, *,
+                    branch: str = DEFAULT_BRANCH, until: datetime | None = None
+                    ) -> dict[tuple[str, str], list[HistoryRun]]:
+    """For each series of `run` and each metric, the window it is judged against: the last
+    `size` runs of its history (same history and params keys) on `branch` before it (or up
+    to `until`, a start point) on hosts of its class, after the history's latest change
+    point, oldest first. Every run counts, whatever its verdict: a window chosen by verdicts
+    would ratchet towards lucky runs. Keyed by (the series' label key, metric)."""
+    mine = {(s.history, s.params_key): s.label_key for s in run.series if s.history}
+    if not mine:
+        return {}
+    cutoff = until if until is not None else run.started_at
+    rows = session.execute(
+        select(Series.id, Series.history, Series.params_key, Series.started_at, Run.id,
+               Run.commit, Run.host_fingerprint, Run.host_tags)
+        .join(Run, Run.id == Series.run_id)
+        .where(Series.history.in_({history for history, _ in mine}),
+               Series.params_key.in_({params for _, params in mine}),
+               on_default_branch(Series.branch) if branch == DEFAULT_BRANCH
+               else Series.branch == branch,
+               Series.started_at <= cutoff, Series.run_id != run.id)
+        .order_by(Series.started_at.desc(), Series.id.desc())
+        .limit(_LOOKBACK * size * len(mine))).all()
+    wanted = host_class(run)
+    chosen: dict[tuple[str, str], list[Any]] = {}
+    for row in rows:
+        key = (row[1], row[2])
+        if key in mine and len(chosen.setdefault(key, [])) < _LOOKBACK * size and (
+                _class_of(row[6], row[7]) == wanted):
+            chosen[key].append(row)
+    picked = [row for kept in chosen.values() for row in kept]
+    values = _trial_values(session, [row[0] for row in picked], metrics,
+                           (min((row[3] for row in picked), default=cutoff), cutoff))
+    windows: dict[tuple[str, str], list[HistoryRun]] = {}
+    for key, kept in chosen.items():
+        for metric in metrics:
+            history = [HistoryRun(row[4], row[5], row[3], values.get((row[0], metric), []))
+                       for row in reversed(kept)]
+            history = [item for item in history if item.values]
+            windows[(mine[key], metric)] = _since_last_change(history)[-size:]
+    return windows
+
+
+# A window looks this many times its size back, to find the history's latest change point
+# and runs on hosts of its class.
+_LOOKBACK = 3
+
+
+def _class_of(fingerprint: dict[str, Any], tags: list[str]) -> str:
+    return "|".join([str(fingerprint.get("cpu_model", "")), str(fingerprint.get("cores", "")),
+                     ",".join(sorted(tags))])
+
+
+def _trial_values(session: Session, series_ids: list[int], metrics: Sequence[str],
+                  span: tuple[datetime, datetime]) -> dict[tuple[int, str], list[float]]:
+    """Each series' trial values of each metric (latency keys from their columns); `span`
+    bounds their runs' starts, so Postgres reads only those months' partitions."""
+    if not series_ids:
+        return {}
+    found: dict[tuple[int, str], list[float]] = {}
+    for series_id, metrics_of_trial, *columns in session.execute(
+            select(Trial.series_id, Trial.metrics, *(getattr(Trial, m) for m in metrics
+                                                      if m in LATENCY_KEYS))
+            .where(Trial.series_id.in_(series_ids), Trial.started_at >= span[0],
+                   Trial.started_at <= span[1])):
+        latency = dict(zip([m for m in metrics if m in LATENCY_KEYS], columns, strict=True))
+        for metric in metrics:
+            value = latency.get(metric, (metrics_of_trial or {}).get(metric))
+            if value is not None:
+                found.setdefault((series_id, metric), []).append(float(value))
+    return found
+
+
+def _since_last_change(history: list[HistoryRun]) -> list[HistoryRun]:
+    """The runs after the latest change point of their values (the median of each run's
+    trials): a window does not mix the levels before and after a change."""
+    points = changepoints.detect([statistics.median(item.values) for item in history])
+    return history[points[-1].index:] if points else history

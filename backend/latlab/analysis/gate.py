@@ -22,13 +22,17 @@ suite.toml; p99 and throughput by default), every series at once.
   slowdown in its noise costs.
 """
 
+import statistics
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from latlab.analysis.baselines import HistoryRun
 from latlab.analysis.compare import MetricComparison, RunComparison
 from latlab.analysis.stats import (
     ALPHA,
     MIN_EFFECT,
+    Comparison,
+    _describe_change,
     rules_out,
     smallest_p,
     spread_bound,
@@ -36,6 +40,8 @@ from latlab.analysis.stats import (
     trials_to_detect,
     worse_p,
 )
+from latlab.analysis.window import WindowStats, WindowTest, bound, smallest_change, window_test
+from latlab_contract.vocabulary import MetricInfo, quantity
 
 CONFIRM_TRIALS = 10  # the fewest candidate trials a regression fails the gate on
 # A confirmation is sized to find a slowdown of this much four times in five, with at most
@@ -66,6 +72,9 @@ class GateResult:
     verdict: RunVerdict
     judged: list[Judged] = field(default_factory=list)
     reasons: list[dict[str, Any]] = field(default_factory=list)
+    # Per judged metric against a window: the window, the value, its bound, p and the
+    # smallest change the window lets the gate see (empty for a run-by-run comparison).
+    evidence: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def regressed(self) -> list[Judged]:
@@ -185,3 +194,99 @@ def _reason(judged: Judged, count: int, alpha: float, confirm_trials: int,
     return {"kind": kind, "series": judged.labels, "metric": judged.metric.metric,
             "message": message, "baseline": item.baseline, "candidate": item.candidate,
             "p_value": judged.p_value}
+
+
+# The gate against a window of history (`analysis.window`): CI runs of one trial can fail.
+WINDOW_ALPHA = 0.01  # the chance that an unchanged run fails, over all its gated metrics
+DETECTION_TRIALS = (1, 3, 5)  # the smallest change is given for these candidate trials
+
+
+@dataclass(frozen=True)
+class Window:
+    """What a series' metric is judged against: its history's runs, on a branch."""
+
+    branch: str
+    runs: list[HistoryRun]
+    stats: WindowStats
+
+
+def judge_window(candidates: list[tuple[dict[str, Any], MetricInfo, tuple[float, ...]]],
+                 windows: list[Window], *, alpha: float = WINDOW_ALPHA,
+                 min_effect: float = MIN_EFFECT) -> GateResult:
+    """The gate's verdict from each gated series' metric against its window (the same order
+    as `candidates`: the series' labels, the metric, its trial values). One-sided: is the
+    candidate worse than its history lets a run be? Holm's correction over every metric
+    judged keeps an unchanged run's chance to fail under `alpha`; a regression fails at any
+    number of trials, and must be at least `min_effect` large."""
+    tests = [window_test(w.stats, values, info.direction)
+             for (_, info, values), w in zip(candidates, windows, strict=True)]
+    levels = _holm_levels([t.p_worse for t in tests], alpha)
+    strictest = alpha / len(tests) if tests else alpha
+    judged, reasons, evidence = [], [], []
+    for (labels, info, values), window, test, (level, passed) in zip(
+            candidates, windows, tests, levels, strict=True):
+        worse = test.effect > 0 if info.direction == "lower" else test.effect < 0
+        big = abs(test.effect) >= min_effect
+        outcome: Literal["regressed", "improved", "unchanged"] = "unchanged"
+        if info.direction != "none" and big and worse and passed:
+            outcome = "regressed"
+        elif info.direction != "none" and big and not worse and test.p_better <= level:
+            outcome = "improved"
+        smallest = {str(k): max(min_effect, smallest_change(
+            window.stats, k, strictest, direction=info.direction)) for k in DETECTION_TRIALS}
+        edge = bound(window.stats, len(values), level, info.direction)
+        described = _window_evidence(labels, info, window, test, level, edge, smallest,
+                                     outcome)
+        evidence.append(described)
+        item = MetricComparison(
+            metric=info.name, label=info.label, unit=info.unit, direction=info.direction,
+            comparison=Comparison(
+                baseline=window.stats.centre, candidate=test.value,
+                delta=test.value - window.stats.centre, delta_pct=100 * test.effect,
+                verdict="regressed" if outcome == "regressed" else "improved"
+                if outcome == "improved" else "unchanged",
+                confidence="high", p_value=test.p_worse, method="window-t",
+                reason=described["message"], spread=window.stats.spread),
+            baseline_values=tuple(statistics.median(r.values) for r in window.runs),
+            candidate_values=values)
+        judged.append(Judged(labels, item, test.p_worse, level, outcome))
+        if outcome == "regressed":
+            reasons.append({"kind": "regression", "series": labels, "metric": info.name,
+                            "message": described["message"], "baseline": window.stats.centre,
+                            "candidate": test.value, "p_value": test.p_worse,
+                            "window": described["window"], "bound": edge,
+                            "smallest_change": smallest})
+    verdict: RunVerdict = "fail" if reasons else "pass"
+    return GateResult(verdict, judged, reasons, evidence)
+
+
+def _window_evidence(labels: dict[str, Any], info: MetricInfo, window: Window,
+                     test: WindowTest, level: float, edge: float, smallest: dict[str, float],
+                     outcome: str) -> dict[str, Any]:
+    first, last = window.runs[0], window.runs[-1]
+    runs = (f"the window of its last {window.stats.runs} runs on {window.branch} (run "
+            f"{first.run_id}{_at(first.commit)} to run {last.run_id}{_at(last.commit)}"
+            + (f", {window.stats.outliers} far-off runs left out" if window.stats.outliers
+               else "") + ")")
+    side = "above" if info.direction != "higher" else "below"
+    change = _describe_change(100 * test.effect, test.value - window.stats.centre)
+    shown = ", ".join(f"{100 * v:.1f} % with {k} trial{'s' if k != '1' else ''}"
+                      for k, v in smallest.items())
+    message = (f"{change} against {runs}: {quantity(test.value, info.unit)} with "
+               f"{test.trials} trial{'s' if test.trials != 1 else ''} against a centre of "
+               f"{quantity(window.stats.centre, info.unit)} (bound "
+               f"{quantity(edge, info.unit)}, {side} it fails), p = {test.p_worse:.2g}"
+               f"{' <=' if test.p_worse <= level else ' >'} {level:.2g}; the smallest "
+               f"change the window lets the gate see: {shown}")
+    return {"series": labels, "metric": info.name, "method": "window", "outcome": outcome,
+            "value": test.value, "trials": test.trials, "centre": window.stats.centre,
+            "bound": edge, "p_value": test.p_worse, "level": level,
+            "smallest_change": smallest, "message": message,
+            "window": {"branch": window.branch, "runs": window.stats.runs,
+                       "outliers": window.stats.outliers, "spread": window.stats.spread,
+                       "first_run_id": first.run_id, "last_run_id": last.run_id,
+                       "first_commit": first.commit, "last_commit": last.commit}}
+
+
+def _at(commit: str | None) -> str:
+    return f" @ {commit[:10]}" if commit else ""
