@@ -43,7 +43,8 @@ def test_run_detail_has_series_trials_host_and_source(client, actors) -> None:
     assert run["suite"] == "http-order" and run["scenario"] == "medium"
     assert run["host_name"] == "lab-07" and run["host_fingerprint"]["governor"] == "performance"
     assert run["source"] == {"kind": "ci", "commit": "9f1c2e7", "branch": "main",
-                             "build_url": "https://ci.example/builds/1", "pull_request": 42}
+                             "build_url": "https://ci.example/builds/1", "pull_request": 42,
+                             "start_point": None}
     assert run["series_count"] == 2 and run["trial_count"] == 4
     rust, go = run["series"]
     assert rust["labels"] == {"client": "rust"} and len(rust["trials"]) == 3

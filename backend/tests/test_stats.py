@@ -5,6 +5,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 from scipy.stats import mannwhitneyu, permutation_test
+from scipy.stats import ttest_ind as scipy_ttest
 
 from latlab.analysis.stats import (
     Alternative,
@@ -14,6 +15,7 @@ from latlab.analysis.stats import (
     spread_bound,
     trials_needed,
     trials_to_detect,
+    welch_log_p,
 )
 from latlab_contract.vocabulary import tail_reliable
 
@@ -64,11 +66,12 @@ def test_small_real_changes_are_unchanged_and_noisy_big_ones_inconclusive() -> N
 
 
 def test_too_few_trials_are_inconclusive_and_say_how_many_a_test_needs() -> None:
+    # 3 vs 3: Mann-Whitney's smallest p is 0.1, so Welch's t on logs decides instead.
     three = compare([100.0, 101.0, 102.0], [120.0, 121.0, 122.0], "lower")
-    assert three.p_value == pytest.approx(0.1)  # the smallest p of 3 vs 3
-    assert three.verdict == "inconclusive" and three.confidence == "low"
-    assert "a tested verdict needs 4 a side" in three.reason
-    assert compare([100.0], [130.0], "lower").verdict == "inconclusive"
+    assert three.method == "welch-t-log" and three.verdict == "regressed"
+    single = compare([100.0], [130.0], "lower")  # one trial: no spread to test against
+    assert single.verdict == "inconclusive" and single.confidence == "low"
+    assert "a tested verdict needs 4 a side" in single.reason
     assert compare([100.0, 101.0], [101.0], "lower").verdict == "unchanged"  # under 5 %
     four = compare([100.0, 101.0, 102.0, 103.0], [120.0, 121.0, 122.0, 123.0], "lower")
     assert four.verdict == "regressed" and four.confidence == "high"
@@ -217,3 +220,29 @@ def test_a_slowdown_is_ruled_out_only_as_often_as_the_level_allows(
     assert rate(0.2, factor) <= 0.065 and rate(0.01, factor) <= 0.065
     assert rate(0.01, 1.0) >= 0.95
     assert rate(0.2, 1.0) <= 0.25
+
+
+@pytest.mark.parametrize(("baseline", "candidate"), [
+    ([100.0, 103.0, 98.0], [210.0, 195.0, 204.0]),
+    ([100.0, 101.0], [99.0, 104.0, 102.0, 100.5]),
+    ([5.0, 5.5, 4.8, 5.1], [5.2, 5.9]),
+])
+def test_welch_on_logs_is_scipys(baseline: list[float], candidate: list[float]) -> None:
+    logs = np.log(baseline), np.log(candidate)
+    for alternative in ("two-sided", "greater", "less"):
+        expected = scipy_ttest(logs[1], logs[0], equal_var=False, alternative=alternative)
+        assert welch_log_p(baseline, candidate, alternative) == pytest.approx(
+            expected.pvalue, rel=1e-9)
+
+
+def test_a_2x_change_at_3_trials_a_side_is_called() -> None:
+    """Mann-Whitney on 3 vs 3 cannot reach p < 0.1; trials that spread by a few per cent
+    settle a doubling (zig vs go, +114 % throughput, was `inconclusive`)."""
+    go, zig = [39_400.0, 40_100.0, 38_900.0], [84_300.0, 85_900.0, 83_700.0]
+    result = compare(go, zig, "higher")
+    assert result.method == "welch-t-log" and result.verdict == "improved"
+    assert result.p_value is not None and result.p_value < 0.001
+    assert compare(zig, go, "higher").verdict == "regressed"
+    # Noise that large is still not called.
+    noisy = compare([100.0, 180.0, 60.0], [150.0, 90.0, 260.0], "lower")
+    assert noisy.verdict in ("inconclusive", "unchanged")

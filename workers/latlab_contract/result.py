@@ -185,14 +185,28 @@ class SeriesIn(Contract):
     trials: Annotated[list[TrialIn], Field(min_length=1, max_length=1000)]
 
 
+Branch = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=_NO_NUL)]
+Commit = Annotated[str, StringConstraints(pattern=r"^[0-9a-fA-F]{4,64}$")]
+
+
+class StartPoint(Contract):
+    """Where a branch started: until it has history of its own, its runs are judged against
+    this branch's history up to this commit's run."""
+
+    branch: Branch
+    commit: Commit | None = None
+
+
 class SourceIn(Contract):
     kind: Literal["ci", "job", "manual"] = "ci"
-    commit: Annotated[str, StringConstraints(pattern=r"^[0-9a-fA-F]{4,64}$")] | None = None
-    branch: Annotated[str, StringConstraints(min_length=1, max_length=200,
-                                             pattern=_NO_NUL)] | None = None
+    commit: Commit | None = None
+    branch: Branch | None = None
     build_url: Annotated[str, StringConstraints(pattern=r"^https?://[^\x00]*$",
                                                 max_length=2000)] | None = None
     pull_request: Annotated[int, Field(strict=True, gt=0, le=2**31 - 1)] | None = None
+    start_point: StartPoint | None = Field(
+        None, description='The branch and commit this branch started from, e.g. '
+        '{"branch": "main", "commit": "9f1c2e7"}')
 
 
 class HostIn(Contract):

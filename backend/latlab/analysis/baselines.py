@@ -34,25 +34,35 @@ def history_key(run: Run, labels: dict[str, Any]) -> str:
 
 def resolve_baseline(session: Session, run: Run) -> Run | None:
     """The pinned baseline of the run's branch (else of main); else the latest run of main
-    the gate did not fail or doubt, with the same params, on a host of the same class."""
-    for branch in dict.fromkeys([run.branch or DEFAULT_BRANCH, DEFAULT_BRANCH]):
-        pinned = session.scalar(select(Baseline.run_id).where(
-            Baseline.project_id == run.project_id, Baseline.suite == run.suite,
-            Baseline.scenario == run.scenario, Baseline.branch == branch))
-        if pinned is not None and pinned != run.id:
-            return load_run(session, pinned)
+    the gate did not fail, with the same params, on a host of the same class."""
+    pinned = pinned_baseline(session, run)
+    if pinned is not None:
+        return pinned
     candidates = session.scalars(
         select(Run).where(
             Run.project_id == run.project_id, Run.suite == run.suite,
             Run.scenario == run.scenario, on_default_branch(), Run.id < run.id,
-            # Not a run that failed or is suspected: a baseline is a run the gate passed.
-            or_(Run.verdict.is_(None), Run.verdict.not_in(("fail", "inconclusive"))),
+            # Not a run that failed. An inconclusive one may be (were it left out, the
+            # baseline would be chosen from the fast side of the noise: slower runs are
+            # inconclusive more often than faster ones).
+            or_(Run.verdict.is_(None), Run.verdict != "fail"),
             Run.confirms_run_id.is_(None),
         ).order_by(Run.id.desc()).limit(50)
     )
     for candidate in candidates:
         if host_class(candidate) == host_class(run) and candidate.params == run.params:
             return load_run(session, candidate.id)
+    return None
+
+
+def pinned_baseline(session: Session, run: Run) -> Run | None:
+    """The run pinned as the baseline of the run's branch, else of main."""
+    for branch in dict.fromkeys([run.branch or DEFAULT_BRANCH, DEFAULT_BRANCH]):
+        pinned = session.scalar(select(Baseline.run_id).where(
+            Baseline.project_id == run.project_id, Baseline.suite == run.suite,
+            Baseline.scenario == run.scenario, Baseline.branch == branch))
+        if pinned is not None and pinned != run.id:
+            return load_run(session, pinned)
     return None
 
 

@@ -76,6 +76,13 @@ class AmbiguousSelection(Unprocessable):
     pass
 
 
+def reliable(series: Series, metric: str) -> bool:
+    """Whether every trial of the series has enough samples beyond a tail percentile
+    (`tail_reliable`) for its value to be judged; other metrics always are."""
+    percentile = TAIL_PERCENTILES.get(metric)
+    return percentile is None or all(tail_reliable(t.count, percentile) for t in series.trials)
+
+
 def trial_values(series: Series, metric: str) -> list[float]:
     if metric in COMPARED:
         return [float(getattr(trial, metric)) for trial in series.trials]

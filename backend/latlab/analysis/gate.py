@@ -32,7 +32,7 @@ from latlab.analysis.stats import (
     ALPHA,
     MIN_EFFECT,
     Comparison,
-    _describe_change,
+    describe_change,
     rules_out,
     smallest_p,
     spread_bound,
@@ -154,7 +154,8 @@ def _outcome(item: MetricComparison, level: float, passed: bool, confirm_trials:
     if confirmable and not regression and (worse or not rules_out(
             item.baseline_values, item.candidate_values, item.direction, CONFIRM_EFFECT)):
         return "suspected"
-    if smallest_p(item.baseline_trials, item.candidate_trials, sides) > level:
+    if comparison.method == "mann-whitney" and smallest_p(
+            item.baseline_trials, item.candidate_trials, sides) > level:
         return "untested" if big and worse else "unchanged"
     if not (passed and big) or item.direction == "none":
         return "unchanged"
@@ -269,7 +270,7 @@ def _window_evidence(labels: dict[str, Any], info: MetricInfo, window: Window,
             + (f", {window.stats.outliers} far-off runs left out" if window.stats.outliers
                else "") + ")")
     side = "above" if info.direction != "higher" else "below"
-    change = _describe_change(100 * test.effect, test.value - window.stats.centre)
+    change = describe_change(100 * test.effect, test.value - window.stats.centre)
     shown = ", ".join(f"{100 * v:.1f} % with {k} trial{'s' if k != '1' else ''}"
                       for k, v in smallest.items())
     message = (f"{change} against {runs}: {quantity(test.value, info.unit)} with "

@@ -27,6 +27,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 from scipy.stats import chi2, mannwhitneyu, norm, rankdata
+from scipy.stats import t as student
 
 from latlab_contract.vocabulary import Direction
 
@@ -75,17 +76,24 @@ def compare(baseline: Sequence[float], candidate: Sequence[float], direction: Di
     effect = _relative_change(before, after)
     delta_pct = None if before == 0 else 100.0 * effect
     big = abs(effect) >= min_effect
+    method = "mann-whitney"
     p_value = mann_whitney_p(baseline, candidate)
+    decidable = can_decide(len(baseline), len(candidate), alpha)
+    if not decidable and few_trials_testable(baseline, candidate):
+        # Mann-Whitney cannot reach `alpha` with so few trials; Welch's t on the logs can
+        # when the trials spread little (a 2x change at 3 trials a side).
+        method, p_value, decidable = "welch-t-log", welch_log_p(baseline, candidate), True
     counts = f"{len(baseline)} vs {len(candidate)} trials"
-    evidence = f"p = {p_value:.2g}, {counts}"
+    evidence = f"p = {p_value:.2g}" + (", Welch's t on logs" if method != "mann-whitney"
+                                       else "") + f", {counts}"
 
     def result(verdict: Verdict, confidence: Confidence, note: str = "") -> Comparison:
-        change = _describe_change(delta_pct, after - before)
+        change = describe_change(delta_pct, after - before)
         return Comparison(before, after, after - before, delta_pct, verdict, confidence,
-                          p_value, "mann-whitney", f"{change} ({evidence}{note})",
+                          p_value, method, f"{change} ({evidence}{note})",
                           _spread(baseline, candidate, before))
 
-    if not can_decide(len(baseline), len(candidate), alpha):
+    if not decidable:
         needed = trials_needed(alpha)
         note = (f": too few trials to reach p <= {alpha:.2g}; a tested verdict needs "
                 f"{needed} a side")
@@ -100,6 +108,31 @@ def compare(baseline: Sequence[float], candidate: Sequence[float], direction: Di
         return result("unchanged", "high",
                       f": real but under the {100 * min_effect:.0f} % minimum effect")
     return result("unchanged", "high")
+
+
+def few_trials_testable(baseline: Sequence[float], candidate: Sequence[float]) -> bool:
+    """Whether Welch's t on log values can stand in for Mann-Whitney: 2 to 4 trials a side
+    (from 5 a side Mann-Whitney decides), all positive, not all equal within a side."""
+    return (all(2 <= len(side) <= 4 for side in (baseline, candidate))
+            and all(v > 0 for v in (*baseline, *candidate))
+            and any(len(set(side)) > 1 for side in (baseline, candidate)))
+
+
+def welch_log_p(baseline: Sequence[float], candidate: Sequence[float],
+                alternative: Alternative = "two-sided") -> float:
+    """Welch's t-test on the log values (benchmark noise is about symmetric in logs),
+    `alternative` as scipy's ("greater": the candidate's values tend to be larger)."""
+    before, after = np.log(np.asarray(baseline)), np.log(np.asarray(candidate))
+    va, vb = before.var(ddof=1) / len(before), after.var(ddof=1) / len(after)
+    if va + vb == 0:
+        return 1.0 if after.mean() == before.mean() else 0.0
+    score = (after.mean() - before.mean()) / math.sqrt(va + vb)
+    df = (va + vb) ** 2 / (va ** 2 / (len(before) - 1) + vb ** 2 / (len(after) - 1))
+    if alternative == "greater":
+        return float(student.sf(score, df))
+    if alternative == "less":
+        return float(student.cdf(score, df))
+    return float(min(1.0, 2 * student.sf(abs(score), df)))
 
 
 def rules_out(baseline: Sequence[float], candidate: Sequence[float], direction: Direction,
@@ -214,7 +247,7 @@ def _relative_change(before: float, after: float) -> float:
     return (after - before) / abs(before)
 
 
-def _describe_change(delta_pct: float | None, delta: float) -> str:
+def describe_change(delta_pct: float | None, delta: float) -> str:
     if delta_pct is None:
         return "no change from zero" if delta == 0 else f"changed by {delta:+.4g} from zero"
     if abs(delta_pct) < 0.05:

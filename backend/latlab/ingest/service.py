@@ -9,12 +9,14 @@ confirmed (it fails, and the regression alert opens, linking both runs) or uncon
 (nobody is alerted)."""
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 from latlab.alerts import history, rules
 from latlab.analysis import baselines, compare, gate
+from latlab.analysis.window import window_stats
 from latlab.jobs import confirmation
 from latlab.models import Job, Project, Run
 from latlab.runs import service as run_service
@@ -22,6 +24,10 @@ from latlab.runs import submission
 from latlab.runs.keys import label_key
 from latlab.suites import service as suite_service
 from latlab_contract.result import RunCreate
+from latlab_contract.vocabulary import MetricInfo, Vocabulary
+
+# The runs a window holds at most.
+WINDOW_RUNS = 30
 
 VARIANT = "variant"  # the label a confirmation job gives its interleaved versions
 
@@ -54,26 +60,78 @@ def judge(session: Session, run: Run) -> Judgement:
         return _settle(session, run)
     vocabulary = suite_service.run_vocabulary(session, run)
     gate_metrics = suite_service.gate(session, run)
-    baseline = baselines.resolve_baseline(session, run)
-    comparison = (None if baseline is None
-                  else compare.compare_runs(baseline, run, vocabulary))
+    pinned = baselines.pinned_baseline(session, run)
+    baseline = pinned or baselines.resolve_baseline(session, run)
     confirmable = baseline is not None and confirmation.wanted(session, run)
-    result = gate.judge(comparison, gate_metrics, confirmable=confirmable)
-    reasons = result.reasons
-    if baseline is not None and result.suspected and confirmable:
-        trials = gate.confirmation_trials(result)
-        job = confirmation.launch(session, run, baseline, trials)
-        reasons = [{**r, "message": f"{r['message']}: being confirmed by job {job.id}, "
-                                    f"{job.repetitions} trials a side"}
-                   if r["kind"] == "suspected-regression" else r for r in reasons]
+    # A CI run is judged against its history; a pinned baseline, or a lab job the lab will
+    # measure again, against one run.
+    by_history = (None if pinned is not None or confirmable
+                  else _against_history(session, run, gate_metrics, vocabulary))
+    if by_history is not None:
+        result, baseline = by_history
+        reasons = result.reasons
+    else:
+        comparison = (None if baseline is None
+                      else compare.compare_runs(baseline, run, vocabulary))
+        result = gate.judge(comparison, gate_metrics, confirmable=confirmable)
+        reasons = result.reasons
+        if baseline is not None and result.suspected and confirmable:
+            trials = gate.confirmation_trials(result)
+            job = confirmation.launch(session, run, baseline, trials)
+            reasons = [{**r, "message": f"{r['message']}: being confirmed by job {job.id}, "
+                                        f"{job.repetitions} trials a side"}
+                       if r["kind"] == "suspected-regression" else r for r in reasons]
     breaches = rules.sla_rules(session, run, baseline, vocabulary)
     run.verdict = "fail" if breaches else result.verdict
     run.verdict_reasons = [*reasons, *breaches]
     run.baseline_run_id = None if baseline is None else baseline.id
+    run.gate_evidence = result.evidence
     if baseline is not None:
         rules.gate_alerts(session, run, baseline, result, gate_metrics)
     history.change_points(session, run, vocabulary)
     return Judgement(run.verdict, run.verdict_reasons, baseline, result)
+
+
+def _against_history(session: Session, run: Run, gate_metrics: tuple[str, ...],
+                     vocabulary: Vocabulary) -> tuple[gate.GateResult, Run] | None:
+    """The gate on the run's series against windows of their history (`gate.judge_window`),
+    and the newest run of those windows (the comparison the verdict links to); None when no
+    gated metric of any series has a window of `MIN_WINDOW_RUNS` runs. The run's own branch
+    is tried first when it has history of its own, then its start point's branch up to the
+    start commit, then the default branch."""
+    for branch, until in _window_branches(session, run):
+        windows = baselines.history_windows(session, run, gate_metrics, WINDOW_RUNS,
+                                            branch=branch, until=until)
+        candidates: list[tuple[dict[str, Any], MetricInfo, tuple[float, ...]]] = []
+        chosen: list[gate.Window] = []
+        for series in run.series:
+            for metric in gate_metrics:
+                history_runs = windows.get((series.label_key, metric), [])
+                stats = window_stats([item.values for item in history_runs])
+                values = tuple(compare.trial_values(series, metric))
+                if stats is None or not values or not compare.reliable(series, metric):
+                    continue
+                candidates.append((series.labels, vocabulary.info(metric), values))
+                chosen.append(gate.Window(branch, history_runs, stats))
+        if candidates:
+            newest = max((w.runs[-1] for w in chosen), key=lambda r: (r.started_at, r.run_id))
+            return (gate.judge_window(candidates, chosen),
+                    run_service.load_run(session, newest.run_id))
+    return None
+
+
+def _window_branches(session: Session, run: Run) -> list[tuple[str, datetime | None]]:
+    """The histories a run may be judged against, in order: its own branch's, its start
+    point's (up to the start commit's run), the default branch's."""
+    branches: list[tuple[str, datetime | None]] = []
+    if run.branch and run.branch != run_service.DEFAULT_BRANCH:
+        branches.append((run.branch, None))
+    if run.start_branch:
+        branches.append((run.start_branch, run_service.run_at_commit(
+            session, run, run.start_branch, run.start_commit)))
+    if run.start_branch != run_service.DEFAULT_BRANCH:
+        branches.append((run_service.DEFAULT_BRANCH, None))
+    return branches
 
 
 def _settle(session: Session, check: Run) -> Judgement:

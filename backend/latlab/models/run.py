@@ -62,6 +62,12 @@ class Run(Base):
     verdict_reasons: Mapped[list[dict[str, Any]]] = mapped_column(JSONB, default=list)
     baseline_run_id: Mapped[int | None] = mapped_column(
         ForeignKey("run.id", ondelete="SET NULL"))
+    # Against windows of history: per judged metric the window, the value, its bound, p and
+    # the smallest change the window lets the gate see (empty: judged against one run).
+    gate_evidence: Mapped[list[dict[str, Any]]] = mapped_column(JSONB, default=list)
+    # Where a CI branch started: its history until it has its own (`source.start_point`).
+    start_branch: Mapped[str | None] = mapped_column(String(200))
+    start_commit: Mapped[str | None] = mapped_column(String(64))
     # The axis the run sweeps, {axis, values}: its series form load-latency curves.
     sweep: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     # Units and directions of metrics the submission declared (a CI harness's own metrics).

@@ -28,6 +28,7 @@ from latlab.runs.schemas import (
     SourceRead,
     Spectrum,
     SpectrumPoint,
+    StartPointRead,
     TrialRead,
     VocabularyRead,
 )
@@ -87,6 +88,7 @@ def submit_run(
     return RunCreated(
         id=run.id, url=run_url(run.id), replayed=stored.replayed, verdict=run.verdict,
         reasons=run.verdict_reasons, gated_metrics=list(suite_service.gate(session, run)),
+        gate_evidence=run.gate_evidence,
         baseline_run_id=run.baseline_run_id,
         compare_url=None if run.baseline_run_id is None
         else f"{base}/compare?baseline={run.baseline_run_id}&candidate={run.id}",
@@ -147,7 +149,8 @@ def get_run(run: RunFromPath, session: DbSession) -> RunRead:
     return RunRead(
         **base.model_dump(), params=run.params, host_tags=run.host_tags,
         host_fingerprint=run.host_fingerprint, job_id=run.job_id,
-        verdict_reasons=run.verdict_reasons, series=series, sweep=run.sweep,
+        verdict_reasons=run.verdict_reasons, gate_evidence=run.gate_evidence, series=series,
+        sweep=run.sweep,
         metric_info=service.metric_info(session, run),
     )
 
@@ -253,7 +256,9 @@ def _summary(run: Run, project: str) -> RunSummary:
         id=run.id, project=project, suite=run.suite, scenario=run.scenario,
         host_name=run.host_name,
         source=SourceRead(kind=run.source_kind, commit=run.commit, branch=run.branch,
-                          build_url=run.build_url, pull_request=run.pull_request),
+                          build_url=run.build_url, pull_request=run.pull_request,
+                          start_point=None if run.start_branch is None else StartPointRead(
+                              branch=run.start_branch, commit=run.start_commit)),
         started_at=run.started_at, finished_at=run.finished_at, created_at=run.created_at,
         series_count=run.series_count, trial_count=run.trial_count, verdict=run.verdict,
         baseline_run_id=run.baseline_run_id, confirmation=run.confirmation,

@@ -17,17 +17,38 @@ from latlab_contract.vocabulary import (
 )
 
 
+class StartPointRead(Schema):
+    branch: str
+    commit: str | None
+
+
 class SourceRead(Schema):
     kind: str
     commit: str | None
     branch: str | None
     build_url: str | None
     pull_request: int | None
+    start_point: StartPointRead | None = None
+
+
+class GateWindow(Schema):
+    """The runs of a series' history a metric was judged against."""
+
+    branch: str
+    runs: int = Field(description="Runs in the window (after far-off ones were left out)")
+    outliers: int = Field(description="Runs left out as far off the others")
+    spread: float = Field(description="The runs' spread: standard deviation of log values")
+    first_run_id: int
+    last_run_id: int
+    first_commit: str | None
+    last_commit: str | None
 
 
 class VerdictReason(Schema):
     kind: Literal["regression", "suspected-regression", "too-few-trials", "sla"] = Field(
-        description="regression: tested with enough trials (fails the gate); "
+        description="regression: a tested regression (fails the gate): against the series' "
+        "history (its window) at any number of trials, against one baseline run with enough "
+        "trials; "
         "suspected-regression: tested, but from fewer trials than a confirmation takes (for a "
         "lab job, which the lab measures again: any gate metric whose trials do not rule out "
         "a 7.5 % change for the worse); "
@@ -41,6 +62,34 @@ class VerdictReason(Schema):
     rule_id: int | None = None
     severity: str | None = None
     value: float | None = None
+    window: GateWindow | None = Field(None, description="Judged against history: the window")
+    bound: float | None = Field(None, description="Judged against history: the value past "
+                                "which the candidate fails")
+    smallest_change: dict[str, float] | None = Field(
+        None, description="Judged against history: the smallest change the window lets the "
+        "gate see, relative, by candidate trials (\"1\", \"3\", \"5\")")
+
+
+class GateEvidence(Schema):
+    """One gated metric of one series judged against its window."""
+
+    series: dict[str, str]
+    metric: str
+    method: Literal["window"]
+    outcome: Literal["regressed", "improved", "unchanged"]
+    value: float = Field(description="The candidate's value: the median of its trials")
+    trials: int
+    centre: float = Field(description="The window's typical value (geometric mean)")
+    bound: float = Field(description="Past this value the candidate fails")
+    p_value: float = Field(description="One-sided: a value this much worse from the same "
+                           "history")
+    level: float = Field(description="The p-value it had to reach (Holm over the gated "
+                         "metrics)")
+    smallest_change: dict[str, float] = Field(
+        description="The smallest change the window lets the gate see four times in five, "
+        "relative, by candidate trials")
+    message: str
+    window: GateWindow
 
 
 class RunCreated(Schema):
@@ -54,6 +103,9 @@ class RunCreated(Schema):
     reasons: list[VerdictReason]
     gated_metrics: list[str] = Field(
         description="The metrics the gate judges in every series (reliable ones only)")
+    gate_evidence: list[GateEvidence] = Field(
+        [], description="Judged against history: each gated metric's window, value, bound, p "
+        "and the smallest change the window lets the gate see")
     baseline_run_id: int | None
     compare_url: str | None
 
@@ -130,6 +182,10 @@ class RunRead(RunSummary):
     host_fingerprint: dict[str, Any]
     job_id: int | None
     verdict_reasons: list[VerdictReason]
+    gate_evidence: list[GateEvidence] = Field(
+        description="Judged against history: each gated metric's window, value, bound, p and "
+        "the smallest change the window lets the gate see (empty when judged against one "
+        "run)")
     series: list[SeriesRead]
     sweep: Sweep | None = Field(description="The axis the run sweeps: its series form "
                                 "load-latency curves over these values")

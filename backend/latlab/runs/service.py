@@ -162,3 +162,19 @@ def series_value(series: Series, metric: str) -> float | None:
 def on_default_branch(branch: Any = Run.branch) -> ColumnElement[bool]:
     """Runs of the default branch; a lab job's run names no branch and counts as one."""
     return or_(branch == DEFAULT_BRANCH, branch.is_(None))
+
+
+def run_at_commit(session: Session, run: Run, branch: str, commit: str | None
+                  ) -> datetime | None:
+    """When the latest run of `run`'s suite and scenario on `branch` at `commit` (a prefix)
+    started: a start point's place in its branch's history (None: no commit given, or no such
+    run, so the whole history up to now)."""
+    if not commit:
+        return None
+    branches = on_default_branch() if branch == DEFAULT_BRANCH else Run.branch == branch
+    return session.scalar(
+        select(Run.started_at).where(
+            Run.project_id == run.project_id, Run.suite == run.suite,
+            Run.scenario == run.scenario, branches,
+            Run.commit.startswith(commit.lower(), autoescape=True))
+        .order_by(Run.started_at.desc()).limit(1))

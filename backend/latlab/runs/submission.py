@@ -109,6 +109,9 @@ def submit(
         branch=body.source.branch,
         build_url=body.source.build_url,
         pull_request=body.source.pull_request,
+        start_branch=None if body.source.start_point is None else body.source.start_point.branch,
+        start_commit=None if body.source.start_point is None
+        else body.source.start_point.commit,
         host_id=None if host is None else host.id,
         host_name=None if body.host is None else body.host.name,
         host_tags=[] if body.host is None else body.host.tags,

@@ -1162,6 +1162,96 @@ export interface components {
             /** Sent At */
             sent_at: string | null;
         };
+        /**
+         * GateEvidence
+         * @description One gated metric of one series judged against its window.
+         */
+        GateEvidence: {
+            /** Series */
+            series: {
+                [key: string]: string;
+            };
+            /** Metric */
+            metric: string;
+            /**
+             * Method
+             * @constant
+             */
+            method: "window";
+            /**
+             * Outcome
+             * @enum {string}
+             */
+            outcome: "regressed" | "improved" | "unchanged";
+            /**
+             * Value
+             * @description The candidate's value: the median of its trials
+             */
+            value: number;
+            /** Trials */
+            trials: number;
+            /**
+             * Centre
+             * @description The window's typical value (geometric mean)
+             */
+            centre: number;
+            /**
+             * Bound
+             * @description Past this value the candidate fails
+             */
+            bound: number;
+            /**
+             * P Value
+             * @description One-sided: a value this much worse from the same history
+             */
+            p_value: number;
+            /**
+             * Level
+             * @description The p-value it had to reach (Holm over the gated metrics)
+             */
+            level: number;
+            /**
+             * Smallest Change
+             * @description The smallest change the window lets the gate see four times in five, relative, by candidate trials
+             */
+            smallest_change: {
+                [key: string]: number;
+            };
+            /** Message */
+            message: string;
+            window: components["schemas"]["GateWindow"];
+        };
+        /**
+         * GateWindow
+         * @description The runs of a series' history a metric was judged against.
+         */
+        GateWindow: {
+            /** Branch */
+            branch: string;
+            /**
+             * Runs
+             * @description Runs in the window (after far-off ones were left out)
+             */
+            runs: number;
+            /**
+             * Outliers
+             * @description Runs left out as far off the others
+             */
+            outliers: number;
+            /**
+             * Spread
+             * @description The runs' spread: standard deviation of log values
+             */
+            spread: number;
+            /** First Run Id */
+            first_run_id: number;
+            /** Last Run Id */
+            last_run_id: number;
+            /** First Commit */
+            first_commit: string | null;
+            /** Last Commit */
+            last_commit: string | null;
+        };
         /** HostRead */
         HostRead: {
             /** Id */
@@ -1622,6 +1712,12 @@ export interface components {
              * @description The metrics the gate judges in every series (reliable ones only)
              */
             gated_metrics: string[];
+            /**
+             * Gate Evidence
+             * @description Judged against history: each gated metric's window, value, bound, p and the smallest change the window lets the gate see
+             * @default []
+             */
+            gate_evidence: components["schemas"]["GateEvidence"][];
             /** Baseline Run Id */
             baseline_run_id: number | null;
             /** Compare Url */
@@ -1713,6 +1809,11 @@ export interface components {
             job_id: number | null;
             /** Verdict Reasons */
             verdict_reasons: components["schemas"]["VerdictReason"][];
+            /**
+             * Gate Evidence
+             * @description Judged against history: each gated metric's window, value, bound, p and the smallest change the window lets the gate see (empty when judged against one run)
+             */
+            gate_evidence: components["schemas"]["GateEvidence"][];
             /** Series */
             series: components["schemas"]["SeriesRead"][];
             /** @description The axis the run sweeps: its series form load-latency curves over these values */
@@ -2120,6 +2221,7 @@ export interface components {
             build_url: string | null;
             /** Pull Request */
             pull_request: number | null;
+            start_point?: components["schemas"]["StartPointRead"] | null;
         };
         /** Spectrum */
         Spectrum: {
@@ -2146,6 +2248,13 @@ export interface components {
             percentile: number;
             /** Value */
             value: number;
+        };
+        /** StartPointRead */
+        StartPointRead: {
+            /** Branch */
+            branch: string;
+            /** Commit */
+            commit: string | null;
         };
         /** SuiteRead */
         SuiteRead: {
@@ -2518,7 +2627,7 @@ export interface components {
         VerdictReason: {
             /**
              * Kind
-             * @description regression: tested with enough trials (fails the gate); suspected-regression: tested, but from fewer trials than a confirmation takes (for a lab job, which the lab measures again: any gate metric whose trials do not rule out a 7.5 % change for the worse); too-few-trials: a change the trials cannot test; sla: a rule's breach (fails)
+             * @description regression: a tested regression (fails the gate): against the series' history (its window) at any number of trials, against one baseline run with enough trials; suspected-regression: tested, but from fewer trials than a confirmation takes (for a lab job, which the lab measures again: any gate metric whose trials do not rule out a 7.5 % change for the worse); too-few-trials: a change the trials cannot test; sla: a rule's breach (fails)
              * @enum {string}
              */
             kind: "regression" | "suspected-regression" | "too-few-trials" | "sla";
@@ -2542,6 +2651,20 @@ export interface components {
             severity?: string | null;
             /** Value */
             value?: number | null;
+            /** @description Judged against history: the window */
+            window?: components["schemas"]["GateWindow"] | null;
+            /**
+             * Bound
+             * @description Judged against history: the value past which the candidate fails
+             */
+            bound?: number | null;
+            /**
+             * Smallest Change
+             * @description Judged against history: the smallest change the window lets the gate see, relative, by candidate trials ("1", "3", "5")
+             */
+            smallest_change?: {
+                [key: string]: number;
+            } | null;
         };
         /**
          * VocabularyRead
@@ -2886,6 +3009,25 @@ export interface components {
              * @default null
              */
             pull_request: number | null;
+            /**
+             * @description The branch and commit this branch started from, e.g. {"branch": "main", "commit": "9f1c2e7"}
+             * @default null
+             */
+            start_point: components["schemas"]["StartPoint"] | null;
+        };
+        /**
+         * StartPoint
+         * @description Where a branch started: until it has history of its own, its runs are judged against
+         *     this branch's history up to this commit's run.
+         */
+        StartPoint: {
+            /** Branch */
+            branch: string;
+            /**
+             * Commit
+             * @default null
+             */
+            commit: string | null;
         };
         /** TrialIn */
         TrialIn: {
@@ -2996,7 +3138,8 @@ export interface components {
              *       "commit": null,
              *       "branch": null,
              *       "build_url": null,
-             *       "pull_request": null
+             *       "pull_request": null,
+             *       "start_point": null
              *     }
              */
             source: components["schemas"]["SourceIn"];

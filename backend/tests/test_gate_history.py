@@ -1,0 +1,105 @@
+"""The CI gate against history, through the api: one-trial CI runs judged against a window
+of their series' history, start points, and the evidence a verdict names."""
+
+from typing import Any
+
+import numpy as np
+
+from latlab.models import Scope
+from tests.factories import result
+
+SPREAD = 0.04  # run-to-run, as a CI machine gives
+
+
+def _submit(client, headers, index: int, level: float, rng: np.random.Generator, *,
+            branch: str = "main", trials: int = 1, start_point: dict[str, str] | None = None
+            ) -> dict[str, Any]:
+    """A run whose trials' p99 sit at `level` x 1 ms, with the run-to-run spread."""
+    run_level = level * float(np.exp(rng.normal(0, SPREAD)))
+    document = result(series=[{"labels": {"client": "go"}, "trials": [
+        {"latency": {"samples_ns": [int(v) for v in rng.lognormal(
+            np.log(500_000 * run_level), 0.3, 2000)]}}
+        for _ in range(trials)]}],
+        started_at=f"2026-11-{1 + index // 10:02d}T{index % 10 + 10}:00:00Z", branch=branch,
+        commit=f"{index:04x}" + "c0ffee")
+    if start_point is not None:
+        document["source"]["start_point"] = start_point
+    response = client.post("/api/v1/runs", json=document, headers=headers)
+    assert response.status_code == 201, response.text
+    created: dict[str, Any] = response.json()
+    return created
+
+
+def test_a_one_trial_candidate_25_percent_slower_fails_against_a_20_run_window(
+        client, actors) -> None:
+    headers = actors.token(Scope.runs_write, Scope.read)
+    rng = np.random.default_rng(28)
+    history = [_submit(client, headers, i, 1.0, rng) for i in range(20)]
+    slower = _submit(client, headers, 20, 1.25, rng, branch="feature-slow")
+    assert slower["verdict"] == "fail", slower["reasons"]
+    (reason,) = slower["reasons"]
+    assert reason["kind"] == "regression" and reason["metric"] == "p99"
+    window = reason["window"]
+    assert window["branch"] == "main" and window["runs"] + window["outliers"] == 20
+    assert (window["first_run_id"], window["last_run_id"]) == (history[0]["id"],
+                                                             history[-1]["id"])
+    assert reason["candidate"] > reason["bound"] > reason["baseline"]
+    assert "against the window of its last 20 runs on main" in reason["message"]
+    assert f"run {history[0]['id']} @ 0000c0ffee" in reason["message"]
+    smallest = reason["smallest_change"]
+    assert set(smallest) == {"1", "3", "5"} and smallest["1"] >= smallest["5"] >= 0.05
+    # The evidence names every judged metric, passing or not; the run page has it too.
+    (evidence,) = slower["gate_evidence"]
+    assert evidence["outcome"] == "regressed" and evidence["trials"] == 1
+    run = client.get(f"/api/v1/runs/{slower['id']}", headers=headers).json()
+    assert run["gate_evidence"] == slower["gate_evidence"]
+    assert run["baseline_run_id"] == history[-1]["id"]
+    # An A/A candidate passes, and says how small a change its window lets the gate see.
+    same = _submit(client, headers, 21, 1.0, rng, branch="feature-same")
+    assert same["verdict"] == "pass", same["reasons"]
+    (evidence,) = same["gate_evidence"]
+    assert evidence["outcome"] == "unchanged" and evidence["p_value"] > evidence["level"]
+
+
+def test_a_new_branch_is_judged_against_its_start_point_not_main_as_it_is_now(
+        client, actors) -> None:
+    """main got 20 % faster after the branch started: the branch's unchanged code is judged
+    against main up to its start commit, where it is no slower."""
+    headers = actors.token(Scope.runs_write, Scope.read)
+    rng = np.random.default_rng(5)
+    before = [_submit(client, headers, i, 1.0, rng) for i in range(12)]
+    for i in range(12, 24):
+        _submit(client, headers, i, 0.8, rng)
+    start = {"branch": "main", "commit": "000bc0ffee"}  # run 11, the last before the change
+    started = _submit(client, headers, 24, 1.0, rng, branch="topic", start_point=start)
+    assert started["verdict"] == "pass", started["reasons"]
+    (evidence,) = started["gate_evidence"]
+    assert evidence["window"]["branch"] == "main"
+    assert evidence["window"]["last_run_id"] == before[-1]["id"]
+    run = client.get(f"/api/v1/runs/{started['id']}", headers=headers).json()
+    assert run["source"]["start_point"] == start
+    # Without its start point the same code is judged against main as it is now: slower.
+    unaware = _submit(client, headers, 25, 1.0, rng, branch="other-topic")
+    assert unaware["verdict"] == "fail", unaware["reasons"]
+
+
+def test_a_branch_with_history_of_its_own_is_judged_against_it(client, actors) -> None:
+    headers = actors.token(Scope.runs_write, Scope.read)
+    rng = np.random.default_rng(9)
+    for i in range(10):
+        _submit(client, headers, i, 1.0, rng)
+    own = [_submit(client, headers, 10 + i, 1.5, rng, branch="rewrite") for i in range(6)]
+    assert own[0]["verdict"] == "fail"  # its first run, against main
+    later = _submit(client, headers, 16, 1.5, rng, branch="rewrite")
+    (evidence,) = later["gate_evidence"]
+    assert evidence["window"]["branch"] == "rewrite" and later["verdict"] == "pass"
+
+
+def test_few_runs_of_history_fall_back_to_one_baseline_run(client, actors) -> None:
+    headers = actors.token(Scope.runs_write, Scope.read)
+    rng = np.random.default_rng(1)
+    for i in range(3):
+        _submit(client, headers, i, 1.0, rng)
+    candidate = _submit(client, headers, 3, 1.25, rng, branch="feature")
+    assert candidate["gate_evidence"] == []
+    assert candidate["verdict"] == "inconclusive"  # one trial against one run
