@@ -5,7 +5,7 @@ from typing import Any
 
 import numpy as np
 
-from latlab.models import Scope
+from latlab.models import Role, Scope
 from tests.factories import result
 
 SPREAD = 0.04  # run-to-run, as a CI machine gives
@@ -103,3 +103,37 @@ def test_few_runs_of_history_fall_back_to_one_baseline_run(client, actors) -> No
     candidate = _submit(client, headers, 3, 1.25, rng, branch="feature")
     assert candidate["gate_evidence"] == []
     assert candidate["verdict"] == "inconclusive"  # one trial against one run
+
+
+def test_thresholds_are_project_settings_by_suite_and_scenario(client, actors) -> None:
+    actors.login(client, Role.admin)
+    headers = actors.token(Scope.runs_write, Scope.read)
+    assert client.get("/api/v1/gate-settings").json()["effective_default"] == {
+        "window": 30, "test": "t", "false_alarm": 0.01, "min_effect": 0.05, "percentage": 0.1}
+    refused = client.put("/api/v1/gate-settings", json={"default": {"window": 2}})
+    assert refused.status_code == 422 and refused.json()["detail"][0]["path"] == (
+        "$.default.window")
+    settings = {"default": {"window": 10},
+                "suites": {"http-order/medium": {"test": "percentage", "percentage": 0.3}}}
+    answer = client.put("/api/v1/gate-settings", json=settings)
+    assert answer.status_code == 200, answer.text
+    stored = answer.json()["suites"]["http-order/medium"]
+    assert {k: v for k, v in stored.items() if v is not None} == (
+        settings["suites"]["http-order/medium"])
+    rng = np.random.default_rng(2)
+    history = [_submit(client, headers, i, 1.0, rng) for i in range(20)]
+    # 25 % slower is under the scenario's 30 % percentage threshold: a pass, from the last
+    # 10 runs (the project's window).
+    slower = _submit(client, headers, 20, 1.25, rng, branch="feature")
+    assert slower["verdict"] == "pass", slower["reasons"]
+    (evidence,) = slower["gate_evidence"]
+    assert evidence["window"]["runs"] + evidence["window"]["outliers"] == 10
+    assert evidence["window"]["first_run_id"] == history[10]["id"]
+    assert evidence["smallest_change"]["1"] == 0.3
+    assert _submit(client, headers, 21, 1.5, rng, branch="feature")["verdict"] == "fail"
+
+
+def test_only_admins_set_the_thresholds(client, actors) -> None:
+    actors.login(client, Role.member)
+    assert client.put("/api/v1/gate-settings", json={}).status_code == 403
+    assert client.get("/api/v1/gate-settings").status_code == 200

@@ -22,10 +22,12 @@ suite.toml; p99 and throughput by default), every series at once.
   slowdown in its noise costs.
 """
 
+import dataclasses
 import statistics
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from latlab.analysis import thresholds
 from latlab.analysis.baselines import HistoryRun
 from latlab.analysis.compare import MetricComparison, RunComparison
 from latlab.analysis.stats import (
@@ -40,6 +42,7 @@ from latlab.analysis.stats import (
     trials_to_detect,
     worse_p,
 )
+from latlab.analysis.thresholds import Thresholds
 from latlab.analysis.window import WindowStats, WindowTest, bound, smallest_change, window_test
 from latlab_contract.vocabulary import MetricInfo, quantity
 
@@ -198,7 +201,6 @@ def _reason(judged: Judged, count: int, alpha: float, confirm_trials: int,
 
 
 # The gate against a window of history (`analysis.window`): CI runs of one trial can fail.
-WINDOW_ALPHA = 0.01  # the chance that an unchanged run fails, over all its gated metrics
 DETECTION_TRIALS = (1, 3, 5)  # the smallest change is given for these candidate trials
 
 
@@ -212,30 +214,45 @@ class Window:
 
 
 def judge_window(candidates: list[tuple[dict[str, Any], MetricInfo, tuple[float, ...]]],
-                 windows: list[Window], *, alpha: float = WINDOW_ALPHA,
-                 min_effect: float = MIN_EFFECT) -> GateResult:
+                 windows: list[Window], limits: Thresholds = thresholds.DEFAULT
+                 ) -> GateResult:
     """The gate's verdict from each gated series' metric against its window (the same order
     as `candidates`: the series' labels, the metric, its trial values). One-sided: is the
     candidate worse than its history lets a run be? Holm's correction over every metric
-    judged keeps an unchanged run's chance to fail under `alpha`; a regression fails at any
-    number of trials, and must be at least `min_effect` large."""
-    tests = [window_test(w.stats, values, info.direction)
+    judged keeps an unchanged run's chance to fail under `limits.false_alarm`; a regression
+    fails at any number of trials, and must be at least `limits.min_effect` large. With the
+    `percentage` test, a candidate fails past `limits.percentage` worse, whatever the
+    spread."""
+    normal = limits.test == "z"
+    tests = [window_test(w.stats, values, info.direction, normal)
              for (_, info, values), w in zip(candidates, windows, strict=True)]
-    levels = _holm_levels([t.p_worse for t in tests], alpha)
-    strictest = alpha / len(tests) if tests else alpha
+    if limits.test == "percentage":
+        # Not a test: the threshold decides, and p says which side of it the value fell.
+        tests = [dataclasses.replace(t, p_worse=0.0 if _worse(t, info) and abs(t.effect) >= (
+            limits.percentage) else 1.0) for t, (_, info, _) in zip(tests, candidates,
+                                                                   strict=True)]
+    levels = _holm_levels([t.p_worse for t in tests], limits.false_alarm)
+    strictest = limits.false_alarm / len(tests) if tests else limits.false_alarm
     judged, reasons, evidence = [], [], []
     for (labels, info, values), window, test, (level, passed) in zip(
             candidates, windows, tests, levels, strict=True):
-        worse = test.effect > 0 if info.direction == "lower" else test.effect < 0
-        big = abs(test.effect) >= min_effect
+        worse = _worse(test, info)
+        big = abs(test.effect) >= limits.min_effect
         outcome: Literal["regressed", "improved", "unchanged"] = "unchanged"
         if info.direction != "none" and big and worse and passed:
             outcome = "regressed"
         elif info.direction != "none" and big and not worse and test.p_better <= level:
             outcome = "improved"
-        smallest = {str(k): max(min_effect, smallest_change(
-            window.stats, k, strictest, direction=info.direction)) for k in DETECTION_TRIALS}
-        edge = bound(window.stats, len(values), level, info.direction)
+        if limits.test == "percentage":
+            smallest = {str(k): max(limits.min_effect, limits.percentage)
+                        for k in DETECTION_TRIALS}
+            centre, sign = window.stats.centre, 1 if info.direction != "higher" else -1
+            edge = centre * (1 + sign * max(limits.min_effect, limits.percentage))
+        else:
+            smallest = {str(k): max(limits.min_effect, smallest_change(
+                window.stats, k, strictest, direction=info.direction, normal=normal))
+                for k in DETECTION_TRIALS}
+            edge = bound(window.stats, len(values), level, info.direction, normal)
         described = _window_evidence(labels, info, window, test, level, edge, smallest,
                                      outcome)
         evidence.append(described)
@@ -246,7 +263,7 @@ def judge_window(candidates: list[tuple[dict[str, Any], MetricInfo, tuple[float,
                 delta=test.value - window.stats.centre, delta_pct=100 * test.effect,
                 verdict="regressed" if outcome == "regressed" else "improved"
                 if outcome == "improved" else "unchanged",
-                confidence="high", p_value=test.p_worse, method="window-t",
+                confidence="high", p_value=test.p_worse, method=f"window-{limits.test}",
                 reason=described["message"], spread=window.stats.spread),
             baseline_values=tuple(statistics.median(r.values) for r in window.runs),
             candidate_values=values)
@@ -259,6 +276,10 @@ def judge_window(candidates: list[tuple[dict[str, Any], MetricInfo, tuple[float,
                             "smallest_change": smallest})
     verdict: RunVerdict = "fail" if reasons else "pass"
     return GateResult(verdict, judged, reasons, evidence)
+
+
+def _worse(test: WindowTest, info: MetricInfo) -> bool:
+    return test.effect > 0 if info.direction == "lower" else test.effect < 0
 
 
 def _window_evidence(labels: dict[str, Any], info: MetricInfo, window: Window,

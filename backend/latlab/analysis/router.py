@@ -4,7 +4,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Response, status
 
-from latlab.analysis import baselines, reports
+from latlab.analysis import baselines, reports, thresholds
 from latlab.analysis import compare as comparisons
 from latlab.analysis import trends as history
 from latlab.analysis.schemas import (
@@ -12,20 +12,22 @@ from latlab.analysis.schemas import (
     BaselineRead,
     ChangePointRead,
     CompareRead,
+    GateSettings,
+    GateSettingsRead,
     MetricDelta,
     RunRef,
     SeriesDelta,
     TrendPoint,
     TrendRead,
 )
-from latlab.auth.dependencies import Member, Reader
+from latlab.auth.dependencies import Admin, Member, Reader
 from latlab.core.db import DbSession
 from latlab.core.errors import Conflict, NotFound, Unprocessable
 from latlab.core.openapi import documented, raises
 from latlab.core.params import Id, IdQuery
 from latlab.core.routing import ApiRoute
 from latlab.core.schemas import Moment
-from latlab.models import Baseline, Run
+from latlab.models import Baseline, Project, Run
 from latlab.projects import service as projects
 from latlab.runs import service as run_service
 from latlab.runs.keys import label_key
@@ -193,3 +195,24 @@ def _ref(run: Run) -> RunRef:
     return RunRef(id=run.id, suite=run.suite, scenario=run.scenario, branch=run.branch,
                   commit=run.commit, host_name=run.host_name, started_at=run.started_at)
 
+
+@router.get("/gate-settings")
+def get_gate_settings(principal: Reader) -> GateSettingsRead:
+    """The CI gate's thresholds of the current project (window, test, false alarms, minimum
+    effect), by suite and scenario."""
+    return _gate_settings(principal.project)
+
+
+@router.put("/gate-settings")
+def put_gate_settings(body: GateSettings, admin: Admin) -> GateSettingsRead:
+    """Set the current project's gate thresholds (admins); later runs are judged by them."""
+    target = projects.writable(admin.project)
+    target.gate_settings = body.model_dump(exclude_none=True)
+    return _gate_settings(target)
+
+
+def _gate_settings(project: Project) -> GateSettingsRead:
+    stored = GateSettings.model_validate(project.gate_settings or {})
+    default = thresholds.effective(project.gate_settings or {}, "", "")
+    return GateSettingsRead(project=project.slug, default=stored.default, suites=stored.suites,
+                            effective_default=dataclasses.asdict(default))

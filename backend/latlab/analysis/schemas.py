@@ -1,7 +1,7 @@
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, StringConstraints
 
 from latlab.core.schemas import Schema
 
@@ -104,3 +104,39 @@ class TrendRead(Schema):
     labels: dict[str, str]
     points: list[TrendPoint]
     change_points: list[ChangePointRead]
+
+
+Fraction = Annotated[float, Field(gt=0, lt=1)]
+
+
+class GateRule(Schema):
+    """Thresholds of the CI gate; a field left out (or null) keeps the level above's."""
+
+    window: Annotated[int, Field(ge=5, le=500)] | None = Field(
+        None, description="Runs a window of history holds at most (default 30)")
+    test: Literal["t", "z", "percentage"] | None = Field(
+        None, description="t: Student's t prediction test (default); z: normal quantiles; "
+        "percentage: fails past `percentage` worse than the window's centre")
+    false_alarm: Annotated[float, Field(ge=0.0001, le=0.2)] | None = Field(
+        None, description="The chance that an unchanged run fails, over its gated metrics "
+        "(default 0.01)")
+    min_effect: Annotated[float, Field(ge=0, lt=1)] | None = Field(
+        None, description="Changes smaller than this never fail (default 0.05: 5 %)")
+    percentage: Fraction | None = Field(
+        None, description="With test `percentage`: the change that fails (default 0.1)")
+
+
+class GateSettings(Schema):
+    """The CI gate's thresholds of the current project: its default, then per suite
+    (`"http-order"`) and per scenario (`"http-order/large"`)."""
+
+    default: GateRule = GateRule()
+    suites: Annotated[dict[Annotated[str, StringConstraints(
+        pattern=r"^[a-z0-9][a-z0-9._-]{0,63}(/[a-z0-9][a-z0-9._-]{0,63})?$")], GateRule],
+        Field(max_length=500)] = {}
+
+
+class GateSettingsRead(GateSettings):
+    project: str
+    effective_default: dict[str, Any] = Field(
+        description="The thresholds a run gets where no suite or scenario says otherwise")

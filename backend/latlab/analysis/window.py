@@ -22,6 +22,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from scipy.stats import norm
 from scipy.stats import t as student
 
 from latlab_contract.vocabulary import Direction
@@ -93,10 +94,11 @@ def window_stats(runs: Sequence[Sequence[float]]) -> WindowStats | None:
                        inverse_trials=statistics.fmean(1 / len(usable[i]) for i in kept))
 
 
-def window_test(stats: WindowStats, candidate: Sequence[float], direction: Direction
-                ) -> WindowTest:
+def window_test(stats: WindowStats, candidate: Sequence[float], direction: Direction,
+                normal: bool = False) -> WindowTest:
     """The candidate's trial values against the window: Student's t prediction test on the
-    log of their median, one-sided each way."""
+    log of their median, one-sided each way (with `normal`, the normal distribution's tails:
+    a z-score)."""
     value = float(statistics.median(candidate))
     effect = value / stats.centre - 1
     if value <= 0:  # no log: as far the low way as a value can be
@@ -105,26 +107,33 @@ def window_test(stats: WindowStats, candidate: Sequence[float], direction: Direc
         sd = stats.predicted_sd(len(candidate))
         score = (math.log(value) - stats.mean) / sd if sd > 0 else math.copysign(
             math.inf, math.log(value) - stats.mean) if math.log(value) != stats.mean else 0.0
-        high = float(student.sf(score, stats.df))  # this high or higher from the history
-        low = float(student.cdf(score, stats.df))
+        tails = norm() if normal else student(stats.df)
+        high = float(tails.sf(score))  # this high or higher from the history
+        low = float(tails.cdf(score))
     worse, better = (high, low) if direction == "lower" else (low, high)
     if direction == "none":
         worse = better = 1.0
     return WindowTest(value, effect, worse, better, len(candidate))
 
 
-def bound(stats: WindowStats, trials: int, level: float, direction: Direction) -> float:
+def bound(stats: WindowStats, trials: int, level: float, direction: Direction,
+          normal: bool = False) -> float:
     """The value past which a candidate with `trials` trials fails at `level` (one-sided):
     above it for a lower-is-better metric, below it for a higher-is-better one."""
-    reach = float(student.ppf(1 - level, stats.df)) * stats.predicted_sd(trials)
+    reach = _quantile(1 - level, stats, normal) * stats.predicted_sd(trials)
     return math.exp(stats.mean + reach if direction != "higher" else stats.mean - reach)
 
 
 def smallest_change(stats: WindowStats, trials: int, level: float,
-                    power: float = DETECTION_POWER, direction: Direction = "lower") -> float:
+                    power: float = DETECTION_POWER, direction: Direction = "lower",
+                    normal: bool = False) -> float:
     """The smallest relative change the bad way that the test at `level` catches with
     probability `power` for a candidate of `trials` trials: (t(1 - level) + t(power)) x
     sd_pred on the log scale."""
-    reach = (float(student.ppf(1 - level, stats.df)) + float(student.ppf(power, stats.df))
+    reach = (_quantile(1 - level, stats, normal) + _quantile(power, stats, normal)
              ) * stats.predicted_sd(trials)
     return math.exp(reach) - 1 if direction != "higher" else 1 - math.exp(-reach)
+
+
+def _quantile(q: float, stats: WindowStats, normal: bool) -> float:
+    return float(norm.ppf(q) if normal else student.ppf(q, stats.df))

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from latlab.alerts import history, rules
-from latlab.analysis import baselines, compare, gate
+from latlab.analysis import baselines, compare, gate, thresholds
 from latlab.analysis.window import window_stats
 from latlab.jobs import confirmation
 from latlab.models import Job, Project, Run
@@ -25,9 +25,6 @@ from latlab.runs.keys import label_key
 from latlab.suites import service as suite_service
 from latlab_contract.result import RunCreate
 from latlab_contract.vocabulary import MetricInfo, Vocabulary
-
-# The runs a window holds at most.
-WINDOW_RUNS = 30
 
 VARIANT = "variant"  # the label a confirmation job gives its interleaved versions
 
@@ -65,8 +62,11 @@ def judge(session: Session, run: Run) -> Judgement:
     confirmable = baseline is not None and confirmation.wanted(session, run)
     # A CI run is judged against its history; a pinned baseline, or a lab job the lab will
     # measure again, against one run.
+    project = session.get(Project, run.project_id)
+    limits = thresholds.effective(project.gate_settings if project else {}, run.suite,
+                                  run.scenario)
     by_history = (None if pinned is not None or confirmable
-                  else _against_history(session, run, gate_metrics, vocabulary))
+                  else _against_history(session, run, gate_metrics, vocabulary, limits))
     if by_history is not None:
         result, baseline = by_history
         reasons = result.reasons
@@ -93,14 +93,15 @@ def judge(session: Session, run: Run) -> Judgement:
 
 
 def _against_history(session: Session, run: Run, gate_metrics: tuple[str, ...],
-                     vocabulary: Vocabulary) -> tuple[gate.GateResult, Run] | None:
+                     vocabulary: Vocabulary, limits: thresholds.Thresholds
+                     ) -> tuple[gate.GateResult, Run] | None:
     """The gate on the run's series against windows of their history (`gate.judge_window`),
     and the newest run of those windows (the comparison the verdict links to); None when no
     gated metric of any series has a window of `MIN_WINDOW_RUNS` runs. The run's own branch
     is tried first when it has history of its own, then its start point's branch up to the
     start commit, then the default branch."""
     for branch, until in _window_branches(session, run):
-        windows = baselines.history_windows(session, run, gate_metrics, WINDOW_RUNS,
+        windows = baselines.history_windows(session, run, gate_metrics, limits.window,
                                             branch=branch, until=until)
         candidates: list[tuple[dict[str, Any], MetricInfo, tuple[float, ...]]] = []
         chosen: list[gate.Window] = []
@@ -115,7 +116,7 @@ def _against_history(session: Session, run: Run, gate_metrics: tuple[str, ...],
                 chosen.append(gate.Window(branch, history_runs, stats))
         if candidates:
             newest = max((w.runs[-1] for w in chosen), key=lambda r: (r.started_at, r.run_id))
-            return (gate.judge_window(candidates, chosen),
+            return (gate.judge_window(candidates, chosen, limits),
                     run_service.load_run(session, newest.run_id))
     return None
 

@@ -1,6 +1,8 @@
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import ForeignKey, String
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
 from latlab.models.base import Base
@@ -26,6 +28,9 @@ class Project(Base):
     # trial summaries and the daily rollups are kept forever.
     intervals_retention_days: Mapped[int | None]
     histograms_retention_days: Mapped[int | None]
+    # The CI gate's thresholds: {"default": {...}, "suites": {"suite[/scenario]": {...}}}
+    # (`analysis.thresholds`); empty: the lab's defaults.
+    gate_settings: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
 
 
 class ProjectMember(Base):

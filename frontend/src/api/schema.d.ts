@@ -628,6 +628,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/gate-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Gate Settings
+         * @description The CI gate's thresholds of the current project (window, test, false alarms, minimum
+         *     effect), by suite and scenario.
+         */
+        get: operations["get_gate_settings_api_v1_gate_settings_get"];
+        /**
+         * Put Gate Settings
+         * @description Set the current project's gate thresholds (admins); later runs are judged by them.
+         */
+        put: operations["put_gate_settings_api_v1_gate_settings_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sla-rules/templates": {
         parameters: {
             query?: never;
@@ -1220,6 +1245,74 @@ export interface components {
             /** Message */
             message: string;
             window: components["schemas"]["GateWindow"];
+        };
+        /**
+         * GateRule
+         * @description Thresholds of the CI gate; a field left out (or null) keeps the level above's.
+         */
+        GateRule: {
+            /**
+             * Window
+             * @description Runs a window of history holds at most (default 30)
+             */
+            window?: number | null;
+            /**
+             * Test
+             * @description t: Student's t prediction test (default); z: normal quantiles; percentage: fails past `percentage` worse than the window's centre
+             */
+            test?: ("t" | "z" | "percentage") | null;
+            /**
+             * False Alarm
+             * @description The chance that an unchanged run fails, over its gated metrics (default 0.01)
+             */
+            false_alarm?: number | null;
+            /**
+             * Min Effect
+             * @description Changes smaller than this never fail (default 0.05: 5 %)
+             */
+            min_effect?: number | null;
+            /**
+             * Percentage
+             * @description With test `percentage`: the change that fails (default 0.1)
+             */
+            percentage?: number | null;
+        };
+        /**
+         * GateSettings
+         * @description The CI gate's thresholds of the current project: its default, then per suite
+         *     (`"http-order"`) and per scenario (`"http-order/large"`).
+         */
+        GateSettings: {
+            /** @default {} */
+            default: components["schemas"]["GateRule"];
+            /**
+             * Suites
+             * @default {}
+             */
+            suites: {
+                [key: string]: components["schemas"]["GateRule"];
+            };
+        };
+        /** GateSettingsRead */
+        GateSettingsRead: {
+            /** @default {} */
+            default: components["schemas"]["GateRule"];
+            /**
+             * Suites
+             * @default {}
+             */
+            suites: {
+                [key: string]: components["schemas"]["GateRule"];
+            };
+            /** Project */
+            project: string;
+            /**
+             * Effective Default
+             * @description The thresholds a run gets where no suite or scenario says otherwise
+             */
+            effective_default: {
+                [key: string]: unknown;
+            };
         };
         /**
          * GateWindow
@@ -5470,6 +5563,115 @@ export interface operations {
             };
             /** @description No such object in the caller's project */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    get_gate_settings_api_v1_gate_settings_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GateSettingsRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    put_gate_settings_api_v1_gate_settings_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GateSettings"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GateSettingsRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
