@@ -27,7 +27,7 @@ from latlab.core.settings import get_settings
 from latlab.models import Role, User
 from latlab.projects import service as projects
 from latlab_contract import parsers
-from latlab_contract.result import SourceIn
+from latlab_contract.result import SourceIn, StartPoint
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 
@@ -51,6 +51,10 @@ def main(argv: list[str] | None = None) -> int:
     submit.add_argument("--commit", help="with --adapter: the commit built")
     submit.add_argument("--build-url", help="with --adapter: the CI job's address")
     submit.add_argument("--pull-request", type=int, help="with --adapter: the PR's number")
+    submit.add_argument("--start-point", metavar="BRANCH[@COMMIT]",
+                        help="with --adapter: where this branch started (main@9f1c2e7): until "
+                             "it has history of its own, its runs are judged against that "
+                             "branch's history up to that commit")
     submit.add_argument("--started-at", type=datetime.fromisoformat,
                         help="with --adapter: when the benchmark ran (ISO 8601; default: when "
                              "the harness wrote its output, the files' modification time, or "
@@ -167,7 +171,9 @@ def _adapted(args: argparse.Namespace) -> bytes:
             args.adapter, outputs, suite=args.suite, scenario=args.scenario,
             started_at=started_at,
             source=SourceIn(kind="ci", commit=args.commit, branch=args.branch,
-                            build_url=args.build_url, pull_request=args.pull_request),
+                            build_url=args.build_url, pull_request=args.pull_request,
+                            start_point=None if args.start_point is None
+                            else StartPoint.parse(args.start_point)),
             context=parsers.ParseContext(latency_unit=args.unit))
     except parsers.ParseError as error:
         raise _Refused(f"{args.adapter}: {error}") from error
@@ -200,8 +206,10 @@ def _write_reports(args: argparse.Namespace, result: dict[str, Any], base: str,
     """The Markdown summary and the JUnit XML of the verdict, from the comparison with the
     baseline (GET /compare, which needs the token's read scope)."""
     compare = None
-    path, params = f"/api/v1/runs/{result['id']}", {}
-    if result.get("baseline_run_id") is not None:
+    # Judged against history, the evidence is the report (the run is read for its suite).
+    judged = bool(result.get("gate_evidence"))
+    path, params = f"/api/v1/runs/{result['id']}", dict[str, Any]()
+    if not judged and result.get("baseline_run_id") is not None:
         path, params = "/api/v1/compare", {"baseline": result["baseline_run_id"],
                                            "candidate": result["id"]}
     try:
@@ -217,22 +225,26 @@ def _write_reports(args: argparse.Namespace, result: dict[str, Any], base: str,
     if params:
         compare = response.json()
         rows = reports.gate_rows(result, compare)
+    elif judged:
+        rows = reports.evidence_rows(result)
     else:  # the first run of its history: its values, with nothing to compare them with
         rows = reports.run_rows({**response.json(), "url": result["url"]},
                                 result.get("gated_metrics", []))
     verdict = result.get("verdict") or "unjudged"
-    name = f"latlab.{compare['candidate']['suite']}" if compare else "latlab"
+    suite = (compare["candidate"] if compare else response.json())["suite"]
+    name = f"latlab.{suite}" if compare or judged else "latlab"
     links = {"run": result["url"]}
     if result.get("compare_url"):
         links["compare"] = result["compare_url"]
-    skipped = None if compare else "no baseline: the first run of its suite, scenario and branch"
+    skipped = None if compare or judged else (
+        "no baseline: the first run of its suite, scenario and branch")
     if args.summary:
         lines = [f"- {key}: {link}" for key, link in links.items()]
         lines += [f"- {skipped}"] if skipped else []
         lines += [f"- warning: {warning}" for warning in (compare or {}).get("warnings", [])]
         _write(args.summary, reports.markdown(rows, title=f"latlab: {verdict}", lines=lines))
     if args.junit:  # nothing was judged without a baseline: one skipped case says why
-        _write(args.junit, reports.junit(rows if compare else [], name=name,
+        _write(args.junit, reports.junit(rows if compare or judged else [], name=name,
                                          timestamp=datetime.now(UTC),
                                          properties={"verdict": verdict, **links},
                                          skipped=skipped))

@@ -1,11 +1,14 @@
 """The CI gate against history, through the api: one-trial CI runs judged against a window
 of their series' history, start points, and the evidence a verdict names."""
 
+import subprocess
+import sys
 from typing import Any
 
 import numpy as np
 
 from latlab.models import Role, Scope
+from tests.conftest import Actors
 from tests.factories import result
 
 SPREAD = 0.04  # run-to-run, as a CI machine gives
@@ -137,3 +140,40 @@ def test_only_admins_set_the_thresholds(client, actors) -> None:
     actors.login(client, Role.member)
     assert client.put("/api/v1/gate-settings", json={}).status_code == 403
     assert client.get("/api/v1/gate-settings").status_code == 200
+
+
+def test_ci_submits_one_go_test_run_per_commit_and_the_cli_reports_the_window(
+        committed_db, live_server, tmp_path) -> None:
+    """As a CI pipeline: `go test -bench` once per commit on main, then a branch started at
+    main's last commit whose code is 30 % slower: `latlab submit` exits 1 (--fail-on
+    regression) and its Markdown summary and JUnit name the window."""
+    token = Actors(committed_db).token(Scope.runs_write, Scope.read)["Authorization"].split()[1]
+    committed_db.commit()
+    rng = np.random.default_rng(4)
+
+    def submit(index: int, level: float, *args: str) -> subprocess.CompletedProcess[str]:
+        path = tmp_path / f"bench-{index}.txt"
+        ns = 1500 * level * float(np.exp(rng.normal(0, SPREAD)))
+        path.write_text(f"pkg: example.org/lib\nBenchmarkParse-2   \t  800000\t{ns:.1f} ns/op\n")
+        return subprocess.run(
+            [sys.executable, "-m", "latlab.cli", "submit", "--url", live_server, "--adapter",
+             "go-bench", "--suite", "lib", "--commit", f"{index:04x}beef",
+             "--started-at", f"2026-11-01T{index // 60:02d}:{index % 60:02d}:00+00:00",
+             *args, str(path)],
+            env={"LATLAB_TOKEN": token, "PATH": "/usr/bin:/bin"}, capture_output=True,
+            text=True, timeout=120, check=False)
+
+    for index in range(12):
+        done = submit(index, 1.0, "--branch", "main")
+        assert done.returncode == 0, done.stderr
+    summary, junit = tmp_path / "summary.md", tmp_path / "junit.xml"
+    slower = submit(12, 1.3, "--branch", "topic", "--start-point", "main@000bbeef",
+                    "--fail-on", "regression", "--summary", str(summary), "--junit", str(junit))
+    assert slower.returncode == 1, slower.stderr
+    assert "regression: benchmark=BenchmarkParse" in slower.stderr
+    assert "the window of its last 12 runs on main" in slower.stderr
+    text = summary.read_text()
+    assert text.startswith("### latlab: fail\n") and "window of 12 runs; sees" in text
+    assert "**fail**" in text and "ns\\_per\\_op" in text
+    report = junit.read_text()
+    assert 'failures="1"' in report and "against the window of its last 12 runs" in report

@@ -196,6 +196,12 @@ class StartPoint(Contract):
     branch: Branch
     commit: Commit | None = None
 
+    @classmethod
+    def parse(cls, text: str) -> "StartPoint":
+        """`main@9f1c2e7` (or just `main`), as CI writes it on a command line or a query."""
+        branch, _, commit = text.partition("@")
+        return cls(branch=branch, commit=commit or None)
+
 
 class SourceIn(Contract):
     kind: Literal["ci", "job", "manual"] = "ci"

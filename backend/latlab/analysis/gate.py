@@ -157,8 +157,11 @@ def _outcome(item: MetricComparison, level: float, passed: bool, confirm_trials:
     if confirmable and not regression and (worse or not rules_out(
             item.baseline_values, item.candidate_values, item.direction, CONFIRM_EFFECT)):
         return "suspected"
-    if comparison.method == "mann-whitney" and smallest_p(
-            item.baseline_trials, item.candidate_trials, sides) > level:
+    few = comparison.method != "mann-whitney" or smallest_p(
+        item.baseline_trials, item.candidate_trials, sides) > level
+    if few and not passed:
+        # 2-4 trials a side: a large change the bad way that their spread leaves unsettled
+        # is not a pass.
         return "untested" if big and worse else "unchanged"
     if not (passed and big) or item.direction == "none":
         return "unchanged"
@@ -177,9 +180,14 @@ def _reason(judged: Judged, count: int, alpha: float, confirm_trials: int,
     p = f"p = {judged.p_value:.2g}" + (" one-sided" if sides == 1 else "")
     if judged.outcome == "untested":
         needed = trials_needed(judged.level, sides)
-        message = (f"{change}, but {counts} cannot reach p <= {judged.level:.2g} (Holm over "
-                   f"the {count} gated metrics at {alpha:g}); a tested verdict needs {needed} "
-                   f"trials a side")
+        if item.method == "mann-whitney":
+            message = (f"{change}, but {counts} cannot reach p <= {judged.level:.2g} (Holm "
+                       f"over the {count} gated metrics at {alpha:g}); a tested verdict needs "
+                       f"{needed} trials a side")
+        else:
+            message = (f"{change}, but {counts} spread too widely to settle it ({p} > "
+                       f"{judged.level:.2g}, Welch's t on logs; Holm over the {count} gated "
+                       f"metrics at {alpha:g}); {needed} trials a side would")
         kind = "too-few-trials"
     elif judged.outcome == "suspected":
         # A lab job's suspicion is measured again (the caller says how); a CI run's is told
@@ -300,7 +308,8 @@ def _window_evidence(labels: dict[str, Any], info: MetricInfo, window: Window,
                f"{quantity(edge, info.unit)}, {side} it fails), p = {test.p_worse:.2g}"
                f"{' <=' if test.p_worse <= level else ' >'} {level:.2g}; the smallest "
                f"change the window lets the gate see: {shown}")
-    return {"series": labels, "metric": info.name, "method": "window", "outcome": outcome,
+    return {"series": labels, "metric": info.name, "unit": info.unit, "method": "window",
+            "outcome": outcome,
             "value": test.value, "trials": test.trials, "centre": window.stats.centre,
             "bound": edge, "p_value": test.p_worse, "level": level,
             "smallest_change": smallest, "message": message,

@@ -36,6 +36,7 @@ class Row:
     failed: bool = False
     doubted: bool = False  # the gate could not settle it (too few trials)
     link: str | None = None
+    note: str = ""  # shown with the verdict: what the gate could see
 
     @property
     def series(self) -> str:
@@ -88,6 +89,29 @@ def gate_rows(submitted: dict[str, Any], compare: dict[str, Any] | None) -> list
     return rows
 
 
+def evidence_rows(submitted: dict[str, Any]) -> list[Row]:
+    """The gate of a `POST /runs` answer judged against history: each judged metric against
+    its window's centre, failed when it regressed, with the smallest change the window lets
+    the gate see; then each SLA breach."""
+    rows = []
+    for item in submitted.get("gate_evidence", []):
+        centre, value = item["centre"], item["value"]
+        smallest = item["smallest_change"]
+        rows.append(Row(
+            labels=item["series"], metric=item["metric"], unit=item["unit"], baseline=centre,
+            candidate=value, delta=value - centre,
+            delta_pct=None if centre == 0 else 100 * (value / centre - 1),
+            verdict={"regressed": "regressed", "improved": "improved"}.get(
+                item["outcome"], "unchanged"),
+            evidence=item["message"], failed=item["outcome"] == "regressed",
+            link=submitted.get("url"),
+            note=f"window of {item['window']['runs']} runs; sees "
+                 + ", ".join(f"{100 * v:.1f} % ({k})" for k, v in smallest.items())))
+    return rows + [row for row in gate_rows(
+        {**submitted, "reasons": [r for r in submitted.get("reasons", [])
+                                  if r["kind"] == "sla"]}, None)]
+
+
 def run_rows(run: dict[str, Any], metrics: Collection[str]) -> list[Row]:
     """Rows of a run that has nothing to be compared with (`GET /runs/{id}`): each series'
     value of each of `metrics`, as its first entry in a history."""
@@ -117,7 +141,7 @@ def markdown(rows: Iterable[Row], *, title: str, lines: Iterable[str] = ()) -> s
                 row.series, row.metric, _value(row.baseline, row.unit),
                 _value(row.candidate, row.unit), _delta(row))]
             gate = "**fail**: " if row.failed else "**inconclusive**: " if row.doubted else ""
-            cells.append(gate + verdict)
+            cells.append(gate + verdict + (f" ({_escape(row.note)})" if row.note else ""))
             cells.append(f"[compare]({row.link})" if row.link else "")
             out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"

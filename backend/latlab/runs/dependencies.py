@@ -10,7 +10,7 @@ from latlab.core.params import Id
 from latlab.core.schemas import Moment
 from latlab.models import Run
 from latlab.runs import service, submission
-from latlab_contract.result import SourceIn
+from latlab_contract.result import SourceIn, StartPoint
 
 SLUG = r"^[a-z0-9][a-z0-9._-]{0,63}$"
 
@@ -54,6 +54,11 @@ def get_adapter_query(
     commit: Annotated[str | None, Query(pattern=r"^[0-9a-fA-F]{4,64}$")] = None,
     build_url: Annotated[str | None, Query(pattern=r"^https?://", max_length=2000)] = None,
     pull_request: Annotated[int | None, Query(gt=0, le=2**31 - 1)] = None,
+    start_point: Annotated[str | None, Query(
+        pattern=r"^[^@\x00]{1,200}(@[0-9a-fA-F]{4,64})?$",
+        description="Where this branch started, BRANCH[@COMMIT] (main@9f1c2e7): until it has "
+        "history of its own, its runs are judged against that branch's up to that commit")]
+    = None,
     started_at: Annotated[Moment | None, Query(
         description="With adapter: when the benchmark ran (default: now)")] = None,
     unit: Annotated[str, Query(
@@ -68,7 +73,9 @@ def get_adapter_query(
     return submission.AdapterQuery(
         adapter=adapter, suite=suite, scenario=scenario,
         source=SourceIn(kind="ci", commit=commit, branch=branch, build_url=build_url,
-                        pull_request=pull_request),
+                        pull_request=pull_request,
+                        start_point=None if start_point is None
+                        else StartPoint.parse(start_point)),
         started_at=started_at, latency_unit=unit)
 
 

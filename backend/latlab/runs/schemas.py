@@ -75,6 +75,7 @@ class GateEvidence(Schema):
 
     series: dict[str, str]
     metric: str
+    unit: str
     method: Literal["window"]
     outcome: Literal["regressed", "improved", "unchanged"]
     value: float = Field(description="The candidate's value: the median of its trials")
