@@ -3,20 +3,25 @@ of their series' history, start points, and the evidence a verdict names."""
 
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+from sqlalchemy import select
 
-from latlab.models import Role, Scope
+from latlab.models import Role, Scope, Series
+from latlab.suites import service as suite_service
+from latlab_workers.suites import load_suites
 from tests.conftest import Actors
 from tests.factories import result
 
+ROOT = Path(__file__).resolve().parents[2]
 SPREAD = 0.04  # run-to-run, as a CI machine gives
 
 
 def _submit(client, headers, index: int, level: float, rng: np.random.Generator, *,
-            branch: str = "main", trials: int = 1, start_point: dict[str, str] | None = None
-            ) -> dict[str, Any]:
+            branch: str = "main", trials: int = 1, start_point: dict[str, str] | None = None,
+            params: dict[str, Any] | None = None) -> dict[str, Any]:
     """A run whose trials' p99 sit at `level` x 1 ms, with the run-to-run spread."""
     run_level = level * float(np.exp(rng.normal(0, SPREAD)))
     document = result(series=[{"labels": {"client": "go"}, "trials": [
@@ -27,6 +32,8 @@ def _submit(client, headers, index: int, level: float, rng: np.random.Generator,
         commit=f"{index:04x}" + "c0ffee")
     if start_point is not None:
         document["source"]["start_point"] = start_point
+    if params is not None:
+        document["params"] = params
     response = client.post("/api/v1/runs", json=document, headers=headers)
     assert response.status_code == 201, response.text
     created: dict[str, Any] = response.json()
@@ -177,3 +184,25 @@ def test_ci_submits_one_go_test_run_per_commit_and_the_cli_reports_the_window(
     assert "**fail**" in text and "ns\\_per\\_op" in text
     report = junit.read_text()
     assert 'failures="1"' in report and "against the window of its last 12 runs" in report
+
+
+def test_a_param_added_with_a_default_keeps_the_history_of_runs_stored_before_it(
+        db, client, actors) -> None:
+    """http-order gained `server_cpus` and `load_cpus` (pinning, default: none). Runs stored
+    before, without them, and runs at their defaults share one history key; pinned runs
+    start another."""
+    headers = actors.token(Scope.runs_write, Scope.read)
+    rng = np.random.default_rng(6)
+    before = [_submit(client, headers, i, 1.0, rng) for i in range(8)]  # no suite known yet
+    suite = load_suites(ROOT / "workers" / "suites")["http-order"].info()
+    assert {"server_cpus", "load_cpus"} <= set(suite.params_schema["properties"])
+    suite_service.record(db, [suite])
+    params = {**result()["params"], "server_cpus": "", "load_cpus": ""}
+    after = _submit(client, headers, 8, 1.0, rng, params=params)
+    keys = dict(db.execute(select(Series.run_id, Series.params_key).where(
+        Series.run_id.in_([before[0]["id"], after["id"]]))).all())
+    assert keys[before[0]["id"]] == keys[after["id"]]
+    (evidence,) = after["gate_evidence"]
+    assert evidence["window"]["first_run_id"] == before[0]["id"]
+    pinned = _submit(client, headers, 9, 1.0, rng, params={**params, "server_cpus": "0"})
+    assert pinned["gate_evidence"] == [] and pinned["baseline_run_id"] is None

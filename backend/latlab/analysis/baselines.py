@@ -16,7 +16,9 @@ from latlab.analysis import changepoints
 from latlab.core.clock import get_clock
 from latlab.core.errors import NotFound
 from latlab.models import Baseline, Run, Series, Trial
+from latlab.runs import keys
 from latlab.runs.service import DEFAULT_BRANCH, load_run, on_default_branch
+from latlab.suites import service as suite_service
 from latlab_contract.vocabulary import LATENCY_KEYS
 
 
@@ -49,8 +51,10 @@ def resolve_baseline(session: Session, run: Run) -> Run | None:
             Run.confirms_run_id.is_(None),
         ).order_by(Run.id.desc()).limit(50)
     )
+    omitted = suite_service.omitted_params(session, run.suite)
     for candidate in candidates:
-        if host_class(candidate) == host_class(run) and candidate.params == run.params:
+        if host_class(candidate) == host_class(run) and keys.params_key(
+                candidate.params, omitted) == keys.params_key(run.params, omitted):
             return load_run(session, candidate.id)
     return None
 

@@ -3,6 +3,7 @@ labels) and its run's params, hashed. (Migration 0007 keeps a frozen copy of the
 
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -15,6 +16,11 @@ def history(project_id: int, suite: str, scenario: str, labels_key: str) -> str:
     return hashlib.md5(f"{project_id}|{suite}|{scenario}|{labels_key}".encode()).hexdigest()
 
 
-def params_key(params: dict[str, Any]) -> str:
-    text = json.dumps(params, sort_keys=True, separators=(",", ":"), default=str)
+def params_key(params: dict[str, Any], omitted: Mapping[str, Any] | None = None) -> str:
+    """A hash of a run's params; those in `omitted` (a suite's params added after runs were
+    stored, `suites.service.omitted_params`) are left out at the value given there (their
+    default), so runs made before and after such a param share one history."""
+    kept = {name: value for name, value in params.items()
+            if not (omitted and name in omitted and omitted[name] == value)}
+    text = json.dumps(kept, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.md5(text.encode()).hexdigest()

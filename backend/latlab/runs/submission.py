@@ -32,6 +32,7 @@ from latlab.models import Host, Project, Run
 from latlab.runs import keys, samples, store
 from latlab.runs.histogram import Histogram, Summary
 from latlab.runs.keys import label_key
+from latlab.suites import service as suite_service
 from latlab_contract import parsers
 from latlab_contract.result import Interval, Latency, RunCreate, SeriesIn, SourceIn
 
@@ -137,8 +138,9 @@ def submit(
             raise
         return _replay(earlier, request_hash)
     series_ids = store.reserve_ids(session, "series", len(body.series))
+    omitted = suite_service.omitted_params(session, run.suite)
     store.copy_rows(session, "series", store.SERIES_COLUMNS, (
-        _series(run, series_id, item, item_trials)
+        _series(run, series_id, item, item_trials, omitted)
         for series_id, item, item_trials in zip(series_ids, body.series, trials, strict=True)))
     trial_ids = iter(store.reserve_ids(session, "trial", run.trial_count))
     store.copy_rows(session, "trial", store.TRIAL_COLUMNS, (
@@ -269,8 +271,8 @@ def _histogram(latency: Latency, path: str) -> Histogram:
     return Histogram.from_hdr(latency.hdr, f"{path}.hdr")
 
 
-def _series(run: Run, series_id: int, item: SeriesIn,
-            trials: list[TrialData]) -> dict[str, Any]:
+def _series(run: Run, series_id: int, item: SeriesIn, trials: list[TrialData],
+            omitted: dict[str, Any]) -> dict[str, Any]:
     merged = Histogram.merge([t.histogram for t in trials])
     uncorrected = [t.uncorrected for t in trials if t.uncorrected is not None]
     merged_uncorrected = (
@@ -293,7 +295,7 @@ def _series(run: Run, series_id: int, item: SeriesIn,
         # A confirmation run's series belong to no history.
         "history": None if run.confirms_run_id is not None
         else keys.history(run.project_id, run.suite, run.scenario, labels),
-        "params_key": keys.params_key(run.params), "started_at": run.started_at,
+        "params_key": keys.params_key(run.params, omitted), "started_at": run.started_at,
         "branch": run.branch, "host_name": run.host_name,
     }
 

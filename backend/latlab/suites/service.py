@@ -2,6 +2,8 @@
 its CI gate judges and its SLA templates. A suite's own folder is the only place that names
 them; the api learns them when a host advertises the suite."""
 
+from typing import Any
+
 from sqlalchemy import select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
@@ -38,6 +40,18 @@ def vocabulary(session: Session, suite_id: str) -> Vocabulary:
 def run_vocabulary(session: Session, run: Run) -> Vocabulary:
     """The metrics of a run: its suite's, then what the submission declared itself."""
     return vocabulary(session, run.suite).extended(run.metric_info)
+
+
+def omitted_params(session: Session, suite_id: str) -> dict[str, Any]:
+    """Params a suite added after runs were stored (`x-history-key = "unless-default"` in
+    its suite.toml), with their defaults: at its default such a param is left out of a
+    run's params key, so the runs made before it existed keep being its history."""
+    known = definition(session, suite_id)
+    if known is None:
+        return {}
+    properties = known.params_schema.get("properties", {})
+    return {name: spec["default"] for name, spec in properties.items()
+            if spec.get("x-history-key") == "unless-default" and "default" in spec}
 
 
 def gate(session: Session, run: Run) -> tuple[str, ...]:
