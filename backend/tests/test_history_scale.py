@@ -71,10 +71,13 @@ def test_history_reads_are_index_lookups(db: Session) -> None:
         compare.compare_runs(baseline, candidate, analysis_vocabulary())
         run_service.get_run(db, first + 5_000, project_id)
         for host in (None, "lab-00"):
-            trends.trend(db, trends.TrendQuery(
+            query = trends.TrendQuery(
                 suite="http-order", scenario="large", label_key=keys.label_key(
                     {"client": "rust"}), metric="p99", project_id=project_id,
-                params=synthetic.PARAMS, branch="main", host=host))
+                params=synthetic.PARAMS, branch="main", host=host)
+            trends.trend(db, query)
+            trends.branches(db, query)
+            trends.params_sets(db, query)
         run_service.list_runs(db, run_service.RunFilters(project_id=project_id), 50, 0)
         run_service.list_runs(db, run_service.RunFilters(project_id=project_id,
                                                          suite="http-order"), 50, 0)

@@ -17,8 +17,11 @@ from latlab.analysis.schemas import (
     MetricDelta,
     RunRef,
     SeriesDelta,
+    TrendBranch,
+    TrendParamsSet,
     TrendPoint,
     TrendRead,
+    TrendWindow,
 )
 from latlab.auth.dependencies import Admin, Member, Reader
 from latlab.core.db import DbSession
@@ -32,6 +35,7 @@ from latlab.projects import service as projects
 from latlab.runs import service as run_service
 from latlab.runs.keys import label_key
 from latlab.suites import service as suite_service
+from latlab_contract.result import INT64_MAX
 
 router = APIRouter(tags=["analysis"], route_class=ApiRoute)
 Text = Annotated[str, Query(max_length=200)]
@@ -130,32 +134,52 @@ def _labels(text: str | None, name: str) -> dict[str, str]:
     return labels
 
 
-@router.get("/trends")
+@router.get("/trends", responses=documented(NotFound))
 def trends(
     principal: Reader, session: DbSession, suite: Text, scenario: Text,
     metric: Text = "p99",
     labels: Annotated[str, Query(description='Series labels as JSON, e.g. {"client":"rust"}')]
     = "{}",
-    branch: Text | None = None, host: Text | None = None,
+    branch: Annotated[str | None, Query(
+        max_length=200, description="The branch drawn: by default the run's (with `run_id`), "
+        "else the default branch (main); a history never mixes branches")] = None,
+    host: Text | None = None,
     limit: Annotated[int, Query(ge=2, le=2000)] = 200,
     params: Annotated[str | None, Query(
-        description="The runs' params as JSON; by default those of the newest run, so a "
-                    "history never mixes params (other params are another history)")] = None,
+        description="The runs' params as JSON; by default those of the run (with `run_id`), "
+                    "else of the branch's newest run, so a history never mixes params (other "
+                    "params are another history: the answer lists them)")] = None,
     since: Annotated[Moment | None, Query(
-        description="From this moment on (ISO 8601); a range with more runs than `limit` is "
-                    "read from the daily rollups, one point a day")] = None,
+        description="From this moment on (ISO 8601); a range of the default branch with more "
+                    "runs than `limit` is read from the daily rollups, one point a day")]
+    = None,
+    run_id: Annotated[int | None, Query(
+        ge=1, le=INT64_MAX, description="Draw this run's history: its params and branch "
+        "unless given, and its point (the range ends at it when it is older than the newest "
+        "`limit` runs)")] = None,
 ) -> TrendRead:
-    """A metric over time for one series, oldest first, with its change points."""
+    """A metric over time for one series on one branch with one params set, oldest first,
+    with its change points, the latest run's window, and the other branches and params."""
     wanted = _labels(labels, "labels")
-    query = history.TrendQuery(
-        suite=suite, scenario=scenario, label_key=label_key(wanted), metric=metric,
-        project_id=principal.project_id, branch=branch, host=host, limit=limit, since=since)
-    chosen = (_labels_or_params(params, "params") if params is not None
-              else history.latest_params(session, query))
-    points, found = history.trend(session, dataclasses.replace(query, params=chosen))
+    project_id = principal.project_id
+    if run_id is not None:
+        focus = run_service.load_run(session, run_id, project_id)
+        branch = branch or focus.branch
     info = suite_service.vocabulary(session, suite).info(metric)
+    drawn = history.view(session, history.TrendQuery(
+        suite=suite, scenario=scenario, label_key=label_key(wanted), metric=metric,
+        project_id=project_id, branch=branch, host=host, limit=limit, since=since,
+        through_run_id=run_id,
+        params=None if params is None else _labels_or_params(params, "params")),
+        info, principal.project.gate_settings or {})
+    points, chosen = drawn.points, drawn.query.params or {}
     return TrendRead(
-        suite=suite, scenario=scenario, metric=metric, params=chosen or {},
+        suite=suite, scenario=scenario, metric=metric, params=chosen,
+        branch=drawn.query.branch or run_service.DEFAULT_BRANCH,
+        branches=[TrendBranch.model_validate(b, from_attributes=True)
+                  for b in drawn.branches],
+        params_sets=[TrendParamsSet.model_validate(p, from_attributes=True)
+                     for p in drawn.params_sets],
         resolution="day" if any(p.run_id is None for p in points) else "run", unit=info.unit,
         direction=info.direction, labels=wanted,
         points=[TrendPoint.model_validate(p, from_attributes=True) for p in points],
@@ -163,7 +187,9 @@ def trends(
                                        started_at=points[c.index].started_at,
                                        before=c.before, after=c.after,
                                        delta_pct=c.delta_pct, p_value=c.p_value)
-                       for c in found],
+                       for c in drawn.change_points],
+        window=None if drawn.window is None else TrendWindow.model_validate(
+            drawn.window, from_attributes=True),
     )
 
 

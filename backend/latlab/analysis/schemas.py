@@ -4,6 +4,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, StringConstraints
 
 from latlab.core.schemas import Schema
+from latlab.runs.schemas import GateEvidence
 
 
 class MetricDelta(Schema):
@@ -91,19 +92,57 @@ class ChangePointRead(Schema):
     p_value: float
 
 
+class TrendBranch(Schema):
+    name: str
+    runs: int = Field(description="Runs of the history on this branch with the params drawn")
+    last_started_at: datetime
+
+
+class TrendParamsSet(Schema):
+    params: dict[str, Any]
+    runs: int = Field(description="Runs of the history with these params on the branch drawn")
+    last_run_id: int = Field(description="The newest of them")
+    last_started_at: datetime
+    drawn: bool = Field(description="True for the params the trend draws")
+
+
+class TrendWindow(Schema):
+    """The window the trend's latest run is judged against, drawn as its centre and bound."""
+
+    run_id: int = Field(description="The trend's latest run")
+    source: Literal["gate", "computed"] = Field(
+        description="gate: the run's own gate evidence; computed: the same for this metric "
+                    "alone on the branch drawn (the gate did not judge it against a window), "
+                    "at the project's false-alarm level where the gate takes Holm's over its "
+                    "gated metrics")
+    evidence: GateEvidence
+
+
 class TrendRead(Schema):
     suite: str
     scenario: str
     metric: str
-    params: dict[str, Any] = Field(description="The params of the history's runs")
+    params: dict[str, Any] = Field(description="The params of the runs drawn")
+    branch: str = Field(description="The branch drawn (a history never mixes branches)")
+    branches: list[TrendBranch] = Field(
+        description="The branches with runs of this history and params, the most recent "
+                    "first (among its newest 5,000 runs)")
+    params_sets: list[TrendParamsSet] = Field(
+        description="The params sets with runs of this history on the branch drawn, the most "
+                    "recent first (among its newest 5,000 runs): each is a history of its own")
     resolution: Literal["run", "day"] = Field(
         description="run: a point per run; day: a point per day from the daily rollups (the "
                     "range held more runs than the limit)")
     unit: str
     direction: str
     labels: dict[str, str]
-    points: list[TrendPoint]
-    change_points: list[ChangePointRead]
+    points: list[TrendPoint] = Field(
+        description="Oldest first; runs started in the same second in their order of arrival")
+    change_points: list[ChangePointRead] = Field(
+        description="Found in the points drawn: the branch's own history")
+    window: TrendWindow | None = Field(
+        None, description="The latest run's window (None: days of rollups, or too short a "
+                          "history)")
 
 
 Fraction = Annotated[float, Field(gt=0, lt=1)]

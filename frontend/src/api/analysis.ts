@@ -8,7 +8,7 @@ import {
 
 import { api, unwrap } from "./client";
 import { keys } from "./keys";
-import type { CompareQuery, TrendQuery, TrendRead } from "./types";
+import type { CompareQuery, GateSettings, TrendQuery, TrendRead } from "./types";
 
 export function useCompare(query: CompareQuery) {
   return useQuery({
@@ -58,5 +58,22 @@ export function usePinBaseline() {
     mutationFn: (runId: number) =>
       unwrap(api.POST("/api/v1/baselines", { body: { run_id: runId, branch: null } })),
     onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.analysis.baselines() }),
+  });
+}
+
+/** The CI gate's thresholds of the current project (every member reads them). */
+export function useGateSettings() {
+  return useQuery({
+    queryKey: keys.analysis.gateSettings(),
+    queryFn: ({ signal }) => unwrap(api.GET("/api/v1/gate-settings", { signal })),
+  });
+}
+
+/** Replace the project's gate thresholds (admins): the whole document, default and suites. */
+export function useUpdateGateSettings() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: GateSettings) => unwrap(api.PUT("/api/v1/gate-settings", { body })),
+    onSuccess: (saved) => queryClient.setQueryData(keys.analysis.gateSettings(), saved),
   });
 }

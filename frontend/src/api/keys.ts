@@ -33,6 +33,7 @@ export const keys = {
     compare: (query: CompareQuery) => [...keys.analysis.all, "compare", query] as const,
     trends: (query: TrendQuery) => [...keys.analysis.all, "trends", query] as const,
     baselines: () => [...keys.analysis.all, "baselines"] as const,
+    gateSettings: () => [...keys.analysis.all, "gate-settings"] as const,
   },
   hosts: {
     all: ["hosts"] as const,

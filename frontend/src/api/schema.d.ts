@@ -573,7 +573,8 @@ export interface paths {
         };
         /**
          * Trends
-         * @description A metric over time for one series, oldest first, with its change points.
+         * @description A metric over time for one series on one branch with one params set, oldest first,
+         *     with its change points, the latest run's window, and the other branches and params.
          */
         get: operations["trends_api_v1_trends_get"];
         put?: never;
@@ -1198,6 +1199,8 @@ export interface components {
             };
             /** Metric */
             metric: string;
+            /** Unit */
+            unit: string;
             /**
              * Method
              * @constant
@@ -2534,6 +2537,48 @@ export interface components {
             /** Last Used At */
             last_used_at: string | null;
         };
+        /** TrendBranch */
+        TrendBranch: {
+            /** Name */
+            name: string;
+            /**
+             * Runs
+             * @description Runs of the history on this branch with the params drawn
+             */
+            runs: number;
+            /**
+             * Last Started At
+             * Format: date-time
+             */
+            last_started_at: string;
+        };
+        /** TrendParamsSet */
+        TrendParamsSet: {
+            /** Params */
+            params: {
+                [key: string]: unknown;
+            };
+            /**
+             * Runs
+             * @description Runs of the history with these params on the branch drawn
+             */
+            runs: number;
+            /**
+             * Last Run Id
+             * @description The newest of them
+             */
+            last_run_id: number;
+            /**
+             * Last Started At
+             * Format: date-time
+             */
+            last_started_at: string;
+            /**
+             * Drawn
+             * @description True for the params the trend draws
+             */
+            drawn: boolean;
+        };
         /** TrendPoint */
         TrendPoint: {
             /**
@@ -2571,11 +2616,26 @@ export interface components {
             metric: string;
             /**
              * Params
-             * @description The params of the history's runs
+             * @description The params of the runs drawn
              */
             params: {
                 [key: string]: unknown;
             };
+            /**
+             * Branch
+             * @description The branch drawn (a history never mixes branches)
+             */
+            branch: string;
+            /**
+             * Branches
+             * @description The branches with runs of this history and params, the most recent first (among its newest 5,000 runs)
+             */
+            branches: components["schemas"]["TrendBranch"][];
+            /**
+             * Params Sets
+             * @description The params sets with runs of this history on the branch drawn, the most recent first (among its newest 5,000 runs): each is a history of its own
+             */
+            params_sets: components["schemas"]["TrendParamsSet"][];
             /**
              * Resolution
              * @description run: a point per run; day: a point per day from the daily rollups (the range held more runs than the limit)
@@ -2590,10 +2650,36 @@ export interface components {
             labels: {
                 [key: string]: string;
             };
-            /** Points */
+            /**
+             * Points
+             * @description Oldest first; runs started in the same second in their order of arrival
+             */
             points: components["schemas"]["TrendPoint"][];
-            /** Change Points */
+            /**
+             * Change Points
+             * @description Found in the points drawn: the branch's own history
+             */
             change_points: components["schemas"]["ChangePointRead"][];
+            /** @description The latest run's window (None: days of rollups, or too short a history) */
+            window?: components["schemas"]["TrendWindow"] | null;
+        };
+        /**
+         * TrendWindow
+         * @description The window the trend's latest run is judged against, drawn as its centre and bound.
+         */
+        TrendWindow: {
+            /**
+             * Run Id
+             * @description The trend's latest run
+             */
+            run_id: number;
+            /**
+             * Source
+             * @description gate: the run's own gate evidence; computed: the same for this metric alone on the branch drawn (the gate did not judge it against a window), at the project's false-alarm level where the gate takes Holm's over its gated metrics
+             * @enum {string}
+             */
+            source: "gate" | "computed";
+            evidence: components["schemas"]["GateEvidence"];
         };
         /** TrialRead */
         TrialRead: {
@@ -4200,6 +4286,8 @@ export interface operations {
                 commit?: string | null;
                 build_url?: string | null;
                 pull_request?: number | null;
+                /** @description Where this branch started, BRANCH[@COMMIT] (main@9f1c2e7): until it has history of its own, its runs are judged against that branch's up to that commit */
+                start_point?: string | null;
                 /** @description With adapter: when the benchmark ran (default: now) */
                 started_at?: string | null;
                 /** @description With adapter=hlog: the unit of the log's values (ns, us, ms, s) */
@@ -5344,13 +5432,16 @@ export interface operations {
                 metric?: string;
                 /** @description Series labels as JSON, e.g. {"client":"rust"} */
                 labels?: string;
+                /** @description The branch drawn: by default the run's (with `run_id`), else the default branch (main); a history never mixes branches */
                 branch?: string | null;
                 host?: string | null;
                 limit?: number;
-                /** @description The runs' params as JSON; by default those of the newest run, so a history never mixes params (other params are another history) */
+                /** @description The runs' params as JSON; by default those of the run (with `run_id`), else of the branch's newest run, so a history never mixes params (other params are another history: the answer lists them) */
                 params?: string | null;
-                /** @description From this moment on (ISO 8601); a range with more runs than `limit` is read from the daily rollups, one point a day */
+                /** @description From this moment on (ISO 8601); a range of the default branch with more runs than `limit` is read from the daily rollups, one point a day */
                 since?: string | null;
+                /** @description Draw this run's history: its params and branch unless given, and its point (the range ends at it when it is older than the newest `limit` runs) */
+                run_id?: number | null;
             };
             header?: never;
             path?: never;
@@ -5379,6 +5470,15 @@ export interface operations {
             };
             /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -51,6 +51,16 @@ export type TrendQuery = NonNullable<paths["/api/v1/trends"]["get"]["parameters"
 export type TrendRead = Json<paths["/api/v1/trends"]["get"]["responses"][200]>;
 export type TrendPoint = TrendRead["points"][number];
 export type ChangePoint = TrendRead["change_points"][number];
+export type TrendBranch = TrendRead["branches"][number];
+export type TrendParamsSet = TrendRead["params_sets"][number];
+export type TrendWindow = NonNullable<TrendRead["window"]>;
+export type GateEvidence = RunRead["gate_evidence"][number];
+export type GateWindow = GateEvidence["window"];
+export type GateSettingsRead = Json<paths["/api/v1/gate-settings"]["get"]["responses"][200]>;
+export type GateSettings = NonNullable<
+  paths["/api/v1/gate-settings"]["put"]["requestBody"]
+>["content"]["application/json"];
+export type GateRule = GateSettingsRead["default"];
 
 export type HostRead = Json<paths["/api/v1/hosts"]["get"]["responses"][200]>[number];
 export type TuningCheck = HostRead["tuning"][number];

@@ -1,15 +1,22 @@
 import { describe, expect, it } from "vitest";
 
-import type { SlaRuleRead, TrendPoint } from "../api/types";
+import type { GateEvidence, SlaRuleRead, TrendParamsSet, TrendPoint } from "../api/types";
 import {
   changeMarkers,
   describeRule,
+  formatParams,
+  indexTicks,
   labelsParam,
   matchingThresholds,
+  mergeParamsSets,
   mergeTrendRows,
+  paramsParam,
+  rowLabel,
   scenarioCatalogue,
+  smallestChangeText,
   thresholdInUnit,
   trendRows,
+  windowBand,
 } from "./trends";
 
 const points: TrendPoint[] = [
@@ -79,7 +86,8 @@ describe("trendRows", () => {
 });
 
 describe("changeMarkers", () => {
-  it("marks the first run after the change with the size of the change", () => {
+  it("marks the first run after the change, at its row, with the size of the change", () => {
+    const rows = mergeTrendRows([{ key: "rust", points }]);
     const markers = changeMarkers(points, [
       {
         index: 2,
@@ -99,9 +107,10 @@ describe("changeMarkers", () => {
         delta_pct: null,
         p_value: 0.01,
       },
-    ]);
+    ], rows);
     expect(markers).toEqual([
       {
+        x: 2,
         t: Date.UTC(2026, 10, 22, 10),
         value: 650_000,
         runId: 5,
@@ -182,11 +191,161 @@ describe("mergeTrendRows", () => {
         { key: "go", points: go },
       ]),
     ).toEqual([
-      { t: Date.UTC(2026, 10, 20, 10), runId: 1, values: { rust: 500_000, go: 600_000 } },
-      { t: Date.UTC(2026, 10, 21, 10), runId: 2, values: { rust: 510_000, go: 610_000 } },
-      { t: Date.UTC(2026, 10, 22, 10), runId: 5, values: { rust: 650_000 } },
+      {
+        index: 0,
+        t: Date.UTC(2026, 10, 20, 10),
+        runId: 1,
+        commit: "aaaa111",
+        branch: "main",
+        values: { rust: 500_000, go: 600_000 },
+      },
+      {
+        index: 1,
+        t: Date.UTC(2026, 10, 21, 10),
+        runId: 2,
+        commit: "bbbb222",
+        branch: "main",
+        values: { rust: 510_000, go: 610_000 },
+      },
+      {
+        index: 2,
+        t: Date.UTC(2026, 10, 22, 10),
+        runId: 5,
+        commit: null,
+        branch: null,
+        values: { rust: 650_000 },
+      },
     ]);
     expect(mergeTrendRows([])).toEqual([]);
+  });
+
+  it("gives runs started in the same second a row each, in the order they came", () => {
+    const second = "2026-11-22T10:00:00Z";
+    const same: TrendPoint[] = [7, 8, 9].map((runId) => ({
+      ...points[0]!,
+      run_id: runId,
+      started_at: second,
+      commit: `c0ffee${String(runId)}`,
+    }));
+    const rows = mergeTrendRows([
+      { key: "rust", points: same },
+      { key: "go", points: [same[2]!, same[0]!] },
+    ]);
+    expect(rows.map((row) => [row.index, row.runId])).toEqual([
+      [0, 7],
+      [1, 8],
+      [2, 9],
+    ]);
+    expect(rows[1]!.values).toEqual({ rust: 500_000 });
+    expect(rows.map(rowLabel)).toEqual(["c0ffee7", "c0ffee8", "c0ffee9"]);
+  });
+});
+
+describe("the x axis", () => {
+  it("labels rows by commit, else run, else day", () => {
+    expect(rowLabel({ t: 0, runId: 3, commit: "0123456789abcdef" })).toBe("0123456");
+    expect(rowLabel({ t: 0, runId: 3, commit: null })).toBe("#3");
+    expect(rowLabel({ t: Date.UTC(2026, 10, 22), runId: null, commit: null })).toBe("11-22");
+  });
+
+  it("ticks every row up to a dozen, then evenly with both ends", () => {
+    expect(indexTicks(0)).toEqual([]);
+    expect(indexTicks(3)).toEqual([0, 1, 2]);
+    const ticks = indexTicks(200);
+    expect(ticks).toHaveLength(12);
+    expect(ticks[0]).toBe(0);
+    expect(ticks[11]).toBe(199);
+  });
+});
+
+// `as`: the evidence's fields as the gate writes them, whichever the schema lists.
+const evidence = {
+  series: { client: "rust" },
+  metric: "p99",
+  unit: "ns",
+  method: "window",
+  outcome: "unchanged",
+  value: 510_000,
+  trials: 1,
+  centre: 500_000,
+  bound: 600_000,
+  p_value: 0.3,
+  level: 0.005,
+  smallest_change: { "5": 0.061, "1": 0.12, "3": 0.075 },
+  message: "…",
+  window: {
+    branch: "main",
+    runs: 12,
+    outliers: 0,
+    spread: 0.04,
+    first_run_id: 2,
+    last_run_id: 4,
+    first_commit: "bbbb222",
+    last_commit: null,
+  },
+} as GateEvidence;
+
+describe("windowBand", () => {
+  it("spans the window's runs to the run judged, centre to bound", () => {
+    const rows = mergeTrendRows([{ key: "rust", points }]);
+    expect(windowBand(rows, { run_id: 5, source: "gate", evidence })).toEqual({
+      x1: 1,
+      x2: 2,
+      centre: 500_000,
+      bound: 600_000,
+      runId: 5,
+      source: "gate",
+      evidence,
+    });
+    // The first run of the window is not drawn: from the first row.
+    const older = { ...evidence, window: { ...evidence.window, first_run_id: 99 } };
+    expect(windowBand(rows, { run_id: 5, source: "computed", evidence: older })?.x1).toBe(0);
+    // The run judged is not drawn: no band.
+    expect(windowBand(rows, { run_id: 42, source: "gate", evidence })).toBeNull();
+    expect(windowBand(rows, null)).toBeNull();
+  });
+
+  it("writes the smallest change by trials", () => {
+    expect(smallestChangeText(evidence.smallest_change)).toBe(
+      "12% with 1 trial, 7.5% with 3, 6.1% with 5",
+    );
+  });
+});
+
+describe("params", () => {
+  it("names a params set, keys sorted", () => {
+    expect(formatParams({ orders: 1000, connections: 50, load: "closed" })).toBe(
+      "connections=50, load=closed, orders=1000",
+    );
+    expect(formatParams({})).toBe("(none)");
+    expect(paramsParam({ orders: 1000, connections: 50 })).toBe(
+      '{"connections":50,"orders":1000}',
+    );
+  });
+
+  it("offers each params set of several series once, the most recent first", () => {
+    const set = (
+      params: Record<string, unknown>,
+      runs: number,
+      last: number,
+      drawn = false,
+    ): TrendParamsSet => ({
+      params,
+      runs,
+      last_run_id: last,
+      last_started_at: `2026-11-${String(last).padStart(2, "0")}T10:00:00Z`,
+      drawn,
+    });
+    expect(
+      mergeParamsSets([
+        [set({ connections: 200 }, 2, 19, true), set({ connections: 50 }, 17, 17)],
+        [set({ connections: 50 }, 16, 16), set({ connections: 8 }, 1, 3)],
+      ]),
+    ).toEqual([
+      set({ connections: 200 }, 2, 19, true),
+      set({ connections: 50 }, 17, 17),
+      set({ connections: 8 }, 1, 3),
+    ]);
   });
 });
 

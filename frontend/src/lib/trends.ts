@@ -1,10 +1,19 @@
 /**
- * Shaping trends for the chart: points on a time axis, change points as markers, and the SLA
- * threshold of the matching static rules converted into the metric's unit (as the backend
- * evaluates them: latency thresholds in any time unit, "%" for ratios).
+ * Shaping trends for the chart: runs in their order on the x axis (runs started in the same
+ * second each keep their own place), commits as its labels, change points as markers, the
+ * latest run's window as a band, and the SLA threshold of the matching static rules converted
+ * into the metric's unit (as the backend evaluates them: latency thresholds in any time unit,
+ * "%" for ratios).
  */
 
-import type { ChangePoint, SlaRuleRead, TrendPoint } from "../api/types";
+import type {
+  ChangePoint,
+  GateEvidence,
+  SlaRuleRead,
+  TrendParamsSet,
+  TrendPoint,
+  TrendWindow,
+} from "../api/types";
 import { formatDeltaPct, nanosecondsPer } from "./units";
 
 export interface TrendRow {
@@ -19,6 +28,8 @@ export interface TrendRow {
 }
 
 export interface ChangeMarker {
+  /** The row of the first run after the change (its place on the x axis). */
+  x: number;
   t: number;
   value: number;
   runId: number | null;
@@ -54,14 +65,25 @@ export function trendRows(points: TrendPoint[]): TrendRow[] {
     .filter((row) => Number.isFinite(row.t) && Number.isFinite(row.value));
 }
 
-/** A change point sits on the first run after the change (`index` into the points). */
-export function changeMarkers(points: TrendPoint[], changes: ChangePoint[]): ChangeMarker[] {
+/**
+ * A change point sits on the first run after the change (`index` into the points), at that
+ * run's row of the chart.
+ */
+export function changeMarkers(
+  points: TrendPoint[],
+  changes: ChangePoint[],
+  rows: MergedTrendRow[],
+): ChangeMarker[] {
   return changes.flatMap((change) => {
     const point = points[change.index];
     if (point === undefined) return [];
+    const t = new Date(point.started_at).getTime();
+    const x = rowIndex(rows, point.run_id, t);
+    if (x === undefined) return [];
     return [
       {
-        t: new Date(point.started_at).getTime(),
+        x,
+        t,
         value: point.value,
         runId: change.run_id,
         before: change.before,
@@ -70,6 +92,19 @@ export function changeMarkers(points: TrendPoint[], changes: ChangePoint[]): Cha
       },
     ];
   });
+}
+
+/** The row of a run (or of a day of rollups, by its time). */
+export function rowIndex(
+  rows: MergedTrendRow[],
+  runId: number | null,
+  t?: number,
+): number | undefined {
+  const row =
+    runId === null
+      ? rows.find((item) => item.runId === null && item.t === t)
+      : rows.find((item) => item.runId === runId);
+  return row?.index;
 }
 
 /** The thresholds of the enabled static rules that apply to this series and metric. */
@@ -132,14 +167,19 @@ export function labelsParam(labels: Record<string, string>): string {
 
 /** A chart row: one run (or one day of rollups), and each series' value in it. */
 export interface MergedTrendRow {
+  /** Its place on the x axis: rows in their order, 0 for the oldest. */
+  index: number;
   t: number;
   runId: number | null;
+  commit: string | null;
+  branch: string | null;
   values: Record<string, number>;
 }
 
 /**
- * Several series' trends as one table of rows, one per run (the series of a run share its
- * start time), oldest first, so the chart has one x axis and one tooltip.
+ * Several series' trends as one table of rows, one per run (the series of a run share it),
+ * oldest first, so the chart has one x axis and one tooltip. Runs started in the same second
+ * keep their order of arrival (their ids) and each its own row.
  */
 export function mergeTrendRows(trends: { key: string; points: TrendPoint[] }[]): MergedTrendRow[] {
   const rows = new Map<string, MergedTrendRow>();
@@ -149,13 +189,132 @@ export function mergeTrendRows(trends: { key: string; points: TrendPoint[] }[]):
       const key = row.runId === null ? `day:${String(row.t)}` : `run:${String(row.runId)}`;
       let merged = rows.get(key);
       if (merged === undefined) {
-        merged = { t: row.t, runId: row.runId, values: {} };
+        merged = {
+          index: 0,
+          t: row.t,
+          runId: row.runId,
+          commit: row.commit,
+          branch: row.branch,
+          values: {},
+        };
         rows.set(key, merged);
       }
       merged.values[trend.key] = row.value;
     }
   }
-  return [...rows.values()].sort((a, b) => a.t - b.t || (a.runId ?? 0) - (b.runId ?? 0));
+  return [...rows.values()]
+    .sort((a, b) => a.t - b.t || (a.runId ?? 0) - (b.runId ?? 0))
+    .map((row, index) => ({ ...row, index }));
+}
+
+/** At most `most` evenly spaced rows to label on the x axis, the first and the last among them. */
+export function indexTicks(count: number, most = 12): number[] {
+  if (count <= 0) return [];
+  if (count <= most) return Array.from({ length: count }, (_, index) => index);
+  const step = (count - 1) / (most - 1);
+  return [...new Set(Array.from({ length: most }, (_, index) => Math.round(index * step)))];
+}
+
+/** A row's label on the x axis: its commit (7 digits), else its run, else its day. */
+export function rowLabel(row: Pick<MergedTrendRow, "t" | "runId" | "commit">): string {
+  if (row.runId === null) return new Date(row.t).toISOString().slice(5, 10);
+  return row.commit ? row.commit.slice(0, 7) : `#${String(row.runId)}`;
+}
+
+/** The band a latest run's window draws: from its first run to the run judged, centre to bound. */
+export interface WindowBand {
+  x1: number;
+  x2: number;
+  centre: number;
+  bound: number;
+  runId: number;
+  source: TrendWindow["source"];
+  evidence: GateEvidence;
+}
+
+/**
+ * The window of a trend's latest run on the chart's rows: it spans from its first run (the
+ * first row when that run is not drawn) to the run it judged; none when that run is not drawn.
+ */
+export function windowBand(
+  rows: MergedTrendRow[],
+  window: TrendWindow | null | undefined,
+): WindowBand | null {
+  if (!window) return null;
+  const x2 = rowIndex(rows, window.run_id);
+  if (x2 === undefined) return null;
+  const x1 = rowIndex(rows, window.evidence.window.first_run_id) ?? 0;
+  return {
+    x1: Math.min(x1, x2),
+    x2,
+    centre: window.evidence.centre,
+    bound: window.evidence.bound,
+    runId: window.run_id,
+    source: window.source,
+    evidence: window.evidence,
+  };
+}
+
+/** 0.0412 -> "4.1%": a relative change, unsigned. */
+export function formatShare(fraction: number): string {
+  return `${String(Number((fraction * 100).toFixed(1)))}%`;
+}
+
+/**
+ * The smallest change a window lets the gate see, by candidate trials:
+ * "4.1% with 1 trial, 2.6% with 3, 2.1% with 5".
+ */
+export function smallestChangeText(smallest: Record<string, number>): string {
+  return Object.entries(smallest)
+    .sort(([a], [b]) => Number(a) - Number(b))
+    .map(([trials, value], index) => {
+      const noun = index > 0 ? "" : trials === "1" ? " trial" : " trials";
+      return `${formatShare(value)} with ${trials}${noun}`;
+    })
+    .join(", ");
+}
+
+/** {connections: 50, load: "closed"} -> "connections=50, load=closed"; {} -> "(none)". */
+export function formatParams(params: Record<string, unknown>): string {
+  const entries = Object.entries(params).sort(([a], [b]) => a.localeCompare(b));
+  if (entries.length === 0) return "(none)";
+  return entries
+    .map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`)
+    .join(", ");
+}
+
+/** The trend query's params parameter: JSON, keys sorted, so equal sets share a URL. */
+export function paramsParam(params: Record<string, unknown>): string {
+  return JSON.stringify(
+    Object.fromEntries(Object.entries(params).sort(([a], [b]) => a.localeCompare(b))),
+  );
+}
+
+/**
+ * The params sets several series' trends offer, once each, the most recent first: a set's
+ * runs are those of the series with the most of them (the series of a run share its params).
+ */
+export function mergeParamsSets(sets: TrendParamsSet[][]): TrendParamsSet[] {
+  const found = new Map<string, TrendParamsSet>();
+  for (const item of sets.flat()) {
+    const key = paramsParam(item.params);
+    const known = found.get(key);
+    if (!known) found.set(key, item);
+    else
+      found.set(key, {
+        ...known,
+        runs: Math.max(known.runs, item.runs),
+        drawn: known.drawn || item.drawn,
+        last_run_id: Math.max(known.last_run_id, item.last_run_id),
+        last_started_at:
+          known.last_started_at > item.last_started_at
+            ? known.last_started_at
+            : item.last_started_at,
+      });
+  }
+  return [...found.values()].sort(
+    (a, b) => b.last_started_at.localeCompare(a.last_started_at) || b.last_run_id - a.last_run_id,
+  );
 }
 
 export interface SeriesChoice {

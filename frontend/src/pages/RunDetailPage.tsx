@@ -11,6 +11,7 @@ import { SpectrumChart } from "../components/charts/SpectrumChart";
 import { EmptyState, ErrorState, Loading } from "../components/common/Status";
 import { RunVerdictBadge } from "../components/common/VerdictBadge";
 import { Fingerprint } from "../components/hosts/Fingerprint";
+import { GateEvidence } from "../components/runs/GateEvidence";
 import { CompareSeriesForm } from "../components/runs/CompareSeriesForm";
 import { RunDownloads } from "../components/runs/RunDownloads";
 import { RunMeta } from "../components/runs/RunMeta";
@@ -64,7 +65,12 @@ function RunBody({ run }: { run: RunRead }) {
     () => comparableAxes(run.series, run.sweep?.axis),
     [run.series, run.sweep],
   );
-  const trendsHref = `/trends?${new URLSearchParams({ suite: run.suite, scenario: run.scenario }).toString()}`;
+  // The run's own history: its branch and params, its point drawn.
+  const trendsHref = `/trends?${new URLSearchParams({
+    suite: run.suite,
+    scenario: run.scenario,
+    run: String(run.id),
+  }).toString()}`;
   return (
     <>
       <header className="page-header">
@@ -106,11 +112,19 @@ function RunBody({ run }: { run: RunRead }) {
       ) : (
         <p className="muted">
           {run.verdict === "pass"
-            ? `Passed: no SLA rule breached and no regression against run #${String(run.baseline_run_id ?? "")}.`
+            ? run.gate_evidence.length > 0
+              ? "Passed: no SLA rule breached and no regression against the window of its history."
+              : `Passed: no SLA rule breached and no regression against run #${String(run.baseline_run_id ?? "")}.`
             : run.verdict === "no-baseline"
               ? "No SLA rule breached; there was no comparable earlier run to compare against."
               : "This run was not judged."}
         </p>
+      )}
+      {run.gate_evidence.length > 0 && (
+        <>
+          <h3 id="gate-evidence">Judged against its history</h3>
+          <GateEvidence evidence={run.gate_evidence} metricInfo={run.metric_info} />
+        </>
       )}
       {run.confirms_run_id !== null && (
         <p className="muted">

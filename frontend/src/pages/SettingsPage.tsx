@@ -6,6 +6,7 @@ import { useMe, usePermissions } from "../api/auth";
 import { errorMessage } from "../api/client";
 import { ErrorState, Loading } from "../components/common/Status";
 import { Channels } from "../components/settings/Channels";
+import { GateSettings } from "../components/settings/GateSettings";
 import { Projects, ProjectSettings } from "../components/settings/Projects";
 import { Retention } from "../components/settings/Retention";
 import { SlaRules } from "../components/settings/SlaRules";
@@ -33,6 +34,7 @@ export function SettingsPage() {
       </header>
       <nav className="toc" aria-label="Settings sections">
         <a href="#project">Project</a>
+        <a href="#gate">CI gate</a>
         <a href="#sla-rules">SLA rules</a>
         <a href="#channels">Slack channels</a>
         <a href="#tokens">API tokens</a>
@@ -43,6 +45,9 @@ export function SettingsPage() {
 
       <h2 id="project">Project</h2>
       {project !== null && <ProjectSettings project={project} isAdmin={isAdmin} />}
+
+      <h2 id="gate">CI gate thresholds</h2>
+      <GateSettings isAdmin={isAdmin} />
 
       <h2 id="sla-rules">SLA rules</h2>
       <SlaRules canWrite={canWrite} channels={channels.data ?? []} />

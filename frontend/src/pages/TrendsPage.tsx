@@ -6,15 +6,21 @@ import { useTrends } from "../api/analysis";
 import { errorMessage } from "../api/client";
 import { useSuites } from "../api/hosts";
 import { useRunDetails, useRuns } from "../api/runs";
-import type { MetricInfo, TrendQuery, TrendRead } from "../api/types";
+import type { MetricInfo, TrendBranch, TrendQuery, TrendRead } from "../api/types";
 import { TrendChart, type TrendLine } from "../components/charts/TrendChart";
 import { EmptyState, ErrorState, Loading } from "../components/common/Status";
-import { formatDateTime, formatLabels } from "../lib/format";
+import { formatDateTime, formatLabels, shortCommit } from "../lib/format";
 import {
   changeMarkers,
+  formatParams,
+  formatShare,
   matchingThresholds,
+  mergeParamsSets,
   mergeTrendRows,
+  paramsParam,
   scenarioCatalogue,
+  smallestChangeText,
+  windowBand,
   type SeriesChoice,
   type Threshold,
 } from "../lib/trends";
@@ -30,8 +36,11 @@ const DIRECTION_TEXT: Record<string, string> = {
 };
 
 /**
- * A metric over time per series. Everything chosen lives in the URL
- * (?suite=&scenario=&metric=&branch=&host=&series={"client":"rust"}...), so a view can be shared.
+ * A metric run after run per series, on one branch (main unless another is chosen) with one
+ * params set (the newest run's unless another is chosen), so a chart draws one history.
+ * Everything chosen lives in the URL (?suite=&scenario=&metric=&branch=&host=&params=&run=
+ * &series={"client":"rust"}...), so a view can be shared; `run` (from a run's page) draws
+ * that run's history, its point included.
  */
 export function TrendsPage() {
   const [search, setSearch] = useSearchParams();
@@ -42,10 +51,17 @@ export function TrendsPage() {
     const next = new URLSearchParams();
     for (const [name, value] of Object.entries(values))
       if (value.trim()) next.set(name, value.trim());
-    // The metric and series belong to a suite and scenario: keep them only if those stay.
+    // The metric and series belong to a suite and scenario: keep them only if those stay;
+    // the params and the run belong to a branch (and host) too.
     if (values.suite === suite && values.scenario === scenario) {
-      const metric = search.get("metric");
-      if (metric) next.set("metric", metric);
+      for (const name of ["metric", "params", "run"]) {
+        const value = search.get(name);
+        const same =
+          name === "metric" ||
+          ((values.branch ?? "") === (search.get("branch") ?? "") &&
+            (values.host ?? "") === (search.get("host") ?? ""));
+        if (value && same) next.set(name, value);
+      }
       for (const series of search.getAll("series")) next.append("series", series);
     }
     setSearch(next);
@@ -58,10 +74,11 @@ export function TrendsPage() {
       </header>
       <TrendFilters key={search.toString()} search={search} onApply={apply} />
       {suite && scenario ? (
-        <LatestRun suite={suite} scenario={scenario} />
+        <LatestRun suite={suite} scenario={scenario} focusRunId={focusRun(search.get("run"))} />
       ) : (
         <EmptyState title="Choose a suite and a scenario">
-          Their history is drawn per series, with change points and SLA thresholds.
+          Their history is drawn per series on one branch, with change points, the latest
+          run&apos;s window and SLA thresholds.
         </EmptyState>
       )}
     </section>
@@ -117,7 +134,7 @@ function TrendFilters({
         <input
           name="branch"
           defaultValue={search.get("branch") ?? ""}
-          placeholder="any"
+          placeholder="main"
           size={10}
         />
       </label>
@@ -145,8 +162,17 @@ function TrendFilters({
 /** How many recent runs say which series and metrics a scenario has. */
 const RECENT_RUNS = 5;
 
-/** The scenario's recent runs say which series and metrics there are. */
-function LatestRun({ suite, scenario }: { suite: string; scenario: string }) {
+/** The scenario's recent runs (and the run the trend was opened from) say which series and
+ * metrics there are. */
+function LatestRun({
+  suite,
+  scenario,
+  focusRunId,
+}: {
+  suite: string;
+  scenario: string;
+  focusRunId: number | null;
+}) {
   const runs = useRuns({ suite, scenario, limit: RECENT_RUNS, offset: 0 });
   if (runs.isPending) return <Loading label="Looking for runs…" />;
   if (runs.isError)
@@ -158,8 +184,13 @@ function LatestRun({ suite, scenario }: { suite: string; scenario: string }) {
       </EmptyState>
     );
   }
+  const runIds = runs.data.items.map((run) => run.id);
   return (
-    <RecentRuns suite={suite} scenario={scenario} runIds={runs.data.items.map((run) => run.id)} />
+    <RecentRuns
+      suite={suite}
+      scenario={scenario}
+      runIds={focusRunId === null || runIds.includes(focusRunId) ? runIds : [focusRunId, ...runIds]}
+    />
   );
 }
 
@@ -263,6 +294,8 @@ function TrendView({
           branch={search.get("branch")}
           host={search.get("host")}
           days={search.get("days")}
+          params={search.get("params")}
+          runId={focusRun(search.get("run"))}
         />
       )}
     </>
@@ -278,6 +311,8 @@ function TrendPanel({
   branch,
   host,
   days,
+  params,
+  runId,
 }: {
   suite: string;
   scenario: string;
@@ -287,8 +322,11 @@ function TrendPanel({
   branch: string | null;
   host: string | null;
   days: string | null;
+  params: string | null;
+  runId: number | null;
 }) {
   const navigate = useNavigate();
+  const [search, setSearch] = useSearchParams();
   const queries = useMemo(
     () =>
       series.map((item): TrendQuery => ({
@@ -299,8 +337,10 @@ function TrendPanel({
         ...(branch ? { branch } : {}),
         ...(host ? { host } : {}),
         ...(days ? { since: sinceDays(Number(days)) } : {}),
+        ...(params ? { params } : {}),
+        ...(runId !== null ? { run_id: runId } : {}),
       })),
-    [series, suite, scenario, metric, branch, host, days],
+    [series, suite, scenario, metric, branch, host, days, params, runId],
   );
   const trends = useTrends(queries);
   const rules = useRules();
@@ -318,7 +358,8 @@ function TrendPanel({
       key: item.key,
       name: formatLabels(item.labels),
       seriesIndex: item.index,
-      changes: changeMarkers(item.trend.points, item.trend.change_points),
+      changes: changeMarkers(item.trend.points, item.trend.change_points, rows),
+      window: windowBand(rows, item.trend.window),
     }));
     return { rows, lines };
   }, [series, trends.data]);
@@ -339,20 +380,44 @@ function TrendPanel({
     return [...found.values()];
   }, [rules.data, series, suite, scenario, metric, unit]);
 
+  function choose(values: Record<string, string | null>) {
+    const next = new URLSearchParams(search);
+    for (const [name, value] of Object.entries(values)) {
+      if (value === null) next.delete(name);
+      else next.set(name, value);
+    }
+    setSearch(next);
+  }
+
   if (trends.error)
     return <ErrorState title="Could not load the trend" message={errorMessage(trends.error)} />;
   if (trends.isPending) return <Loading label="Loading trend…" />;
+  const history = (
+    <HistoryChoice
+      trends={loaded}
+      names={series.map((item) => formatLabels(item.labels))}
+      onBranch={(name) => choose({ branch: name, params: null, run: null })}
+      onParams={(value) => choose({ params: value, run: null })}
+    />
+  );
   if (chart.rows.length === 0) {
     return (
-      <EmptyState title="No values of this metric yet">No run of these series has it.</EmptyState>
+      <>
+        {history}
+        <EmptyState title="No values of this metric yet">
+          No run of these series on this branch with these params has it.
+        </EmptyState>
+      </>
     );
   }
   const format = (value: number) => formatValue(value, unit);
   const changes = chart.lines.flatMap((line) => line.changes.map((change) => ({ line, change })));
+  const windows = chart.lines.flatMap((line) => (line.window ? [{ line, band: line.window }] : []));
 
   const daily = loaded.some((trend) => trend.resolution === "day");
   return (
     <>
+      {history}
       {daily && (
         <p className="warning" role="note">
           This range holds more runs than a chart shows: each point is a day&apos;s median from
@@ -360,8 +425,9 @@ function TrendPanel({
         </p>
       )}
       <p className="muted small">
-        {label} in {unit || "no unit"}, {DIRECTION_TEXT[direction] ?? direction}. Circles and
-        dashed verticals mark change points;{" "}
+        {label} in {unit || "no unit"}, {DIRECTION_TEXT[direction] ?? direction}, run after run
+        (labelled by commit). Circles and dashed verticals mark change points;{" "}
+        {windows.length > 0 ? "the shaded band is the latest run's window, centre to bound; " : ""}
         {thresholds.length > 0 ? "dashed horizontals are SLA thresholds; " : ""}click a point to
         open its run.
       </p>
@@ -370,8 +436,41 @@ function TrendPanel({
         lines={chart.lines}
         thresholds={thresholds}
         unit={unit}
-        onOpenRun={(runId) => void navigate(`/runs/${String(runId)}`)}
+        onOpenRun={(id) => void navigate(`/runs/${String(id)}`)}
       />
+      {windows.length > 0 && (
+        <ul className="trend-windows" aria-label="Windows">
+          {windows.map(({ line, band }) => {
+            const evidence = band.evidence;
+            const window = evidence.window;
+            return (
+              <li key={line.key} data-series={line.key}>
+                <strong>{line.name}</strong>: run{" "}
+                <Link to={`/runs/${String(band.runId)}`}>#{band.runId}</Link>{" "}
+                {band.source === "gate" ? "was judged" : "would be judged"} against the window of
+                its last {window.runs} runs on {window.branch} (
+                <Link to={`/runs/${String(window.first_run_id)}`}>#{window.first_run_id}</Link>
+                {window.first_commit ? ` @ ${shortCommit(window.first_commit)}` : ""} to{" "}
+                <Link to={`/runs/${String(window.last_run_id)}`}>#{window.last_run_id}</Link>
+                {window.last_commit ? ` @ ${shortCommit(window.last_commit)}` : ""}): centre{" "}
+                {format(evidence.centre)}, bound {format(evidence.bound)}; its value{" "}
+                {format(evidence.value)} ({evidence.outcome}).{" "}
+                <span data-testid="smallest-change">
+                  The smallest change it lets the gate see:{" "}
+                  {smallestChangeText(evidence.smallest_change)}.
+                </span>
+                {band.source === "computed" && (
+                  <span className="muted small">
+                    {" "}
+                    Computed for this metric alone at a false-alarm level of{" "}
+                    {formatShare(evidence.level)}: the gate did not judge it against a window.
+                  </span>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      )}
       <h2 id="change-points">Change points</h2>
       {changes.length === 0 ? (
         <p className="muted">No change point in this history.</p>
@@ -395,10 +494,14 @@ function TrendPanel({
             </thead>
             <tbody>
               {changes.map(({ line, change }) => (
-                <tr key={`${line.key}-${String(change.runId)}`}>
+                <tr key={`${line.key}-${String(change.x)}`}>
                   <th scope="row">{line.name}</th>
                   <td>
-                    <Link to={`/runs/${String(change.runId)}`}>#{change.runId}</Link>
+                    {change.runId === null ? (
+                      formatDateTime(new Date(change.t).toISOString()).slice(0, 10)
+                    ) : (
+                      <Link to={`/runs/${String(change.runId)}`}>#{change.runId}</Link>
+                    )}
                   </td>
                   <td className="num">{format(change.before)}</td>
                   <td className="num">{format(change.after)}</td>
@@ -410,12 +513,15 @@ function TrendPanel({
         </div>
       )}
       <details className="points">
-        <summary>Every point ({chart.rows.length} runs)</summary>
+        <summary>
+          Every point ({chart.rows.length} {daily ? "days" : "runs"})
+        </summary>
         <div className="table-scroll">
           <table className="table">
             <thead>
               <tr>
                 <th scope="col">Run</th>
+                <th scope="col">Commit</th>
                 <th scope="col">Started</th>
                 {chart.lines.map((line) => (
                   <th key={line.key} scope="col" className="num">
@@ -426,10 +532,15 @@ function TrendPanel({
             </thead>
             <tbody>
               {[...chart.rows].reverse().map((row) => (
-                <tr key={row.runId}>
+                <tr key={row.index}>
                   <td>
-                    <Link to={`/runs/${String(row.runId)}`}>#{row.runId}</Link>
+                    {row.runId === null ? (
+                      "day"
+                    ) : (
+                      <Link to={`/runs/${String(row.runId)}`}>#{row.runId}</Link>
+                    )}
                   </td>
+                  <td className="mono">{shortCommit(row.commit)}</td>
                   <td className="nowrap">{formatDateTime(new Date(row.t).toISOString())}</td>
                   {chart.lines.map((line) => (
                     <td key={line.key} className="num">
@@ -444,6 +555,103 @@ function TrendPanel({
       </details>
     </>
   );
+}
+
+/**
+ * Which history is drawn: the branch and params, named, with the other branches and params
+ * sets of the series to choose from (each is a history of its own).
+ */
+function HistoryChoice({
+  trends,
+  names,
+  onBranch,
+  onParams,
+}: {
+  trends: TrendRead[];
+  names: string[];
+  onBranch: (name: string) => void;
+  onParams: (params: string) => void;
+}) {
+  const first = trends[0];
+  if (first === undefined) return null;
+  const branch = first.branch;
+  const branches = new Map<string, TrendBranch>();
+  for (const item of trends.flatMap((trend) => trend.branches))
+    if ((branches.get(item.name)?.runs ?? -1) < item.runs) branches.set(item.name, item);
+  const others = [...branches.values()].filter((item) => item.name !== branch);
+  const sets = mergeParamsSets(trends.map((trend) => trend.params_sets));
+  const drawn = [...new Set(trends.map((trend) => paramsParam(trend.params)))];
+  // The set drawn as the answer names it (a param the suite added later may be left out of
+  // the params asked for).
+  const current = sets.find((set) => set.drawn);
+  const value = drawn.length === 1 && current ? paramsParam(current.params) : "";
+  return (
+    <div className="trend-history" role="group" aria-label="History drawn">
+      <p>
+        Branch <strong data-testid="trend-branch">{branch}</strong>
+        {others.length > 0 && (
+          <>
+            {" "}
+            <span className="muted">· other branches:</span>{" "}
+            {others.map((item, index) => (
+              <span key={item.name}>
+                {index > 0 && ", "}
+                <button type="button" className="link-button" onClick={() => onBranch(item.name)}>
+                  {item.name}
+                </button>{" "}
+                <span className="muted small">({runs(item.runs)})</span>
+              </span>
+            ))}
+          </>
+        )}
+      </p>
+      <p>
+        Params{" "}
+        {drawn.length === 1 ? (
+          <strong data-testid="trend-params">{formatParams(first.params)}</strong>
+        ) : (
+          <span data-testid="trend-params">
+            {trends.map((trend, index) => (
+              <span key={index}>
+                {index > 0 && "; "}
+                {names[index]}: <strong>{formatParams(trend.params)}</strong>
+              </span>
+            ))}
+          </span>
+        )}
+        {sets.length > 1 && (
+          <>
+            {" "}
+            <label>
+              <span className="muted">· draw the runs with</span>{" "}
+              <select
+                aria-label="Params"
+                value={value}
+                onChange={(event) => event.target.value && onParams(event.target.value)}
+              >
+                {value === "" && <option value="">(choose params)</option>}
+                {sets.map((set) => (
+                  <option key={paramsParam(set.params)} value={paramsParam(set.params)}>
+                    {formatParams(set.params)} ({runs(set.runs)})
+                  </option>
+                ))}
+              </select>
+            </label>
+          </>
+        )}
+      </p>
+    </div>
+  );
+}
+
+function runs(count: number): string {
+  return `${String(count)} run${count === 1 ? "" : "s"}`;
+}
+
+/** The run the trend was opened from (?run=), when the URL names one. */
+function focusRun(text: string | null): number | null {
+  const id = Number(text);
+  return text !== null && Number.isInteger(id) && id > 0 ? id : null;
 }
 
 /** The start of a range of `days` days back, at midnight UTC (stable within a day, so the

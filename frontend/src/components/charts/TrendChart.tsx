@@ -3,6 +3,7 @@ import {
   Legend,
   Line,
   LineChart,
+  ReferenceArea,
   ReferenceDot,
   ReferenceLine,
   ResponsiveContainer,
@@ -11,7 +12,14 @@ import {
   YAxis,
 } from "recharts";
 
-import type { ChangeMarker, MergedTrendRow, Threshold } from "../../lib/trends";
+import {
+  indexTicks,
+  rowLabel,
+  type ChangeMarker,
+  type MergedTrendRow,
+  type Threshold,
+  type WindowBand,
+} from "../../lib/trends";
 import { formatValue } from "../../lib/units";
 import { colour } from "./palette";
 
@@ -20,11 +28,16 @@ export interface TrendLine {
   name: string;
   seriesIndex: number;
   changes: ChangeMarker[];
+  /** The latest run's window: its centre and bound from its first run to the run judged. */
+  window: WindowBand | null;
 }
 
 /**
- * A metric over time, a line per series: change points as a dot on the run after the change
- * and a dashed vertical line, SLA thresholds as horizontal lines. Clicking a point opens its run.
+ * A metric run after run, a line per series: the x axis is the runs' order (labelled with
+ * their commits), so runs started in the same second each have their own point. Change points
+ * as a dot on the run after the change and a dashed vertical line, the latest run's window as
+ * a band from its centre to its bound, SLA thresholds as horizontal lines. Clicking a point
+ * opens its run.
  */
 export function TrendChart({
   rows,
@@ -42,30 +55,38 @@ export function TrendChart({
   height?: number;
 }) {
   const format = (value: number) => formatValue(value, unit);
+  const label = (index: unknown) => {
+    const row = typeof index === "number" ? rows[index] : undefined;
+    return row ? rowLabel(row) : "";
+  };
   return (
     <figure className="chart" aria-label="Metric over time">
       <ResponsiveContainer width="100%" height={height}>
         <LineChart data={rows} margin={{ top: 16, right: 32, bottom: 8, left: 8 }}>
           <CartesianGrid stroke="#e5e7eb" />
           <XAxis
-            dataKey="t"
+            dataKey="index"
             type="number"
-            scale="time"
-            domain={["dataMin", "dataMax"]}
-            tickFormatter={(t: number) => formatTick(t)}
-            minTickGap={24}
+            domain={[0, Math.max(rows.length - 1, 1)]}
+            ticks={indexTicks(rows.length)}
+            allowDecimals={false}
+            tickFormatter={label}
+            padding={{ left: 12, right: 12 }}
           />
           <YAxis type="number" tickFormatter={format} width={88} domain={["auto", "auto"]} />
           <Tooltip
-            labelFormatter={(t, payload) => {
+            labelFormatter={(_, payload) => {
               const row = payload[0]?.payload as MergedTrendRow | undefined;
-              const when = typeof t === "number" ? formatTick(t, true) : String(t);
-              if (!row) return when;
-              return row.runId === null ? `day of ${when}` : `run #${String(row.runId)} · ${when}`;
+              if (!row) return "";
+              const when = formatTime(row.t);
+              if (row.runId === null) return `day of ${when}`;
+              const commit = row.commit ? ` · ${row.commit.slice(0, 10)}` : "";
+              return `run #${String(row.runId)}${commit} · ${when}`;
             }}
             formatter={(value) => (typeof value === "number" ? format(value) : String(value))}
           />
           <Legend />
+          {lines.flatMap((line) => (line.window ? [windowBand(line, line.window, format)] : []))}
           {thresholds.map((threshold) => (
             <ReferenceLine
               key={`sla-${String(threshold.ruleId)}`}
@@ -79,8 +100,8 @@ export function TrendChart({
           {lines.flatMap((line) =>
             line.changes.map((change) => (
               <ReferenceLine
-                key={`cpl-${line.key}-${String(change.runId)}`}
-                x={change.t}
+                key={`cpl-${line.key}-${String(change.x)}`}
+                x={change.x}
                 stroke={colour(line.seriesIndex)}
                 strokeDasharray="2 4"
                 label={{ value: change.label, position: "top", fontSize: 12 }}
@@ -134,8 +155,8 @@ export function TrendChart({
           {lines.flatMap((line) =>
             line.changes.map((change) => (
               <ReferenceDot
-                key={`cpd-${line.key}-${String(change.runId)}`}
-                x={change.t}
+                key={`cpd-${line.key}-${String(change.x)}`}
+                x={change.x}
                 y={change.value}
                 r={7}
                 fill="none"
@@ -150,10 +171,50 @@ export function TrendChart({
   );
 }
 
-/** Time ticks in UTC: "11-22 10:00" (with the year in tooltips). */
-function formatTick(t: number, long = false): string {
-  const iso = new Date(t).toISOString();
-  return long
-    ? `${iso.slice(0, 16).replace("T", " ")} UTC`
-    : `${iso.slice(5, 16).replace("T", " ")}`;
+/**
+ * A window as a shaded band from its centre to its bound over its runs, the bound dashed: a
+ * run past the bound fails. Clicks pass through it to the points (styles.css).
+ */
+function windowBand(line: TrendLine, band: WindowBand, format: (value: number) => string) {
+  const stroke = colour(line.seriesIndex);
+  return [
+    <ReferenceArea
+      key={`wa-${line.key}`}
+      x1={band.x1}
+      x2={band.x2}
+      y1={Math.min(band.centre, band.bound)}
+      y2={Math.max(band.centre, band.bound)}
+      ifOverflow="extendDomain"
+      fill={stroke}
+      fillOpacity={0.08}
+      stroke="none"
+      className="trend-window"
+    />,
+    <ReferenceLine
+      key={`wc-${line.key}`}
+      segment={[
+        { x: band.x1, y: band.centre },
+        { x: band.x2, y: band.centre },
+      ]}
+      stroke={stroke}
+      strokeOpacity={0.6}
+      ifOverflow="extendDomain"
+    />,
+    <ReferenceLine
+      key={`wb-${line.key}`}
+      segment={[
+        { x: band.x1, y: band.bound },
+        { x: band.x2, y: band.bound },
+      ]}
+      stroke={stroke}
+      strokeDasharray="6 3"
+      ifOverflow="extendDomain"
+      label={{ value: `bound ${format(band.bound)}`, position: "insideTopLeft", fontSize: 12 }}
+    />,
+  ];
+}
+
+/** UTC: "2026-11-22 10:00:05 UTC". */
+function formatTime(t: number): string {
+  return `${new Date(t).toISOString().slice(0, 19).replace("T", " ")} UTC`;
 }

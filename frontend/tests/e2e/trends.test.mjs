@@ -1,0 +1,145 @@
+// Trends in Chromium: a trend draws main by default and names the params it draws; runs
+// started in the same second each have their own point, and a click opens that point's run;
+// the latest run's window is drawn and written; a run's page shows the gate's evidence and
+// opens the trend of its own history; an admin sets gate thresholds in the settings.
+//
+//   LATLAB_URL=... LATLAB_EMAIL=... LATLAB_PASSWORD=... LATLAB_SAME_SECOND_RUN_IDS=4,5,6 \
+//   LATLAB_FEATURE_RUN_ID=11 LATLAB_LATEST_RUN_ID=12 node --test tests/e2e/trends.test.mjs
+//
+// backend/tests/test_trends_e2e.py provides all of this from a throwaway stack: http-order
+// `medium`, series {client: rust}, a history of main with params connections=50 (and an older
+// one with connections=200), a slower run of the branch `feature`.
+
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+
+import { labUrl, openSignedIn, requireEnv, screenshot } from "./browser.mjs";
+
+const baseUrl = labUrl();
+const sameSecond = requireEnv("LATLAB_SAME_SECOND_RUN_IDS").split(",");
+const featureRunId = requireEnv("LATLAB_FEATURE_RUN_ID");
+const latestRunId = requireEnv("LATLAB_LATEST_RUN_ID");
+const trendUrl = `${baseUrl}/trends?suite=http-order&scenario=medium&metric=p99`;
+
+let browser;
+let page;
+
+before(async () => {
+  ({ browser, page } = await openSignedIn(baseUrl));
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+function chart() {
+  return page.getByRole("figure", { name: "Metric over time" });
+}
+
+function point(runId) {
+  return chart().locator(`circle.trend-point[data-run-id="${runId}"]`);
+}
+
+test("trends: one history, and each point opens its own run", async (t) => {
+  await t.test("a trend draws main by default and names the params drawn", async () => {
+    await page.goto(trendUrl);
+    await point(latestRunId).waitFor();
+    assert.equal(await page.getByTestId("trend-branch").innerText(), "main");
+    const params = await page.getByTestId("trend-params").innerText();
+    assert.match(params, /connections=50/);
+    assert.match(params, /orders=1000/);
+    // The other params set and the other branch are offered, not mixed in.
+    const picker = page.getByRole("combobox", { name: "Params" });
+    assert.equal(await picker.locator("option").count(), 2);
+    assert.match(
+      await picker.locator("option").nth(1).innerText(),
+      /connections=200, orders=1000 \(3 runs\)/,
+    );
+    await page.getByRole("button", { name: "feature" }).waitFor();
+    assert.equal(await point(featureRunId).count(), 0, "the feature branch's run is not drawn");
+    // The latest run's window: drawn, and written with the smallest change it lets the gate see.
+    await chart().locator(".trend-window").first().waitFor({ state: "attached" });
+    const windows = page.getByRole("list", { name: "Windows" });
+    assert.match(await windows.innerText(), /was judged against the window of its last 15 runs/);
+    assert.match(
+      await windows.getByTestId("smallest-change").innerText(),
+      /\d+(\.\d)?% with 1 trial, \d+(\.\d)?% with 3, \d+(\.\d)?% with 5/,
+    );
+    await screenshot(page, "trends-01-main");
+  });
+
+  await t.test("runs started in the same second are points of their own", async () => {
+    const xs = [];
+    for (const runId of sameSecond) xs.push(Number(await point(runId).getAttribute("cx")));
+    assert.equal(new Set(xs).size, sameSecond.length, `distinct places: ${xs.join(", ")}`);
+    assert.deepEqual(
+      xs,
+      [...xs].sort((a, b) => a - b),
+      "in the order they came",
+    );
+  });
+
+  await t.test("a click on each of them opens that run", async () => {
+    for (const runId of sameSecond) {
+      await page.goto(trendUrl);
+      await point(runId).click();
+      await page.waitForURL(`${baseUrl}/runs/${runId}`);
+      await page.getByRole("heading", { name: "CI verdict" }).waitFor();
+    }
+  });
+
+  await t.test("another params set is drawn when chosen", async () => {
+    await page.goto(trendUrl);
+    await page
+      .getByRole("combobox", { name: "Params" })
+      .selectOption({ label: "connections=200, orders=1000 (3 runs)" });
+    await page.waitForURL(/params=/);
+    await page.getByTestId("trend-params").getByText("connections=200, orders=1000").waitFor();
+    assert.equal(await chart().locator("circle.trend-point").count(), 3);
+  });
+
+  await t.test("the run page shows the gate's evidence", async () => {
+    await page.goto(`${baseUrl}/runs/${latestRunId}`);
+    await page.getByRole("heading", { name: "Judged against its history" }).waitFor();
+    const table = page.getByRole("table", { name: "Gate evidence" });
+    const p99 = table.locator('tr[data-metric="p99"]');
+    await p99.waitFor();
+    const text = await p99.innerText();
+    assert.match(text, /15 runs on main, from run #\d+ @ \w+ to run #\d+ @ \w+/);
+    assert.match(text, /\d+(\.\d)?% with 1 trial/);
+    assert.match(text, /\d\.?\d* (≤|>) \d\.?\d*/);
+    const first = p99.getByRole("link", { name: /^run #\d+$/ }).first();
+    const href = await first.getAttribute("href");
+    assert.match(href, /^\/runs\/\d+$/);
+    await screenshot(page, "trends-02-run-evidence");
+  });
+
+  await t.test("a run's Trends opens its own branch's history, its point drawn", async () => {
+    await page.goto(`${baseUrl}/runs/${featureRunId}`);
+    // The run's own link, not the menu's.
+    await page.locator(".page-actions").getByRole("link", { name: "Trends" }).click();
+    await page.waitForURL(new RegExp(`run=${featureRunId}`));
+    await point(featureRunId).waitFor();
+    assert.equal(await page.getByTestId("trend-branch").innerText(), "feature");
+    await point(featureRunId).click();
+    await page.waitForURL(`${baseUrl}/runs/${featureRunId}`);
+  });
+
+  await t.test("an admin sets gate thresholds in the settings", async () => {
+    await page.goto(`${baseUrl}/settings#gate`);
+    const table = page.locator(".gate-table");
+    await table.locator('tr[data-scope="default"]').getByText("30 runs").waitFor();
+    const form = page.getByRole("form", { name: "Set gate thresholds" });
+    await form.getByLabel("Applies to").fill("http-order/large");
+    await form.getByLabel("Window (runs)").fill("3");
+    await form.getByRole("button", { name: "Save thresholds" }).click();
+    await form.getByText("5 to 500 runs").waitFor();
+    await form.getByLabel("Window (runs)").fill("20");
+    await form.getByLabel("Minimum effect (%)").fill("3");
+    await form.getByRole("button", { name: "Save thresholds" }).click();
+    const row = table.locator('tr[data-scope="http-order/large"]');
+    await row.getByText("20 runs").waitFor();
+    await row.getByText("3%").waitFor();
+    await screenshot(page, "trends-03-gate-settings");
+  });
+});
