@@ -103,4 +103,5 @@ def test_the_broken_build_regresses_against_the_shipped_one_under_memcheck(
     assert by_metric["memcheck_errors"]["verdict"] == "regressed", by_metric["memcheck_errors"]
     assert by_metric["memcheck_errors"]["confidence"] == "high"
     assert by_metric["definitely_lost_bytes"]["verdict"] == "unchanged"
-    assert "the two runs used different parameters" in compared["warnings"]
+    assert ("the two runs used different parameters: zig_build 'clean' vs 'uninit'"
+            in compared["warnings"]), compared["warnings"]

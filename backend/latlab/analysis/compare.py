@@ -150,13 +150,24 @@ def _matchable(run: Run, selector: dict[str, str], ignored: set[str],
     return chosen
 
 
+def _params_keys(run: Run) -> set[str]:
+    """The run's params as its histories key them (a param a suite added later is left out
+    at its default: `keys.params_key`), or its raw params for a run without series."""
+    return ({series.params_key for series in run.series}
+            or {json.dumps(run.params, sort_keys=True, default=str)})
+
+
 def comparability_warnings(baseline: Run, candidate: Run) -> list[str]:
     warnings = []
     if baseline.suite != candidate.suite or baseline.scenario != candidate.scenario:
         warnings.append(f"different benchmarks: {baseline.suite}/{baseline.scenario} vs "
                         f"{candidate.suite}/{candidate.scenario}")
-    if baseline.params != candidate.params:
-        warnings.append("the two runs used different parameters")
+    if _params_keys(baseline) != _params_keys(candidate):
+        differing = sorted(name for name in {*baseline.params, *candidate.params}
+                           if baseline.params.get(name) != candidate.params.get(name))
+        warnings.append("the two runs used different parameters: " + ", ".join(
+            f"{name} {baseline.params.get(name, '(unset)')!r} vs "
+            f"{candidate.params.get(name, '(unset)')!r}" for name in differing))
     for key in COMPARABILITY_KEYS:
         before = baseline.host_fingerprint.get(key)
         after = candidate.host_fingerprint.get(key)
