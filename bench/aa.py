@@ -38,7 +38,7 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, select, update
 
-from bench.lab import Lab, running_lab
+from bench.lab import Lab, run_job, running_lab
 from latlab.models import Project, Run
 from latlab_workers.suites import SUITES_DIR
 
@@ -148,19 +148,7 @@ def _side_by_side_p99(lab: Lab, engine: Engine, run: dict[str, Any]) -> float | 
 
 def _job(lab: Lab, suite: str) -> dict[str, Any]:
     scenario, params = CASES[suite]
-    response = lab.api.post("/jobs", json={"suite": suite, "scenario": scenario,
-                                           "params": params, "host_tags": [lab.host_tag]})
-    response.raise_for_status()
-    job_id = response.json()["id"]
-    deadline = time.monotonic() + 1800
-    while time.monotonic() < deadline:
-        job: dict[str, Any] = lab.api.get(f"/jobs/{job_id}").raise_for_status().json()
-        if job["status"] == "succeeded":
-            return dict(lab.api.get(f"/runs/{job['run_id']}").raise_for_status().json())
-        if job["status"] in ("failed", "cancelled", "timed_out"):
-            raise RuntimeError(f"job {job_id} {job['status']}: {job['error']}")
-        time.sleep(0.2)
-    raise RuntimeError(f"job {job_id} did not finish in 30 minutes")
+    return run_job(lab, suite, scenario, params)[1]
 
 
 def _settled(lab: Lab, run: dict[str, Any]) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import httpx
 from sqlalchemy import create_engine
@@ -201,3 +201,24 @@ def _wait_for_host(client: httpx.Client, name: str,
             pass
         time.sleep(0.3)
     raise RuntimeError(f"the runner {name} did not come online; logs in {work}")
+
+
+def run_job(lab: Lab, suite: str, scenario: str, params: dict[str, Any],
+            repetitions: int | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Launch a job on the bench's host and wait for it: (the job, its run)."""
+    body: dict[str, Any] = {"suite": suite, "scenario": scenario, "params": params,
+                            "host_tags": [lab.host_tag]}
+    if repetitions is not None:
+        body["repetitions"] = repetitions
+    response = lab.api.post("/jobs", json=body)
+    response.raise_for_status()
+    job_id = response.json()["id"]
+    deadline = time.monotonic() + 1800
+    while time.monotonic() < deadline:
+        job: dict[str, Any] = lab.api.get(f"/jobs/{job_id}").raise_for_status().json()
+        if job["status"] == "succeeded":
+            return job, dict(lab.api.get(f"/runs/{job['run_id']}").raise_for_status().json())
+        if job["status"] in ("failed", "cancelled", "timed_out"):
+            raise RuntimeError(f"job {job_id} {job['status']}: {job['error']}")
+        time.sleep(0.2)
+    raise RuntimeError(f"job {job_id} did not finish in 30 minutes")

@@ -11,6 +11,7 @@ from scipy import stats as scipy_stats
 from latlab.analysis.window import (
     WindowStats,
     bound,
+    far_off,
     smallest_change,
     window_stats,
     window_test,
@@ -48,6 +49,28 @@ def test_an_outlier_run_barely_moves_the_window() -> None:
     assert spoiled.outliers == 1 and spoiled.runs == 29
     assert abs(spoiled.centre / clean.centre - 1) < 0.002
     assert spoiled.spread == pytest.approx(clean.spread)
+
+
+def test_far_off_runs_are_the_ones_rosners_esd_finds_in_his_own_data() -> None:
+    """Rosner (1983)'s 54 values, as the NIST/SEMATECH e-Handbook works the generalized ESD
+    test on them (section 1.3.5.17.3: alpha 0.05, up to 10 outliers): R1 = 3.118 against a
+    critical 3.158, and 3 outliers, the three largest values."""
+    values = [-0.25, 0.68, 0.94, 1.15, 1.20, 1.26, 1.26, 1.34, 1.38, 1.43, 1.49, 1.49, 1.55,
+              1.56, 1.58, 1.65, 1.69, 1.70, 1.76, 1.77, 1.81, 1.91, 1.94, 1.96, 1.99, 2.06,
+              2.09, 2.10, 2.14, 2.15, 2.23, 2.24, 2.26, 2.35, 2.37, 2.40, 2.47, 2.54, 2.62,
+              2.64, 2.90, 2.92, 2.92, 2.93, 3.21, 3.26, 3.30, 3.59, 3.68, 4.30, 4.64, 5.34,
+              5.42, 6.01]
+    assert sorted(values[i] for i in far_off(values, 0.05, 10)) == [5.34, 5.42, 6.01]
+    assert far_off(values, 0.05, 1) == set()  # R1 alone does not reach its critical value
+
+
+def test_a_window_of_one_history_rarely_loses_a_run() -> None:
+    """Runs in a history's own tails stay in its window (dropping them narrows the spread and
+    makes unchanged runs fail more often than the test says): at 10 runs of pure noise, the
+    ESD test drops a run from about 1 % of windows."""
+    rng = np.random.default_rng(2)
+    dropped = sum(bool(far_off(list(rng.normal(0.0, 0.05, 10)))) for _ in range(4000))
+    assert scipy_stats.binomtest(dropped, 4000, 0.01).pvalue > 0.001, dropped
 
 
 def test_too_few_or_unusable_runs_make_no_window() -> None:

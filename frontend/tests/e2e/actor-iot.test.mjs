@@ -8,31 +8,22 @@
 // backend/tests/test_actor_iot_jobs.py provides all of this from a throwaway lab.
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
-import { labUrl, openSignedIn, requireEnv, screenshot } from "./browser.mjs";
+import { labUrl, requireEnv, screenshot, signedInSession } from "./browser.mjs";
 
 const baseUrl = labUrl();
 const runId = requireEnv("LATLAB_IOT_RUN_ID");
 const devices = requireEnv("LATLAB_IOT_DEVICES").split(",");
 
-let browser;
-let page;
-
-before(async () => {
-  ({ browser, page } = await openSignedIn(baseUrl));
-});
-
-after(async () => {
-  await browser?.close();
-});
+const session = signedInSession(baseUrl);
 
 test("actor-iot: a device sweep per mode, actor compared with sync", async (t) => {
   await t.test("the run draws msg/s and p99 against devices, a line per mode", async () => {
-    await page.goto(`${baseUrl}/runs/${runId}`);
-    await page.getByRole("heading", { name: "Load-latency curves" }).waitFor();
+    await session.page.goto(`${baseUrl}/runs/${runId}`);
+    await session.page.getByRole("heading", { name: "Load-latency curves" }).waitFor();
     for (const name of ["P99 against devices", "messages against devices"]) {
-      const figure = page.getByRole("figure", { name });
+      const figure = session.page.getByRole("figure", { name });
       // A dot per device count on each mode's line.
       await figure.locator("circle").nth(2 * devices.length - 1).waitFor();
       assert.equal(await figure.locator("circle").count(), 2 * devices.length, name);
@@ -41,24 +32,24 @@ test("actor-iot: a device sweep per mode, actor compared with sync", async (t) =
       }
     }
     // The suite's own metrics, with their units from its suite.toml.
-    await page.getByRole("columnheader", { name: "alerts fired" }).first().waitFor();
-    assert.match(await page.locator('td[data-column="messages_per_s"]').first().innerText(),
+    await session.page.getByRole("columnheader", { name: "alerts fired" }).first().waitFor();
+    assert.match(await session.page.locator('td[data-column="messages_per_s"]').first().innerText(),
       /msg\/s$/);
-    await screenshot(page, "actor-iot-01-device-sweep");
+    await screenshot(session.page, "actor-iot-01-device-sweep");
   });
 
   await t.test("actor against sync inside the run: a verdict per device count", async () => {
-    const form = page.getByRole("form", { name: "Compare two series of this run" });
+    const form = session.page.getByRole("form", { name: "Compare two series of this run" });
     await form.getByLabel("Along").selectOption("mode");
     await form.getByLabel("baseline").selectOption("sync");
     await form.getByLabel("candidate").selectOption("actor");
     await form.getByRole("button", { name: "Compare series" }).click();
-    await page.waitForURL(/\/compare\?/);
-    await page.getByText(/\[mode=actor\] against/).waitFor();
-    const p99 = page.getByRole("figure", { name: "P99 against devices" });
+    await session.page.waitForURL(/\/compare\?/);
+    await session.page.getByText(/\[mode=actor\] against/).waitFor();
+    const p99 = session.page.getByRole("figure", { name: "P99 against devices" });
     // Mailbox queues against direct calls: milliseconds against microseconds.
     await p99.locator('circle[data-verdict="regressed"]').first().waitFor();
     assert.equal(await p99.locator('circle[data-verdict="regressed"]').count(), devices.length);
-    await screenshot(page, "actor-iot-02-actor-vs-sync");
+    await screenshot(session.page, "actor-iot-02-actor-vs-sync");
   });
 });

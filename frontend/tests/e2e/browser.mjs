@@ -65,6 +65,19 @@ export async function openSignedIn(baseUrl) {
   return { browser, page };
 }
 
+/** Signs in before a test file's tests and closes the browser after them; the tests use
+ * `session.page`. */
+export function signedInSession(baseUrl) {
+  const session = { browser: undefined, page: undefined };
+  before(async () => {
+    Object.assign(session, await openSignedIn(baseUrl));
+  });
+  after(async () => {
+    await session.browser?.close();
+  });
+  return session;
+}
+
 export async function screenshot(page, name) {
   await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });
 }

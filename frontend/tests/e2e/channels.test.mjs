@@ -7,33 +7,24 @@
 // backend/tests/test_channels_e2e.py provides all of this from a throwaway lab.
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
-import { labUrl, openSignedIn, requireEnv, screenshot } from "./browser.mjs";
+import { labUrl, requireEnv, screenshot, signedInSession } from "./browser.mjs";
 
 const baseUrl = labUrl();
 const channel = requireEnv("LATLAB_CHANNEL");
 
-let browser;
-let page;
-
-before(async () => {
-  ({ browser, page } = await openSignedIn(baseUrl));
-});
-
-after(async () => {
-  await browser?.close();
-});
+const session = signedInSession(baseUrl);
 
 test("a failing channel is shown, then muted", async () => {
-  await page.goto(`${baseUrl}/settings#channels`);
-  const row = page.getByRole("row").filter({ has: page.getByRole("rowheader", { name: channel }) });
+  await session.page.goto(`${baseUrl}/settings#channels`);
+  const row = session.page.getByRole("row").filter({ has: session.page.getByRole("rowheader", { name: channel }) });
   const health = row.locator('[data-channel-status="failing"]');
   await health.waitFor();
   assert.match(await health.innerText(), /failing since .*\d+ failed attempts in a row.*HTTP 503/);
-  await screenshot(page, "channels-01-failing");
+  await screenshot(session.page, "channels-01-failing");
   await row.getByRole("button", { name: "Mute" }).click();
   await row.getByText("muted: sent nothing").waitFor();
   await row.getByRole("button", { name: "Unmute" }).waitFor();
-  await screenshot(page, "channels-02-muted");
+  await screenshot(session.page, "channels-02-muted");
 });

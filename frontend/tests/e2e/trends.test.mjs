@@ -11,9 +11,9 @@
 // one with connections=200), a slower run of the branch `feature`.
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
-import { labUrl, openSignedIn, requireEnv, screenshot } from "./browser.mjs";
+import { labUrl, requireEnv, screenshot, signedInSession } from "./browser.mjs";
 
 const baseUrl = labUrl();
 const sameSecond = requireEnv("LATLAB_SAME_SECOND_RUN_IDS").split(",");
@@ -21,19 +21,10 @@ const featureRunId = requireEnv("LATLAB_FEATURE_RUN_ID");
 const latestRunId = requireEnv("LATLAB_LATEST_RUN_ID");
 const trendUrl = `${baseUrl}/trends?suite=http-order&scenario=medium&metric=p99`;
 
-let browser;
-let page;
-
-before(async () => {
-  ({ browser, page } = await openSignedIn(baseUrl));
-});
-
-after(async () => {
-  await browser?.close();
-});
+const session = signedInSession(baseUrl);
 
 function chart() {
-  return page.getByRole("figure", { name: "Metric over time" });
+  return session.page.getByRole("figure", { name: "Metric over time" });
 }
 
 function point(runId) {
@@ -42,30 +33,30 @@ function point(runId) {
 
 test("trends: one history, and each point opens its own run", async (t) => {
   await t.test("a trend draws main by default and names the params drawn", async () => {
-    await page.goto(trendUrl);
+    await session.page.goto(trendUrl);
     await point(latestRunId).waitFor();
-    assert.equal(await page.getByTestId("trend-branch").innerText(), "main");
-    const params = await page.getByTestId("trend-params").innerText();
+    assert.equal(await session.page.getByTestId("trend-branch").innerText(), "main");
+    const params = await session.page.getByTestId("trend-params").innerText();
     assert.match(params, /connections=50/);
     assert.match(params, /orders=1000/);
     // The other params set and the other branch are offered, not mixed in.
-    const picker = page.getByRole("combobox", { name: "Params" });
+    const picker = session.page.getByRole("combobox", { name: "Params" });
     assert.equal(await picker.locator("option").count(), 2);
     assert.match(
       await picker.locator("option").nth(1).innerText(),
       /connections=200, orders=1000 \(3 runs\)/,
     );
-    await page.getByRole("button", { name: "feature" }).waitFor();
+    await session.page.getByRole("button", { name: "feature" }).waitFor();
     assert.equal(await point(featureRunId).count(), 0, "the feature branch's run is not drawn");
     // The latest run's window: drawn, and written with the smallest change it lets the gate see.
     await chart().locator(".trend-window").first().waitFor({ state: "attached" });
-    const windows = page.getByRole("list", { name: "Windows" });
+    const windows = session.page.getByRole("list", { name: "Windows" });
     assert.match(await windows.innerText(), /was judged against the window of its last 15 runs/);
     assert.match(
       await windows.getByTestId("smallest-change").innerText(),
       /\d+(\.\d)?% with 1 trial, \d+(\.\d)?% with 3, \d+(\.\d)?% with 5/,
     );
-    await screenshot(page, "trends-01-main");
+    await screenshot(session.page, "trends-01-main");
   });
 
   await t.test("runs started in the same second are points of their own", async () => {
@@ -81,27 +72,27 @@ test("trends: one history, and each point opens its own run", async (t) => {
 
   await t.test("a click on each of them opens that run", async () => {
     for (const runId of sameSecond) {
-      await page.goto(trendUrl);
+      await session.page.goto(trendUrl);
       await point(runId).click();
-      await page.waitForURL(`${baseUrl}/runs/${runId}`);
-      await page.getByRole("heading", { name: "CI verdict" }).waitFor();
+      await session.page.waitForURL(`${baseUrl}/runs/${runId}`);
+      await session.page.getByRole("heading", { name: "CI verdict" }).waitFor();
     }
   });
 
   await t.test("another params set is drawn when chosen", async () => {
-    await page.goto(trendUrl);
-    await page
+    await session.page.goto(trendUrl);
+    await session.page
       .getByRole("combobox", { name: "Params" })
       .selectOption({ label: "connections=200, orders=1000 (3 runs)" });
-    await page.waitForURL(/params=/);
-    await page.getByTestId("trend-params").getByText("connections=200, orders=1000").waitFor();
+    await session.page.waitForURL(/params=/);
+    await session.page.getByTestId("trend-params").getByText("connections=200, orders=1000").waitFor();
     assert.equal(await chart().locator("circle.trend-point").count(), 3);
   });
 
   await t.test("the run page shows the gate's evidence", async () => {
-    await page.goto(`${baseUrl}/runs/${latestRunId}`);
-    await page.getByRole("heading", { name: "Judged against its history" }).waitFor();
-    const table = page.getByRole("table", { name: "Gate evidence" });
+    await session.page.goto(`${baseUrl}/runs/${latestRunId}`);
+    await session.page.getByRole("heading", { name: "Judged against its history" }).waitFor();
+    const table = session.page.getByRole("table", { name: "Gate evidence" });
     const p99 = table.locator('tr[data-metric="p99"]');
     await p99.waitFor();
     const text = await p99.innerText();
@@ -111,25 +102,25 @@ test("trends: one history, and each point opens its own run", async (t) => {
     const first = p99.getByRole("link", { name: /^run #\d+$/ }).first();
     const href = await first.getAttribute("href");
     assert.match(href, /^\/runs\/\d+$/);
-    await screenshot(page, "trends-02-run-evidence");
+    await screenshot(session.page, "trends-02-run-evidence");
   });
 
   await t.test("a run's Trends opens its own branch's history, its point drawn", async () => {
-    await page.goto(`${baseUrl}/runs/${featureRunId}`);
+    await session.page.goto(`${baseUrl}/runs/${featureRunId}`);
     // The run's own link, not the menu's.
-    await page.locator(".page-actions").getByRole("link", { name: "Trends" }).click();
-    await page.waitForURL(new RegExp(`run=${featureRunId}`));
+    await session.page.locator(".page-actions").getByRole("link", { name: "Trends" }).click();
+    await session.page.waitForURL(new RegExp(`run=${featureRunId}`));
     await point(featureRunId).waitFor();
-    assert.equal(await page.getByTestId("trend-branch").innerText(), "feature");
+    assert.equal(await session.page.getByTestId("trend-branch").innerText(), "feature");
     await point(featureRunId).click();
-    await page.waitForURL(`${baseUrl}/runs/${featureRunId}`);
+    await session.page.waitForURL(`${baseUrl}/runs/${featureRunId}`);
   });
 
   await t.test("an admin sets gate thresholds in the settings", async () => {
-    await page.goto(`${baseUrl}/settings#gate`);
-    const table = page.locator(".gate-table");
+    await session.page.goto(`${baseUrl}/settings#gate`);
+    const table = session.page.locator(".gate-table");
     await table.locator('tr[data-scope="default"]').getByText("30 runs").waitFor();
-    const form = page.getByRole("form", { name: "Set gate thresholds" });
+    const form = session.page.getByRole("form", { name: "Set gate thresholds" });
     await form.getByLabel("Applies to").fill("http-order/large");
     await form.getByLabel("Window (runs)").fill("3");
     await form.getByRole("button", { name: "Save thresholds" }).click();
@@ -140,6 +131,6 @@ test("trends: one history, and each point opens its own run", async (t) => {
     const row = table.locator('tr[data-scope="http-order/large"]');
     await row.getByText("20 runs").waitFor();
     await row.getByText("3%").waitFor();
-    await screenshot(page, "trends-03-gate-settings");
+    await screenshot(session.page, "trends-03-gate-settings");
   });
 });

@@ -9,50 +9,41 @@
 
 import assert from "node:assert/strict";
 import path from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
-import { labUrl, openSignedIn, requireEnv, screenshot, screenshotDir } from "./browser.mjs";
+import { labUrl, requireEnv, screenshot, screenshotDir, signedInSession } from "./browser.mjs";
 
 const baseUrl = labUrl();
 const runId = requireEnv("LATLAB_ZIG_HTTP_RUN_ID");
 const VERDICTS = ["improved", "regressed", "unchanged", "inconclusive"];
 
-let browser;
-let page;
-
-before(async () => {
-  ({ browser, page } = await openSignedIn(baseUrl));
-});
-
-after(async () => {
-  await browser?.close();
-});
+const session = signedInSession(baseUrl);
 
 test("zig-http: the seed's sweep as curves, zig against go", async (t) => {
   await t.test("the run draws RPS and P99 against concurrency", async () => {
-    await page.goto(`${baseUrl}/runs/${runId}`);
-    await page.getByRole("heading", { name: "Load-latency curves" }).waitFor();
-    const p99 = page.getByRole("figure", { name: "P99 against concurrency" });
-    const rps = page.getByRole("figure", { name: "requests answered against concurrency" });
+    await session.page.goto(`${baseUrl}/runs/${runId}`);
+    await session.page.getByRole("heading", { name: "Load-latency curves" }).waitFor();
+    const p99 = session.page.getByRole("figure", { name: "P99 against concurrency" });
+    const rps = session.page.getByRole("figure", { name: "requests answered against concurrency" });
     await p99.waitFor();
     await rps.waitFor();
     // Four lines (zig and go, by ab and by hdr), a dot per concurrency on each.
     await p99.locator("circle").nth(15).waitFor();
     assert.equal(await p99.locator("circle").count(), 16);
     assert.equal(await rps.locator("circle").count(), 16);
-    await screenshot(page, "zig-http-01-seed-curves");
+    await screenshot(session.page, "zig-http-01-seed-curves");
   });
 
   await t.test("zig compared with go inside the run, per concurrency", async () => {
-    const form = page.getByRole("form", { name: "Compare two series of this run" });
+    const form = session.page.getByRole("form", { name: "Compare two series of this run" });
     await form.getByLabel("Along").selectOption("server");
     await form.getByLabel("baseline").selectOption("go");
     await form.getByLabel("candidate").selectOption("zig");
     await form.getByRole("button", { name: "Compare series" }).click();
-    await page.waitForURL(/\/compare\?/);
-    await page.getByText(/\[server=zig\] against/).waitFor();
-    await page.getByRole("heading", { name: "Load-latency curves" }).waitFor();
-    const p99 = page.getByRole("figure", { name: "P99 against concurrency" });
+    await session.page.waitForURL(/\/compare\?/);
+    await session.page.getByText(/\[server=zig\] against/).waitFor();
+    await session.page.getByRole("heading", { name: "Load-latency curves" }).waitFor();
+    const p99 = session.page.getByRole("figure", { name: "P99 against concurrency" });
     await p99.locator("circle[data-verdict]").nth(7).waitFor();
     // A verdict at each of the 8 points (4 concurrencies by 2 load generators).
     const verdicts = await p99.locator("circle[data-verdict]").evaluateAll((dots) =>
@@ -60,10 +51,10 @@ test("zig-http: the seed's sweep as curves, zig against go", async (t) => {
     );
     assert.equal(verdicts.length, 8);
     for (const verdict of verdicts) assert.ok(VERDICTS.includes(verdict), verdict);
-    await screenshot(page, "zig-http-02-zig-against-go");
+    await screenshot(session.page, "zig-http-02-zig-against-go");
     // The page is long (every metric of 8 points): the curves with their verdicts alone too.
-    await page.mouse.move(0, 0);
-    await page
+    await session.page.mouse.move(0, 0);
+    await session.page
       .locator(".curve-grid")
       .screenshot({ path: path.join(screenshotDir, "zig-http-03-verdict-curves.png") });
   });

@@ -8,45 +8,36 @@
 // backend/tests/test_zmq_dashboard_e2e.py provides all of this from a throwaway lab.
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
-import { labUrl, openSignedIn, requireEnv, screenshot } from "./browser.mjs";
+import { labUrl, requireEnv, screenshot, signedInSession } from "./browser.mjs";
 
 const baseUrl = labUrl();
 const runId = requireEnv("LATLAB_ZMQ_RUN_ID");
 
-let browser;
-let page;
-
-before(async () => {
-  ({ browser, page } = await openSignedIn(baseUrl));
-});
-
-after(async () => {
-  await browser?.close();
-});
+const session = signedInSession(baseUrl);
 
 test("zmq seed: baseline against tuned inside one run", async (t) => {
   await t.test("the run holds every series and says which network it ran on", async () => {
-    await page.goto(`${baseUrl}/runs/${runId}`);
-    await page.getByRole("heading", { name: "Compare two series" }).waitFor();
-    await page.getByText("congested").first().waitFor();
+    await session.page.goto(`${baseUrl}/runs/${runId}`);
+    await session.page.getByRole("heading", { name: "Compare two series" }).waitFor();
+    await session.page.getByText("congested").first().waitFor();
     for (const label of ["profile=baseline", "profile=tuned", "pattern=pub-sub"]) {
-      await page.getByText(label).first().waitFor();
+      await session.page.getByText(label).first().waitFor();
     }
-    await screenshot(page, "zmq-01-seed-run");
+    await screenshot(session.page, "zmq-01-seed-run");
   });
 
   await t.test("baseline vs tuned: deltas, verdicts, few-sample warnings", async () => {
-    const form = page.getByRole("form", { name: "Compare two series of this run" });
+    const form = session.page.getByRole("form", { name: "Compare two series of this run" });
     // By the label's start: a select's name also holds its options ("baseline", "tuned").
     await form.getByLabel(/^Along/).selectOption("profile");
     await form.getByLabel(/^baseline/).selectOption("baseline");
     await form.getByLabel(/^candidate/).selectOption("tuned");
     await form.getByRole("button", { name: "Compare series" }).click();
-    await page.waitForURL(/\/compare\?/);
-    await page.getByText(/\[profile=tuned\] against/).waitFor();
-    const table = page.locator("table.compare-table");
+    await session.page.waitForURL(/\/compare\?/);
+    await session.page.getByText(/\[profile=tuned\] against/).waitFor();
+    const table = session.page.locator("table.compare-table");
     await table.waitFor();
     // One group per (symbol, pattern, instrument), each with the seed's rows.
     assert.equal(await table.locator("tbody[data-series]").count(), 4);
@@ -60,6 +51,6 @@ test("zmq seed: baseline against tuned inside one run", async (t) => {
     }
     await table.getByText("⚠ few samples").first().waitFor();
     assert.ok((await table.locator("tr.unreliable-row").count()) >= 2);
-    await screenshot(page, "zmq-02-baseline-vs-tuned");
+    await screenshot(session.page, "zmq-02-baseline-vs-tuned");
   });
 });
