@@ -4,6 +4,7 @@
 
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
+import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import { chromium } from "playwright-core";
