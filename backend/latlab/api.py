@@ -4,16 +4,18 @@ from fastapi import APIRouter, Depends
 
 from latlab.alerts.router import router as alerts_router
 from latlab.analysis.router import router as analysis_router
+from latlab.auth.router import projects_router
 from latlab.auth.router import router as auth_router
 from latlab.core.params import plain_query
 from latlab.hosts.router import router as hosts_router
+from latlab.ingest.router import router as ingest_router
 from latlab.jobs.router import router as jobs_router
-from latlab.projects.router import router as projects_router
 from latlab.runs.router import router as runs_router
 
 api_router = APIRouter(prefix="/api/v1", dependencies=[Depends(plain_query)])
 api_router.include_router(auth_router)
 api_router.include_router(projects_router)
+api_router.include_router(ingest_router)
 api_router.include_router(runs_router)
 api_router.include_router(hosts_router)
 api_router.include_router(jobs_router)

@@ -1,10 +1,13 @@
-from fastapi import APIRouter, Request, Response, status
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request, Response, status
 
 from latlab.auth import service
 from latlab.auth.dependencies import (
     SESSION_COOKIE,
     Admin,
     Member,
+    Reader,
     SignedIn,
     require_json_write,
 )
@@ -20,15 +23,23 @@ from latlab.auth.schemas import (
 )
 from latlab.core.db import DbSession
 from latlab.core.errors import Conflict, Forbidden, NotFound, TooManyRequests, Unauthorized
-from latlab.core.openapi import documented
+from latlab.core.openapi import documented, raises
 from latlab.core.params import Id
 from latlab.core.routing import ApiRoute
 from latlab.core.settings import get_settings
 from latlab.models import ApiToken, Project, User
 from latlab.projects import service as projects
-from latlab.projects.schemas import CurrentProject, ProjectRead
+from latlab.projects.schemas import (
+    CurrentProject,
+    ProjectCreate,
+    ProjectRead,
+    ProjectSlug,
+    ProjectUpdate,
+)
 
 router = APIRouter(tags=["auth"], route_class=ApiRoute)
+# Projects are where users may work: the same access rules, so the same room.
+projects_router = APIRouter(tags=["projects"], route_class=ApiRoute)
 
 
 @router.post("/auth/login", responses=documented(Unauthorized, TooManyRequests))
@@ -114,6 +125,48 @@ def update_user(user_id: Id, body: UserUpdate, admin: Admin, session: DbSession)
     own role or active flag)."""
     user = service.update_user(session, user_id, body, admin.signed_in)
     return _users(session, [user])[0]
+
+
+@raises(NotFound)
+def get_project(slug: ProjectSlug, principal: Reader, session: DbSession) -> Project:
+    """A project the caller may see (a token sees its own only)."""
+    project = projects.get(session, slug)
+    visible = (project.id == principal.project_id if principal.user is None
+               else projects.may_use(session, principal.user, project.id))
+    if not visible:
+        raise NotFound(f"no project '{slug}'")
+    return project
+
+
+ProjectFromPath = Annotated[Project, Depends(get_project)]
+
+
+@projects_router.get("/projects")
+def list_projects(principal: Reader, session: DbSession) -> list[ProjectRead]:
+    """The projects the caller may use: an admin's are all, a token's is its own."""
+    found = ([principal.project] if principal.user is None
+             else projects.visible(session, principal.user))
+    return [ProjectRead.model_validate(p) for p in found]
+
+
+@projects_router.post("/projects", status_code=status.HTTP_201_CREATED,
+                      responses=documented(Conflict))
+def create_project(body: ProjectCreate, admin: Admin, session: DbSession) -> ProjectRead:
+    """Create a project (admin only); its creator is a member."""
+    return ProjectRead.model_validate(projects.create(session, body, admin.signed_in))
+
+
+@projects_router.get("/projects/{slug}")
+def read_project(project: ProjectFromPath) -> ProjectRead:
+    """One project."""
+    return ProjectRead.model_validate(project)
+
+
+@projects_router.patch("/projects/{slug}")
+def update_project(project: ProjectFromPath, body: ProjectUpdate, admin: Admin,
+                   session: DbSession) -> ProjectRead:
+    """Rename a project, change its settings, archive or restore it (admin only)."""
+    return ProjectRead.model_validate(projects.update(session, project, body))
 
 
 def _users(session: DbSession, users: list[User]) -> list[UserRead]:
