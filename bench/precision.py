@@ -13,11 +13,16 @@ with time as trials do, 1/sqrt(time)): lower is better, and it does not reward a
 for being short or long, only for being precise per minute spent.
 
     .venv/bin/python -m bench.precision [--runs 5] [--suites echo,http-order]
+        [--params '{"http-order": {"server_cpus": "0", "load_cpus": "1"}}']
+
+`--params` tries a change before it becomes a default: the named suites' jobs get those
+params on top of their scenario's.
 
 A window needs 5 runs (`MIN_WINDOW_RUNS`); more give a tighter spread estimate.
 """
 
 import argparse
+import json
 import math
 import statistics
 import time
@@ -45,6 +50,8 @@ def main() -> None:
     options.add_argument("--runs", type=int, default=MIN_WINDOW_RUNS)
     options.add_argument("--suites", default=",".join(CASES),
                          help=f"comma-separated, of {', '.join(CASES)}")
+    options.add_argument("--params", type=json.loads, default={},
+                         help="JSON: params per suite, on top of the scenario's")
     args = options.parse_args()
     suites = [s.strip() for s in args.suites.split(",") if s.strip()]
     unknown = sorted(set(suites) - set(CASES))
@@ -56,7 +63,10 @@ def main() -> None:
     with running_lab() as lab:
         known = {s["id"]: s for s in lab.api.get("/suites").raise_for_status().json()}
         for suite in suites:
-            rows += _measure(lab, suite, CASES[suite], known[suite], args.runs)
+            rows += _measure(lab, suite, CASES[suite], known[suite], args.runs,
+                             args.params.get(suite, {}))
+    if args.params:
+        print(f"\nparams on top of the scenarios': {json.dumps(args.params)}")
     print(f"\nA/A precision: {args.runs} runs of each default scenario at the lab's default "
           f"repetitions; the smallest slowdown a {TRIALS}-trial run shows 4 times in 5 at a "
           f"false-alarm level of {DEFAULT.false_alarm:g} (the gate's calculation); "
@@ -67,14 +77,14 @@ def main() -> None:
         print(row)
 
 
-def _measure(lab: Lab, suite: str, scenario: str, info: dict[str, Any], runs: int
-             ) -> list[str]:
+def _measure(lab: Lab, suite: str, scenario: str, info: dict[str, Any], runs: int,
+             params: dict[str, Any]) -> list[str]:
     """Per series and gate metric of `runs` A/A jobs: its precision row."""
     gate, vocabulary = info["gate"], Vocabulary().extended(info["metrics"])
     values: dict[tuple[str, str], list[list[float]]] = {}
     minutes = []
     for index in range(runs):
-        job, run = run_job(lab, suite, scenario, {})
+        job, run = run_job(lab, suite, scenario, params)
         minutes.append((_at(job["finished_at"]) - _at(job["started_at"])).total_seconds() / 60)
         for series in run["series"]:
             name = ",".join(f"{k}={v}" for k, v in sorted(series["labels"].items()))
