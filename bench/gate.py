@@ -152,6 +152,8 @@ def main() -> int:
     options.add_argument("--within", type=float, default=0.5,
                          help="the share of the spread's variance that is trial noise")
     options.add_argument("--seed", type=int, default=1)
+    options.add_argument("--test", choices=["t", "z", "percentage"], default="t",
+                         help="the gate's test (a gate setting; the power targets are t's)")
     options.add_argument("--detail", action="store_true",
                          help="also every cell and shift with both intervals")
     args = options.parse_args()
@@ -172,7 +174,7 @@ def main() -> int:
             "--port", str(port), "--log-level", "warning"],
             env={**os.environ, "LATLAB_PUBLIC_URL": url})
         wait_for_api(url)
-        _set_windows(url)
+        _set_windows(url, args.test)
         results = Results(expected)
         jobs: queue.SimpleQueue[tuple[float, int, int]] = queue.SimpleQueue()
         # Index outermost, so an interrupted run has covered every cell alike.
@@ -205,13 +207,13 @@ def _create_admin(database_url: str) -> None:
     engine.dispose()
 
 
-def _set_windows(url: str) -> None:
-    """Each history suite's window, as an admin sets it."""
+def _set_windows(url: str, test: str) -> None:
+    """Each history suite's window and the gate's test, as an admin sets them."""
     with httpx.Client(base_url=f"{url}/api/v1", timeout=60) as admin:
         admin.post("/auth/login", json={"email": ADMIN[0], "password": ADMIN[1]}
                    ).raise_for_status()
         admin.put("/gate-settings", json={"suites": {
-            _suite(spread, window): {"window": window}
+            _suite(spread, window): {"window": window, "test": test}
             for spread in SPREADS for window in WINDOWS}}).raise_for_status()
 
 
@@ -344,6 +346,7 @@ def _edges(aa: Tally) -> tuple[float, float]:
 def _report(results: Results, args: argparse.Namespace, wall: tuple[float, float]) -> int:
     cells = results.cells
     groups = list(itertools.product(SPREADS, WINDOWS, TRIALS))
+    print(f"The gate's test: {args.test}")
     print(f"CI gate against history vs Bencher's t-test (last {BENCHER_MAX_SAMPLE}, upper "
           f"boundary {BENCHER_BOUNDARY}) on the same histories and candidates")
     print(f"{args.histories} histories per spread x window; {args.aa} A/A and {args.shifted} "
