@@ -7,16 +7,21 @@ from latlab_workers.errors import JobError
 from latlab_workers.suites import Program
 from latlab_workers.templates import Context, render_one
 
+AUTO = "auto"
+
 
 def pinning(program: Program, context: Context) -> tuple[frozenset[int] | None, str | None]:
     """The CPUs to pin a program to (None: leave it) and the tuning line its trials report:
     "off" (not asked), "applied: <cpus>", or "refused: <reason>" when the runner itself may
-    not use those CPUs."""
+    not use those CPUs. "auto" splits the runner's CPUs: the servers get the first half, the
+    load the rest, so neither takes CPU time from the other (refused with fewer than 2)."""
     if program.cpus is None:
         return None, None
     text = render_one(program.cpus, context).strip()
     if not text:
         return None, "off"
+    if text == AUTO:
+        return _split(program)
     try:
         wanted = cpu_list(text)
     except ValueError as error:
@@ -26,6 +31,15 @@ def pinning(program: Program, context: Context) -> tuple[frozenset[int] | None, 
         return None, (f"refused: CPUs {_cpu_text(wanted - allowed)} not available "
                       f"(allowed: {_cpu_text(allowed)})")
     return wanted, f"applied: {text}"
+
+
+def _split(program: Program) -> tuple[frozenset[int] | None, str]:
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        return None, f"refused: auto needs 2 CPUs, the runner may use {_cpu_text(set(allowed))}"
+    half = len(allowed) // 2
+    cpus = frozenset(allowed[:half] if program.role == "server" else allowed[half:])
+    return cpus, f"applied: {_cpu_text(cpus)} (auto)"
 
 
 def cpu_list(text: str) -> frozenset[int]:

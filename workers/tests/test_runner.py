@@ -161,6 +161,34 @@ def test_a_cpu_the_runner_may_not_use_is_refused_not_fatal(tmp_path: Path) -> No
     assert trial.metrics["load_cpus"] == len(os.sched_getaffinity(0))
 
 
+def test_auto_gives_the_server_and_the_load_cpus_of_their_own(tmp_path: Path) -> None:
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        pytest.skip("needs 2 CPUs")
+    half = len(allowed) // 2
+    series = _run_options_suite(tmp_path, {"server_cpus": "auto", "load_cpus": "auto"})
+    (trial,) = series['{"megabytes": "0", "with": "server"}'].trials
+    assert trial.metrics["server_cpus"] == half  # as the programs saw their own affinity
+    assert trial.metrics["load_cpus"] == len(allowed) - half
+    assert trial.tuning is not None
+    assert trial.tuning["cpus.server"].endswith(" (auto)")
+    assert trial.tuning["cpus.server"] != trial.tuning["cpus.load"]
+
+
+def test_auto_on_one_cpu_is_refused_and_pins_nothing(tmp_path: Path) -> None:
+    allowed = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(allowed)})
+    try:
+        series = _run_options_suite(tmp_path, {"server_cpus": "auto", "load_cpus": "auto"})
+    finally:
+        os.sched_setaffinity(0, allowed)
+    (trial,) = series['{"megabytes": "0", "with": "server"}'].trials
+    assert trial.tuning == {"cpus.server": f"refused: auto needs 2 CPUs, the runner may use "
+                                           f"{min(allowed)}",
+                            "cpus.load": f"refused: auto needs 2 CPUs, the runner may use "
+                                         f"{min(allowed)}"}
+
+
 def test_peak_rss_is_each_trials_own_though_the_server_runs_on(tmp_path: Path) -> None:
     """The two series with a server share it (same command, run one after the other): the
     200 MB it held during the first is not the second's peak."""
