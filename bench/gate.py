@@ -275,8 +275,9 @@ def _history(client: httpx.Client, spread: float, window: int, index: int,
         history.append(submit("main", START + timedelta(minutes=i), f"{index:04x}{i:04x}",
                               level, 1)["id"])
     stored = [_stored_p99(client, run_id) for run_id in history][-BENCHER_MAX_SAMPLE:]
-    bencher = _bencher_bound(stored)
+    # Bencher's t-test upper boundary limit over the branch's last values.
     mean, sd = statistics.fmean(stored), statistics.stdev(stored)
+    bencher = mean + float(student.ppf(BENCHER_BOUNDARY, len(stored) - 1)) * sd
     later = START + timedelta(minutes=window + 60)
     for number, (trials, shift, _) in enumerate(_candidates(args)):
         level = LEVEL_NS * (1 + shift) * math.exp(rng.normal(0.0, run_sd))
@@ -307,13 +308,6 @@ def _stored_p99(client: httpx.Client, run_id: int) -> float:
     """A run's p99 as the lab stored it: the median of its trials' (the gate's run value)."""
     run = client.get(f"/runs/{run_id}").raise_for_status().json()
     return float(statistics.median(t["summary"]["p99"] for t in run["series"][0]["trials"]))
-
-
-def _bencher_bound(values: list[float]) -> float:
-    """Bencher's t-test upper boundary limit over the branch's last values."""
-    n = len(values)
-    return float(statistics.fmean(values) + student.ppf(BENCHER_BOUNDARY, n - 1)
-                 * statistics.stdev(values))
 
 
 def _rate(k: int, n: int) -> str:
