@@ -77,6 +77,9 @@ def deliver(session: Session, notification_id: int) -> None:
     if status_code is not None and 400 <= status_code < 500 and status_code != 429:
         notification.status = "failed"
         return
+    if channel.muted:  # muted while this attempt was posting: no next attempt
+        notification.status = "muted"
+        return
     channel.retry_at = done + backoff(channel.consecutive_failures)
     _schedule(session, notification, channel.retry_at, done)
 
@@ -97,7 +100,7 @@ def mute(session: Session, channel: Channel, muted: bool) -> None:
     """A muted channel is sent nothing: its waiting messages are kept, marked `muted`. A
     message being sent at this moment is skipped, not waited for: its delivery holds it and
     takes the channel's lock next, which this transaction holds (waiting would deadlock);
-    its next attempt finds the channel muted."""
+    that attempt is recorded and, unless it succeeded, marks the message muted itself."""
     channel.muted = muted
     if muted:
         waiting = select(Notification.id).where(
