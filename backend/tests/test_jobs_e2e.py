@@ -79,6 +79,31 @@ def test_echo_job_runs_on_a_host_and_stores_a_run(member, ingest_worker, start_r
     assert series["metrics"]["throughput"] > 0
 
 
+def test_a_trial_by_time_says_how_long_it_measured_and_how_it_warmed_up(
+        member, ingest_worker, start_runner) -> None:
+    """Echo's `steady` scenario: trials by time after a settled warm-up; each trial says its
+    duration, its warm-up and whether it settled, and its samples are whatever the time took."""
+    start_runner("lab-steady")
+    _online(member, "lab-steady")
+    created = member.post("/api/v1/jobs", json={
+        "suite": "echo", "scenario": "steady", "host_tags": [], "repetitions": 2,
+        "params": {"duration_s": 1}})
+    assert created.status_code == 202, created.text
+    job, _ = _finish(member, created.json()["id"])
+    assert job["status"] == "succeeded", job.get("error")
+    run = member.get(f"/api/v1/runs/{job['run_id']}").json()
+    assert run["params"]["count"] == 0 and run["params"]["settle_s"] == 10
+    (series,) = run["series"]
+    assert len(series["trials"]) == 2
+    for trial in series["trials"]:
+        assert trial["metrics"]["elapsed_s"] >= 0.95, trial["metrics"]
+        assert trial["summary"]["count"] > 0
+        settle = trial["tuning"]["settle"]
+        assert settle in {"settled", "not settled in 10 s"}, trial["tuning"]
+        assert trial["metrics"]["warmup_s"] >= (0.6 if settle == "settled" else 10.0)
+    assert series["summary"]["count"] == sum(t["summary"]["count"] for t in series["trials"])
+
+
 def test_http_order_job_runs_the_five_clients_against_one_server(
         member, ingest_worker, start_runner, build_cache) -> None:
     """The issue's acceptance: scenario "small" gives one run with a series per client. The
@@ -108,7 +133,7 @@ def test_http_order_job_runs_the_five_clients_against_one_server(
 
 @pytest.mark.parametrize(("params", "path"), [
     ({"count": "10; rm -rf /"}, "$.params.count"),
-    ({"count": 0}, "$.params.count"),
+    ({"count": -1}, "$.params.count"),
     ({"count": 2.5}, "$.params.count"),
     ({"size": 10**9}, "$.params.size"),
     ({"shell": "$(reboot)"}, "$.params"),

@@ -178,6 +178,9 @@ class TrialIn(Contract):
     tuning: Annotated[dict[Key, Text], Field(max_length=50)] | None = Field(
         None, description='What the program applied or the host refused, e.g. '
         '{"mlock": "refused: Operation not permitted", "pin_cpus": "applied: 0,1"}.')
+    disturbed: Text | None = Field(
+        None, description="Why the trial is left out of every verdict: the host disturbed it "
+        "(another process took its CPUs). It is kept and shown.")
 
 
 class SeriesIn(Contract):

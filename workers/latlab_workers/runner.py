@@ -14,9 +14,12 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from latlab_contract import JobSpec, Phase, ProgramInfo
+from latlab_contract.hdr import HdrError
+from latlab_contract.hdr import decode as decode_hdr
 from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
-from latlab_contract.result import SCHEMA_VERSION, RunCreate, SeriesIn
+from latlab_contract.result import SCHEMA_VERSION, RunCreate, SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec
+from latlab_workers import counters
 from latlab_workers.builds import build, cached_build, program_context
 from latlab_workers.errors import JobError
 from latlab_workers.network import PARAM as NETWORK_PARAM
@@ -82,17 +85,23 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
                 except (TemplateError, NetworkError) as error:
                     raise JobError(str(error)) from error
                 watched = servers.reset_peak_rss(plan.servers)
+                servers.watch(plan.servers)
+                children, busy, started = (counters.of_children(), counters.host_busy_s(),
+                                           time.monotonic())
                 process = group.start(plan.load.name, argv, variant.suite.directory,
                                       program_env(), cpus=cpus)
                 reporter.progress("measure", 15.0 + 80.0 * step / steps, group.info())
                 output = servers.wait_load(plan.load, process)
+                seconds = time.monotonic() - started
+                busy = counters.host_busy_s() - busy
+                used = {**servers.used(), plan.load.name: counters.of_children() - children}
                 parsed = parse_output(variant.suite, plan.load, output)
                 metric_info.update(parsed.metric_info)
                 tuning = {**servers.tuning(plan.servers),
                           **({f"cpus.{plan.load.name}": pinned} if pinned else {})}
                 for found in parsed.series:
                     _collect(collected, plan, found, variant.labels,
-                             servers.peak_rss(watched), tuning)
+                             servers.peak_rss(watched), tuning, used, seconds, busy)
         finally:
             if network is not None:
                 network.close()
@@ -104,9 +113,11 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
             "params": params, "started_at": started_at, "finished_at": datetime.now(UTC),
             # A job's "commit" is the version of the suite it measured.
             "source": {"kind": "job", "commit": suite.version}, "sweep": sweep,
-            "metric_info": metric_info,
+            "metric_info": {**counters.metric_info(sorted(
+                {name for series in collected.values() for trial in series.trials
+                 for name in trial.metrics})), **metric_info},
             "host": {"name": host.name, "tags": host.tags, "fingerprint": host.fingerprint},
-            "series": list(collected.values()),
+            "series": [counters.mark_disturbed(series) for series in collected.values()],
         })
     except ValidationError as error:
         raise JobError(f"the job's result is invalid: {validation_message(error)}") from error
@@ -145,9 +156,11 @@ def _cached_version(suite: Suite, version: str | None, cache_dir: Path) -> _Vari
 
 
 def _collect(collected: dict[str, SeriesIn], plan: SeriesPlan, found: SeriesIn,
-             variant: dict[str, str], metrics: dict[str, float], tuning: dict[str, str]) -> None:
+             variant: dict[str, str], metrics: dict[str, float], tuning: dict[str, str],
+             used: dict[str, counters.Reading], seconds: float, busy: float) -> None:
     """Adds a parsed series' trials to the job's series with the same labels, with what the
-    runner measured and applied around the program (`metrics`, `tuning`)."""
+    runner measured and applied around the program (`metrics`, the OS counters `used` in
+    `seconds` while the host was `busy` for that many CPU seconds, `tuning`)."""
     clash = sorted(k for k in found.labels if k in plan.labels or k in variant)
     if clash:
         raise JobError(f"{plan.load.name} reports labels {clash} that are axes of the suite")
@@ -155,9 +168,21 @@ def _collect(collected: dict[str, SeriesIn], plan: SeriesPlan, found: SeriesIn,
     key = json.dumps(labels, sort_keys=True)
     before = collected.get(key)
     added = [trial.model_copy(update={
-        "metrics": {**trial.metrics, **metrics},
+        "metrics": {**trial.metrics, **metrics,
+                    **counters.metrics(used, seconds, _operations(trial), busy)},
         "tuning": {**(trial.tuning or {}), **tuning} or None}) for trial in found.trials]
     collected[key] = SeriesIn(labels=labels, trials=[*(before.trials if before else []), *added])
+
+
+def _operations(trial: TrialIn) -> int:
+    """The trial's measured operations: its histogram's count (its samples')."""
+    latency = trial.latency
+    if latency.samples_ns is not None:
+        return len(latency.samples_ns)
+    try:
+        return int(decode_hdr(latency.hdr).get_total_count()) if latency.hdr else 0
+    except HdrError:
+        return 0  # the api refuses the trial, saying why
 
 
 def _network(suite: Suite, params: dict[str, Any], group: ProgramGroup) -> Network | None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from latlab_workers.counters import ProcessWatch, Reading
 from latlab_workers.errors import JobError, JobTimedOut
 from latlab_workers.network import Network, NetworkError
 from latlab_workers.pinning import pinning
@@ -23,7 +24,8 @@ from latlab_workers.processes import (
 from latlab_workers.suites import Program, Suite
 from latlab_workers.templates import Context, render, render_one
 
-_LIVENESS_S = 0.5  # how often the servers are checked while a load program runs
+# How often the servers are checked (alive, and their OS counters read) while a load runs.
+_LIVENESS_S = 0.2
 
 
 class Servers:
@@ -36,6 +38,7 @@ class Servers:
         self.deadline = deadline
         self.network = network
         self.running: dict[str, _Running] = {}
+        self.watched: dict[str, ProcessWatch] = {}
 
     def ensure(self, suite: Suite, needed: list[Program], context: Context) -> dict[str, str]:
         wanted = {server.name: (render(server.command, context),
@@ -91,6 +94,16 @@ class Servers:
                 peaks[names[name]] = kilobytes / 1024
         return peaks
 
+    def watch(self, needed: list[Program]) -> None:
+        """Starts reading the OS counters of the series' servers for a trial."""
+        self.watched = {server.name: ProcessWatch(self.group.processes[server.name].pid)
+                        for server in needed}
+
+    def used(self) -> dict[str, Reading]:
+        """What each watched server used since `watch` (a server that is gone has none)."""
+        return {name: reading for name, watch in self.watched.items()
+                if (reading := watch.used()) is not None}
+
     def wait_load(self, load: Program, process: subprocess.Popen[bytes]) -> str:
         """The load program's output once it exits. A server (or the network) that dies while
         it runs stops it at once and fails the job, rather than leaving it to time out."""
@@ -108,6 +121,8 @@ class Servers:
             except JobError:
                 kill_group(process)
                 raise
+            for watch in self.watched.values():
+                watch.poll()
         self.check_alive()
         if process.returncode != 0:
             raise JobError(f"{load.name} exited with {process.returncode}: "

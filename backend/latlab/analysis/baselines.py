@@ -176,7 +176,7 @@ def _trial_values(session: Session, series_ids: list[int], metrics: Sequence[str
             select(Trial.series_id, Trial.metrics, *(getattr(Trial, m) for m in metrics
                                                       if m in LATENCY_KEYS))
             .where(Trial.series_id.in_(series_ids), Trial.started_at >= span[0],
-                   Trial.started_at <= span[1])):
+                   Trial.started_at <= span[1], Trial.disturbed.is_(None))):
         latency = dict(zip([m for m in metrics if m in LATENCY_KEYS], columns, strict=True))
         for metric in metrics:
             value = latency.get(metric, (metrics_of_trial or {}).get(metric))

@@ -179,5 +179,7 @@ class Trial(Base):
     intervals: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONB)
     # What the load program applied (CPU pinning, mlock) or the host refused.
     tuning: Mapped[dict[str, str] | None] = mapped_column(JSONB)
+    # Why the trial is left out of every verdict (its host disturbed it); None: it counts.
+    disturbed: Mapped[str | None] = mapped_column(Text)
 
     series: Mapped[Series] = relationship(back_populates="trials", lazy="raise")

@@ -72,7 +72,7 @@ def get_run(run: RunFromPath, session: DbSession) -> RunRead:
                     **_origin(t.summary_origin),
                     summary_uncorrected=t.summary_uncorrected,
                     metrics=t.metrics, intervals=_without_histograms(t.intervals),
-                    tuning=t.tuning,
+                    tuning=t.tuning, disturbed=t.disturbed,
                 )
                 for t in s.trials
             ],

@@ -162,6 +162,8 @@ class TrialRead(Schema):
     metrics: dict[str, float]
     intervals: list[dict[str, Any]] | None
     tuning: dict[str, str] | None
+    disturbed: str | None = Field(
+        description="Why the trial is left out of every verdict (its host disturbed it)")
 
 
 class SeriesRead(Schema):

@@ -15,7 +15,7 @@ SERIES_COLUMNS = ("id", "run_id", "labels", "label_key", "summary", "summary_ori
 TRIAL_COLUMNS = ("id", "started_at", "series_id", "index", "histogram",
                  "histogram_uncorrected", "count", "min", "max", "mean", "stddev", "p50", "p90",
                  "p95", "p99", "p999", "p9999", "exact", "summary_origin", "summary_uncorrected",
-                 "metrics", "intervals", "tuning")
+                 "metrics", "intervals", "tuning", "disturbed")
 RUN_COLUMNS = ("id", "project_id", "suite", "scenario", "params", "started_at", "finished_at",
                "created_at", "source_kind", "commit", "branch", "host_name", "host_tags",
                "host_fingerprint", "verdict", "verdict_reasons", "metric_info",

@@ -76,6 +76,7 @@ class TrialData:
     metrics: dict[str, float]
     intervals: list[dict[str, Any]] | None
     tuning: dict[str, str] | None
+    disturbed: str | None
 
 
 def submit(
@@ -243,6 +244,7 @@ def _trial_data(trial: Any, path: str) -> TrialData:
         if trial.intervals is None
         else [_interval(i, f"{path}.intervals[{k}]") for k, i in enumerate(trial.intervals)],
         tuning=trial.tuning,
+        disturbed=trial.disturbed,
     )
 
 
@@ -319,6 +321,7 @@ def _trial(trial_id: int, run: Run, series_id: int, index: int,
         else data.summary_uncorrected.as_dict(),
         "summary_origin": data.origin,
         "metrics": data.metrics, "intervals": data.intervals, "tuning": data.tuning,
+        "disturbed": data.disturbed,
         **data.summary.as_dict(),
     }
 

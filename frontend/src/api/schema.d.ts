@@ -2719,6 +2719,11 @@ export interface components {
             tuning: {
                 [key: string]: string;
             } | null;
+            /**
+             * Disturbed
+             * @description Why the trial is left out of every verdict (its host disturbed it)
+             */
+            disturbed: string | null;
         };
         /** TuningCheck */
         TuningCheck: {
@@ -3236,6 +3241,12 @@ export interface components {
             tuning: {
                 [key: string]: string;
             } | null;
+            /**
+             * Disturbed
+             * @description Why the trial is left out of every verdict: the host disturbed it (another process took its CPUs). It is kept and shown.
+             * @default null
+             */
+            disturbed: string | null;
         };
         /**
          * RunCreate

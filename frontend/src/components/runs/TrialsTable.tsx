@@ -6,7 +6,8 @@ import { latencyValue, metricLabel, trialKeys } from "../../lib/vocabulary";
 
 /**
  * Every trial of every series: its own summary and metrics (statistics across runs use these
- * trial-level values).
+ * trial-level values). A trial its host disturbed is marked, and listed below with the reason
+ * it is left out of every verdict.
  */
 export function TrialsTable({
   series,
@@ -21,62 +22,88 @@ export function TrialsTable({
     ),
   ];
   const columns = trialKeys();
+  const disturbed = series.flatMap((item) =>
+    item.trials
+      .filter((trial) => trial.disturbed)
+      .map((trial) => ({ item, trial, reason: trial.disturbed ?? "" })),
+  );
   return (
-    <table className="table trials-table">
-      <thead>
-        <tr>
-          <th scope="col">Series</th>
-          <th scope="col" className="num">
-            Trial
-          </th>
-          {["count", ...columns, ...metricNames].map((name) => (
-            <th key={name} scope="col" className="num">
-              {metricLabel(name, metricInfo[name])}
+    <>
+      <table className="table trials-table">
+        <thead>
+          <tr>
+            <th scope="col">Series</th>
+            <th scope="col" className="num">
+              Trial
             </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {series.flatMap((item) =>
-          item.trials.map((trial) => (
-            <tr key={`${String(item.id)}-${String(trial.index)}`}>
-              <th scope="row">{formatLabels(item.labels)}</th>
-              <td className="num">
-                {trial.index + 1}
-                {!trial.exact && (
-                  <span
-                    className="muted"
-                    title="Summary from histogram buckets (3 significant digits)"
-                  >
-                    {" "}
-                    ≈
-                  </span>
-                )}
-              </td>
-              <td className="num">{formatCount(trial.summary.count)}</td>
-              {columns.map((key) => (
-                <td
-                  key={key}
-                  className={`num${trial.unreliable.includes(key) ? " unreliable" : ""}`}
-                  title={originNote(key, trial)?.note}
-                >
-                  {originNote(key, trial)?.mark}
-                  {formatNs(latencyValue(trial.summary, key))}
-                  {trial.unreliable.includes(key) && <span aria-label=" (few samples)"> ⚠</span>}
+            {["count", ...columns, ...metricNames].map((name) => (
+              <th key={name} scope="col" className="num">
+                {metricLabel(name, metricInfo[name])}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {series.flatMap((item) =>
+            item.trials.map((trial) => (
+              <tr
+                key={`${String(item.id)}-${String(trial.index)}`}
+                className={trial.disturbed ? "disturbed" : undefined}
+              >
+                <th scope="row">{formatLabels(item.labels)}</th>
+                <td className="num">
+                  {trial.index + 1}
+                  {trial.disturbed && (
+                    <span className="warning-mark" title={trial.disturbed}>
+                      {" "}
+                      ⊘
+                    </span>
+                  )}
+                  {!trial.exact && (
+                    <span
+                      className="muted"
+                      title="Summary from histogram buckets (3 significant digits)"
+                    >
+                      {" "}
+                      ≈
+                    </span>
+                  )}
                 </td>
-              ))}
-              {metricNames.map((name) => {
-                const value = trial.metrics[name];
-                return (
-                  <td key={name} className="num">
-                    {value === undefined ? "" : formatValue(value, metricInfo[name]?.unit ?? "")}
+                <td className="num">{formatCount(trial.summary.count)}</td>
+                {columns.map((key) => (
+                  <td
+                    key={key}
+                    className={`num${trial.unreliable.includes(key) ? " unreliable" : ""}`}
+                    title={originNote(key, trial)?.note}
+                  >
+                    {originNote(key, trial)?.mark}
+                    {formatNs(latencyValue(trial.summary, key))}
+                    {trial.unreliable.includes(key) && <span aria-label=" (few samples)"> ⚠</span>}
                   </td>
-                );
-              })}
-            </tr>
-          )),
-        )}
-      </tbody>
-    </table>
+                ))}
+                {metricNames.map((name) => {
+                  const value = trial.metrics[name];
+                  return (
+                    <td key={name} className="num">
+                      {value === undefined ? "" : formatValue(value, metricInfo[name]?.unit ?? "")}
+                    </td>
+                  );
+                })}
+              </tr>
+            )),
+          )}
+        </tbody>
+      </table>
+      {disturbed.length > 0 && (
+        <ul className="disturbed-trials" aria-label="Trials left out of the verdict">
+          {disturbed.map(({ item, trial, reason }) => (
+            <li key={`${String(item.id)}-${String(trial.index)}`}>
+              ⊘ {formatLabels(item.labels)}, trial {trial.index + 1}, left out of every verdict:{" "}
+              {reason}
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
   );
 }
