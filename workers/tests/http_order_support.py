@@ -26,7 +26,7 @@ CLIENTS = ["python", "c", "cpp", "rust", "go"]
 # The contract's keys (README.md); open loop adds latency_uncorrected_hdr.
 REPORT_KEYS = {"client", "mode", "latency_hdr", "orders", "ok", "errors", "timeouts",
                "success_rate", "duration_s", "throughput", "target_rate", "achieved_rate",
-               "tuning", "intervals"}
+               "tuning", "intervals", "warmup_orders", "warmup_s"}
 BUILD_TIME_S = 1800  # a cold build of the Rust workspace, C, C++ and Go on a small machine
 
 

@@ -248,18 +248,50 @@ def test_closed_loop_smoke(build_dir: Path, server: Server, client: str) -> None
 @pytest.mark.parametrize("client", CLIENTS)
 def test_open_loop_smoke(build_dir: Path, server: Server, client: str) -> None:
     run = run_client(client_argv(client, build_dir, server.listening, **TINY,
-                                 rate=200, duration=2))
+                                 rate=200, duration=2, settle=3))
     assert run.returncode == 0, run.stderr[-2000:]
     report = run.report
     _check_report(report, client, "open")
     assert report["ok"] == report["orders"] > 0, report
     assert report["target_rate"] == 200
+    assert report["tuning"]["settle"] == "off"  # an open loop's warm-up is its schedule
     assert report["achieved_rate"] == pytest.approx(200, rel=0.05)
     corrected = decode(report["latency_hdr"])
     uncorrected = decode(report["latency_uncorrected_hdr"])
     assert corrected.get_total_count() == uncorrected.get_total_count() == report["ok"]
     # From the intended send time, never less than from the actual one.
     assert corrected.get_max_value() >= uncorrected.get_max_value() * 0.99
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_a_trial_by_time_measures_for_its_duration_after_a_settled_warmup(
+        build_dir: Path, server: Server, client: str) -> None:
+    run = run_client(client_argv(client, build_dir, server.listening, orders=0, duration=1,
+                                 warmup=20, connections=4, settle=10))
+    assert run.returncode == 0, run.stderr[-2000:]
+    report = run.report
+    _check_report(report, client, "closed")
+    assert report["orders"] == report["ok"] > 0, report
+    assert report["duration_s"] >= 0.95, report["duration_s"]  # orders taken for 1 s
+    assert report["warmup_orders"] >= 20
+    # Three windows of 200 ms must agree before measuring starts: never sooner than 0.6 s.
+    settle = report["tuning"]["settle"]
+    assert settle in {"settled", "not settled in 10 s"}, settle
+    assert report["warmup_s"] >= (0.6 if settle == "settled" else 10.0), report["warmup_s"]
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_a_warmup_that_cannot_settle_in_time_still_measures(
+        build_dir: Path, server: Server, client: str) -> None:
+    """Three 200 ms windows cannot fit in 0.05 s: measuring starts anyway, and says so."""
+    run = run_client(client_argv(client, build_dir, server.listening, **TINY, settle=0.05))
+    assert run.returncode == 0, run.stderr[-2000:]
+    report = run.report
+    assert report["tuning"]["settle"] == "not settled in 0.05 s", report["tuning"]
+    assert report["ok"] == TINY["orders"] and report["warmup_s"] >= 0.05, report
+    unsettled = run_client(client_argv(client, build_dir, server.listening, **TINY)).report
+    assert unsettled["tuning"]["settle"] == "off"
+    assert unsettled["warmup_orders"] == TINY["warmup"]
 
 
 def _closed_port() -> int:

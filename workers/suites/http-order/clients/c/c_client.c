@@ -7,6 +7,9 @@
  * a worker sleeps until then if early and sends at once if late (never skips), and the latency
  * is measured from the due time as well as from the actual send. Nothing is in flight past
  * window + timeout: an order unanswered then is a timeout, and so is one not sent by then.
+ * A closed loop with --settle goes on warming up after its W warm-up orders until the answers
+ * settle (struct settle), then switches to measuring without a pause: an order taken before the
+ * switch is warm-up, one taken after it measured. --orders 0 measures for --duration.
  * The contract (arguments, JSON, exit status) is ../../README.md.
  */
 #define _GNU_SOURCE
@@ -38,6 +41,7 @@
 #define TIMESTAMP_LEN 24              /* 2024-01-01T10:00:00.000Z */
 #define MAX_CONNECTIONS 10000         /* one thread each */
 #define ANSWERS_RESERVE (1 << 20)     /* answers reserved up front, all workers: 16 MiB */
+#define SETTLE_WINDOW_NS (200 * NS_PER_MS)
 
 struct options {
     const char *url;
@@ -47,6 +51,7 @@ struct options {
     double rate;                      /* 0 = closed loop */
     double duration_s;
     double timeout_s;
+    double settle_s;                  /* 0 = off; closed loop only */
     const char *pin_spec;
     int *pin_cpus;                    /* the expanded --pin-cpus list */
     int pin_count;
@@ -65,6 +70,27 @@ struct phase {
     int64_t hard_stop_ns;             /* no order is still in flight then */
 };
 
+/* Closed loop, --settle: the warm-up after the W warm-up orders. The ok answers fall into
+ * windows of 200 ms by answer time, window k being [origin + k * 200 ms, origin + (k + 1) *
+ * 200 ms); the warm-up has settled at the end of the first window whose answer count and p50
+ * are, with the two windows before it, within 10 % (largest <= 1.1 x smallest), and measuring
+ * starts then, or at the deadline without that. Any thread closes the windows that have ended
+ * (a worker with an answer or an order to take, the main thread at each window's end), under
+ * the lock; orders are taken under it as well, so each is wholly before or after the switch. */
+struct settle {
+    pthread_mutex_t lock;
+    int64_t origin_ns;
+    int64_t deadline_ns;              /* measuring starts then at the latest */
+    int64_t window;                   /* the window being filled */
+    int64_t *latencies;               /* its ok answers' latencies, ns */
+    size_t count, capacity;
+    bool lost;                        /* out of memory: that window cannot settle */
+    long long counts[3];              /* the last three windows closed, oldest first (0 while */
+    long long p50s[3];                /* fewer are closed, or without an ok answer) */
+    bool settled;                     /* measuring started as the answers settled */
+    atomic_bool measuring;            /* set once run->measure is scheduled */
+};
+
 struct run {
     const struct options *opts;
     char *order_url;
@@ -72,6 +98,9 @@ struct run {
     pthread_barrier_t barrier;        /* the workers and the main thread */
     struct phase warmup;
     struct phase measure;
+    bool settling;                    /* closed loop with --settle */
+    long long measured;               /* the measured phase's count */
+    struct settle settle;
 };
 
 /* One ok measured order, for "intervals": the window it was answered in and its latency as
@@ -102,6 +131,7 @@ struct worker {
     struct answers answers;           /* the ok measured orders, for "intervals" */
     long long ok, errors, timeouts;
     long long unsent;                 /* open loop: timeouts never sent (all workers stuck) */
+    long long warmup_sent;            /* warm-up orders sent, settling ones included */
     int pin_cpu;                      /* -1: not pinned */
     int pin_errno;                    /* 0: pinned (or not asked) */
 };
@@ -128,7 +158,8 @@ static void usage_error(const char *fmt, const char *value)
     fprintf(stderr, fmt, value);
     fprintf(stderr,
             "\nusage: c_client --url http://HOST:PORT --orders N --connections C --warmup W"
-            " --rate R --duration S --timeout T --pin-cpus LIST --mlock true|false\n");
+            " --rate R --duration S --timeout T --pin-cpus LIST --mlock true|false"
+            " [--settle S]\n");
     exit(2);
 }
 
@@ -210,7 +241,7 @@ bad:
 
 static void parse_options(int argc, char **argv, struct options *opts)
 {
-    enum { URL, ORDERS, CONNECTIONS, WARMUP, RATE, DURATION, TIMEOUT, PIN_CPUS, MLOCK };
+    enum { URL, ORDERS, CONNECTIONS, WARMUP, RATE, DURATION, TIMEOUT, PIN_CPUS, MLOCK, SETTLE };
     static const struct option long_options[] = {
         {"url", required_argument, NULL, URL},
         {"orders", required_argument, NULL, ORDERS},
@@ -221,18 +252,19 @@ static void parse_options(int argc, char **argv, struct options *opts)
         {"timeout", required_argument, NULL, TIMEOUT},
         {"pin-cpus", required_argument, NULL, PIN_CPUS},
         {"mlock", required_argument, NULL, MLOCK},
+        {"settle", required_argument, NULL, SETTLE},
         {NULL, 0, NULL, 0},
     };
     *opts = (struct options){
         .url = NULL, .orders = 1000, .connections = 50, .warmup = 100, .rate = 0,
-        .duration_s = 60, .timeout_s = 5, .pin_spec = "", .mlock = false,
+        .duration_s = 60, .timeout_s = 5, .settle_s = 0, .pin_spec = "", .mlock = false,
     };
     opterr = 0;
     int option;
     while ((option = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
         switch (option) {
         case URL: opts->url = optarg; break;
-        case ORDERS: opts->orders = parse_integer("orders", optarg, 1, LLONG_MAX); break;
+        case ORDERS: opts->orders = parse_integer("orders", optarg, 0, LLONG_MAX); break;
         case CONNECTIONS:
             opts->connections = parse_integer("connections", optarg, 1, MAX_CONNECTIONS);
             break;
@@ -240,6 +272,7 @@ static void parse_options(int argc, char **argv, struct options *opts)
         case RATE: opts->rate = parse_number("rate", optarg, 0, true); break;
         case DURATION: opts->duration_s = parse_number("duration", optarg, 0, false); break;
         case TIMEOUT: opts->timeout_s = parse_number("timeout", optarg, 0, false); break;
+        case SETTLE: opts->settle_s = parse_number("settle", optarg, 0, true); break;
         case PIN_CPUS: opts->pin_spec = optarg; break;
         case MLOCK:
             if (strcmp(optarg, "true") == 0)
@@ -300,13 +333,16 @@ static bool worker_init(struct worker *w)
         return false;
     /* Room for this worker's share of the measured orders up front, so that growing the list
      * (a copy) rarely falls between two orders. Capped in total, as a closed loop's --orders
-     * may be far more than --duration lets it send, and mlockall would lock it all. */
+     * may be far more than --duration lets it send, and mlockall would lock it all. A trial by
+     * time (--orders 0) has no count to go by: its list grows with the answers. */
     const struct options *opts = w->run->opts;
     double expected =
         opts->rate > 0 ? floor(opts->rate * opts->duration_s) : (double)opts->orders;
     if (expected > ANSWERS_RESERVE)
         expected = ANSWERS_RESERVE;
     w->answers.capacity = (size_t)(expected / (double)opts->connections) + 1;
+    if (w->answers.capacity < 64)
+        w->answers.capacity = 64;
     w->answers.items = malloc(w->answers.capacity * sizeof *w->answers.items);
     if (!w->answers.items)
         return false;
@@ -405,6 +441,34 @@ static void book(struct worker *w, const struct phase *ph, enum outcome outcome,
     }
 }
 
+/* Fills a phase of `count` orders starting at `origin`, those from `first_measured` on measured.
+ * A closed loop stops taking orders after `span_s`, and none is in flight `--timeout` later. In
+ * an open loop order i is due at origin + i / rate, the measurement starts with the first
+ * measured one's due time, and nothing is in flight past `span_s` + `--timeout` after that: an
+ * order not sent by then is a timeout, never sent. */
+static void schedule_at(struct phase *ph, const struct options *opts, long long count,
+                        long long first_measured, double span_s, int64_t origin)
+{
+    int64_t start = origin;
+    if (opts->rate > 0)
+        start += llround((double)first_measured * NS_PER_S / opts->rate);
+    int64_t span = (int64_t)(span_s * NS_PER_S), timeout = (int64_t)(opts->timeout_s * NS_PER_S);
+    ph->count = count;
+    ph->first_measured = first_measured;
+    atomic_store(&ph->next, 0);
+    ph->origin_ns = origin;
+    ph->start_ns = start;
+    ph->hard_stop_ns = start + span + timeout;
+    /* (Open loop: not in the hard stop's last millisecond, as curl's timeouts are whole ms.) */
+    ph->stop_taking_ns = opts->rate > 0 ? ph->hard_stop_ns - NS_PER_MS : start + span;
+}
+
+static void schedule(struct phase *ph, const struct options *opts, long long count,
+                     long long first_measured, double span_s)
+{
+    schedule_at(ph, opts, count, first_measured, span_s, now_ns());
+}
+
 static void run_phase(struct worker *w, struct phase *ph)
 {
     const struct options *opts = w->run->opts;
@@ -436,9 +500,141 @@ static void run_phase(struct worker *w, struct phase *ph)
         int64_t left_ms = (ph->hard_stop_ns - sent_ns) / NS_PER_MS;
         if (left_ms < timeout_ms)
             timeout_ms = left_ms > 1 ? (long)left_ms : 1;
+        if (!measured)
+            w->warmup_sent++;
         enum outcome outcome = send_order(w, timeout_ms);
         if (measured)
             book(w, ph, outcome, open_loop ? due_ns : sent_ns, sent_ns, now_ns());
+    }
+}
+
+/* The k-th smallest (from 0) of n values, which it reorders (Hoare's selection). */
+static int64_t select_nth(int64_t *v, long long n, long long k)
+{
+    long long lo = 0, hi = n - 1;
+    while (lo < hi) {
+        int64_t pivot = v[lo + (hi - lo) / 2];
+        long long i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                int64_t swap = v[i];
+                v[i++] = v[j];
+                v[j--] = swap;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return v[k];
+    }
+    return v[k];
+}
+
+static bool within_10_percent(const long long *values)
+{
+    long long low = values[0], high = values[0];
+    for (int i = 1; i < 3; i++) {
+        low = values[i] < low ? values[i] : low;
+        high = values[i] > high ? values[i] : high;
+    }
+    return (double)high <= 1.1 * (double)low;
+}
+
+/* Closes the window being filled (under the lock); true when it settled the warm-up. */
+static bool close_window(struct settle *s)
+{
+    long long n = s->lost ? 0 : (long long)s->count;
+    long long p50 = n ? select_nth(s->latencies, n, (n + 1) / 2 - 1) : 0;
+    memmove(s->counts, s->counts + 1, 2 * sizeof *s->counts);
+    memmove(s->p50s, s->p50s + 1, 2 * sizeof *s->p50s);
+    s->counts[2] = n;
+    s->p50s[2] = p50;
+    s->window++;
+    s->count = 0;
+    s->lost = false;
+    for (int i = 0; i < 3; i++)
+        if (s->counts[i] == 0)
+            return false;
+    return within_10_percent(s->counts) && within_10_percent(s->p50s);
+}
+
+/* Under the lock: closes the windows that ended by `until` (never past the deadline) and starts
+ * measuring at `now` once one settled, or at the deadline. Returns whether measuring started. */
+static bool settle_update(struct run *run, int64_t until, int64_t now)
+{
+    struct settle *s = &run->settle;
+    if (atomic_load_explicit(&s->measuring, memory_order_relaxed))
+        return true;
+    bool settled = false;
+    if (until > s->deadline_ns)
+        until = s->deadline_ns;
+    if (until >= s->origin_ns) {
+        int64_t current = (until - s->origin_ns) / SETTLE_WINDOW_NS;
+        while (!settled && s->window < current)
+            settled = close_window(s);
+    }
+    if (!settled && now < s->deadline_ns)
+        return false;
+    s->settled = settled;
+    long long count = run->measured;
+    const struct options *opts = run->opts;
+    schedule_at(&run->measure, opts, count, 0, opts->duration_s, now);
+    atomic_store_explicit(&s->measuring, true, memory_order_release);
+    return true;
+}
+
+/* Takes a warm-up order (true), unless measuring has started (false). */
+static bool settle_take(struct run *run)
+{
+    pthread_mutex_lock(&run->settle.lock);
+    int64_t now = now_ns();
+    bool measuring = settle_update(run, now, now);
+    pthread_mutex_unlock(&run->settle.lock);
+    return !measuring;
+}
+
+/* Notes an ok warm-up answer in its window. One answered in a window already closed (another
+ * thread was a hair faster) is left out: the windows are a gauge, not a measurement. */
+static void settle_answer(struct run *run, int64_t done_ns, int64_t latency_ns)
+{
+    struct settle *s = &run->settle;
+    pthread_mutex_lock(&s->lock);
+    if (!settle_update(run, done_ns, now_ns()) && done_ns < s->deadline_ns &&
+        (done_ns - s->origin_ns) / SETTLE_WINDOW_NS == s->window && !s->lost) {
+        if (s->count == s->capacity) {
+            size_t capacity = s->capacity ? 2 * s->capacity : 1024;
+            int64_t *latencies = realloc(s->latencies, capacity * sizeof *latencies);
+            if (latencies) {
+                s->latencies = latencies;
+                s->capacity = capacity;
+            } else {
+                s->lost = true;
+            }
+        }
+        if (!s->lost)
+            s->latencies[s->count++] = latency_ns;
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* Closed loop, --settle: warm-up orders one after another until measuring starts. Each is
+ * taken before the deadline, so --timeout alone bounds it. */
+static void run_settle(struct worker *w)
+{
+    struct run *run = w->run;
+    while (settle_take(run)) {
+        w->warmup_sent++;
+        int64_t sent_ns = now_ns();
+        if (send_order(w, run->timeout_ms) == ORDER_OK) {
+            int64_t done_ns = now_ns();
+            settle_answer(run, done_ns, done_ns - sent_ns);
+        }
     }
 }
 
@@ -460,31 +656,11 @@ static void *worker_main(void *arg)
     pthread_barrier_wait(&run->barrier);      /* warm-up scheduled */
     run_phase(w, &run->warmup);
     pthread_barrier_wait(&run->barrier);      /* warm-up done */
-    pthread_barrier_wait(&run->barrier);      /* measurement scheduled */
+    pthread_barrier_wait(&run->barrier);      /* measurement scheduled, or settling begun */
+    if (run->settling)
+        run_settle(w);
     run_phase(w, &run->measure);
     return NULL;
-}
-
-/* Fills a phase of `count` orders starting now, those from `first_measured` on measured. A
- * closed loop stops taking orders after `span_s`, and none is in flight `--timeout` later. In
- * an open loop order i is due at now + i / rate, the measurement starts with the first measured
- * one's due time, and nothing is in flight past `span_s` + `--timeout` after that: an order not
- * sent by then is a timeout, never sent. */
-static void schedule(struct phase *ph, const struct options *opts, long long count,
-                     long long first_measured, double span_s)
-{
-    int64_t origin = now_ns(), start = origin;
-    if (opts->rate > 0)
-        start += llround((double)first_measured * NS_PER_S / opts->rate);
-    int64_t span = (int64_t)(span_s * NS_PER_S), timeout = (int64_t)(opts->timeout_s * NS_PER_S);
-    ph->count = count;
-    ph->first_measured = first_measured;
-    atomic_store(&ph->next, 0);
-    ph->origin_ns = origin;
-    ph->start_ns = start;
-    ph->hard_stop_ns = start + span + timeout;
-    /* (Open loop: not in the hard stop's last millisecond, as curl's timeouts are whole ms.) */
-    ph->stop_taking_ns = opts->rate > 0 ? ph->hard_stop_ns - NS_PER_MS : start + span;
 }
 
 static char *encode(struct hdr_histogram *h)
@@ -610,7 +786,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "c_client: curl_global_init failed\n");
         return 1;
     }
-    struct run run = {.opts = &opts};
+    struct run run = {.opts = &opts, .settling = !open_loop && opts.settle_s > 0};
+    pthread_mutex_init(&run.settle.lock, NULL);
+    atomic_init(&run.settle.measuring, false);
     size_t url_len = strlen(opts.url);
     while (url_len > 0 && opts.url[url_len - 1] == '/')
         url_len--;
@@ -646,22 +824,45 @@ int main(int argc, char **argv)
     }
     pthread_attr_destroy(&attr);
 
-    /* Closed loop: a warm-up phase of W orders, bounded by --duration, then the N measured
-     * orders. Open loop: an empty warm-up phase; the measured phase's first W orders are the
-     * warm-up, due at the same rate. */
+    /* Closed loop: a warm-up phase of W orders, bounded by --duration, then (--settle) the
+     * warm-up until the answers settle, then the N measured orders (--orders 0: as many as
+     * --duration takes). Open loop: an empty warm-up phase; the measured phase's first W orders
+     * are the warm-up, due at the same rate. */
     pthread_barrier_wait(&run.barrier);
     long long warmup_phase = open_loop ? 0 : opts.warmup;
     schedule(&run.warmup, &opts, warmup_phase, warmup_phase, opts.duration_s);
     pthread_barrier_wait(&run.barrier);
     pthread_barrier_wait(&run.barrier);
 
-    long long measured = open_loop ? (long long)floor(opts.rate * opts.duration_s) : opts.orders;
+    long long measured = open_loop ? (long long)floor(opts.rate * opts.duration_s)
+                         : opts.orders > 0 ? opts.orders : LLONG_MAX;
     long long unmeasured = open_loop ? opts.warmup : 0;
-    schedule(&run.measure, &opts, unmeasured + measured, unmeasured, opts.duration_s);
-    int64_t start_ns = run.measure.start_ns;
-    pthread_barrier_wait(&run.barrier);
+    if (run.settling) {
+        /* The workers switch to measuring by themselves; this thread closes each window as it
+         * ends, so that the switch comes on time even when answers are few. */
+        run.measured = measured;
+        struct settle *s = &run.settle;
+        s->origin_ns = now_ns();
+        double settle_ns = opts.settle_s * NS_PER_S;
+        s->deadline_ns = s->origin_ns + (settle_ns < 1e18 ? (int64_t)settle_ns : (int64_t)1e18);
+        pthread_barrier_wait(&run.barrier);
+        for (;;) {
+            pthread_mutex_lock(&s->lock);
+            int64_t now = now_ns();
+            bool measuring = settle_update(&run, now, now);
+            int64_t wake = s->origin_ns + (s->window + 1) * SETTLE_WINDOW_NS;
+            pthread_mutex_unlock(&s->lock);
+            if (measuring)
+                break;
+            sleep_until_ns(wake < s->deadline_ns ? wake : s->deadline_ns);
+        }
+    } else {
+        schedule(&run.measure, &opts, unmeasured + measured, unmeasured, opts.duration_s);
+        pthread_barrier_wait(&run.barrier);
+    }
     for (long long i = 0; i < count; i++)
         pthread_join(workers[i].thread, NULL);
+    int64_t start_ns = run.measure.start_ns;
     double duration_s = (double)(now_ns() - start_ns) / NS_PER_S;
     /* An open loop's window lasts its full length even when its last order was answered
      * before the end. */
@@ -674,7 +875,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "c_client: hdr_init failed\n");
         return 1;
     }
-    long long ok = 0, errors = 0, timeouts = 0, unsent = 0;
+    long long ok = 0, errors = 0, timeouts = 0, unsent = 0, warmup_orders = 0;
     for (long long i = 0; i < count; i++) {
         struct worker *w = &workers[i];
         hdr_add(latency, w->latency);
@@ -683,7 +884,17 @@ int main(int argc, char **argv)
         errors += w->errors;
         timeouts += w->timeouts;
         unsent += w->unsent;
+        warmup_orders += w->warmup_sent;
     }
+    /* From the first warm-up order (open loop: its due time) to the start of measuring. */
+    int64_t warmup_from_ns = open_loop ? run.measure.origin_ns
+                             : opts.warmup > 0 ? run.warmup.origin_ns : run.settle.origin_ns;
+    double warmup_s = warmup_orders > 0 ? (double)(start_ns - warmup_from_ns) / NS_PER_S : 0;
+    char settle_state[64] = "off";
+    if (run.settling && run.settle.settled)
+        snprintf(settle_state, sizeof settle_state, "settled");
+    else if (run.settling)
+        snprintf(settle_state, sizeof settle_state, "not settled in %g s", opts.settle_s);
     long long orders = ok + errors + timeouts;
     if (unsent > 0)
         fprintf(stderr, "c_client: %lld orders were never sent: every worker was busy until "
@@ -703,10 +914,12 @@ int main(int argc, char **argv)
     printf("\"orders\": %lld, \"ok\": %lld, \"errors\": %lld, \"timeouts\": %lld, "
            "\"success_rate\": %.6f, \"duration_s\": %.6f, \"throughput\": %.3f, "
            "\"target_rate\": %.9g, \"achieved_rate\": %.3f, "
-           "\"tuning\": {\"pin_cpus\": \"%s\", \"mlock\": \"%s\"}, ",
+           "\"warmup_orders\": %lld, \"warmup_s\": %.6f, "
+           "\"tuning\": {\"pin_cpus\": \"%s\", \"mlock\": \"%s\", \"settle\": \"%s\"}, ",
            orders, ok, errors, timeouts, orders ? (double)ok / orders : 0.0, duration_s,
-           ok / duration_s, opts.rate, (orders - unsent) / duration_s,
-           describe_pinning(&opts, workers, count, pin_state, sizeof pin_state), mlock_state);
+           ok / duration_s, opts.rate, (orders - unsent) / duration_s, warmup_orders, warmup_s,
+           describe_pinning(&opts, workers, count, pin_state, sizeof pin_state), mlock_state,
+           settle_state);
     print_intervals(answers, answers_count);
     printf("}\n");
     free(latency_text);
@@ -726,6 +939,8 @@ int main(int argc, char **argv)
     free(run.order_url);
     free(opts.pin_cpus);
     pthread_barrier_destroy(&run.barrier);
+    pthread_mutex_destroy(&run.settle.lock);
+    free(run.settle.latencies);
     curl_global_cleanup();
     return ok > 0 ? 0 : 1;
 }

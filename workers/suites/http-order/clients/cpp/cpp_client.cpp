@@ -7,8 +7,11 @@
 // Open loop: order i (warm-up first) is due at origin + i / rate; a loop holds the next index
 // until it is due (a timerfd wakes epoll on time) and sends late orders as soon as a handle is
 // free, never skipping one. Nothing is in flight past window + timeout: an order unanswered
-// then is a timeout, and so is one not sent by then. The contract (arguments, JSON, exit
-// status) is ../../README.md.
+// then is a timeout, and so is one not sent by then. A closed loop with --settle goes on
+// warming up after its W warm-up orders until the answers settle (class Settle), then switches to
+// measuring without a pause: an order taken before the switch is warm-up, one taken after it
+// measured. --orders 0 measures for --duration. The contract (arguments, JSON, exit status) is
+// ../../README.md.
 #include <curl/curl.h>
 #include <hdr_histogram.h>
 #include <hdr_histogram_log.h>
@@ -31,7 +34,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -65,10 +70,12 @@ struct Options {
     double rate = 0;  // 0 = closed loop
     double duration_s = 60;
     double timeout_s = 5;
+    double settle_s = 0;  // 0 = off; closed loop only
     std::vector<int> pin_cpus;  // the expanded --pin-cpus list
     bool mlock = false;
 
     bool open_loop() const { return rate > 0; }
+    bool settling() const { return !open_loop() && settle_s > 0; }
 };
 
 struct UsageError : std::runtime_error {
@@ -208,6 +215,7 @@ struct Sample {
 struct Tally {
     int64_t ok = 0, errors = 0, timeouts = 0;
     int64_t unsent = 0;  // open loop: timeouts never sent (every handle stuck until the end)
+    int64_t warmup_sent = 0;  // warm-up orders sent, settling ones included
     Histogram latency = make_histogram();      // closed: response - send; open: - due time
     Histogram uncorrected = make_histogram();  // open loop: response - actual send
     std::vector<Sample> samples;               // one per ok order, latency as in `latency`
@@ -234,6 +242,113 @@ void write_timestamp(char* out)
                   static_cast<int>(ts.tv_nsec / 1'000'000));
     std::memcpy(out, text, kTimestampLength);
 }
+
+// Closed loop, --settle: the warm-up after the W warm-up orders. The ok answers fall into
+// windows of 200 ms by answer time, window k being [origin + k x 200 ms, origin + (k + 1) x
+// 200 ms); the warm-up has settled at the end of the first window whose answer count and p50 are,
+// with the two windows before it, within 10 % (largest <= 1.1 x smallest), and measuring starts
+// then, or at the deadline without that. Any thread closes the windows that have ended (a loop
+// with an answer or an order to take, the main thread at each window's end), under the lock;
+// orders are taken under it as well, so each one is wholly before or after the switch.
+class Settle {
+public:
+    using Begin = std::function<void(Clock::time_point)>;  // schedules the measured phase
+
+    Settle(Clock::time_point origin, double settle_s, Begin begin)
+        : origin_(origin),
+          deadline_(origin + nanoseconds(std::llround(std::min(settle_s * 1e9, 1e18)))),
+          begin_(std::move(begin))
+    {
+    }
+
+    Clock::time_point origin() const { return origin_; }
+    bool measuring() const { return measuring_.load(std::memory_order_acquire); }
+    bool settled() const { return settled_; }  // once measuring
+
+    // A warm-up order (true), unless measuring has started (false).
+    bool take()
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto now = Clock::now();
+        return !update(now, now);
+    }
+
+    // Notes an ok warm-up answer in its window. One answered in a window already closed
+    // (another thread was a hair faster) is left out: the windows are a gauge, not a measurement.
+    void answered(Clock::time_point done, int64_t latency_ns)
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!update(done, Clock::now()) && done < deadline_ && index(done) == window_)
+            latencies_.push_back(latency_ns);
+    }
+
+    // The main thread's part: closes the windows that have ended, so that the switch comes on
+    // time even when answers are few. Returns when to look again, nothing once measuring.
+    std::optional<Clock::time_point> watch()
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto now = Clock::now();
+        if (update(now, now))
+            return std::nullopt;
+        return std::min(origin_ + kWindow * (window_ + 1), deadline_);
+    }
+
+private:
+    static constexpr nanoseconds kWindow = milliseconds(200);
+
+    int64_t index(Clock::time_point t) const { return (t - origin_) / kWindow; }
+
+    // Under the lock: closes the windows that ended by `until` (never past the deadline) and
+    // starts measuring at `now` once one settled, or at the deadline. Whether measuring.
+    bool update(Clock::time_point until, Clock::time_point now)
+    {
+        if (measuring_.load(std::memory_order_relaxed))
+            return true;
+        bool settled = false;
+        until = std::min(until, deadline_);
+        if (until >= origin_)
+            for (int64_t current = index(until); !settled && window_ < current;)
+                settled = close_window();
+        if (!settled && now < deadline_)
+            return false;
+        settled_ = settled;
+        begin_(now);
+        measuring_.store(true, std::memory_order_release);
+        return true;
+    }
+
+    // Closes the window being filled; true when it settled the warm-up.
+    bool close_window()
+    {
+        auto n = static_cast<int64_t>(latencies_.size());
+        int64_t p50 = 0;  // nearest rank: the ceil(n / 2)-th smallest
+        if (n > 0) {
+            auto middle = latencies_.begin() + ((n + 1) / 2 - 1);
+            std::nth_element(latencies_.begin(), middle, latencies_.end());
+            p50 = *middle;
+        }
+        counts_ = {counts_[1], counts_[2], n};
+        p50s_ = {p50s_[1], p50s_[2], p50};
+        window_++;
+        latencies_.clear();
+        auto within_10_percent = [](const std::array<int64_t, 3>& values) {
+            auto [low, high] = std::minmax_element(values.begin(), values.end());
+            return static_cast<double>(*high) <= 1.1 * static_cast<double>(*low);
+        };
+        return *std::min_element(counts_.begin(), counts_.end()) > 0 &&
+               within_10_percent(counts_) && within_10_percent(p50s_);
+    }
+
+    const Clock::time_point origin_, deadline_;  // measuring starts at the deadline at the latest
+    const Begin begin_;
+    std::mutex mutex_;
+    int64_t window_ = 0;  // the window being filled
+    std::vector<int64_t> latencies_;  // its ok answers' latencies (ns)
+    // The last three windows closed, oldest first (0 while fewer are, or without an ok answer).
+    std::array<int64_t, 3> counts_{}, p50s_{};
+    bool settled_ = false;  // measuring started as the answers settled
+    std::atomic<bool> measuring_{false};  // set once the measured phase is scheduled
+};
 
 // One easy handle: one order in flight, its connection kept alive in the multi's pool.
 class Transfer {
@@ -266,9 +381,10 @@ public:
     CURL* easy() const { return easy_.get(); }
 
     void prepare(bool measured, Clock::time_point due, Clock::time_point sent,
-                 milliseconds timeout)
+                 milliseconds timeout, bool settling = false)
     {
         measured_ = measured;
+        settling_ = settling;
         due_ = due;
         sent_ = sent;
         write_timestamp(request_.data() + kOrderHead.size());
@@ -277,6 +393,7 @@ public:
     }
 
     bool measured() const { return measured_; }
+    bool settling() const { return settling_; }  // a warm-up order of the settling kind
     Clock::time_point due() const { return due_; }
     Clock::time_point sent() const { return sent_; }
 
@@ -306,6 +423,7 @@ private:
     std::string request_;
     std::string response_;
     bool measured_ = false;
+    bool settling_ = false;
     Clock::time_point due_, sent_;  // a closed loop's orders are due when they are sent
 };
 
@@ -347,9 +465,11 @@ public:
     EventLoop(const EventLoop&) = delete;
     EventLoop& operator=(const EventLoop&) = delete;
 
-    // Runs until the phase has nothing left for this loop and its last answer is in.
-    void run(Phase& phase)
+    // Runs until the phase has nothing left for this loop and its last answer is in. With
+    // `settle`, warm-up orders come first, until it starts the measured phase.
+    void run(Phase& phase, Settle* settle)
     {
+        settle_ = settle;
         int64_t held = kNoOrder;  // taken from the counter, not yet due
         bool exhausted = false;
         for (;;) {
@@ -366,6 +486,7 @@ public:
     }
 
     Tally& tally() { return tally_; }
+    const Tally& tally() const { return tally_; }
 
     // Before the run, so the measured phase does not spend its time growing the vector.
     void reserve_samples(int64_t count)
@@ -413,6 +534,18 @@ private:
     void launch_due(Phase& phase, int64_t& held, bool& exhausted)
     {
         while (!exhausted && !idle_.empty()) {
+            if (settle_ && !settle_->measuring()) {
+                if (!settle_->take())
+                    continue;  // measuring has just started: a measured order
+                // Taken before the deadline, so --timeout alone bounds it.
+                auto now = Clock::now();
+                Transfer* transfer = idle_.back();
+                idle_.pop_back();
+                transfer->prepare(false, now, now, timeout_, true);
+                curl_multi_add_handle(multi_.get(), transfer->easy());
+                tally_.warmup_sent++;
+                continue;
+            }
             if (held == kNoOrder) {
                 held = phase.next.fetch_add(1, std::memory_order_relaxed);
                 if (held >= phase.count) {
@@ -446,6 +579,8 @@ private:
             idle_.pop_back();
             transfer->prepare(measured, due, now, timeout);
             curl_multi_add_handle(multi_.get(), transfer->easy());
+            if (!measured)
+                tally_.warmup_sent++;
         }
     }
 
@@ -488,8 +623,11 @@ private:
             curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &transfer);
             curl_multi_remove_handle(multi_.get(), msg->easy_handle);
             idle_.push_back(transfer);
-            if (!transfer->measured())
+            if (!transfer->measured()) {
+                if (transfer->settling() && result == CURLE_OK && transfer->succeeded())
+                    settle_->answered(done, (done - transfer->sent()).count());
                 continue;
+            }
             if (result == CURLE_OPERATION_TIMEDOUT) {
                 tally_.timeouts++;
             } else if (result != CURLE_OK || !transfer->succeeded()) {
@@ -519,6 +657,7 @@ private:
     std::vector<std::unique_ptr<Transfer>> transfers_;
     std::vector<Transfer*> idle_;
     Tally tally_;
+    Settle* settle_ = nullptr;  // closed loop, --settle: this run's warm-up until it settles
 };
 
 
@@ -526,7 +665,7 @@ private:
 
 constexpr const char* kUsage =
     "usage: cpp_client --url http://HOST:PORT --orders N --connections C --warmup W --rate R"
-    " --duration S --timeout T --pin-cpus LIST --mlock true|false";
+    " --duration S --timeout T --pin-cpus LIST --mlock true|false [--settle S]";
 
 int64_t parse_integer(std::string_view name, std::string_view text, int64_t minimum,
                       int64_t maximum)
@@ -608,7 +747,7 @@ Options parse_options(int argc, char** argv)
             opts.url = value;
             have_url = true;
         } else if (name == "orders") {
-            opts.orders = parse_integer(name, value, 1, kMax);
+            opts.orders = parse_integer(name, value, 0, kMax);
         } else if (name == "connections") {
             opts.connections = parse_integer(name, value, 1, 10000);
         } else if (name == "warmup") {
@@ -619,6 +758,8 @@ Options parse_options(int argc, char** argv)
             opts.duration_s = parse_number(name, value, false);
         } else if (name == "timeout") {
             opts.timeout_s = parse_number(name, value, false);
+        } else if (name == "settle") {
+            opts.settle_s = parse_number(name, value, true);
         } else if (name == "pin-cpus") {
             opts.pin_cpus = parse_cpu_list(value);
         } else if (name == "mlock") {
@@ -658,13 +799,13 @@ int pin_this_thread(int cpu)
     return pthread_setaffinity_np(pthread_self(), sizeof cpus, &cpus);
 }
 
-// Fills a phase of `count` orders starting now, those from `first_measured` on measured. A
-// closed loop stops taking orders after `span_s`, and none is in flight --timeout later. In an
-// open loop order i is due at now + i / rate, the measurement starts with the first measured
-// one's due time, and nothing is in flight past `span_s` + --timeout after that: an order not
-// sent by then is a timeout, never sent.
+// Fills a phase of `count` orders starting at `origin`, those from `first_measured` on
+// measured. A closed loop stops taking orders after `span_s`, and none is in flight --timeout
+// later. In an open loop order i is due at origin + i / rate, the measurement starts with the
+// first measured one's due time, and nothing is in flight past `span_s` + --timeout after that:
+// an order not sent by then is a timeout, never sent.
 void schedule(Phase& phase, const Options& opts, int64_t count, int64_t first_measured,
-              double span_s)
+              double span_s, Clock::time_point origin = Clock::now())
 {
     auto span = nanoseconds(std::llround(span_s * 1e9));
     auto timeout = nanoseconds(std::llround(opts.timeout_s * 1e9));
@@ -672,7 +813,7 @@ void schedule(Phase& phase, const Options& opts, int64_t count, int64_t first_me
     phase.first_measured = first_measured;
     phase.next.store(0);
     phase.rate = opts.rate;
-    phase.origin = Clock::now();
+    phase.origin = origin;
     phase.start = opts.open_loop() ? phase.due(first_measured) : phase.origin;
     phase.hard_stop = phase.start + span + timeout;
     // (Open loop: not in the hard stop's last millisecond, as curl's timeouts are whole ms and
@@ -706,31 +847,62 @@ public:
         pin_errors_.assign(loops_.size(), 0);
     }
 
-    // Runs the warm-up, then the measured phase (open loop: one phase, the warm-up's orders
-    // first); returns the measured phase's length.
+    // Runs the warm-up (--settle: until the answers settle), then the measured phase (open
+    // loop: one phase, the warm-up's orders first); returns the measured phase's length.
     double run()
     {
+        // --orders 0: no count, the measured phase takes orders for --duration.
         measured_ = opts_.open_loop()
                         ? static_cast<int64_t>(std::floor(opts_.rate * opts_.duration_s))
-                        : opts_.orders;
+                        : opts_.orders > 0 ? opts_.orders : INT64_MAX;
         // Each loop room for every order up to its share of the cap: the loops share one
-        // counter, so one of them may well take more than an even share of a small run.
+        // counter, so one of them may well take more than an even share of a small run. A trial
+        // by time has no count to go by: its samples grow with the answers.
         auto loops = static_cast<int64_t>(loops_.size());
+        int64_t expected = opts_.open_loop() ? measured_ : opts_.orders;
         for (auto& loop : loops_)
-            loop->reserve_samples(std::min(measured_, kSampleReserve / loops));
+            loop->reserve_samples(std::min(expected, kSampleReserve / loops));
         if (opts_.open_loop()) {
             schedule(phase_, opts_, opts_.warmup + measured_, opts_.warmup, opts_.duration_s);
-            run_phase();
+            warmup_from_ = phase_.origin;
+            run_phase(nullptr);
             // The window lasts its full length even when its last order was answered before.
             double elapsed = std::chrono::duration<double>(Clock::now() - phase_.start).count();
             return std::max(elapsed, opts_.duration_s);
         }
         schedule(phase_, opts_, opts_.warmup, opts_.warmup, opts_.duration_s);
-        run_phase();
-        schedule(phase_, opts_, measured_, 0, opts_.duration_s);
-        run_phase();
+        warmup_from_ = phase_.origin;
+        run_phase(nullptr);
+        if (!opts_.settling()) {
+            schedule(phase_, opts_, measured_, 0, opts_.duration_s);
+            run_phase(nullptr);
+        } else {
+            Settle settle(Clock::now(), opts_.settle_s, [this](Clock::time_point start) {
+                schedule(phase_, opts_, measured_, 0, opts_.duration_s, start);
+            });
+            if (opts_.warmup == 0)
+                warmup_from_ = settle.origin();
+            run_phase(&settle);
+            char text[64];
+            std::snprintf(text, sizeof text, "not settled in %g s", opts_.settle_s);
+            settle_state_ = settle.settled() ? "settled" : text;
+        }
         return std::chrono::duration<double>(Clock::now() - phase_.start).count();
     }
+
+    // Warm-up orders sent, and the seconds from the first one (open loop: its due time) to the
+    // start of measuring.
+    std::pair<int64_t, double> warmup() const
+    {
+        int64_t sent = 0;
+        for (const auto& loop : loops_)
+            sent += loop->tally().warmup_sent;
+        if (sent == 0)
+            return {0, 0.0};
+        return {sent, std::chrono::duration<double>(phase_.start - warmup_from_).count()};
+    }
+
+    const std::string& settle_state() const { return settle_state_; }
 
     std::vector<std::unique_ptr<EventLoop>>& loops() { return loops_; }
 
@@ -749,18 +921,23 @@ public:
 
 private:
     // One thread per loop for the phase; a multi handle moves between threads between phases.
-    void run_phase()
+    // With `settle`, this thread closes its windows as they end.
+    void run_phase(Settle* settle)
     {
         std::vector<std::thread> threads;
         for (std::size_t k = 0; k < loops_.size(); k++) {
-            threads.emplace_back([this, k] {
+            threads.emplace_back([this, k, settle] {
                 if (!opts_.pin_cpus.empty()) {
                     int error = pin_this_thread(opts_.pin_cpus[k % opts_.pin_cpus.size()]);
                     if (error != 0)
                         pin_errors_[k] = error;
                 }
-                loops_[k]->run(phase_);
+                loops_[k]->run(phase_, settle);
             });
+        }
+        if (settle) {
+            while (auto wake = settle->watch())
+                std::this_thread::sleep_until(*wake);
         }
         for (auto& t : threads)
             t.join();
@@ -772,6 +949,8 @@ private:
     std::vector<int> pin_errors_;
     Phase phase_;
     int64_t measured_ = 0;
+    Clock::time_point warmup_from_;  // the first warm-up order's (due) time
+    std::string settle_state_ = "off";
 };
 
 // The ok orders by the second of the measured phase they were answered in (README.md).
@@ -849,15 +1028,19 @@ int run(const Options& opts)
                 opts.open_loop() ? "open" : "closed", encode(latency.get()).c_str());
     if (opts.open_loop())
         std::printf("\"latency_uncorrected_hdr\": \"%s\", ", encode(uncorrected.get()).c_str());
+    auto [warmup_orders, warmup_s] = client.warmup();
     std::printf("\"orders\": %lld, \"ok\": %lld, \"errors\": %lld, \"timeouts\": %lld, "
                 "\"success_rate\": %.6f, \"duration_s\": %.6f, \"throughput\": %.3f, "
                 "\"target_rate\": %.9g, \"achieved_rate\": %.3f, "
-                "\"tuning\": {\"pin_cpus\": \"%s\", \"mlock\": \"%s\"}, \"intervals\": %s}\n",
+                "\"warmup_orders\": %lld, \"warmup_s\": %.6f, "
+                "\"tuning\": {\"pin_cpus\": \"%s\", \"mlock\": \"%s\", \"settle\": \"%s\"}, "
+                "\"intervals\": %s}\n",
                 static_cast<long long>(orders), static_cast<long long>(ok),
                 static_cast<long long>(errors), static_cast<long long>(timeouts),
                 orders ? static_cast<double>(ok) / orders : 0.0, duration_s, ok / duration_s,
-                opts.rate, (orders - unsent) / duration_s, client.pinning().c_str(),
-                mlock_state.c_str(), intervals.json().c_str());
+                opts.rate, (orders - unsent) / duration_s, static_cast<long long>(warmup_orders),
+                warmup_s, client.pinning().c_str(), mlock_state.c_str(),
+                client.settle_state().c_str(), intervals.json().c_str());
     return ok > 0 ? 0 : 1;
 }
 

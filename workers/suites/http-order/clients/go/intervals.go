@@ -16,6 +16,10 @@ type sample struct {
 // avoids growing the slice while measuring, but a huge --orders must not reserve gigabytes.
 const maxPreallocSamples = 1 << 18
 
+// timedPreallocSamples is what a worker reserves in a trial by time (--orders 0), which has no
+// count to share out: 64 KiB, then append grows the slice with the orders actually answered.
+const timedPreallocSamples = 1 << 12
+
 // interval is one second of the measuring phase in the report. An empty window carries only
 // t_s and count, so the percentiles are pointers left out when nil.
 type interval struct {

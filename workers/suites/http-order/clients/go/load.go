@@ -33,14 +33,18 @@ type result struct {
 	uncorrected          *hdrhistogram.Histogram // open loop: sent -> answered
 	pinErr               error                   // the first worker that could not be pinned
 	intervals            []interval              // ok orders per second of the measuring phase
-	scheduled            int64                   // closed loop: measured orders planned (N)
+	scheduled            int64                   // closed loop: measured orders planned (N; 0: by time)
 	warmupCut            bool                    // the warm-up hit its time bound
+	warmupOrders         int64                   // warm-up orders sent (count and settle phases)
+	warmupElapsed        time.Duration           // first warm-up order -> measuring; 0 without warm-up
+	settled              bool                    // closed loop: the settled warm-up settled
 }
 
 type worker struct {
 	id                   int
 	ok, errors, timeouts int64
 	unsent               int64 // open loop: timeouts never sent (no worker free by window + timeout)
+	warmup               int64 // warm-up orders sent
 	latency, uncorrected *hdrhistogram.Histogram
 	samples              []sample // ok measured orders, for the per-second intervals
 	pinErr               error
@@ -75,7 +79,9 @@ func newLoad(cfg config) *load {
 	}
 	l := &load{cfg: cfg, client: &http.Client{Transport: transport, Timeout: cfg.timeout}}
 	// Each worker reserves room for its share of the measured orders up front, so recording a
-	// sample does not grow the slice (allocate and copy) in the middle of the measurement.
+	// sample does not grow the slice (allocate and copy) in the middle of the measurement. A
+	// trial by time (--orders 0) has no count to share: it reserves a little and lets append
+	// grow the slice, so memory follows what is actually sent.
 	expected := cfg.orders
 	if cfg.rate > 0 {
 		expected = int64(cfg.rate * cfg.duration.Seconds())
@@ -83,6 +89,9 @@ func newLoad(cfg config) *load {
 	perWorker := expected/int64(c) + 1
 	if perWorker < 1 || perWorker > maxPreallocSamples { // < 1: an overflowed huge count
 		perWorker = maxPreallocSamples
+	}
+	if cfg.rate == 0 && cfg.orders == 0 {
+		perWorker = timedPreallocSamples
 	}
 	for i := 0; i < c; i++ {
 		l.workers = append(l.workers, &worker{
@@ -111,6 +120,7 @@ func (l *load) run() result {
 		res.errors += w.errors
 		res.timeouts += w.timeouts
 		res.unsent += w.unsent
+		res.warmupOrders += w.warmup
 		res.latency.Merge(w.latency)
 		res.uncorrected.Merge(w.uncorrected)
 		if res.pinErr == nil && w.pinErr != nil {
@@ -121,14 +131,20 @@ func (l *load) run() result {
 	return res
 }
 
-// runClosed: W warm-up orders, then N measured ones, each worker sending its next order as
-// soon as the previous one is answered. Both phases stop taking orders after --duration.
+// runClosed: W warm-up orders, then with --settle more of them until latency settles (or the
+// settle time is up), then N measured ones (--orders 0: as many as --duration takes), each
+// worker sending its next order as soon as the previous one is answered. The count warm-up
+// stops taking orders after --duration from the start, the settled one after --settle from its
+// own start, the measuring phase after --duration from its start.
 func (l *load) runClosed() result {
 	var res result
 	var warmupTaken, measuredTaken int64
+	var firstWarmup firstTime
 	warmupDeadline := time.Now().Add(l.cfg.duration)
-	// Set before startMeasuring is closed, so the workers read them only after <-startMeasuring.
-	var measureStart, measureDeadline time.Time
+	// Set before startSettling / startMeasuring are closed, so the workers read them only after.
+	var settle *settler
+	var settleStop, measureStart, measureDeadline time.Time
+	startSettling := make(chan struct{})
 	startMeasuring := make(chan struct{})
 	var warmedUp, finished sync.WaitGroup
 	warmedUp.Add(len(l.workers))
@@ -144,11 +160,17 @@ func (l *load) runClosed() result {
 					atomic.StoreInt32(&warmupCut, 1)
 					break
 				}
+				firstWarmup.mark()
+				w.warmup++
 				l.send(w, 0, time.Time{})
 			}
 			warmedUp.Done()
+			if l.cfg.settle > 0 {
+				<-startSettling
+				l.warmUntilSettled(w, settle, startMeasuring, settleStop, &firstWarmup)
+			}
 			<-startMeasuring
-			for seq := atomic.AddInt64(&measuredTaken, 1); seq <= l.cfg.orders; seq = atomic.AddInt64(&measuredTaken, 1) {
+			for seq := atomic.AddInt64(&measuredTaken, 1); l.cfg.orders == 0 || seq <= l.cfg.orders; seq = atomic.AddInt64(&measuredTaken, 1) {
 				sent := time.Now()
 				if !sent.Before(measureDeadline) {
 					break
@@ -165,14 +187,47 @@ func (l *load) runClosed() result {
 	}
 
 	warmedUp.Wait()
+	if l.cfg.settle > 0 {
+		// The settle time runs from the end of the count warm-up, for --settle at most.
+		settle = newSettler(time.Now())
+		settleStop = settle.start.Add(l.cfg.settle)
+		close(startSettling)
+		res.settled = settle.watch(settleStop)
+	}
 	measureStart = time.Now()
 	measureDeadline = measureStart.Add(l.cfg.duration)
 	close(startMeasuring)
+	if first := firstWarmup.get(); !first.IsZero() {
+		res.warmupElapsed = measureStart.Sub(first)
+	}
 	finished.Wait()
 	res.elapsed = time.Since(measureStart)
 	res.scheduled = l.cfg.orders
 	res.warmupCut = warmupCut != 0
 	return res
+}
+
+// warmUntilSettled is one worker's share of the settled warm-up: warm-up orders one after
+// another, their ok answers watched by `settle`, until measuring starts (an order sent before
+// is warm-up, whenever it is answered), taking none after `deadline` (the settle time's end).
+func (l *load) warmUntilSettled(w *worker, settle *settler, startMeasuring <-chan struct{},
+	deadline time.Time, first *firstTime) {
+	for {
+		select {
+		case <-startMeasuring:
+			return
+		default:
+		}
+		sent := time.Now()
+		if !sent.Before(deadline) {
+			return
+		}
+		first.mark()
+		w.warmup++
+		if l.send(w, 0, time.Time{}) == succeeded {
+			settle.answered(time.Since(sent))
+		}
+	}
 }
 
 // runOpen: order k (warm-up first, then measured) is due at origin + k/R. The pacer hands each
@@ -211,6 +266,7 @@ func (l *load) runOpen() result {
 					continue
 				}
 				if !measured {
+					w.warmup++
 					l.send(w, 0, end)
 					continue
 				}
@@ -234,6 +290,9 @@ func (l *load) runOpen() result {
 	res.elapsed = time.Since(measureStart)
 	if res.elapsed < l.cfg.duration {
 		res.elapsed = l.cfg.duration
+	}
+	if warmup > 0 { // the warm-up is the schedule's first W orders, from origin to the window
+		res.warmupElapsed = measureStart.Sub(origin)
 	}
 	return res
 }

@@ -27,6 +27,8 @@ type config struct {
 	timeout     time.Duration
 	pinCPUs     []int // empty: no pinning
 	mlock       bool
+	settle      time.Duration // closed loop: the most the settled warm-up may take; 0: off
+	settleS     float64       // --settle as given, for the report
 }
 
 // report is the JSON document on stdout.
@@ -44,6 +46,8 @@ type report struct {
 	Throughput            float64    `json:"throughput"`
 	TargetRate            float64    `json:"target_rate"`
 	AchievedRate          float64    `json:"achieved_rate"`
+	WarmupOrders          int64      `json:"warmup_orders"` // warm-up orders sent
+	WarmupS               float64    `json:"warmup_s"`      // first warm-up order -> measuring
 	Tuning                tuning     `json:"tuning"`
 	Intervals             []interval `json:"intervals"` // never nil: [] when nothing succeeded
 }
@@ -51,6 +55,7 @@ type report struct {
 type tuning struct {
 	PinCPUs string `json:"pin_cpus"`
 	Mlock   string `json:"mlock"`
+	Settle  string `json:"settle"`
 }
 
 func main() {
@@ -77,6 +82,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(cfg.pinCPUs) > 0 {
 		tune.PinCPUs = pinReport(cfg.pinCPUs, res.pinErr)
 	}
+	tune.Settle = settleReport(cfg, res.settled)
 
 	out, err := buildReport(cfg, res, tune)
 	if err != nil {
@@ -98,14 +104,15 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("go_client", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	base := fs.String("url", "", "server base URL, e.g. http://127.0.0.1:8080")
-	orders := fs.Int64("orders", 1000, "closed loop: measured orders, in total")
+	orders := fs.Int64("orders", 1000, "closed loop: measured orders, in total; 0 = as many as --duration takes")
 	connections := fs.Int("connections", 50, "concurrent keep-alive connections (workers)")
 	warmup := fs.Int64("warmup", 100, "orders sent before measuring (excluded)")
 	rate := fs.Float64("rate", 0, "open loop: orders per second; 0 = closed loop")
-	duration := fs.Float64("duration", 60, "open loop: seconds to measure; closed loop: the most it may take")
+	duration := fs.Float64("duration", 60, "open loop: seconds to measure; closed loop: the most it may take (--orders 0: how long it takes orders)")
 	timeout := fs.Float64("timeout", 5, "seconds one order may take")
 	pinCPUs := fs.String("pin-cpus", "", `CPUs to pin the workers to, e.g. "2-3" or "0,2" ("" = off)`)
 	mlock := fs.String("mlock", "false", "true: mlockall(MCL_CURRENT | MCL_FUTURE)")
+	settle := fs.Float64("settle", 0, "closed loop: seconds the warm-up may go on until latency settles; 0 = off")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -118,8 +125,8 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 		return config{}, fmt.Errorf("--url must be http://HOST:PORT, got %q", *base)
 	}
 	switch {
-	case *orders < 1:
-		return config{}, errors.New("--orders must be at least 1")
+	case *orders < 0:
+		return config{}, errors.New("--orders must not be negative")
 	case *connections < 1:
 		return config{}, errors.New("--connections must be at least 1")
 	case *warmup < 0:
@@ -130,6 +137,8 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 		return config{}, errors.New("--duration must be a number > 0")
 	case !(*timeout > 0) || math.IsInf(*timeout, 0):
 		return config{}, errors.New("--timeout must be a number > 0")
+	case !(*settle >= 0) || math.IsInf(*settle, 0):
+		return config{}, errors.New("--settle must be a number >= 0")
 	}
 	if *rate > 0 && math.Floor(*rate**duration) < 1 {
 		return config{}, errors.New("--rate × --duration must come to at least one order")
@@ -157,21 +166,25 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 		timeout:     seconds(*timeout),
 		pinCPUs:     cpus,
 		mlock:       lock,
+		settle:      seconds(*settle),
+		settleS:     *settle,
 	}, nil
 }
 
 func buildReport(cfg config, res result, tune tuning) (report, error) {
 	out := report{
-		Client:     "go",
-		Mode:       "closed",
-		Orders:     res.ok + res.errors + res.timeouts,
-		OK:         res.ok,
-		Errors:     res.errors,
-		Timeouts:   res.timeouts,
-		DurationS:  res.elapsed.Seconds(),
-		TargetRate: cfg.rate,
-		Tuning:     tune,
-		Intervals:  res.intervals,
+		Client:       "go",
+		Mode:         "closed",
+		Orders:       res.ok + res.errors + res.timeouts,
+		OK:           res.ok,
+		Errors:       res.errors,
+		Timeouts:     res.timeouts,
+		DurationS:    res.elapsed.Seconds(),
+		TargetRate:   cfg.rate,
+		WarmupOrders: res.warmupOrders,
+		WarmupS:      res.warmupElapsed.Seconds(),
+		Tuning:       tune,
+		Intervals:    res.intervals,
 	}
 	if cfg.rate > 0 {
 		out.Mode = "open"
@@ -210,6 +223,8 @@ func logSummary(w io.Writer, out report, res result) {
 	if res.warmupCut {
 		fmt.Fprintf(w, "go_client: the warm-up was cut short after --duration\n")
 	}
+	fmt.Fprintf(w, "go_client: warm-up: %d orders in %.3f s, settle %s\n",
+		out.WarmupOrders, out.WarmupS, out.Tuning.Settle)
 }
 
 func seconds(s float64) time.Duration {

@@ -7,6 +7,7 @@ workers package's dependencies), so it runs on the runner's interpreter as it is
 
     order_client.py --url http://127.0.0.1:PORT --orders N --connections C --warmup W
                     --rate R --duration S --timeout T --pin-cpus LIST --mlock true|false
+                    [--settle S]
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ NS_PER_S = 1_000_000_000
 # nearest rank is integer arithmetic: 0.999 * n in floating point can land just above an integer
 # and ceil one rank too high.
 INTERVAL_PERCENTILES = (("p50", 500), ("p90", 900), ("p99", 990), ("p999", 999))
+# The settled warm-up watches its ok answers in windows of 200 ms; three in a row must agree.
+SETTLE_WINDOW_NS = 200_000_000
+STEADY_WINDOWS = 3
 ORDER_HEADERS = {"Content-Type": "application/json"}
 SUCCESS_FIELD = b'"status":"SUCCESS"'
 ORDER_TEMPLATE = (
@@ -68,6 +72,7 @@ class Config:
     timeout_s: float
     pin_cpus: tuple[int, ...]  # empty: no pinning
     mlock: bool
+    settle_s: float = 0.0  # closed loop: the most the settled warm-up may take; 0: off
 
     @property
     def open_loop(self) -> bool:
@@ -97,9 +102,12 @@ class Tally:
     # per order is all the hot path pays; the per-second windows are built once, at the end.
     answers: list[tuple[int, int]] = field(default_factory=list)
     unsent: int = 0  # open loop: timeouts never sent (no connection was free by window + timeout)
-    scheduled: int = 0  # closed loop: measured orders planned (N)
+    scheduled: int = 0  # closed loop: measured orders planned (N; 0: by time)
     elapsed_ns: int = 0  # the measuring phase
     warmup_cut: bool = False  # the warm-up hit its time bound
+    warmup_orders: int = 0  # warm-up orders sent (count and settle phases)
+    warmup_ns: int = 0  # from the first warm-up order to the start of measuring; 0 without
+    settled: bool = False  # closed loop: the settled warm-up settled
 
     @property
     def orders(self) -> int:
@@ -130,6 +138,75 @@ class Tally:
         self.unsent += 1
 
 
+@dataclass(frozen=True)
+class WindowStat:
+    """One closed window of the settled warm-up."""
+
+    count: int  # ok answers in the window
+    p50: int  # ns, nearest rank over the window's latencies; 0 when count is 0
+
+
+def steady(windows: Sequence[WindowStat]) -> bool:
+    """Whether three windows make a settled warm-up: each has an ok answer, and their counts
+    and their p50s are each within 10 %, the largest at most 1.1 x the smallest (in integers:
+    10 x largest <= 11 x smallest)."""
+    counts = [w.count for w in windows]
+    p50s = [w.p50 for w in windows]
+    if min(counts) == 0:  # a window without an ok answer never settles
+        return False
+    return 10 * max(counts) <= 11 * min(counts) and 10 * max(p50s) <= 11 * min(p50s)
+
+
+class Settler:
+    """Watches the ok answers of the settled warm-up, from every worker, in windows
+    [start + k x 200 ms, start + (k+1) x 200 ms), k = 0, 1, ..., each closed at its end. The
+    workers and the watcher share it on the one event loop thread: no await inside a method,
+    so each runs whole, as under a lock."""
+
+    def __init__(self, start_ns: int) -> None:
+        self.start_ns = start_ns
+        self.pending: list[tuple[int, int]] = []  # (answered ns, latency ns), in time order
+        self.closed: list[WindowStat] = []  # the last windows closed, oldest first
+
+    def answered(self, latency_ns: int) -> None:
+        self.pending.append((time.monotonic_ns(), latency_ns))
+
+    def close_window(self, end_ns: int) -> bool:
+        """Ends the window that ends at `end_ns` (called at or after it): the answers before it
+        make its count and p50. Whether it and the two before it are steady."""
+        later = 0  # pending is in time order: the answers from end_ns on are its tail
+        while later < len(self.pending) and self.pending[later][0] < end_ns:
+            later += 1
+        values = sorted(latency for _, latency in self.pending[:later])
+        del self.pending[:later]
+        n = len(values)
+        p50 = values[-(-n // 2) - 1] if n else 0  # the ceil(n / 2)-th smallest
+        self.closed = [*self.closed[-(STEADY_WINDOWS - 1) :], WindowStat(n, p50)]
+        return len(self.closed) == STEADY_WINDOWS and steady(self.closed)
+
+    async def watch(self, stop_ns: int) -> bool:
+        """Closes window after window, each at its end; True at the end of the first one that
+        settles the warm-up, False at `stop_ns` (the settle time is up) when none has. A
+        window ending after stop_ns is not waited for."""
+        k = 1
+        while True:
+            end_ns = self.start_ns + k * SETTLE_WINDOW_NS
+            if end_ns > stop_ns:
+                await sleep_until(stop_ns)
+                return False
+            await sleep_until(end_ns)
+            if self.close_window(end_ns):
+                return True
+            k += 1
+
+
+async def sleep_until(when_ns: int) -> None:
+    """The event loop's timers are whole milliseconds and may fire a little early: sleep
+    again until `when_ns` has really come."""
+    while (left_ns := when_ns - time.monotonic_ns()) > 0:
+        await asyncio.sleep(left_ns / NS_PER_S)
+
+
 class Load:
     """C workers sharing one session whose connector keeps C keep-alive connections."""
 
@@ -146,13 +223,24 @@ class Load:
         return self.tally
 
     async def run_closed(self) -> None:
-        """W warm-up orders, then N measured ones, each worker sending its next order as soon
-        as the previous one is answered. Both phases stop taking orders after --duration."""
+        """W warm-up orders, then with --settle more of them until latency settles (or the
+        settle time is up), then N measured ones (--orders 0: as many as --duration takes),
+        each worker sending its next order as soon as the previous one is answered. The count
+        warm-up stops taking orders after --duration from the start, the settled one after
+        --settle from its own start, the measuring phase after --duration from its start."""
         config, tally = self.config, self.tally
         duration_ns = seconds_to_ns(config.duration_s)
 
         warmup_deadline = time.monotonic_ns() + duration_ns
         warmup_left = config.warmup
+        first_warmup: int | None = None
+
+        async def send_warmup() -> Outcome:
+            nonlocal first_warmup
+            if first_warmup is None:
+                first_warmup = time.monotonic_ns()
+            tally.warmup_orders += 1
+            return await self.send(0, config.timeout_s)
 
         async def warm_up() -> None:
             nonlocal warmup_left
@@ -161,17 +249,23 @@ class Load:
                     tally.warmup_cut = True
                     return
                 warmup_left -= 1
-                await self.send(0, config.timeout_s)
+                await send_warmup()
 
         await self.on_every_worker(warm_up)
 
-        start = time.monotonic_ns()
-        deadline = start + duration_ns
+        start = deadline = 0  # set by start_measuring, before any worker measures
+        measuring = asyncio.Event()
         taken = 0
+
+        def start_measuring() -> None:
+            nonlocal start, deadline
+            start = time.monotonic_ns()
+            deadline = start + duration_ns
+            measuring.set()
 
         async def measure() -> None:
             nonlocal taken
-            while taken < config.orders:
+            while config.orders == 0 or taken < config.orders:
                 sent = time.monotonic_ns()
                 if sent >= deadline:
                     return
@@ -182,9 +276,37 @@ class Load:
                     tally.record_ok(answered - start, answered - sent)
                 tally.count(outcome)
 
-        await self.on_every_worker(measure)
+        if config.settle_s > 0:
+            # The settle time runs from the end of the count warm-up, for --settle at most.
+            settler = Settler(time.monotonic_ns())
+            stop_ns = settler.start_ns + seconds_to_ns(config.settle_s)
+
+            async def settle_then_measure() -> None:
+                # An order sent before measuring starts is warm-up, whenever it is answered.
+                while not measuring.is_set():
+                    sent = time.monotonic_ns()
+                    if sent >= stop_ns:
+                        await measuring.wait()
+                        break
+                    if await send_warmup() is Outcome.OK:
+                        settler.answered(time.monotonic_ns() - sent)
+                await measure()
+
+            async def watch() -> None:
+                tally.settled = await settler.watch(stop_ns)
+                start_measuring()
+
+            async with asyncio.TaskGroup() as workers:
+                workers.create_task(watch())
+                for _ in range(config.connections):
+                    workers.create_task(settle_then_measure())
+        else:
+            start_measuring()
+            await self.on_every_worker(measure)
         tally.elapsed_ns = time.monotonic_ns() - start
         tally.scheduled = config.orders
+        if first_warmup is not None:
+            tally.warmup_ns = start - first_warmup
 
     async def run_open(self) -> None:
         """Order k (warm-up first, then measured) is due at origin + k/R. A free worker takes
@@ -203,6 +325,8 @@ class Load:
             return origin + round(k * NS_PER_S / config.rate)
 
         start = due(warmup)  # the window: [start, start + duration)
+        if warmup:  # the warm-up is the schedule's first W orders, from origin to the window
+            tally.warmup_ns = start - origin
         window_ns = seconds_to_ns(config.duration_s)
         end = start + window_ns + timeout_ns
         taken = 0
@@ -222,6 +346,8 @@ class Load:
                     if measured:
                         tally.count_unsent()
                     continue
+                if not measured:
+                    tally.warmup_orders += 1
                 left_s = min(timeout_ns, end - sent) / NS_PER_S
                 outcome = await self.send(k - warmup + 1 if measured else 0, left_s)
                 if not measured:
@@ -273,6 +399,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         tally = runner.run(measure(config))
 
+    tuning["settle"] = settle_report(config, tally)
     report = build_report(config, tally, tuning)
     log_summary(report, tally)
     sys.stdout.write(json.dumps(report) + "\n")
@@ -291,7 +418,9 @@ def parse_args(argv: Sequence[str] | None) -> Config:
         prog="order_client.py", description="http-order load client (aiohttp)"
     )
     parser.add_argument("--url", required=True, help="server base URL, e.g. http://127.0.0.1:8080")
-    parser.add_argument("--orders", type=int, default=1000, help="closed loop: measured orders")
+    parser.add_argument(
+        "--orders", type=int, default=1000, help="closed loop: measured orders; 0 = by --duration"
+    )
     parser.add_argument("--connections", type=int, default=50, help="keep-alive connections")
     parser.add_argument("--warmup", type=int, default=100, help="orders before measuring")
     parser.add_argument("--rate", type=float, default=0.0, help="open loop: orders/s; 0 = closed")
@@ -299,12 +428,15 @@ def parse_args(argv: Sequence[str] | None) -> Config:
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds one order may take")
     parser.add_argument("--pin-cpus", type=parse_cpu_list, default=(), help='e.g. "2-3", "0,2"')
     parser.add_argument("--mlock", choices=("true", "false"), default="false")
+    parser.add_argument(
+        "--settle", type=float, default=0.0, help="closed loop: most seconds to settle; 0 = off"
+    )
     args = parser.parse_args(argv)
 
     if not args.url.startswith("http://") or len(args.url) <= len("http://"):
         parser.error(f"--url must be http://HOST:PORT, got {args.url!r}")
-    if args.orders < 1:
-        parser.error("--orders must be at least 1")
+    if args.orders < 0:
+        parser.error("--orders must not be negative")
     if args.connections < 1:
         parser.error("--connections must be at least 1")
     if args.warmup < 0:
@@ -315,6 +447,8 @@ def parse_args(argv: Sequence[str] | None) -> Config:
         parser.error("--duration must be a number > 0")
     if not (0 < args.timeout < math.inf):
         parser.error("--timeout must be a number > 0")
+    if not (0 <= args.settle < math.inf):
+        parser.error("--settle must be a number >= 0")
     if args.rate > 0 and math.floor(args.rate * args.duration) < 1:
         parser.error("--rate x --duration must come to at least one order")
 
@@ -328,6 +462,7 @@ def parse_args(argv: Sequence[str] | None) -> Config:
         timeout_s=args.timeout,
         pin_cpus=args.pin_cpus,
         mlock=args.mlock == "true",
+        settle_s=args.settle,
     )
 
 
@@ -421,10 +556,22 @@ def build_report(config: Config, tally: Tally, tuning: dict[str, str]) -> dict[s
         "throughput": tally.ok / duration_s if duration_s > 0 else 0.0,
         "target_rate": config.rate,
         "achieved_rate": tally.sent / duration_s if duration_s > 0 else 0.0,
+        "warmup_orders": tally.warmup_orders,
+        "warmup_s": tally.warmup_ns / NS_PER_S,
         "tuning": tuning,
         "intervals": intervals(tally.answers),
     }
     return report
+
+
+def settle_report(config: Config, tally: Tally) -> str:
+    """tuning.settle: "off" (no --settle, or an open loop), "settled", or "not settled in S s",
+    S as C's %g prints it (5 -> "5", 0.5 -> "0.5")."""
+    if config.settle_s <= 0 or config.open_loop:
+        return "off"
+    if tally.settled:
+        return "settled"
+    return f"not settled in {config.settle_s:g} s"
 
 
 def intervals(answers: Sequence[tuple[int, int]]) -> list[dict[str, int]]:
@@ -482,6 +629,11 @@ def log_summary(report: dict[str, Any], tally: Tally) -> None:
         )
     if tally.warmup_cut:
         print("order_client.py: the warm-up was cut short after --duration", file=sys.stderr)
+    print(
+        f"order_client.py: warm-up: {report['warmup_orders']} orders in "
+        f"{report['warmup_s']:.3f} s, settle {report['tuning']['settle']}",
+        file=sys.stderr,
+    )
 
 
 def encode(histogram: HdrHistogram) -> str:

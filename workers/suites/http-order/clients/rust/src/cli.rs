@@ -5,8 +5,7 @@ use crate::options::Options;
 
 pub const USAGE: &str = "usage: order-client --url http://HOST:PORT [--orders N] \
                          [--connections C] [--warmup W] [--rate R] [--duration S] \
-                         [--timeout T] [--pin-cpus LIST] [--mlock true|false]";
-
+                         [--timeout T] [--pin-cpus LIST] [--mlock true|false] [--settle S]";
 
 const OPTIONS: &[&str] = &[
     "url",
@@ -18,6 +17,7 @@ const OPTIONS: &[&str] = &[
     "timeout",
     "pin-cpus",
     "mlock",
+    "settle",
 ];
 
 /// The command line, with the suite's defaults filled in.
@@ -25,7 +25,8 @@ const OPTIONS: &[&str] = &[
 pub struct Params {
     /// Where `POST /order` goes.
     pub order_url: reqwest::Url,
-    /// Closed loop: measured orders in total. Open loop: unused (the rate and duration decide).
+    /// Closed loop: measured orders in total, 0 = no count (measure for `duration_s`). Open
+    /// loop: unused (the rate and duration decide).
     pub orders: u64,
     pub connections: usize,
     pub warmup: u64,
@@ -36,6 +37,9 @@ pub struct Params {
     /// CPUs to pin the worker threads to, round-robin; empty = no pinning.
     pub pin_cpus: Vec<usize>,
     pub mlock: bool,
+    /// Closed loop: after the warm-up orders, warm up until settled, for at most this many
+    /// seconds; 0 = off. Unused in open loop.
+    pub settle_s: f64,
 }
 
 impl Params {
@@ -52,10 +56,8 @@ impl Params {
             timeout_s: options.optional("timeout")?.unwrap_or(5.0),
             pin_cpus: parse_cpu_list(&options.optional::<String>("pin-cpus")?.unwrap_or_default())?,
             mlock: options.optional("mlock")?.unwrap_or(false),
+            settle_s: options.optional("settle")?.unwrap_or(0.0),
         };
-        if params.orders == 0 {
-            return Err("--orders must be at least 1".into());
-        }
         if params.connections == 0 {
             return Err("--connections must be at least 1".into());
         }
@@ -70,6 +72,9 @@ impl Params {
             if !(seconds.is_finite() && seconds > 0.0 && seconds <= 86_400.0) {
                 return Err(format!("--{name} must be a positive number of seconds"));
             }
+        }
+        if !(params.settle_s.is_finite() && params.settle_s >= 0.0 && params.settle_s <= 86_400.0) {
+            return Err("--settle must be a number of seconds, 0 (off) or more".into());
         }
         Ok(params)
     }
@@ -143,6 +148,21 @@ mod tests {
         assert_eq!(params.timeout_s, 0.5);
         assert!(params.pin_cpus.is_empty());
         assert!(!params.mlock);
+        assert_eq!(params.settle_s, 0.0);
+    }
+
+    #[test]
+    fn takes_trials_by_time_and_a_settled_warm_up() {
+        let params = Params::parse(args(&[
+            "--url",
+            "http://127.0.0.1:8080",
+            "--orders",
+            "0",
+            "--settle",
+            "0.5",
+        ]))
+        .unwrap();
+        assert_eq!((params.orders, params.settle_s), (0, 0.5));
     }
 
     #[test]
@@ -156,6 +176,9 @@ mod tests {
             &["--url", "http://127.0.0.1:1", "--mlock", "yes"],
             &["--url", "http://127.0.0.1:1", "--pin-cpus", "3-2"],
             &["--url", "http://127.0.0.1:1", "--bogus", "1"],
+            &["--url", "http://127.0.0.1:1", "--settle", "-1"],
+            &["--url", "http://127.0.0.1:1", "--settle", "x"],
+            &["--url", "http://127.0.0.1:1", "--settle", "inf"],
         ] {
             assert!(Params::parse(args(bad)).is_err(), "{bad:?}");
         }

@@ -1,6 +1,7 @@
 //! The two loads, over one pool of at most C keep-alive connections: the closed loop (C tasks,
-//! each sending its next order when the previous one is answered) and the open loop (orders at
-//! a constant rate, measured from their intended send time as well).
+//! each sending its next order when the previous one is answered; a count of orders or a time,
+//! after a warm-up that may go on until settled) and the open loop (orders at a constant rate,
+//! measured from their intended send time as well).
 
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,7 +15,7 @@ use tokio::runtime::Handle;
 use tokio::sync::{Barrier, Semaphore};
 
 use crate::cli::Params;
-use crate::intervals::{self, Window};
+use crate::intervals::{self, Settler, Window};
 
 const LOWEST_NS: u64 = 1;
 const HIGHEST_NS: u64 = 60_000_000_000;
@@ -36,22 +37,39 @@ pub struct Outcome {
     /// The measuring phase.
     pub duration: Duration,
     pub warmup_sent: u64,
+    /// From the first warm-up order to the start of the measuring phase (zero without one).
+    pub warmup_time: Duration,
+    /// Whether the settled warm-up settled; None without one (`--settle 0`, open loop).
+    pub settled: Option<bool>,
     pub first_failure: Option<String>,
     /// Latency over time, one window per second of the measuring phase.
     pub intervals: Vec<Window>,
 }
 
-/// Closed loop: C tasks share the warm-up and then the N measured orders; the measuring phase
-/// starts once every task has finished warming up and lasts at most `--duration` (plus one
-/// order's `--timeout`). Warm-up is bounded by `--duration` too, so a hung server cannot hold
-/// the client in it.
+/// Closed loop: C tasks share the warm-up (W orders, then, with `--settle S`, more until the
+/// answers settle or S seconds pass) and then the N measured orders (`--orders 0`: as many as
+/// `--duration` lets them take); the measuring phase starts once every task has finished
+/// warming up and lasts at most `--duration` (plus one order's `--timeout`). Warm-up is
+/// bounded by `--duration` too, so a hung server cannot hold the client in it.
 pub async fn closed_loop(params: &Params, sender: Arc<Sender>) -> Result<Outcome, String> {
     let duration = Duration::from_secs_f64(params.duration_s);
     let plan = Arc::new(ClosedPlan {
         warmup: params.warmup,
         warmup_taken: AtomicU64::new(0),
         warmup_deadline: Instant::now() + duration,
-        measured: params.orders,
+        warmup_began: OnceLock::new(),
+        settle: (params.settle_s > 0.0).then(|| Settle {
+            began: OnceLock::new(),
+            watch: Mutex::new(Settler::new(nanos(Duration::from_secs_f64(
+                params.settle_s,
+            )))),
+        }),
+        // No count: the duration alone ends the measuring phase.
+        measured: if params.orders == 0 {
+            u64::MAX
+        } else {
+            params.orders
+        },
         measured_taken: AtomicU64::new(0),
         warmed_up: Barrier::new(params.connections + 1),
         started: OnceLock::new(),
@@ -74,18 +92,62 @@ pub async fn closed_loop(params: &Params, sender: Arc<Sender>) -> Result<Outcome
         .started
         .get()
         .ok_or("no connection task started measuring")?;
-    Ok(total.into_outcome(started.elapsed()))
+    let warmup_time = match plan.warmup_began.get() {
+        Some(&began) => started.saturating_duration_since(began),
+        None => Duration::ZERO,
+    };
+    // Settled, or not (S seconds passed first).
+    let settled = plan
+        .settle
+        .as_ref()
+        .map(|settle| lock(&settle.watch).verdict() == Some(true));
+    Ok(Outcome {
+        warmup_time,
+        settled,
+        ..total.into_outcome(started.elapsed())
+    })
 }
 
 struct ClosedPlan {
+    /// The warm-up orders by count; with a settled warm-up, more follow.
     warmup: u64,
+    /// Warm-up orders taken so far, both kinds.
     warmup_taken: AtomicU64,
     warmup_deadline: Instant,
+    /// When the first warm-up order was taken.
+    warmup_began: OnceLock<Instant>,
+    settle: Option<Settle>,
+    /// u64::MAX: no count (`--orders 0`).
     measured: u64,
     measured_taken: AtomicU64,
     warmed_up: Barrier,
     started: OnceLock<Instant>,
     duration: Duration,
+}
+
+/// The settled warm-up, shared by the tasks: the first to run out of counted warm-up orders
+/// starts the watch, every task feeds it its ok answers, and whichever task finds a verdict
+/// (settled, or S seconds passed) ends the warm-up for all.
+struct Settle {
+    began: OnceLock<Instant>,
+    watch: Mutex<Settler>,
+}
+
+impl Settle {
+    /// The verdict, judging every window ended by now.
+    fn verdict(&self) -> Option<bool> {
+        let began = *self.began.get_or_init(Instant::now);
+        lock(&self.watch).advance(nanos(began.elapsed()))
+    }
+
+    /// An ok warm-up answer; before the watch began it does not count.
+    fn note(&self, sent: Instant, answered: Instant) {
+        if let Some(&began) = self.began.get()
+            && answered >= began
+        {
+            lock(&self.watch).note(nanos(answered - began), nanos(answered - sent));
+        }
+    }
 }
 
 impl ClosedPlan {
@@ -105,8 +167,26 @@ async fn closed_worker(plan: Arc<ClosedPlan>, sender: Arc<Sender>) -> Tally {
         let Some(index) = ClosedPlan::take(&plan.warmup_taken, plan.warmup) else {
             break;
         };
-        let _ = sender.post(index, None).await;
+        plan.warmup_began.get_or_init(Instant::now);
+        let (sent, result) = sender.post(index, None).await;
         tally.warmup_sent += 1;
+        if let (Some(settle), Ok(())) = (&plan.settle, result) {
+            // Answered once the settle watch began (another task ran out of counted orders).
+            settle.note(sent, Instant::now());
+        }
+    }
+    if let Some(settle) = &plan.settle {
+        // Until the verdict (settled, or S seconds passed); the orders sent until then are
+        // warm-up orders, whenever they are answered.
+        while settle.verdict().is_none() {
+            let index = plan.warmup_taken.fetch_add(1, Ordering::Relaxed);
+            plan.warmup_began.get_or_init(Instant::now);
+            let (sent, result) = sender.post(index, None).await;
+            tally.warmup_sent += 1;
+            if result.is_ok() {
+                settle.note(sent, Instant::now());
+            }
+        }
     }
     // Always reached, even after failures, or the others would wait forever.
     plan.warmed_up.wait().await;
@@ -195,11 +275,19 @@ pub fn open_loop(handle: &Handle, params: &Params, sender: Arc<Sender>) -> Resul
     let duration = started.elapsed().max(window);
     let mut tally = std::mem::replace(&mut *lock(&tally), Tally::new(true));
     tally.warmup_sent = warmup_sent;
-    Ok(tally.into_outcome(duration))
+    Ok(Outcome {
+        // The first order was due at t0, the first measured one at the window's start.
+        warmup_time: if warmup_sent > 0 {
+            started - t0
+        } else {
+            Duration::ZERO
+        },
+        ..tally.into_outcome(duration)
+    })
 }
 
-fn lock(tally: &Mutex<Tally>) -> std::sync::MutexGuard<'_, Tally> {
-    tally.lock().unwrap_or_else(|err| err.into_inner())
+fn lock<T>(shared: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    shared.lock().unwrap_or_else(|err| err.into_inner())
 }
 
 fn sleep_until(deadline: Instant) {
@@ -432,6 +520,8 @@ impl Tally {
             unsent: self.unsent,
             duration,
             warmup_sent: self.warmup_sent,
+            warmup_time: Duration::ZERO,
+            settled: None,
             first_failure: self.first_failure,
             intervals: intervals::windows(self.answers),
         }

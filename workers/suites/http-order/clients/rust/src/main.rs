@@ -1,6 +1,7 @@
 //! Rust load client of the http-order suite (reqwest + Tokio), per the suite's README.
 //!
-//! Closed loop (`--rate 0`): C tasks send orders one after another. Open loop (`--rate R`):
+//! Closed loop (`--rate 0`): C tasks send orders one after another, a count of them or for a
+//! time, after a warm-up that may go on until the answers settle. Open loop (`--rate R`):
 //! orders are scheduled at a constant rate and their latency is measured from the intended
 //! send time too. Prints one JSON document on stdout; diagnostics go to stderr.
 
@@ -46,7 +47,11 @@ fn main() -> ExitCode {
     let pinning = Arc::new(Pinning::new(params.pin_cpus.clone()));
     match run(&params, &pinning) {
         Ok(outcome) => {
-            let tuning = json!({ "pin_cpus": pinning.report(), "mlock": mlock });
+            let tuning = json!({
+                "pin_cpus": pinning.report(),
+                "mlock": mlock,
+                "settle": tuning::settle_report(params.settle_s, outcome.settled),
+            });
             match report(&params, &outcome, tuning) {
                 Ok(document) => println!("{document}"),
                 Err(message) => {
@@ -99,13 +104,19 @@ fn run(params: &Params, pinning: &Arc<Pinning>) -> Result<Outcome, String> {
     }
     eprintln!(
         "order-client: {} {} loop orders ({} ok) over {} connection(s) in {:.3} s, \
-         after {} warm-up orders",
+         after {} warm-up orders in {:.3} s{}",
         outcome.orders,
         if params.rate > 0.0 { "open" } else { "closed" },
         outcome.ok,
         params.connections,
         outcome.duration.as_secs_f64(),
         outcome.warmup_sent,
+        outcome.warmup_time.as_secs_f64(),
+        match outcome.settled {
+            None => "",
+            Some(true) => " (settled)",
+            Some(false) => " (not settled)",
+        },
     );
     // Requests still held by the runtime (none, normally) must not delay the exit.
     runtime.shutdown_background();
@@ -142,6 +153,8 @@ fn report(
         "throughput": per_second(outcome.ok),
         "target_rate": params.rate,
         "achieved_rate": per_second(outcome.orders - outcome.unsent), // the orders sent
+        "warmup_orders": outcome.warmup_sent,
+        "warmup_s": outcome.warmup_time.as_secs_f64(),
         "tuning": tuning,
         "intervals": outcome.intervals,
     });
