@@ -27,7 +27,7 @@ def test_echo_client_output_becomes_a_trial() -> None:
     assert histogram.get_value_at_percentile(99) == document["p99_ns"]
     # Only the metrics the suite declares are read from the top level.
     assert trial.metrics == {"throughput": document["throughput"], "errors": 0.0,
-                             "timeouts": 0.0}
+                             "timeouts": 0.0, "elapsed_s": document["elapsed_s"]}
     assert trial.latency_uncorrected is None
 
 

@@ -49,6 +49,9 @@ fn client_measures_round_trips_against_the_server() {
     assert_eq!(report["params"]["duration_s"], Value::Null);
     assert_eq!(report["count"], 200);
     assert_eq!(report["warmup"], 20);
+    assert!(report["warmup_s"].as_f64().unwrap() > 0.0);
+    assert_eq!(report["tuning"]["settle"], "off");
+    assert_eq!(report["params"]["settle_s"], 0.0);
     assert_eq!(report["errors"], 0);
     assert_eq!(report["timeouts"], 0);
     assert!(report["elapsed_s"].as_f64().unwrap() > 0.0);
@@ -133,6 +136,41 @@ fn client_rejects_bad_arguments_with_exit_2() {
             "--rate",
             "5",
         ],
+        // No count needs a duration.
+        &[
+            "--addr",
+            "127.0.0.1:9",
+            "--count",
+            "0",
+            "--warmup",
+            "0",
+            "--size",
+            "8",
+        ],
+        &[
+            "--addr",
+            "127.0.0.1:9",
+            "--count",
+            "10",
+            "--warmup",
+            "0",
+            "--size",
+            "8",
+            "--settle-s",
+            "-1",
+        ],
+        &[
+            "--addr",
+            "127.0.0.1:9",
+            "--count",
+            "10",
+            "--warmup",
+            "0",
+            "--size",
+            "8",
+            "--settle-s",
+            "x",
+        ],
     ] {
         let output = Command::new(CLIENT).args(args).output().unwrap();
         assert_eq!(output.status.code(), Some(2), "args {args:?}");
@@ -164,6 +202,80 @@ fn duration_ends_the_run_before_the_count() {
     let count = report["count"].as_u64().unwrap();
     assert!(0 < count && count < 100_000_000);
     assert_eq!(decode(report["latency_hdr"].as_str().unwrap()).len(), count);
+}
+
+#[test]
+fn count_0_measures_for_the_duration_after_a_settled_warm_up() {
+    let server = Server::start();
+    let started = Instant::now();
+    let output = client(
+        &server.addr,
+        &[
+            "--count",
+            "0",
+            "--warmup",
+            "100",
+            "--size",
+            "64",
+            "--connections",
+            "2",
+            "--duration-s",
+            "1",
+            "--settle-s",
+            "3",
+        ],
+    );
+
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // Warm-up (100 round trips, at most 3 s more), 1 s of measuring, the last round trip.
+    assert!(started.elapsed() < Duration::from_millis(3000 + 1000 + 1000 + 1000));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["params"]["count"], 0);
+    assert_eq!(report["params"]["settle_s"], 3.0);
+    let elapsed_s = report["elapsed_s"].as_f64().unwrap();
+    assert!((1.0..2.0).contains(&elapsed_s), "elapsed_s {elapsed_s}");
+    let count = report["count"].as_u64().unwrap();
+    assert!(count > 0);
+    assert_eq!(decode(report["latency_hdr"].as_str().unwrap()).len(), count);
+    // The settle phase's round trips are warm-up too, and take three 200 ms windows at least.
+    let warmup_s = report["warmup_s"].as_f64().unwrap();
+    match report["tuning"]["settle"].as_str().unwrap() {
+        "settled" => assert!(warmup_s >= 0.6, "warmup_s {warmup_s}"),
+        // A busy host may keep the windows apart: then it tried for the full 3 s.
+        "not settled in 3 s" => assert!(warmup_s >= 3.0, "warmup_s {warmup_s}"),
+        other => panic!("tuning.settle {other:?}"),
+    }
+    assert!(report["warmup"].as_u64().unwrap() > 100);
+}
+
+#[test]
+fn a_settle_time_too_short_for_three_windows_is_reported_and_measuring_goes_on() {
+    let server = Server::start();
+    let output = client(
+        &server.addr,
+        &[
+            "--count",
+            "500",
+            "--warmup",
+            "10",
+            "--size",
+            "64",
+            "--settle-s",
+            "0.05",
+        ],
+    );
+
+    assert_eq!(output.status.code(), Some(0));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["tuning"]["settle"], "not settled in 0.05 s");
+    assert_eq!(report["count"], 500);
+    assert!(report["warmup_s"].as_f64().unwrap() >= 0.05);
+    assert!(report["warmup"].as_u64().unwrap() > 10);
 }
 
 #[test]

@@ -1,13 +1,17 @@
 //! Round-trip latency client for the echo server.
 //!
 //! Each connection (one thread) sends a payload, waits for all of it to come back, and records
-//! the round trip time in nanoseconds. Warm-up round trips come first and are not recorded.
+//! the round trip time in nanoseconds. Warm-up round trips come first and are not recorded:
+//! W of them, then, with `--settle-s S`, more until the round trips settle (the http-order
+//! suite's rule: three 200 ms windows within 10 % in count and p50) or S seconds pass.
+//! Measuring then takes N round trips, or (`--count 0`) as many as `--duration-s` lets it.
 //! Prints one JSON document on stdout; diagnostics go to stderr.
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::process::ExitCode;
-use std::sync::{Arc, Barrier};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Barrier, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 use std::{env, thread};
 
@@ -19,12 +23,14 @@ use latlab_echo::options::{self, Options};
 use serde_json::json;
 
 const USAGE: &str = "usage: echo-client --addr HOST:PORT --count N --warmup W --size BYTES \
-                     [--connections C] [--duration-s S] [--timeout-ms T]";
+                     [--connections C] [--duration-s S] [--timeout-ms T] [--settle-s S]";
 const DEFAULT_CONNECTIONS: usize = 1;
 const DEFAULT_TIMEOUT_MS: u64 = 1000;
 const LOWEST_NS: u64 = 1;
 const HIGHEST_NS: u64 = 3_600_000_000_000;
 const SIGNIFICANT_FIGURES: u8 = 3;
+/// The settled warm-up's windows, by completion time.
+const SETTLE_WINDOW_NS: u64 = 200_000_000;
 
 fn main() -> ExitCode {
     let args: Vec<String> = env::args().skip(1).collect();
@@ -54,12 +60,15 @@ fn main() -> ExitCode {
 /// The command line, with defaults filled in.
 struct Params {
     addr: String,
+    /// Measured round trips in total; 0: no count, measure for `duration_s`.
     count: u64,
     warmup: u64,
     size: usize,
     connections: usize,
     duration_s: Option<f64>,
     timeout_ms: u64,
+    /// At most this long a settled warm-up after the W round trips; 0: off.
+    settle_s: f64,
 }
 
 impl Params {
@@ -74,6 +83,7 @@ impl Params {
                 "connections",
                 "duration-s",
                 "timeout-ms",
+                "settle-s",
             ],
         )?;
         let params = Self {
@@ -88,9 +98,10 @@ impl Params {
             timeout_ms: options
                 .optional("timeout-ms")?
                 .unwrap_or(DEFAULT_TIMEOUT_MS),
+            settle_s: options.optional("settle-s")?.unwrap_or(0.0),
         };
-        if params.count == 0 {
-            return Err("--count must be at least 1".into());
+        if params.count == 0 && params.duration_s.is_none() {
+            return Err("--count 0 (measure for a time) needs --duration-s".into());
         }
         if params.size == 0 {
             return Err("--size must be at least 1 byte".into());
@@ -106,6 +117,10 @@ impl Params {
         {
             return Err("--duration-s must be a positive number of seconds".into());
         }
+        // Up to a day, so every deadline computed from it is representable.
+        if !(params.settle_s.is_finite() && params.settle_s >= 0.0 && params.settle_s <= 86_400.0) {
+            return Err("--settle-s must be a number of seconds, 0 (off) or more".into());
+        }
         Ok(params)
     }
 
@@ -118,37 +133,41 @@ impl Params {
             "connections": self.connections,
             "duration_s": self.duration_s,
             "timeout_ms": self.timeout_ms,
+            "settle_s": self.settle_s,
         })
     }
 }
 
 /// Runs every connection and builds the JSON report; an error when no round trip succeeded.
 fn run(params: &Params) -> Result<serde_json::Value, String> {
-    let started = Instant::now();
-    let deadline = params
-        .duration_s
-        .map(|seconds| started + Duration::from_secs_f64(seconds));
     let addr = resolve(&params.addr)?;
     let timeout = Duration::from_millis(params.timeout_ms);
-    // All connections finish warming up before any measured round trip, so the measured phase
-    // has one start time and the throughput covers all connections working at once.
-    let warmed_up = Arc::new(Barrier::new(params.connections + 1));
+    let phases = Arc::new(Phases {
+        warmed_up: Barrier::new(params.connections + 1),
+        warmup_began: OnceLock::new(),
+        settle: (params.settle_s > 0.0).then(|| Settle::new(params.settle_s)),
+        measuring_began: OnceLock::new(),
+        duration: params.duration_s.map(Duration::from_secs_f64),
+    });
     let workers: Vec<_> = (0..params.connections)
         .map(|index| {
             let plan = Plan {
                 addr,
                 payload: payload(params.size),
                 timeout,
-                deadline,
                 warmup: share(params.warmup, params.connections, index),
-                measured: share(params.count, params.connections, index),
+                measured: if params.count == 0 {
+                    u64::MAX // no count: --duration-s ends the measuring phase
+                } else {
+                    share(params.count, params.connections, index)
+                },
             };
-            let warmed_up = Arc::clone(&warmed_up);
-            thread::spawn(move || plan.run(&warmed_up))
+            let phases = Arc::clone(&phases);
+            thread::spawn(move || plan.run(&phases))
         })
         .collect();
-    warmed_up.wait();
-    let measured_from = Instant::now();
+    phases.warmed_up.wait();
+    let measured_from = phases.measuring_began();
     let mut total = Tally::new();
     for worker in workers {
         let tally = worker
@@ -157,6 +176,14 @@ fn run(params: &Params) -> Result<serde_json::Value, String> {
         total.merge(tally)?;
     }
     let elapsed_s = measured_from.elapsed().as_secs_f64();
+    let warmup_s = phases.warmup_began.get().map_or(0.0, |&began| {
+        measured_from.saturating_duration_since(began).as_secs_f64()
+    });
+    let settle = match &phases.settle {
+        None => "off".to_string(),
+        Some(settle) if settle.settled() => "settled".to_string(),
+        Some(_) => format!("not settled in {} s", format_g(params.settle_s)),
+    };
 
     let count = total.latency.len();
     if count == 0 {
@@ -175,8 +202,9 @@ fn run(params: &Params) -> Result<serde_json::Value, String> {
         );
     }
     eprintln!(
-        "echo-client: {count} round trips over {} connection(s) in {elapsed_s:.3} s",
-        params.connections
+        "echo-client: {count} round trips over {} connection(s) in {elapsed_s:.3} s, after \
+         {} warm-up round trips in {warmup_s:.3} s (settle: {settle})",
+        params.connections, total.warmup_done
     );
     Ok(json!({
         "program": "echo-client",
@@ -185,6 +213,8 @@ fn run(params: &Params) -> Result<serde_json::Value, String> {
         "latency_hdr": encode(&total.latency)?,
         "count": count,
         "warmup": total.warmup_done,
+        "warmup_s": warmup_s,
+        "tuning": {"settle": settle},
         "errors": total.errors,
         "timeouts": total.timeouts,
         "elapsed_s": elapsed_s,
@@ -200,9 +230,87 @@ struct Plan {
     addr: SocketAddr,
     payload: Vec<u8>,
     timeout: Duration,
-    deadline: Option<Instant>,
     warmup: u64,
+    /// u64::MAX: no count (`--count 0`).
     measured: u64,
+}
+
+/// What the connections share to go from warm-up to measuring together. All of them finish
+/// warming up before any measured round trip, so the measured phase has one start time and the
+/// throughput covers all connections working at once.
+struct Phases {
+    warmed_up: Barrier,
+    /// When the first warm-up round trip started.
+    warmup_began: OnceLock<Instant>,
+    settle: Option<Settle>,
+    /// Set by the first thread past the barrier (the main thread included).
+    measuring_began: OnceLock<Instant>,
+    /// `--duration-s`, from the start of measuring.
+    duration: Option<Duration>,
+}
+
+impl Phases {
+    fn measuring_began(&self) -> Instant {
+        *self.measuring_began.get_or_init(Instant::now)
+    }
+}
+
+/// The settled warm-up, shared by the connections: the first to finish its W round trips
+/// starts the watch, every connection feeds it its succeeded warm-up round trips, and
+/// whichever finds the verdict (settled, or S seconds passed) raises `over` for all.
+struct Settle {
+    began: OnceLock<Instant>,
+    watch: Mutex<Settler>,
+    over: AtomicBool,
+}
+
+impl Settle {
+    fn new(settle_s: f64) -> Self {
+        Self {
+            began: OnceLock::new(),
+            watch: Mutex::new(Settler::new(nanos(Duration::from_secs_f64(settle_s)))),
+            over: AtomicBool::new(false),
+        }
+    }
+
+    /// True once the warm-up is over, judging every window ended by now.
+    fn is_over(&self) -> bool {
+        if self.over.load(Ordering::Acquire) {
+            return true;
+        }
+        let began = *self.began.get_or_init(Instant::now);
+        let verdict = lock(&self.watch).advance(nanos(began.elapsed()));
+        if verdict.is_some() {
+            self.over.store(true, Ordering::Release);
+        }
+        verdict.is_some()
+    }
+
+    /// A succeeded warm-up round trip, done at `completed`; before the watch began it does not
+    /// count.
+    fn note(&self, completed: Instant, rtt: Duration) {
+        if let Some(&began) = self.began.get()
+            && completed >= began
+            && lock(&self.watch)
+                .note(nanos(completed - began), nanos(rtt))
+                .is_some()
+        {
+            self.over.store(true, Ordering::Release);
+        }
+    }
+
+    fn settled(&self) -> bool {
+        lock(&self.watch).verdict() == Some(true)
+    }
+}
+
+/// Which phase a round trip is in.
+#[derive(Clone, Copy)]
+enum Phase<'a> {
+    /// Not recorded; the settled warm-up's watch, if any, sees it.
+    Warmup(Option<&'a Settle>),
+    /// Recorded, until the deadline, if any.
+    Measured(Option<Instant>),
 }
 
 /// Why one round trip (or a connect) failed.
@@ -221,19 +329,33 @@ struct Tally {
 }
 
 impl Plan {
-    /// Runs the warm-up, waits at the barrier (always, even after a failure, or the other
-    /// threads would wait forever), then runs the measured round trips.
-    fn run(self, warmed_up: &Barrier) -> Tally {
+    /// Runs the warm-up (W round trips, then the settled warm-up, if any), waits at the
+    /// barrier (always, even after a failure, or the other threads would wait forever), then
+    /// runs the measured round trips.
+    fn run(self, phases: &Phases) -> Tally {
         let mut tally = Tally::new();
         let mut connection = self.connect(&mut tally);
+        let warmup = Phase::Warmup(phases.settle.as_ref());
         for _ in 0..self.warmup {
-            if !self.round_trip(&mut connection, &mut tally, false) {
+            phases.warmup_began.get_or_init(Instant::now);
+            if !self.round_trip(&mut connection, &mut tally, warmup) {
                 break;
             }
         }
-        warmed_up.wait();
+        if let Some(settle) = &phases.settle {
+            while !settle.is_over() {
+                phases.warmup_began.get_or_init(Instant::now);
+                if !self.round_trip(&mut connection, &mut tally, warmup) {
+                    break;
+                }
+            }
+        }
+        phases.warmed_up.wait();
+        let deadline = phases
+            .duration
+            .map(|duration| phases.measuring_began() + duration);
         for _ in 0..self.measured {
-            if !self.round_trip(&mut connection, &mut tally, true) {
+            if !self.round_trip(&mut connection, &mut tally, Phase::Measured(deadline)) {
                 break;
             }
         }
@@ -246,12 +368,13 @@ impl Plan {
         &self,
         connection: &mut Option<Connection>,
         tally: &mut Tally,
-        measured: bool,
+        phase: Phase<'_>,
     ) -> bool {
-        if self
-            .deadline
-            .is_some_and(|deadline| Instant::now() >= deadline)
-        {
+        let past_deadline = || match phase {
+            Phase::Measured(Some(deadline)) => Instant::now() >= deadline,
+            _ => false,
+        };
+        if past_deadline() {
             return false;
         }
         let Some(open) = connection else {
@@ -259,11 +382,14 @@ impl Plan {
         };
         match open.round_trip() {
             Ok(rtt) => {
-                if measured {
-                    let nanos = u64::try_from(rtt.as_nanos()).unwrap_or(u64::MAX);
-                    tally.latency.saturating_record(nanos);
-                } else {
-                    tally.warmup_done += 1;
+                match phase {
+                    Phase::Measured(_) => tally.latency.saturating_record(nanos(rtt)),
+                    Phase::Warmup(settle) => {
+                        tally.warmup_done += 1;
+                        if let Some(settle) = settle {
+                            settle.note(Instant::now(), rtt);
+                        }
+                    }
                 }
                 true
             }
@@ -271,10 +397,7 @@ impl Plan {
                 tally.note(failure);
                 // The stream may still carry a late echo, so it cannot be reused.
                 *connection = None;
-                if self
-                    .deadline
-                    .is_some_and(|deadline| Instant::now() >= deadline)
-                {
+                if past_deadline() {
                     return false;
                 }
                 *connection = self.connect(tally);
@@ -427,6 +550,152 @@ fn resolve(addr: &str) -> Result<SocketAddr, String> {
         .ok_or_else(|| format!("--addr '{addr}' resolves to no address"))
 }
 
+/// The settling rule: the last three windows each have a round trip, and their counts and
+/// their p50s are each within 10 % (largest <= 1.1 x smallest).
+fn settles(windows: &[Summary]) -> bool {
+    let Some(last) = windows.len().checked_sub(3).map(|from| &windows[from..]) else {
+        return false;
+    };
+    let within = |values: [u64; 3]| {
+        let (low, high) = (values.iter().min().unwrap(), values.iter().max().unwrap());
+        // high <= 1.1 x low, in integers.
+        u128::from(*high) * 10 <= u128::from(*low) * 11
+    };
+    last.iter().all(|window| window.count > 0)
+        && within([0, 1, 2].map(|i| last[i].count as u64))
+        && within([0, 1, 2].map(|i| last[i].p50))
+}
+
+/// One closed settle window: how many round trips succeeded in it and their p50 (nearest
+/// rank: the ceil(n / 2)-th smallest; 0 when there were none).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Summary {
+    count: usize,
+    p50: u64,
+}
+
+/// The watch of the settled warm-up, fed with the time since it began (ns): the succeeded
+/// round trips go into 200 ms windows by completion time; each window is judged once time has
+/// passed its end. The verdict is `true` at the end of the first window that settles
+/// ([`settles`]) and `false` once `limit_ns` has passed (only windows ended by then count); it
+/// never changes after that.
+struct Settler {
+    limit_ns: u64,
+    /// The window being filled (window k: `[k, k + 1) x 200 ms`).
+    open: u64,
+    /// Its round trips' latencies.
+    latencies: Vec<u64>,
+    /// The last closed windows, at most three.
+    closed: Vec<Summary>,
+    verdict: Option<bool>,
+}
+
+impl Settler {
+    fn new(limit_ns: u64) -> Self {
+        Self {
+            limit_ns,
+            open: 0,
+            latencies: Vec::new(),
+            closed: Vec::with_capacity(3),
+            verdict: None,
+        }
+    }
+
+    fn verdict(&self) -> Option<bool> {
+        self.verdict
+    }
+
+    /// Judges every window that ended by `now_ns`; the verdict, once there is one.
+    fn advance(&mut self, now_ns: u64) -> Option<bool> {
+        if self.verdict.is_some() {
+            return self.verdict;
+        }
+        let until = now_ns.min(self.limit_ns);
+        while (self.open + 1) * SETTLE_WINDOW_NS <= until {
+            let mut values = std::mem::take(&mut self.latencies);
+            values.sort_unstable();
+            let summary = Summary {
+                count: values.len(),
+                p50: values
+                    .get(values.len().div_ceil(2).saturating_sub(1))
+                    .map_or(0, |&v| v),
+            };
+            if self.closed.len() == 3 {
+                self.closed.remove(0);
+            }
+            self.closed.push(summary);
+            self.open += 1;
+            if settles(&self.closed) {
+                self.verdict = Some(true);
+                return self.verdict;
+            }
+            if self.closed.len() == 3 && self.closed.iter().all(|window| window.count == 0) {
+                // Empty windows from here to `until` change nothing: skip them.
+                self.open = self.open.max(until / SETTLE_WINDOW_NS);
+            }
+        }
+        if now_ns >= self.limit_ns {
+            self.verdict = Some(false);
+        }
+        self.verdict
+    }
+
+    /// A round trip completed `at_ns` after the watch began, of `latency_ns`; one stamped in a
+    /// window already judged (another thread judged it first) is left out.
+    fn note(&mut self, at_ns: u64, latency_ns: u64) -> Option<bool> {
+        let verdict = self.advance(at_ns);
+        if verdict.is_none() && at_ns / SETTLE_WINDOW_NS == self.open {
+            self.latencies.push(latency_ns);
+        }
+        verdict
+    }
+}
+
+fn lock<T>(shared: &Mutex<T>) -> MutexGuard<'_, T> {
+    shared.lock().unwrap_or_else(|err| err.into_inner())
+}
+
+fn nanos(duration: Duration) -> u64 {
+    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// A number as C's `%g` writes it (6 significant digits, no trailing zeros, an exponent below
+/// 1e-4 and from 1e6), as the http-order clients report their settle time.
+fn format_g(value: f64) -> String {
+    const PRECISION: i32 = 6;
+    if value == 0.0 || !value.is_finite() {
+        return format!("{value}");
+    }
+    // The exponent once rounded to 6 significant digits ("9.99999e-5", "1.00000e6").
+    let scientific = format!("{:.*e}", (PRECISION - 1) as usize, value);
+    let (mantissa, exponent) = scientific
+        .split_once('e')
+        .expect("LowerExp always writes an exponent");
+    let exponent: i32 = exponent
+        .parse()
+        .expect("LowerExp writes an integer exponent");
+    let trim = |digits: &str| {
+        if digits.contains('.') {
+            digits
+                .trim_end_matches('0')
+                .trim_end_matches('.')
+                .to_string()
+        } else {
+            digits.to_string()
+        }
+    };
+    if (-4..PRECISION).contains(&exponent) {
+        trim(&format!(
+            "{:.*}",
+            (PRECISION - 1 - exponent) as usize,
+            value
+        ))
+    } else {
+        let sign = if exponent < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mantissa), exponent.abs())
+    }
+}
+
 /// Connection `index`'s part of `total`, spread as evenly as possible.
 fn share(total: u64, connections: usize, index: usize) -> u64 {
     let connections = connections as u64;
@@ -445,4 +714,141 @@ fn encode(latency: &Histogram<u64>) -> Result<String, String> {
         .serialize(latency, &mut bytes)
         .map_err(|err| format!("cannot encode the histogram: {err:?}"))?;
     Ok(BASE64.encode(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NS_PER_S: u64 = 1_000_000_000;
+
+    fn summary(count: usize, p50: u64) -> Summary {
+        Summary { count, p50 }
+    }
+
+    #[test]
+    fn three_windows_within_ten_percent_settle() {
+        assert!(settles(&[
+            summary(100, 1000),
+            summary(110, 1100),
+            summary(105, 1050)
+        ]));
+        // Only the last three count.
+        assert!(settles(&[
+            summary(1, 1),
+            summary(100, 1000),
+            summary(110, 1100),
+            summary(105, 1050)
+        ]));
+        assert!(!settles(&[
+            summary(100, 1000),
+            summary(111, 1000),
+            summary(105, 1000)
+        ]));
+        assert!(!settles(&[
+            summary(100, 1000),
+            summary(100, 1101),
+            summary(100, 1000)
+        ]));
+        assert!(!settles(&[summary(100, 1000), summary(100, 1000)]));
+        // An empty window never settles, even among empty ones.
+        assert!(!settles(&[summary(0, 0), summary(0, 0), summary(0, 0)]));
+        assert!(!settles(&[summary(0, 0), summary(1, 5), summary(1, 5)]));
+    }
+
+    #[test]
+    fn settles_at_the_end_of_the_third_steady_window() {
+        let mut settler = Settler::new(5 * NS_PER_S);
+        // A slow start (window 0), then three steady windows.
+        for window in 0..4 {
+            let (per_window, latency) = if window == 0 {
+                (10, 5_000)
+            } else {
+                (50, 1_000)
+            };
+            for i in 0..per_window {
+                let at = window * SETTLE_WINDOW_NS + i * (SETTLE_WINDOW_NS / per_window);
+                assert_eq!(settler.note(at, latency), None);
+            }
+        }
+        assert_eq!(settler.advance(4 * SETTLE_WINDOW_NS - 1), None);
+        assert_eq!(settler.advance(4 * SETTLE_WINDOW_NS), Some(true));
+        assert_eq!(settler.note(10 * NS_PER_S, 1), Some(true));
+    }
+
+    #[test]
+    fn the_p50_is_the_nearest_rank_one() {
+        let mut settler = Settler::new(5 * NS_PER_S);
+        for window in 0..3 {
+            // The 2nd smallest of four is the p50: 2, 2, then 3.
+            for (i, latency) in [1, 2, 100, 100].into_iter().enumerate() {
+                settler.note(
+                    window * SETTLE_WINDOW_NS + i as u64,
+                    latency + u64::from(window == 2),
+                );
+            }
+        }
+        assert_eq!(settler.advance(3 * SETTLE_WINDOW_NS), None);
+        assert_eq!(
+            settler.closed,
+            vec![summary(4, 2), summary(4, 2), summary(4, 3)]
+        );
+    }
+
+    #[test]
+    fn gives_up_at_the_limit_and_never_settles_on_silence() {
+        let mut settler = Settler::new(NS_PER_S);
+        for at in (0..2 * SETTLE_WINDOW_NS).step_by(10_000_000) {
+            settler.note(at, 1_000);
+        }
+        assert_eq!(settler.advance(NS_PER_S - 1), None);
+        assert_eq!(settler.advance(NS_PER_S), Some(false));
+        // A window ending after the limit is not judged.
+        let mut late = Settler::new(NS_PER_S / 2);
+        for at in (0..3 * SETTLE_WINDOW_NS).step_by(10_000_000) {
+            late.note(at, 1_000);
+        }
+        assert_eq!(late.advance(3 * SETTLE_WINDOW_NS), Some(false));
+        // A long silence is skipped, not walked window by window.
+        let mut silent = Settler::new(86_400 * NS_PER_S);
+        assert_eq!(silent.advance(86_000 * NS_PER_S), None);
+        assert!(silent.open >= 86_000 * NS_PER_S / SETTLE_WINDOW_NS);
+        assert_eq!(silent.advance(86_400 * NS_PER_S), Some(false));
+    }
+
+    #[test]
+    fn writes_the_settle_time_like_printf_g() {
+        for (value, printf) in [
+            (5.0, "5"),
+            (0.5, "0.5"),
+            (0.05, "0.05"),
+            (86400.0, "86400"),
+            (0.1234567, "0.123457"),
+            (999999.5, "1e+06"),
+            (0.00001, "1e-05"),
+        ] {
+            assert_eq!(format_g(value), printf, "{value}");
+        }
+    }
+
+    #[test]
+    fn count_0_needs_a_duration_and_settle_is_checked() {
+        let parse = |extra: &[&str]| {
+            let mut args: Vec<String> = ["--addr", "127.0.0.1:9", "--warmup", "0", "--size", "8"]
+                .iter()
+                .map(|arg| arg.to_string())
+                .collect();
+            args.extend(extra.iter().map(|arg| arg.to_string()));
+            Params::parse(args)
+        };
+        assert!(parse(&["--count", "0"]).is_err());
+        let params = parse(&["--count", "0", "--duration-s", "2", "--settle-s", "0.5"]).unwrap();
+        assert_eq!((params.count, params.settle_s), (0, 0.5));
+        for bad in ["-1", "x", "inf"] {
+            assert!(
+                parse(&["--count", "5", "--settle-s", bad]).is_err(),
+                "{bad}"
+            );
+        }
+    }
 }
