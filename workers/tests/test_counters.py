@@ -77,9 +77,10 @@ def test_a_trial_is_disturbed_when_others_took_half_a_cpu_more_than_in_the_media
 
 
 # A server that answers each request after spinning a millisecond, and a load that sends
-# requests for 0.6 s; in the trial the marker file names, the load first starts one CPU hog
-# per CPU the runner may use, in sessions of their own (so they are not its children once it
-# exits), and stops them at its end: the host's other processes take the CPUs.
+# requests for 0.6 s; in its third trial (the marker file counts them) the load first starts
+# one CPU hog per CPU the runner may use, through a go-between, so that they are not its
+# children (the runner would count a reaped child's CPU as the load's), and kills them at its
+# end: the host's other processes take the CPUs.
 SERVER = '''
 import json, socket, time
 listener = socket.create_server(("127.0.0.1", 0))
@@ -94,15 +95,23 @@ while True:
             connection.sendall(b"k")
 '''
 LOAD = '''
+HOGS = """
+import os, subprocess, sys
+HOG = 'import time; end = time.monotonic() + 10; exec("while time.monotonic() < end: pass")'
+for _ in os.sched_getaffinity(0):  # each ends by itself in 10 s, should the load not kill it
+    print(subprocess.Popen([sys.executable, "-c", HOG], start_new_session=True,
+                           stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL).pid)
+"""
 import json, os, socket, subprocess, sys, time
 from hdrh.histogram import HdrHistogram
 address, marker = sys.argv[1], sys.argv[2]
 trial = int(open(marker).read()) if os.path.exists(marker) else 0
 open(marker, "w").write(str(trial + 1))
 hogs = []
-if trial == 2:
-    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
-            for _ in os.sched_getaffinity(0)]
+if trial == 2:  # started by a go-between that exits at once: they are nobody's children here
+    hogs = [int(pid) for pid in subprocess.run([sys.executable, "-c", HOGS],
+                                               capture_output=True, text=True).stdout.split()]
 histogram = HdrHistogram(1, 3_600_000_000_000, 3)
 host, port = address.rsplit(":", 1)
 with socket.create_connection((host, int(port))) as connection:
@@ -113,7 +122,7 @@ with socket.create_connection((host, int(port))) as connection:
         connection.recv(1)
         histogram.record_value(time.perf_counter_ns() - sent)
 for hog in hogs:
-    hog.kill()
+    os.kill(hog, 9)
 print(json.dumps({"latency_hdr": histogram.encode().decode()}))
 '''
 SUITE = '''

@@ -99,9 +99,9 @@ test("dashboard: the acceptance walk-through", async (t) => {
 
     // The schema's bounds are checked before anything is sent.
     const count = form.getByRole("textbox", { name: "count", exact: true });
-    await count.fill("0");
+    await count.fill("-1");
     await form.getByRole("button", { name: "Launch" }).click();
-    await form.getByText("must be at least 1").waitFor();
+    await form.getByText("must be at least 0").waitFor();
 
     await count.fill("2000");
     await form.getByRole("textbox", { name: "warmup", exact: true }).fill("100");
@@ -167,6 +167,17 @@ test("dashboard: the acceptance walk-through", async (t) => {
       .first()
       .waitFor();
     await screenshot(page, "07-compare");
+  });
+
+  await t.test("a disturbed trial says why it is left out of every verdict", async () => {
+    await page.goto(`${baseUrl}/runs/${candidateId}`);
+    const list = page.getByRole("list", { name: "Trials left out of the verdict" });
+    await list.waitFor();
+    assert.match(
+      await list.innerText(),
+      /trial 5, left out of every verdict: other processes used 1\.40 CPUs during it/,
+    );
+    assert.equal(await page.locator(".trials-table tr.disturbed").count(), 1);
   });
 
   await t.test("the trend marks its change point and a point opens its run", async () => {
