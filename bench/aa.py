@@ -20,6 +20,7 @@ Wilson interval. (The work is given, not calibrated: one job's p99 differs from 
 by tens of percent on this VM, so a calibration toward +10 % did not converge.)
 
     .venv/bin/python -m bench.aa [--pairs 20] [--slow-pairs 20] [--work-us 7]
+                                 [--scenarios echo=steady,http-order=steady]
 
 Targets (issue "Verdicts you can trust"): false-fail rates of the gate and of alerts <= 5 %;
 the injected slowdown confirmed in >= 80 % of pairs.
@@ -38,15 +39,14 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, select, update
 
-from bench.lab import Lab, run_job, running_lab
+from bench.lab import Lab, run_job, running_lab, scenarios
 from latlab.models import Project, Run
 from latlab_workers.suites import SUITES_DIR
 
-# The lab's defaults for each suite: the scenario a user starts with, default repetitions.
-CASES: dict[str, tuple[str, dict[str, Any]]] = {
-    "echo": ("default", {}),
-    "http-order": ("large", {"loads": "rust"}),
-}
+# The lab's defaults for each suite: the scenario a user starts with (--scenarios picks
+# others), default repetitions; http-order with the Rust client.
+SCENARIOS = {"echo": "default", "http-order": "large"}
+PARAMS: dict[str, dict[str, Any]] = {"echo": {}, "http-order": {"loads": "rust"}}
 SERVER = '"{build_dir}/target/release/order-server", "--listen", "127.0.0.1:0"'
 
 
@@ -67,18 +67,21 @@ def main() -> None:
     parser.add_argument("--slow-pairs", type=int, default=20)
     parser.add_argument("--work-us", type=int, default=7,
                         help="the CPU each order of the slowed server costs")
+    parser.add_argument("--scenarios", type=lambda text: scenarios(text, SCENARIOS),
+                        default=SCENARIOS, help="suite=scenario,... instead of the defaults")
     args = parser.parse_args()
     suites = Path(tempfile.mkdtemp(prefix="latlab-aa-suites-"))
-    for name in CASES:
+    for name in SCENARIOS:
         shutil.copytree(SUITES_DIR / name, suites / name)
     with running_lab(runner_env={"LATLAB_SUITES_DIR": str(suites)}) as lab:
         engine = create_engine(lab.database_url)
         with engine.begin() as connection:
             connection.execute(update(Project).values(confirm_regressions=True))
         started = time.monotonic()
-        results = {name: _pairs(lab, name, args.pairs) for name in CASES}
-        slow, between = _slow_pairs(lab, engine, suites / "http-order", args.slow_pairs,
-                                    args.work_us)
+        results = {name: _pairs(lab, name, args.scenarios[name], args.pairs)
+                   for name in SCENARIOS}
+        slow, between = _slow_pairs(lab, engine, suites / "http-order",
+                                    args.scenarios["http-order"], args.slow_pairs, args.work_us)
         results["A/B baselines"] = between
         engine.dispose()
         print(f"lab time: {(time.monotonic() - started) / 60:.1f} min for "
@@ -86,20 +89,20 @@ def main() -> None:
     _report(results, slow)
 
 
-def _pairs(lab: Lab, suite: str, pairs: int) -> Tally:
+def _pairs(lab: Lab, suite: str, scenario: str, pairs: int) -> Tally:
     tally = Tally()
     for index in range(pairs):
-        baseline = _job(lab, suite)
+        baseline = _job(lab, suite, scenario)
         _pin(lab, baseline)
-        candidate = _settled(lab, _job(lab, suite))
+        candidate = _settled(lab, _job(lab, suite, scenario))
         _count(lab, tally, baseline, candidate)
         print(f"{suite} A/A {index + 1}/{pairs}: {candidate['verdict']} "
               f"({candidate['confirmation'] or 'no confirmation'})", flush=True)
     return tally
 
 
-def _slow_pairs(lab: Lab, engine: Engine, suite_dir: Path, pairs: int, work_us: int
-                ) -> tuple[Tally, Tally]:
+def _slow_pairs(lab: Lab, engine: Engine, suite_dir: Path, scenario: str, pairs: int,
+                work_us: int) -> tuple[Tally, Tally]:
     """The A/B pairs, and the A/A pairs their baselines make: each baseline job, the same
     code as the one pinned before it, is judged against it (and settled before the suite
     changes, so its confirmation measures the code it ran)."""
@@ -112,13 +115,13 @@ def _slow_pairs(lab: Lab, engine: Engine, suite_dir: Path, pairs: int, work_us: 
     try:
         for index in range(pairs):
             toml.write_text(original)
-            baseline = _settled(lab, _job(lab, "http-order"))
+            baseline = _settled(lab, _job(lab, "http-order", scenario))
             if previous is not None:
                 _count(lab, between, previous, baseline)
             _pin(lab, baseline)
             previous = baseline
             toml.write_text(slowed)
-            candidate = _settled(lab, _job(lab, "http-order"))
+            candidate = _settled(lab, _job(lab, "http-order", scenario))
             _count(lab, tally, baseline, candidate)
             side_by_side = _side_by_side_p99(lab, engine, candidate)
             if side_by_side is not None:
@@ -146,9 +149,8 @@ def _side_by_side_p99(lab: Lab, engine: Engine, run: dict[str, Any]) -> float | 
     return float(p99["candidate"] / p99["baseline"])
 
 
-def _job(lab: Lab, suite: str) -> dict[str, Any]:
-    scenario, params = CASES[suite]
-    return run_job(lab, suite, scenario, params)[1]
+def _job(lab: Lab, suite: str, scenario: str) -> dict[str, Any]:
+    return run_job(lab, suite, scenario, PARAMS[suite])[1]
 
 
 def _settled(lab: Lab, run: dict[str, Any]) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 call the api with, waiting for an api to answer, and a whole lab of real processes (Postgres,
 Redis, the api, an ingest worker, a runner)."""
 
+import argparse
 import contextlib
 import os
 import signal
@@ -222,3 +223,16 @@ def run_job(lab: Lab, suite: str, scenario: str, params: dict[str, Any],
             raise RuntimeError(f"job {job_id} {job['status']}: {job['error']}")
         time.sleep(0.2)
     raise RuntimeError(f"job {job_id} did not finish in 30 minutes")
+
+
+def scenarios(text: str, defaults: dict[str, str]) -> dict[str, str]:
+    """`--scenarios echo=steady,http-order=steady` over a bench's default scenario per suite;
+    a suite it does not know is a usage error."""
+    chosen = dict(defaults)
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        suite, _, scenario = item.partition("=")
+        if suite not in defaults or not scenario:
+            raise argparse.ArgumentTypeError(f"{item!r}: give suite=scenario, the suite one of "
+                             f"{', '.join(defaults)}")
+        chosen[suite] = scenario
+    return chosen

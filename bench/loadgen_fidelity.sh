@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Load-generator fidelity: how close each http-order client comes to wrk's request rate against
-# the same order server, on the same number of keep-alive connections.
+# the same order server, on the same number of keep-alive connections, and what each costs in
+# CPU per request (its own user + system time, warm-up and start-up included, over the orders
+# it sent), wrk's beside it.
 #
 # Builds the suite into the bench cache, starts one order server, warms it up with a 1 s wrk
 # run (which also sizes the clients' runs), then runs rounds in which every client's closed
 # loop runs right after a wrk run of the same length. A client's ratio is the median of its
 # ratios to the wrk run just before it, so drift on a shared machine cancels out. Prints the
-# ratios against the targets (C, C++ >= 0.8, Rust >= 0.7, Go >= 0.6, Python >= 0.15). A client
-# that is not built shows as missing.
+# ratios against the targets (the reference load `ref` >= 0.9, C, C++ >= 0.8, Rust and Go >= 0.7,
+# Python >= 0.2). A client that is not built shows as missing.
 #
 #   bash bench/loadgen_fidelity.sh [--orders N] [--connections C] [--seconds S] [--rounds R]
 #                                  [--split SERVER_CPUS:LOAD_CPUS]
@@ -26,7 +28,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 SUITE=workers/suites/http-order
-CLIENTS=(python c cpp rust go)
+CLIENTS=(python c cpp rust go ref)
 WARMUP=1000
 ORDER_TIMEOUT=5
 
@@ -140,6 +142,18 @@ start_server() {
     address=$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["listening"])' "$line")
 }
 
+# measured OUT COMMAND...: runs COMMAND (its status is this one's) and writes the CPU seconds,
+# user and system, that it and its children used to OUT.
+measured() {
+    local out=$1
+    shift
+    python3 -c 'import resource, subprocess, sys
+status = subprocess.call(sys.argv[2:])
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+open(sys.argv[1], "w").write(f"{usage.ru_utime + usage.ru_stime}\n")
+sys.exit(status)' "$out" "$@"
+}
+
 # on_cpus CPUS COMMAND...: runs COMMAND pinned to CPUS (taskset), or as it is when CPUS is "".
 on_cpus() {
     local cpus=$1
@@ -151,7 +165,8 @@ on_cpus() {
     fi
 }
 
-# run_wrk SECONDS: wrk's req/s on stdout (one thread per CPU it may use, at most 2).
+# run_wrk SECONDS: wrk's req/s and CPU µs per request on stdout, tab-separated (one thread per
+# CPU it may use, at most 2).
 run_wrk() {
     local threads=2
     if [[ -n $load_cpus ]]; then
@@ -161,13 +176,17 @@ run_wrk() {
     if ((connections < threads)); then
         threads=$connections
     fi
-    on_cpus "$load_cpus" wrk -t"$threads" -c"$connections" -d"$1s" -s bench/post_order.lua "http://$address/order" \
-        >"$work/wrk.out" 2>&1
+    on_cpus "$load_cpus" measured "$work/wrk.cpu" wrk -t"$threads" -c"$connections" -d"$1s" \
+        -s bench/post_order.lua "http://$address/order" >"$work/wrk.out" 2>&1
     if grep -q 'Non-2xx' "$work/wrk.out"; then
         echo "loadgen_fidelity: wrk got answers other than 200:" >&2
         grep 'Non-2xx' "$work/wrk.out" >&2
     fi
-    awk '/^Requests\/sec:/ { print $2 }' "$work/wrk.out"
+    local rate requests
+    rate=$(awk '/^Requests\/sec:/ { print $2 }' "$work/wrk.out")
+    requests=$(awk '/requests in/ { print $1 }' "$work/wrk.out")
+    python3 -c 'import sys; print(f"{sys.argv[1]}\t{float(sys.argv[2]) * 1e6 / int(sys.argv[3]):.1f}")' \
+        "$rate" "$(cat "$work/wrk.cpu")" "$requests" 2>/dev/null || printf '%s\t-\n' "$rate"
 }
 
 # client_command NAME: the client's program in the array `command`, as suite.toml runs it.
@@ -178,28 +197,33 @@ client_command() {
         cpp) command=("$BUILD_DIR/cpp_client") ;;
         rust) command=("$BUILD_DIR/target/release/order-client") ;;
         go) command=("$BUILD_DIR/go_client") ;;
+        ref) command=("$BUILD_DIR/target/release/order-load") ;;
     esac
 }
 
-# run_client NAME: appends "NAME<tab>req/s" (or missing, or failed) to the results.
+# run_client NAME: appends "NAME<tab>req/s<tab>CPU µs per order" (or missing, or failed) to the
+# results.
 run_client() {
     local name=$1 status=0 rate
     client_command "$name"
     if [[ ! -x ${command[0]} || ($name == python && ! -f ${command[1]}) ]]; then
-        printf '%s\tmissing\n' "$name" >>"$work/results.tsv"
+        printf '%s\tmissing\t-\n' "$name" >>"$work/results.tsv"
         return
     fi
-    on_cpus "$load_cpus" timeout $((seconds + ORDER_TIMEOUT + 60)) "${command[@]}" \
+    on_cpus "$load_cpus" measured "$work/client.cpu" timeout $((seconds + ORDER_TIMEOUT + 60)) \
+        "${command[@]}" \
         --url "http://$address" --orders "$orders" --connections "$connections" \
         --warmup "$WARMUP" --rate 0 --duration "$seconds" --timeout "$ORDER_TIMEOUT" \
         --pin-cpus "" --mlock false >"$work/client.json" 2>"$work/client.err" || status=$?
-    if ((status == 0)) && rate=$(python3 -c \
-        'import json, sys; print(json.load(sys.stdin)["throughput"])' <"$work/client.json"); then
+    if ((status == 0)) && rate=$(python3 -c 'import json, sys
+report = json.load(open(sys.argv[1]))
+cpu_us = float(open(sys.argv[2]).read()) * 1e6 / (report["orders"] + report["warmup_orders"])
+print(f"{report["throughput"]}\t{cpu_us:.1f}")' "$work/client.json" "$work/client.cpu"); then
         printf '%s\t%s\n' "$name" "$rate" >>"$work/results.tsv"
     else
         echo "loadgen_fidelity: $name exited with $status:" >&2
         tail -n 5 "$work/client.err" | sed 's/^/    /' >&2
-        printf '%s\tfailed\n' "$name" >>"$work/results.tsv"
+        printf '%s\tfailed\t-\n' "$name" >>"$work/results.tsv"
     fi
 }
 
@@ -209,7 +233,7 @@ start_server
 echo "order server on $address; $connections connections, $seconds s runs, $rounds rounds;" \
     "CPUs ${split:-shared} (server:load)" >&2
 
-calibration=$(run_wrk 1)
+calibration=$(run_wrk 1 | cut -f1)
 if [[ -z $orders ]]; then
     orders=$(python3 -c 'import math, sys; print(max(1, math.ceil(float(sys.argv[1]) * int(sys.argv[2]))))' \
         "$calibration" "$seconds")
@@ -228,17 +252,20 @@ done
 
 python3 - "$work/results.tsv" <<'EOF'
 """The table: per client, the median of its ratios to the wrk run just before it (pairs close
-in time, so the machine's drift cancels), the median req/s of both, and the target."""
+in time, so the machine's drift cancels), the median req/s of both, the target, and the median
+CPU µs per request of both."""
 import statistics
 import sys
 
-TARGETS = {"python": 0.15, "c": 0.8, "cpp": 0.8, "rust": 0.7, "go": 0.6}
+TARGETS = {"python": 0.2, "c": 0.8, "cpp": 0.8, "rust": 0.7, "go": 0.7, "ref": 0.9}
 
 runs: dict[str, list[str]] = {}
+cpu: dict[str, list[str]] = {}
 with open(sys.argv[1]) as results:
     for line in results:
-        name, value = line.rstrip("\n").split("\t")
+        name, value, cpu_us = line.rstrip("\n").split("\t")
         runs.setdefault(name, []).append(value)
+        cpu.setdefault(name, []).append(cpu_us)
 
 
 def number(value: str) -> float | None:
@@ -248,8 +275,13 @@ def number(value: str) -> float | None:
         return None  # missing, failed, or wrk printed no rate
 
 
+def median_cpu(name: str) -> str:
+    values = [v for v in (number(c) for c in cpu.get(name, [])) if v is not None]
+    return f"{statistics.median(values):.1f}" if values else "-"
+
+
 print(f"{'client':<8} {'req/s':>9} {'wrk req/s':>10} {'ratio':>6} {'target':>7} {'meets':>6}"
-      "  ratio per round")
+      f" {'CPU us/req':>10} {'wrk':>7}  ratio per round")
 for name, target in TARGETS.items():
     pairs = [(number(w), number(c))
              for w, c in zip(runs.get(f"wrk:{name}", []), runs.get(name, []), strict=True)]
@@ -263,5 +295,6 @@ for name, target in TARGETS.items():
     meets = "yes" if ratio >= target else "no"
     print(f"{name:<8} {statistics.median(c for _, c in pairs):>9.0f} "
           f"{statistics.median(w for w, _ in pairs):>10.0f} {ratio:>6.2f} {target:>7} "
-          f"{meets:>6}  {', '.join(f'{r:.2f}' for r in ratios)}")
+          f"{meets:>6} {median_cpu(name):>10} {median_cpu(f'wrk:{name}'):>7}  "
+          f"{', '.join(f'{r:.2f}' for r in ratios)}")
 EOF

@@ -13,6 +13,7 @@ with time as trials do, 1/sqrt(time)): lower is better, and it does not reward a
 for being short or long, only for being precise per minute spent.
 
     .venv/bin/python -m bench.precision [--runs 20] [--suites echo,http-order]
+        [--scenarios echo=steady,http-order=steady]
         [--params '{"http-order": {"server_cpus": "0", "load_cpus": "1"}}']
 
 `--params` tries a change before it becomes a default: the named suites' jobs get those
@@ -30,7 +31,7 @@ import time
 from datetime import datetime
 from typing import Any
 
-from bench.lab import Lab, run_job, running_lab
+from bench.lab import Lab, run_job, running_lab, scenarios
 from latlab.analysis.thresholds import DEFAULT
 from latlab.analysis.window import MIN_WINDOW_RUNS, smallest_change, window_stats
 from latlab_contract.vocabulary import Vocabulary
@@ -51,6 +52,8 @@ def main() -> None:
     options.add_argument("--runs", type=int, default=20)
     options.add_argument("--suites", default=",".join(CASES),
                          help=f"comma-separated, of {', '.join(CASES)}")
+    options.add_argument("--scenarios", type=lambda text: scenarios(text, CASES), default=CASES,
+                         help="suite=scenario,... instead of the default scenarios")
     options.add_argument("--params", type=json.loads, default={},
                          help="JSON: params per suite, on top of the scenario's")
     args = options.parse_args()
@@ -64,11 +67,11 @@ def main() -> None:
     with running_lab() as lab:
         known = {s["id"]: s for s in lab.api.get("/suites").raise_for_status().json()}
         for suite in suites:
-            rows += _measure(lab, suite, CASES[suite], known[suite], args.runs,
+            rows += _measure(lab, suite, args.scenarios[suite], known[suite], args.runs,
                              args.params.get(suite, {}))
     if args.params:
         print(f"\nparams on top of the scenarios': {json.dumps(args.params)}")
-    print(f"\nA/A precision: {args.runs} runs of each default scenario at the lab's default "
+    print(f"\nA/A precision: {args.runs} runs of each scenario at the lab's default "
           f"repetitions; the smallest slowdown a {TRIALS}-trial run shows 4 times in 5 at a "
           f"false-alarm level of {DEFAULT.false_alarm:g} (the gate's calculation); "
           f"{(time.monotonic() - started) / 60:.1f} min in all")
@@ -89,8 +92,8 @@ def _measure(lab: Lab, suite: str, scenario: str, info: dict[str, Any], runs: in
         minutes.append((_at(job["finished_at"]) - _at(job["started_at"])).total_seconds() / 60)
         for series in run["series"]:
             name = ",".join(f"{k}={v}" for k, v in sorted(series["labels"].items()))
-            for metric in gate:
-                trials = [_value(t, metric) for t in series["trials"]]
+            for metric in gate:  # the trials that count (a disturbed one does not)
+                trials = [_value(t, metric) for t in series["trials"] if not t["disturbed"]]
                 present = [v for v in trials if v is not None]
                 if present and len(present) == len(trials):
                     values.setdefault((name, metric), []).append(present)
