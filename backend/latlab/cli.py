@@ -3,6 +3,8 @@
     latlab submit result.json                  submit a latlab.result/v1 file
     latlab submit --adapter go-bench --suite S --scenario C bench.txt
                                                submit a benchmark harness's own output
+    latlab submit --profile 'client=rust:perf.folded' result.json
+                                               with a CPU profile (folded stacks)
     latlab ensure-admin                        create the admin (make up uses it)
 """
 
@@ -59,6 +61,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --adapter: when the benchmark ran (ISO 8601; default: when "
                              "the harness wrote its output, the files' modification time, or "
                              "now for standard input)")
+    submit.add_argument("--profile", action="append", default=[],
+                        metavar="[LABEL=VALUE,...:]FILE",
+                        help="a CPU profile of the series with these labels (all of them, "
+                             "or none when the run has one series), as folded stacks "
+                             "('frame;frame count' lines: stackcollapse-perf, py-spy -f raw, "
+                             "async-profiler's collapsed output); program=NAME and tool=NAME "
+                             "among the labels name what was profiled (default: benchmark) "
+                             "and with what (default: folded); repeat for more")
     submit.add_argument("--unit", default="ns",
                         help="with --adapter hlog: the unit of the log's values (ns, us, ms, s)")
     submit.add_argument("--url", default=os.environ.get("LATLAB_URL", DEFAULT_URL),
@@ -111,6 +121,8 @@ def _submit(args: argparse.Namespace) -> int:
         return 2
     try:
         body = _read(args.files[0]) if args.adapter == "latlab" else _adapted(args)
+        if args.profile:
+            body = _with_profiles(body, args.profile)
     except _Usage as error:
         print(f"latlab: {error}", file=sys.stderr)
         return 2
@@ -180,6 +192,36 @@ def _adapted(args: argparse.Namespace) -> bytes:
     except (OSError, ValueError) as error:
         raise _Refused(str(error)) from error
     return run.model_dump_json(by_alias=True, exclude_none=True).encode()
+
+
+def _with_profiles(body: bytes, specs: list[str]) -> bytes:
+    """The document with each `--profile` added to its `profiles`; the lab checks them
+    (each names one series, its lines are folded stacks)."""
+    try:
+        document = json.loads(body)
+        series = [s.get("labels", {}) for s in document["series"]]
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise _Refused(f"--profile needs a latlab.result/v1 document with series ({error})"
+                       ) from error
+    for spec in specs:
+        selector, _, name = spec.rpartition(":")
+        try:
+            wanted = dict(pair.split("=", 1) for pair in selector.split(",") if pair)
+        except ValueError as error:
+            raise _Usage(f"--profile {spec!r}: labels are LABEL=VALUE,...") from error
+        program, tool = wanted.pop("program", "benchmark"), wanted.pop("tool", "folded")
+        chosen = [labels for labels in series
+                  if all(labels.get(k) == v for k, v in wanted.items())]
+        if len(chosen) != 1:
+            raise _Usage(f"--profile {spec!r}: the labels {wanted} pick {len(chosen)} of the "
+                         f"run's series {series}, not one")
+        try:
+            folded = Path(name).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise _Usage(f"cannot read the profile {name}: {error}") from error
+        document.setdefault("profiles", []).append(
+            {"labels": chosen[0], "program": program, "tool": tool, "folded": folded})
+    return json.dumps(document).encode()
 
 
 def _print_verdict(result: dict[str, Any]) -> None:

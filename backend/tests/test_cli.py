@@ -4,6 +4,8 @@ import json
 import subprocess
 import sys
 
+import httpx
+
 from latlab.models import Scope
 from tests.conftest import Actors
 from tests.factories import edited, result
@@ -43,3 +45,27 @@ def test_rejected_submission_exits_non_zero_with_the_server_message(committed_db
     assert refused.returncode == 1 and "unknown API token" in refused.stderr
     missing = _submit(live_server, token, tmp_path / "nope.json")
     assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def test_a_profile_goes_with_the_run_it_names(committed_db, live_server, tmp_path) -> None:
+    """`--profile client=rust:perf.folded`: the series with those labels gets the profile;
+    labels that pick no series, or an unreadable file, are usage errors (exit 2)."""
+    token = Actors(committed_db).token(Scope.runs_write, Scope.read)["Authorization"].split()[1]
+    committed_db.commit()
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(result()))
+    folded = tmp_path / "perf.folded"
+    folded.write_text("main;serve;spin 30\nmain;serve 10\n")
+    sent = _submit(live_server, token, path, "--profile",
+                   f"client=rust,program=server,tool=perf:{folded}")
+    assert sent.returncode == 0, sent.stderr
+    run_url = sent.stdout.strip()
+    run_id = run_url.rsplit("/", 1)[1]
+    (profile,) = httpx.get(f"{live_server}/api/v1/runs/{run_id}/profiles",
+                           headers={"Authorization": f"Bearer {token}"}).json()
+    assert (profile["labels"], profile["program"], profile["tool"], profile["samples"]) == (
+        {"client": "rust"}, "server", "perf", 40)
+    wrong = _submit(live_server, token, path, "--profile", f"client=go:{folded}")
+    assert wrong.returncode == 2 and "pick 0 of the run's series" in wrong.stderr
+    missing = _submit(live_server, token, path, "--profile", str(tmp_path / "none.folded"))
+    assert missing.returncode == 2 and "cannot read the profile" in missing.stderr

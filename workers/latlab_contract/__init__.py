@@ -92,6 +92,9 @@ class JobSpec(Wire):
         None, description="A confirmation job: interleave each repetition with this version "
         "of the suite (its build and definition as the host cached them), labelled "
         "variant=baseline beside variant=candidate")
+    profile: bool = Field(
+        False, description="After the repetitions, one more trial per series with each "
+        "program's CPU profiled; the profiles go with the result, the trial nowhere else")
 
 
 class ProgramInfo(Wire):

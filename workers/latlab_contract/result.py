@@ -6,6 +6,7 @@ program, instead of reaching the api.
 """
 
 import itertools
+import json
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
@@ -17,6 +18,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -183,6 +185,60 @@ class TrialIn(Contract):
         "(another process took its CPUs). It is kept and shown.")
 
 
+# A profile's folded text: at most 8 MB and 200,000 distinct stacks of at most 512 frames.
+MAX_PROFILE_CHARS = 8_000_000
+MAX_PROFILE_STACKS = 200_000
+MAX_PROFILE_DEPTH = 512
+
+
+class ProfileIn(Contract):
+    """A CPU profile of one program of a series, as folded stacks: one line per distinct
+    stack, its frames from the root down joined by `;`, a space, and how many samples had it
+    (Brendan Gregg's format: what stackcollapse-perf, `py-spy record -f raw` and
+    async-profiler's `collapsed` output write). Recorded in a trial of its own, which no
+    statistic or verdict counts."""
+
+    labels: Annotated[dict[Key, LabelValue], Field(max_length=20)] = Field(
+        {}, description="The labels of the series whose program was profiled.")
+    program: Key = Field(description="The program profiled, e.g. server or client.")
+    tool: Slug = Field(description="What recorded it, e.g. perf, py-spy, async-profiler, pprof.")
+    frequency_hz: Annotated[float, Field(gt=0, le=1_000_000, allow_inf_nan=False)] | None = None
+    folded: Annotated[str, StringConstraints(min_length=1, max_length=MAX_PROFILE_CHARS,
+                                             pattern=_NO_NUL)]
+
+    @field_validator("folded")
+    @classmethod
+    def well_formed(cls, folded: str) -> str:
+        stacks = folded_stacks(folded)
+        if not stacks:
+            raise ValueError("the profile holds no samples")
+        return folded
+
+
+def folded_stacks(folded: str) -> dict[tuple[str, ...], int]:
+    """The samples of each distinct stack in folded text (a stack given on several lines is
+    summed); a line that is not `frame;...;frame count` raises ValueError naming it."""
+    stacks: dict[tuple[str, ...], int] = {}
+    total = 0
+    for number, line in enumerate(folded.splitlines(), 1):
+        if not line.strip():
+            continue
+        stack, _, count_text = line.rstrip().rpartition(" ")
+        frames = tuple(stack.split(";"))
+        if not stack or not count_text.isdigit() or any(not f.strip() for f in frames):
+            raise ValueError(f"line {number} is not 'frame;...;frame count': {line[:80]!r}")
+        if len(frames) > MAX_PROFILE_DEPTH:
+            raise ValueError(f"line {number}: a stack deeper than {MAX_PROFILE_DEPTH} frames")
+        count = int(count_text)
+        total += count
+        if count < 1 or total > MAX_COUNT:
+            raise ValueError(f"line {number}: counts must be 1 to {MAX_COUNT} samples in all")
+        stacks[frames] = stacks.get(frames, 0) + count
+        if len(stacks) > MAX_PROFILE_STACKS:
+            raise ValueError(f"more than {MAX_PROFILE_STACKS} distinct stacks")
+    return stacks
+
+
 class SeriesIn(Contract):
     labels: Annotated[dict[Key, LabelValue], Field(max_length=20)] = {}
     trials: Annotated[list[TrialIn], Field(min_length=1, max_length=1000)]
@@ -263,6 +319,9 @@ class RunCreate(Contract):
         "of this suite (a suite's own `gate` wins; default: p99 and throughput). Adapters set "
         "their harness's headline (go-bench: ns_per_op).")
     series: Annotated[list[SeriesIn], Field(min_length=1, max_length=500)]
+    profiles: Annotated[list[ProfileIn], Field(max_length=100)] = Field(
+        [], description="CPU profiles of the series' programs (folded stacks), each recorded "
+        "in a trial of its own that no statistic or verdict counts.")
 
     @field_validator("series")
     @classmethod
@@ -282,3 +341,21 @@ class RunCreate(Contract):
         if self.sweep is not None and not any(self.sweep.axis in s.labels for s in self.series):
             raise ValueError(f"the sweep axis '{self.sweep.axis}' labels no series")
         return self
+
+    @field_validator("profiles")
+    @classmethod
+    def profiled_series(cls, profiles: list[ProfileIn], info: ValidationInfo
+                        ) -> list[ProfileIn]:
+        """Each profile names a series of the run, and a program once per series."""
+        labels = [s.labels for s in info.data.get("series", [])]
+        seen: set[tuple[str, str]] = set()
+        for index, profile in enumerate(profiles):
+            if profile.labels not in labels:
+                raise ValueError(f"profiles[{index}]: no series has the labels "
+                                 f"{profile.labels}")
+            key = (json.dumps(profile.labels, sort_keys=True), profile.program)
+            if key in seen:
+                raise ValueError(f"profiles[{index}]: a second profile of {profile.program} "
+                                 f"in the series {profile.labels}")
+            seen.add(key)
+        return profiles

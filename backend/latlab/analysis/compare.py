@@ -101,17 +101,10 @@ def compare_runs(baseline: Run, candidate: Run, vocabulary: Vocabulary, *,
     series carrying its selector's labels ({"profile": "baseline"} vs {"profile": "tuned"},
     possibly of one run), matched on their other labels: the seeds' "baseline vs tuned" and
     "zig vs go" tables, point by point."""
-    selectors = (baseline_labels or {}, candidate_labels or {})
-    ignored = set(selectors[0]) | set(selectors[1])
-    before = _matchable(baseline, selectors[0], ignored, "baseline")
-    after = _matchable(candidate, selectors[1], ignored, "candidate")
+    pairs = matched_series(baseline, candidate, baseline_labels, candidate_labels)
     matched: list[SeriesComparison] = []
-    for key, series in after.items():
-        other = before.get(key)
-        if other is None:
-            continue
-        result = SeriesComparison(json.loads(key), other.id, series.id, other.labels,
-                                  series.labels)
+    for labels, other, series in pairs.matched:
+        result = SeriesComparison(labels, other.id, series.id, other.labels, series.labels)
         names = [*COMPARED, *sorted(set(other.metrics) & set(series.metrics))]
         for name in names:
             old, new = trial_values(other, name), trial_values(series, name)
@@ -129,10 +122,33 @@ def compare_runs(baseline: Run, candidate: Run, vocabulary: Vocabulary, *,
         matched.append(result)
     return RunComparison(
         baseline=baseline, candidate=candidate, series=matched,
-        unmatched_baseline=[s.labels for k, s in before.items() if k not in after],
-        unmatched_candidate=[s.labels for k, s in after.items() if k not in before],
+        unmatched_baseline=pairs.unmatched_baseline,
+        unmatched_candidate=pairs.unmatched_candidate,
         warnings=comparability_warnings(baseline, candidate),
     )
+
+
+@dataclass(frozen=True)
+class SeriesPairs:
+    matched: list[tuple[dict[str, Any], Series, Series]]  # labels matched on, both series
+    unmatched_baseline: list[dict[str, Any]]
+    unmatched_candidate: list[dict[str, Any]]
+
+
+def matched_series(baseline: Run, candidate: Run, baseline_labels: dict[str, str] | None,
+                   candidate_labels: dict[str, str] | None) -> SeriesPairs:
+    """The two runs' series paired by labels. Without selectors, series with equal labels
+    pair. With them, each side keeps the series carrying its selector's labels, paired on
+    their other labels (the runs may be one)."""
+    selectors = (baseline_labels or {}, candidate_labels or {})
+    ignored = set(selectors[0]) | set(selectors[1])
+    before = _matchable(baseline, selectors[0], ignored, "baseline")
+    after = _matchable(candidate, selectors[1], ignored, "candidate")
+    return SeriesPairs(
+        matched=[(json.loads(key), before[key], series) for key, series in after.items()
+                 if key in before],
+        unmatched_baseline=[s.labels for k, s in before.items() if k not in after],
+        unmatched_candidate=[s.labels for k, s in after.items() if k not in before])
 
 
 def _matchable(run: Run, selector: dict[str, str], ignored: set[str],

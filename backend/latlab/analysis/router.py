@@ -4,7 +4,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Response, status
 
-from latlab.analysis import baselines, reports, thresholds
+from latlab.analysis import baselines, profiles, reports, thresholds
 from latlab.analysis import compare as comparisons
 from latlab.analysis import trends as history
 from latlab.analysis.schemas import (
@@ -12,11 +12,16 @@ from latlab.analysis.schemas import (
     BaselineRead,
     ChangePointRead,
     CompareRead,
+    FrameDelta,
     GateSettings,
     GateSettingsRead,
     MetricDelta,
+    ProfileCompareRead,
+    ProfileDelta,
+    ProfileUnmatched,
     RunRef,
     SeriesDelta,
+    StackDelta,
     TrendBranch,
     TrendParamsSet,
     TrendPoint,
@@ -32,6 +37,7 @@ from latlab.core.routing import ApiRoute
 from latlab.core.schemas import Moment
 from latlab.models import Baseline, Project, Run
 from latlab.projects import service as projects
+from latlab.runs import profiles as stored_profiles
 from latlab.runs import service as run_service
 from latlab.runs.keys import label_key
 from latlab.suites import service as suite_service
@@ -85,6 +91,62 @@ def compare(
     lines = [f"- warning: {warning}" for warning in read.warnings]
     return Response(reports.markdown(rows, title=title, lines=lines),
                     media_type="text/markdown")
+
+
+@router.get("/compare/profiles", responses=documented(NotFound))
+def compare_profiles(
+    baseline: IdQuery, candidate: IdQuery, principal: Reader, session: DbSession,
+    baseline_labels: Annotated[str | None, Query(
+        description="The baseline's series selector, as for /compare")] = None,
+    candidate_labels: Annotated[str | None, Query(
+        description='The candidate\'s, e.g. {"variant":"candidate"} against '
+                    '{"variant":"baseline"} of one confirmation run')] = None,
+    program: Annotated[str | None, Query(max_length=64, description="Only this program's "
+                                         "profiles, e.g. server")] = None,
+    frames: Annotated[int, Query(ge=1, le=2000, description="At most this many frames per "
+                                 "profile, the largest changes first")] = 200,
+) -> ProfileCompareRead:
+    """Two runs' CPU profiles, series by series and program by program: per frame the
+    share of samples on each side and the difference, and the stacks of both sides for a
+    differential flame graph."""
+    project_id = principal.project_id
+    before = run_service.load_run(session, baseline, project_id)
+    after = run_service.load_run(session, candidate, project_id)
+    selectors = (_labels(baseline_labels, "baseline_labels"),
+                 _labels(candidate_labels, "candidate_labels"))
+    pairs = comparisons.matched_series(before, after, *selectors)
+    sides = [{(p.series_id, p.program): p for p, _ in stored_profiles.of_run(session, run)
+              if program is None or p.program == program} for run in (before, after)]
+    deltas, unmatched = [], []
+    for labels, old_series, new_series in pairs.matched:
+        programs = ({name for series_id, name in sides[0] if series_id == old_series.id}
+                    | {name for series_id, name in sides[1] if series_id == new_series.id})
+        for name in sorted(programs):
+            old = sides[0].get((old_series.id, name))
+            new = sides[1].get((new_series.id, name))
+            if old is None or new is None:
+                side, series = ("candidate", new_series) if old is None else (
+                    "baseline", old_series)
+                unmatched.append(ProfileUnmatched(side=side, labels=series.labels,
+                                                  program=name))
+                continue
+            found = profiles.diff(stored_profiles.stacks(old), stored_profiles.stacks(new))
+            deltas.append(ProfileDelta(
+                labels=labels, program=name, baseline_profile_id=old.id,
+                candidate_profile_id=new.id, baseline_tool=old.tool, candidate_tool=new.tool,
+                baseline_samples=found.baseline_samples,
+                candidate_samples=found.candidate_samples,
+                frames=[FrameDelta(
+                    frame=f.frame, baseline_self=f.baseline_self,
+                    candidate_self=f.candidate_self, self_delta=f.self_delta,
+                    baseline_total=f.baseline_total, candidate_total=f.candidate_total,
+                    total_delta=f.total_delta) for f in found.frames[:frames]],
+                stacks=[StackDelta(frames=list(s.frames), baseline=s.baseline,
+                                   candidate=s.candidate) for s in found.stacks],
+                stacks_left_out=found.stacks_left_out))
+    return ProfileCompareRead(baseline=_ref(before), candidate=_ref(after),
+                              baseline_labels=selectors[0], candidate_labels=selectors[1],
+                              profiles=deltas, unmatched=unmatched)
 
 
 def _compare_read(result: comparisons.RunComparison,

@@ -56,6 +56,58 @@ class CompareRead(Schema):
     warnings: list[str] = Field(description="Why the two runs may not be comparable")
 
 
+class FrameDelta(Schema):
+    frame: str
+    baseline_self: float = Field(description="Share of the baseline's samples with this frame "
+                                 "on the CPU (the stack's leaf), 0-1")
+    candidate_self: float
+    self_delta: float = Field(description="candidate_self - baseline_self")
+    baseline_total: float = Field(description="Share of the baseline's samples with this "
+                                  "frame anywhere on the stack, 0-1")
+    candidate_total: float
+    total_delta: float
+
+
+class StackDelta(Schema):
+    frames: list[str] = Field(description="Root first")
+    baseline: int = Field(description="The baseline's samples of this stack")
+    candidate: int
+
+
+class ProfileDelta(Schema):
+    labels: dict[str, Any] = Field(description="The labels the two series were matched on")
+    program: str
+    baseline_profile_id: int
+    candidate_profile_id: int
+    baseline_tool: str
+    candidate_tool: str
+    baseline_samples: int
+    candidate_samples: int
+    frames: list[FrameDelta] = Field(
+        description="The frames whose share changed most first (self, then total), at most "
+        "`frames` of them")
+    stacks: list[StackDelta] = Field(
+        description="Both sides' stacks with their samples, heaviest first: a differential "
+        "flame graph")
+    stacks_left_out: int = Field(description="Light stacks left out of `stacks`")
+
+
+class ProfileUnmatched(Schema):
+    side: Literal["baseline", "candidate"]
+    labels: dict[str, Any]
+    program: str
+
+
+class ProfileCompareRead(Schema):
+    baseline: RunRef
+    candidate: RunRef
+    baseline_labels: dict[str, str]
+    candidate_labels: dict[str, str]
+    profiles: list[ProfileDelta] = Field(description="One per series and program profiled "
+                                         "on both sides")
+    unmatched: list[ProfileUnmatched] = Field(description="Profiles of one side only")
+
+
 class BaselinePin(Schema):
     model_config = ConfigDict(json_schema_extra={"examples": [{"run_id": 12, "branch": "main"}]})
 

@@ -46,6 +46,8 @@ def launch(session: Session, run: Run, baseline: Run, trials: int) -> Job:
         pinned_host_id=original.host_id, created_at=get_clock().now(), programs=[],
         confirms_run_id=run.id,
         baseline_version=baseline.commit if baseline.source_kind == "job" else None,
+        # Both versions' CPU profiles, so a confirmed regression says where the time went.
+        profile=True,
     )
     session.add(job)
     session.flush()

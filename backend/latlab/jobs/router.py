@@ -92,7 +92,8 @@ def job_read(session: DbSession, job: Job) -> JobRead:
     return JobRead(
         id=job.id, project=project, suite=job.suite, scenario=job.scenario,
         params=job.params, host_tags=job.host_tags, repetitions=job.repetitions,
-        timeout_s=job.timeout_s, status=job.status, phase=job.phase, progress=job.progress,
+        timeout_s=job.timeout_s, profile=job.profile, status=job.status, phase=job.phase,
+        progress=job.progress,
         host_name=host_name, run_id=job.run_id,
         attempts=job.attempts, error=job.error,
         programs=[ProgramRead(**p) for p in job.programs], parent_id=job.parent_id,

@@ -23,6 +23,9 @@ class JobCreate(Schema):
     repetitions: Annotated[int, Field(
         ge=1, le=100, description="Trials per series; 5 lets a comparison test a change")] = 5
     timeout_s: Annotated[int, Field(ge=10, le=6 * 3600)] = 900
+    profile: bool = Field(False, description="After the repetitions, one more trial per "
+                          "series with each program's CPU profiled (perf, py-spy or "
+                          "async-profiler); that trial enters no statistic")
 
 
 class JobCreated(Schema):
@@ -45,6 +48,7 @@ class JobRead(Schema):
     host_tags: list[str]
     repetitions: int
     timeout_s: int
+    profile: bool
     status: JobStatus
     phase: str | None
     progress: float

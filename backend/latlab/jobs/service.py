@@ -84,7 +84,8 @@ def create_jobs(session: Session, project: Project, request: JobCreate,
         job = Job(
             project_id=project.id, suite=request.suite, scenario=request.scenario,
             params=params, host_tags=request.host_tags, repetitions=request.repetitions,
-            timeout_s=request.timeout_s, status=JobStatus.queued, progress=0.0, attempts=0,
+            timeout_s=request.timeout_s, profile=request.profile, status=JobStatus.queued,
+            progress=0.0, attempts=0,
             pinned_host_id=None if target is None else target.id, created_by_id=created_by_id,
             schedule_id=schedule_id, created_at=get_clock().now(), programs=[],
         )
@@ -151,7 +152,8 @@ def _dispatch(session: Session, job: Job, host: Host) -> None:
     transition(job, JobStatus.dispatched)
     spec = JobSpec(job_id=job.id, attempt=job.attempts, project=project.slug, suite=job.suite,
                    scenario=job.scenario, params=job.params, repetitions=job.repetitions,
-                   timeout_s=job.timeout_s, baseline_version=job.baseline_version)
+                   timeout_s=job.timeout_s, baseline_version=job.baseline_version,
+                   profile=job.profile)
     # The runner also bounds each program by the job's time; these limits are the backstop.
     limits = {"soft_time_limit": job.timeout_s + 15, "time_limit": job.timeout_s + 45}
     tasks.enqueue(session, EXECUTE_JOB, host_queue(host.name), task_id=task_id(job),

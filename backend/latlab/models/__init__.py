@@ -16,7 +16,7 @@ from latlab.models.job import Job, JobStatus, Schedule
 from latlab.models.outbox import OutboxMessage
 from latlab.models.project import Project, ProjectMember
 from latlab.models.rollup import Rollup
-from latlab.models.run import Run, Series, Trial
+from latlab.models.run import Profile, Run, Series, Trial
 from latlab.models.suite import Suite
 from latlab.models.user import ApiToken, LoginSession, Role, Scope, User
 
@@ -34,6 +34,7 @@ __all__ = [
     "LoginSession",
     "Notification",
     "OutboxMessage",
+    "Profile",
     "Project",
     "ProjectMember",
     "Role",

@@ -59,6 +59,8 @@ class Job(Base):
     confirms_run_id: Mapped[int | None] = mapped_column(ForeignKey("run.id", ondelete="SET NULL"))
     # ...interleaved with the baseline's suite version when the host still has its build.
     baseline_version: Mapped[str | None] = mapped_column(String(64))
+    # One more trial per series with each program's CPU profiled (`runs.profiles`).
+    profile: Mapped[bool] = mapped_column(default=False)
     created_at: Mapped[datetime]
     dispatched_at: Mapped[datetime | None]
     started_at: Mapped[datetime | None]

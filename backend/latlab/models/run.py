@@ -183,3 +183,24 @@ class Trial(Base):
     disturbed: Mapped[str | None] = mapped_column(Text)
 
     series: Mapped[Series] = relationship(back_populates="trials", lazy="raise")
+
+
+class Profile(Base):
+    """A CPU profile of one program of a series, recorded in a trial of its own that no
+    statistic counts: its folded stacks, zlib-compressed (`runs.profiles`)."""
+
+    __tablename__ = "profile"
+    __table_args__ = (UniqueConstraint("series_id", "program"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("run.id", ondelete="CASCADE"), index=True)
+    series_id: Mapped[int] = mapped_column(ForeignKey("series.id", ondelete="CASCADE"))
+    program: Mapped[str] = mapped_column(String(64))
+    tool: Mapped[str] = mapped_column(String(64))
+    frequency_hz: Mapped[float | None] = mapped_column(Double)
+    samples: Mapped[int]
+    stacks: Mapped[int]  # distinct stacks
+    folded_bytes: Mapped[int]  # the folded text's size, uncompressed
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+    series: Mapped[Series] = relationship(lazy="raise")

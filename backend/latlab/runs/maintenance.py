@@ -6,8 +6,8 @@
   and p10/p90 of their values, and for latency the day's trials merged into one histogram,
   kept forever (a run arriving later for a rolled-up day rolls its day again);
 - retention: per project, trials older than its windows lose their intervals and then their
-  histograms, in small batches (row locks on old rows only: ingest of new runs never waits);
-  run and trial summaries and the rollups stay.
+  histograms (and the runs their CPU profiles), in small batches (row locks on old rows only:
+  ingest of new runs never waits); run and trial summaries and the rollups stay.
 
 `apply` runs the three in short transactions and paces itself: after each step it rests
 `PACE` times as long as the step took, so on a small host it leaves most of the CPU (its own
@@ -22,12 +22,12 @@ from datetime import UTC, date, datetime, time, timedelta
 from time import monotonic, sleep
 from typing import Any
 
-from sqlalchemy import func, select, text, update
+from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from latlab.core.clock import get_clock
-from latlab.models import Project, Rollup, Run, Series, Trial
+from latlab.models import Profile, Project, Rollup, Run, Series, Trial
 from latlab.runs.histogram import Histogram, nearest_rank
 from latlab.runs.service import on_default_branch, series_value
 from latlab_contract.vocabulary import LATENCY_KEYS
@@ -183,6 +183,8 @@ def _retire_batch(session: Session, project_id: int, kind: str, cutoff: datetime
             Trial.series_id.in_(select(Series.id).where(Series.run_id.in_(ids))),
             Trial.started_at >= runs[0][1], Trial.started_at <= runs[-1][1])
         .values(**cleared))
+    if kind == "histograms":  # CPU profiles go with the histograms
+        session.execute(delete(Profile).where(Profile.run_id.in_(ids)))
     session.execute(update(Run).where(Run.id.in_(ids)).values({stamp: now}))
     return len(ids)
 

@@ -9,9 +9,10 @@ from latlab.core.params import Id, Limit, Offset
 from latlab.core.routing import ApiRoute
 from latlab.core.schemas import Moment
 from latlab.models import Project, Run
-from latlab.runs import exports, service
+from latlab.runs import exports, profiles, service
 from latlab.runs.dependencies import RunFromPath
 from latlab.runs.schemas import (
+    ProfileRead,
     RetentionRead,
     RetentionUpdate,
     RunPage,
@@ -125,6 +126,38 @@ def get_trial_hlog(
     return PlainTextResponse(
         exports.trial_hlog(run, series, index),
         headers=_attachment(f"run-{run.id}-series-{series.id}-trial-{index}.hlog"))
+
+
+@router.get("/runs/{run_id}/profiles")
+def list_profiles(run: RunFromPath, session: DbSession) -> list[ProfileRead]:
+    """The run's CPU profiles, one per series and program profiled (a job with `profile`, a
+    confirmation that measured both versions, or a CI submission's `profiles`)."""
+    return [ProfileRead(id=p.id, series_id=p.series_id, labels=labels, program=p.program,
+                        tool=p.tool, frequency_hz=p.frequency_hz, samples=p.samples,
+                        stacks=p.stacks, folded_bytes=p.folded_bytes)
+            for p, labels in profiles.of_run(session, run)]
+
+
+@router.get("/runs/{run_id}/profiles/{profile_id}", response_model=None,
+            responses={200: {"content": {"application/json": {}, "text/plain": {}},
+                             "description": "A speedscope document, or folded stacks with "
+                             "format=folded"}})
+def get_profile(
+    run: RunFromPath, profile_id: Id, session: DbSession,
+    format: Annotated[Literal["speedscope", "folded"], Query(
+        description="speedscope: a speedscope document (open it at speedscope.app); folded: "
+        "one line per stack, `frame;frame count`, for flamegraph.pl and most profilers' "
+        "tools")] = "speedscope",
+) -> dict[str, Any] | PlainTextResponse:
+    """One profile's stacks."""
+    profile = profiles.get(session, run, profile_id)
+    stacks = profiles.stacks(profile)
+    name = f"run {run.id} {profile.program} ({profile.tool})"
+    if format == "folded":
+        return PlainTextResponse(
+            profiles.folded(stacks),
+            headers=_attachment(f"run-{run.id}-profile-{profile.id}.folded"))
+    return profiles.speedscope(stacks, name)
 
 
 @router.get(

@@ -243,3 +243,15 @@ class RetentionRead(Schema):
 class RetentionUpdate(Schema):
     intervals_retention_days: RetentionDays
     histograms_retention_days: RetentionDays
+
+
+class ProfileRead(Schema):
+    id: int
+    series_id: int
+    labels: dict[str, str] = Field(description="The labels of the series profiled")
+    program: str
+    tool: str = Field(description="What recorded it: perf, py-spy, async-profiler, ...")
+    frequency_hz: float | None
+    samples: int
+    stacks: int = Field(description="Distinct stacks")
+    folded_bytes: int = Field(description="The folded text's size")

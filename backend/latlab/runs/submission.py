@@ -29,7 +29,7 @@ from latlab.core.errors import (
 from latlab.core.settings import get_settings
 from latlab.core.validation import parse_body, strict_json
 from latlab.models import Host, Project, Run
-from latlab.runs import keys, samples, store
+from latlab.runs import keys, profiles, samples, store
 from latlab.runs.histogram import Histogram, Summary
 from latlab.runs.keys import label_key
 from latlab.suites import service as suite_service
@@ -148,6 +148,11 @@ def submit(
         _trial(next(trial_ids), run, series_id, index, data)
         for series_id, item_trials in zip(series_ids, trials, strict=True)
         for index, data in enumerate(item_trials)))
+    if body.profiles:
+        session.add_all(profiles.rows(run, {
+            label_key(item.labels): series_id
+            for series_id, item in zip(series_ids, body.series, strict=True)}, body.profiles))
+        session.flush()
     return Submission(run, replayed=False)
 
 

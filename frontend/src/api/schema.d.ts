@@ -331,6 +331,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/runs/{run_id}/profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Profiles
+         * @description The run's CPU profiles, one per series and program profiled (a job with `profile`, a
+         *     confirmation that measured both versions, or a CI submission's `profiles`).
+         */
+        get: operations["list_profiles_api_v1_runs__run_id__profiles_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{run_id}/profiles/{profile_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Profile
+         * @description One profile's stacks.
+         */
+        get: operations["get_profile_api_v1_runs__run_id__profiles__profile_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/runs/{run_id}/summary.csv": {
         parameters: {
             query?: never;
@@ -556,6 +597,28 @@ export interface paths {
          * @description Baseline vs candidate: per series and metric, both values, the delta and a verdict.
          */
         get: operations["compare_api_v1_compare_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/compare/profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare Profiles
+         * @description Two runs' CPU profiles, series by series and program by program: per frame the
+         *     share of samples on each side and the difference, and the stacks of both sides for a
+         *     differential flame graph.
+         */
+        get: operations["compare_profiles_api_v1_compare_profiles_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1188,6 +1251,32 @@ export interface components {
             /** Sent At */
             sent_at: string | null;
         };
+        /** FrameDelta */
+        FrameDelta: {
+            /** Frame */
+            frame: string;
+            /**
+             * Baseline Self
+             * @description Share of the baseline's samples with this frame on the CPU (the stack's leaf), 0-1
+             */
+            baseline_self: number;
+            /** Candidate Self */
+            candidate_self: number;
+            /**
+             * Self Delta
+             * @description candidate_self - baseline_self
+             */
+            self_delta: number;
+            /**
+             * Baseline Total
+             * @description Share of the baseline's samples with this frame anywhere on the stack, 0-1
+             */
+            baseline_total: number;
+            /** Candidate Total */
+            candidate_total: number;
+            /** Total Delta */
+            total_delta: number;
+        };
         /**
          * GateEvidence
          * @description One gated metric of one series judged against its window.
@@ -1437,6 +1526,12 @@ export interface components {
              * @default 900
              */
             timeout_s: number;
+            /**
+             * Profile
+             * @description After the repetitions, one more trial per series with each program's CPU profiled (perf, py-spy or async-profiler); that trial enters no statistic
+             * @default false
+             */
+            profile: boolean;
         };
         /** JobCreated */
         JobCreated: {
@@ -1480,6 +1575,8 @@ export interface components {
             repetitions: number;
             /** Timeout S */
             timeout_s: number;
+            /** Profile */
+            profile: boolean;
             status: components["schemas"]["JobStatus"];
             /** Phase */
             phase: string | null;
@@ -1675,6 +1772,117 @@ export interface components {
         Problems: {
             /** Detail */
             detail: components["schemas"]["Problem"][];
+        };
+        /** ProfileCompareRead */
+        ProfileCompareRead: {
+            baseline: components["schemas"]["RunRef"];
+            candidate: components["schemas"]["RunRef"];
+            /** Baseline Labels */
+            baseline_labels: {
+                [key: string]: string;
+            };
+            /** Candidate Labels */
+            candidate_labels: {
+                [key: string]: string;
+            };
+            /**
+             * Profiles
+             * @description One per series and program profiled on both sides
+             */
+            profiles: components["schemas"]["ProfileDelta"][];
+            /**
+             * Unmatched
+             * @description Profiles of one side only
+             */
+            unmatched: components["schemas"]["ProfileUnmatched"][];
+        };
+        /** ProfileDelta */
+        ProfileDelta: {
+            /**
+             * Labels
+             * @description The labels the two series were matched on
+             */
+            labels: {
+                [key: string]: unknown;
+            };
+            /** Program */
+            program: string;
+            /** Baseline Profile Id */
+            baseline_profile_id: number;
+            /** Candidate Profile Id */
+            candidate_profile_id: number;
+            /** Baseline Tool */
+            baseline_tool: string;
+            /** Candidate Tool */
+            candidate_tool: string;
+            /** Baseline Samples */
+            baseline_samples: number;
+            /** Candidate Samples */
+            candidate_samples: number;
+            /**
+             * Frames
+             * @description The frames whose share changed most first (self, then total), at most `frames` of them
+             */
+            frames: components["schemas"]["FrameDelta"][];
+            /**
+             * Stacks
+             * @description Both sides' stacks with their samples, heaviest first: a differential flame graph
+             */
+            stacks: components["schemas"]["StackDelta"][];
+            /**
+             * Stacks Left Out
+             * @description Light stacks left out of `stacks`
+             */
+            stacks_left_out: number;
+        };
+        /** ProfileRead */
+        ProfileRead: {
+            /** Id */
+            id: number;
+            /** Series Id */
+            series_id: number;
+            /**
+             * Labels
+             * @description The labels of the series profiled
+             */
+            labels: {
+                [key: string]: string;
+            };
+            /** Program */
+            program: string;
+            /**
+             * Tool
+             * @description What recorded it: perf, py-spy, async-profiler, ...
+             */
+            tool: string;
+            /** Frequency Hz */
+            frequency_hz: number | null;
+            /** Samples */
+            samples: number;
+            /**
+             * Stacks
+             * @description Distinct stacks
+             */
+            stacks: number;
+            /**
+             * Folded Bytes
+             * @description The folded text's size
+             */
+            folded_bytes: number;
+        };
+        /** ProfileUnmatched */
+        ProfileUnmatched: {
+            /**
+             * Side
+             * @enum {string}
+             */
+            side: "baseline" | "candidate";
+            /** Labels */
+            labels: {
+                [key: string]: unknown;
+            };
+            /** Program */
+            program: string;
         };
         /** ProgramRead */
         ProgramRead: {
@@ -2344,6 +2552,21 @@ export interface components {
             percentile: number;
             /** Value */
             value: number;
+        };
+        /** StackDelta */
+        StackDelta: {
+            /**
+             * Frames
+             * @description Root first
+             */
+            frames: string[];
+            /**
+             * Baseline
+             * @description The baseline's samples of this stack
+             */
+            baseline: number;
+            /** Candidate */
+            candidate: number;
         };
         /** StartPointRead */
         StartPointRead: {
@@ -3096,6 +3319,41 @@ export interface components {
             rebuilt: boolean;
         };
         /**
+         * ProfileIn
+         * @description A CPU profile of one program of a series, as folded stacks: one line per distinct
+         *     stack, its frames from the root down joined by `;`, a space, and how many samples had it
+         *     (Brendan Gregg's format: what stackcollapse-perf, `py-spy record -f raw` and
+         *     async-profiler's `collapsed` output write). Recorded in a trial of its own, which no
+         *     statistic or verdict counts.
+         */
+        ProfileIn: {
+            /**
+             * Labels
+             * @description The labels of the series whose program was profiled.
+             * @default {}
+             */
+            labels: {
+                [key: string]: string;
+            };
+            /**
+             * Program
+             * @description The program profiled, e.g. server or client.
+             */
+            program: string;
+            /**
+             * Tool
+             * @description What recorded it, e.g. perf, py-spy, async-profiler, pprof.
+             */
+            tool: string;
+            /**
+             * Frequency Hz
+             * @default null
+             */
+            frequency_hz: number | null;
+            /** Folded */
+            folded: string;
+        };
+        /**
          * Reported
          * @description A distribution's statistics as the harness printed them, in nanoseconds (k6's p(95),
          *     wrk2's 99.000%, pytest-benchmark's median). The trial's summary shows these as the tool's
@@ -3353,6 +3611,12 @@ export interface components {
             gate: string[] | null;
             /** Series */
             series: components["schemas"]["SeriesIn"][];
+            /**
+             * Profiles
+             * @description CPU profiles of the series' programs (folded stacks), each recorded in a trial of its own that no statistic or verdict counts.
+             * @default []
+             */
+            profiles: components["schemas"]["ProfileIn"][];
         };
     };
     responses: never;
@@ -4619,6 +4883,129 @@ export interface operations {
             };
         };
     };
+    list_profiles_api_v1_runs__run_id__profiles_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProfileRead"][];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    get_profile_api_v1_runs__run_id__profiles__profile_id__get: {
+        parameters: {
+            query?: {
+                /** @description speedscope: a speedscope document (open it at speedscope.app); folded: one line per stack, `frame;frame count`, for flamegraph.pl and most profilers' tools */
+                format?: "speedscope" | "folded";
+            };
+            header?: never;
+            path: {
+                profile_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A speedscope document, or folded stacks with format=folded */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "text/plain": unknown;
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
     get_run_csv_api_v1_runs__run_id__summary_csv_get: {
         parameters: {
             query?: never;
@@ -5394,6 +5781,74 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CompareRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    compare_profiles_api_v1_compare_profiles_get: {
+        parameters: {
+            query: {
+                baseline: number;
+                candidate: number;
+                /** @description The baseline's series selector, as for /compare */
+                baseline_labels?: string | null;
+                /** @description The candidate's, e.g. {"variant":"candidate"} against {"variant":"baseline"} of one confirmation run */
+                candidate_labels?: string | null;
+                /** @description Only this program's profiles, e.g. server */
+                program?: string | null;
+                /** @description At most this many frames per profile, the largest changes first */
+                frames?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProfileCompareRead"];
                 };
             };
             /** @description No valid credentials: sign in, or send a live bearer token */
