@@ -177,7 +177,8 @@ def blocks(payload: dict[str, Any]) -> list[dict[str, Any]]:
             fields.append(f"*Delta vs baseline*\n{delta:+.1f} %")
     links = [f"<{payload[k]}|{label}>" for k, label in (
         ("compare_url", "compare with baseline"), ("run_url", "run"),
-        ("confirmation_url", "confirmation run"), ("alert_url", "alert"))
+        ("confirmation_url", "confirmation run"),
+        ("profiles_url", "where the time went (flame graphs)"), ("alert_url", "alert"))
         if payload.get(k)]
     result: list[dict[str, Any]] = [
         {"type": "section", "text": {"type": "mrkdwn", "text":

@@ -3,6 +3,7 @@ resolved when it clears or by a person; each event stored in the outbox (`Notifi
 row per channel) in the same transaction and delivered by a Celery task after the commit."""
 
 from typing import Any
+from urllib.parse import urlencode
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -113,8 +114,19 @@ def payload(alert: Alert, event: str) -> dict[str, Any]:
         "compare_url": compare_url, "alert_url": f"{base}/alerts/{alert.id}",
         "confirmation_url": (f"{base}/runs/{alert.confirmation_run_id}"
                              if alert.confirmation_run_id else None),
+        "profiles_url": (profiles_url(base, alert.confirmation_run_id)
+                         if alert.confirmation_run_id else None),
         "resolution": alert.resolution,
     }
+
+
+def profiles_url(base: str, confirmation_run_id: int) -> str:
+    """The differential flame graphs of a confirmation: the baseline's version against the
+    candidate's, both profiled in the same run."""
+    query = urlencode({"baseline": confirmation_run_id, "candidate": confirmation_run_id,
+                       "baseline_labels": '{"variant":"baseline"}',
+                       "candidate_labels": '{"variant":"candidate"}'})
+    return f"{base}/compare/profiles?{query}"
 
 
 def series_name(run: Run, labels: dict[str, Any]) -> str:
