@@ -1,3 +1,4 @@
 //! Shared pieces of the echo suite's two programs.
 
 pub mod options;
+pub mod settle;

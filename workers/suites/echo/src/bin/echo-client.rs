@@ -20,6 +20,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use hdrhistogram::Histogram;
 use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use latlab_echo::options::{self, Options};
+use latlab_echo::settle::{self, Settler};
 use serde_json::json;
 
 const USAGE: &str = "usage: echo-client --addr HOST:PORT --count N --warmup W --size BYTES \
@@ -29,8 +30,6 @@ const DEFAULT_TIMEOUT_MS: u64 = 1000;
 const LOWEST_NS: u64 = 1;
 const HIGHEST_NS: u64 = 3_600_000_000_000;
 const SIGNIFICANT_FIGURES: u8 = 3;
-/// The settled warm-up's windows, by completion time.
-const SETTLE_WINDOW_NS: u64 = 200_000_000;
 
 fn main() -> ExitCode {
     let args: Vec<String> = env::args().skip(1).collect();
@@ -179,11 +178,10 @@ fn run(params: &Params) -> Result<serde_json::Value, String> {
     let warmup_s = phases.warmup_began.get().map_or(0.0, |&began| {
         measured_from.saturating_duration_since(began).as_secs_f64()
     });
-    let settle = match &phases.settle {
-        None => "off".to_string(),
-        Some(settle) if settle.settled() => "settled".to_string(),
-        Some(_) => format!("not settled in {} s", format_g(params.settle_s)),
-    };
+    let settle = settle::report(
+        params.settle_s,
+        phases.settle.as_ref().map(|settle| settle.settled()),
+    );
 
     let count = total.latency.len();
     if count == 0 {
@@ -550,150 +548,12 @@ fn resolve(addr: &str) -> Result<SocketAddr, String> {
         .ok_or_else(|| format!("--addr '{addr}' resolves to no address"))
 }
 
-/// The settling rule: the last three windows each have a round trip, and their counts and
-/// their p50s are each within 10 % (largest <= 1.1 x smallest).
-fn settles(windows: &[Summary]) -> bool {
-    let Some(last) = windows.len().checked_sub(3).map(|from| &windows[from..]) else {
-        return false;
-    };
-    let within = |values: [u64; 3]| {
-        let (low, high) = (values.iter().min().unwrap(), values.iter().max().unwrap());
-        // high <= 1.1 x low, in integers.
-        u128::from(*high) * 10 <= u128::from(*low) * 11
-    };
-    last.iter().all(|window| window.count > 0)
-        && within([0, 1, 2].map(|i| last[i].count as u64))
-        && within([0, 1, 2].map(|i| last[i].p50))
-}
-
-/// One closed settle window: how many round trips succeeded in it and their p50 (nearest
-/// rank: the ceil(n / 2)-th smallest; 0 when there were none).
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Summary {
-    count: usize,
-    p50: u64,
-}
-
-/// The watch of the settled warm-up, fed with the time since it began (ns): the succeeded
-/// round trips go into 200 ms windows by completion time; each window is judged once time has
-/// passed its end. The verdict is `true` at the end of the first window that settles
-/// ([`settles`]) and `false` once `limit_ns` has passed (only windows ended by then count); it
-/// never changes after that.
-struct Settler {
-    limit_ns: u64,
-    /// The window being filled (window k: `[k, k + 1) x 200 ms`).
-    open: u64,
-    /// Its round trips' latencies.
-    latencies: Vec<u64>,
-    /// The last closed windows, at most three.
-    closed: Vec<Summary>,
-    verdict: Option<bool>,
-}
-
-impl Settler {
-    fn new(limit_ns: u64) -> Self {
-        Self {
-            limit_ns,
-            open: 0,
-            latencies: Vec::new(),
-            closed: Vec::with_capacity(3),
-            verdict: None,
-        }
-    }
-
-    fn verdict(&self) -> Option<bool> {
-        self.verdict
-    }
-
-    /// Judges every window that ended by `now_ns`; the verdict, once there is one.
-    fn advance(&mut self, now_ns: u64) -> Option<bool> {
-        if self.verdict.is_some() {
-            return self.verdict;
-        }
-        let until = now_ns.min(self.limit_ns);
-        while (self.open + 1) * SETTLE_WINDOW_NS <= until {
-            let mut values = std::mem::take(&mut self.latencies);
-            values.sort_unstable();
-            let summary = Summary {
-                count: values.len(),
-                p50: values
-                    .get(values.len().div_ceil(2).saturating_sub(1))
-                    .map_or(0, |&v| v),
-            };
-            if self.closed.len() == 3 {
-                self.closed.remove(0);
-            }
-            self.closed.push(summary);
-            self.open += 1;
-            if settles(&self.closed) {
-                self.verdict = Some(true);
-                return self.verdict;
-            }
-            if self.closed.len() == 3 && self.closed.iter().all(|window| window.count == 0) {
-                // Empty windows from here to `until` change nothing: skip them.
-                self.open = self.open.max(until / SETTLE_WINDOW_NS);
-            }
-        }
-        if now_ns >= self.limit_ns {
-            self.verdict = Some(false);
-        }
-        self.verdict
-    }
-
-    /// A round trip completed `at_ns` after the watch began, of `latency_ns`; one stamped in a
-    /// window already judged (another thread judged it first) is left out.
-    fn note(&mut self, at_ns: u64, latency_ns: u64) -> Option<bool> {
-        let verdict = self.advance(at_ns);
-        if verdict.is_none() && at_ns / SETTLE_WINDOW_NS == self.open {
-            self.latencies.push(latency_ns);
-        }
-        verdict
-    }
-}
-
 fn lock<T>(shared: &Mutex<T>) -> MutexGuard<'_, T> {
     shared.lock().unwrap_or_else(|err| err.into_inner())
 }
 
 fn nanos(duration: Duration) -> u64 {
     u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
-}
-
-/// A number as C's `%g` writes it (6 significant digits, no trailing zeros, an exponent below
-/// 1e-4 and from 1e6), as the http-order clients report their settle time.
-fn format_g(value: f64) -> String {
-    const PRECISION: i32 = 6;
-    if value == 0.0 || !value.is_finite() {
-        return format!("{value}");
-    }
-    // The exponent once rounded to 6 significant digits ("9.99999e-5", "1.00000e6").
-    let scientific = format!("{:.*e}", (PRECISION - 1) as usize, value);
-    let (mantissa, exponent) = scientific
-        .split_once('e')
-        .expect("LowerExp always writes an exponent");
-    let exponent: i32 = exponent
-        .parse()
-        .expect("LowerExp writes an integer exponent");
-    let trim = |digits: &str| {
-        if digits.contains('.') {
-            digits
-                .trim_end_matches('0')
-                .trim_end_matches('.')
-                .to_string()
-        } else {
-            digits.to_string()
-        }
-    };
-    if (-4..PRECISION).contains(&exponent) {
-        trim(&format!(
-            "{:.*}",
-            (PRECISION - 1 - exponent) as usize,
-            value
-        ))
-    } else {
-        let sign = if exponent < 0 { '-' } else { '+' };
-        format!("{}e{sign}{:02}", trim(mantissa), exponent.abs())
-    }
 }
 
 /// Connection `index`'s part of `total`, spread as evenly as possible.
@@ -719,117 +579,6 @@ fn encode(latency: &Histogram<u64>) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const NS_PER_S: u64 = 1_000_000_000;
-
-    fn summary(count: usize, p50: u64) -> Summary {
-        Summary { count, p50 }
-    }
-
-    #[test]
-    fn three_windows_within_ten_percent_settle() {
-        assert!(settles(&[
-            summary(100, 1000),
-            summary(110, 1100),
-            summary(105, 1050)
-        ]));
-        // Only the last three count.
-        assert!(settles(&[
-            summary(1, 1),
-            summary(100, 1000),
-            summary(110, 1100),
-            summary(105, 1050)
-        ]));
-        assert!(!settles(&[
-            summary(100, 1000),
-            summary(111, 1000),
-            summary(105, 1000)
-        ]));
-        assert!(!settles(&[
-            summary(100, 1000),
-            summary(100, 1101),
-            summary(100, 1000)
-        ]));
-        assert!(!settles(&[summary(100, 1000), summary(100, 1000)]));
-        // An empty window never settles, even among empty ones.
-        assert!(!settles(&[summary(0, 0), summary(0, 0), summary(0, 0)]));
-        assert!(!settles(&[summary(0, 0), summary(1, 5), summary(1, 5)]));
-    }
-
-    #[test]
-    fn settles_at_the_end_of_the_third_steady_window() {
-        let mut settler = Settler::new(5 * NS_PER_S);
-        // A slow start (window 0), then three steady windows.
-        for window in 0..4 {
-            let (per_window, latency) = if window == 0 {
-                (10, 5_000)
-            } else {
-                (50, 1_000)
-            };
-            for i in 0..per_window {
-                let at = window * SETTLE_WINDOW_NS + i * (SETTLE_WINDOW_NS / per_window);
-                assert_eq!(settler.note(at, latency), None);
-            }
-        }
-        assert_eq!(settler.advance(4 * SETTLE_WINDOW_NS - 1), None);
-        assert_eq!(settler.advance(4 * SETTLE_WINDOW_NS), Some(true));
-        assert_eq!(settler.note(10 * NS_PER_S, 1), Some(true));
-    }
-
-    #[test]
-    fn the_p50_is_the_nearest_rank_one() {
-        let mut settler = Settler::new(5 * NS_PER_S);
-        for window in 0..3 {
-            // The 2nd smallest of four is the p50: 2, 2, then 3.
-            for (i, latency) in [1, 2, 100, 100].into_iter().enumerate() {
-                settler.note(
-                    window * SETTLE_WINDOW_NS + i as u64,
-                    latency + u64::from(window == 2),
-                );
-            }
-        }
-        assert_eq!(settler.advance(3 * SETTLE_WINDOW_NS), None);
-        assert_eq!(
-            settler.closed,
-            vec![summary(4, 2), summary(4, 2), summary(4, 3)]
-        );
-    }
-
-    #[test]
-    fn gives_up_at_the_limit_and_never_settles_on_silence() {
-        let mut settler = Settler::new(NS_PER_S);
-        for at in (0..2 * SETTLE_WINDOW_NS).step_by(10_000_000) {
-            settler.note(at, 1_000);
-        }
-        assert_eq!(settler.advance(NS_PER_S - 1), None);
-        assert_eq!(settler.advance(NS_PER_S), Some(false));
-        // A window ending after the limit is not judged.
-        let mut late = Settler::new(NS_PER_S / 2);
-        for at in (0..3 * SETTLE_WINDOW_NS).step_by(10_000_000) {
-            late.note(at, 1_000);
-        }
-        assert_eq!(late.advance(3 * SETTLE_WINDOW_NS), Some(false));
-        // A long silence is skipped, not walked window by window.
-        let mut silent = Settler::new(86_400 * NS_PER_S);
-        assert_eq!(silent.advance(86_000 * NS_PER_S), None);
-        assert!(silent.open >= 86_000 * NS_PER_S / SETTLE_WINDOW_NS);
-        assert_eq!(silent.advance(86_400 * NS_PER_S), Some(false));
-    }
-
-    #[test]
-    fn writes_the_settle_time_like_printf_g() {
-        for (value, printf) in [
-            (5.0, "5"),
-            (0.5, "0.5"),
-            (0.05, "0.05"),
-            (86400.0, "86400"),
-            (0.1234567, "0.123457"),
-            (999999.5, "1e+06"),
-            (0.00001, "1e-05"),
-        ] {
-            assert_eq!(format_g(value), printf, "{value}");
-        }
-    }
 
     #[test]
     fn count_0_needs_a_duration_and_settle_is_checked() {
