@@ -19,6 +19,8 @@ if [[ "$mode" != "--suites" ]]; then
   have wrk || need+=(wrk)  # bench/loadgen_fidelity.sh's reference
 fi
 [[ "$mode" == "--test" ]] && { have chromium || need+=(chromium); }
+# The runner's own tool, on every host that runs jobs: CPU profiles of native programs.
+have perf || need+=(linux-perf)
 # What the suites need: each suite.toml's [toolchain] (no suite is named here).
 mapfile -t suites_need < <(python3 "$(dirname "$0")/toolchain.py" apt)
 need+=("${suites_need[@]}")

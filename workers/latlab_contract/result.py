@@ -185,10 +185,12 @@ class TrialIn(Contract):
         "(another process took its CPUs). It is kept and shown.")
 
 
-# A profile's folded text: at most 8 MB and 200,000 distinct stacks of at most 512 frames.
+# A profile's folded text: at most 8 MB and 200,000 distinct stacks of at most 512 frames;
+# at most 100 profiles a result.
 MAX_PROFILE_CHARS = 8_000_000
 MAX_PROFILE_STACKS = 200_000
 MAX_PROFILE_DEPTH = 512
+MAX_PROFILES = 100  # in one result
 
 
 class ProfileIn(Contract):
@@ -319,7 +321,7 @@ class RunCreate(Contract):
         "of this suite (a suite's own `gate` wins; default: p99 and throughput). Adapters set "
         "their harness's headline (go-bench: ns_per_op).")
     series: Annotated[list[SeriesIn], Field(min_length=1, max_length=500)]
-    profiles: Annotated[list[ProfileIn], Field(max_length=100)] = Field(
+    profiles: Annotated[list[ProfileIn], Field(max_length=MAX_PROFILES)] = Field(
         [], description="CPU profiles of the series' programs (folded stacks), each recorded "
         "in a trial of its own that no statistic or verdict counts.")
 

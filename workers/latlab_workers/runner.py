@@ -1,8 +1,10 @@
 """The generic runner: build a suite's programs once per version, run each series of the job's
 matrix with only the servers it needs, its load program (argument lists, never a shell) within
-the job's time bound, and turn their output into a typed `latlab.result/v1` result."""
+the job's time bound, and turn their output into a typed `latlab.result/v1` result; on
+request, one more trial of each series with its programs' CPU profiled (`profiles.py`)."""
 
 import json
+import logging
 import tempfile
 import time
 from collections.abc import Callable
@@ -17,9 +19,16 @@ from latlab_contract import JobSpec, Phase, ProgramInfo
 from latlab_contract.hdr import HdrError
 from latlab_contract.hdr import decode as decode_hdr
 from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
-from latlab_contract.result import SCHEMA_VERSION, RunCreate, SeriesIn, TrialIn
+from latlab_contract.result import (
+    MAX_PROFILES,
+    SCHEMA_VERSION,
+    ProfileIn,
+    RunCreate,
+    SeriesIn,
+    TrialIn,
+)
 from latlab_contract.vocabulary import MetricSpec
-from latlab_workers import counters
+from latlab_workers import counters, profiles
 from latlab_workers.builds import build, cached_build, program_context
 from latlab_workers.errors import JobError
 from latlab_workers.network import PARAM as NETWORK_PARAM
@@ -28,7 +37,9 @@ from latlab_workers.pinning import pinning
 from latlab_workers.processes import ProgramGroup, program_env
 from latlab_workers.servers import Servers
 from latlab_workers.suites import Program, SeriesPlan, Suite, SuiteError
-from latlab_workers.templates import TemplateError, render
+from latlab_workers.templates import Context, TemplateError, render, render_one
+
+_LOG = logging.getLogger(__name__)
 
 
 class Reporter(Protocol):
@@ -47,7 +58,8 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
             cache_dir: Path, on_group: Callable[[ProgramGroup], None] | None = None
             ) -> RunCreate:
     """Runs every series of the job once per repetition (repetition-major, so slow drift of
-    the host spreads over all series alike) and returns the typed result."""
+    the host spreads over all series alike), then, if the job asks, once more with each
+    program profiled, and returns the typed result."""
     deadline = time.monotonic() + spec.timeout_s
     started_at = datetime.now(UTC)
     if spec.scenario not in suite.scenarios:
@@ -66,6 +78,9 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
         raise JobError(str(error)) from error
     collected: dict[str, SeriesIn] = {}
     metric_info: dict[str, MetricSpec] = {}
+    made: list[ProfileIn] = []
+    labels_of: dict[int, dict[str, str]] = {}  # a plan's series (its first), for its profile
+    longest = 0.0
     with tempfile.TemporaryDirectory(prefix=f"latlab-job-{spec.job_id}-") as work:
         group = ProgramGroup(Path(work))
         if on_group is not None:
@@ -75,7 +90,8 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
         try:
             reporter.progress("start", 10.0)
             steps = spec.repetitions * len(plans)
-            for step in range(steps):
+            total = steps + (len(plans) if spec.profile else 0)
+            for step in range(total):
                 variant, plan = plans[step % len(plans)]
                 context = {**plan.context, **program_context(variant.suite, variant.build_dir)}
                 try:
@@ -84,15 +100,22 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
                     cpus, pinned = pinning(plan.load, context)
                 except (TemplateError, NetworkError) as error:
                     raise JobError(str(error)) from error
+                if step >= steps:  # the profiled trial: only its profiles are kept
+                    reporter.progress("measure", 15.0 + 80.0 * step / total, group.info())
+                    made += _profiled_trial(variant.suite, plan, context, argv, cpus, group,
+                                            servers, labels_of.get(step % len(plans)),
+                                            longest, len(made))
+                    continue
                 watched = servers.reset_peak_rss(plan.servers)
                 servers.watch(plan.servers)
                 children, busy, started = (counters.of_children(), counters.host_busy_s(),
                                            time.monotonic())
                 process = group.start(plan.load.name, argv, variant.suite.directory,
                                       program_env(), cpus=cpus)
-                reporter.progress("measure", 15.0 + 80.0 * step / steps, group.info())
+                reporter.progress("measure", 15.0 + 80.0 * step / total, group.info())
                 output = servers.wait_load(plan.load, process)
                 seconds = time.monotonic() - started
+                longest = max(longest, seconds)
                 busy = counters.host_busy_s() - busy
                 used = {**servers.used(), plan.load.name: counters.of_children() - children}
                 parsed = parse_output(variant.suite, plan.load, output)
@@ -100,8 +123,9 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
                 tuning = {**servers.tuning(plan.servers),
                           **({f"cpus.{plan.load.name}": pinned} if pinned else {})}
                 for found in parsed.series:
-                    _collect(collected, plan, found, variant.labels,
-                             servers.peak_rss(watched), tuning, used, seconds, busy)
+                    labels = _collect(collected, plan, found, variant.labels,
+                                      servers.peak_rss(watched), tuning, used, seconds, busy)
+                    labels_of.setdefault(step % len(plans), labels)
         finally:
             if network is not None:
                 network.close()
@@ -118,9 +142,43 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
                  for name in trial.metrics})), **metric_info},
             "host": {"name": host.name, "tags": host.tags, "fingerprint": host.fingerprint},
             "series": [counters.mark_disturbed(series) for series in collected.values()],
+            "profiles": made,
         })
     except ValidationError as error:
         raise JobError(f"the job's result is invalid: {validation_message(error)}") from error
+
+
+def _profiled_trial(suite: Suite, plan: SeriesPlan, context: Context, argv: list[str],
+                    cpus: frozenset[int] | None, group: ProgramGroup, servers: Servers,
+                    labels: dict[str, str] | None, longest_s: float, made: int
+                    ) -> list[ProfileIn]:
+    """One more trial of the series with each of its programs profiled. Its measurements
+    are not read; a program that fails in it fails the job, a profiler only its profile."""
+    reason = ("it measured nothing a profile could go with" if labels is None
+              else profiles.skip_reason(servers.deadline, longest_s, made))
+    if reason is not None or labels is None:
+        _LOG.warning("series %s not profiled: %s", labels or plan.labels, reason)
+        return []
+    with profiles.Session(group.workdir, program_env(), servers.deadline, labels) as session:
+        for server in plan.servers:
+            session.attach(server.name, render(server.command, context),
+                           group.processes[server.name].pid, _agent(server, context))
+        agent = _agent(plan.load, context)
+        command, env = session.load_command(plan.load.name, argv, agent)
+        process = group.start(plan.load.name, command, suite.directory, env, cpus=cpus)
+        session.attach(plan.load.name, argv, process.pid, agent)
+        servers.watch(plan.servers)
+        servers.wait_load(plan.load, process)
+        return session.finish(room=MAX_PROFILES - made)
+
+
+def _agent(program: Program, context: Context) -> str | None:
+    """Where the program's suite unpacked async-profiler, for a JVM program."""
+    try:
+        return render_one(program.async_profiler, context) if program.async_profiler else None
+    except TemplateError as error:
+        _LOG.warning("%s: async_profiler: %s", program.name, error)
+        return None
 
 
 def parse_output(suite: Suite, load: Program, output: str) -> Parsed:
@@ -157,10 +215,12 @@ def _cached_version(suite: Suite, version: str | None, cache_dir: Path) -> _Vari
 
 def _collect(collected: dict[str, SeriesIn], plan: SeriesPlan, found: SeriesIn,
              variant: dict[str, str], metrics: dict[str, float], tuning: dict[str, str],
-             used: dict[str, counters.Reading], seconds: float, busy: float) -> None:
+             used: dict[str, counters.Reading], seconds: float, busy: float
+             ) -> dict[str, str]:
     """Adds a parsed series' trials to the job's series with the same labels, with what the
     runner measured and applied around the program (`metrics`, the OS counters `used` in
-    `seconds` while the host was `busy` for that many CPU seconds, `tuning`)."""
+    `seconds` while the host was `busy` for that many CPU seconds, `tuning`); returns the
+    labels."""
     clash = sorted(k for k in found.labels if k in plan.labels or k in variant)
     if clash:
         raise JobError(f"{plan.load.name} reports labels {clash} that are axes of the suite")
@@ -172,6 +232,7 @@ def _collect(collected: dict[str, SeriesIn], plan: SeriesPlan, found: SeriesIn,
                     **counters.metrics(used, seconds, _operations(trial), busy)},
         "tuning": {**(trial.tuning or {}), **tuning} or None}) for trial in found.trials]
     collected[key] = SeriesIn(labels=labels, trials=[*(before.trials if before else []), *added])
+    return labels
 
 
 def _operations(trial: TrialIn) -> int:

@@ -74,6 +74,9 @@ class Program(_Spec):
     # Announced fields that are HOST:PORT addresses the load connects to: the job's network
     # profile stands between them and the load.
     endpoints: list[Key] = []
+    # JVM programs: the folder async-profiler's jar is unpacked into (it holds linux-x64/ and
+    # linux-arm64/libasyncProfiler.so), a template; a job's profiled trial loads the agent.
+    async_profiler: str | None = None
 
     @model_validator(mode="after")
     def fits_role(self) -> "Program":
