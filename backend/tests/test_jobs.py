@@ -59,7 +59,8 @@ def test_scenario_defaults_are_frozen_into_the_job(db) -> None:
     job, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo",
                                                               params={"count": 5}))
     assert job.params == {"count": 5, "warmup": 2000, "size": 64, "connections": 1,
-                          "timeout_ms": 1000, "duration_s": 300}
+                          "timeout_ms": 1000, "duration_s": 300, "settle_s": 0,
+                          "server_cpus": "", "load_cpus": ""}
 
 
 def test_the_state_machine_refuses_impossible_moves(db) -> None:
