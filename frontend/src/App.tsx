@@ -22,6 +22,9 @@ const RunDetailPage = lazy(async () => ({
 const ComparePage = lazy(async () => ({
   default: (await import("./pages/ComparePage")).ComparePage,
 }));
+const ProfileComparePage = lazy(async () => ({
+  default: (await import("./pages/ProfileComparePage")).ProfileComparePage,
+}));
 const TrendsPage = lazy(async () => ({
   default: (await import("./pages/TrendsPage")).TrendsPage,
 }));
@@ -78,6 +81,14 @@ export function App() {
               element={
                 <Charted label="Loading comparison…">
                   <ComparePage />
+                </Charted>
+              }
+            />
+            <Route
+              path="compare/profiles"
+              element={
+                <Charted label="Loading the profiles…">
+                  <ProfileComparePage />
                 </Charted>
               }
             />

@@ -8,13 +8,29 @@ import {
 
 import { api, unwrap } from "./client";
 import { keys } from "./keys";
-import type { CompareQuery, GateSettings, TrendQuery, TrendRead } from "./types";
+import type {
+  CompareQuery,
+  GateSettings,
+  ProfileCompareQuery,
+  TrendQuery,
+  TrendRead,
+} from "./types";
 
 export function useCompare(query: CompareQuery) {
   return useQuery({
     queryKey: keys.analysis.compare(query),
     queryFn: ({ signal }) => unwrap(api.GET("/api/v1/compare", { params: { query }, signal })),
     // Two stored runs compare the same way every time.
+    staleTime: Infinity,
+  });
+}
+
+/** Two runs' CPU profiles, matched series by series: frame deltas and both sides' stacks. */
+export function useProfileCompare(query: ProfileCompareQuery) {
+  return useQuery({
+    queryKey: keys.analysis.compareProfiles(query),
+    queryFn: ({ signal }) =>
+      unwrap(api.GET("/api/v1/compare/profiles", { params: { query }, signal })),
     staleTime: Infinity,
   });
 }

@@ -4,6 +4,7 @@ import type {
   AlertListQuery,
   CompareQuery,
   JobListQuery,
+  ProfileCompareQuery,
   RunListQuery,
   TrendQuery,
 } from "./types";
@@ -25,12 +26,17 @@ export const keys = {
     detail: (runId: number) => [...keys.runs.all, "detail", runId] as const,
     spectrum: (runId: number, seriesId: number) =>
       [...keys.runs.detail(runId), "spectrum", seriesId] as const,
+    profiles: (runId: number) => [...keys.runs.detail(runId), "profiles"] as const,
+    profile: (runId: number, profileId: number) =>
+      [...keys.runs.profiles(runId), profileId] as const,
     vocabulary: () => [...keys.runs.all, "vocabulary"] as const,
     retention: () => [...keys.runs.all, "retention"] as const,
   },
   analysis: {
     all: ["analysis"] as const,
     compare: (query: CompareQuery) => [...keys.analysis.all, "compare", query] as const,
+    compareProfiles: (query: ProfileCompareQuery) =>
+      [...keys.analysis.all, "compare-profiles", query] as const,
     trends: (query: TrendQuery) => [...keys.analysis.all, "trends", query] as const,
     baselines: () => [...keys.analysis.all, "baselines"] as const,
     gateSettings: () => [...keys.analysis.all, "gate-settings"] as const,

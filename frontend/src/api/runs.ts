@@ -36,6 +36,40 @@ export function useRun(runId: number) {
   });
 }
 
+/** The run's CPU profiles (one per series and program profiled), without their stacks. */
+export function useProfiles(runId: number) {
+  return useQuery({
+    queryKey: keys.runs.profiles(runId),
+    queryFn: ({ signal }) =>
+      unwrap(
+        api.GET("/api/v1/runs/{run_id}/profiles", { params: { path: { run_id: runId } }, signal }),
+      ),
+    staleTime: Infinity,
+  });
+}
+
+/**
+ * One profile's stacks as the API's speedscope document (the schema leaves its body untyped:
+ * `lib/flamegraph` reads and checks it).
+ */
+export function useProfileStacks(runId: number, profileId: number | null) {
+  return useQuery({
+    enabled: profileId !== null,
+    queryKey: keys.runs.profile(runId, profileId ?? 0),
+    queryFn: ({ signal }) =>
+      unwrap(
+        api.GET("/api/v1/runs/{run_id}/profiles/{profile_id}", {
+          params: {
+            path: { run_id: runId, profile_id: profileId ?? 0 },
+            query: { format: "speedscope" },
+          },
+          signal,
+        }),
+      ),
+    staleTime: Infinity,
+  });
+}
+
 /** Metric labels, time units and the tail rule: how the API reads numbers. */
 export function useVocabulary(enabled = true) {
   return useQuery({

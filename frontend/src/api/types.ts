@@ -39,6 +39,9 @@ export type RetentionUpdate = NonNullable<
 >["content"]["application/json"];
 export type VerdictReason = RunRead["verdict_reasons"][number];
 export type RunVerdict = NonNullable<RunSummary["verdict"]>;
+export type ProfileRead = Json<
+  paths["/api/v1/runs/{run_id}/profiles"]["get"]["responses"][200]
+>[number];
 
 export type CompareQuery = paths["/api/v1/compare"]["get"]["parameters"]["query"];
 export type CompareRead = Json<paths["/api/v1/compare"]["get"]["responses"][200]>;
@@ -47,6 +50,14 @@ export type MetricDelta = SeriesDelta["metrics"][number];
 export type Verdict = MetricDelta["verdict"];
 export type Direction = MetricDelta["direction"];
 export type RunRef = CompareRead["baseline"];
+export type ProfileCompareQuery = paths["/api/v1/compare/profiles"]["get"]["parameters"]["query"];
+export type ProfileCompareRead = Json<
+  paths["/api/v1/compare/profiles"]["get"]["responses"][200]
+>;
+export type ProfileDelta = ProfileCompareRead["profiles"][number];
+export type FrameDelta = ProfileDelta["frames"][number];
+export type StackDelta = ProfileDelta["stacks"][number];
+export type ProfileUnmatched = ProfileCompareRead["unmatched"][number];
 export type TrendQuery = NonNullable<paths["/api/v1/trends"]["get"]["parameters"]["query"]>;
 export type TrendRead = Json<paths["/api/v1/trends"]["get"]["responses"][200]>;
 export type TrendPoint = TrendRead["points"][number];

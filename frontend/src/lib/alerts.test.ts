@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { alertLink, alertNumbers, severityTone, stateTone } from "./alerts";
+import { alertLink, alertNumbers, alertProfilesLink, severityTone, stateTone } from "./alerts";
 
 describe("alerts", () => {
   it("shows the value against its baseline or threshold in the alert's unit", () => {
@@ -34,6 +34,17 @@ describe("alerts", () => {
       text: "Run #7",
     });
     expect(alertLink({ run_id: null, baseline_run_id: null })).toBeNull();
+  });
+
+  it("links a confirmed regression to its confirmation's CPU profiles", () => {
+    expect(alertProfilesLink({ confirmation_run_id: 12 })).toEqual({
+      href:
+        "/compare/profiles?baseline=12&candidate=12" +
+        "&baseline_labels=%7B%22variant%22%3A%22baseline%22%7D" +
+        "&candidate_labels=%7B%22variant%22%3A%22candidate%22%7D",
+      text: "CPU profiles",
+    });
+    expect(alertProfilesLink({ confirmation_run_id: null })).toBeNull();
   });
 
   it("gives states and severities a tone", () => {

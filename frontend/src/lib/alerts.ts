@@ -2,7 +2,7 @@
 
 import type { AlertRead } from "../api/types";
 import type { Tone } from "./compare";
-import { compareHref } from "./compare";
+import { compareHref, confirmationProfilesHref } from "./compare";
 import { formatValue } from "./units";
 
 export const ALERT_STATES = ["open", "acknowledged", "resolved"] as const;
@@ -44,4 +44,15 @@ export function alertLink(
   if (alert.run_id !== null)
     return { href: `/runs/${String(alert.run_id)}`, text: `Run #${String(alert.run_id)}` };
   return null;
+}
+
+/**
+ * A confirmed regression's CPU profiles: the confirmation run measured both versions, so its
+ * differential flame graphs show where the candidate spends its time differently.
+ */
+export function alertProfilesLink(
+  alert: Pick<AlertRead, "confirmation_run_id">,
+): { href: string; text: string } | null {
+  if (alert.confirmation_run_id === null) return null;
+  return { href: confirmationProfilesHref(alert.confirmation_run_id), text: "CPU profiles" };
 }

@@ -6,7 +6,10 @@ import {
   compareGroups,
   compareHref,
   comparePair,
+  confirmationProfilesHref,
   countVerdicts,
+  parseRunId,
+  profilesHref,
   togglePick,
   verdictHeadline,
 } from "./compare";
@@ -147,5 +150,37 @@ describe("picking two runs", () => {
     const query = new URLSearchParams(href.split("?")[1]);
     expect(JSON.parse(query.get("baseline_labels")!)).toEqual({ server: "go" });
     expect(JSON.parse(query.get("candidate_labels")!)).toEqual({ server: "zig" });
+  });
+
+  it("links to the CPU profiles with the comparison's selectors, and a confirmation's", () => {
+    expect(profilesHref({ baseline: 3, candidate: 4 })).toBe(
+      "/compare/profiles?baseline=3&candidate=4",
+    );
+    const href = profilesHref({
+      baseline: 7,
+      candidate: 7,
+      baseline_labels: '{"server":"go"}',
+      candidate_labels: '{"server":"zig"}',
+      program: "server",
+    });
+    const query = new URLSearchParams(href.split("?")[1]);
+    expect(JSON.parse(query.get("baseline_labels")!)).toEqual({ server: "go" });
+    expect(JSON.parse(query.get("candidate_labels")!)).toEqual({ server: "zig" });
+    expect(query.get("program")).toBe("server");
+    // What the alert messages link to (backend/latlab/alerts/lifecycle.py, profiles_url).
+    expect(confirmationProfilesHref(12)).toBe(
+      "/compare/profiles?baseline=12&candidate=12" +
+        "&baseline_labels=%7B%22variant%22%3A%22baseline%22%7D" +
+        "&candidate_labels=%7B%22variant%22%3A%22candidate%22%7D",
+    );
+  });
+
+  it("reads a run id from the address", () => {
+    expect(parseRunId("12")).toBe(12);
+    expect(parseRunId(null)).toBeNull();
+    expect(parseRunId("")).toBeNull();
+    expect(parseRunId("0")).toBeNull();
+    expect(parseRunId("1.5")).toBeNull();
+    expect(parseRunId("x")).toBeNull();
   });
 });

@@ -118,6 +118,51 @@ export function compareHref(
   return `/compare?${query.toString()}`;
 }
 
+/** A run id from the address ("12"), or null for anything else. */
+export function parseRunId(text: string | null): number | null {
+  const value = Number(text);
+  return text !== null && text.trim() !== "" && Number.isInteger(value) && value >= 1
+    ? value
+    : null;
+}
+
+/** The selectors of a confirmation run: it measured the baseline's and the candidate's versions. */
+export const CONFIRMATION_SELECTORS = {
+  baseline: { variant: "baseline" },
+  candidate: { variant: "candidate" },
+} as const;
+
+/**
+ * The differential flame graphs of two runs' CPU profiles, with the comparison's selectors as
+ * the API takes them (JSON text, passed through as the compare page got them).
+ */
+export function profilesHref(query: {
+  baseline: number;
+  candidate: number;
+  baseline_labels?: string | null;
+  candidate_labels?: string | null;
+  program?: string | null;
+}): string {
+  const params = new URLSearchParams({
+    baseline: String(query.baseline),
+    candidate: String(query.candidate),
+  });
+  if (query.baseline_labels) params.set("baseline_labels", query.baseline_labels);
+  if (query.candidate_labels) params.set("candidate_labels", query.candidate_labels);
+  if (query.program) params.set("program", query.program);
+  return `/compare/profiles?${params.toString()}`;
+}
+
+/** A confirmation's own versions compared: variant=baseline against variant=candidate. */
+export function confirmationProfilesHref(runId: number): string {
+  return profilesHref({
+    baseline: runId,
+    candidate: runId,
+    baseline_labels: JSON.stringify(CONFIRMATION_SELECTORS.baseline),
+    candidate_labels: JSON.stringify(CONFIRMATION_SELECTORS.candidate),
+  });
+}
+
 export interface Picked {
   id: number;
   started_at: string;

@@ -10,7 +10,14 @@ import { SpectrumChart } from "../components/charts/SpectrumChart";
 import { EmptyState, ErrorState, Loading } from "../components/common/Status";
 import { CompareTable } from "../components/compare/CompareTable";
 import { RunRefCard } from "../components/compare/RunRefCard";
-import { compareGroups, compareHref, countVerdicts, verdictHeadline } from "../lib/compare";
+import {
+  compareGroups,
+  compareHref,
+  countVerdicts,
+  parseRunId,
+  profilesHref,
+  verdictHeadline,
+} from "../lib/compare";
 import { compareCurveMetrics, compareCurves } from "../lib/curves";
 import { formatLabels } from "../lib/format";
 import { overlayLines, type SpectrumPair } from "../lib/spectrum";
@@ -19,14 +26,29 @@ import { metricLabel } from "../lib/vocabulary";
 /** /compare?baseline=A&candidate=B: the address is the comparison, so it can be shared. */
 export function ComparePage() {
   const [search] = useSearchParams();
-  const baseline = runId(search.get("baseline"));
-  const candidate = runId(search.get("candidate"));
+  const baseline = parseRunId(search.get("baseline"));
+  const candidate = parseRunId(search.get("candidate"));
   const baselineLabels = search.get("baseline_labels") ?? undefined;
   const candidateLabels = search.get("candidate_labels") ?? undefined;
   return (
     <section>
       <header className="page-header">
         <h1>Compare</h1>
+        {baseline !== null && candidate !== null && (
+          <div className="page-actions">
+            <Link
+              className="button"
+              to={profilesHref({
+                baseline,
+                candidate,
+                baseline_labels: baselineLabels,
+                candidate_labels: candidateLabels,
+              })}
+            >
+              Compare CPU profiles
+            </Link>
+          </div>
+        )}
       </header>
       <PickRuns baseline={baseline} candidate={candidate} />
       {baseline !== null && candidate !== null ? (
@@ -47,18 +69,13 @@ export function ComparePage() {
   );
 }
 
-function runId(text: string | null): number | null {
-  const value = Number(text);
-  return text !== null && Number.isInteger(value) && value >= 1 ? value : null;
-}
-
 function PickRuns({ baseline, candidate }: { baseline: number | null; candidate: number | null }) {
   const navigate = useNavigate();
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
-    const a = runId(String(data.get("baseline") ?? ""));
-    const b = runId(String(data.get("candidate") ?? ""));
+    const a = parseRunId(String(data.get("baseline") ?? ""));
+    const b = parseRunId(String(data.get("candidate") ?? ""));
     if (a !== null && b !== null) void navigate(compareHref(a, b));
   }
   return (

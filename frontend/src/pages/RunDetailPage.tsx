@@ -4,8 +4,9 @@ import { Link, useParams } from "react-router";
 import { useBaselines, usePinBaseline } from "../api/analysis";
 import { usePermissions } from "../api/auth";
 import { ApiError, errorMessage } from "../api/client";
-import { useRun, useSpectra } from "../api/runs";
-import type { MetricInfo, RunRead, SeriesRead } from "../api/types";
+import { useProfiles, useProfileStacks, useRun, useSpectra } from "../api/runs";
+import type { MetricInfo, ProfileRead, RunRead, SeriesRead } from "../api/types";
+import { FlameGraph } from "../components/charts/FlameGraph";
 import { IntervalsChart } from "../components/charts/IntervalsChart";
 import { SpectrumChart } from "../components/charts/SpectrumChart";
 import { EmptyState, ErrorState, Loading } from "../components/common/Status";
@@ -20,8 +21,15 @@ import { SweepCurves } from "../components/runs/SweepCurves";
 import { TrialsTable } from "../components/runs/TrialsTable";
 import { TuningApplied } from "../components/runs/TuningApplied";
 import { VerdictReasons } from "../components/runs/VerdictReasons";
-import { compareHref } from "../lib/compare";
+import { compareHref, confirmationProfilesHref } from "../lib/compare";
 import { comparableAxes } from "../lib/curves";
+import { profileFoldedUrl } from "../lib/downloads";
+import {
+  flameTree,
+  profileName,
+  stacksFromSpeedscope,
+  type FlameTree,
+} from "../lib/flamegraph";
 import { formatLabels } from "../lib/format";
 import { intervalRows, trialsWithIntervals } from "../lib/intervals";
 import { spectrumLines } from "../lib/spectrum";
@@ -168,6 +176,7 @@ function RunBody({ run }: { run: RunRead }) {
             <TrialsTable series={run.series} metricInfo={run.metric_info} />
           </div>
           <RunDownloads runId={run.id} series={run.series} />
+          <ProfilesPanel run={run} />
         </>
       )}
 
@@ -223,6 +232,87 @@ function SpectrumPanel({ runId, seriesIds }: { runId: number; seriesIds: number[
     return <EmptyState title="No percentile data for this run" />;
   }
   return <SpectrumChart lines={lines} />;
+}
+
+/** The run's CPU profiles, when it has any: pick one, see its flame graph, download it. */
+function ProfilesPanel({ run }: { run: RunRead }) {
+  const profiles = useProfiles(run.id);
+  const [chosenId, setChosenId] = useState<number | null>(null);
+  if (profiles.isPending || (profiles.isSuccess && profiles.data.length === 0)) return null;
+  if (profiles.isError) {
+    return (
+      <>
+        <h2>CPU profiles</h2>
+        <ErrorState
+          title="Could not load the CPU profiles"
+          message={errorMessage(profiles.error)}
+          onRetry={() => void profiles.refetch()}
+        />
+      </>
+    );
+  }
+  const chosen = profiles.data.find((profile) => profile.id === chosenId) ?? profiles.data[0]!;
+  return (
+    <section aria-labelledby="cpu-profiles">
+      <h2 id="cpu-profiles">CPU profiles</h2>
+      {run.confirms_run_id !== null && (
+        <p>
+          This confirmation profiled both versions:{" "}
+          <Link to={confirmationProfilesHref(run.id)}>Compare CPU profiles</Link> of
+          variant=baseline and variant=candidate.
+        </p>
+      )}
+      <div className="toolbar">
+        <label>
+          Profile{" "}
+          <select value={chosen.id} onChange={(event) => setChosenId(Number(event.target.value))}>
+            {profiles.data.map((profile) => (
+              <option key={profile.id} value={profile.id}>
+                {profileName(profile)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <a className="button" href={profileFoldedUrl(run.id, chosen.id)} download>
+          Folded stacks
+        </a>
+        <span className="muted small">
+          {chosen.stacks.toLocaleString("en-US")} distinct stacks
+          {chosen.frequency_hz !== null && `, sampled at ${String(chosen.frequency_hz)} Hz`}
+        </span>
+      </div>
+      <ProfileFlameGraph key={chosen.id} runId={run.id} profile={chosen} />
+    </section>
+  );
+}
+
+function ProfileFlameGraph({ runId, profile }: { runId: number; profile: ProfileRead }) {
+  const stacks = useProfileStacks(runId, profile.id);
+  const read = useMemo((): { tree: FlameTree } | { error: string } | null => {
+    if (stacks.data === undefined) return null;
+    try {
+      return { tree: flameTree(stacksFromSpeedscope(stacks.data)) };
+    } catch (error) {
+      return { error: errorMessage(error) };
+    }
+  }, [stacks.data]);
+  if (stacks.isError) {
+    return <ErrorState title="Could not load the profile" message={errorMessage(stacks.error)} />;
+  }
+  if (read === null) return <Loading label="Loading the profile…" />;
+  if ("error" in read) {
+    return <ErrorState title="Could not read the profile" message={read.error} />;
+  }
+  return (
+    <>
+      <FlameGraph tree={read.tree} label={`CPU flame graph of ${profileName(profile)}`} />
+      <p className="muted small">
+        Top-down: the root (all samples) at the top, each function&apos;s callees under it; a
+        frame is as wide as its share of the samples, siblings sorted by name (the x axis is not
+        time), colours only tell frames apart.
+      </p>
+    </>
+  );
 }
 
 /** Intervals are per trial: pick the series and the trial (the first with intervals by default). */

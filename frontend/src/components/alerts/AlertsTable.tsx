@@ -4,7 +4,13 @@ import { Link } from "react-router";
 import { useDeliveries } from "../../api/alerts";
 import { errorMessage } from "../../api/client";
 import type { AlertRead } from "../../api/types";
-import { alertLink, alertNumbers, severityTone, stateTone } from "../../lib/alerts";
+import {
+  alertLink,
+  alertNumbers,
+  alertProfilesLink,
+  severityTone,
+  stateTone,
+} from "../../lib/alerts";
 import { formatDateTime, formatLabels } from "../../lib/format";
 import { Badge } from "../common/Badge";
 
@@ -46,6 +52,7 @@ export function AlertsTable({
       <tbody>
         {alerts.map((alert) => {
           const link = alertLink(alert);
+          const profiles = alertProfilesLink(alert);
           const labels = Object.fromEntries(
             Object.entries(alert.series_labels).map(([key, value]) => [key, String(value)]),
           );
@@ -82,6 +89,16 @@ export function AlertsTable({
                 </td>
                 <td className="nowrap">
                   {link && <Link to={link.href}>{link.text}</Link>}{" "}
+                  {profiles && (
+                    <>
+                      <Link
+                        to={profiles.href}
+                        title="The confirmation run's differential flame graphs"
+                      >
+                        {profiles.text}
+                      </Link>{" "}
+                    </>
+                  )}
                   <button
                     type="button"
                     className="link-button small"

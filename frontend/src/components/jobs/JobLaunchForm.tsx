@@ -70,6 +70,7 @@ function SuiteForm({
   const [inputs, setInputs] = useState<ParamInputs>(() => initialInputs(fields, defaults));
   const [tagsText, setTagsText] = useState("");
   const [allMatching, setAllMatching] = useState(false);
+  const [profile, setProfile] = useState(false);
   const [repetitionsText, setRepetitionsText] = useState("1");
   const [timeoutText, setTimeoutText] = useState("900");
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -106,6 +107,7 @@ function SuiteForm({
       scenario,
       params: check.params,
       all_matching: allMatching,
+      profile,
       ...launch.fields,
     };
     create.mutate(body, {
@@ -209,6 +211,19 @@ function SuiteForm({
             On every matching host
           </label>
           <span className="field-hint">One job per online host with these tags</span>
+        </div>
+        <div className="field field-check">
+          <label>
+            <input
+              type="checkbox"
+              checked={profile}
+              onChange={(event) => setProfile(event.target.checked)}
+            />{" "}
+            Profile the CPU
+          </label>
+          <span className="field-hint">
+            One more trial per series, its programs profiled; no statistic counts it
+          </span>
         </div>
       </div>
       {fields.length > 0 && (
