@@ -22,7 +22,8 @@ from latlab_workers.suites import SUITES_DIR, Suite, load_suite
 from latlab_workers.templates import render
 
 SUITE: Suite = load_suite(SUITES_DIR / "http-order")
-CLIENTS = ["python", "c", "cpp", "rust", "go"]
+# "ref" (order-load, the lab's reference load) is not in the suite's default `loads`.
+CLIENTS = ["python", "c", "cpp", "rust", "go", "ref"]
 # The contract's keys (README.md); open loop adds latency_uncorrected_hdr.
 REPORT_KEYS = {"client", "mode", "latency_hdr", "orders", "ok", "errors", "timeouts",
                "success_rate", "duration_s", "throughput", "target_rate", "achieved_rate",
@@ -92,9 +93,11 @@ class Server:
 
 @contextmanager
 def order_server(build_dir: Path, *extra: str) -> Iterator[Server]:
-    """The suite's server program (its suite.toml command, plus `extra` arguments), once it
-    has announced its address; stopped afterwards."""
-    argv = render(SUITE.programs["server"].command, program_context(SUITE, build_dir))
+    """The suite's server program (its suite.toml command at the params' defaults, plus
+    `extra` arguments, which win), once it has announced its address; stopped afterwards."""
+    plan, *_ = SUITE.plan(SUITE.resolved_params("small", {}))
+    argv = render(SUITE.programs["server"].command,
+                  {**plan.context, **program_context(SUITE, build_dir)})
     with announced([*argv, *extra], SUITE.directory) as (process, endpoints):
         yield Server(process, endpoints["listening"])
 

@@ -3,9 +3,10 @@
 
 use crate::options::Options;
 
-pub const USAGE: &str = "usage: order-client --url http://HOST:PORT [--orders N] \
-                         [--connections C] [--warmup W] [--rate R] [--duration S] \
-                         [--timeout T] [--pin-cpus LIST] [--mlock true|false] [--settle S]";
+/// After "usage: PROGRAM ".
+pub const USAGE: &str = "--url http://HOST:PORT [--orders N] [--connections C] [--warmup W] \
+                         [--rate R] [--duration S] [--timeout T] [--pin-cpus LIST] \
+                         [--mlock true|false] [--settle S]";
 
 const OPTIONS: &[&str] = &[
     "url",

@@ -1,21 +1,22 @@
 //! The two loads, over one pool of at most C keep-alive connections: the closed loop (C tasks,
 //! each sending its next order when the previous one is answered; a count of orders or a time,
 //! after a warm-up that may go on until settled) and the open loop (orders at a constant rate,
-//! measured from their intended send time as well).
+//! measured from their intended send time as well). Generic over how orders travel
+//! ([`Transport`]): the same loads drive both clients of the crate.
 
-use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
-use serde::Deserialize;
 use tokio::runtime::Handle;
 use tokio::sync::{Barrier, Semaphore};
 
 use crate::cli::Params;
-use crate::intervals::{self, Settler, Window};
+use crate::intervals::{self, Window};
+use crate::settle::Settler;
+use crate::transport::{Failure, Transport};
 
 const LOWEST_NS: u64 = 1;
 const HIGHEST_NS: u64 = 60_000_000_000;
@@ -51,7 +52,10 @@ pub struct Outcome {
 /// `--duration` lets them take); the measuring phase starts once every task has finished
 /// warming up and lasts at most `--duration` (plus one order's `--timeout`). Warm-up is
 /// bounded by `--duration` too, so a hung server cannot hold the client in it.
-pub async fn closed_loop(params: &Params, sender: Arc<Sender>) -> Result<Outcome, String> {
+pub async fn closed_loop<T: Transport>(
+    params: &Params,
+    sender: Arc<Sender<T>>,
+) -> Result<Outcome, String> {
     let duration = Duration::from_secs_f64(params.duration_s);
     let plan = Arc::new(ClosedPlan {
         warmup: params.warmup,
@@ -161,14 +165,16 @@ impl ClosedPlan {
     }
 }
 
-async fn closed_worker(plan: Arc<ClosedPlan>, sender: Arc<Sender>) -> Tally {
+async fn closed_worker<T: Transport>(plan: Arc<ClosedPlan>, sender: Arc<Sender<T>>) -> Tally {
     let mut tally = Tally::new(false);
+    // This task's connection, from its first order to its last.
+    let mut line = sender.transport.line();
     while Instant::now() < plan.warmup_deadline {
         let Some(index) = ClosedPlan::take(&plan.warmup_taken, plan.warmup) else {
             break;
         };
         plan.warmup_began.get_or_init(Instant::now);
-        let (sent, result) = sender.post(index, None).await;
+        let (sent, result) = sender.post(&mut line, index, None).await;
         tally.warmup_sent += 1;
         if let (Some(settle), Ok(())) = (&plan.settle, result) {
             // Answered once the settle watch began (another task ran out of counted orders).
@@ -181,7 +187,7 @@ async fn closed_worker(plan: Arc<ClosedPlan>, sender: Arc<Sender>) -> Tally {
         while settle.verdict().is_none() {
             let index = plan.warmup_taken.fetch_add(1, Ordering::Relaxed);
             plan.warmup_began.get_or_init(Instant::now);
-            let (sent, result) = sender.post(index, None).await;
+            let (sent, result) = sender.post(&mut line, index, None).await;
             tally.warmup_sent += 1;
             if result.is_ok() {
                 settle.note(sent, Instant::now());
@@ -196,7 +202,7 @@ async fn closed_worker(plan: Arc<ClosedPlan>, sender: Arc<Sender>) -> Tally {
         let Some(index) = ClosedPlan::take(&plan.measured_taken, plan.measured) else {
             break;
         };
-        let (sent, result) = sender.post(plan.warmup + index, None).await;
+        let (sent, result) = sender.post(&mut line, plan.warmup + index, None).await;
         let answered = Instant::now();
         tally.note(
             result,
@@ -214,7 +220,11 @@ async fn closed_worker(plan: Arc<ClosedPlan>, sender: Arc<Sender>) -> Tally {
 /// server), as soon as one is free: a late order is never skipped, and its latency counts from
 /// when it was due. Nothing is in flight past window + timeout: an order still unanswered then
 /// is a timeout, and one not sent by then (every connection was stuck) is a timeout, unsent.
-pub fn open_loop(handle: &Handle, params: &Params, sender: Arc<Sender>) -> Result<Outcome, String> {
+pub fn open_loop<T: Transport>(
+    handle: &Handle,
+    params: &Params,
+    sender: Arc<Sender<T>>,
+) -> Result<Outcome, String> {
     sharpen_sleeps();
     // This thread is no runtime worker; the permit waits below need the runtime's timer.
     let _runtime = handle.enter();
@@ -223,6 +233,12 @@ pub fn open_loop(handle: &Handle, params: &Params, sender: Arc<Sender>) -> Resul
     let connections =
         u32::try_from(params.connections).map_err(|_| "--connections is too large".to_string())?;
     let permits = Arc::new(Semaphore::new(params.connections));
+    // One line per permit: an order that holds a permit takes a line, and gives it back first.
+    let lines = Arc::new(Mutex::new(
+        (0..params.connections)
+            .map(|_| sender.transport.line())
+            .collect::<Vec<_>>(),
+    ));
     let tally = Arc::new(Mutex::new(Tally::new(true)));
     let t0 = Instant::now();
     let due = |k: u64| t0 + Duration::from_secs_f64(k as f64 / rate);
@@ -254,9 +270,12 @@ pub fn open_loop(handle: &Handle, params: &Params, sender: Arc<Sender>) -> Resul
         warmup_sent += u64::from(!is_measured);
         let sender = Arc::clone(&sender);
         let tally = Arc::clone(&tally);
+        let lines = Arc::clone(&lines);
         handle.spawn(async move {
-            let (sent, result) = sender.post(k, Some(end)).await;
+            let mut line = lock(&lines).pop().expect("a line for every permit");
+            let (sent, result) = sender.post(&mut line, k, Some(end)).await;
             let answered = Instant::now();
+            lock(&lines).push(line);
             if is_measured {
                 let corrected = answered.saturating_duration_since(intended);
                 let uncorrected = answered.saturating_duration_since(sent);
@@ -306,41 +325,33 @@ fn sharpen_sleeps() {
     }
 }
 
-/// Sends orders over the client's connection pool.
-pub struct Sender {
-    client: reqwest::Client,
-    url: reqwest::Url,
+/// Sends orders, each within the timeout.
+pub struct Sender<T> {
+    transport: T,
     timeout: Duration,
 }
 
-impl Sender {
+impl<T: Transport> Sender<T> {
     pub fn new(params: &Params) -> Result<Self, String> {
-        let client = reqwest::Client::builder()
-            // A proxy from the environment would measure the proxy, not the server.
-            .no_proxy()
-            .pool_max_idle_per_host(params.connections)
-            .tcp_nodelay(true)
-            .build()
-            .map_err(|err| format!("cannot set up the HTTP client: {}", describe(&err)))?;
         Ok(Self {
-            client,
-            url: params.order_url.clone(),
+            transport: T::new(params)?,
             timeout: Duration::from_secs_f64(params.timeout_s),
         })
     }
 
-    /// Sends order `index` stamped with the current time and reads the whole answer, within
-    /// the timeout (and by `deadline`, if given); returns when it was sent (after building
-    /// the body) and how it went.
+    /// Sends order `index` on `line`, stamped with the current time, and reads the whole
+    /// answer, within the timeout (and by `deadline`, if given); returns when it was sent
+    /// (after building it) and how it went.
     pub async fn post(
         &self,
+        line: &mut T::Line,
         index: u64,
         deadline: Option<Instant>,
     ) -> (Instant, Result<(), Failure>) {
-        let body = order_body(index);
+        self.transport.stage(line, index);
         let sent = Instant::now();
         let deadline = deadline.map_or(sent + self.timeout, |by| by.min(sent + self.timeout));
-        let result = tokio::time::timeout_at(deadline.into(), self.exchange(body))
+        let result = tokio::time::timeout_at(deadline.into(), self.transport.exchange(line))
             .await
             .unwrap_or_else(|_| {
                 let waited = deadline.saturating_duration_since(sent).as_secs_f64();
@@ -348,70 +359,6 @@ impl Sender {
             });
         (sent, result)
     }
-
-    async fn exchange(&self, body: String) -> Result<(), Failure> {
-        let response = self
-            .client
-            .post(self.url.clone())
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body)
-            .send()
-            .await
-            .map_err(|err| Failure::Error(describe(&err)))?;
-        let status = response.status();
-        let bytes = response
-            .bytes()
-            .await
-            .map_err(|err| Failure::Error(format!("reading the answer: {}", describe(&err))))?;
-        if status != reqwest::StatusCode::OK {
-            let text = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();
-            return Err(Failure::Error(format!("HTTP {status}: {text}")));
-        }
-        match serde_json::from_slice::<Answer>(&bytes) {
-            Ok(answer) if answer.status == "SUCCESS" => Ok(()),
-            Ok(answer) => Err(Failure::Error(format!("status {:?}", answer.status))),
-            Err(err) => Err(Failure::Error(format!(
-                "the answer is not an order answer: {err}"
-            ))),
-        }
-    }
-}
-
-#[derive(Deserialize)]
-struct Answer<'a> {
-    #[serde(borrow)]
-    status: Cow<'a, str>,
-}
-
-/// The seed's order (buy and sell in turn), stamped now.
-fn order_body(index: u64) -> String {
-    let side = if index.is_multiple_of(2) {
-        "buy"
-    } else {
-        "sell"
-    };
-    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
-    format!(
-        r#"{{"buy_sell":"{side}","symbol":2330,"price":100.0,"quantity":1000,"market_type":"common","price_type":"limit","time_in_force":"rod","order_type":"stock","user_def":"latlab","client_timestamp":"{now}"}}"#
-    )
-}
-
-/// reqwest's message with its causes ("... : Connection refused").
-fn describe(err: &reqwest::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = std::error::Error::source(err);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
-}
-
-/// Why one order failed.
-pub enum Failure {
-    Timeout(String),
-    Error(String),
 }
 
 /// What one or more tasks saw.
@@ -545,18 +492,6 @@ fn nanos(duration: Duration) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn builds_a_valid_seed_order() {
-        let order: serde_json::Value = serde_json::from_str(&order_body(1)).unwrap();
-        assert_eq!(order["buy_sell"], "sell");
-        assert_eq!(order["symbol"], 2330);
-        let stamp = order["client_timestamp"].as_str().unwrap();
-        assert!(
-            chrono::DateTime::parse_from_rfc3339(stamp).is_ok(),
-            "{stamp}"
-        );
-    }
 
     #[test]
     fn tallies_add_up() {

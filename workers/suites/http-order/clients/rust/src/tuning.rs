@@ -121,53 +121,6 @@ fn set_affinity(cpus: &[usize]) -> Result<(), String> {
     }
 }
 
-/// `tuning.settle`: `verdict` is None when there was no settled warm-up (`--settle 0`, open
-/// loop), else whether it settled within `settle_s`.
-pub fn settle_report(settle_s: f64, verdict: Option<bool>) -> String {
-    match verdict {
-        None => "off".into(),
-        Some(true) => "settled".into(),
-        Some(false) => format!("not settled in {} s", format_g(settle_s)),
-    }
-}
-
-/// A number as C's `%g` writes it (6 significant digits, no trailing zeros, an exponent below
-/// 1e-4 and from 1e6), as every client of the suite reports `--settle`.
-fn format_g(value: f64) -> String {
-    const PRECISION: i32 = 6;
-    if value == 0.0 || !value.is_finite() {
-        return format!("{value}");
-    }
-    // The exponent once rounded to 6 significant digits ("9.99999e-5", "1.00000e6").
-    let scientific = format!("{:.*e}", (PRECISION - 1) as usize, value);
-    let (mantissa, exponent) = scientific
-        .split_once('e')
-        .expect("LowerExp always writes an exponent");
-    let exponent: i32 = exponent
-        .parse()
-        .expect("LowerExp writes an integer exponent");
-    let trim = |digits: &str| {
-        if digits.contains('.') {
-            digits
-                .trim_end_matches('0')
-                .trim_end_matches('.')
-                .to_string()
-        } else {
-            digits.to_string()
-        }
-    };
-    if (-4..PRECISION).contains(&exponent) {
-        trim(&format!(
-            "{:.*}",
-            (PRECISION - 1 - exponent) as usize,
-            value
-        ))
-    } else {
-        let sign = if exponent < 0 { '-' } else { '+' };
-        format!("{}e{sign}{:02}", trim(mantissa), exponent.abs())
-    }
-}
-
 /// "Operation not permitted", without Rust's " (os error 1)".
 fn os_reason(err: &io::Error) -> String {
     let text = err.to_string();
@@ -187,34 +140,5 @@ mod tests {
         let refused = Pinning::new(vec![1023]).report();
         assert!(refused.starts_with("refused: CPU 1023"), "{refused}");
         assert!(Pinning::new(vec![5000]).report().starts_with("refused: "));
-    }
-
-    #[test]
-    fn reports_the_settled_warm_up() {
-        assert_eq!(settle_report(0.0, None), "off");
-        assert_eq!(settle_report(5.0, Some(true)), "settled");
-        assert_eq!(settle_report(5.0, Some(false)), "not settled in 5 s");
-        assert_eq!(settle_report(0.5, Some(false)), "not settled in 0.5 s");
-        assert_eq!(settle_report(0.05, Some(false)), "not settled in 0.05 s");
-    }
-
-    #[test]
-    fn writes_numbers_like_printf_g() {
-        for (value, printf) in [
-            (5.0, "5"),
-            (0.5, "0.5"),
-            (0.05, "0.05"),
-            (2.25, "2.25"),
-            (86400.0, "86400"),
-            (0.1234567, "0.123457"),
-            (123456.7, "123457"),
-            (999999.5, "1e+06"),
-            (1234567.0, "1.23457e+06"),
-            (0.0001, "0.0001"),
-            (0.00001, "1e-05"),
-            (0.0, "0"),
-        ] {
-            assert_eq!(format_g(value), printf, "{value}");
-        }
     }
 }
