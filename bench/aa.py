@@ -47,7 +47,7 @@ from latlab_workers.suites import SUITES_DIR
 # others), default repetitions; http-order with the Rust client.
 SCENARIOS = {"echo": "default", "http-order": "large"}
 PARAMS: dict[str, dict[str, Any]] = {"echo": {}, "http-order": {"loads": "rust"}}
-SERVER = '"{build_dir}/target/release/order-server", "--listen", "127.0.0.1:0"'
+WORK = '"--work-us", "{work_us}"'  # the order server's slowdown hook, in suite.toml
 
 
 @dataclass
@@ -108,7 +108,8 @@ def _slow_pairs(lab: Lab, engine: Engine, suite_dir: Path, scenario: str, pairs:
     changes, so its confirmation measures the code it ran)."""
     toml = suite_dir / "suite.toml"
     original = toml.read_text()
-    slowed = original.replace(SERVER, f'{SERVER}, "--work-us", "{work_us}"')
+    # A new version of the suite (not a param: the lab confirms against the old version).
+    slowed = original.replace(WORK, f'"--work-us", "{work_us}"')
     assert slowed != original, "the order server's command in suite.toml changed"
     tally, between = Tally(), Tally()
     previous: dict[str, Any] | None = None
