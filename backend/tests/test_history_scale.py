@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from bench import history as synthetic
 from latlab.analysis import compare, trends
-from latlab.models import Project, Rollup, Run, Scope, Trial
+from latlab.models import Profile, Project, Rollup, Run, Scope, Trial
 from latlab.runs import keys, maintenance
 from latlab.runs import service as run_service
 from tests.factories import result
@@ -101,7 +101,9 @@ def _submit(client, headers, day: int, level: float, clock) -> int:
         {"latency": {"samples_ns": [int(v) for v in rng.lognormal(np.log(350_000 * level),
                                                                  0.1, 3000)]},
          "intervals": [{"t_s": 0, "count": 3000, "p50": 350_000.0}]}
-        for _ in range(2)]}], started_at=clock.moment.isoformat(), commit=f"{day:04x}beef")
+        for _ in range(2)]}], started_at=clock.moment.isoformat(), commit=f"{day:04x}beef",
+        profiles=[{"labels": {"client": "go"}, "program": "server", "tool": "perf",
+                   "folded": "main;serve 9\nmain;parse 1\n"}])
     response = client.post("/api/v1/runs", json=document, headers=headers)
     assert response.status_code == 201, response.text
     return int(response.json()["id"])
@@ -134,6 +136,9 @@ def test_retention_retires_old_raw_data_and_keeps_summaries_and_rollups(
         [s.id for s in run_service.get_run(db, runs[0], old.project_id).series]))).all()
     assert old_trials and all(t.histogram is None and t.intervals is None for t in old_trials)
     assert all(t.p99 > 0 and t.count == 3000 for t in old_trials)  # summaries stay
+    # CPU profiles go with the histograms: the 10 oldest runs lost theirs.
+    profiled = set(db.scalars(select(Profile.run_id)))
+    assert profiled == set(runs[10:])
 
     detail = client.get(f"/api/v1/runs/{runs[0]}", headers=headers).json()
     assert detail["histograms_retired_at"] and detail["series"][0]["summary"]["p99"] > 0
