@@ -218,7 +218,8 @@ run_client() {
     if ((status == 0)) && rate=$(python3 -c 'import json, sys
 report = json.load(open(sys.argv[1]))
 cpu_us = float(open(sys.argv[2]).read()) * 1e6 / (report["orders"] + report["warmup_orders"])
-print(f"{report["throughput"]}\t{cpu_us:.1f}")' "$work/client.json" "$work/client.cpu"); then
+rate = report["throughput"]
+print(f"{rate}\t{cpu_us:.1f}")' "$work/client.json" "$work/client.cpu"); then
         printf '%s\t%s\n' "$name" "$rate" >>"$work/results.tsv"
     else
         echo "loadgen_fidelity: $name exited with $status:" >&2
