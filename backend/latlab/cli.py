@@ -28,7 +28,7 @@ from latlab.core.db import get_sessionmaker
 from latlab.core.settings import get_settings
 from latlab.models import Role, User
 from latlab.projects import service as projects
-from latlab_contract import parsers
+from latlab_contract import parsers, pprof
 from latlab_contract.result import SourceIn, StartPoint
 
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -64,11 +64,12 @@ def main(argv: list[str] | None = None) -> int:
     submit.add_argument("--profile", action="append", default=[],
                         metavar="[LABEL=VALUE,...:]FILE",
                         help="a CPU profile of the series with these labels (all of them, "
-                             "or none when the run has one series), as folded stacks "
+                             "or none when the run has one series): folded stacks "
                              "('frame;frame count' lines: stackcollapse-perf, py-spy -f raw, "
-                             "async-profiler's collapsed output); program=NAME and tool=NAME "
-                             "among the labels name what was profiled (default: benchmark) "
-                             "and with what (default: folded); repeat for more")
+                             "async-profiler's collapsed output) or a Go pprof file "
+                             "(-cpuprofile); program=NAME and tool=NAME among the labels name "
+                             "what was profiled (default: benchmark) and with what (default: "
+                             "folded, or pprof); repeat for more")
     submit.add_argument("--unit", default="ns",
                         help="with --adapter hlog: the unit of the log's values (ns, us, ms, s)")
     submit.add_argument("--url", default=os.environ.get("LATLAB_URL", DEFAULT_URL),
@@ -209,16 +210,24 @@ def _with_profiles(body: bytes, specs: list[str]) -> bytes:
             wanted = dict(pair.split("=", 1) for pair in selector.split(",") if pair)
         except ValueError as error:
             raise _Usage(f"--profile {spec!r}: labels are LABEL=VALUE,...") from error
-        program, tool = wanted.pop("program", "benchmark"), wanted.pop("tool", "folded")
+        program, tool = wanted.pop("program", "benchmark"), wanted.pop("tool", None)
         chosen = [labels for labels in series
                   if all(labels.get(k) == v for k, v in wanted.items())]
         if len(chosen) != 1:
             raise _Usage(f"--profile {spec!r}: the labels {wanted} pick {len(chosen)} of the "
                          f"run's series {series}, not one")
         try:
-            folded = Path(name).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise _Usage(f"cannot read the profile {name}: {error}") from error
+            data = Path(name).read_bytes()
+        except OSError as error:
+            raise _Usage(f"cannot read the profile {name}: {error.strerror}") from error
+        if pprof.is_pprof(data):
+            tool = tool or "pprof"
+            try:
+                folded = pprof.folded(data)
+            except pprof.PprofError as error:
+                raise _Refused(f"the profile {name}: {error}") from error
+        else:
+            tool, folded = tool or "folded", data.decode()
         document.setdefault("profiles", []).append(
             {"labels": chosen[0], "program": program, "tool": tool, "folded": folded})
     return json.dumps(document).encode()

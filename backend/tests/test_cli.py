@@ -3,12 +3,16 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import httpx
 
 from latlab.models import Scope
 from tests.conftest import Actors
 from tests.factories import edited, result
+
+GOLDEN_PPROF = (Path(__file__).resolve().parents[2] / "workers" / "tests" / "golden" / "pprof"
+                / "cpu.pprof")
 
 
 def _submit(live_server: str, token: str, path, *extra: str) -> subprocess.CompletedProcess[str]:
@@ -69,3 +73,21 @@ def test_a_profile_goes_with_the_run_it_names(committed_db, live_server, tmp_pat
     assert wrong.returncode == 2 and "pick 0 of the run's series" in wrong.stderr
     missing = _submit(live_server, token, path, "--profile", str(tmp_path / "none.folded"))
     assert missing.returncode == 2 and "cannot read the profile" in missing.stderr
+
+
+def test_a_go_pprof_profile_is_read_into_folded_stacks(committed_db, live_server,
+                                                       tmp_path) -> None:
+    token = Actors(committed_db).token(Scope.runs_write, Scope.read)["Authorization"].split()[1]
+    committed_db.commit()
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(result()))
+    sent = _submit(live_server, token, path, "--profile", f"program=benchmark:{GOLDEN_PPROF}")
+    assert sent.returncode == 0, sent.stderr
+    run_id = sent.stdout.strip().rsplit("/", 1)[1]
+    (profile,) = httpx.get(f"{live_server}/api/v1/runs/{run_id}/profiles",
+                           headers={"Authorization": f"Bearer {token}"}).json()
+    assert (profile["tool"], profile["samples"]) == ("pprof", 41)
+    broken = tmp_path / "broken.pprof"
+    broken.write_bytes(GOLDEN_PPROF.read_bytes()[:300])
+    refused = _submit(live_server, token, path, "--profile", str(broken))
+    assert refused.returncode == 1 and "pprof profile is cut short" in refused.stderr
