@@ -70,6 +70,11 @@ def test_a_suspected_regression_is_confirmed_by_measuring_both_versions_again(
     assert alert["kind"] == "regression" and alert["severity"] == "critical"
     assert alert["run_id"] == run["id"] and alert["confirmation_run_id"] == check_id
     assert alert["series_labels"]["speed"] == "fast"
+    # The confirmation profiled both versions (py-spy: frob's programs are Python), so the
+    # alert's differential flame graph has both sides.
+    profiled = member.get(f"/api/v1/runs/{check_id}/profiles").json()
+    assert {p["labels"]["variant"] for p in profiled} == {"baseline", "candidate"}, profiled
+    assert all(p["tool"] == "py-spy" and p["samples"] > 0 for p in profiled)
     # Confirmation runs are nobody's baseline and in no history.
     assert _job(member)["baseline_run_id"] == baseline["id"]
 

@@ -33,8 +33,10 @@ def two_projects(client, actors, db) -> dict[str, Any]:
         "threshold": 1, "unit": "ns"}).json()
     first = client.post("/api/v1/runs", json=result(suite=f"{MARK}-suite"),
                         headers=tokens[MARK]).json()
-    second = client.post("/api/v1/runs", json=result(suite=f"{MARK}-suite", commit="abcdef12"),
-                         headers=tokens[MARK]).json()
+    second = client.post("/api/v1/runs", json=result(
+        suite=f"{MARK}-suite", commit="abcdef12", profiles=[{
+            "labels": {"client": "rust"}, "program": "server", "tool": "perf",
+            "folded": f"{MARK};secret 5\n"}]), headers=tokens[MARK]).json()
     baseline = client.post("/api/v1/baselines", json={"run_id": first["id"]}).json()
     schedule = client.post("/api/v1/schedules", json={
         "name": f"{MARK}-schedule", "cron": "0 3 * * *", "job": {"suite": f"{MARK}-suite"}})
@@ -50,11 +52,13 @@ def two_projects(client, actors, db) -> dict[str, Any]:
     db.add(job)
     db.flush()
     series_id = client.get(f"/api/v1/runs/{second['id']}").json()["series"][0]["id"]
+    (profile,) = client.get(f"/api/v1/runs/{second['id']}/profiles").json()
     client.cookies.clear()
     return {"tokens": tokens, "alpha_run": alpha_run["id"], "ids": {
         "run_id": second["id"], "series_id": series_id, "alert_id": alerts[0]["id"],
         "job_id": job.id, "slug": MARK, "host_id": host_id, "channel_id": channel["id"], "index": 0,
-        "rule_id": rule["id"], "baseline_id": baseline["id"], "schedule_id": schedule.json()["id"]},
+        "rule_id": rule["id"], "baseline_id": baseline["id"], "schedule_id": schedule.json()["id"],
+        "profile_id": profile["id"]},
         "queries": {"baseline": first["id"], "candidate": second["id"],
                     "suite": f"{MARK}-suite", "scenario": "medium"}}
 
@@ -75,7 +79,7 @@ def _walk(client, headers: dict[str, str], found: dict[str, Any]) -> list[str]:
                  if p["in"] == "query" and p.get("required")}
         response = client.get(url, params=query, headers=headers)
         aimed = bool(names) and not path.startswith("/api/v1/hosts")
-        if aimed or path == "/api/v1/compare":
+        if aimed or path in ("/api/v1/compare", "/api/v1/compare/profiles"):
             assert response.status_code == 404, (path, response.status_code, response.text)
         else:
             assert response.status_code in (200, 403), (path, response.status_code)
