@@ -56,3 +56,10 @@ def announced(argv: list[str], cwd: Path) -> Iterator[tuple[subprocess.Popen[byt
         if process.stdout is not None:
             process.stdout.close()
         stderr.close()
+
+
+class Quiet:
+    """A runner reporter that reports nothing (tests that call `execute` directly)."""
+
+    def progress(self, *args: object, **kwargs: object) -> None:
+        pass

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from suite_support import Quiet
+
 from latlab_contract import JobSpec
 from latlab_contract.result import SeriesIn, TrialIn
 from latlab_workers import counters
@@ -149,11 +151,6 @@ params = {}
 '''
 
 
-class _Quiet:
-    def progress(self, *args: object, **kwargs: object) -> None:
-        pass
-
-
 def test_a_trial_other_processes_took_the_cpus_from_is_marked_and_says_why(
         tmp_path: Path) -> None:
     folder = tmp_path / "disturbed"
@@ -165,7 +162,7 @@ def test_a_trial_other_processes_took_the_cpus_from_is_marked_and_says_why(
                    repetitions=5, timeout_s=120)
     result = execute(spec, load_suite(folder), HostIdentity(name="test", tags=[],
                                                             fingerprint={}),
-                     _Quiet(), tmp_path / "cache")
+                     Quiet(), tmp_path / "cache")
     (series,) = result.series
     others = [t.metrics[counters.OTHERS] for t in series.trials]
     marked = [t.disturbed is not None for t in series.trials]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from hdrh.histogram import HdrHistogram
-from suite_support import build_cache_dir, build_suite
+from suite_support import Quiet, build_cache_dir, build_suite
 
 from latlab_contract import JobSpec
 from latlab_contract.result import MAX_PROFILES, ProfileIn, RunCreate, folded_stacks
@@ -280,11 +280,6 @@ params = {}
 '''
 
 
-class _Quiet:
-    def progress(self, *args: object, **kwargs: object) -> None:
-        pass
-
-
 def _spinners(tmp_path: Path) -> Path:
     folder = tmp_path / "spinners"
     folder.mkdir()
@@ -304,7 +299,7 @@ def _job(folder: Path, cache: Path, repetitions: int = 2, **params: object) -> R
                    scenario="default", params={"hdr": histogram.encode().decode(), **params},
                    repetitions=repetitions, timeout_s=300, profile=True)
     return execute(spec, load_suite(folder), HostIdentity(name="test", tags=[], fingerprint={}),
-                   _Quiet(), cache)
+                   Quiet(), cache)
 
 
 def _heaviest(profile: ProfileIn, count: int = 3) -> list[tuple[str, ...]]:
@@ -390,7 +385,7 @@ def test_the_actor_iot_jvm_is_profiled_by_async_profiler(actor_iot: Path) -> Non
                    scenario="single", params={"mode": "sync", "messages": 20000},
                    repetitions=1, timeout_s=300, profile=True)
     result = execute(spec, load_suite(SUITES_DIR / "actor-iot"),
-                     HostIdentity(name="test", tags=[], fingerprint={}), _Quiet(),
+                     HostIdentity(name="test", tags=[], fingerprint={}), Quiet(),
                      build_cache_dir())
     ((series),) = result.series
     assert len(series.trials) == 1

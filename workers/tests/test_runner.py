@@ -5,6 +5,7 @@ import os
 from pathlib import Path
 
 import pytest
+from suite_support import Quiet
 
 from latlab_contract import JobSpec
 from latlab_workers.pinning import cpu_list
@@ -118,11 +119,6 @@ params = {}
 '''
 
 
-class _Quiet:
-    def progress(self, *args: object, **kwargs: object) -> None:
-        pass
-
-
 def _run_options_suite(tmp_path: Path, params: dict[str, object]) -> dict[str, object]:
     folder = tmp_path / "options"
     folder.mkdir()
@@ -133,7 +129,7 @@ def _run_options_suite(tmp_path: Path, params: dict[str, object]) -> dict[str, o
     spec = JobSpec(job_id=1, attempt=1, project="default", suite="options", scenario="default",
                    params=params, repetitions=1, timeout_s=120)
     host = HostIdentity(name="test", tags=[], fingerprint={})
-    result = execute(spec, suite, host, _Quiet(), tmp_path / "cache")
+    result = execute(spec, suite, host, Quiet(), tmp_path / "cache")
     return {json.dumps(s.labels, sort_keys=True): s for s in result.series}
 
 

@@ -2,12 +2,12 @@ import { useMemo, type FormEvent } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router";
 
 import { useCompare } from "../api/analysis";
-import { ApiError, errorMessage } from "../api/client";
+import { errorMessage } from "../api/client";
 import { useRun, useSpectra } from "../api/runs";
 import type { CompareQuery, CompareRead } from "../api/types";
 import { CurveChart } from "../components/charts/CurveChart";
 import { SpectrumChart } from "../components/charts/SpectrumChart";
-import { EmptyState, ErrorState, Loading } from "../components/common/Status";
+import { EmptyState, ErrorState, Loading, QueryResult } from "../components/common/Status";
 import { CompareTable } from "../components/compare/CompareTable";
 import { RunRefCard } from "../components/compare/RunRefCard";
 import {
@@ -120,19 +120,15 @@ function PickRuns({ baseline, candidate }: { baseline: number | null; candidate:
 }
 
 function Comparison({ query }: { query: CompareQuery }) {
-  const compare = useCompare(query);
-  if (compare.isPending) return <Loading label="Comparing…" />;
-  if (compare.isError) {
-    if (compare.error instanceof ApiError && compare.error.status === 404) {
-      return (
-        <EmptyState title="One of these runs does not exist">{compare.error.message}</EmptyState>
-      );
-    }
-    return (
-      <ErrorState message={errorMessage(compare.error)} onRetry={() => void compare.refetch()} />
-    );
-  }
-  return <ComparisonBody compare={compare.data} />;
+  return (
+    <QueryResult
+      query={useCompare(query)}
+      loading="Comparing…"
+      missing="One of these runs does not exist"
+    >
+      {(compare) => <ComparisonBody compare={compare} />}
+    </QueryResult>
+  );
 }
 
 function ComparisonBody({ compare }: { compare: CompareRead }) {

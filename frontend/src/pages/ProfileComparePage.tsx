@@ -2,10 +2,9 @@ import { useMemo } from "react";
 import { Link, useSearchParams } from "react-router";
 
 import { useProfileCompare } from "../api/analysis";
-import { ApiError, errorMessage } from "../api/client";
 import type { ProfileCompareQuery, ProfileCompareRead, ProfileDelta } from "../api/types";
 import { FlameGraph } from "../components/charts/FlameGraph";
-import { EmptyState, ErrorState, Loading } from "../components/common/Status";
+import { EmptyState, QueryResult } from "../components/common/Status";
 import { RunRefCard } from "../components/compare/RunRefCard";
 import { ChangedFramesTable } from "../components/profiles/ChangedFramesTable";
 import { DiffLegend } from "../components/profiles/DiffLegend";
@@ -54,19 +53,15 @@ export function ProfileComparePage() {
 }
 
 function ProfileComparison({ query }: { query: ProfileCompareQuery }) {
-  const compare = useProfileCompare(query);
-  if (compare.isPending) return <Loading label="Comparing the profiles…" />;
-  if (compare.isError) {
-    if (compare.error instanceof ApiError && compare.error.status === 404) {
-      return (
-        <EmptyState title="One of these runs does not exist">{compare.error.message}</EmptyState>
-      );
-    }
-    return (
-      <ErrorState message={errorMessage(compare.error)} onRetry={() => void compare.refetch()} />
-    );
-  }
-  return <ProfileComparisonBody compare={compare.data} />;
+  return (
+    <QueryResult
+      query={useProfileCompare(query)}
+      loading="Comparing the profiles…"
+      missing="One of these runs does not exist"
+    >
+      {(compare) => <ProfileComparisonBody compare={compare} />}
+    </QueryResult>
+  );
 }
 
 function ProfileComparisonBody({ compare }: { compare: ProfileCompareRead }) {

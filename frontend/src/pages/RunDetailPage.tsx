@@ -3,13 +3,13 @@ import { Link, useParams } from "react-router";
 
 import { useBaselines, usePinBaseline } from "../api/analysis";
 import { usePermissions } from "../api/auth";
-import { ApiError, errorMessage } from "../api/client";
+import { errorMessage } from "../api/client";
 import { useProfiles, useProfileStacks, useRun, useSpectra } from "../api/runs";
 import type { MetricInfo, ProfileRead, RunRead, SeriesRead } from "../api/types";
 import { FlameGraph } from "../components/charts/FlameGraph";
 import { IntervalsChart } from "../components/charts/IntervalsChart";
 import { SpectrumChart } from "../components/charts/SpectrumChart";
-import { EmptyState, ErrorState, Loading } from "../components/common/Status";
+import { EmptyState, ErrorState, Loading, QueryResult } from "../components/common/Status";
 import { RunVerdictBadge } from "../components/common/VerdictBadge";
 import { Fingerprint } from "../components/hosts/Fingerprint";
 import { GateEvidence } from "../components/runs/GateEvidence";
@@ -52,17 +52,13 @@ function RunDetail({ runId }: { runId: number }) {
       <p className="breadcrumb">
         <Link to="/runs">Runs</Link> / #{runId}
       </p>
-      {run.isPending ? (
-        <Loading label="Loading run…" />
-      ) : run.isError ? (
-        run.error instanceof ApiError && run.error.status === 404 ? (
-          <EmptyState title={`Run #${String(runId)} does not exist`} />
-        ) : (
-          <ErrorState message={errorMessage(run.error)} onRetry={() => void run.refetch()} />
-        )
-      ) : (
-        <RunBody run={run.data} />
-      )}
+      <QueryResult
+        query={run}
+        loading="Loading run…"
+        missing={`Run #${String(runId)} does not exist`}
+      >
+        {(found) => <RunBody run={found} />}
+      </QueryResult>
     </section>
   );
 }

@@ -1,4 +1,7 @@
+import type { UseQueryResult } from "@tanstack/react-query";
 import type { ReactNode } from "react";
+
+import { ApiError, errorMessage } from "../../api/client";
 
 export function Loading({ label = "Loading…" }: { label?: string }) {
   return (
@@ -37,4 +40,27 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
       {children && <p>{children}</p>}
     </div>
   );
+}
+
+/** A query's state: loading, the thing asked for missing (a 404, `missing` titles it), another
+ * error with a retry, or its data rendered by `children`. */
+export function QueryResult<T>({
+  query,
+  loading,
+  missing,
+  children,
+}: {
+  query: UseQueryResult<T>;
+  loading: string;
+  missing: string;
+  children: (data: T) => ReactNode;
+}) {
+  if (query.isPending) return <Loading label={loading} />;
+  if (query.isError) {
+    if (query.error instanceof ApiError && query.error.status === 404) {
+      return <EmptyState title={missing}>{query.error.message}</EmptyState>;
+    }
+    return <ErrorState message={errorMessage(query.error)} onRetry={() => void query.refetch()} />;
+  }
+  return <>{children(query.data)}</>;
 }
