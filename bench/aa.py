@@ -21,12 +21,14 @@ by tens of percent on this VM, so a calibration toward +10 % did not converge.)
 
     .venv/bin/python -m bench.aa [--pairs 20] [--slow-pairs 20] [--work-us 7]
                                  [--scenarios echo=steady,http-order=steady]
+                                 [--params '{"http-order": {"loads": "ref"}}']
 
 Targets (issue "Verdicts you can trust"): false-fail rates of the gate and of alerts <= 5 %;
 the injected slowdown confirmed in >= 80 % of pairs.
 """
 
 import argparse
+import json
 import math
 import shutil
 import statistics
@@ -44,7 +46,7 @@ from latlab.models import Project, Run
 from latlab_workers.suites import SUITES_DIR
 
 # The lab's defaults for each suite: the scenario a user starts with (--scenarios picks
-# others), default repetitions; http-order with the Rust client.
+# others), default repetitions; http-order with the Rust client (--params sets others).
 SCENARIOS = {"echo": "default", "http-order": "large"}
 PARAMS: dict[str, dict[str, Any]] = {"echo": {}, "http-order": {"loads": "rust"}}
 WORK = '"--work-us", "{work_us}"'  # the order server's slowdown hook, in suite.toml
@@ -69,6 +71,9 @@ def main() -> None:
                         help="the CPU each order of the slowed server costs")
     parser.add_argument("--scenarios", type=lambda text: scenarios(text, SCENARIOS),
                         default=SCENARIOS, help="suite=scenario,... instead of the defaults")
+    parser.add_argument("--params", type=json.loads, default=PARAMS,
+                        help="JSON: params per suite, on top of the scenario's (default: "
+                             f"{json.dumps(PARAMS)})")
     args = parser.parse_args()
     suites = Path(tempfile.mkdtemp(prefix="latlab-aa-suites-"))
     for name in SCENARIOS:
@@ -78,10 +83,12 @@ def main() -> None:
         with engine.begin() as connection:
             connection.execute(update(Project).values(confirm_regressions=True))
         started = time.monotonic()
-        results = {name: _pairs(lab, name, args.scenarios[name], args.pairs)
-                   for name in SCENARIOS}
+        results = {name: _pairs(lab, name, args.scenarios[name], args.params.get(name, {}),
+                                args.pairs) for name in SCENARIOS}
         slow, between = _slow_pairs(lab, engine, suites / "http-order",
-                                    args.scenarios["http-order"], args.slow_pairs, args.work_us)
+                                    args.scenarios["http-order"],
+                                    args.params.get("http-order", {}), args.slow_pairs,
+                                    args.work_us)
         results["A/B baselines"] = between
         engine.dispose()
         print(f"lab time: {(time.monotonic() - started) / 60:.1f} min for "
@@ -89,20 +96,20 @@ def main() -> None:
     _report(results, slow)
 
 
-def _pairs(lab: Lab, suite: str, scenario: str, pairs: int) -> Tally:
+def _pairs(lab: Lab, suite: str, scenario: str, params: dict[str, Any], pairs: int) -> Tally:
     tally = Tally()
     for index in range(pairs):
-        baseline = _job(lab, suite, scenario)
+        baseline = _job(lab, suite, scenario, params)
         _pin(lab, baseline)
-        candidate = _settled(lab, _job(lab, suite, scenario))
+        candidate = _settled(lab, _job(lab, suite, scenario, params))
         _count(lab, tally, baseline, candidate)
         print(f"{suite} A/A {index + 1}/{pairs}: {candidate['verdict']} "
               f"({candidate['confirmation'] or 'no confirmation'})", flush=True)
     return tally
 
 
-def _slow_pairs(lab: Lab, engine: Engine, suite_dir: Path, scenario: str, pairs: int,
-                work_us: int) -> tuple[Tally, Tally]:
+def _slow_pairs(lab: Lab, engine: Engine, suite_dir: Path, scenario: str,
+                params: dict[str, Any], pairs: int, work_us: int) -> tuple[Tally, Tally]:
     """The A/B pairs, and the A/A pairs their baselines make: each baseline job, the same
     code as the one pinned before it, is judged against it (and settled before the suite
     changes, so its confirmation measures the code it ran)."""
@@ -116,13 +123,13 @@ def _slow_pairs(lab: Lab, engine: Engine, suite_dir: Path, scenario: str, pairs:
     try:
         for index in range(pairs):
             toml.write_text(original)
-            baseline = _settled(lab, _job(lab, "http-order", scenario))
+            baseline = _settled(lab, _job(lab, "http-order", scenario, params))
             if previous is not None:
                 _count(lab, between, previous, baseline)
             _pin(lab, baseline)
             previous = baseline
             toml.write_text(slowed)
-            candidate = _settled(lab, _job(lab, "http-order", scenario))
+            candidate = _settled(lab, _job(lab, "http-order", scenario, params))
             _count(lab, tally, baseline, candidate)
             side_by_side = _side_by_side_p99(lab, engine, candidate)
             if side_by_side is not None:
@@ -150,8 +157,8 @@ def _side_by_side_p99(lab: Lab, engine: Engine, run: dict[str, Any]) -> float | 
     return float(p99["candidate"] / p99["baseline"])
 
 
-def _job(lab: Lab, suite: str, scenario: str) -> dict[str, Any]:
-    return run_job(lab, suite, scenario, PARAMS[suite])[1]
+def _job(lab: Lab, suite: str, scenario: str, params: dict[str, Any]) -> dict[str, Any]:
+    return run_job(lab, suite, scenario, params)[1]
 
 
 def _settled(lab: Lab, run: dict[str, Any]) -> dict[str, Any]:

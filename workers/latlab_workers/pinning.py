@@ -8,13 +8,17 @@ from latlab_workers.suites import Program
 from latlab_workers.templates import Context, render_one
 
 AUTO = "auto"
+SHARED = "shared"
 
 
 def pinning(program: Program, context: Context) -> tuple[frozenset[int] | None, str | None]:
     """The CPUs to pin a program to (None: leave it) and the tuning line its trials report:
     "off" (not asked), "applied: <cpus>", or "refused: <reason>" when the runner itself may
     not use those CPUs. "auto" splits the runner's CPUs: the servers get the first half, the
-    load the rest, so neither takes CPU time from the other (refused with fewer than 2)."""
+    load the rest, so neither takes CPU time from the other (refused with fewer than 2).
+    "shared" puts every program on one CPU, the last the runner may use: on a small VM the
+    wake-ups between CPUs, not the CPU the programs share, are what makes one trial differ
+    from the next (docs/architecture.md, Suites)."""
     if program.cpus is None:
         return None, None
     text = render_one(program.cpus, context).strip()
@@ -22,6 +26,9 @@ def pinning(program: Program, context: Context) -> tuple[frozenset[int] | None, 
         return None, "off"
     if text == AUTO:
         return _split(program)
+    if text == SHARED:
+        last = max(os.sched_getaffinity(0))
+        return frozenset({last}), f"applied: {last} (shared)"
     try:
         wanted = cpu_list(text)
     except ValueError as error:

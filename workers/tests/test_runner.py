@@ -171,6 +171,15 @@ def test_auto_gives_the_server_and_the_load_cpus_of_their_own(tmp_path: Path) ->
     assert trial.tuning["cpus.server"] != trial.tuning["cpus.load"]
 
 
+def test_shared_puts_the_server_and_the_load_on_one_cpu(tmp_path: Path) -> None:
+    last = max(os.sched_getaffinity(0))
+    series = _run_options_suite(tmp_path, {"server_cpus": "shared", "load_cpus": "shared"})
+    (trial,) = series['{"megabytes": "0", "with": "server"}'].trials
+    assert trial.metrics["server_cpus"] == trial.metrics["load_cpus"] == 1
+    assert trial.tuning == {"cpus.server": f"applied: {last} (shared)",
+                            "cpus.load": f"applied: {last} (shared)"}
+
+
 def test_auto_on_one_cpu_is_refused_and_pins_nothing(tmp_path: Path) -> None:
     allowed = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {min(allowed)})
