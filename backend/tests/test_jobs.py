@@ -1,6 +1,8 @@
 """Jobs, hosts and schedules, without runners: dispatch rules, the state machine, the
 watchdog, heartbeats and offline detection, and schedules."""
 
+import math
+
 import pytest
 from sqlalchemy import select
 
@@ -135,3 +137,48 @@ def test_read_tokens_cannot_launch_jobs(client, actors) -> None:
     response = client.post("/api/v1/jobs", json={"suite": "echo"},
                            headers=actors.token(Scope.read))
     assert response.status_code == 403 and "jobs:write" in response.text
+
+
+def test_a_job_gets_its_timeout_from_its_estimate_and_one_too_long_is_refused(
+        db, client, actors) -> None:
+    """The estimate counts the series the runner would run (its own `plan`), each trial by
+    the suite's expression; a request too long for any timeout stores nothing."""
+    zmq = load_suite(SUITES_DIR / "zmq")
+    host_service.record_heartbeat(db, Heartbeat(
+        name="lab-1", tags=["local"], fingerprint={"kernel": "6.1"}, suites=[zmq.info()]))
+    actors.login(client)
+    seed = {"suite": "zmq", "scenario": "seed", "repetitions": 5}
+    estimate = client.post("/api/v1/jobs/estimate", json=seed)
+    assert estimate.status_code == 200, estimate.text
+    series = len(zmq.plan(zmq.resolved_params("seed", {})))
+    # The seed's windows: 60 s for each of 2 symbols x 2 patterns x 2 profiles, 2 s to set up.
+    assert series == 8
+    assert estimate.json() == {"series": 8, "trials": 5, "estimate_s": 5 * 8 * (60 + 2),
+                               "timeout_s": math.ceil(1.5 * 5 * 8 * 62 + 600)}
+    job_id = client.post("/api/v1/jobs", json=seed).json()["id"]
+    assert client.get(f"/api/v1/jobs/{job_id}").json()["timeout_s"] == 4320
+    asked = client.post("/api/v1/jobs", json={**seed, "timeout_s": 120}).json()["id"]
+    assert client.get(f"/api/v1/jobs/{asked}").json()["timeout_s"] == 120
+    quick = client.post("/api/v1/jobs/estimate", json={"suite": "zmq", "scenario": "quick",
+                                                       "repetitions": 1, "profile": True})
+    assert quick.json()["trials"] == 2 and quick.json()["timeout_s"] == 900  # the floor
+
+    too_long = {**seed, "repetitions": 100, "params": {"window": 3600}}
+    for path in ("/api/v1/jobs/estimate", "/api/v1/jobs"):
+        refused = client.post(path, json=too_long)
+        assert refused.status_code == 422, refused.text
+        assert "about 800 h (8 series x 100 trials" in refused.text
+        assert "$.repetitions" in refused.text
+    assert client.get("/api/v1/jobs").json()["total"] == 2
+
+
+def test_every_scenario_of_every_suite_fits_a_timeout_at_its_defaults() -> None:
+    from latlab_contract.estimate import MAX_TIMEOUT_S, timeout_s
+    from latlab_workers.suites import load_suites
+
+    for suite in load_suites().values():
+        for name in suite.scenarios:
+            seconds = suite.trials_s(suite.resolved_params(name, {}), 5)
+            assert seconds is not None, suite.id
+            limit = timeout_s(seconds)
+            assert limit <= MAX_TIMEOUT_S, (suite.id, name, limit)

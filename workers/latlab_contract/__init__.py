@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from latlab_contract.estimate import AxisValue
 from latlab_contract.vocabulary import DEFAULT_GATE, MetricSpec
 
 EXECUTE_JOB = "runner.execute_job"
@@ -61,6 +62,11 @@ class SuiteInfo(Wire):
     scenarios: dict[str, ScenarioSpec]
     params_schema: dict[str, Any] = Field(description="JSON Schema of the parameters")
     series_labels: list[str] = Field(description="The axes: labels its series may carry")
+    axes: dict[str, list[AxisValue] | str] = Field(
+        {}, description="Each axis's values, or the param that gives them")
+    trial_s: str | None = Field(
+        None, description="Seconds one trial of one series takes, an expression over its "
+        "params and axis values (latlab_contract.estimate)")
     sweep: str | None = Field(None, description="The axis drawn as load-latency curves")
     gate: list[str] = Field(list(DEFAULT_GATE),
                             description="The metrics the CI gate judges")

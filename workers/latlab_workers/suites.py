@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from latlab_contract import ScenarioSpec, SlaTemplate, SuiteInfo
+from latlab_contract.estimate import AxisValue, EstimateError, axis_values, trials_s
 from latlab_contract.params import merge_params
 from latlab_contract.parsers import PARSERS, Parser, get_parser, load_parser
 from latlab_contract.result import Key, Slug, Sweep
@@ -26,7 +27,6 @@ from latlab_workers.templates import Context, render, render_one
 SUITES_DIR = Path(__file__).resolve().parents[1] / "suites"
 MAX_AXIS_VALUES = 64
 
-AxisValue = str | int | float
 Template = Annotated[str, Field(min_length=1)]
 
 
@@ -112,6 +112,12 @@ class Axis(_Spec):
         return self
 
 
+class EstimateSpec(_Spec):
+    # Seconds one trial of one series takes, warm-up included: an expression over the
+    # series' params and axis values (latlab_contract.estimate).
+    trial_s: str
+
+
 class SeriesSpec(_Spec):
     load: Template
     servers: list[Template] = []
@@ -131,6 +137,7 @@ class SuiteFile(_Spec):
     parsers: dict[str, ParserSpec] = {}
     axes: dict[Key, Axis] = {}
     series: SeriesSpec | None = None
+    estimate: EstimateSpec | None = None  # without one, a job's timeout is the default
     params: dict[Key, dict[str, Any]] = {}
     scenarios: Annotated[dict[Slug, ScenarioSpec], Field(min_length=1)]
     metrics: dict[Key, MetricSpec] = {}
@@ -261,6 +268,12 @@ class Suite:
         except ValueError as error:
             raise SuiteError(f"suite '{self.id}': sweep axis '{name}' is not numeric") from error
 
+    def trials_s(self, params: dict[str, Any], trials: int) -> float | None:
+        """Seconds `trials` of every series take, by the suite's estimate (if it has one)."""
+        info = self.info()
+        return None if info.trial_s is None else trials_s(info.trial_s, info.axes, params,
+                                                            trials)
+
     def parser(self, name: str) -> Parser:
         if name in self.spec.parsers:
             return load_parser(self.directory / self.spec.parsers[name].module)
@@ -271,7 +284,11 @@ class Suite:
             id=self.id, description=self.spec.description, version=self.version,
             programs={name: self.version for name in self.programs},
             scenarios=self.scenarios, params_schema=self.params_schema,
-            series_labels=list(self.spec.axes), sweep=self.spec.sweep, gate=self.spec.gate,
+            series_labels=list(self.spec.axes),
+            axes={name: axis.values if axis.values is not None else axis.param or ""
+                  for name, axis in self.spec.axes.items()},
+            trial_s=None if self.spec.estimate is None else self.spec.estimate.trial_s,
+            sweep=self.spec.sweep, gate=self.spec.gate,
             metrics=self.metrics, sla_templates=self.spec.sla_templates,
         )
 
@@ -282,10 +299,7 @@ class Suite:
         given = params.get(axis.param)
         if given is None:
             raise SuiteError(f"suite '{self.id}': axis '{name}' needs param '{axis.param}'")
-        values = given if isinstance(given, list) else (
-            [v.strip() for v in given.split(",") if v.strip()] if isinstance(given, str)
-            else [given])
-        return list(dict.fromkeys(values))
+        return axis_values(given)
 
     @staticmethod
     def _labelled(axis: Axis, params: dict[str, Any]) -> bool:
@@ -328,8 +342,14 @@ def load_suite(directory: Path) -> Suite:
     programs = {name: program.model_copy(update={"name": name})
                 for name, program in spec.programs.items()}
     spec = spec.model_copy(update={"programs": programs})
-    return Suite(id=spec.id, directory=directory, spec=spec,
-                 version=_version(directory, spec.build.sources))
+    suite = Suite(id=spec.id, directory=directory, spec=spec,
+                  version=_version(directory, spec.build.sources))
+    for name in spec.scenarios:  # the api will evaluate it: it must work at every scenario
+        try:
+            suite.trials_s(suite.resolved_params(name, {}), 1)
+        except EstimateError as error:
+            raise SuiteError(f"{path}: estimate.trial_s at scenario '{name}': {error}") from None
+    return suite
 
 
 def _check_network(path: Path, spec: SuiteFile) -> None:
@@ -400,9 +420,11 @@ def main(argv: list[str]) -> int:
             return 1
         suite = suites[suite_id]
         for name in suite.scenarios:
-            plans = suite.plan(suite.resolved_params(name, {}))
-            print(f"{suite_id}/{name}: {len(plans)} series "
-                  f"{[p.labels for p in plans]}")
+            params = suite.resolved_params(name, {})
+            plans = suite.plan(params)
+            seconds = suite.trials_s(params, 1)
+            about = "" if seconds is None else f", about {seconds:.0f} s a repetition"
+            print(f"{suite_id}/{name}: {len(plans)} series{about} {[p.labels for p in plans]}")
     return 0
 
 

@@ -12,6 +12,7 @@ from latlab.core.clock import get_clock
 from latlab.core.settings import get_settings
 from latlab.models import Alert, Job, Run, Schedule, Severity
 from latlab.runs import service as run_service
+from latlab_contract.estimate import MIN_TIMEOUT_S
 from latlab_contract.vocabulary import DEFAULT_GATE, Vocabulary, quantity
 
 # Histories watched for change points on every new run of the default branch.
@@ -65,7 +66,10 @@ def check_missing_data(session: Session) -> int:
     for schedule in session.scalars(select(Schedule).where(
             Schedule.enabled, Schedule.last_run_at.is_not(None))):
         assert schedule.last_run_at is not None
-        window = timedelta(seconds=int(schedule.spec.get("timeout_s", 900))) + grace
+        # The time limit its latest job was given (its own, or its estimate's).
+        limit = session.scalar(select(Job.timeout_s).where(Job.schedule_id == schedule.id)
+                               .order_by(Job.id.desc()).limit(1))
+        window = timedelta(seconds=limit or MIN_TIMEOUT_S) + grace
         if now < schedule.last_run_at + window:
             continue
         delivered = session.scalar(

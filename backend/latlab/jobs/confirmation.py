@@ -15,8 +15,7 @@ from sqlalchemy.orm import Session
 
 from latlab.core.clock import get_clock
 from latlab.models import Job, JobStatus, Project, Run
-
-MAX_TIMEOUT_S = 6 * 3600  # the longest a job may be given (`JobCreate.timeout_s`)
+from latlab_contract.estimate import MAX_TIMEOUT_S
 
 
 def wanted(session: Session, run: Run) -> bool:

@@ -13,6 +13,7 @@ from latlab.jobs import service as job_service
 from latlab.jobs.schemas import (
     JobCreate,
     JobCreated,
+    JobEstimate,
     JobPage,
     JobRead,
     ProgramRead,
@@ -41,6 +42,14 @@ def create_job(body: JobCreate, principal: JobWriter, session: DbSession) -> Job
         session, projects.writable(principal.project), body,
         created_by_id=None if principal.user is None else principal.user.id)
     return JobCreated(id=jobs[0].id, status=jobs[0].status, job_ids=[j.id for j in jobs])
+
+
+@router.post("/jobs/estimate", responses=documented(Conflict))
+def estimate_job(body: JobCreate, principal: Reader, session: DbSession) -> JobEstimate:
+    """What a job of this request would run and how long it should take, checked as
+    `POST /jobs` checks it (a request too long for any timeout is refused the same way),
+    without creating it."""
+    return job_service.plan(session, body).estimate
 
 
 @router.get("/jobs")

@@ -5,6 +5,7 @@ from pydantic import ConfigDict, Field, StringConstraints
 
 from latlab.core.schemas import Schema
 from latlab.models import JobStatus
+from latlab_contract.estimate import MAX_TIMEOUT_S
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
 
@@ -13,7 +14,7 @@ class JobCreate(Schema):
     model_config = ConfigDict(json_schema_extra={"examples": [
         {"suite": "echo", "scenario": "default", "params": {"count": 50000}},
         {"suite": "http-order", "scenario": "large", "repetitions": 2,
-         "params": {"loads": "c,rust,go", "pin_cpus": "2", "mlock": True}}]})
+         "params": {"loads": "c,rust,go", "pin_cpus": "1", "mlock": True}}]})
 
     suite: Slug
     scenario: Slug = "default"
@@ -22,7 +23,9 @@ class JobCreate(Schema):
     all_matching: bool = Field(False, description="One job on every matching online host")
     repetitions: Annotated[int, Field(
         ge=1, le=100, description="Trials per series; 5 lets a comparison test a change")] = 5
-    timeout_s: Annotated[int, Field(ge=10, le=6 * 3600)] = 900
+    timeout_s: Annotated[int | None, Field(
+        ge=10, le=MAX_TIMEOUT_S, description="Seconds the job may take; by default its "
+        "estimate (POST /jobs/estimate) with a margin and time to build, at least 900")] = None
     profile: bool = Field(False, description="After the repetitions, one more trial per "
                           "series with each program's CPU profiled (perf, py-spy or "
                           "async-profiler); that trial enters no statistic")
@@ -32,6 +35,16 @@ class JobCreated(Schema):
     id: int
     status: JobStatus
     job_ids: list[int] = Field(description="Every job created (several with all_matching)")
+
+
+class JobEstimate(Schema):
+    series: int = Field(description="Series the params expand into")
+    trials: int = Field(description="Trials of each series (the repetitions, and one more "
+                        "when profiling)")
+    estimate_s: float | None = Field(description="Seconds the trials should take, by the "
+                                     "suite's estimate; null when its host states none")
+    timeout_s: int = Field(description="The timeout the job gets: the one asked for, else "
+                           "the estimate's")
 
 
 class ProgramRead(Schema):

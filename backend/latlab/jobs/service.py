@@ -5,6 +5,7 @@ to; events of an older attempt, or for a finished job, are ignored, so a redeliv
 is harmless.
 """
 
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -18,9 +19,17 @@ from latlab.core.errors import Conflict, NotFound, Unprocessable
 from latlab.core.settings import get_settings
 from latlab.core.validation import BodyInvalid
 from latlab.hosts import service as host_service
-from latlab.jobs.schemas import JobCreate
+from latlab.jobs.schemas import JobCreate, JobEstimate
 from latlab.models import Host, Job, JobStatus, Project
 from latlab_contract import EXECUTE_JOB, JobEvent, JobSpec, host_queue
+from latlab_contract.estimate import (
+    MAX_TIMEOUT_S,
+    MIN_TIMEOUT_S,
+    EstimateError,
+    series_contexts,
+    timeout_s,
+    trials_s,
+)
 from latlab_contract.params import merge_params
 
 ACTIVE = (JobStatus.dispatched, JobStatus.running)
@@ -60,9 +69,18 @@ def transition(job: Job, status: JobStatus, error: str | None = None) -> None:
     job.last_event_at = now
 
 
-def create_jobs(session: Session, project: Project, request: JobCreate,
-                created_by_id: int | None = None, schedule_id: int | None = None) -> list[Job]:
-    """Validates the request against what online hosts offer and dispatches it."""
+@dataclass(frozen=True)
+class Plan:
+    """A job request checked against the suite catalogue: what it would run, for how long."""
+
+    params: dict[str, Any]
+    estimate: JobEstimate
+
+
+def plan(session: Session, request: JobCreate) -> Plan:
+    """Validates a request against what online hosts offer (its suite, scenario and params)
+    and estimates its time: a request whose estimate needs more than the longest timeout is
+    refused, with the estimate."""
     offered = host_service.catalogue(session)
     if request.suite not in offered:
         raise Conflict(f"no online host offers suite '{request.suite}'")
@@ -74,6 +92,37 @@ def create_jobs(session: Session, project: Project, request: JobCreate,
     params = merge_params(suite.params_schema, suite.scenarios[request.scenario].params,
                           request.params)
     validate_params(suite.params_schema, params)
+    trials = request.repetitions + request.profile
+    series = len(series_contexts(suite.axes, params))
+    estimate = None
+    if suite.trial_s is not None:
+        try:
+            estimate = trials_s(suite.trial_s, suite.axes, params, trials)
+        except EstimateError:  # checked at every scenario when the suite loads; a param
+            estimate = None     # outside what its author foresaw gets the default timeout
+    limit = request.timeout_s
+    if limit is None:
+        limit = MIN_TIMEOUT_S if estimate is None else timeout_s(estimate)
+        if limit > MAX_TIMEOUT_S:
+            assert estimate is not None
+            raise Unprocessable(
+                f"about {_duration(estimate)} ({series} series x {trials} trials by the "
+                f"suite's estimate), more than a job may take ({MAX_TIMEOUT_S // 3600} h with "
+                f"its margin): give fewer repetitions or series, or shorter trials",
+                "$.repetitions")
+    return Plan(params, JobEstimate(series=series, trials=trials, estimate_s=estimate,
+                                    timeout_s=limit))
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 3600:.0f} h" if seconds >= 7200 else f"{seconds / 60:.0f} min"
+
+
+def create_jobs(session: Session, project: Project, request: JobCreate,
+                created_by_id: int | None = None, schedule_id: int | None = None) -> list[Job]:
+    """Validates the request against what online hosts offer and dispatches it."""
+    planned = plan(session, request)
+    params = planned.params
     hosts = matching_hosts(session, request.suite, request.host_tags)
     if not hosts:
         tags = ", ".join(request.host_tags) or "(any)"
@@ -84,7 +133,8 @@ def create_jobs(session: Session, project: Project, request: JobCreate,
         job = Job(
             project_id=project.id, suite=request.suite, scenario=request.scenario,
             params=params, host_tags=request.host_tags, repetitions=request.repetitions,
-            timeout_s=request.timeout_s, profile=request.profile, status=JobStatus.queued,
+            timeout_s=planned.estimate.timeout_s, profile=request.profile,
+            status=JobStatus.queued,
             progress=0.0, attempts=0,
             pinned_host_id=None if target is None else target.id, created_by_id=created_by_id,
             schedule_id=schedule_id, created_at=get_clock().now(), programs=[],

@@ -21,6 +21,18 @@ function hasActive(page: JobPage | undefined): boolean {
   return page?.items.some((job) => isActive(job.status)) ?? false;
 }
 
+/** What a launch would run and for how long (the API checks it as it checks a launch). */
+export function useJobEstimate(body: JobCreate | undefined) {
+  return useQuery({
+    queryKey: keys.jobs.estimate(body ?? ({} as JobCreate)),
+    queryFn: ({ signal }) =>
+      unwrap(api.POST("/api/v1/jobs/estimate", { body: body as JobCreate, signal })),
+    enabled: body !== undefined,
+    placeholderData: keepPreviousData,
+    retry: false,
+  });
+}
+
 export function useCreateJob() {
   const queryClient = useQueryClient();
   return useMutation({

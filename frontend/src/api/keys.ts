@@ -3,6 +3,7 @@
 import type {
   AlertListQuery,
   CompareQuery,
+  JobCreate,
   JobListQuery,
   ProfileCompareQuery,
   RunListQuery,
@@ -49,6 +50,7 @@ export const keys = {
   jobs: {
     all: ["jobs"] as const,
     list: (query: JobListQuery) => [...keys.jobs.all, "list", query] as const,
+    estimate: (body: JobCreate) => [...keys.jobs.all, "estimate", body] as const,
   },
   alerts: {
     all: ["alerts"] as const,

@@ -501,6 +501,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/jobs/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Estimate Job
+         * @description What a job of this request would run and how long it should take, checked as
+         *     `POST /jobs` checks it (a request too long for any timeout is refused the same way),
+         *     without creating it.
+         */
+        post: operations["estimate_job_api_v1_jobs_estimate_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/jobs/{job_id}": {
         parameters: {
             query?: never;
@@ -1523,9 +1545,9 @@ export interface components {
             repetitions: number;
             /**
              * Timeout S
-             * @default 900
+             * @description Seconds the job may take; by default its estimate (POST /jobs/estimate) with a margin and time to build, at least 900
              */
-            timeout_s: number;
+            timeout_s?: number | null;
             /**
              * Profile
              * @description After the repetitions, one more trial per series with each program's CPU profiled (perf, py-spy or async-profiler); that trial enters no statistic
@@ -1543,6 +1565,29 @@ export interface components {
              * @description Every job created (several with all_matching)
              */
             job_ids: number[];
+        };
+        /** JobEstimate */
+        JobEstimate: {
+            /**
+             * Series
+             * @description Series the params expand into
+             */
+            series: number;
+            /**
+             * Trials
+             * @description Trials of each series (the repetitions, and one more when profiling)
+             */
+            trials: number;
+            /**
+             * Estimate S
+             * @description Seconds the trials should take, by the suite's estimate; null when its host states none
+             */
+            estimate_s: number | null;
+            /**
+             * Timeout S
+             * @description The timeout the job gets: the one asked for, else the estimate's
+             */
+            timeout_s: number;
         };
         /** JobPage */
         JobPage: {
@@ -2609,6 +2654,19 @@ export interface components {
              * @description The axes: labels its series may carry
              */
             series_labels: string[];
+            /**
+             * Axes
+             * @description Each axis's values, or the param that gives them
+             * @default {}
+             */
+            axes: {
+                [key: string]: (string | number)[] | string;
+            };
+            /**
+             * Trial S
+             * @description Seconds one trial of one series takes, an expression over its params and axis values (latlab_contract.estimate)
+             */
+            trial_s?: string | null;
             /**
              * Sweep
              * @description The axis drawn as load-latency curves
@@ -5404,6 +5462,76 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["JobCreated"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    estimate_job_api_v1_jobs_estimate_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobEstimate"];
                 };
             };
             /** @description No valid credentials: sign in, or send a live bearer token */

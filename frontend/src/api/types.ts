@@ -80,6 +80,7 @@ export type SuiteRead = Json<paths["/api/v1/suites"]["get"]["responses"][200]>[n
 export type JobCreate = NonNullable<
   paths["/api/v1/jobs"]["post"]["requestBody"]
 >["content"]["application/json"];
+export type JobEstimate = Json<paths["/api/v1/jobs/estimate"]["post"]["responses"][200]>;
 export type JobListQuery = NonNullable<paths["/api/v1/jobs"]["get"]["parameters"]["query"]>;
 export type JobPage = Json<paths["/api/v1/jobs"]["get"]["responses"][200]>;
 export type JobRead = JobPage["items"][number];

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 
 import {
   checkLaunch,
+  describeEstimate,
   formatProgress,
+  formatSeconds,
   isActive,
   parseRepetitions,
   parseTags,
@@ -37,11 +39,28 @@ describe("jobs", () => {
     expect(parseRepetitions("1.5")).toHaveProperty("error");
     expect(parseTimeout("900")).toEqual({ value: 900 });
     expect(parseTimeout("5")).toHaveProperty("error");
+    expect(parseTimeout(" ")).toEqual({ value: undefined });
+  });
+
+  it("says how long a job takes in the unit that reads best", () => {
+    expect(formatSeconds(42.4)).toBe("42 s");
+    expect(formatSeconds(750)).toBe("13 min");
+    expect(formatSeconds(4320)).toBe("72 min");
+    expect(formatSeconds(9000)).toBe("2.5 h");
+    expect(describeEstimate({ series: 8, trials: 5, estimate_s: 2480, timeout_s: 4320 })).toBe(
+      "About 41 min: 8 series × 5 trials; timeout 72 min",
+    );
+    expect(describeEstimate({ series: 1, trials: 1, estimate_s: null, timeout_s: 900 })).toBe(
+      "No estimate from the suite: 1 series × 1 trials; timeout 15 min",
+    );
   });
 
   it("checks the launch form's own fields together", () => {
     expect(checkLaunch({ tags: "x86", repetitions: "3", timeout: "600" })).toEqual({
       fields: { host_tags: ["x86"], repetitions: 3, timeout_s: 600 },
+    });
+    expect(checkLaunch({ tags: "", repetitions: "5", timeout: "" })).toEqual({
+      fields: { host_tags: [], repetitions: 5 },
     });
     expect(checkLaunch({ tags: "X", repetitions: "0", timeout: "600" })).toEqual({
       errors: {

@@ -1,6 +1,6 @@
 /** Job states and the launch form's host tags. */
 
-import type { JobStatus } from "../api/types";
+import type { JobEstimate, JobStatus } from "../api/types";
 
 export const ACTIVE_STATUSES: readonly JobStatus[] = ["queued", "dispatched", "running"];
 
@@ -31,7 +31,8 @@ export interface LaunchText {
 export interface LaunchFields {
   host_tags: string[];
   repetitions: number;
-  timeout_s: number;
+  /** Absent: the job's estimate sets it. */
+  timeout_s?: number;
 }
 
 /** The launch form's own fields (the suite's params aside), checked, or an error per field. */
@@ -51,7 +52,11 @@ export function checkLaunch(
     };
   }
   return {
-    fields: { host_tags: tags.tags, repetitions: repetitions.value, timeout_s: timeout.value },
+    fields: {
+      host_tags: tags.tags,
+      repetitions: repetitions.value,
+      ...(timeout.value === undefined ? {} : { timeout_s: timeout.value }),
+    },
   };
 }
 
@@ -69,12 +74,30 @@ export function parseRepetitions(text: string): { value: number } | { error: str
   return { value };
 }
 
-/** Timeout in seconds: 10 s .. 6 h (the API's bounds). */
-export function parseTimeout(text: string): { value: number } | { error: string } {
+/** Timeout in seconds: 10 s .. 6 h (the API's bounds); blank: from the job's estimate. */
+export function parseTimeout(text: string): { value: number | undefined } | { error: string } {
+  if (text.trim() === "") return { value: undefined };
   const value = Number(text);
   if (!/^\d+$/.test(text.trim()) || value < 10 || value > 21_600)
     return { error: "whole seconds from 10 to 21,600" };
   return { value };
+}
+
+/** 42 -> "42 s", 750 -> "13 min", 9000 -> "2.5 h": a job's estimate or timeout. */
+export function formatSeconds(seconds: number): string {
+  if (seconds < 90) return `${String(Math.round(seconds))} s`;
+  if (seconds < 7200) return `${String(Math.round(seconds / 60))} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
+}
+
+/** "About 41 min: 8 series × 5 trials; timeout 72 min". */
+export function describeEstimate(estimate: JobEstimate): string {
+  const about =
+    estimate.estimate_s === null
+      ? "No estimate from the suite"
+      : `About ${formatSeconds(estimate.estimate_s)}`;
+  const work = `${String(estimate.series)} series × ${String(estimate.trials)} trials`;
+  return `${about}: ${work}; timeout ${formatSeconds(estimate.timeout_s)}`;
 }
 
 export const JOB_STATUSES: readonly JobStatus[] = [

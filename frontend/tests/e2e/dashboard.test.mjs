@@ -103,6 +103,20 @@ test("dashboard: the acceptance walk-through", async (t) => {
     await form.getByRole("button", { name: "Launch" }).click();
     await form.getByText("must be at least 0").waitFor();
 
+    // The API estimates the job as the form changes; one too long for any timeout says so.
+    const estimate = form.getByRole("status", { name: "Estimate" });
+    await estimate.filter({ hasText: /^About \d+ s: 1 series × 1 trials; timeout 15 min$/ }).waitFor();
+    const duration = form.getByRole("textbox", { name: "duration_s", exact: true });
+    const repetitions = form.getByRole("textbox", { name: "Repetitions" });
+    await count.fill("0");
+    await duration.fill("3600");
+    await repetitions.fill("100");
+    await estimate
+      .filter({ hasText: "Cannot run as it stands: about 100 h (1 series x 100 trials" })
+      .waitFor();
+    await duration.fill("");
+    await repetitions.fill("1");
+
     await count.fill("2000");
     await form.getByRole("textbox", { name: "warmup", exact: true }).fill("100");
     await form.getByRole("button", { name: "Launch" }).click();

@@ -1,9 +1,9 @@
-import { useMemo, useState, type FormEvent } from "react";
+import { useDeferredValue, useMemo, useState, type FormEvent } from "react";
 
 import { ApiError, errorMessage } from "../../api/client";
-import { useCreateJob } from "../../api/jobs";
+import { useCreateJob, useJobEstimate } from "../../api/jobs";
 import type { JobCreate, SuiteRead } from "../../api/types";
-import { checkLaunch, type LaunchText } from "../../lib/jobs";
+import { checkLaunch, describeEstimate, type LaunchText } from "../../lib/jobs";
 import {
   checkParams,
   effectiveDefaults,
@@ -18,7 +18,8 @@ import { ParamInput } from "./ParamInput";
 /**
  * Launch a job from the suite catalogue: the scenario, its parameters as the suite's schema
  * describes them (checked here, then by the server, whose problems land on their fields),
- * host tags, repetitions and a timeout.
+ * host tags, repetitions and a timeout (by default from the job's estimate, shown as the
+ * form changes).
  */
 export function JobLaunchForm({
   suites,
@@ -72,11 +73,36 @@ function SuiteForm({
   const [allMatching, setAllMatching] = useState(false);
   const [profile, setProfile] = useState(false);
   const [repetitionsText, setRepetitionsText] = useState("1");
-  const [timeoutText, setTimeoutText] = useState("900");
+  const [timeoutText, setTimeoutText] = useState("");
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [launchErrors, setLaunchErrors] = useState<Partial<Record<keyof LaunchText, string>>>({});
   const [formErrors, setFormErrors] = useState<string[]>([]);
   const create = useCreateJob();
+  // The form checked: an error per field, or the request as it stands.
+  function checked() {
+    const check = checkParams(fields, inputs, defaults);
+    const launch = checkLaunch({
+      tags: tagsText,
+      repetitions: repetitionsText,
+      timeout: timeoutText,
+    });
+    const body: JobCreate | undefined =
+      "errors" in launch || Object.keys(check.errors).length > 0
+        ? undefined
+        : {
+            suite: suite.id,
+            scenario,
+            params: check.params,
+            all_matching: allMatching,
+            profile,
+            ...launch.fields,
+          };
+    const launchProblems = "errors" in launch ? launch.errors : {};
+    return { paramErrors: check.errors, launchProblems, body };
+  }
+  // The API estimates the request as the form changes, once its fields check out.
+  const draft = useDeferredValue(checked().body, undefined);
+  const estimate = useJobEstimate(draft);
 
   function changeScenario(name: string) {
     setScenario(name);
@@ -92,24 +118,11 @@ function SuiteForm({
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const check = checkParams(fields, inputs, defaults);
-    const launch = checkLaunch({
-      tags: tagsText,
-      repetitions: repetitionsText,
-      timeout: timeoutText,
-    });
-    setErrors(check.errors);
-    setLaunchErrors("errors" in launch ? launch.errors : {});
+    const { paramErrors, launchProblems, body } = checked();
+    setErrors(paramErrors);
+    setLaunchErrors(launchProblems);
     setFormErrors([]);
-    if ("errors" in launch || Object.keys(check.errors).length > 0) return;
-    const body: JobCreate = {
-      suite: suite.id,
-      scenario,
-      params: check.params,
-      all_matching: allMatching,
-      profile,
-      ...launch.fields,
-    };
+    if (body === undefined) return;
     create.mutate(body, {
       onSuccess: (created) =>
         onLaunched(created.job_ids.length > 0 ? created.job_ids : [created.id]),
@@ -191,12 +204,19 @@ function SuiteForm({
             />
           )}
         </Field>
-        <Field label="Timeout (s)" hint="10 – 21,600" error={launchErrors.timeout}>
+        <Field
+          label="Timeout (s)"
+          hint="10 – 21,600; blank: from the estimate"
+          error={launchErrors.timeout}
+        >
           {(control) => (
             <input
               {...control}
               inputMode="numeric"
               value={timeoutText}
+              placeholder={
+                estimate.data === undefined ? "from the estimate" : String(estimate.data.timeout_s)
+              }
               onChange={(event) => setTimeoutText(event.target.value)}
             />
           )}
@@ -244,6 +264,13 @@ function SuiteForm({
           </div>
         </fieldset>
       )}
+      <output className="muted small launch-estimate" aria-label="Estimate">
+        {estimate.isError
+          ? `Cannot run as it stands: ${errorMessage(estimate.error)}`
+          : estimate.data === undefined
+            ? "\u00a0"
+            : describeEstimate(estimate.data)}
+      </output>
       <FormErrors messages={formErrors} />
       <div className="form-actions">
         <button type="submit" className="button button-primary" disabled={create.isPending}>
