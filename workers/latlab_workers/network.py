@@ -49,6 +49,9 @@ class NetworkProfile(BaseModel):
     bandwidth_kb_s: Annotated[int, Field(ge=1, le=10_000_000)] | None = None
     stall_ms: Annotated[int, Field(ge=1, le=600_000)] | None = None
     stall_every_s: Annotated[float, Field(gt=0, le=3600)] | None = None
+    # A stall that drops what it meets instead of holding it, the connections it met closed
+    # as it ends (Toxiproxy's `timeout` toxic, timeout 0): requests time out, peers reconnect.
+    stall_drops: bool = False
 
     @model_validator(mode="after")
     def consistent(self) -> "NetworkProfile":
@@ -56,6 +59,8 @@ class NetworkProfile(BaseModel):
             raise ValueError("jitter_ms is more than latency_ms (a delay cannot be negative)")
         if (self.stall_ms is None) != (self.stall_every_s is None):
             raise ValueError("give both stall_ms and stall_every_s, or neither")
+        if self.stall_drops and self.stall_ms is None:
+            raise ValueError("stall_drops needs stall_ms and stall_every_s")
         if self.stall_ms is not None and self.stall_every_s is not None and (
                 self.stall_ms >= self.stall_every_s * 1000):
             raise ValueError("stall_ms is not shorter than stall_every_s")
@@ -217,9 +222,12 @@ class Network:
 
     def _stalls(self) -> None:
         """Every stall_every_s seconds (from the start), a stall toxic on every proxy, both
-        directions, for stall_ms; lifting it delivers what it held."""
+        directions, for stall_ms; lifting it delivers what it held (or, with stall_drops,
+        what it met is gone and its connections closed)."""
         assert self.profile.stall_ms is not None and self.profile.stall_every_s is not None
         every, hold = self.profile.stall_every_s, self.profile.stall_ms / 1000
+        kind, attributes = (("timeout", {"timeout": 0}) if self.profile.stall_drops
+                            else ("latency", {"latency": STALL_LATENCY_MS}))
         started = time.monotonic()
         beat = 1
         while not self.stop.wait(max(started + beat * every - time.monotonic(), 0)):
@@ -230,8 +238,8 @@ class Network:
                     for proxy in stalled:
                         for stream in STREAMS:
                             self._call("POST", f"/proxies/{_quote(proxy)}/toxics", {
-                                "name": f"stall-{stream}", "type": "latency", "stream": stream,
-                                "attributes": {"latency": STALL_LATENCY_MS}})
+                                "name": f"stall-{stream}", "type": kind, "stream": stream,
+                                "attributes": attributes})
                 self.stop.wait(hold)
                 with self.lock:
                     for proxy in stalled:

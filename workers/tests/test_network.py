@@ -149,7 +149,9 @@ def round_trips(address: str, count: int, size: int = 16) -> list[float]:
             conn.sendall(payload)
             got = b""
             while len(got) < size:
-                got += conn.recv(size - len(got))
+                chunk = conn.recv(size - len(got))
+                assert chunk, f"the connection closed after {len(got)} of {size} bytes"
+                got += chunk
             times.append(time.monotonic() - started)
             assert got == payload
     return times
@@ -183,6 +185,29 @@ def test_a_stall_holds_the_data_then_delivers_all_of_it_in_order(tmp_path: Path)
         net.check()
     assert max(times) >= 0.2, max(times)  # an echo caught in a stall waited for its end
     assert statistics.median(times) < 0.2  # most are not
+
+
+def test_a_dropping_stall_loses_what_it_meets(tmp_path: Path) -> None:
+    """A 600 ms dropping stall every 2 s (the first 2 s after toxiproxy starts): an echo
+    sent inside it never comes back, even after the stall ends (Toxiproxy closes the
+    connection then); echoes before it, and after it on a new connection, do."""
+    dropping = NetworkProfile(description="drops", stall_ms=600, stall_every_s=2.0,
+                              stall_drops=True)
+    with echo_server() as address, network(dropping, tmp_path) as (net, _):
+        exposed = net.expose("server", ["listening"], {"listening": address})
+        started = time.monotonic()  # the stalls' clock started just before
+        assert max(round_trips(exposed["listening"], 5)) < 0.5  # before the first stall
+        time.sleep(started + 2.15 - time.monotonic())
+        with connect(exposed["listening"]) as conn:  # inside the stall
+            conn.settimeout(started + 3.15 - time.monotonic())
+            conn.sendall(b"lost in the stall")
+            try:  # the echo never comes: the connection ends with the stall, or stays silent
+                assert conn.recv(64) == b""
+            except TimeoutError:
+                pass
+        time.sleep(max(0.0, started + 3.0 - time.monotonic()))  # both directions lifted
+        assert max(round_trips(exposed["listening"], 5)) < 0.5  # a new connection works
+        net.check()
 
 
 def test_bandwidth_caps_the_rate(tmp_path: Path) -> None:
