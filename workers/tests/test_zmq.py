@@ -74,6 +74,18 @@ def test_the_baseline_profile_keeps_libzmq_defaults_but_rcvtimeo(
     assert set(tuning) == set(SEED_TUNED) - {"rcvtimeo"}
 
 
+@pytest.mark.parametrize("instrument", INSTRUMENTS)
+def test_the_seeds_before_profile_sets_128k_buffers(
+        build_dir: Path, server: Server, instrument: str) -> None:
+    result = run(instrument_argv(instrument, build_dir, server, "req-rep", "baseline-128k",
+                                 window=1))
+    assert result.returncode == 0, result.stderr
+    tuning = result.report["tuning"]
+    assert {k: tuning.pop(k) for k in ("sndbuf", "rcvbuf", "rcvtimeo")} == {
+        "sndbuf": "applied: 128000", "rcvbuf": "applied: 128000", "rcvtimeo": "applied: 5000"}
+    assert all(value.startswith("default: ") for value in tuning.values()), tuning
+
+
 @pytest.mark.parametrize(("instrument", "pattern"), [
     ("python", "req-rep"), ("c", "req-rep"), ("c", "dealer-router")])
 def test_an_unanswered_request_times_out_and_the_req_socket_is_reopened(

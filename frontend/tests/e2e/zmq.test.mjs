@@ -1,5 +1,5 @@
-// The zmq suite's acceptance in the browser: the seed's experiment (baseline against tuned
-// sockets on the congested network) as one run, then baseline compared with tuned inside it:
+// The zmq suite's acceptance in the browser: the seed's experiment (its before and after
+// sockets on the lossy network) as one run, then before compared with after inside it:
 // deltas, verdicts and the warnings on tails resting on few samples. Screenshots of both.
 //
 //   LATLAB_URL=... LATLAB_EMAIL=... LATLAB_PASSWORD=... LATLAB_ZMQ_RUN_ID=... \
@@ -17,22 +17,22 @@ const runId = requireEnv("LATLAB_ZMQ_RUN_ID");
 
 const session = signedInSession(baseUrl);
 
-test("zmq seed: baseline against tuned inside one run", async (t) => {
+test("zmq seed: the seed's before against its after inside one run", async (t) => {
   await t.test("the run holds every series and says which network it ran on", async () => {
     await session.page.goto(`${baseUrl}/runs/${runId}`);
     await session.page.getByRole("heading", { name: "Compare two series" }).waitFor();
-    await session.page.getByText("congested").first().waitFor();
-    for (const label of ["profile=baseline", "profile=tuned", "pattern=pub-sub"]) {
+    await session.page.getByText("lossy").first().waitFor();
+    for (const label of ["profile=baseline-128k", "profile=tuned", "pattern=pub-sub"]) {
       await session.page.getByText(label).first().waitFor();
     }
     await screenshot(session.page, "zmq-01-seed-run");
   });
 
-  await t.test("baseline vs tuned: deltas, verdicts, few-sample warnings", async () => {
+  await t.test("before vs after: deltas, verdicts, few-sample warnings", async () => {
     const form = session.page.getByRole("form", { name: "Compare two series of this run" });
     // By the label's start: a select's name also holds its options ("baseline", "tuned").
     await form.getByLabel(/^Along/).selectOption("profile");
-    await form.getByLabel(/^baseline/).selectOption("baseline");
+    await form.getByLabel(/^baseline/).selectOption("baseline-128k");
     await form.getByLabel(/^candidate/).selectOption("tuned");
     await form.getByRole("button", { name: "Compare series" }).click();
     await session.page.waitForURL(/\/compare\?/);

@@ -4,7 +4,7 @@
  * on stdout. It follows the same contract as the Python instrument (../../README.md): same
  * arguments, same JSON, same counting.
  *
- *   quote-load-c --pattern req-rep|dealer-router|pub-sub --profile baseline|tuned --symbol S
+ *   quote-load-c --pattern req-rep|dealer-router|pub-sub --profile baseline|baseline-128k|tuned --symbol S
  *                --router HOST:PORT --pub HOST:PORT --window SECONDS --warmup N
  *                --in-flight K --subscribers N [--join-delay-ms MS] [--read-delay-us US]
  */
@@ -49,6 +49,7 @@ static const int OPTION_IDS[OPTION_COUNT] = {
 #define NOT_SET INT32_MIN
 static const struct profile PROFILES[] = {
     {"baseline", {NOT_SET, NOT_SET, 5000, NOT_SET, NOT_SET, NOT_SET}},
+    {"baseline-128k", {128000, 128000, 5000, NOT_SET, NOT_SET, NOT_SET}},
     {"tuned", {256000, 256000, 2000, 1, 300, 0}},
 };
 #define RCVTIMEO_AT 2
@@ -111,7 +112,7 @@ static void usage(const char *problem)
 {
     fprintf(stderr, "quote-load-c: %s\n"
             "usage: quote-load-c --pattern req-rep|dealer-router|pub-sub --profile "
-            "baseline|tuned --symbol S --router HOST:PORT --pub HOST:PORT --window SECONDS "
+            "baseline|baseline-128k|tuned --symbol S --router HOST:PORT --pub HOST:PORT --window SECONDS "
             "[--warmup N] [--in-flight K] [--subscribers N] [--join-delay-ms MS] "
             "[--read-delay-us US]\n", problem);
     exit(2);
@@ -185,7 +186,7 @@ static struct options parse(int argc, char **argv)
                 if (strcmp(optarg, PROFILES[i].name) == 0)
                     o.profile = &PROFILES[i];
             if (!o.profile)
-                usage("--profile is baseline or tuned");
+                usage("--profile is baseline, baseline-128k or tuned");
             break;
         case 's':
             if (!valid_symbol(optarg))

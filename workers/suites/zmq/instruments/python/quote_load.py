@@ -2,7 +2,7 @@
 REQ-REP, DEALER-ROUTER or PUB-SUB with a socket profile, for a window of seconds, one JSON
 document on stdout. The contract every instrument follows is the suite's README.md.
 
-    quote_load.py --pattern req-rep|dealer-router|pub-sub --profile baseline|tuned
+    quote_load.py --pattern req-rep|dealer-router|pub-sub --profile baseline|baseline-128k|tuned
                   --symbol S --router HOST:PORT --pub HOST:PORT --window SECONDS --warmup N
                   --in-flight K --subscribers N [--join-delay-ms MS] [--read-delay-us US]
 
@@ -36,6 +36,7 @@ INTERVAL_PERCENTILES = (("p50", 500), ("p90", 900), ("p99", 990), ("p999", 999))
 # The socket profiles (README.md): what each sets; an option not named keeps libzmq's default.
 PROFILES: dict[str, dict[str, int]] = {
     "baseline": {"rcvtimeo": 5000},
+    "baseline-128k": {"sndbuf": 128000, "rcvbuf": 128000, "rcvtimeo": 5000},  # the seed's before
     "tuned": {"sndbuf": 256000, "rcvbuf": 256000, "rcvtimeo": 2000, "tcp_keepalive": 1,
               "tcp_keepalive_idle": 300, "linger": 0},
 }
