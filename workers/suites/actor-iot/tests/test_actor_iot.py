@@ -107,6 +107,32 @@ def test_a_wrong_rule_fails_the_trial_naming_both_counts(build_dir: Path, mode: 
     assert "raised alerts the data does not call for" in line and "--wrong-rule" in line
 
 
+@pytest.mark.parametrize(("level", "lines_per_message"), [("warn", 0), ("info", 1),
+                                                         ("debug", 2)])
+def test_the_log_level_logs_each_message_as_the_seeds_platform_did(
+        build_dir: Path, level: str, lines_per_message: int) -> None:
+    """info: a line per message (warm-up and measured) from the device's step, with its time;
+    debug: one more from the rule chain; warn: none. The trial is measured either way."""
+    outcome = minitb(build_dir, mode="actor", log_level=level, **SMALL)
+    outcome.trial()
+    logged = [line for line in outcome.stderr.splitlines() if " minitb.Core - " in line]
+    messages = SMALL["devices"] * (SMALL["messages"] + SMALL["warmup"])
+    assert len(logged) == lines_per_message * messages, outcome.stderr[-2000:]
+    if logged:
+        assert re.fullmatch(r"\d+ \[[^]]+\] INFO minitb\.Core - device \d+ telemetry seq \d+: "
+                            r"temperature -?\d+ humidity \d+", logged[0]), logged[0]
+
+
+def test_log_levels_and_thread_counts_sweep_as_series() -> None:
+    plans = SUITE.plan(SUITE.resolved_params("single", {
+        "mode": "actor", "log_level": ["warn", "info"], "actor_threads": [5, 10]}))
+    assert [p.labels for p in plans] == [
+        {"mode": "actor", "devices": "1", "log_level": level, "actor_threads": threads}
+        for level in ("warn", "info") for threads in ("5", "10")]
+    (plain,) = SUITE.plan(SUITE.resolved_params("single", {"mode": "actor"}))
+    assert plain.labels == {"mode": "actor", "devices": "1"}  # unchanged for older runs
+
+
 def test_jvm_flags_from_params_are_applied_and_reported(build_dir: Path) -> None:
     serial = minitb(build_dir, gc="serial", **{**SMALL, "heap_mb": 64}).trial()
     assert serial.tuning is not None
@@ -152,6 +178,8 @@ def test_a_jvm_out_of_heap_exits_at_once_saying_so(build_dir: Path) -> None:
     (["--mode", "sync", "--devices", "1"], "--messages is required"),
     (["--mode", "sync", "--devices", "1", "--messages", "1", "--jvm", "x"],
      r"unknown options \[--jvm\]"),
+    (["--mode", "sync", "--devices", "1", "--messages", "1", "--log-level", "loud"],
+     "--log-level: 'loud' is not one of"),
 ])
 def test_bad_options_are_usage_errors(build_dir: Path, arguments: list[str],
                                       message: str) -> None:

@@ -26,12 +26,16 @@ public final class Main {
     // Only the result goes to stdout: anything else that prints (a library) goes to stderr.
     PrintStream result = System.out;
     System.setOut(System.err);
-    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-    // Started before Pekko's threads log, so SLF4J has nothing to replay (and say so).
-    org.slf4j.LoggerFactory.getILoggerFactory();
     int exitCode = 0;
     try {
-      result.println(Json.write(run(Options.parse(args))));
+      Options options = Options.parse(args);
+      // Logging goes to stderr (a file the runner keeps), each line with its time, as a
+      // platform's log would; started before Pekko's threads log, so SLF4J has nothing to
+      // replay (and say so).
+      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", options.logLevel());
+      System.setProperty("org.slf4j.simpleLogger.showDateTime", "true");
+      org.slf4j.LoggerFactory.getILoggerFactory();
+      result.println(Json.write(run(options)));
       result.flush();
     } catch (UsageError error) {
       System.err.println("minitb: " + error.getMessage() + "\n" + Options.USAGE);

@@ -6,13 +6,17 @@ import java.util.Map;
 
 /** The command line: `--name value` pairs, each checked; anything else is a usage error. */
 record Options(String mode, int devices, int messages, int warmup, int senders, int actorThreads,
-               int ruleThreads, int batch, long seed, boolean wrongRule, int timeoutS) {
+               int ruleThreads, int batch, long seed, boolean wrongRule, int timeoutS,
+               String logLevel) {
 
   static final List<String> MODES = List.of("actor", "sync", "mailbox");
+  /** SLF4J levels: warn logs nothing per message; info a line per message, as the seed's
+   *  platform did; debug a second line from the rule chain. */
+  static final List<String> LOG_LEVELS = List.of("warn", "info", "debug");
 
   static final String USAGE = "usage: minitb --mode actor|sync|mailbox --devices N --messages N"
       + " [--warmup N] [--senders N] [--actor-threads N] [--rule-threads N] [--batch N]"
-      + " [--seed N] [--wrong-rule true|false] [--timeout-s N]";
+      + " [--seed N] [--wrong-rule true|false] [--timeout-s N] [--log-level warn|info|debug]";
 
   static Options parse(String[] args) {
     Map<String, String> given = new HashMap<>();
@@ -40,7 +44,12 @@ record Options(String mode, int devices, int messages, int warmup, int senders, 
         read.integer("batch", 10, 1, 100_000),
         read.integer("seed", 42, 0, Integer.MAX_VALUE),
         read.bool("wrong-rule"),
-        read.integer("timeout-s", 300, 1, 86_400));
+        read.integer("timeout-s", 300, 1, 86_400),
+        read.text("log-level", "warn"));
+    if (!LOG_LEVELS.contains(options.logLevel())) {
+      throw new UsageError("--log-level: '" + options.logLevel() + "' is not one of "
+          + LOG_LEVELS);
+    }
     read.noneLeft();
     return options;
   }
