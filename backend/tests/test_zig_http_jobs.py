@@ -94,6 +94,14 @@ def test_the_broken_build_regresses_against_the_shipped_one_under_memcheck(
         assert trial["metrics"]["peak_heap_bytes"] > 0
     for trial in broken["series"][0]["trials"]:
         assert trial["metrics"]["memcheck_errors"] >= 100
+    # Where memcheck found them, kept from the first trial as the series' error stacks.
+    assert member.get(f"/api/v1/runs/{clean['id']}/profiles").json() == []
+    (stacks,) = member.get(f"/api/v1/runs/{broken['id']}/profiles").json()
+    assert (stacks["program"], stacks["tool"]) == ("server-zig", "memcheck")
+    assert stacks["samples"] == broken["series"][0]["trials"][0]["metrics"]["memcheck_errors"]
+    folded = member.get(f"/api/v1/runs/{broken['id']}/profiles/{stacks['id']}",
+                        params={"format": "folded"}).text
+    assert "parseHead (src/http.zig:" in folded and ";UninitCondition " in folded, folded
 
     compared = member.get("/api/v1/compare", params={"baseline": clean["id"],
                                                      "candidate": broken["id"]}).json()

@@ -126,6 +126,9 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
                     labels = _collect(collected, plan, found, variant.labels,
                                       servers.peak_rss(watched), tuning, used, seconds, busy)
                     labels_of.setdefault(step % len(plans), labels)
+                if step < len(plans) and parsed.series:  # the program's own, first trial's
+                    made += [p.model_copy(update={"labels": labels_of[step]})
+                             for p in parsed.profiles][:MAX_PROFILES - len(made)]
         finally:
             if network is not None:
                 network.close()

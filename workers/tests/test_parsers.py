@@ -39,10 +39,26 @@ def test_echo_client_output_becomes_a_trial() -> None:
     ('{"latency_hdr": "HISTF", "throughput": "fast", "metrics": {"x": "NaN?"}}',
      r"\$.metrics.x"),
     ('{"latency_hdr": "HISTF", "labels": {"a": 1}}', r"\$.labels.a"),
+    ('{"latency_hdr": "HISTF", "profiles": {"tool": "memcheck"}}', r"\$.profiles: not a list"),
+    ('{"latency_hdr": "HISTF", "profiles": [{"program": "s", "tool": "memcheck", '
+     '"folded": "a;b 1", "labels": {"x": "y"}}]}', "without labels"),
+    ('{"latency_hdr": "HISTF", "profiles": [{"program": "s", "tool": "memcheck", '
+     '"folded": "a;b many"}]}', "is not 'frame;...;frame count'"),
 ])
 def test_unusable_output_names_where(raw: str, message: str) -> None:
     with pytest.raises(ParseError, match=message):
         get_parser("latlab-json")(raw, ParseContext(metrics=frozenset({"throughput"})))
+
+
+def test_a_document_may_carry_its_programs_own_stacks() -> None:
+    raw = (GOLDEN / "echo-client.json").read_text()
+    document = {**json.loads(raw), "profiles": [
+        {"program": "server-zig", "tool": "memcheck",
+         "folded": "main (main.zig:10);parseHead (http.zig:93);UninitCondition 300\n"}]}
+    parsed = get_parser("latlab-json")(json.dumps(document), ParseContext())
+    (profile,) = parsed.profiles
+    assert (profile.program, profile.tool, profile.labels) == ("server-zig", "memcheck", {})
+    assert profile.folded.startswith("main (main.zig:10);parseHead")
 
 
 def test_an_unknown_format_is_named() -> None:

@@ -230,7 +230,11 @@ function SpectrumPanel({ runId, seriesIds }: { runId: number; seriesIds: number[
   return <SpectrumChart lines={lines} />;
 }
 
-/** The run's CPU profiles, when it has any: pick one, see its flame graph, download it. */
+/**
+ * The run's profiles, when it has any: pick one, see its flame graph, download it. Most are
+ * CPU profiles; a program may also report stacks of its own (memcheck's errors, by where they
+ * happened).
+ */
 function ProfilesPanel({ run }: { run: RunRead }) {
   const profiles = useProfiles(run.id);
   const [chosenId, setChosenId] = useState<number | null>(null);
@@ -248,9 +252,10 @@ function ProfilesPanel({ run }: { run: RunRead }) {
     );
   }
   const chosen = profiles.data.find((profile) => profile.id === chosenId) ?? profiles.data[0]!;
+  const heading = profiles.data.every(isErrorStacks) ? "Memcheck error stacks" : "CPU profiles";
   return (
     <section aria-labelledby="cpu-profiles">
-      <h2 id="cpu-profiles">CPU profiles</h2>
+      <h2 id="cpu-profiles">{heading}</h2>
       {run.confirms_run_id !== null && (
         <p>
           This confirmation profiled both versions:{" "}
@@ -299,16 +304,29 @@ function ProfileFlameGraph({ runId, profile }: { runId: number; profile: Profile
   if ("error" in read) {
     return <ErrorState title="Could not read the profile" message={read.error} />;
   }
+  const errors = isErrorStacks(profile);
   return (
     <>
-      <FlameGraph tree={read.tree} label={`CPU flame graph of ${profileName(profile)}`} />
+      <FlameGraph
+        tree={read.tree}
+        label={`${errors ? "Memcheck error" : "CPU"} flame graph of ${profileName(profile)}`}
+      />
       <p className="muted small">
-        Top-down: the root (all samples) at the top, each function&apos;s callees under it; a
-        frame is as wide as its share of the samples, siblings sorted by name (the x axis is not
-        time), colours only tell frames apart.
+        {errors
+          ? "Where memcheck found errors: each stack is an error's, root at the top, the " +
+            "faulting frame (function, file:line) just above its kind; a frame is as wide as " +
+            "its share of the errors."
+          : "Top-down: the root (all samples) at the top, each function's callees under it; a " +
+            "frame is as wide as its share of the samples, siblings sorted by name (the x " +
+            "axis is not time), colours only tell frames apart."}
       </p>
     </>
   );
+}
+
+/** Stacks of errors a program reported (valgrind's memcheck), not CPU samples. */
+function isErrorStacks(profile: ProfileRead): boolean {
+  return profile.tool === "memcheck";
 }
 
 /** Intervals are per trial: pick the series and the trial (the first with intervals by default). */

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
-from latlab_contract.result import SeriesIn
+from latlab_contract.result import ProfileIn, SeriesIn
 from latlab_contract.vocabulary import MetricSpec
 
 
@@ -31,6 +31,9 @@ class Parsed:
     # The metrics a harness's headline is (go test -bench: ns/op), for the CI gate of a suite
     # the lab does not know.
     gate: list[str] = field(default_factory=list)
+    # Stacks a program reported of itself (memcheck's errors), for its series: the runner
+    # gives them the series' labels.
+    profiles: list[ProfileIn] = field(default_factory=list)
 
 
 class ParseError(Exception):

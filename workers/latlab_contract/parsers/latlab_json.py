@@ -2,7 +2,9 @@
 HdrHistogram V2, ns), optionally `latency_uncorrected_hdr`, `intervals` and `tuning` (what the
 program applied or the host refused), and metrics, either in a `metrics` object or as top-level
 numbers named like the suite's declared metrics. One document is one trial of one series;
-`labels` (an object of strings) adds labels the program itself knows."""
+`labels` (an object of strings) adds labels the program itself knows; `profiles` (objects with
+`program`, `tool` and `folded` stacks) are stacks the program recorded of itself, such as where
+memcheck found errors."""
 
 import json
 from typing import Any
@@ -10,7 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
-from latlab_contract.result import SeriesIn, TrialIn
+from latlab_contract.result import MAX_PROFILES, ProfileIn, SeriesIn, TrialIn
 
 
 def parse(text: str, context: ParseContext) -> Parsed:
@@ -35,12 +37,18 @@ def parse(text: str, context: ParseContext) -> Parsed:
     for key in ("intervals", "tuning"):
         if document.get(key) is not None:
             trial[key] = document[key]
+    profiles = document.get("profiles", [])
+    if not isinstance(profiles, list) or len(profiles) > MAX_PROFILES or not all(
+            isinstance(p, dict) and "labels" not in p for p in profiles):
+        raise ParseError(f"$.profiles: not a list of at most {MAX_PROFILES} objects without "
+                         f"labels (a profile belongs to the document's series)")
     try:
         series = SeriesIn(labels=document.get("labels", {}),
                           trials=[TrialIn.model_validate(trial)])
+        stacks = [ProfileIn.model_validate(profile) for profile in profiles]
     except ValidationError as error:
         raise ParseError(validation_message(error)) from error
-    return Parsed(series=[series])
+    return Parsed(series=[series], profiles=stacks)
 
 
 def _number(value: Any) -> bool:

@@ -11,6 +11,11 @@ latlab-json document:
                            malloc for, at its peak)
     ok, errors, timeouts   the requests, as hdr-load counted them under memcheck
 
+and, when memcheck found errors, where: a `profiles` entry (tool `memcheck`, program
+`server-zig`) whose folded stacks are the errors' own, root first, each frame `function
+(file:line)`, the error's kind as the leaf, counted by occurrences, so the lab draws them as a
+flame graph and lists the locations (the seed's report named `main.zig:182`).
+
 The latency histogram is the requests' under memcheck (tens of times slower than the server
 alone): it shows the run happened, it is not the server's latency.
 
@@ -35,6 +40,8 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 READY_S = 60  # valgrind takes seconds to start a program
+PROGRAM = "server-zig"  # the suite's name for the program valgrind ran
+STACK_FRAMES = 12  # of an error's stack, the innermost kept
 STOP_S = 60
 
 
@@ -76,14 +83,17 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, object]:
     load = serve_under(["--tool=memcheck", "--leak-check=full", "--show-leak-kinds=all",
                         "--error-limit=no", "--xml=yes", f"--xml-file={xml}",
                         f"--log-file={work / 'memcheck.log'}"], args, work / "memcheck")
-    errors, kinds, lost = read_memcheck(xml)
+    errors, kinds, lost, folded = read_memcheck(xml)
     massif = work / "massif.out"
     serve_under(["--tool=massif", f"--massif-out-file={massif}",
                  f"--log-file={work / 'massif.log'}"], args, work / "massif")
     metrics = {key: load["metrics"][key] for key in ("ok", "errors", "timeouts")}
     metrics.update({"memcheck_errors": errors, "memcheck_error_kinds": kinds,
                     "definitely_lost_bytes": lost, "peak_heap_bytes": read_massif(massif)})
-    return {"latency_hdr": load["latency_hdr"], "metrics": metrics}
+    document: dict[str, object] = {"latency_hdr": load["latency_hdr"], "metrics": metrics}
+    if folded:
+        document["profiles"] = [{"program": PROGRAM, "tool": "memcheck", "folded": folded}]
+    return document
 
 
 def serve_under(tool: list[str], args: argparse.Namespace, stem: Path) -> dict:
@@ -140,10 +150,11 @@ def announced(server: subprocess.Popen, stderr: str) -> str:
                       f"{Path(stderr).read_text(errors='replace')[-500:]}") from error
 
 
-def read_memcheck(path: Path) -> tuple[int, int, int]:
-    """(errors, distinct errors, definitely lost bytes) from memcheck's XML (protocol 4):
-    every error context is an <error> with a <unique> id, <errorcounts> says how often each
-    occurred; leaks are <error>s of kind Leak_*, reported once at exit."""
+def read_memcheck(path: Path) -> tuple[int, int, int, str]:
+    """(errors, distinct errors, definitely lost bytes, the errors' folded stacks) from
+    memcheck's XML (protocol 4): every error context is an <error> with a <unique> id and a
+    <stack> (innermost frame first), <errorcounts> says how often each occurred; leaks are
+    <error>s of kind Leak_*, reported once at exit."""
     try:
         root = ElementTree.parse(path).getroot()
     except (OSError, ElementTree.ParseError) as error:
@@ -153,6 +164,7 @@ def read_memcheck(path: Path) -> tuple[int, int, int]:
     counts = {pair.findtext("unique"): int(pair.findtext("count") or 0)
               for pair in root.iter("pair")}
     errors = kinds = lost = 0
+    stacks: dict[str, int] = {}
     for error in root.iter("error"):
         kind = error.findtext("kind") or ""
         if kind.startswith("Leak_"):
@@ -160,8 +172,27 @@ def read_memcheck(path: Path) -> tuple[int, int, int]:
                 lost += int(error.findtext("xwhat/leakedbytes") or 0)
             continue
         kinds += 1
-        errors += counts.get(error.findtext("unique"), 1)
-    return errors, kinds, lost
+        count = counts.get(error.findtext("unique"), 1)
+        errors += count
+        frames = [_frame(frame) for frame in error.findall("stack/frame")][:STACK_FRAMES]
+        stack = ";".join([*reversed(frames), _clean(kind or "error")])
+        stacks[stack] = stacks.get(stack, 0) + count
+    folded = "".join(f"{stack} {count}\n" for stack, count in sorted(stacks.items()))
+    return errors, kinds, lost, folded
+
+
+def _frame(frame: ElementTree.Element) -> str:
+    """`function (file:line)`, or what valgrind knows of it (its object, its address)."""
+    name = frame.findtext("fn") or Path(frame.findtext("obj") or "").name or (
+        frame.findtext("ip") or "?")
+    where = frame.findtext("file")
+    line = frame.findtext("line")
+    return _clean(f"{name} ({where}:{line})" if where and line else name)
+
+
+def _clean(text: str) -> str:
+    """A folded frame: no separator, no line break, no surrounding space."""
+    return " ".join(text.replace(";", ",").split()) or "?"
 
 
 def read_massif(path: Path) -> int:

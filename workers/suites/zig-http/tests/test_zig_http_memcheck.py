@@ -4,6 +4,7 @@ known by construction."""
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,10 @@ DRIVER = SUITE.directory / "memcheck" / "memcheck.py"
 
 
 def run_memcheck(built: Path, build: str, tmp_path: Path) -> dict:
+    return run_document(built, build, tmp_path)["metrics"]
+
+
+def run_document(built: Path, build: str, tmp_path: Path) -> dict:
     run = subprocess.run(
         [sys.executable, str(DRIVER), "--server", str(built / f"zig-{build}" / "bin" /
                                                        "zig-server"),
@@ -21,7 +26,7 @@ def run_memcheck(built: Path, build: str, tmp_path: Path) -> dict:
          "--timeout", "30", "--workdir", str(tmp_path / build)],
         capture_output=True, text=True, timeout=600, check=False)
     assert run.returncode == 0, run.stderr
-    return json.loads(run.stdout)["metrics"]
+    return json.loads(run.stdout)
 
 
 def test_the_shipped_server_is_memcheck_clean(built: Path, tmp_path: Path) -> None:
@@ -33,13 +38,23 @@ def test_the_shipped_server_is_memcheck_clean(built: Path, tmp_path: Path) -> No
     assert 5 * 8192 <= metrics["peak_heap_bytes"] < 1 << 20
 
 
-def test_the_uninitialised_request_build_is_caught(built: Path, tmp_path: Path) -> None:
-    metrics = run_memcheck(built, "uninit", tmp_path)
+def test_the_uninitialised_request_build_is_caught_with_its_locations(
+        built: Path, tmp_path: Path) -> None:
+    document = run_document(built, "uninit", tmp_path)
+    metrics = document["metrics"]
     assert metrics["ok"] == 300  # it serves as well: only memcheck sees the bug
     assert metrics["memcheck_errors"] >= 300  # at least one per request
     assert metrics["memcheck_error_kinds"] >= 1
     report = (tmp_path / "uninit" / "memcheck.xml").read_text()
     assert "UninitCondition" in report and "parseHead" in report
+    # Where, as folded stacks: the fault's frame names the Zig source file and line.
+    (profile,) = document["profiles"]
+    assert (profile["program"], profile["tool"]) == ("server-zig", "memcheck")
+    stacks = [line.rpartition(" ") for line in profile["folded"].splitlines()]
+    assert sum(int(count) for _, _, count in stacks) == metrics["memcheck_errors"]
+    faults = {stack.split(";")[-2] for stack, _, _ in stacks
+              if stack.endswith(";UninitCondition")}
+    assert any(re.fullmatch(r"parseHead \([\w/]+\.zig:\d+\)", f) for f in faults), faults
 
 
 LEAKY = r"""
@@ -72,8 +87,10 @@ def test_valgrind_reports_are_read_right(tmp_path: Path) -> None:
                    capture_output=True)
     subprocess.run(["valgrind", "--tool=massif", f"--massif-out-file={massif}",
                     str(tmp_path / "leaky")], check=True, capture_output=True)
-    errors, kinds, lost = driver.read_memcheck(xml)
+    errors, kinds, lost, folded = driver.read_memcheck(xml)
     assert (errors, kinds, lost) == (1, 1, 100)
+    # The error's stack, root first, its kind the leaf: the branch on line 13 of leaky.c.
+    assert folded.splitlines()[0].endswith("main (leaky.c:13);UninitCondition 1"), folded
     peak = driver.read_massif(massif)
     assert 3 << 20 <= peak <= (3 << 20) + 1100
 
