@@ -32,6 +32,8 @@ _TICK_S = 1 / os.sysconf("SC_CLK_TCK")
 METRICS: dict[str, MetricSpec] = {
     "cpu_s": MetricSpec(unit="s", direction="lower", label="CPU time"),
     "cpu_us_per_op": MetricSpec(unit="us", direction="lower", label="CPU per operation"),
+    # CPU seconds per second of the trial: 100 % is one CPU busy all along (top's CPU %).
+    "cpu_pct": MetricSpec(unit="%", direction="none", label="CPU use"),
     "switches_per_s": MetricSpec(unit="1/s", direction="none", label="context switches"),
     "preempted_per_s": MetricSpec(unit="1/s", direction="none",
                                   label="involuntary switches"),
@@ -157,6 +159,7 @@ def metrics(used: dict[str, Reading], seconds: float, operations: int,
         if operations:
             found[f"cpu_us_per_op.{program}"] = reading.cpu_s * 1e6 / operations
         if seconds > 0:
+            found[f"cpu_pct.{program}"] = 100 * reading.cpu_s / seconds
             found[f"switches_per_s.{program}"] = (
                 reading.voluntary + reading.involuntary) / seconds
             found[f"preempted_per_s.{program}"] = reading.involuntary / seconds

@@ -175,6 +175,8 @@ def test_a_trial_other_processes_took_the_cpus_from_is_marked_and_says_why(
                 "page_faults.load", "cpu_us_per_op.server"} <= set(trial.metrics), trial.metrics
         # The server spins a millisecond an answer: its CPU per request is at least that.
         assert trial.metrics["cpu_us_per_op.server"] >= 900, trial.metrics
+        # CPU use is CPU time over the trial's wall time; a spinning server is busy most of it.
+        assert 0 < trial.metrics["cpu_pct.server"] <= 100 * 2 + 1, trial.metrics
     assert result.metric_info["cpu_s.server"].unit == "s"
     assert result.metric_info[counters.OTHERS].direction == "lower"
     assert json.loads(result.model_dump_json(by_alias=True))["series"][0]["trials"][2][

@@ -123,6 +123,18 @@ def test_the_log_level_logs_each_message_as_the_seeds_platform_did(
                             r"temperature -?\d+ humidity \d+", logged[0]), logged[0]
 
 
+def test_the_backlog_is_what_each_message_found_in_flight(build_dir: Path) -> None:
+    """sync: each sender carries its message through the rule chain before the next, so a
+    message finds at most the other senders' in flight; actor: the unpaced senders run ahead
+    of the mailboxes, so the backlog grows toward every message measured."""
+    sync = minitb(build_dir, mode="sync", **SMALL).trial().metrics
+    senders = SMALL["devices"]  # at most one sender per device
+    assert 0 <= sync["queue_depth_p99"] <= sync["queue_depth_max"] <= senders - 1, sync
+    actor = minitb(build_dir, mode="actor", **SMALL).trial().metrics
+    measured = SMALL["devices"] * SMALL["messages"]
+    assert actor["queue_depth_p99"] <= actor["queue_depth_max"] < measured, actor
+
+
 def test_log_levels_and_thread_counts_sweep_as_series() -> None:
     plans = SUITE.plan(SUITE.resolved_params("single", {
         "mode": "actor", "log_level": ["warn", "info"], "actor_threads": [5, 10]}))

@@ -87,7 +87,9 @@ public final class Main {
         }
         for (int i = 0; i < perDevice; i++) {
           for (int id = firstDevice; id < generators.length; id += senders) {
-            mode.send(generators[id].next(phase));
+            Telemetry message = generators[id].next(phase);
+            phase.sending();
+            mode.send(message);
           }
         }
       }, "sender-" + first);
@@ -128,6 +130,9 @@ public final class Main {
     metrics.put("errors", errors);
     metrics.put("alerts_fired", alerts);
     metrics.put("alerts_expected", measured.expectedAlerts());
+    Histogram backlog = measured.backlog();
+    metrics.put("queue_depth_max", backlog.getMaxValue());
+    metrics.put("queue_depth_p99", backlog.getValueAtPercentile(99));
     metrics.putAll(jvm);
     Map<String, String> tuning = new TreeMap<>(mode.tuning());
     tuning.putAll(JvmStats.tuning());

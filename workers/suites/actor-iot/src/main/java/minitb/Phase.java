@@ -19,6 +19,10 @@ final class Phase {
   private final CountDownLatch done = new CountDownLatch(1);
   // Wait-free recording from every thread that ends a message; values in nanoseconds.
   private final Recorder latency = new Recorder(3);
+  // Messages sent and not yet through the rule chain (in the mailboxes, or being handled), as
+  // each new message finds them: the backlog the seed's platform alerted on.
+  private final AtomicLong inFlight = new AtomicLong();
+  private final Recorder backlog = new Recorder(3);
   private final LongAdder errors = new LongAdder();
   private final LongAdder expectedAlerts = new LongAdder();
   private volatile long startNanos;
@@ -40,9 +44,15 @@ final class Phase {
     }
   }
 
+  /** A message is about to be sent: the backlog it joins is recorded. */
+  void sending() {
+    backlog.recordValue(inFlight.getAndIncrement());
+  }
+
   /** The message reached the end of the rule chain (`ok`) or failed on the way. */
   void completed(Telemetry message, boolean ok) {
     long now = System.nanoTime();
+    inFlight.decrementAndGet();
     if (ok) {
       latency.recordValue(now - message.sentNanos());
     } else {
@@ -76,5 +86,10 @@ final class Phase {
 
   Histogram latency() {
     return latency.getIntervalHistogram();
+  }
+
+  /** The backlog each message found when it was sent. */
+  Histogram backlog() {
+    return backlog.getIntervalHistogram();
   }
 }
