@@ -304,25 +304,38 @@ function ProfileFlameGraph({ runId, profile }: { runId: number; profile: Profile
   if ("error" in read) {
     return <ErrorState title="Could not read the profile" message={read.error} />;
   }
-  const errors = isErrorStacks(profile);
+  const { kind, hint } = PROFILE_KINDS[profile.tool] ?? PROFILE_KINDS.cpu!;
   return (
     <>
-      <FlameGraph
-        tree={read.tree}
-        label={`${errors ? "Memcheck error" : "CPU"} flame graph of ${profileName(profile)}`}
-      />
-      <p className="muted small">
-        {errors
-          ? "Where memcheck found errors: each stack is an error's, root at the top, the " +
-            "faulting frame (function, file:line) just above its kind; a frame is as wide as " +
-            "its share of the errors."
-          : "Top-down: the root (all samples) at the top, each function's callees under it; a " +
-            "frame is as wide as its share of the samples, siblings sorted by name (the x " +
-            "axis is not time), colours only tell frames apart."}
-      </p>
+      <FlameGraph tree={read.tree} label={`${kind} flame graph of ${profileName(profile)}`} />
+      <p className="muted small">{hint}</p>
     </>
   );
 }
+
+/** What a profile's stacks count, by the tool that recorded them (CPU samples by default). */
+const PROFILE_KINDS: Record<string, { kind: string; hint: string }> = {
+  cpu: {
+    kind: "CPU",
+    hint:
+      "Top-down: the root (all samples) at the top, each function's callees under it; a " +
+      "frame is as wide as its share of the samples, siblings sorted by name (the x axis is " +
+      "not time), colours only tell frames apart.",
+  },
+  memcheck: {
+    kind: "Memcheck error",
+    hint:
+      "Where memcheck found errors: each stack is an error's, root at the top, the faulting " +
+      "frame (function, file:line) just above its kind; a frame is as wide as its share of " +
+      "the errors.",
+  },
+  callgrind: {
+    kind: "Instruction",
+    hint:
+      "Each function's own instructions while the server served the requests (callgrind's " +
+      "self cost), one frame each: a frame is as wide as its share of the instructions.",
+  },
+};
 
 /** Stacks of errors a program reported (valgrind's memcheck), not CPU samples. */
 function isErrorStacks(profile: ProfileRead): boolean {

@@ -1,4 +1,4 @@
-"""The zig-http suite's memcheck load: runs the Zig server under valgrind twice, memcheck then
+"""The zig-http suite's valgrind load: runs the Zig server under valgrind twice, memcheck then
 massif, drives a bounded number of requests at it with hdr-load each time, stops it with
 SIGTERM (it then closes every connection and frees what it allocated), and prints one
 latlab-json document:
@@ -19,8 +19,19 @@ flame graph and lists the locations (the seed's report named `main.zig:182`).
 The latency histogram is the requests' under memcheck (tens of times slower than the server
 alone): it shows the run happened, it is not the server's latency.
 
+With `--tool callgrind` it runs the server once under callgrind instead, counting
+instructions only while the requests are served (instrumentation switched on once the server
+is up), and reports
+
+    instructions              instructions the server executed while serving
+    instructions_per_request  that, over the requests answered
+    ok, errors, timeouts      the requests, as hdr-load counted them
+
+with the server's functions by the instructions each executed itself (callgrind's self cost)
+as a `profiles` entry of tool `callgrind`: one frame each, `function (file)`.
+
     memcheck.py --server BIN --load HDR_LOAD --requests N --concurrency C --timeout S
-                [--workdir DIR]
+                [--tool memcheck|callgrind] [--workdir DIR]
 
 Exit status 0 when both valgrind runs finished and were read (whatever they found), 1 when
 they could not be, 2 for bad arguments.
@@ -37,6 +48,7 @@ import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ElementTree
+from collections.abc import Callable
 from pathlib import Path
 
 READY_S = 60  # valgrind takes seconds to start a program
@@ -56,6 +68,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--requests", type=int, required=True)
     parser.add_argument("--concurrency", type=int, required=True)
     parser.add_argument("--timeout", type=int, default=30)
+    parser.add_argument("--tool", choices=("memcheck", "callgrind"), default="memcheck")
     parser.add_argument("--workdir", type=Path, help="keep valgrind's files here")
     args = parser.parse_args(argv)
     if args.requests < 1 or args.concurrency < 1 or args.timeout < 1:
@@ -79,6 +92,8 @@ def main(argv: list[str]) -> int:
 
 
 def measure(args: argparse.Namespace, work: Path) -> dict[str, object]:
+    if args.tool == "callgrind":
+        return count_instructions(args, work)
     xml = work / "memcheck.xml"
     load = serve_under(["--tool=memcheck", "--leak-check=full", "--show-leak-kinds=all",
                         "--error-limit=no", "--xml=yes", f"--xml-file={xml}",
@@ -96,9 +111,89 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, object]:
     return document
 
 
-def serve_under(tool: list[str], args: argparse.Namespace, stem: Path) -> dict:
-    """Starts the server under valgrind with `tool`, drives the requests, stops the server
-    and waits for valgrind's report; returns hdr-load's report."""
+def count_instructions(args: argparse.Namespace, work: Path) -> dict[str, object]:
+    out = work / "callgrind.out"
+    load = serve_under(["--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}",
+                        f"--log-file={work / 'callgrind.log'}"], args, work / "callgrind",
+                       on_ready=_instrument)
+    total, functions = read_callgrind(out)
+    metrics = {key: load["metrics"][key] for key in ("ok", "errors", "timeouts")}
+    metrics.update({"instructions": total,
+                    "instructions_per_request": total / max(metrics["ok"], 1)})
+    folded = "".join(f"{name} {cost}\n" for name, cost in sorted(functions.items()) if cost)
+    document: dict[str, object] = {"latency_hdr": load["latency_hdr"], "metrics": metrics}
+    if folded:
+        document["profiles"] = [{"program": PROGRAM, "tool": "callgrind", "folded": folded}]
+    return document
+
+
+def _instrument(pid: int) -> None:
+    """Switches callgrind's instrumentation on in the running server."""
+    done = subprocess.run(["callgrind_control", "--instr=on", str(pid)], capture_output=True,
+                          text=True, timeout=READY_S, check=False)
+    if done.returncode != 0:
+        raise Failure(f"callgrind_control --instr=on failed: {done.stderr[-300:]}")
+
+
+def read_callgrind(path: Path) -> tuple[int, dict[str, int]]:
+    """(the total instructions, each function's own) from callgrind's output (format 1,
+    one event: Ir). Names may be compressed: `fn=(7) name` defines 7, `fn=(7)` reuses it
+    (functions share one space with `cfn`, files with `fi`, `fe`, `cfl` and `cfi`).
+    A cost line after `calls=` is the call's inclusive cost, not the caller's own."""
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError as error:
+        raise Failure(f"callgrind wrote no output ({error})") from error
+    names: dict[tuple[str, str], str] = {}
+    file = function = "?"
+    own: dict[str, int] = {}
+    total: int | None = None
+    call_cost = False
+    for line in lines:
+        key, _, value = line.partition("=")
+        if key in ("fl", "fi", "fe", "fn"):
+            named = _name(names, "fl" if key != "fn" else "fn", value)
+            if key == "fl":
+                file = named
+            elif key == "fn":
+                function = _clean(f"{named} ({Path(file).name})" if file != "???" else named)
+            continue
+        if key == "calls":
+            call_cost = True
+            continue
+        if key in ("cfl", "cfi", "cfn", "ob", "cob"):  # defined here, used later by fl/fn
+            _name(names, {"cfl": "fl", "cfi": "fl", "cfn": "fn"}.get(key, "ob"), value)
+            continue
+        if line.startswith(("totals:", "summary:")):
+            total = int(line.split(":", 1)[1].split()[0])
+            continue
+        fields = line.split()
+        if len(fields) >= 2 and (line[0].isdigit() or line[0] in "+-*"):
+            if call_cost:
+                call_cost = False
+                continue
+            own[function] = own.get(function, 0) + int(fields[1])
+    if total is None:
+        raise Failure(f"{path} has no totals: callgrind did not finish")
+    return total, own
+
+
+def _name(names: dict[tuple[str, str], str], kind: str, value: str) -> str:
+    """A compressed name: `(id) name` defines it, `(id)` reuses it."""
+    if value.startswith("("):
+        ref, _, name = value.partition(")")
+        key = (kind, ref + ")")
+        if name.strip():
+            names[key] = name.strip()
+        return names.get(key, "?")
+    return value.strip() or "?"
+
+
+def serve_under(tool: list[str], args: argparse.Namespace, stem: Path,
+                on_ready: Callable[[int], None] | None = None) -> dict:
+    """Starts the server under valgrind with `tool` (then `on_ready(its pid)` if given),
+    drives the requests, stops the server and waits for valgrind's report; returns
+    hdr-load's report."""
     server = subprocess.Popen(
         ["valgrind", *tool, str(args.server), "--listen", "127.0.0.1:0",
          "--header-timeout-ms", str(args.timeout * 1000)],
@@ -106,6 +201,8 @@ def serve_under(tool: list[str], args: argparse.Namespace, stem: Path) -> dict:
         start_new_session=True)
     try:
         address = announced(server, f"{stem}.stderr")
+        if on_ready is not None:
+            on_ready(server.pid)
         load = subprocess.run(
             [str(args.load), "--url", f"http://{address}/", "--connections",
              str(args.concurrency), "--requests", str(args.requests), "--warmup", "0",

@@ -18,12 +18,12 @@ def run_memcheck(built: Path, build: str, tmp_path: Path) -> dict:
     return run_document(built, build, tmp_path)["metrics"]
 
 
-def run_document(built: Path, build: str, tmp_path: Path) -> dict:
+def run_document(built: Path, build: str, tmp_path: Path, tool: str = "memcheck") -> dict:
     run = subprocess.run(
         [sys.executable, str(DRIVER), "--server", str(built / f"zig-{build}" / "bin" /
                                                        "zig-server"),
          "--load", str(built / "hdr-load"), "--requests", "300", "--concurrency", "5",
-         "--timeout", "30", "--workdir", str(tmp_path / build)],
+         "--timeout", "30", "--tool", tool, "--workdir", str(tmp_path / build)],
         capture_output=True, text=True, timeout=600, check=False)
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout)
@@ -55,6 +55,35 @@ def test_the_uninitialised_request_build_is_caught_with_its_locations(
     faults = {stack.split(";")[-2] for stack, _, _ in stacks
               if stack.endswith(";UninitCondition")}
     assert any(re.fullmatch(r"parseHead \([\w/]+\.zig:\d+\)", f) for f in faults), faults
+
+
+def test_callgrind_counts_the_servers_instructions_as_callgrind_annotate_does(
+        built: Path, tmp_path: Path) -> None:
+    """Instructions while serving, per request, and each function's own, checked against
+    valgrind's own reading of the same file (callgrind_annotate, summed by function)."""
+    document = run_document(built, "clean", tmp_path, tool="callgrind")
+    metrics = document["metrics"]
+    assert metrics["ok"] == 300 and metrics["errors"] == 0
+    assert metrics["instructions_per_request"] == metrics["instructions"] / 300
+    annotated = subprocess.run(
+        ["callgrind_annotate", "--threshold=100", str(tmp_path / "clean" / "callgrind.out")],
+        capture_output=True, text=True, check=True).stdout
+    totals = re.search(r"([\d,]+) \(100\.0%\)\s+PROGRAM TOTALS", annotated)
+    assert totals and int(totals.group(1).replace(",", "")) == metrics["instructions"]
+    theirs: dict[str, int] = {}
+    for cost, function in re.findall(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+\S*?:(\S+)", annotated,
+                                     re.MULTILINE):
+        theirs[function] = theirs.get(function, 0) + int(cost.replace(",", ""))
+    (profile,) = document["profiles"]
+    assert (profile["program"], profile["tool"]) == ("server-zig", "callgrind")
+    ours: dict[str, int] = {}
+    for line in profile["folded"].splitlines():
+        frame, _, cost = line.rpartition(" ")
+        name = frame.rsplit(" (", 1)[0]
+        ours[name] = ours.get(name, 0) + int(cost)
+    assert sum(ours.values()) == metrics["instructions"]  # every instruction, once
+    top = sorted(theirs, key=theirs.__getitem__, reverse=True)[:5]
+    assert {name: ours.get(name) for name in top} == {name: theirs[name] for name in top}
 
 
 LEAKY = r"""
