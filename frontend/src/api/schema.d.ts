@@ -1504,7 +1504,7 @@ export interface components {
          *       "params": {
          *         "loads": "c,rust,go",
          *         "mlock": true,
-         *         "pin_cpus": "2"
+         *         "pin_cpus": "1"
          *       },
          *       "repetitions": 2,
          *       "scenario": "large",
