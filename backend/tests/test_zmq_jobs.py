@@ -64,6 +64,32 @@ def test_http_order_takes_the_same_network_param(
     assert series["summary"]["min"] >= WAN_FLOOR_MS * 1e6, series["summary"]
 
 
+def test_the_servers_own_view_of_each_trial_sits_beside_the_clients(
+        member, ingest_worker, start_runner, build_cache) -> None:
+    """server_view: the order server's own time per order, read from it directly (not
+    through the job's network) around each trial, as a series of its own."""
+    from http_order_support import build_suite
+
+    build_suite(build_cache)
+    start_runner("lab-orders-view")
+    _online(member, "lab-orders-view")
+    job, _ = _finish(member, _launch(member, "http-order", "small", {
+        "loads": "rust", "network": "wan", "server_view": True}))
+    assert job["status"] == "succeeded", job
+    run = member.get(f"/api/v1/runs/{job['run_id']}").json()
+    by_view = {s["labels"].get("view", "client"): s for s in run["series"]}
+    assert {k: s["labels"] for k, s in by_view.items()} == {
+        "client": {"client": "rust"}, "server": {"client": "rust", "view": "server"}}
+    client, server = by_view["client"], by_view["server"]
+    assert len(server["trials"]) == len(client["trials"]) == 1
+    # Every order the server accepted in the trial: the measured ones and the warm-up.
+    assert server["trials"][0]["metrics"]["orders"] == server["summary"]["count"] == 100 + 10
+    assert client["summary"]["count"] == 100
+    # The client waits out the WAN both ways; the server's own time has none of it.
+    assert client["summary"]["min"] >= WAN_FLOOR_MS * 1e6, client["summary"]
+    assert 0 < server["summary"]["p99"] < WAN_FLOOR_MS * 1e6 / 2, server["summary"]
+
+
 def test_bad_params_get_a_422_naming_the_param_and_store_nothing(
         member, start_runner) -> None:
     start_runner("lab-zmq-params")

@@ -18,7 +18,13 @@ from pydantic import ValidationError
 from latlab_contract import JobSpec, Phase, ProgramInfo
 from latlab_contract.hdr import HdrError
 from latlab_contract.hdr import decode as decode_hdr
-from latlab_contract.parsers import ParseContext, Parsed, ParseError, validation_message
+from latlab_contract.parsers import (
+    ParseContext,
+    Parsed,
+    ParseError,
+    get_parser,
+    validation_message,
+)
 from latlab_contract.result import (
     MAX_PROFILES,
     SCHEMA_VERSION,
@@ -107,6 +113,7 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
                                             longest, len(made))
                     continue
                 watched = servers.reset_peak_rss(plan.servers)
+                servers.reports(plan.servers, params)  # what came before the trial is not its
                 servers.watch(plan.servers)
                 children, busy, started = (counters.of_children(), counters.host_busy_s(),
                                            time.monotonic())
@@ -114,6 +121,7 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
                                       program_env(), cpus=cpus)
                 reporter.progress("measure", 15.0 + 80.0 * step / total, group.info())
                 output = servers.wait_load(plan.load, process)
+                reports = servers.reports(plan.servers, params)
                 seconds = time.monotonic() - started
                 longest = max(longest, seconds)
                 busy = counters.host_busy_s() - busy
@@ -126,6 +134,10 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
                     labels = _collect(collected, plan, found, variant.labels,
                                       servers.peak_rss(watched), tuning, used, seconds, busy)
                     labels_of.setdefault(step % len(plans), labels)
+                for name, report in reports.items():  # the servers' own view of the trial
+                    for found in _report(name, report).series:
+                        _collect(collected, plan, found, variant.labels, {}, tuning, {},
+                                 seconds, busy)
                 if step < len(plans) and parsed.series:  # the program's own, first trial's
                     made += [p.model_copy(update={"labels": labels_of[step]})
                              for p in parsed.profiles][:MAX_PROFILES - len(made)]
@@ -236,6 +248,17 @@ def _collect(collected: dict[str, SeriesIn], plan: SeriesPlan, found: SeriesIn,
         "tuning": {**(trial.tuning or {}), **tuning} or None}) for trial in found.trials]
     collected[key] = SeriesIn(labels=labels, trials=[*(before.trials if before else []), *added])
     return labels
+
+
+def _report(server: str, text: str) -> Parsed:
+    """A server's report of a trial, a latlab-json document, as a series labelled
+    view=<server>."""
+    try:
+        parsed = get_parser("latlab-json")(text, ParseContext())
+    except ParseError as error:
+        raise JobError(f"server {server}'s report of the trial is unusable: {error}") from error
+    return Parsed(series=[series.model_copy(update={"labels": {**series.labels, "view": server}})
+                          for series in parsed.series])
 
 
 def _operations(trial: TrialIn) -> int:

@@ -1,11 +1,13 @@
 """The servers of a job's current series: started with their readiness read, kept while
 consecutive series use them unchanged, watched while the load program runs, and measured
-around it (peak RSS)."""
+around it (peak RSS, and what a server reports of each trial itself)."""
 
 import json
 import subprocess
 import threading
 import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,8 @@ from latlab_workers.templates import Context, render, render_one
 
 # How often the servers are checked (alive, and their OS counters read) while a load runs.
 _LIVENESS_S = 0.2
+_REPORT_TIMEOUT_S = 10.0
+_REPORT_BYTES = 10_000_000
 
 
 class Servers:
@@ -52,10 +56,11 @@ class Servers:
         for server in needed:
             if server.name not in self.running:
                 cpus, pinned = pinning(server, context)
-                announced = self._start(suite, server, wanted[server.name][0], cpus)
-                if self.network is not None:
-                    announced = self.network.expose(server.name, server.endpoints, announced)
-                self.running[server.name] = _Running(wanted[server.name], announced, pinned)
+                own = self._start(suite, server, wanted[server.name][0], cpus)
+                announced = own if self.network is None else self.network.expose(
+                    server.name, server.endpoints, own)
+                self.running[server.name] = _Running(wanted[server.name], announced, own,
+                                                     pinned)
         values = {f"{name}.{key}": value for name, running in self.running.items()
                   for key, value in running.announced.items()}
         if len(needed) == 1:
@@ -93,6 +98,25 @@ class Servers:
             if kilobytes is not None:
                 peaks[names[name]] = kilobytes / 1024
         return peaks
+
+    def reports(self, needed: list[Program], params: dict[str, Any]) -> dict[str, str]:
+        """What each of the series' servers with a `report` (on, by the job's `params`) says
+        of the trial that just ended (a latlab-json document), by server; asking also starts
+        its next window, so a call right before a trial discards what came before it."""
+        found = {}
+        for server in needed:
+            report = server.report
+            if report is None or (report.when is not None and params.get(report.when) is not True):
+                continue
+            url = render_one(report.url, dict(self.running[server.name].own))
+            request = urllib.request.Request(url, method="POST", data=b"")
+            try:
+                with urllib.request.urlopen(request, timeout=_REPORT_TIMEOUT_S) as answer:
+                    found[server.name] = answer.read(_REPORT_BYTES).decode(errors="replace")
+            except (urllib.error.URLError, OSError) as error:
+                raise JobError(f"server {server.name} did not report the trial ({url}): "
+                               f"{error}") from error
+        return found
 
     def watch(self, needed: list[Program]) -> None:
         """Starts reading the OS counters of the series' servers for a trial."""
@@ -169,7 +193,8 @@ class Servers:
 @dataclass
 class _Running:
     identity: tuple[list[str], str]  # argv and CPU list: the server is kept while both match
-    announced: dict[str, str]
+    announced: dict[str, str]  # as the load sees it (its endpoints through the network)
+    own: dict[str, str]  # as it announced it: where the runner reaches it
     pinned: str | None  # its tuning line, for a server with `cpus`
 
 

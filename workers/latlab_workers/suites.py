@@ -60,6 +60,16 @@ class BuildSpec(_Spec):
     sources: list[str] = []
 
 
+class Report(_Spec):
+    """A URL (over the server's own announced fields, "http://{listening}/stats") the runner
+    POSTs to right before each trial and right after it; the answer after is a latlab-json
+    document of what the server measured in the trial, kept as a series of its own beside
+    the load's, labelled view=<server>. Only when the boolean param `when` is true, if named."""
+
+    url: Template
+    when: str | None = None
+
+
 class Program(_Spec):
     name: str = ""
     role: Literal["server", "load"]
@@ -77,6 +87,8 @@ class Program(_Spec):
     # JVM programs: the folder async-profiler's jar is unpacked into (it holds linux-x64/ and
     # linux-arm64/libasyncProfiler.so), a template; a job's profiled trial loads the agent.
     async_profiler: str | None = None
+    # Servers: what the server measured of each trial itself (`Report`).
+    report: Report | None = None
 
     @model_validator(mode="after")
     def fits_role(self) -> "Program":
@@ -86,6 +98,9 @@ class Program(_Spec):
             raise ValueError("a server has no `output`; it may have `ready`")
         if self.role == "load" and self.peak_rss:
             raise ValueError("`peak_rss` is measured for servers only")
+        if self.report is not None and (self.role != "server" or self.ready != "stdout-json"):
+            raise ValueError("`report` is for a server with ready = \"stdout-json\" (its "
+                             "URL is made of what the server announces)")
         if self.endpoints and self.ready != "stdout-json":
             raise ValueError("`endpoints` are announced fields: a server with "
                              "ready = \"stdout-json\"")
@@ -162,6 +177,10 @@ class SuiteFile(_Spec):
             unknown = sorted(set(scenario.params) - params)
             if unknown:
                 raise ValueError(f"scenarios.{name}.params: unknown params {unknown}")
+        for name, program in self.programs.items():
+            when = program.report.when if program.report is not None else None
+            if when is not None and self.params.get(when, {}).get("type") != "boolean":
+                raise ValueError(f"programs.{name}.report.when: no boolean param '{when}'")
         loads = [n for n, p in self.programs.items() if p.role == "load"]
         if self.series is None and len(loads) != 1:
             raise ValueError("without [series], a suite has exactly one load program")

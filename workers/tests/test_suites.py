@@ -124,6 +124,11 @@ def test_axis_params_take_one_value_or_a_list(tmp_path: Path) -> None:
     (('direction = "higher"', 'direction = "up"'), "metrics.frobs_per_s.direction"),
     (('output = "latlab-json"', 'output = "latlab-json"\npeak_rss = true'),
      "`peak_rss` is measured for servers only"),
+    (('command = ["a"]\nready = "stdout-json"',
+      'command = ["a"]\nready = "stdout-json"\nreport = { url = "http://{listening}/x", '
+      'when = "sizes" }'), "report.when: no boolean param 'sizes'"),
+    (('command = ["b"]', 'command = ["b"]\nreport = { url = "http://{listening}/x" }'),
+     "`report` is for a server with ready"),
 ])
 def test_a_bad_suite_names_its_file_and_key(tmp_path: Path, change: tuple[str, str],
                                             message: str) -> None:

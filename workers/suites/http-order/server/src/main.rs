@@ -1,7 +1,10 @@
 //! Order-entry server of the http-order suite: the seed's Axum server, with every field checked.
 //!
 //! `POST /order` validates an order and answers with the one-way latency from the client's
-//! timestamp; `GET /stats` counts the accepted orders. With `--test-hooks`, `POST
+//! timestamp; `GET /stats` counts the accepted orders; `POST /stats/latency` answers the
+//! server's own time for each order accepted since the last such call (from the request's
+//! head to its answer, body read and parsed, hooks included), as a latlab-json document, and
+//! starts a new window: the runner calls it around each trial. With `--test-hooks`, `POST
 //! /admin/stall?ms=N` holds every answer for N ms (the coordinated-omission tests) and `POST
 //! /admin/delay?us=N` adds N µs to every answer from then on (a known regression, for A/A
 //! benchmarks). `--delay-us N` starts with that delay; `--work-us N` makes every order cost N µs
@@ -14,15 +17,20 @@ mod order;
 use std::io::{self, Write};
 use std::net::SocketAddr;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::{FromRequest, RawQuery, Request, State};
+use axum::middleware::{self, Next};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use hdrhistogram::Histogram;
+use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use serde::Serialize;
 use tokio::net::TcpListener;
 
@@ -34,6 +42,10 @@ const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 const EXIT_USAGE: u8 = 2;
 const STALL_MS_MAX: u64 = 10_000;
 const DELAY_US_MAX: u64 = 100_000;
+/// The server's own latency histogram: the clients' range (1 ns .. 1 h, 3 digits).
+const LOWEST_NS: u64 = 1;
+const HIGHEST_NS: u64 = 3_600_000_000_000;
+const SIGNIFICANT_FIGURES: u8 = 3;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -151,6 +163,9 @@ struct Lab {
     delay_us: AtomicU64,
     /// CPU every order costs before it is answered; zero = none.
     work: Duration,
+    /// The server's own time per accepted order since the last `POST /stats/latency`: one
+    /// short lock per order, the only one on the hot path.
+    latency: Mutex<Histogram<u64>>,
 }
 
 impl Lab {
@@ -162,7 +177,20 @@ impl Lab {
             stall_until_ns: AtomicU64::new(0),
             delay_us: AtomicU64::new(delay_us),
             work: Duration::from_micros(work_us),
+            latency: Mutex::new(new_histogram()),
         }
+    }
+
+    fn record_latency(&self, elapsed: Duration) {
+        let ns = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
+        let mut latency = self.latency.lock().unwrap_or_else(PoisonError::into_inner);
+        latency.saturating_record(ns.clamp(LOWEST_NS, HIGHEST_NS));
+    }
+
+    /// The orders' latencies since the last call, leaving an empty window.
+    fn take_latency(&self) -> Histogram<u64> {
+        let mut latency = self.latency.lock().unwrap_or_else(PoisonError::into_inner);
+        std::mem::replace(&mut *latency, new_histogram())
     }
 
     /// Spends `work` of CPU on this worker thread, as a slower code path would. Never inlined,
@@ -243,8 +271,12 @@ async fn serve(options: Options) -> Result<(), String> {
         .map_err(|err| format!("bound address unknown: {err}"))?;
     let lab = Arc::new(Lab::new(options.delay_us, options.work_us));
     let mut app = Router::new()
-        .route("/order", post(submit_order))
-        .route("/stats", get(stats));
+        .route(
+            "/order",
+            post(submit_order).layer(middleware::from_fn_with_state(lab.clone(), timed)),
+        )
+        .route("/stats", get(stats))
+        .route("/stats/latency", post(take_latency));
     if options.test_hooks {
         app = app
             .route("/admin/stall", post(stall))
@@ -332,6 +364,42 @@ struct Accepted<'a> {
     client_timestamp: &'a str,
     server_timestamp: String,
     latency_ms: f64,
+}
+
+/// Times an order from its request's head to its answer (the body read and parsed, the test
+/// hooks' holds included); an accepted one is recorded.
+async fn timed(State(lab): State<Arc<Lab>>, request: Request, next: Next) -> Response {
+    let start = Instant::now();
+    let response = next.run(request).await;
+    if response.status() == StatusCode::OK {
+        lab.record_latency(start.elapsed());
+    }
+    response
+}
+
+/// `POST /stats/latency`: the orders accepted since the last call, as a latlab-json document
+/// (`latency_hdr`, and `orders` among its metrics); the next window starts now.
+async fn take_latency(State(lab): State<Arc<Lab>>) -> Response {
+    let latency = lab.take_latency();
+    let mut bytes = Vec::new();
+    if let Err(err) = V2DeflateSerializer::new().serialize(&latency, &mut bytes) {
+        return json_response(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &serde_json::json!({ "error": format!("cannot encode the histogram: {err:?}") }),
+        );
+    }
+    json_response(
+        StatusCode::OK,
+        &serde_json::json!({
+            "latency_hdr": BASE64.encode(bytes),
+            "metrics": { "orders": latency.len() },
+        }),
+    )
+}
+
+fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(LOWEST_NS, HIGHEST_NS, SIGNIFICANT_FIGURES)
+        .expect("the bounds are valid")
 }
 
 /// `GET /stats`: accepted orders and their rate since the first one.
