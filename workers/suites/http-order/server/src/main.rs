@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::{FromRequest, RawQuery, Request, State};
-use axum::middleware::{self, Next};
 use axum::http::{StatusCode, header};
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use base64::Engine;
