@@ -41,6 +41,13 @@ LATENCY = ("p50", "p95", "p99", "mean")
 EXPERIMENTS = [
     Experiment("http-order-test1", "001", "http-order", "seed-test1", {}, 3,
                ("min", "mean", "p50", "p90", "p95", "p99", "max", "throughput")),
+    # The seed's HFT build of the C client against its plain build, in one run each test.
+    Experiment("http-order-hft-test1", "001", "http-order", "seed-test1", {"loads": "c,c-hft"},
+               5, ("min", "mean", "p50", "p90", "p95", "p99", "max", "throughput"),
+               ("client", "c", "c-hft"), ("min", "p50", "p99", "throughput")),
+    Experiment("http-order-hft-large", "001", "http-order", "large", {"loads": "c,c-hft"},
+               5, ("min", "mean", "p50", "p90", "p95", "p99", "max", "throughput"),
+               ("client", "c", "c-hft"), ("min", "p50", "p99", "throughput")),
     Experiment("http-order-large", "001", "http-order", "large", {}, 3,
                ("min", "mean", "p50", "p90", "p95", "p99", "max", "throughput")),
     Experiment("zmq-seed", "000", "zmq", "seed", {}, 1,

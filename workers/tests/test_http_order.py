@@ -229,7 +229,8 @@ def _check_intervals(report: dict[str, Any]) -> None:
         assert abs(max(w["max"] for w in filled) - hdr_max) <= hdr_max * 0.001 + 1
 
 
-@pytest.mark.parametrize("client", CLIENTS)
+# c-hft: the seed's HFT build of the C client (the same source, its compiler flags).
+@pytest.mark.parametrize("client", [*CLIENTS, "c-hft"])
 def test_closed_loop_smoke(build_dir: Path, server: Server, client: str) -> None:
     run = run_client(client_argv(client, build_dir, server.listening, **TINY))
     assert run.returncode == 0, run.stderr[-2000:]

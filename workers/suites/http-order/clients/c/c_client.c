@@ -12,6 +12,10 @@
  * switch is warm-up, one taken after it measured. --orders 0 measures for --duration.
  * The contract (arguments, JSON, exit status) is ../../README.md.
  */
+/* The name the report gives: "c", or "c-hft" for the seed's HFT build (Makefile). */
+#ifndef CLIENT_NAME
+#define CLIENT_NAME "c"
+#endif
 #define _GNU_SOURCE
 #include <curl/curl.h>
 #include <errno.h>
@@ -904,7 +908,7 @@ int main(int argc, char **argv)
 
     char pin_state[4096];
     char *latency_text = encode(latency);
-    printf("{\"client\": \"c\", \"mode\": \"%s\", \"latency_hdr\": \"%s\", ",
+    printf("{\"client\": \"" CLIENT_NAME "\", \"mode\": \"%s\", \"latency_hdr\": \"%s\", ",
            open_loop ? "open" : "closed", latency_text);
     if (open_loop) {
         char *uncorrected_text = encode(uncorrected);
