@@ -1,12 +1,15 @@
 """CPU pinning: the CPUs a program's `cpus` option asks for, checked against what the runner
-may use, and the tuning line its trials report."""
+may use, and the tuning line its trials report; and what its `realtime` and `numa` options
+ask for (scheduling.py applies them)."""
 
 import os
 
 from latlab_workers.errors import JobError
+from latlab_workers.scheduling import Scheduling
 from latlab_workers.suites import Program
 from latlab_workers.templates import Context, render_one
 
+_OFF = ("", "0", "false", "off")
 AUTO = "auto"
 SHARED = "shared"
 
@@ -65,3 +68,24 @@ def cpu_list(text: str) -> frozenset[int]:
 
 def _cpu_text(cpus: set[int] | frozenset[int]) -> str:
     return ",".join(str(cpu) for cpu in sorted(cpus))
+
+
+def scheduling(program: Program, context: Context) -> Scheduling | None:
+    """What the program's `realtime` and `numa` options ask for (None: nothing)."""
+    fifo = None
+    if program.realtime is not None:
+        text = render_one(program.realtime, context).strip().lower()
+        if text not in _OFF:
+            if not text.isdigit() or not 1 <= int(text) <= 99:
+                raise JobError(f"{program.name}: realtime '{text}' is not a SCHED_FIFO "
+                               f"priority (1..99, or 0 for none)")
+            fifo = int(text)
+    local = False
+    if program.numa is not None:
+        text = render_one(program.numa, context).strip().lower()
+        if text not in (*_OFF, "true", "local"):
+            raise JobError(f"{program.name}: numa '{text}' is not 'local' (or off)")
+        local = text in ("true", "local")
+    if fifo is None and not local:
+        return None
+    return Scheduling(program.name, fifo, local)

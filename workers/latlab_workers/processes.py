@@ -16,6 +16,7 @@ from typing import Any
 
 from latlab_contract import ProgramInfo
 from latlab_workers.errors import JobCancelled, JobError
+from latlab_workers.scheduling import Scheduling
 
 
 class ProgramGroup:
@@ -24,17 +25,22 @@ class ProgramGroup:
     def __init__(self, workdir: Path) -> None:
         self.workdir = workdir
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
+        # What each program's scheduling became, read from it once it ran (tuning lines).
+        self.scheduled: dict[str, dict[str, str]] = {}
 
     def start(self, name: str, argv: list[str], cwd: Path, env: dict[str, str] | None = None,
-              log_only: bool = False, cpus: frozenset[int] | None = None
-              ) -> subprocess.Popen[bytes]:
-        """Starts a program; `cpus` pins it (and every thread it will start) before it runs.
-        Its stdout is a pipe unless `log_only` (then it goes to the log beside its stderr, as
-        for a helper whose output nobody reads)."""
+              log_only: bool = False, cpus: frozenset[int] | None = None,
+              scheduling: Scheduling | None = None) -> subprocess.Popen[bytes]:
+        """Starts a program; `cpus` pins it (and every thread it will start) before it runs,
+        `scheduling` sets its policy and memory placement likewise. Its stdout is a pipe
+        unless `log_only` (then it goes to the log beside its stderr, as for a helper whose
+        output nobody reads)."""
         def before_exec() -> None:
             die_with_parent()
             if cpus:
                 os.sched_setaffinity(0, cpus)
+            if scheduling is not None:
+                scheduling.before_exec()
 
         with open(self.workdir / f"{name}.stderr", "wb") as log:  # the program keeps a copy
             try:
@@ -46,6 +52,7 @@ class ProgramGroup:
                 reason = error.strerror if isinstance(error, OSError) else str(error)
                 raise JobError(f"cannot start {name} ({argv[0]}): {reason}") from error
         self.processes[name] = process
+        self.scheduled[name] = {} if scheduling is None else scheduling.applied(process.pid)
         return process
 
     def stderr_tail(self, name: str, limit: int = 2000) -> str:

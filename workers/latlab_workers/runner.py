@@ -39,7 +39,7 @@ from latlab_workers.builds import build, cached_build, program_context
 from latlab_workers.errors import JobError
 from latlab_workers.network import PARAM as NETWORK_PARAM
 from latlab_workers.network import Network, NetworkError, load_profiles
-from latlab_workers.pinning import pinning
+from latlab_workers.pinning import pinning, scheduling
 from latlab_workers.processes import ProgramGroup, program_env
 from latlab_workers.servers import Servers
 from latlab_workers.suites import Program, SeriesPlan, Suite, SuiteError
@@ -104,6 +104,7 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
                     context.update(servers.ensure(variant.suite, plan.servers, context))
                     argv = render(plan.load.command, context)
                     cpus, pinned = pinning(plan.load, context)
+                    scheduled = scheduling(plan.load, context)
                 except (TemplateError, NetworkError) as error:
                     raise JobError(str(error)) from error
                 if step >= steps:  # the profiled trial: only its profiles are kept
@@ -118,7 +119,7 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
                 children, busy, started = (counters.of_children(), counters.host_busy_s(),
                                            time.monotonic())
                 process = group.start(plan.load.name, argv, variant.suite.directory,
-                                      program_env(), cpus=cpus)
+                                      program_env(), cpus=cpus, scheduling=scheduled)
                 reporter.progress("measure", 15.0 + 80.0 * step / total, group.info())
                 output = servers.wait_load(plan.load, process)
                 reports = servers.reports(plan.servers, params)
@@ -129,7 +130,8 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
                 parsed = parse_output(variant.suite, plan.load, output)
                 metric_info.update(parsed.metric_info)
                 tuning = {**servers.tuning(plan.servers),
-                          **({f"cpus.{plan.load.name}": pinned} if pinned else {})}
+                          **({f"cpus.{plan.load.name}": pinned} if pinned else {}),
+                          **group.scheduled.get(plan.load.name, {})}
                 for found in parsed.series:
                     labels = _collect(collected, plan, found, variant.labels,
                                       servers.peak_rss(watched), tuning, used, seconds, busy)
@@ -180,7 +182,8 @@ def _profiled_trial(suite: Suite, plan: SeriesPlan, context: Context, argv: list
                            group.processes[server.name].pid, _agent(server, context))
         agent = _agent(plan.load, context)
         command, env = session.load_command(plan.load.name, argv, agent)
-        process = group.start(plan.load.name, command, suite.directory, env, cpus=cpus)
+        process = group.start(plan.load.name, command, suite.directory, env, cpus=cpus,
+                              scheduling=scheduling(plan.load, context))
         session.attach(plan.load.name, argv, process.pid, agent)
         servers.watch(plan.servers)
         servers.wait_load(plan.load, process)

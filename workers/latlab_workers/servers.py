@@ -15,7 +15,7 @@ from typing import Any
 from latlab_workers.counters import ProcessWatch, Reading
 from latlab_workers.errors import JobError, JobTimedOut
 from latlab_workers.network import Network, NetworkError
-from latlab_workers.pinning import pinning
+from latlab_workers.pinning import pinning, scheduling
 from latlab_workers.processes import (
     ProgramGroup,
     kill_group,
@@ -23,6 +23,7 @@ from latlab_workers.processes import (
     read_line,
     status_field,
 )
+from latlab_workers.scheduling import Scheduling
 from latlab_workers.suites import Program, Suite
 from latlab_workers.templates import Context, render, render_one
 
@@ -56,7 +57,8 @@ class Servers:
         for server in needed:
             if server.name not in self.running:
                 cpus, pinned = pinning(server, context)
-                own = self._start(suite, server, wanted[server.name][0], cpus)
+                own = self._start(suite, server, wanted[server.name][0], cpus,
+                                  scheduling(server, context))
                 announced = own if self.network is None else self.network.expose(
                     server.name, server.endpoints, own)
                 self.running[server.name] = _Running(wanted[server.name], announced, own,
@@ -69,9 +71,12 @@ class Servers:
         return values
 
     def tuning(self, needed: list[Program]) -> dict[str, str]:
-        """The pinning of the series' servers, for its trials' tuning."""
-        return {f"cpus.{server.name}": pinned for server in needed
-                if (pinned := self.running[server.name].pinned) is not None}
+        """The pinning and scheduling of the series' servers, for its trials' tuning."""
+        lines = {f"cpus.{server.name}": pinned for server in needed
+                 if (pinned := self.running[server.name].pinned) is not None}
+        for server in needed:
+            lines.update(self.group.scheduled.get(server.name, {}))
+        return lines
 
     def reset_peak_rss(self, needed: list[Program]) -> dict[str, int]:
         """Resets the peak RSS (VmHWM) of the series' servers that report it: servers outlive
@@ -167,10 +172,10 @@ class Servers:
                 raise JobError(str(error)) from error
 
     def _start(self, suite: Suite, server: Program, argv: list[str],
-               cpus: frozenset[int] | None) -> dict[str, str]:
+               cpus: frozenset[int] | None, scheduled: Scheduling | None) -> dict[str, str]:
         """Starts a server and returns what it announced on its readiness line."""
         process = self.group.start(server.name, argv, suite.directory, program_env(),
-                                   cpus=cpus)
+                                   cpus=cpus, scheduling=scheduled)
         assert process.stdout is not None
         values: dict[str, str] = {}
         if server.ready == "stdout-json":

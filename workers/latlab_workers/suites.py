@@ -79,6 +79,10 @@ class Program(_Spec):
     # CPUs to pin the program to before it starts, a template ("{server_cpus}"): a CPU list
     # such as "0" or "2-3,6"; empty renders mean not pinned. Reported in each trial's tuning.
     cpus: str | None = None
+    # SCHED_FIFO priority (1..99; empty or 0: none) and NUMA memory policy ("local"), set
+    # before it execs (scheduling.py); each trial says what the kernel kept.
+    realtime: str | None = None
+    numa: str | None = None
     # Servers: report the server's peak resident memory during each trial (`peak_rss_mb`).
     peak_rss: bool = False
     # Announced fields that are HOST:PORT addresses the load connects to: the job's network

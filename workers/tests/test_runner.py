@@ -8,6 +8,7 @@ import pytest
 from suite_support import Quiet
 
 from latlab_contract import JobSpec
+from latlab_workers.errors import JobError
 from latlab_workers.pinning import cpu_list
 from latlab_workers.runner import HostIdentity, execute
 from latlab_workers.suites import load_suite
@@ -59,7 +60,10 @@ LOAD = '''
 import json, os, socket, sys
 from hdrh.histogram import HdrHistogram
 address, megabytes, server_cpus = sys.argv[1], sys.argv[2], sys.argv[3]
-metrics = {"load_cpus": float(len(os.sched_getaffinity(0)))}
+metrics = {"load_cpus": float(len(os.sched_getaffinity(0))),
+           "load_policy": float(os.sched_getscheduler(0)),
+           "load_priority": float(os.sched_getparam(0).sched_priority),
+           "load_numa_local": float(open("/proc/self/numa_maps").read().split()[1] == "local")}
 if address:
     host, port = address.rsplit(":", 1)
     with socket.create_connection((host, int(port))) as connection:
@@ -81,12 +85,16 @@ command = ["{python}", "server.py"]
 ready = "stdout-json"
 cpus = "{server_cpus}"
 peak_rss = true
+realtime = "{fifo}"
+numa = "{numa}"
 
 [programs.load]
 role = "load"
 command = ["{python}", "load.py", "{address}", "{megabytes}", "{announced}"]
 output = "latlab-json"
 cpus = "{load_cpus}"
+realtime = "{fifo}"
+numa = "{numa}"
 
 [axes.with]
 values = ["server", "none"]
@@ -111,6 +119,14 @@ type = "string"
 default = ""
 
 [params.load_cpus]
+type = "string"
+default = ""
+
+[params.fifo]
+type = "integer"
+default = 0
+
+[params.numa]
 type = "string"
 default = ""
 
@@ -145,6 +161,27 @@ def test_programs_are_pinned_before_they_start_and_trials_say_so(tmp_path: Path)
     (alone,) = series['{"megabytes": "0", "with": "none"}'].trials
     assert alone.tuning == {"cpus.load": f"applied: {allowed[-1]}"}
     assert "peak_rss_mb" not in alone.metrics  # no server ran for it
+
+
+def test_sched_fifo_and_local_memory_are_set_before_exec_and_read_back(tmp_path: Path) -> None:
+    """The trial's tuning says what the kernel kept, as the program itself sees it: here (root)
+    SCHED_FIFO is allowed; where it is not, the line says refused and the program ran on the
+    normal scheduler."""
+    series = _run_options_suite(tmp_path, {"fifo": 7, "numa": "local"})
+    (trial,) = series['{"megabytes": "0", "with": "server"}'].trials
+    assert trial.tuning is not None
+    if trial.metrics["load_policy"] == os.SCHED_FIFO:
+        assert trial.metrics["load_priority"] == 7
+        assert trial.tuning["sched.load"] == trial.tuning["sched.server"] == "applied: FIFO 7"
+    else:
+        assert trial.tuning["sched.load"].startswith("refused: SCHED_FIFO 7 not permitted")
+    assert trial.metrics["load_numa_local"] == 1
+    assert trial.tuning["numa.load"] == trial.tuning["numa.server"] == "applied: local"
+
+
+def test_bad_scheduling_values_fail_the_job_naming_them(tmp_path: Path) -> None:
+    with pytest.raises(JobError, match="realtime '120' is not a SCHED_FIFO priority"):
+        _run_options_suite(tmp_path, {"fifo": 120})
 
 
 def test_a_cpu_the_runner_may_not_use_is_refused_not_fatal(tmp_path: Path) -> None:
