@@ -151,12 +151,13 @@ def test_a_job_gets_its_timeout_from_its_estimate_and_one_too_long_is_refused(
     estimate = client.post("/api/v1/jobs/estimate", json=seed)
     assert estimate.status_code == 200, estimate.text
     series = len(zmq.plan(zmq.resolved_params("seed", {})))
-    # The seed's windows: 60 s for each of 2 symbols x 2 patterns x 2 profiles, 2 s to set up.
+    # The seed's windows: 60 s for each of 2 symbols x 2 patterns x 2 profiles, 10 warm-up
+    # requests at up to half a second, 2 s to set up.
     assert series == 8
-    assert estimate.json() == {"series": 8, "trials": 5, "estimate_s": 5 * 8 * (60 + 2),
-                               "timeout_s": math.ceil(1.5 * 5 * 8 * 62 + 600)}
+    assert estimate.json() == {"series": 8, "trials": 5, "estimate_s": 5 * 8 * (60 + 5 + 2),
+                               "timeout_s": math.ceil(1.5 * 5 * 8 * 67 + 600)}
     job_id = client.post("/api/v1/jobs", json=seed).json()["id"]
-    assert client.get(f"/api/v1/jobs/{job_id}").json()["timeout_s"] == 4320
+    assert client.get(f"/api/v1/jobs/{job_id}").json()["timeout_s"] == 4620
     asked = client.post("/api/v1/jobs", json={**seed, "timeout_s": 120}).json()["id"]
     assert client.get(f"/api/v1/jobs/{asked}").json()["timeout_s"] == 120
     quick = client.post("/api/v1/jobs/estimate", json={"suite": "zmq", "scenario": "quick",
@@ -167,7 +168,7 @@ def test_a_job_gets_its_timeout_from_its_estimate_and_one_too_long_is_refused(
     for path in ("/api/v1/jobs/estimate", "/api/v1/jobs"):
         refused = client.post(path, json=too_long)
         assert refused.status_code == 422, refused.text
-        assert "about 800 h (8 series x 100 trials" in refused.text
+        assert "about 802 h (8 series x 100 trials" in refused.text
         assert "$.repetitions" in refused.text
     assert client.get("/api/v1/jobs").json()["total"] == 2
 
