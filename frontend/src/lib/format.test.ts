@@ -4,6 +4,7 @@ import {
   formatDateTime,
   formatDuration,
   formatLabels,
+  pageTitle,
   shortCommit,
   trialsPerSeries,
 } from "./format";
@@ -55,5 +56,12 @@ describe("trialsPerSeries", () => {
     expect(trialsPerSeries([{ trials: [1, 2] }, { trials: [1, 2] }])).toBe("2");
     expect(trialsPerSeries([{ trials: [1] }, { trials: [1, 2, 3] }])).toBe("1–3");
     expect(trialsPerSeries([])).toBe("0");
+  });
+});
+
+describe("pageTitle", () => {
+  it("names a browser tab after its page", () => {
+    expect(pageTitle("Jobs")).toBe("Jobs · latlab");
+    expect(pageTitle("")).toBe("latlab");
   });
 });

@@ -38,3 +38,8 @@ export function trialsPerSeries(series: readonly { trials: readonly unknown[] }[
   if (counts.length === 0) return "0";
   return counts.length === 1 ? String(counts[0]) : `${counts[0]}–${counts[counts.length - 1]}`;
 }
+
+/** "Jobs" -> "Jobs · latlab": a browser tab's title. */
+export function pageTitle(title: string): string {
+  return title === "" ? "latlab" : `${title} · latlab`;
+}

@@ -9,11 +9,13 @@ import { AlertsTable, type AlertAction } from "../components/alerts/AlertsTable"
 import { EmptyState, ErrorState, Loading } from "../components/common/Status";
 import { Pagination } from "../components/runs/Pagination";
 import { ALERT_STATES, SEVERITIES } from "../lib/alerts";
+import { usePageTitle } from "../hooks/usePageTitle";
 
 const PAGE_SIZE = 50;
 
 /** Alerts by state and severity (?state=open&severity=critical); members triage them here. */
 export function AlertsPage() {
+  usePageTitle("Alerts");
   const [search, setSearch] = useSearchParams();
   const state = ALERT_STATES.find((item) => item === search.get("state"));
   const severity = SEVERITIES.find((item) => item === search.get("severity"));

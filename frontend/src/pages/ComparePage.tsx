@@ -22,9 +22,11 @@ import { compareCurveMetrics, compareCurves } from "../lib/curves";
 import { formatLabels } from "../lib/format";
 import { overlayLines, type SpectrumPair } from "../lib/spectrum";
 import { metricLabel } from "../lib/vocabulary";
+import { usePageTitle } from "../hooks/usePageTitle";
 
 /** /compare?baseline=A&candidate=B: the address is the comparison, so it can be shared. */
 export function ComparePage() {
+  usePageTitle("Compare");
   const [search] = useSearchParams();
   const baseline = parseRunId(search.get("baseline"));
   const candidate = parseRunId(search.get("candidate"));

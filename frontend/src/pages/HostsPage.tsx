@@ -3,8 +3,10 @@ import { useHosts } from "../api/hosts";
 import { EmptyState, ErrorState, Loading } from "../components/common/Status";
 import { HostCard } from "../components/hosts/HostCard";
 import { hostCounts } from "../lib/overview";
+import { usePageTitle } from "../hooks/usePageTitle";
 
 export function HostsPage() {
+  usePageTitle("Hosts");
   const hosts = useHosts();
   return (
     <section>

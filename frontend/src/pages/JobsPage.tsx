@@ -11,11 +11,13 @@ import { JobLaunchForm } from "../components/jobs/JobLaunchForm";
 import { JobsTable } from "../components/jobs/JobsTable";
 import { Pagination } from "../components/runs/Pagination";
 import { JOB_STATUSES } from "../lib/jobs";
+import { usePageTitle } from "../hooks/usePageTitle";
 
 const PAGE_SIZE = 50;
 
 /** Launch jobs and follow them; the list polls while a job is still going. */
 export function JobsPage() {
+  usePageTitle("Jobs");
   const [search, setSearch] = useSearchParams();
   const { canWrite } = usePermissions();
   const status = JOB_STATUSES.find((item) => item === search.get("status"));

@@ -3,8 +3,10 @@ import { useLocation, useNavigate } from "react-router";
 
 import { useLogin } from "../api/auth";
 import { ApiError, errorMessage } from "../api/client";
+import { usePageTitle } from "../hooks/usePageTitle";
 
 export function LoginPage() {
+  usePageTitle("Sign in");
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const login = useLogin();

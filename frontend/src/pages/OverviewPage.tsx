@@ -14,8 +14,10 @@ import { alertLink, severityTone } from "../lib/alerts";
 import { formatDateTime, shortCommit } from "../lib/format";
 import { isActive } from "../lib/jobs";
 import { hostCounts } from "../lib/overview";
+import { usePageTitle } from "../hooks/usePageTitle";
 
 export function OverviewPage() {
+  usePageTitle("Overview");
   return (
     <section>
       <header className="page-header">

@@ -11,6 +11,7 @@ import { DiffLegend } from "../components/profiles/DiffLegend";
 import { parseRunId } from "../lib/compare";
 import { changedFrames, diffTree, profileName } from "../lib/flamegraph";
 import { formatLabels } from "../lib/format";
+import { usePageTitle } from "../hooks/usePageTitle";
 
 /**
  * /compare/profiles?baseline=A&candidate=B[&baseline_labels=…&candidate_labels=…&program=…]:
@@ -18,6 +19,7 @@ import { formatLabels } from "../lib/format";
  * link here. A differential flame graph per matched profile, the frames that changed beside it.
  */
 export function ProfileComparePage() {
+  usePageTitle("Compare CPU profiles");
   const [search] = useSearchParams();
   const baseline = parseRunId(search.get("baseline"));
   const candidate = parseRunId(search.get("candidate"));

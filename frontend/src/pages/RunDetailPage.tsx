@@ -34,6 +34,7 @@ import { formatLabels } from "../lib/format";
 import { intervalRows, trialsWithIntervals } from "../lib/intervals";
 import { spectrumLines } from "../lib/spectrum";
 import { tuningSummary } from "../lib/tuning";
+import { usePageTitle } from "../hooks/usePageTitle";
 
 export function RunDetailPage() {
   const { runId } = useParams();
@@ -46,6 +47,11 @@ export function RunDetailPage() {
 
 function RunDetail({ runId }: { runId: number }) {
   const run = useRun(runId);
+  usePageTitle(
+    run.data === undefined
+      ? `Run #${String(runId)}`
+      : `Run #${String(runId)} · ${run.data.suite} / ${run.data.scenario}`,
+  );
 
   return (
     <section>

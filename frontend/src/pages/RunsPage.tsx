@@ -11,8 +11,10 @@ import { RunFilters, type FilterValues } from "../components/runs/RunFilters";
 import { RunsTable } from "../components/runs/RunsTable";
 import { compareHref, comparePair, togglePick } from "../lib/compare";
 import { activeFilterCount, queryFromSearch, rangeStart } from "../lib/runFilters";
+import { usePageTitle } from "../hooks/usePageTitle";
 
 export function RunsPage() {
+  usePageTitle("Runs");
   const [search, setSearch] = useSearchParams();
   const query = queryFromSearch(search);
   const runs = useRuns(query);

@@ -12,8 +12,10 @@ import { Retention } from "../components/settings/Retention";
 import { SlaRules } from "../components/settings/SlaRules";
 import { Tokens } from "../components/settings/Tokens";
 import { Users } from "../components/settings/Users";
+import { usePageTitle } from "../hooks/usePageTitle";
 
 export function SettingsPage() {
+  usePageTitle("Settings");
   const { canWrite, isAdmin } = usePermissions();
   const project = useMe().data?.project ?? null;
   const channels = useChannels();

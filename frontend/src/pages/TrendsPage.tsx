@@ -26,6 +26,7 @@ import {
 } from "../lib/trends";
 import { formatValue } from "../lib/units";
 import { metricLabel } from "../lib/vocabulary";
+import { usePageTitle } from "../hooks/usePageTitle";
 
 /** At most this many series are drawn when none are chosen (the first found in recent runs). */
 const DEFAULT_SERIES = 6;
@@ -43,6 +44,7 @@ const DIRECTION_TEXT: Record<string, string> = {
  * that run's history, its point included.
  */
 export function TrendsPage() {
+  usePageTitle("Trends");
   const [search, setSearch] = useSearchParams();
   const suite = search.get("suite") ?? "";
   const scenario = search.get("scenario") ?? "";

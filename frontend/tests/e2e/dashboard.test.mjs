@@ -94,6 +94,8 @@ test("dashboard: the acceptance walk-through", async (t) => {
       .getByRole("link", { name: "Jobs" })
       .click();
     const form = page.getByRole("form", { name: "Launch a job" });
+    // Each page names its browser tab.
+    await page.waitForFunction(() => document.title === "Jobs · latlab");
     await form.getByLabel("Suite").selectOption("echo");
     await form.getByLabel("Scenario").selectOption("default");
 
@@ -105,7 +107,9 @@ test("dashboard: the acceptance walk-through", async (t) => {
 
     // The API estimates the job as the form changes; one too long for any timeout says so.
     const estimate = form.getByRole("status", { name: "Estimate" });
-    await estimate.filter({ hasText: /^About \d+ s: 1 series × 1 trials; timeout 15 min$/ }).waitFor();
+    await estimate
+      .filter({ hasText: /^About \d+ s: 1 series × 1 trials; timeout 15 min$/ })
+      .waitFor();
     const duration = form.getByRole("textbox", { name: "duration_s", exact: true });
     const repetitions = form.getByRole("textbox", { name: "Repetitions" });
     await count.fill("0");
@@ -137,6 +141,9 @@ test("dashboard: the acceptance walk-through", async (t) => {
   await t.test("the job's run shows its summary, spectrum, trials and host", async () => {
     await page.waitForURL(`${baseUrl}${runHref}`);
     await page.getByRole("heading", { name: /^echo \/ default$/ }).waitFor();
+    await page.waitForFunction(() =>
+      /^Run #\d+ · echo \/ default · latlab$/.test(document.title),
+    );
     const p99 = page.locator('.summary-table td[data-column="p99"]').first();
     await p99.waitFor();
     assert.match((await p99.innerText()).trim(), /^\d+(\.\d+)? (ns|µs|ms|s)( ⚠)?$/);
