@@ -12,6 +12,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
@@ -213,16 +214,32 @@ def run_job(lab: Lab, suite: str, scenario: str, params: dict[str, Any],
         body["repetitions"] = repetitions
     response = lab.api.post("/jobs", json=body)
     response.raise_for_status()
-    job_id = response.json()["id"]
-    deadline = time.monotonic() + 1800
+    job = wait_job(lab, response.json()["id"])
+    if job["status"] != "succeeded":
+        raise RuntimeError(f"job {job['id']} {job['status']}: {job['error']}")
+    return job, dict(lab.api.get(f"/runs/{job['run_id']}").raise_for_status().json())
+
+
+def wait_job(lab: Lab, job_id: int, timeout_s: float = 1800) -> dict[str, Any]:
+    """The job once it has ended, however it ended."""
+    deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         job: dict[str, Any] = lab.api.get(f"/jobs/{job_id}").raise_for_status().json()
-        if job["status"] == "succeeded":
-            return job, dict(lab.api.get(f"/runs/{job['run_id']}").raise_for_status().json())
-        if job["status"] in ("failed", "cancelled", "timed_out"):
-            raise RuntimeError(f"job {job_id} {job['status']}: {job['error']}")
+        if job["status"] in ("succeeded", "failed", "cancelled", "timed_out"):
+            return job
         time.sleep(0.2)
-    raise RuntimeError(f"job {job_id} did not finish in 30 minutes")
+    raise RuntimeError(f"job {job_id} did not finish in {timeout_s / 60:.0f} minutes")
+
+
+def job_minutes(job: dict[str, Any]) -> float:
+    """The lab time a job took, from its start to its end (nan if it never started)."""
+    if not job["started_at"] or not job["finished_at"]:
+        return float("nan")
+    return (_at(job["finished_at"]) - _at(job["started_at"])).total_seconds() / 60
+
+
+def _at(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def scenarios(text: str, defaults: dict[str, str]) -> dict[str, str]:

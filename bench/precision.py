@@ -28,10 +28,9 @@ import json
 import math
 import statistics
 import time
-from datetime import datetime
 from typing import Any
 
-from bench.lab import Lab, run_job, running_lab, scenarios
+from bench.lab import Lab, job_minutes, run_job, running_lab, scenarios
 from latlab.analysis.thresholds import DEFAULT
 from latlab.analysis.window import MIN_WINDOW_RUNS, smallest_change, window_stats
 from latlab_contract.vocabulary import Vocabulary
@@ -89,7 +88,7 @@ def _measure(lab: Lab, suite: str, scenario: str, info: dict[str, Any], runs: in
     minutes = []
     for index in range(runs):
         job, run = run_job(lab, suite, scenario, params)
-        minutes.append((_at(job["finished_at"]) - _at(job["started_at"])).total_seconds() / 60)
+        minutes.append(job_minutes(job))
         for series in run["series"]:
             name = ",".join(f"{k}={v}" for k, v in sorted(series["labels"].items()))
             for metric in gate:  # the trials that count (a disturbed one does not)
@@ -118,10 +117,6 @@ def _measure(lab: Lab, suite: str, scenario: str, info: dict[str, Any], runs: in
 def _value(trial: dict[str, Any], metric: str) -> float | None:
     found = trial["summary"].get(metric, trial["metrics"].get(metric))
     return None if found is None else float(found)
-
-
-def _at(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def _pct(value: float) -> str:

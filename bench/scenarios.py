@@ -13,11 +13,9 @@ each inside its timeout.
 """
 
 import argparse
-import time
-from datetime import datetime
 from typing import Any
 
-from bench.lab import Lab, running_lab
+from bench.lab import Lab, job_minutes, running_lab, wait_job
 
 
 def main() -> None:
@@ -45,24 +43,14 @@ def _run(lab: Lab, suite: str, scenario: str, repetitions: int) -> tuple[str, bo
     body: dict[str, Any] = {"suite": suite, "scenario": scenario, "repetitions": repetitions,
                             "host_tags": [lab.host_tag]}
     estimate = lab.api.post("/jobs/estimate", json=body).raise_for_status().json()
-    job_id = lab.api.post("/jobs", json=body).raise_for_status().json()["id"]
-    while True:
-        job = lab.api.get(f"/jobs/{job_id}").raise_for_status().json()
-        if job["status"] in ("succeeded", "failed", "cancelled", "timed_out"):
-            break
-        time.sleep(0.5)
-    minutes = ((_at(job["finished_at"]) - _at(job["started_at"])).total_seconds() / 60
-               if job["started_at"] and job["finished_at"] else float("nan"))
+    job = wait_job(lab, lab.api.post("/jobs", json=body).raise_for_status().json()["id"])
+    minutes = job_minutes(job)
     about = estimate["estimate_s"]
     row = (f"{suite + '/' + scenario:<26} {job['status']:<10} {minutes:6.2f} min  estimate "
            f"{'-' if about is None else f'{about / 60:6.2f} min'}  timeout "
            f"{job['timeout_s'] / 60:5.1f} min  {estimate['series']} series"
            + (f"  ({(job['error'] or '')[:120]})" if job["status"] != "succeeded" else ""))
     return row, job["status"] == "succeeded"
-
-
-def _at(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 if __name__ == "__main__":

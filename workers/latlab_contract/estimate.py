@@ -153,11 +153,10 @@ def _number(value: Any) -> Any:
     return value
 
 
-def trials_s(trial_s: str, axes: Mapping[str, list[AxisValue] | str], params: Mapping[str, Any],
-             trials: int) -> float:
-    """Seconds the trials of a job take: `trials` of every series."""
+def trials_s(trial_s: str, series: list[dict[str, Any]], trials: int) -> float:
+    """Seconds the trials of a job take: `trials` of every series (`series_contexts`)."""
     expression = Expression(trial_s)
-    return trials * sum(expression.seconds(c) for c in series_contexts(axes, params))
+    return trials * sum(expression.seconds(context) for context in series)
 
 
 def timeout_s(estimate_s: float) -> int:

@@ -41,6 +41,7 @@ from latlab_workers.network import PARAM as NETWORK_PARAM
 from latlab_workers.network import Network, NetworkError, load_profiles
 from latlab_workers.pinning import pinning, scheduling
 from latlab_workers.processes import ProgramGroup, program_env
+from latlab_workers.scheduling import Scheduling
 from latlab_workers.servers import Servers
 from latlab_workers.suites import Program, SeriesPlan, Suite, SuiteError
 from latlab_workers.templates import Context, TemplateError, render, render_one
@@ -109,9 +110,10 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
                     raise JobError(str(error)) from error
                 if step >= steps:  # the profiled trial: only its profiles are kept
                     reporter.progress("measure", 15.0 + 80.0 * step / total, group.info())
-                    made += _profiled_trial(variant.suite, plan, context, argv, cpus, group,
-                                            servers, labels_of.get(step % len(plans)),
-                                            longest, len(made))
+                    made += _profiled_trial(variant.suite, plan, context, argv, cpus,
+                                            scheduled, group, servers,
+                                            labels_of.get(step % len(plans)), longest,
+                                            len(made))
                     continue
                 watched = servers.reset_peak_rss(plan.servers)
                 servers.reports(plan.servers, params)  # what came before the trial is not its
@@ -137,7 +139,7 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
                                       servers.peak_rss(watched), tuning, used, seconds, busy)
                     labels_of.setdefault(step % len(plans), labels)
                 for name, report in reports.items():  # the servers' own view of the trial
-                    for found in _report(name, report).series:
+                    for found in _report(name, report):
                         _collect(collected, plan, found, variant.labels, {}, tuning, {},
                                  seconds, busy)
                 if step < len(plans) and parsed.series:  # the program's own, first trial's
@@ -166,9 +168,9 @@ def execute(spec: JobSpec, suite: Suite, host: HostIdentity, reporter: Reporter,
 
 
 def _profiled_trial(suite: Suite, plan: SeriesPlan, context: Context, argv: list[str],
-                    cpus: frozenset[int] | None, group: ProgramGroup, servers: Servers,
-                    labels: dict[str, str] | None, longest_s: float, made: int
-                    ) -> list[ProfileIn]:
+                    cpus: frozenset[int] | None, scheduled: Scheduling | None,
+                    group: ProgramGroup, servers: Servers, labels: dict[str, str] | None,
+                    longest_s: float, made: int) -> list[ProfileIn]:
     """One more trial of the series with each of its programs profiled. Its measurements
     are not read; a program that fails in it fails the job, a profiler only its profile."""
     reason = ("it measured nothing a profile could go with" if labels is None
@@ -183,7 +185,7 @@ def _profiled_trial(suite: Suite, plan: SeriesPlan, context: Context, argv: list
         agent = _agent(plan.load, context)
         command, env = session.load_command(plan.load.name, argv, agent)
         process = group.start(plan.load.name, command, suite.directory, env, cpus=cpus,
-                              scheduling=scheduling(plan.load, context))
+                              scheduling=scheduled)
         session.attach(plan.load.name, argv, process.pid, agent)
         servers.watch(plan.servers)
         servers.wait_load(plan.load, process)
@@ -253,15 +255,15 @@ def _collect(collected: dict[str, SeriesIn], plan: SeriesPlan, found: SeriesIn,
     return labels
 
 
-def _report(server: str, text: str) -> Parsed:
-    """A server's report of a trial, a latlab-json document, as a series labelled
+def _report(server: str, text: str) -> list[SeriesIn]:
+    """A server's report of a trial, a latlab-json document, as series labelled
     view=<server>."""
     try:
         parsed = get_parser("latlab-json")(text, ParseContext())
     except ParseError as error:
         raise JobError(f"server {server}'s report of the trial is unusable: {error}") from error
-    return Parsed(series=[series.model_copy(update={"labels": {**series.labels, "view": server}})
-                          for series in parsed.series])
+    return [series.model_copy(update={"labels": {**series.labels, "view": server}})
+            for series in parsed.series]
 
 
 def _operations(trial: TrialIn) -> int:

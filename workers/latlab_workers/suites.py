@@ -16,7 +16,13 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from latlab_contract import ScenarioSpec, SlaTemplate, SuiteInfo
-from latlab_contract.estimate import AxisValue, EstimateError, axis_values, trials_s
+from latlab_contract.estimate import (
+    AxisValue,
+    EstimateError,
+    axis_values,
+    series_contexts,
+    trials_s,
+)
 from latlab_contract.params import merge_params
 from latlab_contract.parsers import PARSERS, Parser, get_parser, load_parser
 from latlab_contract.result import Key, Slug, Sweep
@@ -293,9 +299,16 @@ class Suite:
 
     def trials_s(self, params: dict[str, Any], trials: int) -> float | None:
         """Seconds `trials` of every series take, by the suite's estimate (if it has one)."""
-        info = self.info()
-        return None if info.trial_s is None else trials_s(info.trial_s, info.axes, params,
-                                                            trials)
+        if self.spec.estimate is None:
+            return None
+        return trials_s(self.spec.estimate.trial_s, series_contexts(self._axis_sources, params),
+                        trials)
+
+    @property
+    def _axis_sources(self) -> dict[str, list[AxisValue] | str]:
+        """Each axis's values, or the param that gives them (how the estimate expands them)."""
+        return {name: axis.values if axis.values is not None else axis.param or ""
+                for name, axis in self.spec.axes.items()}
 
     def parser(self, name: str) -> Parser:
         if name in self.spec.parsers:
@@ -308,8 +321,7 @@ class Suite:
             programs={name: self.version for name in self.programs},
             scenarios=self.scenarios, params_schema=self.params_schema,
             series_labels=list(self.spec.axes),
-            axes={name: axis.values if axis.values is not None else axis.param or ""
-                  for name, axis in self.spec.axes.items()},
+            axes=self._axis_sources,
             trial_s=None if self.spec.estimate is None else self.spec.estimate.trial_s,
             sweep=self.spec.sweep, gate=self.spec.gate,
             metrics=self.metrics, sla_templates=self.spec.sla_templates,

@@ -54,7 +54,8 @@ def test_the_trials_of_a_job_add_up_per_series() -> None:
     axes = {"devices": "devices", "mode": ["actor", "sync"]}
     params = {"devices": [1, 10], "messages": 100}
     # 2 device counts x 2 modes, each trial `messages * devices / 100 + 1` s, 3 trials.
-    assert trials_s("messages * devices / 100 + 1", axes, params, 3) == 3 * 2 * (2 + 11)
+    assert trials_s("messages * devices / 100 + 1", series_contexts(axes, params),
+                    3) == 3 * 2 * (2 + 11)
 
 
 def test_a_suite_whose_estimate_fails_at_a_scenario_does_not_load(tmp_path) -> None:

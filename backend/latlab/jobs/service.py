@@ -93,11 +93,11 @@ def plan(session: Session, request: JobCreate) -> Plan:
                           request.params)
     validate_params(suite.params_schema, params)
     trials = request.repetitions + request.profile
-    series = len(series_contexts(suite.axes, params))
+    contexts = series_contexts(suite.axes, params)
     estimate = None
     if suite.trial_s is not None:
         try:
-            estimate = trials_s(suite.trial_s, suite.axes, params, trials)
+            estimate = trials_s(suite.trial_s, contexts, trials)
         except EstimateError:  # checked at every scenario when the suite loads; a param
             estimate = None     # outside what its author foresaw gets the default timeout
     limit = request.timeout_s
@@ -106,11 +106,11 @@ def plan(session: Session, request: JobCreate) -> Plan:
         if limit > MAX_TIMEOUT_S:
             assert estimate is not None
             raise Unprocessable(
-                f"about {_duration(estimate)} ({series} series x {trials} trials by the "
+                f"about {_duration(estimate)} ({len(contexts)} series x {trials} trials by the "
                 f"suite's estimate), more than a job may take ({MAX_TIMEOUT_S // 3600} h with "
                 f"its margin): give fewer repetitions or series, or shorter trials",
                 "$.repetitions")
-    return Plan(params, JobEstimate(series=series, trials=trials, estimate_s=estimate,
+    return Plan(params, JobEstimate(series=len(contexts), trials=trials, estimate_s=estimate,
                                     timeout_s=limit))
 
 
