@@ -12,6 +12,8 @@ import pytest
 from suite_support import build_cache_dir, build_suite
 from zig_http_support import SUITE
 
+from latlab_workers.templates import render
+
 BUILD_TIME_S = 1800  # a cold Zig build (the standard library too) takes minutes on 2 cores
 
 
@@ -48,14 +50,27 @@ class Server:
 def start_server(built: Path) -> Iterator[Callable[..., Server]]:
     servers: list[Server] = []
 
-    def start(kind: str, *args: str) -> Server:
-        binary = {"zig": built / "zig-clean" / "bin" / "zig-server",
-                  "zig-uninit": built / "zig-uninit" / "bin" / "zig-server",
-                  "go": built / "go-server"}[kind]
-        server = Server([str(binary), "--listen", "127.0.0.1:0", *args])
+    def start(kind: str, *args: str, **params: object) -> Server:
+        """`kind`: zig, zig-uninit, go, or zco (the suite's own command, at the `seed-zco`
+        scenario's params updated by `params`)."""
+        if kind == "zco":
+            argv = zco_command(built, params)
+        else:
+            binary = {"zig": built / "zig-clean" / "bin" / "zig-server",
+                      "zig-uninit": built / "zig-uninit" / "bin" / "zig-server",
+                      "go": built / "go-server"}[kind]
+            argv = [str(binary), "--listen", "127.0.0.1:0"]
+        server = Server([*argv, *args])
         servers.append(server)
         return server
 
     yield start
     for server in servers:
         server.stop()
+
+
+def zco_command(built: Path, params: dict[str, object]) -> list[str]:
+    """The suite's `server-zco` command as a job of the `seed-zco` scenario runs it."""
+    resolved = SUITE.resolved_params("seed-zco", params)
+    context = {name: str(value) for name, value in resolved.items()} | {"build_dir": str(built)}
+    return render(SUITE.programs["server-zco"].command, context)

@@ -1,6 +1,9 @@
-"""The two servers: the same bytes for the same requests, keep-alive as ab -k expects it, and
-the Zig server's robustness (1,000 connections, malformed, huge and slow requests)."""
+"""The servers: the same bytes for the same requests, keep-alive as ab -k expects it, and the
+Zig server's robustness in both its designs, epoll (zig) and the seed's ZCO (zco: io_uring,
+8 KB stacks, time slices, batches): 1,000 connections, malformed, huge and slow requests, and
+a clean stop with connections open."""
 
+import json
 import re
 import resource
 import selectors
@@ -34,13 +37,14 @@ REQUESTS = [
 ]
 
 
-def test_both_servers_answer_every_request_with_the_same_bytes(start_server) -> None:
-    zig, go = start_server("zig"), start_server("go")
+def test_every_server_answers_every_request_with_the_same_bytes(start_server) -> None:
+    zig, zco, go = start_server("zig"), start_server("zco"), start_server("go")
     for request, answers, closes in REQUESTS:
         from_zig = exchange(zig.address, request, answers)
-        from_go = exchange(go.address, request, answers)
         # /stats' counters differ between the servers; its bytes otherwise do not.
-        assert _counters_masked(from_zig) == _counters_masked(from_go), request
+        for other in (go, zco):
+            assert _counters_masked(exchange(other.address, request, answers)) == \
+                _counters_masked(from_zig), (request, other.announced)
         assert from_zig[1] is closes, request
     assert exchange(zig.address, REQUESTS[2][0]) == (OK, False)
 
@@ -49,7 +53,7 @@ def _counters_masked(answer: tuple[bytes, bool]) -> tuple[bytes, bool]:
     return re.sub(rb":\d+", b":N", answer[0]), answer[1]
 
 
-@pytest.mark.parametrize("kind", ["zig", "go"])
+@pytest.mark.parametrize("kind", ["zig", "zco", "go"])
 def test_ab_keep_alive_is_answered(start_server, kind: str) -> None:
     """ab -k speaks HTTP/1.0 with Connection: Keep-Alive and waits for the server to say
     keep-alive back (the Zig std server's pitfall): every request must reuse its connection."""
@@ -64,8 +68,9 @@ def test_ab_keep_alive_is_answered(start_server, kind: str) -> None:
     assert trial.metrics["keepalive_requests"] == 2000
 
 
-def test_zig_survives_1000_connections_and_bad_requests(start_server) -> None:
-    server = start_server("zig", "--header-timeout-ms", "1000")
+@pytest.mark.parametrize("kind", ["zig", "zco"])
+def test_zig_survives_1000_connections_and_bad_requests(start_server, kind: str) -> None:
+    server = start_server(kind, "--header-timeout-ms", "1000")
     idle = _open_and_use(server.address, 1000)
     try:
         # No CRLF: bare line feeds are refused at once.
@@ -94,6 +99,67 @@ def test_zig_survives_1000_connections_and_bad_requests(start_server) -> None:
             connection.close()
     assert server.process.poll() is None
     assert server.stop() == 0
+
+
+@pytest.mark.parametrize("kind", ["zig", "zco"])
+def test_sigterm_closes_open_connections_and_exits_cleanly(start_server, kind: str) -> None:
+    """Kept-alive connections, and some in the middle of a request, when SIGTERM comes: each
+    is closed, the server exits 0 and prints its counters."""
+    server = start_server(kind)
+    idle = _open_and_use(server.address, 200)
+    for connection in idle[:50]:
+        connection.sendall(b"GET / HTTP/1.1\r\nHost: a\r\n")  # a head without its end
+    assert server.stop() == 0
+    for connection in idle:
+        assert connection.recv(1) == b""  # closed by the server (bounded by the 10 s timeout)
+        connection.close()
+    counters = _counters(server)
+    assert counters["requests"] == counters["connections"] == 200
+    assert counters["switches"] >= 200
+
+
+def test_zco_time_slices_make_tasks_yield_and_every_request_is_answered(
+        built: Path, start_server) -> None:
+    """1 ms slices while hdr-load keeps 50 connections busy: some slices end while a
+    coroutine runs, and it yields at its next I/O call without losing a request."""
+    server = start_server("zco", zco_preempt_ms=1)
+    host, port = server.address
+    load = subprocess.run([str(built / "hdr-load"), "--url", f"http://{host}:{port}/",
+                           "--connections", "50", "--requests", "50000", "--warmup", "0",
+                           "--duration", "60"], capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert load.returncode == 0, load.stderr
+    assert json.loads(load.stdout)["metrics"]["ok"] == 50000
+    assert server.stop() == 0
+    counters = _counters(server)
+    assert counters["requests"] >= 50000 and counters["preemptions"] > 0
+    assert "io uring, 8 KB stacks, batch 32, time slice 1 ms" in counters["line"]
+
+
+@pytest.mark.parametrize("flags, refusal", [
+    (["--io", "kqueue"], "IoIsEpollOrUring"),
+    (["--stack-kb", "4"], "StackKbOutOfRange"),
+    (["--batch", "-1"], "Overflow"),
+    # Two values for one flag: the second would silently win.
+    (["--io", "uring", "--stack-kb", "8", "--io", "epoll"], "FlagGivenTwice"),
+    (["--preempt-ms"], "MissingValue"),
+])
+def test_bad_flags_are_refused(built: Path, flags: list[str], refusal: str) -> None:
+    server = subprocess.run([str(built / "zig-clean" / "bin" / "zig-server"), *flags],
+                            capture_output=True, text=True, timeout=30, check=False)
+    assert server.returncode == 2 and server.stdout == ""
+    assert refusal in server.stderr and "usage:" in server.stderr
+
+
+def _counters(server) -> dict:  # type: ignore[no-untyped-def]
+    """The counters the Zig server prints to stderr when it stops."""
+    assert server.process.stderr is not None
+    line = server.process.stderr.read().decode().strip().splitlines()[-1]
+    found = re.search(r"(\d+) requests on (\d+) connections; (\d+) task switches, "
+                      r"(\d+) preemptions", line)
+    assert found, line
+    names = ("requests", "connections", "switches", "preemptions")
+    return {"line": line, **dict(zip(names, map(int, found.groups()), strict=True))}
 
 
 def _open_and_use(address: tuple[str, int], count: int) -> list[socket.socket]:

@@ -1,16 +1,21 @@
-//! zig-server: the zig-http suite's Zig HTTP/1.1 server. One thread runs one epoll event loop;
-//! every connection is a stackful coroutine (coro.zig). Routes and response bytes are the Go
-//! baseline's (http.zig). The first stdout line is {"listening": "HOST:PORT", "server": "zig"};
-//! SIGTERM or SIGINT stops it, closing every connection and freeing all it allocated.
+//! zig-server: the zig-http suite's Zig HTTP/1.1 server. One thread runs one event loop (epoll,
+//! or io_uring with `--io uring`); every connection is a stackful coroutine (coro.zig). Routes
+//! and response bytes are the Go baseline's (http.zig). The first stdout line is
+//! {"listening": "HOST:PORT", "server": "zig"}; SIGTERM or SIGINT stops it, closing every
+//! connection and freeing all it allocated, and it prints its counters to stderr.
+//!
+//! The seed's ZCO design is `--io uring --stack-kb 8 --preempt-ms 10 --batch 32`.
 const std = @import("std");
 const linux = std.os.linux;
 const build_options = @import("build_options");
 const coro = @import("coro.zig");
 const http = @import("http.zig");
+const preempt = @import("preempt.zig");
 
 const usage =
     \\usage: zig-server [--listen IPV4:PORT] [--header-timeout-ms N] [--idle-timeout-ms N]
-    \\                  [--stack-kb N]
+    \\                  [--io epoll|uring] [--stack-kb 8..8192] [--preempt-ms N] [--batch N]
+    \\each flag at most once; --preempt-ms 0 (no time slices) and --batch 0 (no limit) are the defaults
     \\
 ;
 
@@ -20,7 +25,12 @@ const Options = struct {
     header_timeout_ms: u64 = 5000,
     /// A kept-alive connection may wait this long for its next request.
     idle_timeout_ms: u64 = 60000,
+    io: coro.Backend = .epoll,
     stack_kb: usize = 64,
+    /// A task's time slice (SIGALRM); 0: none.
+    preempt_ms: u32 = 0,
+    /// Tasks resumed per pass of the loop before it polls I/O again; 0: no limit.
+    batch: usize = 0,
 };
 
 var options: Options = .{};
@@ -98,28 +108,18 @@ fn serveOne(conn: *Conn) Failure!bool {
 
 /// Some bytes into `into` (never empty), waiting for them; Closed when the client closed.
 fn receive(conn: *Conn, into: []u8) Failure!usize {
-    while (true) {
-        const rc = linux.recvfrom(conn.fd, into.ptr, into.len, 0, null, null);
-        switch (linux.errno(rc)) {
-            .SUCCESS => return if (rc == 0) error.Closed else rc,
-            .AGAIN => try conn.task.wait(),
-            .INTR => {},
-            else => return error.Failed,
-        }
-    }
+    const rc = try conn.task.io(.{ .recv = .{ .fd = conn.fd, .into = into } });
+    if (linux.errno(rc) != .SUCCESS) return error.Failed;
+    return if (rc == 0) error.Closed else rc;
 }
 
 fn sendAll(conn: *Conn, bytes: []const u8) Failure!void {
     conn.task.deadline_ns = deadline(options.header_timeout_ms);
     var sent: usize = 0;
     while (sent < bytes.len) {
-        const rc = linux.sendto(conn.fd, bytes[sent..].ptr, bytes.len - sent, linux.MSG.NOSIGNAL, null, 0);
-        switch (linux.errno(rc)) {
-            .SUCCESS => sent += rc,
-            .AGAIN => try conn.task.wait(),
-            .INTR => {},
-            else => return error.Failed,
-        }
+        const rc = try conn.task.io(.{ .send = .{ .fd = conn.fd, .bytes = bytes[sent..] } });
+        if (linux.errno(rc) != .SUCCESS) return error.Failed;
+        sent += rc;
     }
 }
 
@@ -175,11 +175,10 @@ fn acceptConnections(task: *coro.Task) void {
     const listener = Watcher.of(task);
     task.watch(listener.fd, linux.EPOLL.IN) catch return task.loop.stop();
     while (true) {
-        const rc = linux.accept4(listener.fd, null, null, linux.SOCK.NONBLOCK | linux.SOCK.CLOEXEC);
+        const rc = task.io(.{ .accept = .{ .fd = listener.fd, .flags = socketFlags() } }) catch return;
         switch (linux.errno(rc)) {
             .SUCCESS => startConn(task.loop, @intCast(rc)),
-            .AGAIN => task.wait() catch return,
-            .INTR, .CONNABORTED => {},
+            .CONNABORTED => {},
             else => |errno| {
                 // Out of descriptors or memory: the pending connections wait in the backlog.
                 log("accept: {s}; retrying in 100 ms", .{@tagName(errno)});
@@ -197,7 +196,7 @@ fn watchSignals(task: *coro.Task) void {
         const rc = linux.read(signals.fd, @ptrCast(&info), @sizeOf(linux.signalfd_siginfo));
         switch (linux.errno(rc)) {
             .SUCCESS => return task.loop.stop(),
-            .AGAIN, .INTR => task.wait() catch return,
+            .AGAIN, .INTR => task.readable(signals.fd) catch return,
             else => return task.loop.stop(),
         }
     }
@@ -211,33 +210,61 @@ pub fn main(init: std.process.Init.Minimal) u8 {
     raiseFileLimit();
     const signal_fd = blockSignals() catch |err| return fatal("signals", err);
     const listen_fd = listen() catch |err| return fatal("listen", err);
-    var loop = coro.Loop.init(options.stack_kb * 1024) catch |err| return fatal("epoll", err);
+    var loop = coro.Loop.init(.{ .backend = options.io, .stack_bytes = options.stack_kb * 1024, .batch = options.batch }) catch |err| switch (err) {
+        error.IoUringUnavailable => {
+            log("io_uring is unavailable: io_uring_setup was refused (kernel.io_uring_disabled, a seccomp policy, or a kernel without io_uring); use --io epoll", .{});
+            return 1;
+        },
+        else => return fatal("event loop", err),
+    };
     defer loop.deinit();
+    if (options.preempt_ms > 0) preempt.start(options.preempt_ms) catch |err| return fatal("time slices", err);
+    defer preempt.stop();
     var listener: Watcher = .{ .task = .{ .loop = &loop, .body = acceptConnections, .finish = Watcher.close }, .fd = listen_fd };
     var signals: Watcher = .{ .task = .{ .loop = &loop, .body = watchSignals, .finish = Watcher.close }, .fd = signal_fd };
     loop.spawn(&listener.task) catch |err| return fatal("spawn", err);
     loop.spawn(&signals.task) catch |err| return fatal("spawn", err);
     announce(listen_fd) catch |err| return fatal("announce", err);
     loop.run();
+    log("{d} requests on {d} connections; {d} task switches, {d} preemptions (io {s}, {d} KB stacks, batch {d}, time slice {d} ms)", .{
+        stats.requests,     stats.accepted_connections, loop.switches, loop.preemptions,
+        @tagName(options.io), options.stack_kb,         options.batch, options.preempt_ms,
+    });
     return 0;
 }
+
+/// io_uring waits for a blocking socket itself; on a non-blocking one its operations would
+/// fail with EAGAIN.
+fn socketFlags() u32 {
+    return linux.SOCK.CLOEXEC | if (options.io == .epoll) @as(u32, linux.SOCK.NONBLOCK) else 0;
+}
+
+const Flag = enum { @"--listen", @"--header-timeout-ms", @"--idle-timeout-ms", @"--io", @"--stack-kb", @"--preempt-ms", @"--batch" };
 
 fn parseArgs(args: std.process.Args) !void {
     var it = args.iterate();
     _ = it.next();
-    while (it.next()) |flag| {
+    var seen: std.EnumSet(Flag) = .empty;
+    while (it.next()) |name| {
+        const flag = std.meta.stringToEnum(Flag, name) orelse return error.UnknownFlag;
+        // A second value would silently override the first (two scenarios' flags merged).
+        if (seen.contains(flag)) return error.FlagGivenTwice;
+        seen.insert(flag);
         const value = it.next() orelse return error.MissingValue;
-        if (std.mem.eql(u8, flag, "--listen")) {
-            options.address = try parseAddress(value);
-        } else if (std.mem.eql(u8, flag, "--header-timeout-ms")) {
-            options.header_timeout_ms = try positive(u64, value);
-        } else if (std.mem.eql(u8, flag, "--idle-timeout-ms")) {
-            options.idle_timeout_ms = try positive(u64, value);
-        } else if (std.mem.eql(u8, flag, "--stack-kb")) {
-            options.stack_kb = try positive(usize, value);
-            if (options.stack_kb < 16 or options.stack_kb > 8192) return error.StackKbOutOfRange;
-        } else {
-            return error.UnknownFlag;
+        switch (flag) {
+            .@"--listen" => options.address = try parseAddress(value),
+            .@"--header-timeout-ms" => options.header_timeout_ms = try positive(u64, value),
+            .@"--idle-timeout-ms" => options.idle_timeout_ms = try positive(u64, value),
+            .@"--io" => options.io = std.meta.stringToEnum(coro.Backend, value) orelse return error.IoIsEpollOrUring,
+            .@"--stack-kb" => {
+                options.stack_kb = try positive(usize, value);
+                if (options.stack_kb < 8 or options.stack_kb > 8192) return error.StackKbOutOfRange;
+            },
+            .@"--preempt-ms" => {
+                options.preempt_ms = try std.fmt.parseInt(u32, value, 10);
+                if (options.preempt_ms > 60000) return error.PreemptMsOutOfRange;
+            },
+            .@"--batch" => options.batch = try std.fmt.parseInt(usize, value, 10),
         }
     }
 }
@@ -276,7 +303,7 @@ fn blockSignals() !i32 {
 }
 
 fn listen() !i32 {
-    const rc = linux.socket(linux.AF.INET, linux.SOCK.STREAM | linux.SOCK.NONBLOCK | linux.SOCK.CLOEXEC, 0);
+    const rc = linux.socket(linux.AF.INET, linux.SOCK.STREAM | socketFlags(), 0);
     if (linux.errno(rc) != .SUCCESS) return error.SocketFailed;
     const fd: i32 = @intCast(rc);
     const on: u32 = 1;
