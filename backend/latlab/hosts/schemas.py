@@ -35,3 +35,6 @@ class HostRead(Schema):
 
 class SuiteRead(SuiteInfo):
     hosts: list[str] = Field(description="Online hosts that offer the suite")
+    lightest_scenario: str | None = Field(
+        description="The scenario the suite estimates shortest (a launch form's default); null "
+        "when the suite estimates none")

@@ -5,21 +5,29 @@ from fastapi.responses import PlainTextResponse
 
 from latlab.auth.dependencies import Admin, Reader
 from latlab.core.db import DbSession
+from latlab.core.errors import NotFound
 from latlab.core.params import Id, Limit, Offset
 from latlab.core.routing import ApiRoute
 from latlab.core.schemas import Moment
 from latlab.models import Project, Run
-from latlab.runs import exports, profiles, service
+from latlab.projects import service as projects
+from latlab.projects.schemas import CurrentProject
+from latlab.runs import exports, overview, profiles, service
 from latlab.runs.dependencies import RunFromPath
 from latlab.runs.schemas import (
+    Headline,
+    OverviewPage,
+    OverviewRow,
     ProfileRead,
     RetentionRead,
     RetentionUpdate,
+    RunListItem,
     RunPage,
     RunRead,
     RunSummary,
     SeriesRead,
     SourceRead,
+    SparkPoint,
     Spectrum,
     SpectrumPoint,
     StartPointRead,
@@ -42,19 +50,46 @@ def list_runs(
     source: Literal["ci", "job", "manual"] | None = None,
     since: Annotated[Moment | None, Query(description="ISO 8601, inclusive")] = None,
     until: Annotated[Moment | None, Query(description="ISO 8601, exclusive")] = None,
+    verdict: Annotated[
+        Literal["pass", "fail", "inconclusive", "no-baseline", "none"] | None,
+        Query(description="The CI gate's verdict; none: runs not judged")] = None,
+    suite_prefix: Annotated[str | None, Query(
+        max_length=64, description="Suites starting with this, case-insensitive")] = None,
+    order: Annotated[Literal["-started_at", "started_at", "suite", "-suite"], Query(
+        description="-started_at: newest first; suite: by suite and scenario, newest first "
+        "within each")] = "-started_at",
     limit: Limit = 50,
     offset: Offset = 0,
 ) -> RunPage:
-    """The project's runs, newest first, filtered and paginated."""
+    """The project's runs, filtered, ordered and paginated, each with its headline."""
     filters = service.RunFilters(
         project_id=principal.project_id, suite=suite, scenario=scenario, branch=branch,
-        commit=commit, host=host, source=source, since=since, until=until,
+        commit=commit, host=host, source=source, since=since, until=until, verdict=verdict,
+        suite_prefix=suite_prefix,
     )
-    rows, total, more = service.list_runs(session, filters, limit, offset)
+    rows, total, more = service.list_runs(session, filters, limit, offset, order)
+    lines = overview.headlines(session, [run.id for run, _ in rows])
     return RunPage(
-        items=[_summary(run, slug) for run, slug in rows],
+        items=[_list_item(run, slug, lines.get(run.id)) for run, slug in rows],
         total=total, total_capped=more, limit=limit, offset=offset,
     )
+
+
+@router.get("/overview")
+def get_overview(principal: Reader, session: DbSession, limit: Limit = 25,
+                 offset: Offset = 0) -> OverviewPage:
+    """Every suite and scenario of the project with its latest run, failing ones first (the
+    latest run failed its gate or a critical alert is open), each with its open alerts and a
+    sparkline of its latest runs' headline P99; and the catalogue's suites with no run."""
+    rows, total, idle = overview.latest_per_pair(session, principal.project_id, limit, offset)
+    slug = principal.project.slug
+    return OverviewPage(
+        items=[OverviewRow(run=_list_item(row.run, slug, row.headline),
+                           open_alerts=row.open_alerts, critical_alerts=row.critical_alerts,
+                           failing=row.failing,
+                           spark=[SparkPoint(run_id=run_id, p99=p99) for run_id, p99 in row.spark])
+               for row in rows],
+        total=total, limit=limit, offset=offset, suites_without_runs=idle)
 
 
 @router.get("/runs/{run_id}")
@@ -88,6 +123,19 @@ def get_run(run: RunFromPath, session: DbSession) -> RunRead:
         sweep=run.sweep,
         metric_info=service.metric_info(session, run),
     )
+
+
+@router.get("/runs/{run_id}/project", responses={404: {"description": "No such run that the "
+                                                   "caller may see"}})
+def find_run_project(run_id: Id, principal: Reader, session: DbSession) -> CurrentProject:
+    """The project a run belongs to, for a signed-in user who may use it (a shared run URL
+    opens in its project: the dashboard switches to it). Not for tokens: a token has one
+    project."""
+    run = session.get(Run, run_id)
+    user = principal.user
+    if run is None or user is None or not projects.may_use(session, user, run.project_id):
+        raise NotFound(f"no run {run_id}")
+    return CurrentProject(project=session.get_one(Project, run.project_id).slug)
 
 
 @router.get("/runs/{run_id}/series/{series_id}/spectrum")
@@ -212,6 +260,13 @@ def _without_histograms(intervals: list[dict[str, Any]] | None) -> list[dict[str
 
 def _attachment(filename: str) -> dict[str, str]:
     return {"Content-Disposition": f'attachment; filename="{filename}"'}
+
+
+def _list_item(run: Run, project: str, line: overview.Headline | None) -> RunListItem:
+    return RunListItem(
+        **_summary(run, project).model_dump(),
+        headline=None if line is None else Headline(
+            series=line.series, p99=line.p99, throughput=line.throughput))
 
 
 def _summary(run: Run, project: str) -> RunSummary:

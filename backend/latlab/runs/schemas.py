@@ -136,8 +136,19 @@ class RunSummary(ReadSchema):
         description="When retention removed the trials' histograms (summaries stay)")
 
 
+class Headline(Schema):
+    series: dict[str, Any] = Field(description="The labels of the run's first series")
+    p99: float | None = Field(description="Its P99 in ns (all trials merged)")
+    throughput: float | None = Field(description="Its throughput metric, when reported")
+
+
+class RunListItem(RunSummary):
+    headline: Headline | None = Field(
+        description="The run's first series' P99 and throughput, for lists (None: no series)")
+
+
 class RunPage(Schema):
-    items: list[RunSummary]
+    items: list[RunListItem]
     total: int = Field(description="Matching runs, counted up to 10,000")
     total_capped: bool = Field(description="True when more than `total` runs match")
     limit: int
@@ -255,3 +266,26 @@ class ProfileRead(Schema):
     samples: int
     stacks: int = Field(description="Distinct stacks")
     folded_bytes: int = Field(description="The folded text's size")
+
+
+class SparkPoint(Schema):
+    run_id: int
+    p99: float | None
+
+
+class OverviewRow(Schema):
+    run: RunListItem = Field(description="The suite and scenario's latest run")
+    open_alerts: int = Field(description="Alerts of this suite and scenario not resolved")
+    critical_alerts: int
+    failing: bool = Field(description="The latest run failed its gate, or a critical alert is "
+                          "open: such rows come first")
+    spark: list[SparkPoint] = Field(description="The headline P99 of its latest runs, oldest "
+                                    "first")
+
+
+class OverviewPage(Schema):
+    items: list[OverviewRow]
+    total: int = Field(description="Suite and scenario pairs with runs")
+    limit: int
+    offset: int
+    suites_without_runs: list[str] = Field(description="Catalogue suites with no run yet")

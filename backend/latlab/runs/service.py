@@ -29,6 +29,8 @@ class RunFilters:
     source: str | None = None
     since: datetime | None = None
     until: datetime | None = None
+    verdict: str | None = None  # a verdict, or "none": runs not judged
+    suite_prefix: str | None = None
 
 
 # The runs list counts matching runs up to this many: a count over a year of history would
@@ -36,20 +38,30 @@ class RunFilters:
 COUNT_LIMIT = 10_000
 
 
+# The orders the runs list offers: newest first (the default), oldest first, or by suite and
+# scenario (newest first within each).
+ORDERS = {
+    "-started_at": (Run.started_at.desc(), Run.id.desc()),
+    "started_at": (Run.started_at.asc(), Run.id.asc()),
+    "suite": (Run.suite.asc(), Run.scenario.asc(), Run.started_at.desc(), Run.id.desc()),
+    "-suite": (Run.suite.desc(), Run.scenario.desc(), Run.started_at.desc(), Run.id.desc()),
+}
+
+
 def list_runs(
-    session: Session, filters: RunFilters, limit: int, offset: int
+    session: Session, filters: RunFilters, limit: int, offset: int, order: str = "-started_at"
 ) -> tuple[list[tuple[Run, str]], int, bool]:
-    """A page of runs, newest first, and how many match (counted up to `COUNT_LIMIT`; the
-    flag says there are more)."""
+    """A page of runs in `order` (one of `ORDERS`), and how many match (counted up to
+    `COUNT_LIMIT`; the flag says there are more)."""
     query = _filtered(select(Run), filters)
-    # Newest first, as the page: the count walks the same index and stops at the limit.
+    # Newest first, as the default page: the count walks the same index and stops at the limit.
     counted = session.scalar(select(func.count()).select_from(
         query.with_only_columns(Run.id).order_by(Run.started_at.desc())
         .limit(COUNT_LIMIT + 1).subquery())) or 0
     rows = session.execute(
         query.add_columns(Project.slug)
         .join(Project, Project.id == Run.project_id)
-        .order_by(Run.started_at.desc(), Run.id.desc())
+        .order_by(*ORDERS[order])
         .limit(limit)
         .offset(offset)
     ).all()
@@ -117,8 +129,14 @@ def _filtered(query: Select[tuple[Run]], filters: RunFilters) -> Select[tuple[Ru
     conditions = [Run.project_id == filters.project_id]
     if filters.suite:
         conditions.append(Run.suite == filters.suite)
+    if filters.suite_prefix:
+        conditions.append(Run.suite.startswith(filters.suite_prefix.lower(), autoescape=True))
     if filters.scenario:
         conditions.append(Run.scenario == filters.scenario)
+    if filters.verdict == "none":
+        conditions.append(Run.verdict.is_(None))
+    elif filters.verdict:
+        conditions.append(Run.verdict == filters.verdict)
     if filters.branch:
         conditions.append(Run.branch == filters.branch)
     if filters.commit:

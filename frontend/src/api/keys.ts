@@ -5,6 +5,7 @@ import type {
   CompareQuery,
   JobCreate,
   JobListQuery,
+  OverviewQuery,
   ProfileCompareQuery,
   RunListQuery,
   TrendQuery,
@@ -25,6 +26,8 @@ export const keys = {
     all: ["runs"] as const,
     list: (query: RunListQuery) => [...keys.runs.all, "list", query] as const,
     detail: (runId: number) => [...keys.runs.all, "detail", runId] as const,
+    project: (runId: number) => [...keys.runs.detail(runId), "project"] as const,
+    overview: (query: OverviewQuery) => [...keys.runs.all, "overview", query] as const,
     spectrum: (runId: number, seriesId: number) =>
       [...keys.runs.detail(runId), "spectrum", seriesId] as const,
     profiles: (runId: number) => [...keys.runs.detail(runId), "profiles"] as const,

@@ -10,11 +10,10 @@ import {
 import { api, unwrap } from "./client";
 import { keys } from "./keys";
 import type {
+  OverviewQuery,
   RetentionUpdate,
   RunListQuery,
-  RunPage,
   RunRead,
-  RunSummary,
   Spectrum,
 } from "./types";
 
@@ -33,6 +32,22 @@ export function useRun(runId: number) {
       unwrap(api.GET("/api/v1/runs/{run_id}", { params: { path: { run_id: runId } }, signal })),
     // Stored runs never change.
     staleTime: Infinity,
+  });
+}
+
+/**
+ * The project a run belongs to, asked when the run is not in the session's project (a shared
+ * URL): the API answers for projects the user may use, 404 otherwise.
+ */
+export function useRunProject(runId: number, enabled: boolean) {
+  return useQuery({
+    enabled,
+    queryKey: keys.runs.project(runId),
+    queryFn: ({ signal }) =>
+      unwrap(
+        api.GET("/api/v1/runs/{run_id}/project", { params: { path: { run_id: runId } }, signal }),
+      ),
+    retry: false,
   });
 }
 
@@ -129,33 +144,15 @@ function combineSpectra(results: UseQueryResult<Spectrum>[]): SpectraResult {
   };
 }
 
-export interface LatestRunsResult {
-  data: RunSummary[];
-  isPending: boolean;
-  error: Error | null;
-}
-
-/** The newest run of each named suite (one small query per suite, in parallel). */
-export function useLatestRuns(suites: string[]): LatestRunsResult {
-  return useQueries({
-    queries: suites.map((suite) => ({
-      queryKey: keys.runs.list({ suite, limit: 1, offset: 0 }),
-      queryFn: ({ signal }: { signal: AbortSignal }) =>
-        unwrap(
-          api.GET("/api/v1/runs", { params: { query: { suite, limit: 1, offset: 0 } }, signal }),
-        ),
-      refetchInterval: 30_000,
-    })),
-    combine: combineLatest,
+/** Every suite and scenario with its latest run, failing first (one server-side query). */
+export function useOverview(query: OverviewQuery) {
+  return useQuery({
+    queryKey: keys.runs.overview(query),
+    queryFn: ({ signal }) =>
+      unwrap(api.GET("/api/v1/overview", { params: { query }, signal })),
+    placeholderData: keepPreviousData,
+    refetchInterval: 30_000,
   });
-}
-
-function combineLatest(results: UseQueryResult<RunPage>[]): LatestRunsResult {
-  return {
-    data: results.flatMap((result) => result.data?.items.slice(0, 1) ?? []),
-    isPending: results.some((result) => result.isPending),
-    error: results.find((result) => result.error !== null)?.error ?? null,
-  };
 }
 
 export interface RunDetailsResult {

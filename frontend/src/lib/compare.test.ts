@@ -124,7 +124,12 @@ describe("verdict counts", () => {
     const counts = countVerdicts(series);
     expect(counts).toEqual({ regressed: 1, improved: 1, unchanged: 0, inconclusive: 1 });
     expect(verdictHeadline(counts)).toBe("1 regressed, 1 improved, 1 inconclusive");
-    expect(verdictHeadline(countVerdicts([]))).toBe("no significant change");
+    expect(verdictHeadline(countVerdicts([]))).toBe(
+      "nothing compared: the runs have no series in common",
+    );
+    expect(verdictHeadline({ regressed: 0, improved: 0, unchanged: 3, inconclusive: 0 })).toBe(
+      "no significant change",
+    );
   });
 });
 
@@ -137,10 +142,10 @@ describe("picking two runs", () => {
     expect(comparePair([older])).toBeNull();
   });
 
-  it("keeps at most two picks, dropping the earliest", () => {
+  it("keeps at most two picks, refusing a third rather than dropping one", () => {
     const third = { id: 5, started_at: "2026-11-24T10:00:00Z" };
     expect(togglePick([], older)).toEqual([older]);
-    expect(togglePick([older, newer], third)).toEqual([newer, third]);
+    expect(togglePick([older, newer], third)).toEqual([older, newer]);
     expect(togglePick([older, newer], older)).toEqual([newer]);
   });
 

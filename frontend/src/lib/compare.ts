@@ -5,7 +5,7 @@
  */
 
 import type { Direction, SeriesDelta, Verdict } from "../api/types";
-import { formatLabels } from "./format";
+import { formatLabels, stringLabels } from "./format";
 import { formatDelta, formatDeltaPct, formatValue } from "./units";
 import { metricLabel } from "./vocabulary";
 
@@ -56,7 +56,7 @@ export function compareGroups(series: SeriesDelta[]): CompareGroup[] {
   return series.map((item) => ({
     key: `${String(item.baseline_series_id)}-${String(item.candidate_series_id)}`,
     name: formatLabels(
-      Object.fromEntries(Object.entries(item.labels).map(([key, value]) => [key, String(value)])),
+      stringLabels(item.labels),
     ),
     rows: item.metrics.map((metric) => ({
       metric: metric.metric,
@@ -90,8 +90,13 @@ export function countVerdicts(series: SeriesDelta[]): VerdictCounts {
   return counts;
 }
 
-/** One line for the page header: "1 regressed, 2 improved", or "no significant change". */
+/**
+ * One line for the page header: "1 regressed, 2 improved", "no significant change", or, when
+ * no metric was compared at all (no series in common), says so rather than "no change".
+ */
 export function verdictHeadline(counts: VerdictCounts): string {
+  const compared = counts.regressed + counts.improved + counts.unchanged + counts.inconclusive;
+  if (compared === 0) return "nothing compared: the runs have no series in common";
   const parts: string[] = [];
   if (counts.regressed > 0) parts.push(`${String(counts.regressed)} regressed`);
   if (counts.improved > 0) parts.push(`${String(counts.improved)} improved`);
@@ -177,8 +182,8 @@ export function comparePair(picked: Picked[]): { baseline: number; candidate: nu
   return { baseline: a!.id, candidate: b!.id };
 }
 
-/** Toggles a run in the selection; picking a third drops the earliest pick. */
+/** Toggles a run in the selection; a full selection takes no more (the page says so). */
 export function togglePick<T extends { id: number }>(picked: T[], run: T, max = 2): T[] {
   if (picked.some((item) => item.id === run.id)) return picked.filter((item) => item.id !== run.id);
-  return [...picked, run].slice(-max);
+  return picked.length >= max ? picked : [...picked, run];
 }

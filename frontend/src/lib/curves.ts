@@ -6,7 +6,7 @@
  */
 
 import type { MetricInfo, SeriesDelta, SeriesRead, Sweep, Verdict } from "../api/types";
-import { formatLabels } from "./format";
+import { formatLabels, stringLabels } from "./format";
 import { curveKeys } from "./vocabulary";
 
 export interface CurvePoint {
@@ -161,6 +161,3 @@ function withoutAxis(labels: Record<string, string>, axis: string): Record<strin
   return Object.fromEntries(Object.entries(labels).filter(([key]) => key !== axis));
 }
 
-function stringLabels(labels: Record<string, unknown>): Record<string, string> {
-  return Object.fromEntries(Object.entries(labels).map(([key, value]) => [key, String(value)]));
-}

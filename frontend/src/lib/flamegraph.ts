@@ -8,7 +8,7 @@
  */
 
 import type { FrameDelta, StackDelta } from "../api/types";
-import { formatLabels } from "./format";
+import { formatLabels, stringLabels } from "./format";
 
 /** One stack, root first, and how many samples had it. */
 export interface WeightedStack {
@@ -364,7 +364,7 @@ export function profileName(profile: {
   samples?: number;
 }): string {
   const labels = formatLabels(
-    Object.fromEntries(Object.entries(profile.labels).map(([key, value]) => [key, String(value)])),
+    stringLabels(profile.labels),
   );
   const tool = profile.tool === undefined ? "" : ` · ${profile.tool}`;
   const samples =

@@ -7,6 +7,11 @@ export function formatLabels(labels: Record<string, string>): string {
   return entries.map(([key, value]) => `${key}=${value}`).join(", ");
 }
 
+/** A series' labels (numbers and booleans too) as text. */
+export function stringLabels(labels: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(labels).map(([key, value]) => [key, String(value)]));
+}
+
 /** Git commits are shown by their first 10 hex digits. */
 export function shortCommit(commit: string | null | undefined): string {
   if (!commit) return "—";

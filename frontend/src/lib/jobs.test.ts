@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
 
+import openapi from "../../openapi.json";
+
 import {
   checkLaunch,
   describeEstimate,
   formatProgress,
   formatSeconds,
   isActive,
+  LAB_REPETITIONS,
   parseRepetitions,
   parseTags,
   parseTimeout,
@@ -31,6 +34,11 @@ describe("jobs", () => {
     expect(formatProgress(42.7)).toBe("42%");
     expect(formatProgress(140)).toBe("100%");
     expect(formatProgress(Number.NaN)).toBe("0%");
+  });
+
+  it("starts from the API's default repetitions", () => {
+    const schema = openapi.components.schemas.JobCreate.properties.repetitions;
+    expect(schema.default).toBe(LAB_REPETITIONS);
   });
 
   it("checks repetitions and timeout", () => {

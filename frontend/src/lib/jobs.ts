@@ -66,6 +66,12 @@ export function formatProgress(progress: number): string {
   return `${String(Math.floor(clamped))}%`;
 }
 
+/**
+ * The lab's default repetitions (the API's default for a job, checked against the OpenAPI
+ * document by a test): five trials let a comparison test a change.
+ */
+export const LAB_REPETITIONS = 5;
+
 /** Whole repetitions 1..100 (the API's bounds). */
 export function parseRepetitions(text: string): { value: number } | { error: string } {
   const value = Number(text);

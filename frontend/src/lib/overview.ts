@@ -1,13 +1,6 @@
-/** What the overview page summarises: the newest run of each suite, hosts up and down. */
+/** What the overview page summarises: hosts up and down, verdicts in words. */
 
 import type { HostRead, RunSummary } from "../api/types";
-
-/** The first run of each suite in a newest-first list, suites by name. */
-export function latestPerSuite(runs: RunSummary[]): RunSummary[] {
-  const latest = new Map<string, RunSummary>();
-  for (const run of runs) if (!latest.has(run.suite)) latest.set(run.suite, run);
-  return [...latest.values()].sort((a, b) => a.suite.localeCompare(b.suite));
-}
 
 export function hostCounts(hosts: Pick<HostRead, "online">[]): { online: number; offline: number } {
   const online = hosts.filter((host) => host.online).length;

@@ -4,6 +4,7 @@ import {
   activeFilterCount,
   inputToIso,
   isoToInput,
+  nextOrder,
   queryFromSearch,
   rangeStart,
   withFilter,
@@ -19,12 +20,32 @@ describe("queryFromSearch", () => {
     expect(query).toEqual({
       limit: 50,
       offset: 50,
-      suite: "echo",
+      suite_prefix: "echo",
       branch: "main",
       source: "ci",
       since: "2026-11-20T00:00:00Z",
     });
     expect(activeFilterCount(query)).toBe(4);
+  });
+
+  it("reads the verdict and the order, the default order left out", () => {
+    expect(queryFromSearch(new URLSearchParams("verdict=none&order=suite"))).toEqual({
+      limit: 50,
+      offset: 0,
+      verdict: "none",
+      order: "suite",
+    });
+    expect(queryFromSearch(new URLSearchParams("order=-started_at&verdict=maybe"))).toEqual({
+      limit: 50,
+      offset: 0,
+    });
+  });
+
+  it("turns a column's order around on a second click", () => {
+    expect(nextOrder("-started_at", "started_at")).toBe("started_at");
+    expect(nextOrder("started_at", "started_at")).toBe("-started_at");
+    expect(nextOrder("-started_at", "suite")).toBe("suite");
+    expect(nextOrder("suite", "suite")).toBe("-suite");
   });
 
   it("ignores what the API would refuse", () => {

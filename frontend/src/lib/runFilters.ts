@@ -8,6 +8,11 @@ import type { RunListQuery } from "../api/types";
 export const PAGE_SIZE = 50;
 export const TEXT_FILTERS = ["suite", "scenario", "branch", "commit", "host"] as const;
 export const SOURCES = ["ci", "job", "manual"] as const;
+/** The gate's verdicts, and "none" for runs it did not judge. */
+export const VERDICTS = ["pass", "fail", "inconclusive", "no-baseline", "none"] as const;
+/** Orders of the list: newest first is the default, so the URL names it only otherwise. */
+export const ORDERS = ["-started_at", "started_at", "suite", "-suite"] as const;
+export type RunOrder = (typeof ORDERS)[number];
 
 export type TextFilter = (typeof TEXT_FILTERS)[number];
 
@@ -25,11 +30,17 @@ export function queryFromSearch(search: URLSearchParams): RunListQuery {
   };
   for (const name of TEXT_FILTERS) {
     const value = search.get(name)?.trim();
-    if (value) query[name] = value;
+    // The suite box matches suites by their start, in any case ("ZIG" finds zig-http).
+    if (value && name === "suite") query.suite_prefix = value;
+    else if (value) query[name] = value;
   }
   const source = search.get("source");
   const kind = SOURCES.find((candidate) => candidate === source);
   if (kind) query.source = kind;
+  const verdict = VERDICTS.find((candidate) => candidate === search.get("verdict"));
+  if (verdict) query.verdict = verdict;
+  const order = ORDERS.find((candidate) => candidate === search.get("order"));
+  if (order && order !== "-started_at") query.order = order;
   for (const name of ["since", "until"] as const) {
     const value = search.get(name);
     if (value && !Number.isNaN(new Date(value).getTime())) query[name] = value;
@@ -65,7 +76,7 @@ export function rangeStart(hours: number, now: Date): string {
 }
 
 export function activeFilterCount(query: RunListQuery): number {
-  return [...TEXT_FILTERS, "source", "since", "until"].filter(
+  return [...TEXT_FILTERS, "suite_prefix", "source", "verdict", "since", "until"].filter(
     (name) => query[name as keyof RunListQuery] !== undefined,
   ).length;
 }
@@ -73,4 +84,11 @@ export function activeFilterCount(query: RunListQuery): number {
 function nonNegativeInt(text: string | null, fallback: number): number {
   const value = Number(text);
   return text !== null && text !== "" && Number.isInteger(value) && value >= 0 ? value : fallback;
+}
+
+/** The order a column's header sets when clicked: its natural order, or the reverse if the
+ * list is in it already. */
+export function nextOrder(current: RunOrder, column: "started_at" | "suite"): RunOrder {
+  if (column === "started_at") return current === "-started_at" ? "started_at" : "-started_at";
+  return current === "suite" ? "-suite" : "suite";
 }

@@ -1,17 +1,21 @@
-import type { ReactNode } from "react";
+import { useState, type ReactNode } from "react";
 import { Link } from "react-router";
 
 import { useAlerts } from "../api/alerts";
 import { errorMessage } from "../api/client";
-import { useHosts, useSuites } from "../api/hosts";
+import { useHosts } from "../api/hosts";
 import { useJobs } from "../api/jobs";
-import { useLatestRuns, useRuns } from "../api/runs";
+import { useOverview } from "../api/runs";
+import type { OverviewRow } from "../api/types";
+import { Sparkline } from "../components/charts/Sparkline";
+import { Pagination } from "../components/runs/Pagination";
 import { Badge } from "../components/common/Badge";
 import { ProgressBar } from "../components/common/ProgressBar";
 import { EmptyState, ErrorState, Loading } from "../components/common/Status";
 import { RunVerdictBadge } from "../components/common/VerdictBadge";
 import { alertLink, severityTone } from "../lib/alerts";
-import { formatDateTime, shortCommit } from "../lib/format";
+import { formatDateTime, formatLabels, shortCommit, stringLabels } from "../lib/format";
+import { formatValue } from "../lib/units";
 import { isActive } from "../lib/jobs";
 import { hostCounts } from "../lib/overview";
 import { usePageTitle } from "../hooks/usePageTitle";
@@ -88,75 +92,105 @@ function OpenAlerts() {
   );
 }
 
-/** Suites from the catalogue and from recent runs, each with its newest run. */
+/**
+ * Every suite and scenario with its latest run (failing first: its gate failed or a critical
+ * alert is open), its open alerts and a sparkline of its latest runs' headline P99.
+ */
 function LatestRuns() {
-  const suites = useSuites();
-  const recent = useRuns({ limit: 100, offset: 0 });
-  const names = [
-    ...new Set([
-      ...(suites.data?.map((suite) => suite.id) ?? []),
-      ...(recent.data?.items.map((run) => run.suite) ?? []),
-    ]),
-  ].sort();
-  const latest = useLatestRuns(suites.isPending || recent.isPending ? [] : names);
-  const error = recent.error ?? latest.error;
+  const [offset, setOffset] = useState(0);
+  const overview = useOverview({ limit: OVERVIEW_PAGE, offset });
   return (
-    <Card title="Latest run per suite" link={{ to: "/runs", text: "All runs" }}>
-      {recent.isPending || suites.isPending || latest.isPending ? (
+    <Card title="Latest run per suite and scenario" link={{ to: "/runs", text: "All runs" }}>
+      {overview.isPending ? (
         <Loading label="Loading runs…" />
-      ) : error ? (
-        <ErrorState message={errorMessage(error)} onRetry={() => void recent.refetch()} />
-      ) : names.length === 0 ? (
+      ) : overview.isError ? (
+        <ErrorState message={errorMessage(overview.error)} onRetry={() => void overview.refetch()} />
+      ) : overview.data.total === 0 && overview.data.suites_without_runs.length === 0 ? (
         <EmptyState title="No runs yet">
           Runs appear when CI submits results or a job finishes.
         </EmptyState>
       ) : (
-        <table className="table compact">
-          <thead>
-            <tr>
-              <th scope="col">Suite</th>
-              <th scope="col">Run</th>
-              <th scope="col">Verdict</th>
-              <th scope="col">Started</th>
-            </tr>
-          </thead>
-          <tbody>
-            {names.map((suite) => {
-              const run = latest.data.find((item) => item.suite === suite);
-              return (
-                <tr key={suite} data-suite={suite}>
-                  <th scope="row">{suite}</th>
-                  {run === undefined ? (
-                    <td colSpan={3} className="muted">
-                      no runs yet
-                    </td>
-                  ) : (
-                    <>
-                      <td>
-                        <Link to={`/runs/${String(run.id)}`}>#{run.id}</Link>{" "}
-                        <span className="muted small">
-                          {[
-                            run.scenario,
-                            run.source.branch,
-                            run.source.commit && shortCommit(run.source.commit),
-                          ]
-                            .filter(Boolean)
-                            .join(" · ")}
-                        </span>
-                      </td>
-                      <td>
-                        <RunVerdictBadge verdict={run.verdict} />
-                      </td>
-                      <td className="small">{formatDateTime(run.started_at)}</td>
-                    </>
-                  )}
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <>
+          <table className="table compact overview-runs">
+            <thead>
+              <tr>
+                <th scope="col">Suite / scenario</th>
+                <th scope="col">Latest run</th>
+                <th scope="col">Verdict</th>
+                <th scope="col">P99, last {overview.data.items[0]?.spark.length ?? 0} runs</th>
+                <th scope="col">Started</th>
+              </tr>
+            </thead>
+            <tbody>
+              {overview.data.items.map((row) => (
+                <OverviewLine key={`${row.run.suite}/${row.run.scenario}`} row={row} />
+              ))}
+            </tbody>
+          </table>
+          <Pagination
+            total={overview.data.total}
+            capped={false}
+            limit={overview.data.limit}
+            offset={overview.data.offset}
+            onOffsetChange={setOffset}
+          />
+          {overview.data.suites_without_runs.length > 0 && (
+            <p className="muted small">
+              No runs yet: {overview.data.suites_without_runs.join(", ")}
+            </p>
+          )}
+        </>
       )}
     </Card>
+  );
+}
+
+const OVERVIEW_PAGE = 25;
+
+function OverviewLine({ row }: { row: OverviewRow }) {
+  const { run } = row;
+  const headline = run.headline;
+  return (
+    <tr data-suite={run.suite} data-scenario={run.scenario} className={row.failing ? "failing" : undefined}>
+      <th scope="row">
+        <Link to={`/runs?suite=${encodeURIComponent(run.suite)}&scenario=${encodeURIComponent(run.scenario)}`}>
+          {run.suite} / {run.scenario}
+        </Link>
+        {row.open_alerts > 0 && (
+          <>
+            {" "}
+            <Link to={`/alerts?state=open`}>
+              <Badge tone={row.critical_alerts > 0 ? "bad" : "neutral"}>
+                {row.open_alerts} open alert{row.open_alerts === 1 ? "" : "s"}
+              </Badge>
+            </Link>
+          </>
+        )}
+      </th>
+      <td>
+        <Link to={`/runs/${String(run.id)}`}>#{run.id}</Link>{" "}
+        <span className="muted small">
+          {[run.source.branch, run.source.commit && shortCommit(run.source.commit)]
+            .filter(Boolean)
+            .join(" · ")}
+        </span>
+      </td>
+      <td>
+        <RunVerdictBadge verdict={run.verdict} />
+      </td>
+      <td>
+        {headline?.p99 != null && (
+          <span className="spark-cell">
+            <Sparkline
+              values={row.spark.map((point) => point.p99)}
+              label={`P99 of ${formatLabels(stringLabels(headline.series))} over the last ${String(row.spark.length)} runs`}
+            />
+            <span className="small">{formatValue(headline.p99, "ns")}</span>
+          </span>
+        )}
+      </td>
+      <td className="small">{formatDateTime(run.started_at)}</td>
+    </tr>
   );
 }
 

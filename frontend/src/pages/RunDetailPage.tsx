@@ -1,10 +1,17 @@
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { Link, useParams } from "react-router";
 
 import { useBaselines, usePinBaseline } from "../api/analysis";
-import { usePermissions } from "../api/auth";
-import { errorMessage } from "../api/client";
-import { useProfiles, useProfileStacks, useRun, useSpectra } from "../api/runs";
+import { useMe, usePermissions } from "../api/auth";
+import { ApiError, errorMessage } from "../api/client";
+import { useSwitchProject } from "../api/projects";
+import {
+  useProfiles,
+  useProfileStacks,
+  useRun,
+  useRunProject,
+  useSpectra,
+} from "../api/runs";
 import type { MetricInfo, ProfileRead, RunRead, SeriesRead } from "../api/types";
 import { FlameGraph } from "../components/charts/FlameGraph";
 import { IntervalsChart } from "../components/charts/IntervalsChart";
@@ -47,6 +54,7 @@ export function RunDetailPage() {
 
 function RunDetail({ runId }: { runId: number }) {
   const run = useRun(runId);
+  useOpenInRunProject(runId, run.error instanceof ApiError && run.error.status === 404);
   usePageTitle(
     run.data === undefined
       ? `Run #${String(runId)}`
@@ -67,6 +75,24 @@ function RunDetail({ runId }: { runId: number }) {
       </QueryResult>
     </section>
   );
+}
+
+/**
+ * A run URL opened while the session shows another project: when the user may use the run's
+ * project, the session switches to it (the page remounts there and finds the run).
+ */
+function useOpenInRunProject(runId: number, missing: boolean) {
+  const home = useRunProject(runId, missing);
+  const me = useMe();
+  const switchProject = useSwitchProject();
+  const target = home.data?.project;
+  const current = me.data?.project?.slug;
+  const { isIdle, mutate } = switchProject;
+  useEffect(() => {
+    if (target !== undefined && current !== undefined && target !== current && isIdle) {
+      mutate(target);
+    }
+  }, [target, current, isIdle, mutate]);
 }
 
 function RunBody({ run }: { run: RunRead }) {

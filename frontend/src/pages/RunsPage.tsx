@@ -10,7 +10,7 @@ import { Pagination } from "../components/runs/Pagination";
 import { RunFilters, type FilterValues } from "../components/runs/RunFilters";
 import { RunsTable } from "../components/runs/RunsTable";
 import { compareHref, comparePair, togglePick } from "../lib/compare";
-import { activeFilterCount, queryFromSearch, rangeStart } from "../lib/runFilters";
+import { activeFilterCount, queryFromSearch, rangeStart, type RunOrder } from "../lib/runFilters";
 import { usePageTitle } from "../hooks/usePageTitle";
 
 export function RunsPage() {
@@ -29,6 +29,14 @@ export function RunsPage() {
     const next = new URLSearchParams(search);
     if (offset > 0) next.set("offset", String(offset));
     else next.delete("offset");
+    setSearch(next);
+  }
+
+  function setOrder(order: RunOrder) {
+    const next = new URLSearchParams(search);
+    if (order === "-started_at") next.delete("order");
+    else next.set("order", order);
+    next.delete("offset");
     setSearch(next);
   }
 
@@ -71,7 +79,8 @@ export function RunsPage() {
               {pair && (
                 <span className="muted">
                   {" "}
-                  (baseline #{pair.baseline}, candidate #{pair.candidate})
+                  (baseline #{pair.baseline}, candidate #{pair.candidate}; a comparison takes two
+                  runs: unpick one to pick another)
                 </span>
               )}
             </span>
@@ -110,6 +119,8 @@ export function RunsPage() {
               runs={runs.data.items}
               picked={picked.map((run) => run.id)}
               onTogglePick={(run) => setPicked((current) => togglePick(current, run))}
+              order={query.order ?? "-started_at"}
+              onOrder={setOrder}
             />
           </div>
           <Pagination

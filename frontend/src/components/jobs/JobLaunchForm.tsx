@@ -3,7 +3,7 @@ import { useDeferredValue, useMemo, useState, type FormEvent } from "react";
 import { ApiError, errorMessage } from "../../api/client";
 import { useCreateJob, useJobEstimate } from "../../api/jobs";
 import type { JobCreate, SuiteRead } from "../../api/types";
-import { checkLaunch, describeEstimate, type LaunchText } from "../../lib/jobs";
+import { checkLaunch, describeEstimate, LAB_REPETITIONS, type LaunchText } from "../../lib/jobs";
 import {
   checkParams,
   effectiveDefaults,
@@ -60,8 +60,10 @@ function SuiteForm({
   onLaunched: (jobIds: number[]) => void;
 }) {
   const scenarios = Object.entries(suite.scenarios);
+  // The suite's lightest scenario first: a new user's first launch should not be its longest.
   const [scenario, setScenario] = useState(
-    scenarios.some(([name]) => name === "default") ? "default" : (scenarios[0]?.[0] ?? "default"),
+    suite.lightest_scenario ??
+      (scenarios.some(([name]) => name === "default") ? "default" : (scenarios[0]?.[0] ?? "default")),
   );
   const fields = useMemo(() => paramFields(suite.params_schema), [suite.params_schema]);
   const defaults = useMemo(
@@ -72,7 +74,7 @@ function SuiteForm({
   const [tagsText, setTagsText] = useState("");
   const [allMatching, setAllMatching] = useState(false);
   const [profile, setProfile] = useState(false);
-  const [repetitionsText, setRepetitionsText] = useState("1");
+  const [repetitionsText, setRepetitionsText] = useState(String(LAB_REPETITIONS));
   const [timeoutText, setTimeoutText] = useState("");
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [launchErrors, setLaunchErrors] = useState<Partial<Record<keyof LaunchText, string>>>({});
@@ -192,7 +194,7 @@ function SuiteForm({
         </Field>
         <Field
           label="Repetitions"
-          hint="Trials in the run, 1 – 100"
+          hint={`Trials in the run, 1 – 100; the lab's default is ${String(LAB_REPETITIONS)}`}
           error={launchErrors.repetitions}
         >
           {(control) => (

@@ -5,6 +5,7 @@ import {
   RANGES,
   SOURCES,
   TEXT_FILTERS,
+  VERDICTS,
   inputToIso,
   isoToInput,
   type TextFilter,
@@ -43,7 +44,9 @@ export function RunFilters({
     event.preventDefault();
     const data = new FormData(event.currentTarget);
     const values: FilterValues = {};
-    for (const name of [...TEXT_FILTERS, "source"]) values[name] = String(data.get(name) ?? "");
+    for (const name of [...TEXT_FILTERS, "source", "verdict"])
+      values[name] = String(data.get(name) ?? "");
+    if (query.order) values.order = query.order;
     values.since = inputToIso(String(data.get("since") ?? ""));
     values.until = inputToIso(String(data.get("until") ?? ""));
     onApply(values);
@@ -56,7 +59,7 @@ export function RunFilters({
           <span>{LABELS[name]}</span>
           <input
             name={name}
-            defaultValue={query[name] ?? ""}
+            defaultValue={(name === "suite" ? query.suite_prefix : query[name]) ?? ""}
             list={name === "suite" ? "suite-options" : undefined}
             size={10}
           />
@@ -74,6 +77,17 @@ export function RunFilters({
           {SOURCES.map((source) => (
             <option key={source} value={source}>
               {source}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="filter">
+        <span>Verdict</span>
+        <select name="verdict" defaultValue={query.verdict ?? ""}>
+          <option value="">any</option>
+          {VERDICTS.map((verdict) => (
+            <option key={verdict} value={verdict}>
+              {verdict === "none" ? "not judged" : verdict}
             </option>
           ))}
         </select>

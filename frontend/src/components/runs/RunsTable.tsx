@@ -1,21 +1,30 @@
 import { Link, useNavigate } from "react-router";
 
 import type { RunSummary } from "../../api/types";
-import { formatDateTime, shortCommit } from "../../lib/format";
+import { formatDateTime, formatLabels, shortCommit, stringLabels } from "../../lib/format";
+import { nextOrder, type RunOrder } from "../../lib/runFilters";
+import { formatValue } from "../../lib/units";
 import { RunVerdictBadge } from "../common/VerdictBadge";
 
 /**
- * Runs, one per row; a row opens its run. With `picked` the first column holds a checkbox per
- * run, to choose two for a comparison.
+ * Runs, one per row, with their headline (first series' P99 and throughput); a row opens its
+ * run. With `picked` the first column holds a checkbox per run, to choose runs to compare;
+ * with `onOrder` the Suite and Started headers sort the list (on the server, all pages).
  */
 export function RunsTable({
   runs,
   picked,
   onTogglePick,
+  maxPicks = 2,
+  order = "-started_at",
+  onOrder,
 }: {
   runs: RunSummary[];
   picked?: number[];
+  maxPicks?: number;
   onTogglePick?: (run: RunSummary) => void;
+  order?: RunOrder;
+  onOrder?: (order: RunOrder) => void;
 }) {
   const navigate = useNavigate();
   const picking = picked !== undefined && onTogglePick !== undefined;
@@ -29,14 +38,20 @@ export function RunsTable({
             </th>
           )}
           <th scope="col">ID</th>
-          <th scope="col">Suite</th>
+          <SortHeader column="suite" label="Suite" order={order} onOrder={onOrder} />
           <th scope="col">Scenario</th>
           <th scope="col">Branch</th>
           <th scope="col">Commit</th>
           <th scope="col">Host</th>
           <th scope="col">Source</th>
           <th scope="col">Verdict</th>
-          <th scope="col">Started</th>
+          <th scope="col" className="num">
+            P99
+          </th>
+          <th scope="col" className="num">
+            Throughput
+          </th>
+          <SortHeader column="started_at" label="Started" order={order} onOrder={onOrder} />
         </tr>
       </thead>
       <tbody>
@@ -54,6 +69,7 @@ export function RunsTable({
                   <input
                     type="checkbox"
                     checked={isPicked}
+                    disabled={!isPicked && picked.length >= maxPicks}
                     onChange={() => onTogglePick(run)}
                     aria-label={`Pick run #${String(run.id)} to compare`}
                   />
@@ -77,11 +93,62 @@ export function RunsTable({
               <td>
                 <RunVerdictBadge verdict={run.verdict} />
               </td>
+              <Headline run={run} />
               <td className="nowrap">{formatDateTime(run.started_at)}</td>
             </tr>
           );
         })}
       </tbody>
     </table>
+  );
+}
+
+function SortHeader({
+  column,
+  label,
+  order,
+  onOrder,
+}: {
+  column: "started_at" | "suite";
+  label: string;
+  order: RunOrder;
+  onOrder?: (order: RunOrder) => void;
+}) {
+  const sorted = order.replace("-", "") === column;
+  const descending = order.startsWith("-");
+  return (
+    <th
+      scope="col"
+      aria-sort={sorted ? (descending ? "descending" : "ascending") : undefined}
+    >
+      {onOrder ? (
+        <button
+          type="button"
+          className="link-button sort-button"
+          onClick={() => onOrder(nextOrder(order, column))}
+        >
+          {label}
+          {sorted ? (descending ? " ▼" : " ▲") : ""}
+        </button>
+      ) : (
+        label
+      )}
+    </th>
+  );
+}
+
+/** The run's first series: P99 and throughput, the series named on hover. */
+function Headline({ run }: { run: RunSummary }) {
+  const headline = run.headline;
+  const title = headline ? `first series: ${formatLabels(stringLabels(headline.series))}` : undefined;
+  return (
+    <>
+      <td className="num nowrap" title={title}>
+        {headline?.p99 != null ? formatValue(headline.p99, "ns") : "—"}
+      </td>
+      <td className="num nowrap" title={title}>
+        {headline?.throughput != null ? formatValue(headline.throughput, "/s") : "—"}
+      </td>
+    </>
   );
 }

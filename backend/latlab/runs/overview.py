@@ -1,0 +1,138 @@
+"""The lab at a glance: every suite and scenario with its latest run, and a run's headline
+(its first series' P99 and throughput) for lists and sparklines.
+
+The pairs are found by skipping through the `(project, suite, scenario, started)` index (a
+recursive query that jumps from one pair to the next), so the overview costs one index probe
+per pair, not a scan of the project's runs: a year of history has a million runs and a few
+hundred pairs.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select, text
+from sqlalchemy.dialects.postgresql import distinct_on
+from sqlalchemy.orm import Session
+
+from latlab.models import Alert, AlertState, Run, Series, Severity, Suite
+
+# Points in each pair's sparkline: its latest runs, oldest first.
+SPARK_RUNS = 20
+
+_LATEST_PER_PAIR = text("""
+    WITH RECURSIVE pairs(suite, scenario) AS (
+        (SELECT suite, scenario FROM run WHERE project_id = :project
+         ORDER BY suite, scenario LIMIT 1)
+        UNION ALL
+        SELECT next.suite, next.scenario FROM pairs, LATERAL (
+            SELECT suite, scenario FROM run
+            WHERE project_id = :project AND (suite, scenario) > (pairs.suite, pairs.scenario)
+            ORDER BY suite, scenario LIMIT 1) AS next
+    )
+    SELECT latest.id FROM pairs, LATERAL (
+        SELECT id FROM run
+        WHERE project_id = :project AND suite = pairs.suite AND scenario = pairs.scenario
+        ORDER BY started_at DESC, id DESC LIMIT 1) AS latest
+""")
+
+_RECENT_OF_PAIR = text("""
+    SELECT id FROM run
+    WHERE project_id = :project AND suite = :suite AND scenario = :scenario
+    ORDER BY started_at DESC, id DESC LIMIT :limit
+""")
+
+
+@dataclass(frozen=True)
+class Headline:
+    """A run's first series (by id: the one its document listed first): its label and P99 in
+    ns, and its throughput when the harness reported one."""
+
+    series: dict[str, Any]
+    p99: float | None
+    throughput: float | None
+
+
+@dataclass(frozen=True)
+class PairRow:
+    run: Run
+    open_alerts: int
+    critical_alerts: int
+    spark: list[tuple[int, float | None]]  # (run id, headline P99), oldest first
+    headline: Headline | None
+
+    @property
+    def failing(self) -> bool:
+        return self.run.verdict == "fail" or self.critical_alerts > 0
+
+
+def headlines(session: Session, run_ids: list[int]) -> dict[int, Headline]:
+    """Each run's headline, in one query."""
+    if not run_ids:
+        return {}
+    rows = session.execute(
+        select(Series.run_id, Series.labels, Series.summary, Series.metrics)
+        .where(Series.run_id.in_(run_ids))
+        .order_by(Series.run_id, Series.id)
+        .ext(distinct_on(Series.run_id))
+    ).all()
+    return {run_id: Headline(series=labels, p99=_number(summary.get("p99")),
+                             throughput=_number(metrics.get("throughput")))
+            for run_id, labels, summary, metrics in rows}
+
+
+def latest_run_ids(session: Session, project_id: int) -> list[int]:
+    """The id of each suite and scenario pair's latest run (also what `/metrics` reports)."""
+    return list(session.scalars(_LATEST_PER_PAIR, {"project": project_id}))
+
+
+def latest_per_pair(session: Session, project_id: int, limit: int, offset: int
+                    ) -> tuple[list[PairRow], int, list[str]]:
+    """A page of the project's suite and scenario pairs with their latest runs, failing ones
+    first (the latest run failed its gate, or the pair has an open critical alert), then by
+    suite and scenario; how many pairs there are; and the catalogue's suites with no run yet."""
+    latest_ids = latest_run_ids(session, project_id)
+    runs = list(session.scalars(select(Run).where(Run.id.in_(latest_ids)))) if latest_ids else []
+    alerts = _open_alerts(session, project_id)
+    rows = sorted(
+        (PairRow(run=run, open_alerts=alerts.get((run.suite, run.scenario), (0, 0))[0],
+                 critical_alerts=alerts.get((run.suite, run.scenario), (0, 0))[1],
+                 spark=[], headline=None) for run in runs),
+        key=lambda row: (not row.failing, row.run.suite, row.run.scenario))
+    page = rows[offset:offset + limit]
+    sparks = {(row.run.suite, row.run.scenario): _recent_ids(session, project_id, row.run)
+              for row in page}
+    lines = headlines(session, [run_id for ids in sparks.values() for run_id in ids])
+    page = [
+        PairRow(run=row.run, open_alerts=row.open_alerts, critical_alerts=row.critical_alerts,
+                spark=[(run_id, lines[run_id].p99 if run_id in lines else None)
+                       for run_id in reversed(sparks[(row.run.suite, row.run.scenario)])],
+                headline=lines.get(row.run.id))
+        for row in page
+    ]
+    with_runs = {run.suite for run in runs}
+    idle = sorted(set(session.scalars(select(Suite.id))) - with_runs)
+    return page, len(rows), idle
+
+
+def _recent_ids(session: Session, project_id: int, run: Run) -> list[int]:
+    return list(session.scalars(_RECENT_OF_PAIR, {
+        "project": project_id, "suite": run.suite, "scenario": run.scenario,
+        "limit": SPARK_RUNS}))
+
+
+def _open_alerts(session: Session, project_id: int) -> dict[tuple[str, str], tuple[int, int]]:
+    """Per suite and scenario: alerts not resolved, and how many of them are critical."""
+    counts: dict[tuple[str, str], tuple[int, int]] = {}
+    for suite, scenario, severity, count in session.execute(
+        select(Alert.suite, Alert.scenario, Alert.severity, text("count(*)"))
+        .where(Alert.project_id == project_id, Alert.state != AlertState.resolved)
+        .group_by(Alert.suite, Alert.scenario, Alert.severity)
+    ).all():
+        total, critical = counts.get((suite, scenario), (0, 0))
+        counts[(suite, scenario)] = (total + count,
+                                     critical + (count if severity == Severity.critical else 0))
+    return counts
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) else None

@@ -1,0 +1,108 @@
+"""The overview (every suite and scenario with its latest run, from one server-side query) and
+the runs list's filters, orders and headline columns."""
+
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+from sqlalchemy import select
+
+from latlab.models import Alert, AlertState, Run, Scope, Series, Severity
+from tests.factories import result, samples
+
+T0 = datetime(2026, 11, 1, tzinfo=UTC)
+
+
+def _submit(client, headers, suite: str, scenario: str, at: datetime, scale: float = 350_000,
+            verdict: str | None = None, db=None) -> int:
+    document = result(suite=suite, scenario=scenario, started_at=at.isoformat(),
+                      finished_at=(at + timedelta(seconds=5)).isoformat(), series=[
+                          {"labels": {"client": "rust"},
+                           "trials": [{"latency": {"samples_ns": samples(scale_ns=scale)},
+                                       "metrics": {"throughput": 1000.0}}]},
+                          {"labels": {"client": "go"},
+                           "trials": [{"latency": {"samples_ns": samples(seed=3)}}]}])
+    response = client.post("/api/v1/runs", json=document, headers=headers)
+    assert response.status_code == 201, response.text
+    run_id = int(response.json()["id"])
+    if verdict is not None:
+        db.get_one(Run, run_id).verdict = verdict
+        db.flush()
+    return run_id
+
+
+def test_overview_lists_every_pair_beyond_the_last_hundred_runs_failing_first(
+        client, actors, db) -> None:
+    headers = actors.token(Scope.runs_write, Scope.read)
+    # 30 pairs of one run each, then 120 runs of one more pair: the last 100 runs name one pair.
+    old = {f"suite-{i:02d}": _submit(client, headers, f"suite-{i:02d}", "default",
+                                     T0 + timedelta(minutes=i)) for i in range(30)}
+    failing = _submit(client, headers, "suite-07", "default", T0 + timedelta(hours=1),
+                      scale=500_000, verdict="fail", db=db)
+    busy = [_submit(client, headers, "busy", "quick", T0 + timedelta(hours=2, seconds=i))
+            for i in range(3)]
+    listed = client.get("/api/v1/runs", params={"limit": 100}, headers=headers).json()
+    assert listed["total"] == 34
+
+    alert_run = old["suite-20"]
+    db.add(Alert(project_id=db.get_one(Run, alert_run).project_id, source="test",
+                 history_key="k", kind="sla", severity=Severity.critical, state=AlertState.open,
+                 suite="suite-20", scenario="default", series_labels={}, metric="p99",
+                 unit="ns", message="breach", run_id=alert_run, opened_at=T0, updated_at=T0,
+                 occurrences=1))
+    db.flush()
+
+    page = client.get("/api/v1/overview", params={"limit": 10}, headers=headers).json()
+    assert page["total"] == 31  # 30 suite-NN pairs and busy/quick
+    rows = page["items"]
+    assert len(rows) == 10
+    # Failing first: suite-07's latest run failed; suite-20 has a critical alert open.
+    assert [(r["run"]["suite"], r["failing"]) for r in rows[:3]] == [
+        ("suite-07", True), ("suite-20", True), ("busy", False)]
+    assert rows[0]["run"]["id"] == failing
+    assert rows[1]["critical_alerts"] == 1 and rows[1]["open_alerts"] == 1
+    assert rows[2]["run"]["id"] == busy[-1]
+    # Its sparkline: the pair's runs, oldest first, each with its first series' P99 (the
+    # nearest rank of the submitted samples, numpy's inverted_cdf).
+    spark = rows[0]["spark"]
+    assert [p["run_id"] for p in spark] == [old["suite-07"], failing]
+    assert spark[1]["p99"] == np.percentile(samples(scale_ns=500_000), 99,
+                                            method="inverted_cdf")
+    assert rows[0]["run"]["headline"]["series"] == {"client": "rust"}
+    assert rows[0]["run"]["headline"]["throughput"] == 1000.0
+
+    rest = client.get("/api/v1/overview", params={"limit": 25, "offset": 25},
+                      headers=headers).json()
+    assert len(rest["items"]) == 6
+    every = {r["run"]["suite"] for r in rows} | {
+        r["run"]["suite"] for r in client.get("/api/v1/overview", params={"limit": 100},
+                                              headers=headers).json()["items"]}
+    assert every == set(old) | {"busy"}
+
+
+def test_runs_list_filters_by_verdict_and_suite_prefix_and_orders(client, actors, db) -> None:
+    headers = actors.token(Scope.runs_write, Scope.read)
+    echo = _submit(client, headers, "echo", "default", T0, verdict="pass", db=db)
+    echo_fast = _submit(client, headers, "echo-fast", "default", T0 + timedelta(minutes=1),
+                        verdict="fail", db=db)
+    zmq = _submit(client, headers, "zmq", "seed", T0 + timedelta(minutes=2))
+    db.get_one(Run, zmq).verdict = None  # as a lab job's run the gate did not judge
+    db.flush()
+
+    def ids(**params: str) -> list[int]:
+        response = client.get("/api/v1/runs", params=params, headers=headers)
+        assert response.status_code == 200, response.text
+        return [item["id"] for item in response.json()["items"]]
+
+    assert ids(verdict="fail") == [echo_fast]
+    assert ids(verdict="none") == [zmq]
+    assert ids(suite_prefix="ECH") == [echo_fast, echo]
+    assert ids(suite="echo") == [echo]
+    assert ids(order="started_at") == [echo, echo_fast, zmq]
+    assert ids(order="suite") == [echo, echo_fast, zmq]
+    assert ids(order="-suite") == [zmq, echo_fast, echo]
+    for bad in ({"verdict": "maybe"}, {"order": "p99"}, {"suite_prefix": "x" * 65}):
+        response = client.get("/api/v1/runs", params=bad, headers=headers)
+        assert response.status_code == 422, (bad, response.text)
+    item = client.get("/api/v1/runs", params={"suite": "zmq"}, headers=headers).json()["items"][0]
+    assert item["headline"]["p99"] == db.scalar(
+        select(Series.summary).where(Series.run_id == zmq).order_by(Series.id).limit(1))["p99"]
