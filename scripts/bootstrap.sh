@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages latlab needs on Debian/Ubuntu, only those missing.
 #   scripts/bootstrap.sh            what `make up` needs: the lab and every suite's toolchain
-#   scripts/bootstrap.sh --test     plus what `make test` needs (chromium)
+#   scripts/bootstrap.sh --test     plus what `make test` needs (chromium, prometheus)
 #   scripts/bootstrap.sh --suites   only the suites' toolchains (a runner host, the runner image)
 set -euo pipefail
 mode="${1:-}"
@@ -18,7 +18,11 @@ if [[ "$mode" != "--suites" ]]; then
   have setpriv || need+=(util-linux)
   have wrk || need+=(wrk)  # bench/loadgen_fidelity.sh's reference
 fi
-[[ "$mode" == "--test" ]] && { have chromium || need+=(chromium); }
+if [[ "$mode" == "--test" ]]; then
+  have chromium || need+=(chromium)
+  # The /metrics test runs its own Prometheus server on a free port and a temporary store.
+  [[ -x /usr/bin/prometheus ]] || need+=(prometheus)
+fi
 # The runner's own tool, on every host that runs jobs: CPU profiles of native programs.
 have perf || need+=(linux-perf)
 # What the suites need: each suite.toml's [toolchain] (no suite is named here).
@@ -36,6 +40,10 @@ if ((${#need[@]})); then
     need=("${need[@]/#cargo/cargo-web}")
   fi
   $sudo apt-get install -y -q --no-install-recommends "${need[@]}"
+  # Debian starts the prometheus service where systemd runs; the tests need no resident one.
+  if [[ " ${need[*]} " == *" prometheus "* ]] && [[ -d /run/systemd/system ]]; then
+    $sudo systemctl disable --now prometheus
+  fi
 fi
 
 python3 - <<'PY'

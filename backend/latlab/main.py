@@ -1,4 +1,4 @@
-"""The FastAPI application: REST at /api/v1, the built dashboard at /."""
+"""The FastAPI application: REST at /api/v1, Prometheus' /metrics, the built dashboard at /."""
 
 import logging
 from pathlib import Path
@@ -23,6 +23,7 @@ from latlab.core.limits import BodyLimits
 from latlab.core.memory import ReleaseMemory
 from latlab.core.settings import get_settings
 from latlab.core.validation import BodyInvalid, problems
+from latlab.monitoring.router import router as monitoring_router
 
 DEFAULT_DIST = Path(__file__).resolve().parents[2] / "frontend" / "dist"
 # Postgres or Redis unreachable, or too slow: the request may succeed later.
@@ -43,6 +44,7 @@ def create_app() -> FastAPI:
         redoc_url=None,
     )
     app.include_router(api_router)
+    app.include_router(monitoring_router)
     _add_error_handlers(app)
     app.add_middleware(BodyLimits, max_body_bytes=settings.max_body_bytes,
                        max_json_bytes=settings.max_json_bytes, session_cookie=SESSION_COOKIE)

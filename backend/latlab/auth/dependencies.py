@@ -74,6 +74,7 @@ def get_admin(principal: Annotated[Principal, Depends(get_signed_in)]) -> Princi
 Reader = Annotated[Principal, Depends(requires(Scope.read))]
 RunWriter = Annotated[Principal, Depends(requires(Scope.runs_write))]
 JobWriter = Annotated[Principal, Depends(requires(Scope.jobs_write))]
+MetricsReader = Annotated[Principal, Depends(requires(Scope.metrics_read))]
 SignedIn = Annotated[Principal, Depends(get_signed_in)]
 Member = Annotated[Principal, Depends(get_member)]
 Admin = Annotated[Principal, Depends(get_admin)]

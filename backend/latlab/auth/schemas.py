@@ -66,7 +66,7 @@ class TokenCreate(Schema):
         {"name": "github-ci", "scopes": ["runs:write", "read"]}]})
 
     name: Name
-    scopes: Annotated[list[Scope], Field(min_length=1, max_length=3)]
+    scopes: Annotated[list[Scope], Field(min_length=1, max_length=len(Scope))]
     expires_at: Moment | None = None
     project: ProjectSlug | None = Field(None, description="By default the current project")
 

@@ -23,9 +23,9 @@ from latlab.models import ApiToken, LoginSession, Project, Role, Scope, User
 from latlab.projects import service as projects
 
 ROLE_SCOPES: dict[Role, frozenset[Scope]] = {
-    Role.viewer: frozenset({Scope.read}),
-    Role.member: frozenset({Scope.read, Scope.runs_write, Scope.jobs_write}),
-    Role.admin: frozenset({Scope.read, Scope.runs_write, Scope.jobs_write}),
+    Role.viewer: frozenset({Scope.read, Scope.metrics_read}),
+    Role.member: frozenset({Scope.read, Scope.runs_write, Scope.jobs_write, Scope.metrics_read}),
+    Role.admin: frozenset({Scope.read, Scope.runs_write, Scope.jobs_write, Scope.metrics_read}),
 }
 
 

@@ -6,22 +6,16 @@ away lets sign-ins through (logged): the lab stays usable, unthrottled."""
 import hashlib
 import logging
 import uuid
-from functools import lru_cache
 
 import redis
 
 from latlab.core.clock import get_clock
 from latlab.core.errors import TooManyRequests
+from latlab.core.kv import redis_client
 from latlab.core.settings import get_settings
 
 log = logging.getLogger(__name__)
 PREFIX = "latlab:login-failures:"
-
-
-@lru_cache
-def _client() -> redis.Redis:
-    return redis.Redis.from_url(get_settings().redis_url, socket_timeout=1.0,
-                                socket_connect_timeout=1.0)
 
 
 def _keys(email: str, address: str) -> list[tuple[str, int]]:
@@ -36,7 +30,7 @@ def check(email: str, address: str) -> None:
     window = get_settings().login_window_s
     now = get_clock().now().timestamp()
     try:
-        pipe = _client().pipeline()
+        pipe = redis_client().pipeline()
         for key, _ in _keys(email, address):
             pipe.zremrangebyscore(key, "-inf", now - window)
             pipe.zrange(key, 0, 0, withscores=True)
@@ -57,7 +51,7 @@ def failed(email: str, address: str) -> None:
     window = get_settings().login_window_s
     now = get_clock().now().timestamp()
     try:
-        pipe = _client().pipeline()
+        pipe = redis_client().pipeline()
         for key, _ in _keys(email, address):
             pipe.zadd(key, {uuid.uuid4().hex: now})
             pipe.expire(key, int(window) + 1)
@@ -69,6 +63,6 @@ def failed(email: str, address: str) -> None:
 def succeeded(email: str) -> None:
     """A right password clears the account's failures (not the address's)."""
     try:
-        _client().delete(_keys(email, "")[0][0])
+        redis_client().delete(_keys(email, "")[0][0])
     except redis.RedisError as error:
         log.warning("login throttle unavailable: %s", error)

@@ -5,27 +5,20 @@ expire to bound memory. Redis being away costs time, never an answer."""
 import json
 import logging
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
 
 import redis
 
-from latlab.core.settings import get_settings
+from latlab.core.kv import redis_client
 
 log = logging.getLogger(__name__)
 TTL_S = 7 * 24 * 3600
 
 
-@lru_cache
-def _client() -> redis.Redis:
-    return redis.Redis.from_url(get_settings().redis_url, socket_timeout=1.0,
-                                socket_connect_timeout=1.0)
-
-
 def memo(key: str, compute: Callable[[], Any]) -> Any:
     """`compute()`'s JSON-able value, stored under `key` the first time."""
     try:
-        stored = _client().get(key)
+        stored = redis_client().get(key)
     except redis.RedisError as error:
         log.warning("cache unavailable: %s", error)
         return compute()
@@ -33,7 +26,7 @@ def memo(key: str, compute: Callable[[], Any]) -> Any:
         return json.loads(stored)
     value = compute()
     try:
-        _client().set(key, json.dumps(value), ex=TTL_S)
+        redis_client().set(key, json.dumps(value), ex=TTL_S)
     except redis.RedisError as error:
         log.warning("cache unavailable: %s", error)
     return value

@@ -19,6 +19,8 @@ class Scope(enum.StrEnum):
     runs_write = "runs:write"
     jobs_write = "jobs:write"
     read = "read"
+    # Prometheus scrapes GET /metrics with it; it reads nothing else.
+    metrics_read = "metrics:read"
 
 
 class User(Base):

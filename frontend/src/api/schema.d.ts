@@ -233,7 +233,7 @@ export interface paths {
         };
         /**
          * List Runs
-         * @description The project's runs, newest first, filtered and paginated.
+         * @description The project's runs, filtered, ordered and paginated, each with its headline.
          */
         get: operations["list_runs_api_v1_runs_get"];
         put?: never;
@@ -244,6 +244,28 @@ export interface paths {
          *     replay).
          */
         post: operations["submit_run_api_v1_runs_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Overview
+         * @description Every suite and scenario of the project with its latest run, failing ones first (the
+         *     latest run failed its gate or a critical alert is open), each with its open alerts and a
+         *     sparkline of its latest runs' headline P99; and the catalogue's suites with no run.
+         */
+        get: operations["get_overview_api_v1_overview_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -262,6 +284,28 @@ export interface paths {
          * @description A run with its series, per-trial summaries (nanoseconds), metrics, host and source.
          */
         get: operations["get_run_api_v1_runs__run_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{run_id}/project": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find Run Project
+         * @description The project a run belongs to, for a signed-in user who may use it (a shared run URL
+         *     opens in its project: the dashboard switches to it). Not for tokens: a token has one
+         *     project.
+         */
+        get: operations["find_run_project_api_v1_runs__run_id__project_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -978,6 +1022,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus Metrics
+         * @description The lab's health and the project's latest results for Prometheus (scope
+         *     `metrics:read`).
+         */
+        get: operations["prometheus_metrics_metrics_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1459,6 +1524,26 @@ export interface components {
             /** Last Commit */
             last_commit: string | null;
         };
+        /** Headline */
+        Headline: {
+            /**
+             * Series
+             * @description The labels of the run's first series
+             */
+            series: {
+                [key: string]: unknown;
+            };
+            /**
+             * P99
+             * @description Its P99 in ns (all trials merged)
+             */
+            p99: number | null;
+            /**
+             * Throughput
+             * @description Its throughput metric, when reported
+             */
+            throughput: number | null;
+        };
         /** HostRead */
         HostRead: {
             /** Id */
@@ -1786,6 +1871,47 @@ export interface components {
              */
             label: string | null;
         };
+        /** OverviewPage */
+        OverviewPage: {
+            /** Items */
+            items: components["schemas"]["OverviewRow"][];
+            /**
+             * Total
+             * @description Suite and scenario pairs with runs
+             */
+            total: number;
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+            /**
+             * Suites Without Runs
+             * @description Catalogue suites with no run yet
+             */
+            suites_without_runs: string[];
+        };
+        /** OverviewRow */
+        OverviewRow: {
+            /** @description The suite and scenario's latest run */
+            run: components["schemas"]["RunListItem"];
+            /**
+             * Open Alerts
+             * @description Alerts of this suite and scenario not resolved
+             */
+            open_alerts: number;
+            /** Critical Alerts */
+            critical_alerts: number;
+            /**
+             * Failing
+             * @description The latest run failed its gate, or a critical alert is open: such rows come first
+             */
+            failing: boolean;
+            /**
+             * Spark
+             * @description The headline P99 of its latest runs, oldest first
+             */
+            spark: components["schemas"]["SparkPoint"][];
+        };
         /** Problem */
         Problem: {
             /**
@@ -2072,10 +2198,66 @@ export interface components {
             /** Compare Url */
             compare_url: string | null;
         };
+        /** RunListItem */
+        RunListItem: {
+            /** Id */
+            id: number;
+            /** Project */
+            project: string;
+            /** Suite */
+            suite: string;
+            /** Scenario */
+            scenario: string;
+            /** Host Name */
+            host_name: string | null;
+            source: components["schemas"]["SourceRead"];
+            /**
+             * Started At
+             * Format: date-time
+             */
+            started_at: string;
+            /** Finished At */
+            finished_at: string | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Series Count */
+            series_count: number;
+            /** Trial Count */
+            trial_count: number;
+            /** Verdict */
+            verdict: ("pass" | "fail" | "inconclusive" | "no-baseline") | null;
+            /** Baseline Run Id */
+            baseline_run_id: number | null;
+            /**
+             * Confirmation
+             * @description A suspected regression measured again by a lab job: pending, confirmed (the run fails and alerts), unconfirmed (no one is alerted)
+             */
+            confirmation: ("pending" | "confirmed" | "unconfirmed") | null;
+            /**
+             * Confirms Run Id
+             * @description This run measured again the suspected regression of that run
+             */
+            confirms_run_id: number | null;
+            /**
+             * Intervals Retired At
+             * @description When retention removed the trials' intervals (summaries stay)
+             */
+            intervals_retired_at: string | null;
+            /**
+             * Histograms Retired At
+             * @description When retention removed the trials' histograms (summaries stay)
+             */
+            histograms_retired_at: string | null;
+            /** @description The run's first series' P99 and throughput, for lists (None: no series) */
+            headline: components["schemas"]["Headline"] | null;
+        };
         /** RunPage */
         RunPage: {
             /** Items */
-            items: components["schemas"]["RunSummary"][];
+            items: components["schemas"]["RunListItem"][];
             /**
              * Total
              * @description Matching runs, counted up to 10,000
@@ -2195,60 +2377,6 @@ export interface components {
              */
             started_at: string;
         };
-        /** RunSummary */
-        RunSummary: {
-            /** Id */
-            id: number;
-            /** Project */
-            project: string;
-            /** Suite */
-            suite: string;
-            /** Scenario */
-            scenario: string;
-            /** Host Name */
-            host_name: string | null;
-            source: components["schemas"]["SourceRead"];
-            /**
-             * Started At
-             * Format: date-time
-             */
-            started_at: string;
-            /** Finished At */
-            finished_at: string | null;
-            /**
-             * Created At
-             * Format: date-time
-             */
-            created_at: string;
-            /** Series Count */
-            series_count: number;
-            /** Trial Count */
-            trial_count: number;
-            /** Verdict */
-            verdict: ("pass" | "fail" | "inconclusive" | "no-baseline") | null;
-            /** Baseline Run Id */
-            baseline_run_id: number | null;
-            /**
-             * Confirmation
-             * @description A suspected regression measured again by a lab job: pending, confirmed (the run fails and alerts), unconfirmed (no one is alerted)
-             */
-            confirmation: ("pending" | "confirmed" | "unconfirmed") | null;
-            /**
-             * Confirms Run Id
-             * @description This run measured again the suspected regression of that run
-             */
-            confirms_run_id: number | null;
-            /**
-             * Intervals Retired At
-             * @description When retention removed the trials' intervals (summaries stay)
-             */
-            intervals_retired_at: string | null;
-            /**
-             * Histograms Retired At
-             * @description When retention removed the trials' histograms (summaries stay)
-             */
-            histograms_retired_at: string | null;
-        };
         /** ScenarioSpec */
         ScenarioSpec: {
             /**
@@ -2317,7 +2445,7 @@ export interface components {
          * Scope
          * @enum {string}
          */
-        Scope: "runs:write" | "jobs:write" | "read";
+        Scope: "runs:write" | "jobs:write" | "read" | "metrics:read";
         /** SeriesDelta */
         SeriesDelta: {
             /**
@@ -2572,6 +2700,13 @@ export interface components {
             pull_request: number | null;
             start_point?: components["schemas"]["StartPointRead"] | null;
         };
+        /** SparkPoint */
+        SparkPoint: {
+            /** Run Id */
+            run_id: number;
+            /** P99 */
+            p99: number | null;
+        };
         /** Spectrum */
         Spectrum: {
             /** Series Id */
@@ -2698,6 +2833,11 @@ export interface components {
              * @description Online hosts that offer the suite
              */
             hosts: string[];
+            /**
+             * Lightest Scenario
+             * @description The scenario the suite estimates shortest (a launch form's default); null when the suite estimates none
+             */
+            lightest_scenario: string | null;
         };
         /**
          * Summary
@@ -4556,6 +4696,12 @@ export interface operations {
                 since?: string | null;
                 /** @description ISO 8601, exclusive */
                 until?: string | null;
+                /** @description The CI gate's verdict; none: runs not judged */
+                verdict?: ("pass" | "fail" | "inconclusive" | "no-baseline" | "none") | null;
+                /** @description Suites starting with this, case-insensitive */
+                suite_prefix?: string | null;
+                /** @description -started_at: newest first; suite: by suite and scenario, newest first within each */
+                order?: "-started_at" | "started_at" | "suite" | "-suite";
                 /** @description Items per page */
                 limit?: number;
                 /** @description Items to skip */
@@ -4706,6 +4852,59 @@ export interface operations {
             };
         };
     };
+    get_overview_api_v1_overview_get: {
+        parameters: {
+            query?: {
+                /** @description Items per page */
+                limit?: number;
+                /** @description Items to skip */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OverviewPage"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
     get_run_api_v1_runs__run_id__get: {
         parameters: {
             query?: never;
@@ -4753,6 +4952,63 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Message"];
                 };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    find_run_project_api_v1_runs__run_id__project_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrentProject"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such run that the caller may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
@@ -7276,6 +7532,54 @@ export interface operations {
             };
             /** @description No such object in the caller's project */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    prometheus_metrics_metrics_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus' text exposition format (version 0.0.4) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

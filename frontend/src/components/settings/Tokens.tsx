@@ -15,6 +15,7 @@ const SCOPES: { scope: Scope; what: string }[] = [
   { scope: "runs:write", what: "submit runs (CI)" },
   { scope: "jobs:write", what: "launch jobs" },
   { scope: "read", what: "read runs, comparisons, trends" },
+  { scope: "metrics:read", what: "Prometheus scrapes /metrics" },
 ];
 
 /** CI tokens: the secret is shown once, right after creation, and never again. */

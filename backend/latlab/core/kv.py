@@ -1,0 +1,15 @@
+"""The api's own client of the lab's Redis (the login throttle, the cache, the queue depths
+`/metrics` reports), one per process, with short timeouts: a slow Redis costs a second, never
+a hang."""
+
+from functools import lru_cache
+
+import redis
+
+from latlab.core.settings import get_settings
+
+
+@lru_cache
+def redis_client() -> redis.Redis:
+    return redis.Redis.from_url(get_settings().redis_url, socket_timeout=1.0,
+                                socket_connect_timeout=1.0)
