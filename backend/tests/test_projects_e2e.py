@@ -1,5 +1,6 @@
 """Projects in the dashboard (Chromium): two projects made through the API, a run in each, an
-admin switching between them (frontend/tests/e2e/projects.test.mjs, screenshots)."""
+admin switching between them, and a run's URL opened in the other project
+(frontend/tests/e2e/projects.test.mjs, screenshots)."""
 
 import os
 import subprocess
@@ -22,7 +23,7 @@ def test_the_dashboard_switches_between_projects(committed_db, live_server) -> N
     client = httpx.Client(base_url=live_server, timeout=60, headers=JSON)
     assert client.post("/api/v1/auth/login", json={"email": admin.email,
                                                    "password": PASSWORD}).status_code == 200
-    projects, suites = ["alpha", "bravo"], ["alpha-suite", "bravo-suite"]
+    projects, suites, runs = ["alpha", "bravo"], ["alpha-suite", "bravo-suite"], []
     for slug, suite in zip(projects, suites, strict=True):
         assert client.post("/api/v1/projects", json={"slug": slug, "name": slug.title()}
                            ).status_code == 201
@@ -31,12 +32,13 @@ def test_the_dashboard_switches_between_projects(committed_db, live_server) -> N
         submitted = client.post("/api/v1/runs", json=result(suite=suite),
                                 headers={"Authorization": f"Bearer {token}"})
         assert submitted.status_code == 201, submitted.text
+        runs.append(str(submitted.json()["id"]))
 
     completed = subprocess.run(
         ["node", "--test", "tests/e2e/projects.test.mjs"], cwd=FRONTEND,
         env={**os.environ, "LATLAB_URL": live_server, "LATLAB_EMAIL": admin.email,
              "LATLAB_PASSWORD": PASSWORD, "LATLAB_PROJECTS": ",".join(projects),
-             "LATLAB_SUITES": ",".join(suites),
+             "LATLAB_SUITES": ",".join(suites), "LATLAB_RUNS": ",".join(runs),
              "LATLAB_SCREENSHOT_DIR": str(FRONTEND / "tests" / "e2e" / "screenshots")},
         capture_output=True, text=True, timeout=300, check=False,
     )

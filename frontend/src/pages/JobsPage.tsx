@@ -92,6 +92,7 @@ export function JobsPage() {
             <JobsTable
               jobs={jobs.data.items}
               highlight={highlight}
+              linked={linked > 0 ? linked : undefined}
               canWrite={canWrite}
               cancelling={cancel.isPending ? (cancel.variables ?? null) : null}
               onCancel={onCancel}

@@ -66,8 +66,11 @@ test("dashboard: the acceptance walk-through", async (t) => {
     await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
     const alerts = page.getByRole("region", { name: "Open alerts" });
     assert.match(await alerts.locator(".big-number").innerText(), /^\d+ open$/);
-    const latest = page.getByRole("region", { name: "Latest run per suite" });
-    await latest.locator('tr[data-suite="http-order"]').getByText("fail").waitFor();
+    const latest = page.getByRole("region", { name: "Latest run per suite and scenario" });
+    const medium = latest.locator('tr[data-suite="http-order"][data-scenario="medium"]');
+    await medium.getByText("fail", { exact: true }).waitFor();
+    // Failing first: the comparison's candidate failed its gate.
+    assert.equal(await latest.locator("tbody tr").first().getAttribute("class"), "failing");
     await page.getByRole("region", { name: "Hosts" }).getByText(hostName).waitFor();
     await screenshot(page, "02-overview");
   });
@@ -96,6 +99,11 @@ test("dashboard: the acceptance walk-through", async (t) => {
     const form = page.getByRole("form", { name: "Launch a job" });
     // Each page names its browser tab.
     await page.waitForFunction(() => document.title === "Jobs · latlab");
+    // A suite opens at its lightest scenario (http-order's first is its long `steady`) and the
+    // lab's default repetitions.
+    await form.getByLabel("Suite").selectOption("http-order");
+    assert.equal(await form.getByLabel("Scenario").inputValue(), "small");
+    assert.equal(await form.getByRole("textbox", { name: "Repetitions" }).inputValue(), "5");
     await form.getByLabel("Suite").selectOption("echo");
     await form.getByLabel("Scenario").selectOption("default");
 
@@ -108,7 +116,7 @@ test("dashboard: the acceptance walk-through", async (t) => {
     // The API estimates the job as the form changes; one too long for any timeout says so.
     const estimate = form.getByRole("status", { name: "Estimate" });
     await estimate
-      .filter({ hasText: /^About \d+ s: 1 series × 1 trials; timeout 15 min$/ })
+      .filter({ hasText: /^About \d+ s: 1 series × 5 trials; timeout 15 min$/ })
       .waitFor();
     const duration = form.getByRole("textbox", { name: "duration_s", exact: true });
     const repetitions = form.getByRole("textbox", { name: "Repetitions" });
@@ -158,6 +166,14 @@ test("dashboard: the acceptance walk-through", async (t) => {
     await page.getByRole("heading", { name: "Trials" }).waitFor();
     await page.getByRole("heading", { name: `Fingerprint of ${hostName}` }).waitFor();
     await screenshot(page, "05-run");
+
+    // Its job link lands on the jobs page scrolled to the job, below the launch form.
+    await page.getByRole("link", { name: /^job #\d+$/ }).click();
+    await page.locator("tr.highlight[data-job-id]").waitFor();
+    await page.waitForFunction(() => {
+      const box = document.querySelector("tr.highlight[data-job-id]")?.getBoundingClientRect();
+      return box !== undefined && box.top >= 0 && box.bottom <= window.innerHeight;
+    });
   });
 
   await t.test("two runs picked on the runs page open their comparison", async () => {

@@ -2,7 +2,7 @@
 // page shows the current project's runs only; no page breaks the Content-Security-Policy.
 //
 //   LATLAB_URL=... LATLAB_EMAIL=... LATLAB_PASSWORD=... LATLAB_PROJECTS=alpha,bravo \
-//   LATLAB_SUITES=alpha-suite,bravo-suite node --test tests/e2e/projects.test.mjs
+//   LATLAB_SUITES=alpha-suite,bravo-suite LATLAB_RUNS=1,2 node --test tests/e2e/projects.test.mjs
 //
 // backend/tests/test_projects_e2e.py provides all of this from a throwaway stack.
 
@@ -16,6 +16,7 @@ const email = requireEnv("LATLAB_EMAIL");
 const password = requireEnv("LATLAB_PASSWORD");
 const projects = requireEnv("LATLAB_PROJECTS").split(",");
 const suites = requireEnv("LATLAB_SUITES").split(",");
+const runs = requireEnv("LATLAB_RUNS").split(",");
 
 let browser;
 let page;
@@ -53,6 +54,18 @@ test("the project switcher shows each project's runs and nothing of the other", 
     assert.equal(await table.getByText(other, { exact: true }).count(), 0, `${other} shown`);
     await screenshot(page, `projects-${slug}-runs`);
   }
+});
+
+test("a run's URL opened in another project switches to the run's project", async () => {
+  await switchTo(projects[0]);
+  await page.goto(`${baseUrl}/runs/${runs[1]}`);
+  await page.getByRole("heading", { name: new RegExp(suites[1]), level: 1 }).waitFor();
+  await page.waitForFunction(
+    (wanted) => document.querySelector('select[aria-label="Project"]')?.value === wanted,
+    projects[1],
+  );
+  await page.waitForFunction((run) => document.title.startsWith(`Run #${run} `), runs[1]);
+  await screenshot(page, "projects-shared-run-url");
 });
 
 test("the settings page shows the current project and every project to an admin", async () => {

@@ -13,13 +13,14 @@ import {
 import type { Verdict } from "../../api/types";
 import { curveRows, logScale, type Curve, type CurveRow } from "../../lib/curves";
 import { formatNumber, formatValue } from "../../lib/units";
+import { ChartToolbar, useChartView, valueAxis } from "./ChartView";
 import { colour } from "./palette";
 
 const VERDICT_COLOUR: Record<Verdict, string> = {
-  regressed: "#dc2626",
-  improved: "#16a34a",
-  unchanged: "#6b7280",
-  inconclusive: "#ca8a04",
+  regressed: "var(--verdict-regressed)",
+  improved: "var(--verdict-improved)",
+  unchanged: "var(--verdict-unchanged)",
+  inconclusive: "var(--verdict-inconclusive)",
 };
 
 /**
@@ -41,25 +42,30 @@ export function CurveChart({
 }) {
   const rows = useMemo(() => curveRows(curves), [curves]);
   const log = logScale(rows);
+  const view = useChartView(curves.map((curve) => curve.name));
+  const values = useMemo(() => rows.flatMap((row) => Object.values(row.values)), [rows]);
   return (
     <figure className="chart curve-chart" aria-label={`${metricLabel} against ${axis}`}>
       <figcaption>
         {metricLabel} <span className="muted">against {axis}</span>
       </figcaption>
+      <ChartToolbar view={view} />
       <ResponsiveContainer width="100%" height={height}>
-        <LineChart data={rows} margin={{ top: 8, right: 24, bottom: 8, left: 8 }}>
-          <CartesianGrid stroke="#e5e7eb" />
+        <LineChart data={rows} margin={{ top: 8, right: 24, bottom: 8, left: 8 }} {...view.mouse}>
+          <CartesianGrid stroke="var(--grid)" />
           <XAxis
             dataKey="x"
             type="number"
             scale={log ? "log" : "linear"}
-            domain={["dataMin", "dataMax"]}
+            domain={view.zoom ?? ["dataMin", "dataMax"]}
+            allowDataOverflow
             ticks={rows.map((row) => row.x)}
             tickFormatter={(x: number) => formatNumber(x)}
             label={{ value: axis, position: "insideBottomRight", offset: -4 }}
           />
           <YAxis
             type="number"
+            {...valueAxis(view, values)}
             tickFormatter={(value: number) => formatValue(value, unit)}
             width={80}
           />
@@ -67,7 +73,8 @@ export function CurveChart({
             labelFormatter={(x) => `${axis} ${String(x)}`}
             formatter={(value) => (typeof value === "number" ? formatValue(value, unit) : "")}
           />
-          <Legend />
+          <Legend onClick={view.onLegendClick} />
+          {view.selection}
           {curves.map((curve) => (
             <Line
               key={curve.key}
@@ -78,6 +85,7 @@ export function CurveChart({
               strokeWidth={2}
               strokeDasharray={curve.dashed ? "6 4" : undefined}
               legendType="plainline"
+              hide={view.hidden.has(curve.name)}
               connectNulls
               isAnimationActive={false}
               dot={(props: { cx?: number; cy?: number; payload?: CurveRow; index?: number }) => {
@@ -90,7 +98,7 @@ export function CurveChart({
                     cy={props.cy}
                     r={verdict ? 5 : 3}
                     fill={fill}
-                    stroke="white"
+                    stroke="var(--surface)"
                     data-verdict={verdict}
                   />
                 );

@@ -19,6 +19,7 @@ import {
   type SpectrumRow,
 } from "../../lib/spectrum";
 import { formatNs } from "../../lib/units";
+import { ChartToolbar, useChartView, valueAxis } from "./ChartView";
 import { colour } from "./palette";
 
 /**
@@ -39,17 +40,20 @@ export function SpectrumChart({
     const rows = spectrumRows(lines);
     return { rows, ticks: percentileTicks(rows), domain: xDomain(rows) };
   }, [lines]);
+  const view = useChartView(lines.map((line) => line.name));
+  const values = useMemo(() => rows.flatMap((row) => Object.values(row.values)), [rows]);
 
   return (
     <figure className="chart" aria-label={label}>
+      <ChartToolbar view={view} logLabel="Log latency" />
       <ResponsiveContainer width="100%" height={height}>
-        <LineChart data={rows} margin={{ top: 8, right: 24, bottom: 8, left: 8 }}>
-          <CartesianGrid stroke="#e5e7eb" />
+        <LineChart data={rows} margin={{ top: 8, right: 24, bottom: 8, left: 8 }} {...view.mouse}>
+          <CartesianGrid stroke="var(--grid)" />
           <XAxis
             dataKey="x"
             type="number"
             scale="log"
-            domain={domain}
+            domain={view.zoom ?? domain}
             allowDataOverflow
             ticks={ticks.map((tick) => tick.x)}
             tickFormatter={formatX}
@@ -57,6 +61,7 @@ export function SpectrumChart({
           />
           <YAxis
             type="number"
+            {...valueAxis(view, values)}
             tickFormatter={(value: number) => formatNs(value)}
             width={72}
             label={{ value: "latency", angle: -90, position: "insideLeft" }}
@@ -65,7 +70,8 @@ export function SpectrumChart({
             labelFormatter={(x) => (typeof x === "number" ? formatX(x) : String(x))}
             formatter={(value) => (typeof value === "number" ? formatNs(value) : String(value))}
           />
-          <Legend />
+          <Legend onClick={view.onLegendClick} />
+          {view.selection}
           {lines.map((line) => (
             <Line
               key={line.key}
@@ -76,6 +82,7 @@ export function SpectrumChart({
               strokeWidth={2}
               strokeDasharray={line.dashed ? "6 4" : undefined}
               legendType="plainline"
+              hide={view.hidden.has(line.name)}
               dot={false}
               connectNulls
               isAnimationActive={false}

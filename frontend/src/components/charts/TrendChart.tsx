@@ -21,6 +21,7 @@ import {
   type WindowBand,
 } from "../../lib/trends";
 import { formatValue } from "../../lib/units";
+import { ChartToolbar, useChartView, valueAxis } from "./ChartView";
 import { colour } from "./palette";
 
 export interface TrendLine {
@@ -55,25 +56,33 @@ export function TrendChart({
   height?: number;
 }) {
   const format = (value: number) => formatValue(value, unit);
+  const view = useChartView(lines.map((line) => line.name));
+  const values = rows.flatMap((row) => Object.values(row.values));
   const label = (index: unknown) => {
     const row = typeof index === "number" ? rows[index] : undefined;
     return row ? rowLabel(row) : "";
   };
   return (
     <figure className="chart" aria-label="Metric over time">
+      <ChartToolbar view={view} />
       <ResponsiveContainer width="100%" height={height}>
-        <LineChart data={rows} margin={{ top: 16, right: 32, bottom: 8, left: 8 }}>
-          <CartesianGrid stroke="#e5e7eb" />
+        <LineChart
+          data={rows}
+          margin={{ top: 16, right: 32, bottom: 8, left: 8 }}
+          {...view.mouse}
+        >
+          <CartesianGrid stroke="var(--grid)" />
           <XAxis
             dataKey="index"
             type="number"
-            domain={[0, Math.max(rows.length - 1, 1)]}
+            domain={view.zoom ?? [0, Math.max(rows.length - 1, 1)]}
+            allowDataOverflow
             ticks={indexTicks(rows.length)}
             allowDecimals={false}
             tickFormatter={label}
             padding={{ left: 12, right: 12 }}
           />
-          <YAxis type="number" tickFormatter={format} width={88} domain={["auto", "auto"]} />
+          <YAxis type="number" tickFormatter={format} width={88} {...valueAxis(view, values)} />
           <Tooltip
             labelFormatter={(_, payload) => {
               const row = payload[0]?.payload as MergedTrendRow | undefined;
@@ -85,14 +94,17 @@ export function TrendChart({
             }}
             formatter={(value) => (typeof value === "number" ? format(value) : String(value))}
           />
-          <Legend />
+          <Legend onClick={view.onLegendClick} />
+          {view.selection}
           {lines.flatMap((line) => (line.window ? [windowBand(line, line.window, format)] : []))}
           {thresholds.map((threshold) => (
             <ReferenceLine
               key={`sla-${String(threshold.ruleId)}`}
               y={threshold.value}
               ifOverflow="extendDomain"
-              stroke={threshold.severity === "critical" ? "#b42318" : "#d97706"}
+              stroke={
+                threshold.severity === "critical" ? "var(--sla-critical)" : "var(--sla-warning)"
+              }
               strokeDasharray="4 4"
               label={{ value: `SLA: ${threshold.name}`, position: "insideTopRight", fontSize: 12 }}
             />
@@ -116,6 +128,7 @@ export function TrendChart({
               type="linear"
               stroke={colour(line.seriesIndex)}
               strokeWidth={2}
+              hide={view.hidden.has(line.name)}
               connectNulls
               isAnimationActive={false}
               dot={(props) => {
@@ -131,7 +144,7 @@ export function TrendChart({
                     cx={props.cx}
                     cy={props.cy}
                     r={4}
-                    fill="#fff"
+                    fill="var(--surface)"
                     stroke={colour(line.seriesIndex)}
                     strokeWidth={2}
                     onClick={() => row.runId !== null && onOpenRun(row.runId)}

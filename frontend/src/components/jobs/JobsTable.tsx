@@ -1,3 +1,4 @@
+import { useEffect, useRef } from "react";
 import { Link } from "react-router";
 
 import type { JobRead } from "../../api/types";
@@ -6,21 +7,32 @@ import { isActive, statusTone } from "../../lib/jobs";
 import { Badge } from "../common/Badge";
 import { ProgressBar } from "../common/ProgressBar";
 
+/** Jobs, one per row; the `linked` job (a link to it) is scrolled to once it is listed. */
 export function JobsTable({
   jobs,
   highlight,
+  linked,
   canWrite,
   cancelling,
   onCancel,
 }: {
   jobs: JobRead[];
   highlight: number[];
+  linked?: number;
   canWrite: boolean;
   cancelling: number | null;
   onCancel: (job: JobRead) => void;
 }) {
+  const table = useRef<HTMLTableElement>(null);
+  const listed = linked !== undefined && jobs.some((job) => job.id === linked);
+  useEffect(() => {
+    if (!listed) return;
+    table.current
+      ?.querySelector(`tr[data-job-id="${String(linked)}"]`)
+      ?.scrollIntoView({ block: "center" });
+  }, [listed, linked]);
   return (
-    <table className="table jobs-table">
+    <table className="table jobs-table" ref={table}>
       <thead>
         <tr>
           <th scope="col">Job</th>

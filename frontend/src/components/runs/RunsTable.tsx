@@ -49,7 +49,7 @@ export function RunsTable({
             P99
           </th>
           <th scope="col" className="num">
-            Throughput
+            Throughput /s
           </th>
           <SortHeader column="started_at" label="Started" order={order} onOrder={onOrder} />
         </tr>
@@ -147,7 +147,7 @@ function Headline({ run }: { run: RunSummary }) {
         {headline?.p99 != null ? formatValue(headline.p99, "ns") : "—"}
       </td>
       <td className="num nowrap" title={title}>
-        {headline?.throughput != null ? formatValue(headline.throughput, "/s") : "—"}
+        {headline?.throughput != null ? formatValue(headline.throughput, "") : "—"}
       </td>
     </>
   );

@@ -1,0 +1,62 @@
+"""The overview, the runs list, a trend chart's log scale, legend and zoom, and a comparison
+without common series in Chromium
+(frontend/tests/e2e/lists.test.mjs, screenshots), on a history the old pages got wrong: 31
+suites with runs older than the last 100 (the overview built from the last 100 runs showed
+one), a failing suite among them, and two runs of different series."""
+
+import os
+import subprocess
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+
+from latlab.models import Role, Run, Scope
+from tests.conftest import Actors
+from tests.factories import result, samples
+
+FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
+PASSWORD = "correct horse battery"
+T0 = datetime(2026, 11, 1, tzinfo=UTC)
+
+
+def submit(client: httpx.Client, suite: str, scenario: str, at: datetime,
+           labels: dict[str, str] | None = None, scale: float = 350_000) -> int:
+    document = result(suite=suite, scenario=scenario, started_at=at.isoformat(),
+                      finished_at=(at + timedelta(seconds=5)).isoformat(),
+                      series=[{"labels": labels or {"client": "rust"},
+                               "trials": [{"latency": {"samples_ns": samples(n=200, scale_ns=scale)},
+                                           "metrics": {"throughput": 1000.0}}]}])
+    response = client.post("/api/v1/runs", json=document)
+    assert response.status_code == 201, response.text
+    return int(response.json()["id"])
+
+
+def test_overview_runs_list_and_compare_in_chromium(committed_db, live_server) -> None:
+    assert (FRONTEND / "dist" / "index.html").is_file(), "build the dashboard: make test does"
+    actors = Actors(committed_db)
+    admin = actors.user(Role.admin, email="lists-admin@lab.test")
+    token = actors.token(Scope.runs_write, Scope.read)
+    committed_db.commit()
+    client = httpx.Client(base_url=live_server, timeout=60, headers=token)
+
+    for i in range(30):
+        submit(client, f"suite-{i:02d}", "default", T0 + timedelta(minutes=i))
+    failing = submit(client, "suite-07", "default", T0 + timedelta(hours=1))
+    committed_db.get_one(Run, failing).verdict = "fail"
+    committed_db.commit()
+    for i in range(110):
+        submit(client, "busy", "quick", T0 + timedelta(hours=2, seconds=i),
+               scale=350_000 * (1 + i % 7))
+    rust = submit(client, "pair", "default", T0 + timedelta(hours=3), {"client": "rust"})
+    go = submit(client, "pair", "default", T0 + timedelta(hours=3, minutes=1), {"client": "go"})
+
+    completed = subprocess.run(
+        ["node", "--test", "tests/e2e/lists.test.mjs"], cwd=FRONTEND,
+        env={**os.environ, "LATLAB_URL": live_server, "LATLAB_EMAIL": admin.email,
+             "LATLAB_PASSWORD": PASSWORD, "LATLAB_FAILING_RUN": str(failing),
+             "LATLAB_PAIR_RUNS": f"{rust},{go}",
+             "LATLAB_SCREENSHOT_DIR": str(FRONTEND / "tests" / "e2e" / "screenshots")},
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert completed.returncode == 0, completed.stdout[-6000:] + completed.stderr[-4000:]

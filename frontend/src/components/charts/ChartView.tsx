@@ -1,0 +1,122 @@
+import { useState, type MouseEvent } from "react";
+import { ReferenceArea } from "recharts";
+
+/** What a reader changes on a chart: a log value axis, series hidden or shown alone, and the
+ * x range zoomed to a span dragged across the plot. */
+export interface ChartView {
+  log: boolean;
+  setLog: (log: boolean) => void;
+  /** Series names hidden (a Line's `hide`). */
+  hidden: ReadonlySet<string>;
+  /** Legend click: hides or shows that series; with Shift, shows it alone (again: all). */
+  onLegendClick: (entry: { value?: unknown }, index: number, event: MouseEvent) => void;
+  zoom: [number, number] | null;
+  resetZoom: () => void;
+  /** The chart's mouse handlers, for drag-to-zoom on the x axis. */
+  mouse: {
+    onMouseDown: (state: { activeLabel?: unknown }) => void;
+    onMouseMove: (state: { activeLabel?: unknown }) => void;
+    onMouseUp: () => void;
+  };
+  /** The span being dragged, drawn as a shaded area (render inside the chart). */
+  selection: React.ReactNode;
+}
+
+export function useChartView(names: string[]): ChartView {
+  const [log, setLog] = useState(false);
+  const [hidden, setHidden] = useState<ReadonlySet<string>>(new Set());
+  const [zoom, setZoom] = useState<[number, number] | null>(null);
+  const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
+
+  function onLegendClick(entry: { value?: unknown }, _index: number, event: MouseEvent) {
+    const name = String(entry.value);
+    setHidden((current) => {
+      if (event.shiftKey) {
+        const alone = names.every((other) => (other === name) !== current.has(other));
+        return alone ? new Set() : new Set(names.filter((other) => other !== name));
+      }
+      const next = new Set(current);
+      if (next.has(name)) next.delete(name);
+      else next.add(name);
+      return next;
+    });
+  }
+
+  const at = (state: { activeLabel?: unknown }) => {
+    const x = Number(state.activeLabel);
+    return state.activeLabel === undefined || Number.isNaN(x) ? null : x;
+  };
+
+  return {
+    log,
+    setLog,
+    hidden,
+    onLegendClick,
+    zoom,
+    resetZoom: () => setZoom(null),
+    mouse: {
+      onMouseDown: (state) => {
+        const x = at(state);
+        if (x !== null) setDrag({ from: x, to: x });
+      },
+      onMouseMove: (state) => {
+        const x = at(state);
+        if (drag !== null && x !== null) setDrag({ from: drag.from, to: x });
+      },
+      onMouseUp: () => {
+        if (drag !== null && drag.from !== drag.to) {
+          setZoom([Math.min(drag.from, drag.to), Math.max(drag.from, drag.to)]);
+        }
+        setDrag(null);
+      },
+    },
+    selection:
+      drag !== null && drag.from !== drag.to ? (
+        <ReferenceArea
+          x1={drag.from}
+          x2={drag.to}
+          fill="var(--accent, #2563eb)"
+          fillOpacity={0.15}
+          ifOverflow="hidden"
+        />
+      ) : null,
+  };
+}
+
+/** Props for a value axis under the view: on a log scale, from the smallest positive value
+ * (a log axis has no zero). */
+export function valueAxis(view: ChartView, values: (number | null | undefined)[]) {
+  if (!view.log) return { scale: "auto" as const, domain: ["auto", "auto"] as [string, string] };
+  const positive = values.filter((value): value is number => value != null && value > 0);
+  const low = positive.length > 0 ? Math.min(...positive) : 1;
+  return {
+    scale: "log" as const,
+    domain: [low, "auto"] as [number, string],
+    allowDataOverflow: true,
+  };
+}
+
+/** The toolbar over a chart: the log toggle, the zoom's reset, and how to use the legend. */
+export function ChartToolbar({ view, logLabel = "Log scale" }: { view: ChartView; logLabel?: string }) {
+  return (
+    <div className="chart-toolbar">
+      <label className="small">
+        <input
+          type="checkbox"
+          checked={view.log}
+          onChange={(event) => view.setLog(event.target.checked)}
+        />{" "}
+        {logLabel}
+      </label>
+      {view.zoom !== null && (
+        <button type="button" className="button button-small" onClick={view.resetZoom}>
+          Reset zoom
+        </button>
+      )}
+      <span className="muted small">
+        Drag across the plot to zoom; click a legend entry to hide it, Shift-click to show it
+        alone.
+      </span>
+    </div>
+  );
+}

@@ -1,0 +1,144 @@
+// The overview, the runs list and a comparison in Chromium, on a history the old pages got
+// wrong (backend/tests/test_lists_e2e.py provides it):
+//
+//   LATLAB_URL=... LATLAB_EMAIL=... LATLAB_PASSWORD=... LATLAB_FAILING_RUN=31 \
+//   LATLAB_PAIR_RUNS=142,143 node --test tests/e2e/lists.test.mjs
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { labUrl, requireEnv, screenshot, signedInSession } from "./browser.mjs";
+
+const baseUrl = labUrl();
+const failingRun = requireEnv("LATLAB_FAILING_RUN");
+const [rustRun, goRun] = requireEnv("LATLAB_PAIR_RUNS").split(",");
+const session = signedInSession(baseUrl);
+
+test("the overview lists every suite and scenario, failing first, past the last 100 runs", async () => {
+  const { page } = session;
+  await page.goto(`${baseUrl}/`);
+  const card = page.getByRole("region", { name: "Latest run per suite and scenario" });
+  const rows = card.locator("tbody tr");
+  await rows.first().waitFor();
+  const first = rows.first();
+  assert.equal(await first.getAttribute("data-suite"), "suite-07");
+  assert.equal(await first.getAttribute("class"), "failing");
+  await first.getByRole("link", { name: `#${failingRun}` }).waitFor();
+  // Its sparkline: the pair's two runs.
+  await first.getByRole("figure", { name: /^P99 of client=rust over the last 2 runs$/ }).waitFor();
+  // 32 pairs, 25 a page: suite-00 (its one run is older than the last 100) is on the first
+  // page, suite-29 on the second.
+  await card.locator('tr[data-suite="suite-00"]').waitFor();
+  await card.getByText(/1.25 of 32/).waitFor();
+  await card.getByRole("button", { name: /next/i }).click();
+  await card.locator('tr[data-suite="suite-29"]').waitFor();
+  await screenshot(page, "lists-overview");
+});
+
+test("the runs list filters by verdict and suite prefix, sorts, and shows P99", async () => {
+  const { page } = session;
+  await page.goto(`${baseUrl}/runs`);
+  const table = page.locator("table.runs-table");
+  await table.locator("tbody tr").first().waitFor();
+  // The headline columns.
+  const p99 = table.locator("tbody tr").first().locator("td.num").first();
+  assert.match((await p99.innerText()).trim(), /^\d+(\.\d+)? (µs|ms)$/);
+
+  const filters = page.getByRole("form", { name: "Filter runs" });
+  await filters.getByLabel("Verdict").selectOption("fail");
+  await filters.getByRole("button", { name: "Apply" }).click();
+  await page.waitForURL(/verdict=fail/);
+  await table.locator(`tr[data-run-id="${failingRun}"]`).waitFor();
+  await page.waitForFunction(() => document.querySelectorAll("table.runs-table tbody tr").length === 1);
+
+  await page.goto(`${baseUrl}/runs`);
+  await filters.getByLabel("Suite").fill("SUITE-2");
+  await filters.getByRole("button", { name: "Apply" }).click();
+  await page.waitForURL(/suite=SUITE-2/);
+  await page.waitForFunction(() => {
+    const suites = [...document.querySelectorAll("table.runs-table tbody tr td:nth-child(3)")]
+      .map((cell) => cell.textContent);
+    return suites.length === 10 && suites.every((suite) => suite?.startsWith("suite-2"));
+  });
+  // Sorted by suite: suite-20 first, then the other way round.
+  await page.getByRole("button", { name: "Suite" }).click();
+  await page.waitForURL(/order=suite/);
+  await page.waitForFunction(
+    () => document.querySelector("table.runs-table tbody tr td:nth-child(3)")?.textContent === "suite-20",
+  );
+  await page.getByRole("button", { name: /^Suite/ }).click();
+  await page.waitForURL(/order=-suite/);
+  await page.waitForFunction(
+    () => document.querySelector("table.runs-table tbody tr td:nth-child(3)")?.textContent === "suite-29",
+  );
+  await screenshot(page, "lists-runs-filtered");
+});
+
+test("a third pick is refused, not swapped for the first", async () => {
+  const { page } = session;
+  await page.goto(`${baseUrl}/runs`);
+  const boxes = page.locator("table.runs-table tbody input[type=checkbox]");
+  await boxes.nth(2).waitFor();
+  await boxes.nth(0).check();
+  await boxes.nth(1).check();
+  assert.equal(await boxes.nth(2).isDisabled(), true);
+  assert.equal(await boxes.nth(0).isChecked(), true);
+  await page.getByText(/a comparison takes two\s+runs/).waitFor();
+});
+
+test("a comparison of runs with no series in common says so", async () => {
+  const { page } = session;
+  await page.goto(`${baseUrl}/compare?baseline=${rustRun}&candidate=${goRun}`);
+  await page.getByText("nothing compared: the runs have no series in common").waitFor();
+  assert.equal(await page.getByText("no significant change").count(), 0);
+  await screenshot(page, "lists-compare-nothing-in-common");
+});
+
+test("a trend chart: log scale, a legend click hides its line, a drag zooms", async () => {
+  const { page } = session;
+  await page.goto(`${baseUrl}/trends?suite=busy&scenario=quick&metric=p99`);
+  const chart = page.getByRole("figure", { name: "Metric over time" });
+  const lines = chart.locator("path.recharts-line-curve");
+  await lines.first().waitFor();
+  assert.equal(await lines.count(), 1);
+  const ticks = (axis) =>
+    chart
+      .locator(`.recharts-${axis}Axis-tick-labels .recharts-cartesian-axis-tick-value`)
+      .evaluateAll((nodes) => nodes.map((node) => node.textContent));
+  const changed = async (axis, before) => {
+    for (let tries = 0; tries < 50; tries += 1) {
+      const now = await ticks(axis);
+      if (JSON.stringify(now) !== JSON.stringify(before)) return now;
+      await page.waitForTimeout(100);
+    }
+    assert.fail(`the ${axis} axis kept its ticks ${JSON.stringify(before)}`);
+  };
+  const linear = await ticks("y");
+  assert.ok(linear.length > 1, JSON.stringify(linear));
+  await chart.getByLabel("Log scale").check();
+  await changed("y", linear);
+  await screenshot(page, "lists-trend-log");
+
+  await chart.locator(".recharts-legend-item").first().click();
+  await page.waitForFunction(
+    () => document.querySelectorAll('figure[aria-label="Metric over time"] path.recharts-line-curve').length === 0,
+  );
+  await chart.locator(".recharts-legend-item").first().click();
+  await lines.first().waitFor();
+
+  const before = await ticks("x");
+  const plot = await chart.locator(".recharts-cartesian-grid").boundingBox();
+  const y = plot.y + plot.height / 2;
+  await page.mouse.move(plot.x + plot.width * 0.3, y);
+  await page.mouse.down();
+  await page.mouse.move(plot.x + plot.width * 0.45, y, { steps: 5 });
+  await page.mouse.move(plot.x + plot.width * 0.6, y, { steps: 5 });
+  await page.mouse.up();
+  const reset = chart.getByRole("button", { name: "Reset zoom" });
+  await reset.waitFor();
+  await changed("x", before);
+  await screenshot(page, "lists-trend-zoomed");
+  await reset.click();
+  await reset.waitFor({ state: "detached" });
+  assert.deepEqual(await ticks("x"), before);
+});
