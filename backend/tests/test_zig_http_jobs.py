@@ -1,7 +1,8 @@
 """The zig-http suite as a user runs it (real runner, ingest worker, api, Chromium): a
 shortened `seed` job sweeps zig and go over the seed's four concurrencies, the run page draws
-the curves and compares zig with go point by point; memcheck jobs of the shipped build and of
-the broken one, the second regressing against the first."""
+the curves and compares zig with go point by point; a shortened `seed-zco` job adds the seed's
+ZCO design (io_uring, 8 KB stacks, time slices, batches) as a third server; memcheck jobs of
+the shipped build and of the broken one, the second regressing against the first."""
 
 import json
 import os
@@ -75,6 +76,31 @@ def test_a_shortened_seed_job_sweeps_both_servers(member, ingest_worker, start_r
              "LATLAB_ZIG_HTTP_RUN_ID": str(run["id"])},
         capture_output=True, text=True, timeout=300, check=False)
     assert browser.returncode == 0, browser.stdout[-6000:] + browser.stderr[-4000:]
+
+
+def test_a_shortened_seed_zco_job_sweeps_zco_beside_zig_and_go(member, ingest_worker,
+                                                                start_runner,
+                                                                build_cache) -> None:
+    _build(build_cache)
+    start_runner("lab-zco")
+    _online(member, "lab-zco")
+    run = _job(member, scenario="seed-zco", repetitions=1,
+               params={"duration": 1, "warmup": 0, "loads": "hdr"})
+    labels = sorted((s["labels"]["server"], int(s["labels"]["concurrency"]))
+                    for s in run["series"])
+    assert labels == sorted((server, c) for server in ("zig", "zco", "go") for c in CONCURRENCIES)
+    for series in run["series"]:
+        assert series["metrics"]["throughput"] > 0 and series["metrics"]["errors"] == 0, \
+            series["labels"]
+    assert run["params"]["zco_io"] == "uring" and run["params"]["zco_stack_kb"] == 8
+
+    compared = member.get("/api/v1/compare", params={
+        "baseline": run["id"], "candidate": run["id"],
+        "baseline_labels": json.dumps({"server": "go"}),
+        "candidate_labels": json.dumps({"server": "zco"})})
+    assert compared.status_code == 200, compared.text
+    assert sorted(int(s["labels"]["concurrency"]) for s in compared.json()["series"]) == \
+        CONCURRENCIES
 
 
 def test_the_broken_build_regresses_against_the_shipped_one_under_memcheck(

@@ -99,7 +99,8 @@ pub const Task = struct {
             .epoll => while (true) {
                 const rc = op.call();
                 switch (linux.errno(rc)) {
-                    .AGAIN, .INTR => try task.wait(),
+                    .AGAIN => try task.wait(),
+                    .INTR => {},
                     else => return rc,
                 }
             },
