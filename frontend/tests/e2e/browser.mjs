@@ -42,8 +42,10 @@ export async function launchBrowser() {
   });
 }
 
-export async function newPage(browser) {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+/** A page in a new browser context; `options` adds to or overrides the context's (viewport,
+ * colorScheme, storageState, ...). */
+export async function newPage(browser, options = {}) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
   ctx.setDefaultTimeout(TIMEOUT_MS);
   const page = await ctx.newPage();
   page.on("pageerror", (error) => console.error("page error:", error.message));

@@ -30,7 +30,7 @@ export function IntervalsChart({
     <figure className="chart" aria-label="Latency over time">
       <ResponsiveContainer width="100%" height={height}>
         <LineChart data={rows} margin={{ top: 8, right: 24, bottom: 8, left: 8 }}>
-          <CartesianGrid stroke="#e5e7eb" />
+          <CartesianGrid stroke="var(--grid)" />
           <XAxis
             dataKey="t"
             type="number"
