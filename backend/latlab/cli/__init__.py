@@ -1,0 +1,54 @@
+"""`latlab`: the lab from a terminal or CI, a client of its REST API (`ensure-admin`
+excepted: it creates the admin in the database).
+"""
+
+import sys
+
+import typer
+
+from latlab.cli import admin, jobs, login, runs, submit
+from latlab.cli.errors import CliError
+
+HELP = """The lab from a terminal or CI.
+
+\b
+    latlab login                               keep the lab's address and a token
+    latlab suites [SUITE]                      what online hosts can run, its params
+    latlab run SUITE [SCENARIO] -p k=v --wait  a job: progress, its run's table, the verdict
+    latlab job JOB [--wait | --cancel]         one job
+    latlab runs --suite S                      recent runs
+    latlab show RUN                            a run's table and verdict
+    latlab compare BASELINE CANDIDATE          the lab's verdicts, metric by metric
+    latlab trends SUITE SCENARIO -m p99        a series' history and its change points
+    latlab submit result.json                  submit a result or a harness's output (CI)
+    latlab ensure-admin                        create the admin (make up uses it)
+
+Exit status: 0 done (a run passed, had no baseline, or was inconclusive), 1 the verdict
+fails (or `submit` was refused), 2 a usage error or a request the lab refuses, 3 no verdict
+(the lab unreachable or failing, a job that did not succeed), 130 interrupted.
+"""
+
+app = typer.Typer(name="latlab", help=HELP, no_args_is_help=True, add_completion=False,
+                  rich_markup_mode=None, pretty_exceptions_enable=False)
+app.command()(login.login)
+app.command()(login.config)
+app.command()(jobs.suites)
+app.command()(jobs.run)
+app.command()(jobs.job)
+app.command()(runs.runs)
+app.command()(runs.show)
+app.command()(runs.compare)
+app.command()(runs.trends)
+app.command()(submit.submit)
+app.command("ensure-admin")(admin.ensure_admin)
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        app(args=argv, prog_name="latlab")
+    except SystemExit as done:
+        return done.code if isinstance(done.code, int) else int(done.code is not None)
+    except CliError as error:
+        print(f"latlab: {error}", file=sys.stderr)
+        return error.code
+    return 0

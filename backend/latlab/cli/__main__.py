@@ -1,0 +1,5 @@
+import sys
+
+from latlab.cli import main
+
+sys.exit(main())

@@ -1,0 +1,64 @@
+"""`latlab login` writes the config file (the lab's address and a token); `latlab config`
+shows what the commands use and where each value comes from."""
+
+import socket
+from typing import Annotated
+
+import typer
+
+from latlab.cli.client import Lab
+from latlab.cli.config import (
+    Settings,
+    TokenOption,
+    UrlOption,
+    config_path,
+    masked,
+    settings,
+    write_file,
+)
+from latlab.cli.output import out
+
+SCOPES = ["read", "runs:write", "jobs:write"]
+
+
+def login(
+    url: UrlOption = None,
+    token: Annotated[str | None, typer.Option(
+        help="An API token to keep (the dashboard's Settings make them); asked for when "
+             "neither it nor --email is given.")] = None,
+    email: Annotated[str | None, typer.Option(
+        help="Sign in with your account instead: a token for this machine is made (scopes "
+             "read, runs:write, jobs:write).")] = None,
+    password: Annotated[str | None, typer.Option(
+        envvar="LATLAB_PASSWORD", show_default=False,
+        help="With --email (asked for when not given).")] = None,
+) -> None:
+    """Keep the lab's address and a token in the config file, checked against the lab first;
+    LATLAB_URL and LATLAB_TOKEN still override it."""
+    target = settings(url, None).url
+    if email is not None:
+        secret = password or typer.prompt("password", hide_input=True)
+        token = _new_token(target, email, secret)
+    elif token is None:
+        token = typer.prompt("API token", hide_input=True)
+    Lab(Settings(target, token, {})).get("/runs", limit=1)  # an unknown token stops here
+    path = config_path()
+    write_file(path, {"url": target, "token": token})
+    out.print(f"saved {path}: {target}, token {masked(token)}")
+
+
+def config(url: UrlOption = None, token: TokenOption = None) -> None:
+    """What the commands use: the lab's address and the token, each with its origin."""
+    chosen = settings(url, token)
+    out.print(f"config file: {config_path()}")
+    out.print(f"url:   {chosen.url}  ({chosen.sources['url']})")
+    out.print(f"token: {masked(chosen.token)}  ({chosen.sources['token']})")
+
+
+def _new_token(url: str, email: str, password: str) -> str:
+    """Signs in (a session cookie for this client only) and makes a token with it."""
+    lab = Lab(Settings(url, None, {}))
+    lab.post("/auth/login", {"email": email, "password": password})
+    made = lab.post("/tokens", {"name": f"latlab CLI on {socket.gethostname()}"[:200],
+                                "scopes": SCOPES})
+    return str(made["token"])

@@ -1,0 +1,249 @@
+"""`latlab submit`: a latlab.result/v1 file, or a benchmark harness's own output, sent to the
+lab as CI runs it; prints the run's address and its verdict."""
+
+import hashlib
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from latlab.analysis import reports
+from latlab.cli.client import Lab
+from latlab.cli.config import TokenOption, UrlOption, settings
+from latlab.cli.errors import CliError, Refused, Rejected
+from latlab.cli.verdicts import FailOnOption, exit_status
+from latlab_contract import parsers, pprof
+from latlab_contract.result import SourceIn, StartPoint
+
+_WITH_ADAPTER = "with --adapter: "
+
+
+def submit(
+    files: Annotated[list[Path], typer.Argument(
+        metavar="FILE", show_default=False,
+        help="The result file ('-' for standard input); with --adapter, one or more outputs "
+             "of the harness, each a trial (criterion: the target/criterion directory).")],
+    adapter: Annotated[str, typer.Option(
+        help="The files' format: latlab (a latlab.result/v1 document) or a harness's: "
+             f"{', '.join(sorted(parsers.PARSERS))}.")] = "latlab",
+    suite: Annotated[str | None, typer.Option(
+        help=f"{_WITH_ADAPTER}the suite the run belongs to.")] = None,
+    scenario: Annotated[str, typer.Option(help=_WITH_ADAPTER)] = "default",
+    branch: Annotated[str | None, typer.Option(help=f"{_WITH_ADAPTER}the branch built.")]
+    = None,
+    commit: Annotated[str | None, typer.Option(help=f"{_WITH_ADAPTER}the commit built.")]
+    = None,
+    build_url: Annotated[str | None, typer.Option(
+        help=f"{_WITH_ADAPTER}the CI job's address.")] = None,
+    pull_request: Annotated[int | None, typer.Option(
+        help=f"{_WITH_ADAPTER}the PR's number.")] = None,
+    start_point: Annotated[str | None, typer.Option(
+        metavar="BRANCH[@COMMIT]",
+        help=f"{_WITH_ADAPTER}where this branch started (main@9f1c2e7): until it has history "
+             "of its own, its runs are judged against that branch's history up to that "
+             "commit.")] = None,
+    started_at: Annotated[str | None, typer.Option(
+        metavar="ISO-8601",
+        help=f"{_WITH_ADAPTER}when the benchmark ran (default: when the harness wrote its "
+             "output, the files' modification time, or now for standard input).")] = None,
+    profile: Annotated[list[str] | None, typer.Option(
+        metavar="[LABEL=VALUE,...:]FILE",
+        help="A CPU profile of the series with these labels (all of them, or none when the "
+             "run has one series): folded stacks ('frame;frame count' lines: "
+             "stackcollapse-perf, py-spy -f raw, async-profiler's collapsed output) or a Go "
+             "pprof file (-cpuprofile); program=NAME and tool=NAME among the labels name what "
+             "was profiled (default: benchmark) and with what (default: folded, or pprof); "
+             "repeat for more.")] = None,
+    unit: Annotated[str, typer.Option(
+        help="With --adapter hlog: the unit of the log's values (ns, us, ms, s).")] = "ns",
+    url: UrlOption = None,
+    token: TokenOption = None,
+    idempotency_key: Annotated[str | None, typer.Option(
+        help="Default: a SHA-256 of what is submitted, so a retried submit stores once.")]
+    = None,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for the lab.")] = 120.0,
+    fail_on: FailOnOption = "never",
+    summary: Annotated[Path | None, typer.Option(
+        metavar="FILE.md",
+        help="Write the verdict as a Markdown table (a CI step summary, a PR comment).")]
+    = None,
+    junit: Annotated[Path | None, typer.Option(
+        metavar="FILE.xml",
+        help="Write the gate as JUnit XML, a test case per gated metric and series.")] = None,
+) -> None:
+    """Submit a latlab.result/v1 file, or a harness's output (--adapter); the token needs
+    runs:write (and read for --summary/--junit)."""
+    lab = Lab.with_token(settings(url, token), timeout)
+    if adapter == "latlab" and len(files) > 1:
+        raise CliError("one latlab.result/v1 file at a time (several files need --adapter)")
+    if adapter == "latlab":
+        body = _read(files[0])
+    else:
+        if not suite:
+            raise CliError("--suite is required with --adapter")
+        source = SourceIn(kind="ci", commit=commit, branch=branch, build_url=build_url,
+                          pull_request=pull_request,
+                          start_point=None if start_point is None
+                          else _start_point(start_point))
+        body = _adapted(adapter, files, suite, scenario, source, _moment(started_at), unit)
+    if profile:
+        body = _with_profiles(body, profile)
+    key = idempotency_key or hashlib.sha256(body).hexdigest()
+    try:
+        result = lab.send("POST", "/runs", content=body, headers={
+            "Idempotency-Key": key, "Content-Type": "application/json"}).json()
+    except Rejected as error:
+        raise Refused(f"rejected ({error.status}): {error.detail}") from error
+    _print_verdict(result)
+    if summary or junit:
+        _write_reports(lab, result, summary, junit)
+    raise typer.Exit(exit_status(fail_on, result.get("verdict")))
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
+    except OSError as error:
+        raise CliError(f"cannot read {path}: {error.strerror}") from error
+
+
+def _start_point(text: str) -> StartPoint:
+    try:
+        return StartPoint.parse(text)
+    except ValueError as error:
+        raise Refused(str(error)) from error
+
+
+def _moment(text: str | None) -> datetime | None:
+    try:
+        return None if text is None else datetime.fromisoformat(text)
+    except ValueError as error:
+        raise CliError(f"--started-at {text!r}: not an ISO 8601 moment") from error
+
+
+def _adapted(adapter: str, files: list[Path], suite: str, scenario: str, source: SourceIn,
+             started_at: datetime | None, unit: str) -> bytes:
+    """The harness's outputs read by its adapter (the api's own, `POST /runs?adapter=`) into
+    one latlab.result/v1 document."""
+    try:
+        parsers.get_parser(adapter)
+        outputs = [(str(path), sys.stdin.read() if str(path) == "-"
+                    else parsers.read_output(adapter, path)) for path in files]
+        named = [path for path in files if str(path) != "-"]
+        started_at = started_at or (
+            datetime.fromtimestamp(min(path.stat().st_mtime for path in named), UTC) if named
+            else datetime.now(UTC))
+    except (parsers.ParseError, OSError) as error:
+        raise CliError(str(error)) from error
+    if started_at.tzinfo is None:
+        started_at = started_at.replace(tzinfo=UTC)
+    try:
+        run = parsers.adapt(adapter, outputs, suite=suite, scenario=scenario,
+                            started_at=started_at, source=source,
+                            context=parsers.ParseContext(latency_unit=unit))
+    except parsers.ParseError as error:
+        raise Refused(f"{adapter}: {error}") from error
+    except (OSError, ValueError) as error:
+        raise Refused(str(error)) from error
+    document: str = run.model_dump_json(by_alias=True, exclude_none=True)
+    return document.encode()
+
+
+def _with_profiles(body: bytes, specs: list[str]) -> bytes:
+    """The document with each `--profile` added to its `profiles`; the lab checks them
+    (each names one series, its lines are folded stacks)."""
+    try:
+        document = json.loads(body)
+        series = [s.get("labels", {}) for s in document["series"]]
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise Refused(f"--profile needs a latlab.result/v1 document with series ({error})"
+                      ) from error
+    for spec in specs:
+        selector, _, name = spec.rpartition(":")
+        try:
+            wanted = dict(pair.split("=", 1) for pair in selector.split(",") if pair)
+        except ValueError as error:
+            raise CliError(f"--profile {spec!r}: labels are LABEL=VALUE,...") from error
+        program, tool = wanted.pop("program", "benchmark"), wanted.pop("tool", None)
+        chosen = [labels for labels in series
+                  if all(labels.get(k) == v for k, v in wanted.items())]
+        if len(chosen) != 1:
+            raise CliError(f"--profile {spec!r}: the labels {wanted} pick {len(chosen)} of the "
+                           f"run's series {series}, not one")
+        try:
+            data = Path(name).read_bytes()
+        except OSError as error:
+            raise CliError(f"cannot read the profile {name}: {error.strerror}") from error
+        if pprof.is_pprof(data):
+            tool = tool or "pprof"
+            try:
+                folded = pprof.folded(data)
+            except pprof.PprofError as error:
+                raise Refused(f"the profile {name}: {error}") from error
+        else:
+            tool, folded = tool or "folded", data.decode()
+        document.setdefault("profiles", []).append(
+            {"labels": chosen[0], "program": program, "tool": tool, "folded": folded})
+    return json.dumps(document).encode()
+
+
+def _print_verdict(result: dict[str, Any]) -> None:
+    print(result["url"])
+    print(f"verdict: {result.get('verdict')}", file=sys.stderr)
+    for reason in result.get("reasons", []):
+        print(f"  {reason['kind']}: {reports.series_name(reason['series'])} / {reason['metric']}: "
+              f"{reason['message']}", file=sys.stderr)
+    if result.get("compare_url"):
+        print(f"compare: {result['compare_url']}", file=sys.stderr)
+
+
+def _write_reports(lab: Lab, result: dict[str, Any], summary: Path | None,
+                   junit: Path | None) -> None:
+    """The Markdown summary and the JUnit XML of the verdict, from the comparison with the
+    baseline (GET /compare, which needs the token's read scope)."""
+    compare = None
+    # Judged against history, the evidence is the report (the run is read for its suite).
+    judged = bool(result.get("gate_evidence"))
+    path, params = f"/runs/{result['id']}", dict[str, Any]()
+    if not judged and result.get("baseline_run_id") is not None:
+        path, params = "/compare", {"baseline": result["baseline_run_id"],
+                                    "candidate": result["id"]}
+    try:
+        answer = lab.get(path, **params)
+    except Rejected as error:
+        raise Refused(f"cannot read the {'comparison' if params else 'run'} ({error.status}): "
+                      f"{error.detail}") from error
+    if params:
+        compare = answer
+        rows = reports.gate_rows(result, compare)
+    elif judged:
+        rows = reports.evidence_rows(result)
+    else:  # the first run of its history: its values, with nothing to compare them with
+        rows = reports.run_rows({**answer, "url": result["url"]},
+                                result.get("gated_metrics", []))
+    verdict = result.get("verdict") or "unjudged"
+    suite = (compare["candidate"] if compare else answer)["suite"]
+    name = f"latlab.{suite}" if compare or judged else "latlab"
+    links = {"run": result["url"]}
+    if result.get("compare_url"):
+        links["compare"] = result["compare_url"]
+    skipped = None if compare or judged else (
+        "no baseline: the first run of its suite, scenario and branch")
+    if summary:
+        lines = [f"- {key}: {link}" for key, link in links.items()]
+        lines += [f"- {skipped}"] if skipped else []
+        lines += [f"- warning: {warning}" for warning in (compare or {}).get("warnings", [])]
+        _write(summary, reports.markdown(rows, title=f"latlab: {verdict}", lines=lines))
+    if junit:  # nothing was judged without a baseline: one skipped case says why
+        _write(junit, reports.junit(rows if compare or judged else [], name=name,
+                                    timestamp=datetime.now(UTC),
+                                    properties={"verdict": verdict, **links},
+                                    skipped=skipped))
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
