@@ -187,9 +187,9 @@ def blocks(payload: dict[str, Any]) -> list[dict[str, Any]]:
     if fields:
         result.append({"type": "section",
                        "fields": [{"type": "mrkdwn", "text": f} for f in fields]})
-    if payload.get("resolution"):
-        result.append({"type": "context", "elements": [
-            {"type": "mrkdwn", "text": payload["resolution"]}]})
+    remarks = (payload.get("resolution"), payload.get("note") and f"Note: {payload['note']}")
+    for remark in filter(None, remarks):
+        result.append({"type": "context", "elements": [{"type": "mrkdwn", "text": remark}]})
     if links:
         result.append({"type": "context", "elements": [
             {"type": "mrkdwn", "text": " · ".join(links)}]})

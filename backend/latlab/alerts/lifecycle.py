@@ -68,12 +68,15 @@ def resolve(session: Session, alert: Alert, by_id: int | None, resolution: str) 
     notify(session, alert, "resolved")
 
 
-def acknowledge(alert: Alert, by_id: int) -> None:
+def acknowledge(alert: Alert, by_id: int, note: str | None = None) -> None:
+    """Someone is on it: no message (the channels hear again when it resolves, note
+    included)."""
     if alert.state is not AlertState.open:
         raise Conflict(f"alert {alert.id} is {alert.state}, not open")
     alert.state = AlertState.acknowledged
     alert.acknowledged_at = get_clock().now()
     alert.acknowledged_by_id = by_id
+    alert.note = note
     alert.updated_at = alert.acknowledged_at
 
 
@@ -116,7 +119,7 @@ def payload(alert: Alert, event: str) -> dict[str, Any]:
                              if alert.confirmation_run_id else None),
         "profiles_url": (profiles_url(base, alert.confirmation_run_id)
                          if alert.confirmation_run_id else None),
-        "resolution": alert.resolution,
+        "resolution": alert.resolution, "note": alert.note,
     }
 
 

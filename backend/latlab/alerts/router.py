@@ -4,8 +4,12 @@ from fastapi import APIRouter, Depends, status
 
 from latlab.alerts import delivery, lifecycle, service
 from latlab.alerts.schemas import (
+    AlertAcknowledge,
+    AlertAssign,
+    AlertBulkAction,
     AlertPage,
     AlertRead,
+    Assignee,
     ChannelCreate,
     ChannelRead,
     ChannelTest,
@@ -19,7 +23,7 @@ from latlab.auth.dependencies import Member, Reader
 from latlab.core.db import DbSession
 from latlab.core.errors import Conflict, NotFound
 from latlab.core.openapi import documented, raises
-from latlab.core.params import Id, Limit, Offset
+from latlab.core.params import Id, IdQuery, Limit, Offset
 from latlab.core.routing import ApiRoute
 from latlab.models import Alert, AlertState, Channel, Severity, SlaRule
 from latlab.projects import service as projects
@@ -84,19 +88,32 @@ def delete_rule(rule: RuleFromPath, principal: Member, session: DbSession) -> No
 
 @router.get("/alerts")
 def list_alerts(principal: Reader, session: DbSession, state: AlertState | None = None,
-                severity: Severity | None = None, limit: Limit = 100,
-                offset: Offset = 0) -> AlertPage:
-    """The project's alerts, newest first, by state and severity."""
-    alerts, total = service.list_alerts(session, principal.project_id, state, severity, limit,
-                                        offset)
-    return AlertPage(items=[AlertRead.model_validate(a, from_attributes=True) for a in alerts],
-                     total=total)
+                severity: Severity | None = None, assignee_id: IdQuery | None = None,
+                limit: Limit = 100, offset: Offset = 0) -> AlertPage:
+    """The project's alerts, newest first, by state, severity and assignee."""
+    alerts, total = service.list_alerts(session, principal.project_id, state, severity,
+                                        assignee_id, limit, offset)
+    return AlertPage(items=[alert_read(a) for a in alerts], total=total)
+
+
+@router.get("/alerts/assignees")
+def list_assignees(principal: Reader, session: DbSession) -> list[Assignee]:
+    """Who may be assigned the project's alerts: its members and the lab's admins."""
+    return [Assignee.model_validate(u) for u in projects.writers(session, principal.project_id)]
+
+
+@router.post("/alerts/bulk", responses=documented(Conflict))
+def bulk_action(body: AlertBulkAction, principal: Member, session: DbSession) -> list[AlertRead]:
+    """Acknowledge or resolve several alerts at once: all of them, or none if one is not the
+    project's or not in a state for it."""
+    alerts = service.act_on_many(session, principal.project_id, body, principal.signed_in)
+    return [alert_read(a) for a in alerts]
 
 
 @router.get("/alerts/{alert_id}")
 def get_one_alert(alert: AlertFromPath) -> AlertRead:
     """One alert."""
-    return AlertRead.model_validate(alert, from_attributes=True)
+    return alert_read(alert)
 
 
 @router.get("/alerts/{alert_id}/deliveries")
@@ -107,18 +124,26 @@ def alert_deliveries(alert: AlertFromPath, session: DbSession) -> list[DeliveryR
 
 
 @router.post("/alerts/{alert_id}/acknowledge", responses=documented(Conflict))
-def acknowledge(alert: AlertFromPath, principal: Member) -> AlertRead:
-    """Someone is on it."""
-    lifecycle.acknowledge(alert, principal.signed_in.id)
-    return AlertRead.model_validate(alert, from_attributes=True)
+def acknowledge(alert: AlertFromPath, principal: Member,
+                body: AlertAcknowledge | None = None) -> AlertRead:
+    """Someone is on it, with an optional note."""
+    lifecycle.acknowledge(alert, principal.signed_in.id, body.note if body else None)
+    return alert_read(alert)
 
 
 @router.post("/alerts/{alert_id}/resolve", responses=documented(Conflict))
 def resolve(alert: AlertFromPath, principal: Member, session: DbSession) -> AlertRead:
     """Close the alert by hand; channels get a resolve message."""
-    user = principal.signed_in
-    lifecycle.resolve(session, alert, user.id, f"resolved by {user.email}")
-    return AlertRead.model_validate(alert, from_attributes=True)
+    service.resolve(session, alert, principal.signed_in)
+    return alert_read(alert)
+
+
+@router.put("/alerts/{alert_id}/assignee")
+def assign(alert: AlertFromPath, body: AlertAssign, principal: Member,
+           session: DbSession) -> AlertRead:
+    """Give the alert to a user of the project, or to nobody."""
+    service.assign(session, principal.project_id, alert, body.assignee_id)
+    return alert_read(alert)
 
 
 @router.post("/channels", status_code=status.HTTP_201_CREATED, responses=documented(Conflict))
@@ -160,3 +185,7 @@ def channel_read(channel: Channel) -> ChannelRead:
     return ChannelRead.model_validate(
         {**{k: getattr(channel, k) for k in ChannelRead.model_fields if k != "status"},
          "status": delivery.channel_status(channel)})
+
+
+def alert_read(alert: Alert) -> AlertRead:
+    return AlertRead.model_validate(alert, from_attributes=True)

@@ -1,12 +1,17 @@
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, StringConstraints, model_validator
+from pydantic import AliasPath, ConfigDict, Field, StringConstraints, model_validator
 
-from latlab.core.schemas import Schema
+from latlab.core.schemas import ReadSchema, Schema
 from latlab.models import AlertState, Severity
+from latlab_contract.result import INT64_MAX
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
+RowId = Annotated[int, Field(ge=1, le=INT64_MAX)]
+Note = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
+# Alerts one bulk action may change: a page of the dashboard's list, and then some.
+MAX_BULK = 100
 
 
 class SlaRuleCreate(Schema):
@@ -49,6 +54,8 @@ class SlaRuleRead(SlaRuleCreate):
 
 
 class AlertRead(Schema):
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
     id: int
     source: str
     kind: str
@@ -76,11 +83,58 @@ class AlertRead(Schema):
     resolved_at: datetime | None
     resolved_by_id: int | None
     resolution: str | None
+    note: str | None = Field(description="What the person who acknowledged it said")
+    assignee_id: int | None = Field(description="Who is on it: a user of the project")
+    commit: str | None = Field(None, validation_alias=AliasPath("run", "commit"),
+                               description="The commit of the run it was last seen in")
+    branch: str | None = Field(None, validation_alias=AliasPath("run", "branch"),
+                               description="The branch of the run it was last seen in")
 
 
 class AlertPage(Schema):
     items: list[AlertRead]
     total: int
+
+
+class AlertAcknowledge(Schema):
+    note: Note | None = Field(None, description="What you found or are doing about it; shown "
+                              "with the alert and sent with its later messages")
+
+
+class AlertAssign(Schema):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"assignee_id": 3},
+                                                              {"assignee_id": None}]})
+
+    assignee_id: RowId | None = Field(
+        description="A user of the project who may triage alerts; null: nobody")
+
+
+class AlertBulkAction(Schema):
+    """One action on several alerts of the project: all of them change, or none does."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"action": "acknowledge", "alert_ids": [12, 13], "note": "bisecting abc123"},
+        {"action": "resolve", "alert_ids": [12, 13, 14]}]})
+
+    action: Literal["acknowledge", "resolve"]
+    alert_ids: Annotated[list[RowId], Field(min_length=1, max_length=MAX_BULK)]
+    note: Note | None = Field(None, description="With acknowledge only")
+
+    @model_validator(mode="after")
+    def distinct_ids_and_a_note_to_acknowledge(self) -> "AlertBulkAction":
+        if len(set(self.alert_ids)) != len(self.alert_ids):
+            raise ValueError("alert_ids names an alert twice")
+        if self.note is not None and self.action != "acknowledge":
+            raise ValueError("a note goes with acknowledge only")
+        return self
+
+
+class Assignee(ReadSchema):
+    """A user of the project who may be assigned alerts (a member or an admin)."""
+
+    id: int
+    email: str
+    name: str | None
 
 
 class ChannelCreate(Schema):

@@ -3,14 +3,30 @@
 import time
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
-from latlab.alerts import delivery
-from latlab.alerts.schemas import ChannelCreate, ChannelTest, SlaRuleCreate, SlaRuleUpdate
+from latlab.alerts import delivery, lifecycle
+from latlab.alerts.schemas import (
+    AlertBulkAction,
+    ChannelCreate,
+    ChannelTest,
+    SlaRuleCreate,
+    SlaRuleUpdate,
+)
 from latlab.core import outbound
 from latlab.core.clock import get_clock
 from latlab.core.errors import NotFound, Unprocessable
-from latlab.models import Alert, AlertState, Channel, Notification, Project, Severity, SlaRule
+from latlab.models import (
+    Alert,
+    AlertState,
+    Channel,
+    Notification,
+    Project,
+    Severity,
+    SlaRule,
+    User,
+)
+from latlab.projects import service as projects
 
 
 def list_rules(session: Session, project_id: int) -> list[SlaRule]:
@@ -46,24 +62,61 @@ def update_rule(rule: SlaRule, request: SlaRuleUpdate) -> SlaRule:
 
 
 def list_alerts(session: Session, project_id: int, state: AlertState | None,
-                severity: Severity | None, limit: int, offset: int) -> tuple[list[Alert], int]:
+                severity: Severity | None, assignee_id: int | None, limit: int,
+                offset: int) -> tuple[list[Alert], int]:
     query = select(Alert).where(Alert.project_id == project_id)
     if state is not None:
         query = query.where(Alert.state == state)
     if severity is not None:
         query = query.where(Alert.severity == severity)
+    if assignee_id is not None:
+        query = query.where(Alert.assignee_id == assignee_id)
     total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
-    alerts = session.scalars(query.order_by(Alert.id.desc()).limit(limit).offset(offset))
+    alerts = session.scalars(query.options(selectinload(Alert.run)).order_by(Alert.id.desc())
+                             .limit(limit).offset(offset))
     return list(alerts), total
 
 
 def get_alert(session: Session, project_id: int, alert_id: int) -> Alert:
     alert = session.scalar(select(Alert).where(Alert.id == alert_id,
                                                Alert.project_id == project_id)
-                           .with_for_update())
+                           .options(selectinload(Alert.run)).with_for_update())
     if alert is None:
         raise NotFound(f"no alert {alert_id}")
     return alert
+
+
+def resolve(session: Session, alert: Alert, user: User) -> None:
+    lifecycle.resolve(session, alert, user.id, f"resolved by {user.email}")
+
+
+def act_on_many(session: Session, project_id: int, request: AlertBulkAction,
+                user: User) -> list[Alert]:
+    """Acknowledges or resolves each alert named, in the order named; an id the project does
+    not have, or an alert not in a state for it, changes none (a savepoint undoes the others,
+    whatever the caller does with its transaction)."""
+    query = (select(Alert).where(Alert.project_id == project_id, Alert.id.in_(request.alert_ids))
+             .options(selectinload(Alert.run)).order_by(Alert.id).with_for_update())
+    found = {alert.id: alert for alert in session.scalars(query)}
+    missing = [alert_id for alert_id in request.alert_ids if alert_id not in found]
+    if missing:
+        raise Unprocessable(f"the project has no alert {missing[0]}", "$.alert_ids")
+    alerts = [found[alert_id] for alert_id in request.alert_ids]
+    with session.begin_nested():
+        for alert in alerts:
+            if request.action == "acknowledge":
+                lifecycle.acknowledge(alert, user.id, request.note)
+            else:
+                resolve(session, alert, user)
+    return alerts
+
+
+def assign(session: Session, project_id: int, alert: Alert, assignee_id: int | None) -> None:
+    if assignee_id is not None and not projects.writers(session, project_id, assignee_id):
+        raise Unprocessable(f"user {assignee_id} is not a member of the project who may triage "
+                            "its alerts", "$.assignee_id")
+    alert.assignee_id = assignee_id
+    alert.updated_at = get_clock().now()
 
 
 def deliveries(session: Session, alert: Alert) -> list[Notification]:

@@ -1,6 +1,6 @@
 import enum
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     BigInteger,
@@ -14,9 +14,12 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.dialects.postgresql import ARRAY
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from latlab.models.base import Base
+
+if TYPE_CHECKING:
+    from latlab.models.run import Run
 
 
 class Severity(enum.StrEnum):
@@ -117,6 +120,14 @@ class Alert(Base):
     resolved_at: Mapped[datetime | None]
     resolved_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
     resolution: Mapped[str | None] = mapped_column(Text)
+    # Triage: what the person who acknowledged it said, and who is on it (a user of the
+    # project).
+    note: Mapped[str | None] = mapped_column(Text)
+    assignee_id: Mapped[int | None] = mapped_column(
+        ForeignKey("user.id", ondelete="SET NULL"), index=True)
+
+    # The run it was last seen in: its commit and branch group the alerts one commit caused.
+    run: Mapped["Run | None"] = relationship(lazy="raise", foreign_keys=[run_id], viewonly=True)
 
 
 class Channel(Base):

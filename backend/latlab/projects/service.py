@@ -2,7 +2,7 @@
 
 from collections.abc import Iterable
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, or_, select
 from sqlalchemy.orm import Session
 
 from latlab.core.clock import get_clock
@@ -83,6 +83,18 @@ def may_use(session: Session, user: User, project_id: int) -> bool:
         return True
     return session.scalar(select(ProjectMember.user_id).where(
         ProjectMember.project_id == project_id, ProjectMember.user_id == user.id)) is not None
+
+
+def writers(session: Session, project_id: int, user_id: int | None = None) -> list[User]:
+    """The project's active users who may change its data (its members who are not viewers,
+    and the lab's admins), by email; with `user_id`, that user if they are one."""
+    members = select(ProjectMember.user_id).where(ProjectMember.project_id == project_id)
+    query = select(User).where(
+        User.is_active,
+        or_(User.role == Role.admin, (User.role == Role.member) & User.id.in_(members)))
+    if user_id is not None:
+        query = query.where(User.id == user_id)
+    return list(session.scalars(query.order_by(User.email)))
 
 
 def default_for(session: Session, user: User) -> Project | None:

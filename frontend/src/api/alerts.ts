@@ -2,7 +2,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 
 import { api, unwrap } from "./client";
 import { keys } from "./keys";
-import type { AlertListQuery, ChannelCreate, SlaRuleCreate } from "./types";
+import type { AlertBulkAction, AlertListQuery, ChannelCreate, SlaRuleCreate } from "./types";
 
 export function useAlerts(query: AlertListQuery) {
   return useQuery({
@@ -37,6 +37,38 @@ export function useAlertAction() {
           : api.POST("/api/v1/alerts/{alert_id}/resolve", { params }),
       );
     },
+    onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.alerts.all }),
+  });
+}
+
+/** Acknowledges (with an optional note) or resolves several alerts: all of them or none. */
+export function useBulkAlertAction() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: AlertBulkAction) => unwrap(api.POST("/api/v1/alerts/bulk", { body })),
+    onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.alerts.all }),
+  });
+}
+
+/** Who may be assigned the project's alerts. */
+export function useAssignees() {
+  return useQuery({
+    queryKey: keys.alerts.assignees(),
+    queryFn: ({ signal }) => unwrap(api.GET("/api/v1/alerts/assignees", { signal })),
+    staleTime: 60_000,
+  });
+}
+
+export function useAssign() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ alertId, assigneeId }: { alertId: number; assigneeId: number | null }) =>
+      unwrap(
+        api.PUT("/api/v1/alerts/{alert_id}/assignee", {
+          params: { path: { alert_id: alertId } },
+          body: { assignee_id: assigneeId },
+        }),
+      ),
     onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.alerts.all }),
   });
 }

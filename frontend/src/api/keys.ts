@@ -59,6 +59,7 @@ export const keys = {
     all: ["alerts"] as const,
     list: (query: AlertListQuery) => [...keys.alerts.all, "list", query] as const,
     deliveries: (alertId: number) => [...keys.alerts.all, "deliveries", alertId] as const,
+    assignees: () => [...keys.alerts.all, "assignees"] as const,
     rules: () => [...keys.alerts.all, "rules"] as const,
     templates: () => [...keys.alerts.all, "templates"] as const,
     channels: () => [...keys.alerts.all, "channels"] as const,

@@ -861,11 +861,52 @@ export interface paths {
         };
         /**
          * List Alerts
-         * @description The project's alerts, newest first, by state and severity.
+         * @description The project's alerts, newest first, by state, severity and assignee.
          */
         get: operations["list_alerts_api_v1_alerts_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/assignees": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Assignees
+         * @description Who may be assigned the project's alerts: its members and the lab's admins.
+         */
+        get: operations["list_assignees_api_v1_alerts_assignees_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bulk Action
+         * @description Acknowledge or resolve several alerts at once: all of them, or none if one is not the
+         *     project's or not in a state for it.
+         */
+        post: operations["bulk_action_api_v1_alerts_bulk_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -923,7 +964,7 @@ export interface paths {
         put?: never;
         /**
          * Acknowledge
-         * @description Someone is on it.
+         * @description Someone is on it, with an optional note.
          */
         post: operations["acknowledge_api_v1_alerts__alert_id__acknowledge_post"];
         delete?: never;
@@ -946,6 +987,26 @@ export interface paths {
          * @description Close the alert by hand; channels get a resolve message.
          */
         post: operations["resolve_api_v1_alerts__alert_id__resolve_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/{alert_id}/assignee": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Assign
+         * @description Give the alert to a user of the project, or to nobody.
+         */
+        put: operations["assign_api_v1_alerts__alert_id__assignee_put"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1047,6 +1108,62 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** AlertAcknowledge */
+        AlertAcknowledge: {
+            /**
+             * Note
+             * @description What you found or are doing about it; shown with the alert and sent with its later messages
+             */
+            note?: string | null;
+        };
+        /**
+         * AlertAssign
+         * @example {
+         *       "assignee_id": 3
+         *     }
+         * @example {}
+         */
+        AlertAssign: {
+            /**
+             * Assignee Id
+             * @description A user of the project who may triage alerts; null: nobody
+             */
+            assignee_id: number | null;
+        };
+        /**
+         * AlertBulkAction
+         * @description One action on several alerts of the project: all of them change, or none does.
+         * @example {
+         *       "action": "acknowledge",
+         *       "alert_ids": [
+         *         12,
+         *         13
+         *       ],
+         *       "note": "bisecting abc123"
+         *     }
+         * @example {
+         *       "action": "resolve",
+         *       "alert_ids": [
+         *         12,
+         *         13,
+         *         14
+         *       ]
+         *     }
+         */
+        AlertBulkAction: {
+            /**
+             * Action
+             * @enum {string}
+             */
+            action: "acknowledge" | "resolve";
+            /** Alert Ids */
+            alert_ids: number[];
+            /**
+             * Note
+             * @description With acknowledge only
+             */
+            note?: string | null;
+        };
         /** AlertPage */
         AlertPage: {
             /** Items */
@@ -1117,12 +1234,44 @@ export interface components {
             resolved_by_id: number | null;
             /** Resolution */
             resolution: string | null;
+            /**
+             * Note
+             * @description What the person who acknowledged it said
+             */
+            note: string | null;
+            /**
+             * Assignee Id
+             * @description Who is on it: a user of the project
+             */
+            assignee_id: number | null;
+            /**
+             * Commit
+             * @description The commit of the run it was last seen in
+             */
+            commit: string | null;
+            /**
+             * Branch
+             * @description The branch of the run it was last seen in
+             */
+            branch: string | null;
         };
         /**
          * AlertState
          * @enum {string}
          */
         AlertState: "open" | "acknowledged" | "resolved";
+        /**
+         * Assignee
+         * @description A user of the project who may be assigned alerts (a member or an admin).
+         */
+        Assignee: {
+            /** Id */
+            id: number;
+            /** Email */
+            email: string;
+            /** Name */
+            name: string | null;
+        };
         /**
          * BaselinePin
          * @example {
@@ -6940,6 +7089,7 @@ export interface operations {
             query?: {
                 state?: components["schemas"]["AlertState"] | null;
                 severity?: components["schemas"]["Severity"] | null;
+                assignee_id?: number | null;
                 /** @description Items per page */
                 limit?: number;
                 /** @description Items to skip */
@@ -6972,6 +7122,124 @@ export interface operations {
             };
             /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    list_assignees_api_v1_alerts_assignees_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Assignee"][];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    bulk_action_api_v1_alerts_bulk_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertBulkAction"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRead"][];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7117,7 +7385,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["AlertAcknowledge"] | null;
+            };
+        };
         responses: {
             /** @description Successful Response */
             200: {
@@ -7158,6 +7430,15 @@ export interface operations {
             };
             /** @description The request conflicts with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7226,6 +7507,78 @@ export interface operations {
             };
             /** @description The request conflicts with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    assign_api_v1_alerts__alert_id__assignee_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alert_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertAssign"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

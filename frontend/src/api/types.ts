@@ -93,6 +93,10 @@ export type AlertListQuery = NonNullable<paths["/api/v1/alerts"]["get"]["paramet
 export type AlertPage = Json<paths["/api/v1/alerts"]["get"]["responses"][200]>;
 export type AlertRead = AlertPage["items"][number];
 export type Severity = AlertRead["severity"];
+export type AlertBulkAction = NonNullable<
+  paths["/api/v1/alerts/bulk"]["post"]["requestBody"]
+>["content"]["application/json"];
+export type Assignee = Json<paths["/api/v1/alerts/assignees"]["get"]["responses"][200]>[number];
 export type ChannelTest = Json<
   paths["/api/v1/channels/{channel_id}/test"]["post"]["responses"][200]
 >;

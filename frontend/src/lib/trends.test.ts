@@ -10,6 +10,7 @@ import {
   matchingThresholds,
   mergeParamsSets,
   mergeTrendRows,
+  trendHref,
   paramsParam,
   rowLabel,
   scenarioCatalogue,
@@ -176,6 +177,30 @@ describe("labelsParam", () => {
       '{"pattern":"req-rep","symbol":"EURUSD.s"}',
     );
     expect(labelsParam({})).toBe("{}");
+  });
+});
+
+describe("trendHref", () => {
+  it("opens a trend on a metric of some series around a run", () => {
+    const href = trendHref({
+      suite: "http-order",
+      scenario: "medium",
+      metric: "p99",
+      series: [{ pool: "8", client: "go" }],
+      runId: 7,
+    });
+    const url = new URL(href, "http://lab");
+    expect(url.pathname).toBe("/trends");
+    expect([...url.searchParams]).toEqual([
+      ["suite", "http-order"],
+      ["scenario", "medium"],
+      ["metric", "p99"],
+      ["series", '{"client":"go","pool":"8"}'],
+      ["run", "7"],
+    ]);
+    expect(trendHref({ suite: "echo", scenario: "default" })).toBe(
+      "/trends?suite=echo&scenario=default",
+    );
   });
 });
 

@@ -165,6 +165,24 @@ export function labelsParam(labels: Record<string, string>): string {
   );
 }
 
+/**
+ * The trends page's URL for a view: a metric of some series (by their labels), drawn around a
+ * run's history (its branch and params, its point included) when one is named.
+ */
+export function trendHref(view: {
+  suite: string;
+  scenario: string;
+  metric?: string;
+  series?: Record<string, string>[];
+  runId?: number | null;
+}): string {
+  const search = new URLSearchParams({ suite: view.suite, scenario: view.scenario });
+  if (view.metric) search.set("metric", view.metric);
+  for (const labels of view.series ?? []) search.append("series", labelsParam(labels));
+  if (view.runId != null) search.set("run", String(view.runId));
+  return `/trends?${search.toString()}`;
+}
+
 /** A chart row: one run (or one day of rollups), and each series' value in it. */
 export interface MergedTrendRow {
   /** Its place on the x axis: rows in their order, 0 for the oldest. */

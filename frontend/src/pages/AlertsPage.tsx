@@ -1,36 +1,55 @@
 import { useMemo, useState } from "react";
 import { useSearchParams } from "react-router";
 
-import { useAlertAction, useAlerts, useRules } from "../api/alerts";
+import {
+  useAlertAction,
+  useAlerts,
+  useAssign,
+  useAssignees,
+  useBulkAlertAction,
+  useRules,
+} from "../api/alerts";
 import { usePermissions } from "../api/auth";
 import { errorMessage } from "../api/client";
-import type { AlertListQuery, AlertRead } from "../api/types";
-import { AlertsTable, type AlertAction } from "../components/alerts/AlertsTable";
+import type { AlertBulkAction, AlertListQuery, AlertRead } from "../api/types";
+import { AlertsTable } from "../components/alerts/AlertsTable";
+import { TriageBar } from "../components/alerts/TriageBar";
 import { EmptyState, ErrorState, Loading } from "../components/common/Status";
 import { Pagination } from "../components/runs/Pagination";
-import { ALERT_STATES, SEVERITIES } from "../lib/alerts";
+import { ALERT_STATES, SEVERITIES, assigneeName, type TriageAction } from "../lib/alerts";
 import { usePageTitle } from "../hooks/usePageTitle";
 
 const PAGE_SIZE = 50;
 
-/** Alerts by state and severity (?state=open&severity=critical); members triage them here. */
+/**
+ * Alerts by state, severity and assignee (?state=open&severity=critical&assignee=3), grouped
+ * by the commit that caused them; members triage them here: one by one, or a selection (a
+ * commit's alerts at once) acknowledged with a note or resolved.
+ */
 export function AlertsPage() {
   usePageTitle("Alerts");
   const [search, setSearch] = useSearchParams();
   const state = ALERT_STATES.find((item) => item === search.get("state"));
   const severity = SEVERITIES.find((item) => item === search.get("severity"));
+  const assignee = Math.max(0, Math.trunc(Number(search.get("assignee")) || 0));
   const offset = Math.max(0, Number(search.get("offset")) || 0);
   const query: AlertListQuery = {
     limit: PAGE_SIZE,
     offset,
     ...(state ? { state } : {}),
     ...(severity ? { severity } : {}),
+    ...(assignee ? { assignee_id: assignee } : {}),
   };
   const alerts = useAlerts(query);
   const rules = useRules();
+  const assignees = useAssignees();
   const action = useAlertAction();
+  const bulk = useBulkAlertAction();
+  const assign = useAssign();
   const { canWrite } = usePermissions();
   const [actionError, setActionError] = useState<string | null>(null);
+  const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
+  const selectedAlerts = (alerts.data?.items ?? []).filter((alert) => selected.has(alert.id));
   const thresholdUnits = useMemo(
     () => Object.fromEntries((rules.data ?? []).map((rule) => [rule.id, rule.unit])),
     [rules.data],
@@ -42,9 +61,43 @@ export function AlertsPage() {
     else next.delete(name);
     if (name !== "offset") next.delete("offset");
     setSearch(next);
+    setSelected(new Set());
   }
 
-  function act(alert: AlertRead, kind: AlertAction) {
+  function select(alertIds: number[], on: boolean) {
+    const next = new Set(selected);
+    for (const id of alertIds) {
+      if (on) next.add(id);
+      else next.delete(id);
+    }
+    setSelected(next);
+  }
+
+  async function actOnSelected(body: AlertBulkAction): Promise<boolean> {
+    setActionError(null);
+    try {
+      await bulk.mutateAsync(body);
+      setSelected(new Set());
+      return true;
+    } catch (error) {
+      const count = `${String(body.alert_ids.length)} alerts`;
+      setActionError(`Could not ${body.action} ${count} (none changed): ${errorMessage(error)}`);
+      return false;
+    }
+  }
+
+  function assignTo(alert: AlertRead, assigneeId: number | null) {
+    setActionError(null);
+    assign.mutate(
+      { alertId: alert.id, assigneeId },
+      {
+        onError: (error) =>
+          setActionError(`Could not assign alert #${String(alert.id)}: ${errorMessage(error)}`),
+      },
+    );
+  }
+
+  function act(alert: AlertRead, kind: TriageAction) {
     setActionError(null);
     action.mutate(
       { alertId: alert.id, action: kind },
@@ -87,7 +140,32 @@ export function AlertsPage() {
             ))}
           </select>
         </label>
+        <label>
+          Assignee{" "}
+          <select
+            value={assignee || ""}
+            onChange={(event) => setParam("assignee", event.target.value)}
+          >
+            <option value="">anyone</option>
+            {assignee > 0 && !assignees.data?.some((user) => user.id === assignee) && (
+              <option value={assignee}>{assigneeName([], assignee)}</option>
+            )}
+            {(assignees.data ?? []).map((user) => (
+              <option key={user.id} value={user.id}>
+                {user.name ?? user.email}
+              </option>
+            ))}
+          </select>
+        </label>
       </div>
+      {canWrite && selectedAlerts.length > 0 && (
+        <TriageBar
+          selected={selectedAlerts}
+          pending={bulk.isPending}
+          onAct={actOnSelected}
+          onClear={() => setSelected(new Set())}
+        />
+      )}
       {actionError && (
         <p className="form-error" role="alert">
           {actionError}
@@ -98,7 +176,7 @@ export function AlertsPage() {
       ) : alerts.isError ? (
         <ErrorState message={errorMessage(alerts.error)} onRetry={() => void alerts.refetch()} />
       ) : alerts.data.items.length === 0 ? (
-        <EmptyState title={state || severity ? "No alerts match" : "No alerts"}>
+        <EmptyState title={state || severity || assignee ? "No alerts match" : "No alerts"}>
           Regressions, SLA breaches and change points raise alerts here.
         </EmptyState>
       ) : (
@@ -110,6 +188,12 @@ export function AlertsPage() {
               canWrite={canWrite}
               pending={action.isPending ? (action.variables?.alertId ?? null) : null}
               onAction={act}
+              triage={{
+                assignees: assignees.data ?? [],
+                selected,
+                onSelect: select,
+                onAssign: assignTo,
+              }}
             />
           </div>
           <Pagination

@@ -3,22 +3,37 @@ import { Link } from "react-router";
 
 import { useDeliveries } from "../../api/alerts";
 import { errorMessage } from "../../api/client";
-import type { AlertRead } from "../../api/types";
+import type { AlertRead, Assignee } from "../../api/types";
 import {
-  alertLink,
+  actionable,
+  alertLinks,
   alertNumbers,
   alertProfilesLink,
+  assigneeName,
+  groupByCommit,
+  seriesLabels,
   severityTone,
+  shortCommit,
   stateTone,
+  type CommitGroup,
+  type TriageAction,
 } from "../../lib/alerts";
 import { formatDateTime, formatLabels } from "../../lib/format";
 import { Badge } from "../common/Badge";
 
-export type AlertAction = "acknowledge" | "resolve";
+/** What the table needs to let a member triage: who may be assigned, the selection. */
+export interface Triage {
+  assignees: Assignee[];
+  selected: ReadonlySet<number>;
+  onSelect: (alertIds: number[], selected: boolean) => void;
+  onAssign: (alert: AlertRead, assigneeId: number | null) => void;
+}
 
 /**
- * Alerts, newest first. Members see Acknowledge (open alerts) and Resolve (open or
- * acknowledged); every alert can show its deliveries to the channels.
+ * Alerts, newest first, under a header per commit (the alerts one commit caused, as its run
+ * named it). Members select alerts (one by one or a commit's at once) for the triage bar, give
+ * one to someone, and see Acknowledge (open alerts) and Resolve (open or acknowledged); every
+ * alert can show its deliveries to the channels.
  */
 export function AlertsTable({
   alerts,
@@ -26,125 +41,240 @@ export function AlertsTable({
   canWrite,
   pending,
   onAction,
+  triage,
 }: {
   alerts: AlertRead[];
   thresholdUnits: Record<number, string>;
   canWrite: boolean;
   pending: number | null;
-  onAction: (alert: AlertRead, action: AlertAction) => void;
+  onAction: (alert: AlertRead, action: TriageAction) => void;
+  triage: Triage;
 }) {
   const [expanded, setExpanded] = useState<number | null>(null);
+  const columns = canWrite ? 9 : 8;
   return (
     <table className="table alerts-table">
       <thead>
         <tr>
+          {canWrite && (
+            <th scope="col">
+              <span className="visually-hidden">Selected</span>
+            </th>
+          )}
           <th scope="col">Severity</th>
           <th scope="col">State</th>
           <th scope="col">What</th>
           <th scope="col">Value</th>
           <th scope="col">Opened</th>
+          <th scope="col">Assignee</th>
           <th scope="col">Links</th>
           <th scope="col">
             <span className="visually-hidden">Actions</span>
           </th>
         </tr>
       </thead>
-      <tbody>
-        {alerts.map((alert) => {
-          const link = alertLink(alert);
-          const profiles = alertProfilesLink(alert);
-          const labels = Object.fromEntries(
-            Object.entries(alert.series_labels).map(([key, value]) => [key, String(value)]),
-          );
-          return (
-            <Fragment key={alert.id}>
-              <tr data-alert-id={alert.id}>
-                <td>
-                  <Badge tone={severityTone(alert.severity)}>{alert.severity}</Badge>
-                </td>
-                <td>
-                  <Badge tone={stateTone(alert.state)}>{alert.state}</Badge>
-                </td>
-                <td className="wrap">
-                  <strong>
-                    {alert.suite} / {alert.scenario}
-                  </strong>{" "}
-                  <span className="muted">
-                    {formatLabels(labels)} · {alert.metric} · {alert.kind}
-                  </span>
-                  <div className="small">{alert.message}</div>
-                  {alert.resolution && <div className="small muted">{alert.resolution}</div>}
-                </td>
-                <td className="nowrap">
-                  {alertNumbers(
-                    alert,
-                    alert.rule_id === null ? undefined : thresholdUnits[alert.rule_id],
+      {groupByCommit(alerts).map((group) => (
+        <tbody key={group.commit ?? ""} data-commit={group.commit ?? ""}>
+          <GroupHeader group={group} columns={columns} canWrite={canWrite} triage={triage} />
+          {group.alerts.map((alert) => {
+            const profiles = alertProfilesLink(alert);
+            return (
+              <Fragment key={alert.id}>
+                <tr data-alert-id={alert.id}>
+                  {canWrite && (
+                    <td>
+                      {alert.state !== "resolved" && (
+                        <input
+                          type="checkbox"
+                          aria-label={`Select alert #${String(alert.id)}`}
+                          checked={triage.selected.has(alert.id)}
+                          onChange={(event) => triage.onSelect([alert.id], event.target.checked)}
+                        />
+                      )}
+                    </td>
                   )}
-                </td>
-                <td className="nowrap">
-                  {formatDateTime(alert.opened_at)}
-                  {alert.occurrences > 1 && (
-                    <div className="small muted">{alert.occurrences} times</div>
-                  )}
-                </td>
-                <td className="nowrap">
-                  {link && <Link to={link.href}>{link.text}</Link>}{" "}
-                  {profiles && (
-                    <>
-                      <Link
-                        to={profiles.href}
-                        title="The confirmation run's differential flame graphs"
-                      >
-                        {profiles.text}
-                      </Link>{" "}
-                    </>
-                  )}
-                  <button
-                    type="button"
-                    className="link-button small"
-                    aria-expanded={expanded === alert.id}
-                    onClick={() => setExpanded(expanded === alert.id ? null : alert.id)}
-                  >
-                    Deliveries
-                  </button>
-                </td>
-                <td>
-                  <div className="actions">
-                    {canWrite && alert.state === "open" && (
-                      <button
-                        type="button"
-                        className="button button-small"
-                        disabled={pending === alert.id}
-                        onClick={() => onAction(alert, "acknowledge")}
-                      >
-                        Acknowledge
-                      </button>
+                  <td>
+                    <Badge tone={severityTone(alert.severity)}>{alert.severity}</Badge>
+                  </td>
+                  <td>
+                    <Badge tone={stateTone(alert.state)}>{alert.state}</Badge>
+                  </td>
+                  <td className="wrap">
+                    <strong>
+                      {alert.suite} / {alert.scenario}
+                    </strong>{" "}
+                    <span className="muted">
+                      {formatLabels(seriesLabels(alert))} · {alert.metric} · {alert.kind}
+                    </span>
+                    <div className="small">{alert.message}</div>
+                    {alert.note && (
+                      <div className="small alert-note" data-testid="alert-note">
+                        Note: {alert.note}
+                      </div>
                     )}
-                    {canWrite && alert.state !== "resolved" && (
-                      <button
-                        type="button"
-                        className="button button-small"
-                        disabled={pending === alert.id}
-                        onClick={() => onAction(alert, "resolve")}
-                      >
-                        Resolve
-                      </button>
+                    {alert.resolution && <div className="small muted">{alert.resolution}</div>}
+                  </td>
+                  <td className="nowrap">
+                    {alertNumbers(
+                      alert,
+                      alert.rule_id === null ? undefined : thresholdUnits[alert.rule_id],
                     )}
-                  </div>
-                </td>
-              </tr>
-              {expanded === alert.id && (
-                <tr className="detail-row">
-                  <td colSpan={7}>
-                    <Deliveries alertId={alert.id} />
+                  </td>
+                  <td className="alert-opened">
+                    {formatDateTime(alert.opened_at)}
+                    {alert.occurrences > 1 && (
+                      <div className="small muted">{alert.occurrences} times</div>
+                    )}
+                  </td>
+                  <td>
+                    <AssigneeCell alert={alert} canWrite={canWrite} triage={triage} />
+                  </td>
+                  <td className="alert-links">
+                    {alertLinks(alert).map((link) => (
+                      <Fragment key={link.text}>
+                        <Link to={link.href}>{link.text}</Link>{" "}
+                      </Fragment>
+                    ))}
+                    {profiles && (
+                      <>
+                        <Link
+                          to={profiles.href}
+                          title="The confirmation run's differential flame graphs"
+                        >
+                          {profiles.text}
+                        </Link>{" "}
+                      </>
+                    )}
+                    <button
+                      type="button"
+                      className="link-button small"
+                      aria-expanded={expanded === alert.id}
+                      onClick={() => setExpanded(expanded === alert.id ? null : alert.id)}
+                    >
+                      Deliveries
+                    </button>
+                  </td>
+                  <td>
+                    <div className="actions">
+                      {canWrite && alert.state === "open" && (
+                        <button
+                          type="button"
+                          className="button button-small"
+                          disabled={pending === alert.id}
+                          onClick={() => onAction(alert, "acknowledge")}
+                        >
+                          Acknowledge
+                        </button>
+                      )}
+                      {canWrite && alert.state !== "resolved" && (
+                        <button
+                          type="button"
+                          className="button button-small"
+                          disabled={pending === alert.id}
+                          onClick={() => onAction(alert, "resolve")}
+                        >
+                          Resolve
+                        </button>
+                      )}
+                    </div>
                   </td>
                 </tr>
-              )}
-            </Fragment>
-          );
-        })}
-      </tbody>
+                {expanded === alert.id && (
+                  <tr className="detail-row">
+                    <td colSpan={columns}>
+                      <Deliveries alertId={alert.id} />
+                    </td>
+                  </tr>
+                )}
+              </Fragment>
+            );
+          })}
+        </tbody>
+      ))}
     </table>
+  );
+}
+
+/** A commit's header: the commit, its branch(es), its count, and a box selecting its alerts
+ * that are not resolved (the triage bar then acts on them all). */
+function GroupHeader({
+  group,
+  columns,
+  canWrite,
+  triage,
+}: {
+  group: CommitGroup<AlertRead>;
+  columns: number;
+  canWrite: boolean;
+  triage: Triage;
+}) {
+  const open = actionable(group.alerts, "resolve");
+  const commit = group.commit === null ? "no commit" : `commit ${shortCommit(group.commit)}`;
+  const count = group.alerts.length;
+  return (
+    <tr className="alert-group">
+      <th scope="colgroup" colSpan={columns}>
+        {canWrite && open.length > 0 && (
+          <input
+            type="checkbox"
+            aria-label={`Select the alerts of ${commit}`}
+            checked={open.every((id) => triage.selected.has(id))}
+            onChange={(event) => triage.onSelect(open, event.target.checked)}
+          />
+        )}{" "}
+        {group.commit === null ? (
+          <span className="muted">No commit</span>
+        ) : (
+          <>
+            Commit <code title={group.commit}>{shortCommit(group.commit)}</code>
+          </>
+        )}
+        {group.branches.length > 0 && (
+          <span className="muted"> on {group.branches.join(", ")}</span>
+        )}
+        <span className="muted">
+          {" "}
+          · {count} alert{count === 1 ? "" : "s"}
+        </span>
+      </th>
+    </tr>
+  );
+}
+
+function AssigneeCell({
+  alert,
+  canWrite,
+  triage,
+}: {
+  alert: AlertRead;
+  canWrite: boolean;
+  triage: Triage;
+}) {
+  const current = alert.assignee_id;
+  if (!canWrite) {
+    return current === null ? (
+      <span className="muted">—</span>
+    ) : (
+      <>{assigneeName(triage.assignees, current)}</>
+    );
+  }
+  const known = current === null || triage.assignees.some((user) => user.id === current);
+  return (
+    <select
+      aria-label={`Assignee of alert #${String(alert.id)}`}
+      value={current ?? ""}
+      onChange={(event) =>
+        triage.onAssign(alert, event.target.value ? Number(event.target.value) : null)
+      }
+    >
+      <option value="">nobody</option>
+      {!known && <option value={current}>{assigneeName(triage.assignees, current)}</option>}
+      {triage.assignees.map((user) => (
+        <option key={user.id} value={user.id}>
+          {user.name ?? user.email}
+        </option>
+      ))}
+    </select>
   );
 }
 
