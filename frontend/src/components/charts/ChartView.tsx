@@ -1,4 +1,4 @@
-import { useState, type MouseEvent } from "react";
+import { useRef, useState, type MouseEvent } from "react";
 import { ReferenceArea } from "recharts";
 
 /** What a reader changes on a chart: a log value axis, series hidden or shown alone, and the
@@ -27,6 +27,7 @@ export function useChartView(names: string[]): ChartView {
   const [hidden, setHidden] = useState<ReadonlySet<string>>(new Set());
   const [zoom, setZoom] = useState<[number, number] | null>(null);
   const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
+  const pressed = useRef<number | null>(null);
 
   function onLegendClick(entry: { value?: unknown }, _index: number, event: MouseEvent) {
     const name = String(entry.value);
@@ -55,18 +56,18 @@ export function useChartView(names: string[]): ChartView {
     zoom,
     resetZoom: () => setZoom(null),
     mouse: {
+      // The press itself changes nothing (no render): a click on a point still reaches it.
       onMouseDown: (state) => {
-        const x = at(state);
-        if (x !== null) setDrag({ from: x, to: x });
+        pressed.current = at(state);
       },
       onMouseMove: (state) => {
         const x = at(state);
-        if (drag !== null && x !== null) setDrag({ from: drag.from, to: x });
+        const from = pressed.current;
+        if (from !== null && x !== null && x !== from) setDrag({ from, to: x });
       },
       onMouseUp: () => {
-        if (drag !== null && drag.from !== drag.to) {
-          setZoom([Math.min(drag.from, drag.to), Math.max(drag.from, drag.to)]);
-        }
+        if (drag !== null) setZoom([Math.min(drag.from, drag.to), Math.max(drag.from, drag.to)]);
+        pressed.current = null;
         setDrag(null);
       },
     },
