@@ -144,3 +144,21 @@ def test_trends_show_points_and_change_points(client, actors) -> None:
     bad = client.get("/api/v1/trends", params={"suite": "x", "scenario": "y",
                                                "labels": "[1]"}, headers=headers)
     assert bad.status_code == 422
+
+
+def test_deleting_a_rule_resolves_its_open_alerts(client, actors) -> None:
+    user = actors.login(client)
+    headers = actors.token(Scope.runs_write, Scope.read)
+    rules = [client.post("/api/v1/sla-rules", json={
+        "name": name, "suite": "http-order", "metric": metric, "op": ">", "threshold": 1,
+        "unit": "ns"}).json() for name, metric in (("p50 tiny", "p50"), ("p99 tiny", "p99"))]
+    _run(client, headers)
+    alerts = client.get("/api/v1/alerts", params={"state": "open"}).json()["items"]
+    assert len(alerts) == 2
+    kept = next(a for a in alerts if a["rule_id"] == rules[1]["id"])
+    assert client.delete(f"/api/v1/sla-rules/{rules[0]['id']}").status_code == 204
+    (still_open,) = client.get("/api/v1/alerts", params={"state": "open"}).json()["items"]
+    assert still_open["id"] == kept["id"]  # another rule's alert stays open
+    (resolved,) = client.get("/api/v1/alerts", params={"state": "resolved"}).json()["items"]
+    assert resolved["resolution"] == f"its rule 'p50 tiny' was deleted by {user.email}"
+    assert resolved["resolved_by_id"] == user.id

@@ -82,8 +82,8 @@ def update_rule(rule: RuleFromPath, body: SlaRuleUpdate, principal: Member) -> S
 
 @router.delete("/sla-rules/{rule_id}", status_code=status.HTTP_204_NO_CONTENT)
 def delete_rule(rule: RuleFromPath, principal: Member, session: DbSession) -> None:
-    """Delete a rule (its alerts stay)."""
-    session.delete(rule)
+    """Delete a rule; its alerts still open are resolved, saying so."""
+    service.delete_rule(session, rule, principal.user)
 
 
 @router.get("/alerts")

@@ -61,6 +61,17 @@ def update_rule(rule: SlaRule, request: SlaRuleUpdate) -> SlaRule:
     return rule
 
 
+def delete_rule(session: Session, rule: SlaRule, user: User | None) -> None:
+    """Deletes `rule` (by `user`, None for an API token) and resolves its alerts still open
+    or acknowledged: nothing would clear them any more (their channels hear why)."""
+    resolution = f"its rule {rule.name!r} was deleted" + (f" by {user.email}" if user else "")
+    open_alerts = session.scalars(select(Alert).where(
+        Alert.rule_id == rule.id, Alert.state != AlertState.resolved).with_for_update())
+    for alert in open_alerts:
+        lifecycle.resolve(session, alert, user.id if user else None, resolution)
+    session.delete(rule)
+
+
 def list_alerts(session: Session, project_id: int, state: AlertState | None,
                 severity: Severity | None, assignee_id: int | None, limit: int,
                 offset: int) -> tuple[list[Alert], int]:
