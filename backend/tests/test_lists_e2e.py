@@ -1,5 +1,5 @@
 """The overview, the runs list, a trend chart's log scale, legend and zoom, and a comparison
-without common series in Chromium
+without common series, and a run page's banner, summary table and history, in Chromium
 (frontend/tests/e2e/lists.test.mjs, screenshots), on a history the old pages got wrong: 31
 suites with runs older than the last 100 (the overview built from the last 100 runs showed
 one), a failing suite among them, and two runs of different series."""
@@ -8,10 +8,11 @@ import os
 import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 
-from latlab.models import Role, Run, Scope
+from latlab.models import Alert, AlertState, Role, Run, Scope, Severity
 from tests.conftest import Actors
 from tests.factories import result, samples
 
@@ -21,12 +22,15 @@ T0 = datetime(2026, 11, 1, tzinfo=UTC)
 
 
 def submit(client: httpx.Client, suite: str, scenario: str, at: datetime,
-           labels: dict[str, str] | None = None, scale: float = 350_000) -> int:
+           labels: dict[str, str] | None = None, scale: float = 350_000,
+           more: list[dict[str, Any]] | None = None, tuning: dict[str, str] | None = None
+           ) -> int:
+    trial = {"latency": {"samples_ns": samples(n=200, scale_ns=scale)},
+             "metrics": {"throughput": 1000.0}, **({"tuning": tuning} if tuning else {})}
     document = result(suite=suite, scenario=scenario, started_at=at.isoformat(),
                       finished_at=(at + timedelta(seconds=5)).isoformat(),
-                      series=[{"labels": labels or {"client": "rust"},
-                               "trials": [{"latency": {"samples_ns": samples(n=200, scale_ns=scale)},
-                                           "metrics": {"throughput": 1000.0}}]}])
+                      series=[{"labels": labels or {"client": "rust", "load": "hdr"},
+                               "trials": [trial]}, *(more or [])])
     response = client.post("/api/v1/runs", json=document)
     assert response.status_code == 201, response.text
     return int(response.json()["id"])
@@ -42,8 +46,20 @@ def test_overview_runs_list_and_compare_in_chromium(committed_db, live_server) -
 
     for i in range(30):
         submit(client, f"suite-{i:02d}", "default", T0 + timedelta(minutes=i))
-    failing = submit(client, "suite-07", "default", T0 + timedelta(hours=1))
-    committed_db.get_one(Run, failing).verdict = "fail"
+    # suite-07's latest run failed, was refused a tuning, opened an alert, and has a second
+    # series (the labels both share are said once above its summary table).
+    go = {"labels": {"client": "go", "load": "hdr"},
+          "trials": [{"latency": {"samples_ns": samples(n=200, seed=5)}}]}
+    failing = submit(client, "suite-07", "default", T0 + timedelta(hours=1), scale=500_000,
+                     more=[go], tuning={"sched_fifo": "refused: not permitted here"})
+    run = committed_db.get_one(Run, failing)
+    run.verdict = "fail"
+    committed_db.add(Alert(
+        project_id=run.project_id, source="test", history_key="lists-e2e", kind="sla",
+        severity=Severity.critical, state=AlertState.open, suite="suite-07",
+        scenario="default", series_labels={"client": "rust", "load": "hdr"}, metric="p99",
+        unit="ns", message="P99 over its SLA", run_id=failing, opened_at=T0, updated_at=T0,
+        occurrences=1))
     committed_db.commit()
     for i in range(110):
         submit(client, "busy", "quick", T0 + timedelta(hours=2, seconds=i),

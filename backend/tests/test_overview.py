@@ -106,3 +106,34 @@ def test_runs_list_filters_by_verdict_and_suite_prefix_and_orders(client, actors
     item = client.get("/api/v1/runs", params={"suite": "zmq"}, headers=headers).json()["items"][0]
     assert item["headline"]["p99"] == db.scalar(
         select(Series.summary).where(Series.run_id == zmq).order_by(Series.id).limit(1))["p99"]
+
+
+def test_run_context_has_each_series_history_baseline_and_alerts(client, actors, db) -> None:
+    headers = actors.token(Scope.runs_write, Scope.read)
+    scales = [300_000, 400_000, 500_000]
+    ids = [_submit(client, headers, "echo", "default", T0 + timedelta(hours=i), scale=scale)
+           for i, scale in enumerate(scales)]
+    # Another branch's run is another history.
+    other = result(suite="echo", scenario="default", branch="feature",
+                   started_at=(T0 + timedelta(hours=1, minutes=30)).isoformat())
+    assert client.post("/api/v1/runs", json=other, headers=headers).status_code == 201
+    run = db.get_one(Run, ids[-1])
+    run.baseline_run_id = ids[0]
+    db.add(Alert(project_id=run.project_id, source="test", history_key="k", kind="sla",
+                 severity=Severity.warning, state=AlertState.open, suite="echo",
+                 scenario="default", series_labels={}, metric="p99", unit="ns",
+                 message="slow", run_id=run.id, opened_at=T0, updated_at=T0, occurrences=1))
+    db.flush()
+
+    body = client.get(f"/api/v1/runs/{ids[-1]}/context", headers=headers).json()
+    rust = body["series"][0]
+    assert [p["run_id"] for p in rust["history"]] == ids
+    assert [p["p99"] for p in rust["history"]] == [
+        np.percentile(samples(scale_ns=scale), 99, method="inverted_cdf") for scale in scales]
+    assert rust["history"][0]["throughput"] == 1000.0
+    assert rust["baseline"]["run_id"] == ids[0]
+    assert rust["baseline"]["p99"] == rust["history"][0]["p99"]
+    assert [a["message"] for a in body["alerts"]] == ["slow"]
+    # The go series of the first run has its own history.
+    assert [p["run_id"] for p in body["series"][1]["history"]] == ids
+    assert client.get("/api/v1/runs/999999/context", headers=headers).status_code == 404

@@ -75,8 +75,8 @@ def headlines(session: Session, run_ids: list[int]) -> dict[int, Headline]:
         .order_by(Series.run_id, Series.id)
         .ext(distinct_on(Series.run_id))
     ).all()
-    return {run_id: Headline(series=labels, p99=_number(summary.get("p99")),
-                             throughput=_number(metrics.get("throughput")))
+    return {run_id: Headline(series=labels, p99=number(summary.get("p99")),
+                             throughput=number(metrics.get("throughput")))
             for run_id, labels, summary, metrics in rows}
 
 
@@ -134,5 +134,6 @@ def _open_alerts(session: Session, project_id: int) -> dict[tuple[str, str], tup
     return counts
 
 
-def _number(value: Any) -> float | None:
+def number(value: Any) -> float | None:
+    """A JSON summary or metric value as a float (None: absent or not a number)."""
     return float(value) if isinstance(value, int | float) else None

@@ -3,28 +3,33 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import PlainTextResponse
 
-from latlab.auth.dependencies import Admin, Reader
+from latlab.auth.dependencies import Admin, Reader, rate_limited
 from latlab.core.db import DbSession
 from latlab.core.errors import NotFound
 from latlab.core.params import Id, Limit, Offset
+from latlab.core.rate_limits import Use
 from latlab.core.routing import ApiRoute
 from latlab.core.schemas import Moment
 from latlab.models import Project, Run
 from latlab.projects import service as projects
 from latlab.projects.schemas import CurrentProject
-from latlab.runs import exports, overview, profiles, service
+from latlab.runs import context, exports, overview, profiles, service
 from latlab.runs.dependencies import RunFromPath
 from latlab.runs.schemas import (
+    AlertRef,
+    ContextPoint,
     Headline,
     OverviewPage,
     OverviewRow,
     ProfileRead,
     RetentionRead,
     RetentionUpdate,
+    RunContext,
     RunListItem,
     RunPage,
     RunRead,
     RunSummary,
+    SeriesContext,
     SeriesRead,
     SourceRead,
     SparkPoint,
@@ -138,6 +143,24 @@ def find_run_project(run_id: Id, principal: Reader, session: DbSession) -> Curre
     return CurrentProject(project=session.get_one(Project, run.project_id).slug)
 
 
+@router.get("/runs/{run_id}/context")
+def get_run_context(run: RunFromPath, session: DbSession) -> RunContext:
+    """Around a run: each series' recent history (P99 and throughput), its value in the run's
+    baseline, and the alerts the run opened."""
+    found = context.of_run(session, run)
+
+    def point(p: context.Point) -> ContextPoint:
+        return ContextPoint(run_id=p.run_id, p99=p.p99, throughput=p.throughput)
+
+    return RunContext(
+        series=[SeriesContext(
+            series_id=s.id, history=[point(p) for p in found.histories.get(s.id, [])],
+            baseline=point(found.baseline[s.id]) if s.id in found.baseline else None)
+            for s in run.series],
+        alerts=[AlertRef(id=a.id, severity=a.severity, state=a.state, metric=a.metric,
+                         message=a.message) for a in found.alerts])
+
+
 @router.get("/runs/{run_id}/series/{series_id}/spectrum")
 def get_spectrum(run: RunFromPath, series_id: Id, session: DbSession) -> Spectrum:
     """Percentile spectrum of a series (all trials merged), for charts."""
@@ -163,6 +186,7 @@ def vocabulary(principal: Reader) -> VocabularyRead:
     response_class=PlainTextResponse,
     responses={200: {"content": {"text/plain": {}}, "description": "An HdrHistogram log"},
                410: {"description": "The trial's histogram was retired by retention"}},
+    dependencies=rate_limited(Use.heavy_reads),
 )
 def get_trial_hlog(
     run: RunFromPath, series_id: Id,
@@ -176,7 +200,7 @@ def get_trial_hlog(
         headers=_attachment(f"run-{run.id}-series-{series.id}-trial-{index}.hlog"))
 
 
-@router.get("/runs/{run_id}/profiles")
+@router.get("/runs/{run_id}/profiles", dependencies=rate_limited(Use.heavy_reads))
 def list_profiles(run: RunFromPath, session: DbSession) -> list[ProfileRead]:
     """The run's CPU profiles, one per series and program profiled (a job with `profile`, a
     confirmation that measured both versions, or a CI submission's `profiles`)."""
@@ -189,7 +213,8 @@ def list_profiles(run: RunFromPath, session: DbSession) -> list[ProfileRead]:
 @router.get("/runs/{run_id}/profiles/{profile_id}", response_model=None,
             responses={200: {"content": {"application/json": {}, "text/plain": {}},
                              "description": "A speedscope document, or folded stacks with "
-                             "format=folded"}})
+                             "format=folded"}},
+            dependencies=rate_limited(Use.heavy_reads))
 def get_profile(
     run: RunFromPath, profile_id: Id, session: DbSession,
     format: Annotated[Literal["speedscope", "folded"], Query(
@@ -212,6 +237,7 @@ def get_profile(
     "/runs/{run_id}/summary.csv",
     response_class=PlainTextResponse,
     responses={200: {"content": {"text/csv": {}}, "description": "The run's summary"}},
+    dependencies=rate_limited(Use.heavy_reads),
 )
 def get_run_csv(run: RunFromPath) -> PlainTextResponse:
     """A run's summary as CSV: each series merged and per trial, latency in ns, metrics."""

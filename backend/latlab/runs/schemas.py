@@ -289,3 +289,29 @@ class OverviewPage(Schema):
     limit: int
     offset: int
     suites_without_runs: list[str] = Field(description="Catalogue suites with no run yet")
+
+
+class ContextPoint(Schema):
+    run_id: int
+    p99: float | None = Field(description="P99 in ns")
+    throughput: float | None
+
+
+class SeriesContext(Schema):
+    series_id: int
+    history: list[ContextPoint] = Field(description="Its history's latest runs on the run's "
+                                        "branch with its params, oldest first, ending at the run")
+    baseline: ContextPoint | None = Field(description="The same series in the run's baseline")
+
+
+class AlertRef(Schema):
+    id: int
+    severity: str
+    state: str
+    metric: str
+    message: str
+
+
+class RunContext(Schema):
+    series: list[SeriesContext]
+    alerts: list[AlertRef] = Field(description="The alerts this run opened")

@@ -27,6 +27,7 @@ export const keys = {
     list: (query: RunListQuery) => [...keys.runs.all, "list", query] as const,
     detail: (runId: number) => [...keys.runs.all, "detail", runId] as const,
     project: (runId: number) => [...keys.runs.detail(runId), "project"] as const,
+    context: (runId: number) => [...keys.runs.detail(runId), "context"] as const,
     overview: (query: OverviewQuery) => [...keys.runs.all, "overview", query] as const,
     spectrum: (runId: number, seriesId: number) =>
       [...keys.runs.detail(runId), "spectrum", seriesId] as const,

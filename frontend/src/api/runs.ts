@@ -51,6 +51,17 @@ export function useRunProject(runId: number, enabled: boolean) {
   });
 }
 
+/** Around a run: each series' history and baseline value, the alerts it opened. */
+export function useRunContext(runId: number) {
+  return useQuery({
+    queryKey: keys.runs.context(runId),
+    queryFn: ({ signal }) =>
+      unwrap(
+        api.GET("/api/v1/runs/{run_id}/context", { params: { path: { run_id: runId } }, signal }),
+      ),
+  });
+}
+
 /** The run's CPU profiles (one per series and program profiled), without their stacks. */
 export function useProfiles(runId: number) {
   return useQuery({

@@ -9,6 +9,7 @@ import {
   useProfiles,
   useProfileStacks,
   useRun,
+  useRunContext,
   useRunProject,
   useSpectra,
 } from "../api/runs";
@@ -22,6 +23,7 @@ import { Fingerprint } from "../components/hosts/Fingerprint";
 import { GateEvidence } from "../components/runs/GateEvidence";
 import { CompareSeriesForm } from "../components/runs/CompareSeriesForm";
 import { RunDownloads } from "../components/runs/RunDownloads";
+import { RunBanner } from "../components/runs/RunBanner";
 import { RunMeta } from "../components/runs/RunMeta";
 import { SeriesSummaryTable } from "../components/runs/SeriesSummaryTable";
 import { SweepCurves } from "../components/runs/SweepCurves";
@@ -37,9 +39,10 @@ import {
   stacksFromSpeedscope,
   type FlameTree,
 } from "../lib/flamegraph";
-import { formatLabels } from "../lib/format";
+import { formatLabels, stringLabels } from "../lib/format";
 import { intervalRows, trialsWithIntervals } from "../lib/intervals";
 import { spectrumLines } from "../lib/spectrum";
+import { trendHref } from "../lib/trends";
 import { tuningSummary } from "../lib/tuning";
 import { usePageTitle } from "../hooks/usePageTitle";
 
@@ -97,6 +100,7 @@ function useOpenInRunProject(runId: number, missing: boolean) {
 
 function RunBody({ run }: { run: RunRead }) {
   const tuning = useMemo(() => tuningSummary(run.series), [run.series]);
+  const context = useRunContext(run.id);
   const axes = useMemo(
     () => comparableAxes(run.series, run.sweep?.axis),
     [run.series, run.sweep],
@@ -131,6 +135,7 @@ function RunBody({ run }: { run: RunRead }) {
           <PinBaseline run={run} />
         </div>
       </header>
+      <RunBanner run={run} tuning={tuning} alerts={context.data?.alerts ?? []} />
       <RunMeta run={run} />
       {(run.histograms_retired_at ?? run.intervals_retired_at) && (
         <p className="warning" role="note">
@@ -140,7 +145,7 @@ function RunBody({ run }: { run: RunRead }) {
         </p>
       )}
 
-      <h2>CI verdict</h2>
+      <h2 id="ci-verdict">CI verdict</h2>
       {run.verdict_reasons.length > 0 ? (
         <div className="table-scroll">
           <VerdictReasons reasons={run.verdict_reasons} metricInfo={run.metric_info} />
@@ -174,9 +179,20 @@ function RunBody({ run }: { run: RunRead }) {
         <EmptyState title="This run has no series" />
       ) : (
         <>
-          <div className="table-scroll">
-            <SeriesSummaryTable series={run.series} metricInfo={run.metric_info} />
-          </div>
+          <SeriesSummaryTable
+            series={run.series}
+            metricInfo={run.metric_info}
+            context={context.data?.series}
+            trendHref={(labels) =>
+              trendHref({
+                suite: run.suite,
+                scenario: run.scenario,
+                metric: "p99",
+                series: [stringLabels(labels)],
+                runId: run.id,
+              })
+            }
+          />
           <p className="muted small">
             All trials merged. ⚠ marks a tail percentile with too few samples beyond it to trust.
             {run.series.some((series) => series.summary_uncorrected)
@@ -208,7 +224,7 @@ function RunBody({ run }: { run: RunRead }) {
         </>
       )}
 
-      <h2>Host and tuning</h2>
+      <h2 id="host-tuning">Host and tuning</h2>
       <div className="two-columns">
         <div className="panel">
           <h3>Fingerprint of {run.host_name ?? "the host"}</h3>

@@ -25,7 +25,10 @@ test("the overview lists every suite and scenario, failing first, past the last 
   assert.equal(await first.getAttribute("class"), "failing");
   await first.getByRole("link", { name: `#${failingRun}` }).waitFor();
   // Its sparkline: the pair's two runs.
-  await first.getByRole("figure", { name: /^P99 of client=rust over the last 2 runs$/ }).waitFor();
+  await first
+    // (Postgres keeps JSON keys shortest first: load before client.)
+    .getByRole("figure", { name: /^P99 of load=hdr, client=rust over the last 2 runs$/ })
+    .waitFor();
   // 32 pairs, 25 a page: suite-00 (its one run is older than the last 100) is on the first
   // page, suite-29 on the second.
   await card.locator('tr[data-suite="suite-00"]').waitFor();
@@ -141,4 +144,35 @@ test("a trend chart: log scale, a legend click hides its line, a drag zooms", as
   await reset.click();
   await reset.waitFor({ state: "detached" });
   assert.deepEqual(await ticks("x"), before);
+});
+
+test("a run page: its banner, one line of shared labels, columns to choose, each series' history", async () => {
+  const { page } = session;
+  await page.goto(`${baseUrl}/runs/${failingRun}`);
+  const banner = page.getByRole("region", { name: "Run at a glance" });
+  await banner.getByText("Failed its CI gate").waitFor();
+  await banner.getByText(/Refused tuning: sched_fifo \(not permitted here\)/).waitFor();
+  await banner.getByRole("link", { name: /^alert #\d+$/ }).waitFor();
+  await banner.getByText("P99 over its SLA").waitFor();
+
+  await page.getByLabel("Labels of every series").getByText("load=hdr").waitFor();
+  const table = page.locator("table.summary-table");
+  const rowNames = await table.locator("tbody th").allInnerTexts();
+  assert.deepEqual(rowNames, ["client=rust", "client=go"]);
+  // The rust series' history: this run and the one before, a link to its trend.
+  const spark = table.getByRole("figure", { name: /^P99 of client=rust over its last 2 runs$/ });
+  await spark.waitFor();
+  const trend = await table.locator("tbody tr").first().getByRole("link").getAttribute("href");
+  assert.match(trend, /^\/trends\?suite=suite-07&scenario=default&metric=p99&series=/);
+
+  // Columns: P50 shown by default, hidden by the chooser; throughput always there.
+  const headers = () => table.locator("thead th").allInnerTexts();
+  assert.ok((await headers()).includes("P50"));
+  await page.getByText("Columns", { exact: true }).click();
+  await page.locator(".column-chooser").getByLabel("P50", { exact: true }).uncheck();
+  await page.waitForFunction(
+    () => ![...document.querySelectorAll("table.summary-table thead th")].some((th) => th.textContent === "P50"),
+  );
+  assert.ok((await headers()).some((name) => /throughput/i.test(name)));
+  await screenshot(page, "lists-run-page");
 });

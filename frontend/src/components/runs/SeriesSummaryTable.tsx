@@ -1,71 +1,182 @@
-import type { MetricInfo, SeriesRead, Summary } from "../../api/types";
+import { useState, type ReactNode } from "react";
+import { Link } from "react-router";
+
+import type { MetricInfo, SeriesContext, SeriesRead, Summary } from "../../api/types";
 import { formatLabels } from "../../lib/format";
 import { type Origin, originNote } from "../../lib/origin";
-import { formatCount, formatNs, formatValue } from "../../lib/units";
+import { changePct, DEFAULT_COLUMNS, rowLabels, splitLabels } from "../../lib/summaryTable";
+import { formatCount, formatDeltaPct, formatNs, formatValue } from "../../lib/units";
 import { latencyValue, metricLabel, summaryKeys } from "../../lib/vocabulary";
+import { Sparkline } from "../charts/Sparkline";
 
 /**
  * One row per series (all trials merged; open-loop series add their uncorrected view), latency
  * in human units (exact ns on hover), then the series' metrics in the units the API gives.
  * A tail percentile the API marks unreliable (too few samples beyond it) is flagged, and a
  * statistic interpolated between the percentiles a harness printed is marked "~".
+ *
+ * It fits its box: labels all series share are said once above it, the series column stays
+ * put while the rest scrolls, throughput comes first, and the reader picks the latency columns
+ * and metrics (a few by default). With `context`, each series' P99 against the run's baseline
+ * and a sparkline of its history (a link to its trend).
  */
 export function SeriesSummaryTable({
   series,
   metricInfo,
+  context,
+  trendHref,
 }: {
   series: SeriesRead[];
   metricInfo: Record<string, MetricInfo>;
+  context?: SeriesContext[];
+  trendHref?: (labels: Record<string, unknown>) => string;
 }) {
-  const metricNames = [...new Set(series.flatMap((item) => Object.keys(item.metrics)))];
-  const columns = summaryKeys();
+  const allMetrics = [...new Set(series.flatMap((item) => Object.keys(item.metrics)))];
+  const pinned = allMetrics.filter((name) => name === "throughput");
+  const optional = [...summaryKeys(), ...allMetrics.filter((name) => name !== "throughput")];
+  const [shown, setShown] = useState<ReadonlySet<string>>(
+    () => new Set([...DEFAULT_COLUMNS, ...allMetrics.slice(0, 4)]),
+  );
+  const columns = summaryKeys().filter((key) => shown.has(key));
+  const metricNames = [
+    ...pinned,
+    ...allMetrics.filter((name) => name !== "throughput" && shown.has(name)),
+  ];
+  const { common, varying } = splitLabels(series);
+  const byId = new Map((context ?? []).map((item) => [item.series_id, item]));
+  const withBaseline = (context ?? []).some((item) => item.baseline !== null);
+  const rowProps = { columns, metricNames, metricInfo };
+
+  function toggle(name: string) {
+    setShown((current) => {
+      const next = new Set(current);
+      if (next.has(name)) next.delete(name);
+      else next.add(name);
+      return next;
+    });
+  }
+
   return (
-    <table className="table summary-table">
-      <thead>
-        <tr>
-          <th scope="col">Series</th>
-          {["count", ...columns, ...metricNames].map((name) => (
-            <th key={name} scope="col" className="num">
-              {metricLabel(name, metricInfo[name])}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {series.flatMap((item) => {
-          const rows = [
-            <SummaryRow
-              key={item.id}
-              name={formatLabels(item.labels)}
-              columns={columns}
-              summary={item.summary}
-              unreliable={item.unreliable}
-              origin={item}
-              metrics={item.metrics}
-              metricNames={metricNames}
-              metricInfo={metricInfo}
-            />,
-          ];
-          if (item.summary_uncorrected) {
-            rows.push(
-              <SummaryRow
-                key={`${String(item.id)}-uncorrected`}
-                name={`${formatLabels(item.labels)} (uncorrected)`}
-                columns={columns}
-                summary={item.summary_uncorrected}
-                unreliable={item.unreliable}
-                origin={item}
-                metrics={{}}
-                metricNames={metricNames}
-                metricInfo={metricInfo}
-                secondary
-              />,
-            );
-          }
-          return rows;
-        })}
-      </tbody>
-    </table>
+    <>
+      <div className="summary-tools">
+        {Object.keys(common).length > 0 && (
+          <p className="small" aria-label="Labels of every series">
+            Every series: <strong>{formatLabels(common)}</strong>
+          </p>
+        )}
+        <details className="column-chooser">
+          <summary>Columns</summary>
+          <fieldset>
+            <legend className="visually-hidden">Columns shown</legend>
+            {optional.map((name) => (
+              <label key={name} className="small">
+                <input type="checkbox" checked={shown.has(name)} onChange={() => toggle(name)} />{" "}
+                {metricLabel(name, metricInfo[name])}
+              </label>
+            ))}
+          </fieldset>
+        </details>
+      </div>
+      <div className="table-scroll">
+        <table className="table summary-table">
+          <thead>
+            <tr>
+              <th scope="col" className="sticky-col">
+                Series
+              </th>
+              {context && (
+                <th scope="col" className="num">
+                  P99 history
+                </th>
+              )}
+              {withBaseline && (
+                <th scope="col" className="num">
+                  P99 vs baseline
+                </th>
+              )}
+              {["count", ...columns, ...metricNames].map((name) => (
+                <th key={name} scope="col" className="num">
+                  {metricLabel(name, metricInfo[name])}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {series.flatMap((item) => {
+              const name = formatLabels(rowLabels(item.labels, varying));
+              const around = byId.get(item.id);
+              const rows = [
+                <SummaryRow
+                  key={item.id}
+                  name={name}
+                  summary={item.summary}
+                  unreliable={item.unreliable}
+                  origin={item}
+                  metrics={item.metrics}
+                  {...rowProps}
+                >
+                  {context && (
+                    <HistoryCell around={around} href={trendHref?.(item.labels)} name={name} />
+                  )}
+                  {withBaseline && (
+                    <BaselineCell p99={item.summary.p99} baseline={around?.baseline?.p99} />
+                  )}
+                </SummaryRow>,
+              ];
+              if (item.summary_uncorrected) {
+                rows.push(
+                  <SummaryRow
+                    key={`${String(item.id)}-uncorrected`}
+                    name={`${name} (uncorrected)`}
+                    summary={item.summary_uncorrected}
+                    unreliable={item.unreliable}
+                    origin={item}
+                    metrics={{}}
+                    secondary
+                    {...rowProps}
+                  >
+                    {context && <td />}
+                    {withBaseline && <td />}
+                  </SummaryRow>,
+                );
+              }
+              return rows;
+            })}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}
+
+function HistoryCell({
+  around,
+  href,
+  name,
+}: {
+  around: SeriesContext | undefined;
+  href: string | undefined;
+  name: string;
+}) {
+  const points = around?.history ?? [];
+  if (points.length < 2) return <td className="num muted small">{points.length} run</td>;
+  const line = (
+    <Sparkline
+      values={points.map((point) => point.p99)}
+      label={`P99 of ${name} over its last ${String(points.length)} runs`}
+    />
+  );
+  return <td className="num">{href ? <Link to={href}>{line}</Link> : line}</td>;
+}
+
+function BaselineCell({ p99, baseline }: { p99: number; baseline: number | null | undefined }) {
+  const pct = changePct(p99, baseline);
+  if (pct === null) return <td className="num muted">—</td>;
+  const tone = pct > 0 ? "text-bad" : pct < 0 ? "text-good" : "";
+  return (
+    <td className={`num ${tone}`} title={`baseline ${formatNs(baseline ?? 0)}`}>
+      {formatDeltaPct(pct)}
+    </td>
   );
 }
 
@@ -79,6 +190,7 @@ function SummaryRow({
   metricNames,
   metricInfo,
   secondary = false,
+  children,
 }: {
   name: string;
   columns: string[];
@@ -89,10 +201,14 @@ function SummaryRow({
   metricNames: string[];
   metricInfo: Record<string, MetricInfo>;
   secondary?: boolean;
+  children?: ReactNode;
 }) {
   return (
     <tr className={secondary ? "secondary" : undefined}>
-      <th scope="row">{name}</th>
+      <th scope="row" className="sticky-col">
+        {name}
+      </th>
+      {children}
       <td className="num">{formatCount(summary.count)}</td>
       {columns.map((column) => {
         const value = latencyValue(summary, column);

@@ -1,0 +1,79 @@
+import { Link } from "react-router";
+
+import type { RunContext, RunRead } from "../../api/types";
+import type { TuningEntry } from "../../lib/tuning";
+import { formatLabels } from "../../lib/format";
+import { metricLabel } from "../../lib/vocabulary";
+import { Badge } from "../common/Badge";
+import { RunVerdictBadge } from "../common/VerdictBadge";
+
+const VERDICT_TEXT: Record<string, string> = {
+  pass: "Passed its CI gate",
+  fail: "Failed its CI gate",
+  inconclusive: "Inconclusive: its trials cannot settle a change",
+  "no-baseline": "No baseline to judge against",
+};
+
+/**
+ * What a reader must see first on a run page: its verdict with the reasons, tuning the host
+ * refused (the run did not measure what it asked for), and the alerts it opened.
+ */
+export function RunBanner({
+  run,
+  tuning,
+  alerts,
+}: {
+  run: RunRead;
+  tuning: TuningEntry[];
+  alerts: RunContext["alerts"];
+}) {
+  const refused = tuning.filter((entry) => entry.state === "refused");
+  const failing = run.verdict === "fail" || refused.length > 0 || alerts.length > 0;
+  return (
+    <section
+      className={`run-banner${failing ? " run-banner-bad" : ""}`}
+      aria-label="Run at a glance"
+    >
+      <p>
+        <RunVerdictBadge verdict={run.verdict} />{" "}
+        <strong>{run.verdict ? VERDICT_TEXT[run.verdict] : "Not judged by the CI gate"}</strong>
+        {run.verdict_reasons.length > 0 && (
+          <>
+            {": "}
+            {run.verdict_reasons
+              .slice(0, 3)
+              .map(
+                (reason) =>
+                  `${metricLabel(reason.metric, run.metric_info[reason.metric])} of ` +
+                  `${formatLabels(reason.series)} (${reason.kind.replace(/-/g, " ")})`,
+              )
+              .join("; ")}
+            {run.verdict_reasons.length > 3 && ` and ${String(run.verdict_reasons.length - 3)} more`}
+            {" · "}
+            <a href="#ci-verdict">why</a>
+          </>
+        )}
+      </p>
+      {refused.length > 0 && (
+        <p className="text-bad">
+          Refused tuning:{" "}
+          {refused.map((entry) => `${entry.setting} (${entry.detail})`).join("; ")} ·{" "}
+          <a href="#host-tuning">details</a>
+        </p>
+      )}
+      {alerts.length > 0 && (
+        <ul className="plain-list" aria-label="Alerts this run opened">
+          {alerts.map((alert) => (
+            <li key={alert.id}>
+              <Badge tone={alert.severity === "critical" ? "bad" : "neutral"}>
+                {alert.severity}
+              </Badge>{" "}
+              <Link to={`/alerts?state=${alert.state}`}>alert #{alert.id}</Link> ({alert.state}):{" "}
+              {alert.message}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
