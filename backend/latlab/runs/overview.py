@@ -10,7 +10,7 @@ hundred pairs.
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select, text
+from sqlalchemy import select, text, tuple_
 from sqlalchemy.dialects.postgresql import distinct_on
 from sqlalchemy.orm import Session
 
@@ -48,6 +48,7 @@ class Headline:
     ns, and its throughput when the harness reported one."""
 
     series: dict[str, Any]
+    label_key: str
     p99: float | None
     throughput: float | None
 
@@ -57,7 +58,8 @@ class PairRow:
     run: Run
     open_alerts: int
     critical_alerts: int
-    spark: list[tuple[int, float | None]]  # (run id, headline P99), oldest first
+    # (run id, P99 of the latest run's headline series in it), oldest first
+    spark: list[tuple[int, float | None]]
     headline: Headline | None
 
     @property
@@ -70,14 +72,14 @@ def headlines(session: Session, run_ids: list[int]) -> dict[int, Headline]:
     if not run_ids:
         return {}
     rows = session.execute(
-        select(Series.run_id, Series.labels, Series.summary, Series.metrics)
+        select(Series.run_id, Series.labels, Series.label_key, Series.summary, Series.metrics)
         .where(Series.run_id.in_(run_ids))
         .order_by(Series.run_id, Series.id)
         .ext(distinct_on(Series.run_id))
     ).all()
-    return {run_id: Headline(series=labels, p99=number(summary.get("p99")),
+    return {run_id: Headline(series=labels, label_key=key, p99=number(summary.get("p99")),
                              throughput=number(metrics.get("throughput")))
-            for run_id, labels, summary, metrics in rows}
+            for run_id, labels, key, summary, metrics in rows}
 
 
 def latest_run_ids(session: Session, project_id: int) -> list[int]:
@@ -99,13 +101,18 @@ def latest_per_pair(session: Session, project_id: int, limit: int, offset: int
                  spark=[], headline=None) for run in runs),
         key=lambda row: (not row.failing, row.run.suite, row.run.scenario))
     page = rows[offset:offset + limit]
-    sparks = {(row.run.suite, row.run.scenario): _recent_ids(session, project_id, row.run)
-              for row in page}
-    lines = headlines(session, [run_id for ids in sparks.values() for run_id in ids])
+    lines = headlines(session, [row.run.id for row in page])
+    recent = {row.run.id: _recent_ids(session, project_id, row.run) for row in page}
+    # Each sparkline follows the latest run's headline series through the earlier runs.
+    wanted = [(run_id, lines[row.run.id].label_key) for row in page if row.run.id in lines
+              for run_id in recent[row.run.id]]
+    p99s = {(run_id, key): number(summary.get("p99")) for run_id, key, summary in session.execute(
+        select(Series.run_id, Series.label_key, Series.summary)
+        .where(tuple_(Series.run_id, Series.label_key).in_(wanted)))} if wanted else {}
     page = [
         PairRow(run=row.run, open_alerts=row.open_alerts, critical_alerts=row.critical_alerts,
-                spark=[(run_id, lines[run_id].p99 if run_id in lines else None)
-                       for run_id in reversed(sparks[(row.run.suite, row.run.scenario)])],
+                spark=[(run_id, p99s.get((run_id, lines[row.run.id].label_key)))
+                       for run_id in reversed(recent[row.run.id])] if row.run.id in lines else [],
                 headline=lines.get(row.run.id))
         for row in page
     ]
