@@ -112,15 +112,18 @@ def clock() -> Iterator[FrozenClock]:
 
 @pytest.fixture(autouse=True)
 def forget_failed_logins() -> Iterator[None]:
-    """Each test starts with no failed sign-ins on record (the throttle lives in Redis)."""
+    """Each test starts with no failed sign-ins and no spent rate limits on record (both live
+    in Redis)."""
     yield
     import redis
 
-    from latlab.auth.throttle import PREFIX
+    from latlab.auth import throttle
+    from latlab.core import rate_limits
 
     client = redis.Redis.from_url(REDIS_URL)
-    for key in client.scan_iter(f"{PREFIX}*"):
-        client.delete(key)
+    for prefix in (throttle.PREFIX, rate_limits.PREFIX):
+        for key in client.scan_iter(f"{prefix}*"):
+            client.delete(key)
     client.close()
 
 

@@ -28,11 +28,12 @@ from latlab.analysis.schemas import (
     TrendRead,
     TrendWindow,
 )
-from latlab.auth.dependencies import Admin, Member, Reader
+from latlab.auth.dependencies import Admin, Member, Reader, rate_limited
 from latlab.core.db import DbSession
 from latlab.core.errors import Conflict, NotFound, Unprocessable
 from latlab.core.openapi import documented, raises
 from latlab.core.params import Id, IdQuery
+from latlab.core.rate_limits import Use
 from latlab.core.routing import ApiRoute
 from latlab.core.schemas import Moment
 from latlab.models import Baseline, Project, Run
@@ -57,7 +58,8 @@ BaselineFromPath = Annotated[Baseline, Depends(get_baseline)]
 
 # format=markdown and format=csv answer text/markdown and text/csv; only JSON is declared in
 # the schema, so the typed client keeps one response type.
-@router.get("/compare", response_model=CompareRead, responses=documented(NotFound))
+@router.get("/compare", response_model=CompareRead, responses=documented(NotFound),
+            dependencies=rate_limited(Use.heavy_reads))
 def compare(
     baseline: IdQuery, candidate: IdQuery, principal: Reader, session: DbSession,
     baseline_labels: Annotated[str | None, Query(
@@ -93,7 +95,8 @@ def compare(
                     media_type="text/markdown")
 
 
-@router.get("/compare/profiles", responses=documented(NotFound))
+@router.get("/compare/profiles", responses=documented(NotFound),
+            dependencies=rate_limited(Use.heavy_reads))
 def compare_profiles(
     baseline: IdQuery, candidate: IdQuery, principal: Reader, session: DbSession,
     baseline_labels: Annotated[str | None, Query(
@@ -196,7 +199,8 @@ def _labels(text: str | None, name: str) -> dict[str, str]:
     return labels
 
 
-@router.get("/trends", responses=documented(NotFound))
+@router.get("/trends", responses=documented(NotFound),
+            dependencies=rate_limited(Use.heavy_reads))
 def trends(
     principal: Reader, session: DbSession, suite: Text, scenario: Text,
     metric: Text = "p99",

@@ -2,13 +2,16 @@ from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import Depends, Request
+from fastapi import params as fastapi_params
 
 from latlab.auth import service
 from latlab.auth.service import Principal
+from latlab.core import rate_limits
 from latlab.core.db import DbSession
-from latlab.core.errors import Forbidden, Unauthorized
+from latlab.core.errors import Forbidden, TooManyRequests, Unauthorized
 from latlab.core.limits import NO_CREDENTIALS
 from latlab.core.openapi import raises
+from latlab.core.rate_limits import Use
 from latlab.models import Role, Scope
 
 SESSION_COOKIE = "latlab_session"
@@ -69,6 +72,32 @@ def get_admin(principal: Annotated[Principal, Depends(get_signed_in)]) -> Princi
     if principal.signed_in.role is not Role.admin:
         raise Forbidden("only an admin can do this")
     return principal
+
+
+def rate_limited(use: Use) -> list[fastapi_params.Depends]:
+    """A route's fair-use check, before its caller's scopes and before its body is read.
+    A caller spends from its own budget and its address's at once, so a caller refused does
+    not spend the address's budget of the others behind it; requests with no credentials
+    spend from their address's alone (and are then refused with 401)."""
+
+    @raises(TooManyRequests)
+    def per_address(request: Request) -> None:
+        if not (request.headers.get("authorization") or request.cookies.get(SESSION_COOKIE)):
+            rate_limits.spend(use, None, client_address(request))
+
+    @raises(TooManyRequests)
+    def per_caller(request: Request,
+                   principal: Annotated[Principal, Depends(get_principal)]) -> None:
+        caller = (f"token:{principal.token.id}" if principal.token is not None
+                  else f"user:{principal.signed_in.id}")
+        rate_limits.spend(use, caller, client_address(request))
+
+    return [Depends(per_address), Depends(per_caller)]
+
+
+def client_address(request: Request) -> str:
+    """The peer's address (behind a proxy, uvicorn's --proxy-headers makes it the client's)."""
+    return request.client.host if request.client else "unknown"
 
 
 Reader = Annotated[Principal, Depends(requires(Scope.read))]

@@ -9,6 +9,7 @@ from latlab.auth.dependencies import (
     Member,
     Reader,
     SignedIn,
+    client_address,
     require_json_write,
 )
 from latlab.auth.schemas import (
@@ -47,8 +48,7 @@ def login(body: LoginRequest, request: Request, response: Response,
           session: DbSession) -> MeRead:
     """Sign in with email and password; sets the HttpOnly session cookie. Failed sign-ins
     are throttled per account and per address (429 with Retry-After)."""
-    address = request.client.host if request.client else "unknown"
-    user = service.authenticate(session, body.email, body.password, address)
+    user = service.authenticate(session, body.email, body.password, client_address(request))
     cookie = service.open_session(session, user)
     settings = get_settings()
     response.set_cookie(

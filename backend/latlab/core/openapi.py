@@ -61,7 +61,8 @@ DESCRIPTIONS: dict[type[AppError], str] = {
     NotFound: "No such object in the caller's project",
     Conflict: "The request conflicts with the current state",
     PayloadTooLarge: "The body is larger than the api takes",
-    TooManyRequests: "Too many failed sign-ins; see Retry-After",
+    TooManyRequests: "Too many requests (failed sign-ins, or over a fair-use limit); see "
+                     "Retry-After",
 }
 
 

@@ -35,6 +35,17 @@ class Settings(BaseSettings):
     login_account_failures: int = 5
     login_address_failures: int = 50
     login_window_s: float = 900.0
+    # Fair use (`latlab.core.rate_limits`): requests allowed per caller (an API token or a
+    # signed-in user) and per client address, as a burst that refills over the window; 0 turns
+    # a limit off. Above them: 429 with Retry-After.
+    rate_window_s: float = 60.0
+    submissions_per_caller: int = 600
+    submissions_per_address: int = 1800
+    job_launches_per_caller: int = 120
+    job_launches_per_address: int = 360
+    # Heavy reads: comparisons, trends, exports (summary.csv, .hlog) and profiles.
+    heavy_reads_per_caller: int = 600
+    heavy_reads_per_address: int = 1800
     # A running job silent for this long is lost (its runner died): retried once, then failed.
     job_silence_s: float = 30.0
     # A dispatched job not picked up by its runner within this long is lost too.

@@ -6,10 +6,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, Header, Response, status
 
-from latlab.auth.dependencies import RunWriter
+from latlab.auth.dependencies import RunWriter, rate_limited
 from latlab.core.db import DbSession
 from latlab.core.errors import Conflict
 from latlab.core.openapi import documented
+from latlab.core.rate_limits import Use
 from latlab.core.routing import ApiRoute
 from latlab.core.settings import get_settings
 from latlab.ingest.dependencies import Adapted, RawBody
@@ -39,6 +40,7 @@ _SUBMIT_BODY = {
     openapi_extra=_SUBMIT_BODY,
     responses={200: {"model": RunCreated, "description": "Replayed: the key's earlier run"},
                **documented(Conflict)},
+    dependencies=rate_limited(Use.submissions),
 )
 def submit_run(
     # The caller is checked before the body is read (dependencies run in this order).

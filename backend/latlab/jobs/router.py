@@ -2,11 +2,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, status
 
-from latlab.auth.dependencies import JobWriter, Member, Reader
+from latlab.auth.dependencies import JobWriter, Member, Reader, rate_limited
 from latlab.core.db import DbSession
 from latlab.core.errors import Conflict, NotFound
 from latlab.core.openapi import documented, raises
 from latlab.core.params import Id, Limit, Offset
+from latlab.core.rate_limits import Use
 from latlab.core.routing import ApiRoute
 from latlab.jobs import schedules
 from latlab.jobs import service as job_service
@@ -34,7 +35,8 @@ def get_schedule(schedule_id: Id, principal: Reader, session: DbSession) -> Sche
 ScheduleFromPath = Annotated[Schedule, Depends(get_schedule)]
 
 
-@router.post("/jobs", status_code=status.HTTP_202_ACCEPTED, responses=documented(Conflict))
+@router.post("/jobs", status_code=status.HTTP_202_ACCEPTED, responses=documented(Conflict),
+             dependencies=rate_limited(Use.job_launches))
 def create_job(body: JobCreate, principal: JobWriter, session: DbSession) -> JobCreated:
     """Run a suite scenario, for the caller's project, on an online host whose tags include
     `host_tags`."""

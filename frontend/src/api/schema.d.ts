@@ -314,6 +314,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/runs/{run_id}/context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Run Context
+         * @description Around a run: each series' recent history (P99 and throughput), its value in the run's
+         *     baseline, and the alerts the run opened.
+         */
+        get: operations["get_run_context_api_v1_runs__run_id__context_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/runs/{run_id}/series/{series_id}/spectrum": {
         parameters: {
             query?: never;
@@ -840,7 +861,7 @@ export interface paths {
         post?: never;
         /**
          * Delete Rule
-         * @description Delete a rule (its alerts stay).
+         * @description Delete a rule; its alerts still open are resolved, saying so.
          */
         delete: operations["delete_rule_api_v1_sla_rules__rule_id__delete"];
         options?: never;
@@ -1255,6 +1276,19 @@ export interface components {
              */
             branch: string | null;
         };
+        /** AlertRef */
+        AlertRef: {
+            /** Id */
+            id: number;
+            /** Severity */
+            severity: string;
+            /** State */
+            state: string;
+            /** Metric */
+            metric: string;
+            /** Message */
+            message: string;
+        };
         /**
          * AlertState
          * @enum {string}
@@ -1444,6 +1478,18 @@ export interface components {
              * @description Why the two runs may not be comparable
              */
             warnings: string[];
+        };
+        /** ContextPoint */
+        ContextPoint: {
+            /** Run Id */
+            run_id: number;
+            /**
+             * P99
+             * @description P99 in ns
+             */
+            p99: number | null;
+            /** Throughput */
+            throughput: number | null;
         };
         /** CurrentJob */
         CurrentJob: {
@@ -2310,6 +2356,16 @@ export interface components {
          * @enum {string}
          */
         Role: "admin" | "member" | "viewer";
+        /** RunContext */
+        RunContext: {
+            /** Series */
+            series: components["schemas"]["SeriesContext"][];
+            /**
+             * Alerts
+             * @description The alerts this run opened
+             */
+            alerts: components["schemas"]["AlertRef"][];
+        };
         /** RunCreated */
         RunCreated: {
             /** Id */
@@ -2595,6 +2651,18 @@ export interface components {
          * @enum {string}
          */
         Scope: "runs:write" | "jobs:write" | "read" | "metrics:read";
+        /** SeriesContext */
+        SeriesContext: {
+            /** Series Id */
+            series_id: number;
+            /**
+             * History
+             * @description Its history's latest runs on the run's branch with its params, oldest first, ending at the run
+             */
+            history: components["schemas"]["ContextPoint"][];
+            /** @description The same series in the run's baseline */
+            baseline: components["schemas"]["ContextPoint"] | null;
+        };
         /** SeriesDelta */
         SeriesDelta: {
             /**
@@ -4024,7 +4092,7 @@ export interface operations {
                     "application/json": components["schemas"]["Problems"];
                 };
             };
-            /** @description Too many failed sign-ins; see Retry-After */
+            /** @description Too many requests (failed sign-ins, or over a fair-use limit); see Retry-After */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -4999,6 +5067,17 @@ export interface operations {
                     "application/json": components["schemas"]["Problems"];
                 };
             };
+            /** @description Too many requests (failed sign-ins, or over a fair-use limit); see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
         };
     };
     get_overview_api_v1_overview_get: {
@@ -5158,6 +5237,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    get_run_context_api_v1_runs__run_id__context_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunContext"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
             };
             /** @description The request is malformed or its content unusable; each problem names its field */
             422: {
@@ -5344,6 +5482,17 @@ export interface operations {
                     "text/plain": components["schemas"]["Problems"];
                 };
             };
+            /** @description Too many requests (failed sign-ins, or over a fair-use limit); see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["Message"];
+                };
+            };
         };
     };
     list_profiles_api_v1_runs__run_id__profiles_get: {
@@ -5401,6 +5550,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description Too many requests (failed sign-ins, or over a fair-use limit); see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
                 };
             };
         };
@@ -5467,6 +5627,17 @@ export interface operations {
                     "application/json": components["schemas"]["Problems"];
                 };
             };
+            /** @description Too many requests (failed sign-ins, or over a fair-use limit); see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
         };
     };
     get_run_csv_api_v1_runs__run_id__summary_csv_get: {
@@ -5525,6 +5696,17 @@ export interface operations {
                 };
                 content: {
                     "text/plain": components["schemas"]["Problems"];
+                };
+            };
+            /** @description Too many requests (failed sign-ins, or over a fair-use limit); see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["Message"];
                 };
             };
         };
@@ -5913,6 +6095,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description Too many requests (failed sign-ins, or over a fair-use limit); see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
                 };
             };
         };
@@ -6353,6 +6546,17 @@ export interface operations {
                     "application/json": components["schemas"]["Problems"];
                 };
             };
+            /** @description Too many requests (failed sign-ins, or over a fair-use limit); see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
         };
     };
     compare_profiles_api_v1_compare_profiles_get: {
@@ -6419,6 +6623,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description Too many requests (failed sign-ins, or over a fair-use limit); see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
                 };
             };
         };
@@ -6492,6 +6707,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description Too many requests (failed sign-ins, or over a fair-use limit); see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
                 };
             };
         };
