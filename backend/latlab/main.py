@@ -15,6 +15,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from latlab.api import api_router
+from latlab.audit import recorder
 from latlab.auth.dependencies import SESSION_COOKIE
 from latlab.core import openapi
 from latlab.core.errors import AppError, Unprocessable
@@ -35,6 +36,7 @@ log = logging.getLogger(__name__)
 
 def create_app() -> FastAPI:
     settings = get_settings()
+    recorder.install()
     app = FastAPI(
         title="latlab",
         version="0.1.0",

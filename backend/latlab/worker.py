@@ -16,6 +16,8 @@ from sqlalchemy import delete
 from latlab.alerts import delivery
 from latlab.alerts.history import check_missing_data
 from latlab.alerts.lifecycle import DELIVER
+from latlab.audit import recorder
+from latlab.audit import service as audit_service
 from latlab.core import tasks
 from latlab.core.clock import get_clock
 from latlab.core.db import get_engine, get_sessionmaker
@@ -45,6 +47,7 @@ app.conf.update(
     task_routes={DELIVER: {"queue": ALERTS_QUEUE}, "alerts.redeliver": {"queue": ALERTS_QUEUE}},
     beat_schedule={
         "prune-sessions": {"task": "maintenance.prune_sessions", "schedule": 3600.0},
+        "prune-audit": {"task": "maintenance.prune_audit", "schedule": 3600.0},
         "job-watchdog": {"task": "jobs.watchdog", "schedule": 5.0},
         "outbox-relay": {"task": "outbox.relay", "schedule": 5.0},
         "schedules": {"task": "schedules.run_due", "schedule": 30.0},
@@ -53,6 +56,10 @@ app.conf.update(
         "history-maintenance": {"task": "maintenance.history", "schedule": 60.0},
     },
 )
+
+
+# Changes the workers make (beat's, the ingest worker's) are audited too, as "system".
+recorder.install()
 
 
 @worker_process_init.connect
@@ -141,3 +148,11 @@ def prune_sessions() -> int:
     with get_sessionmaker()() as session, session.begin():
         result = session.execute(delete(LoginSession).where(LoginSession.expires_at < cutoff))
         return int(result.rowcount)  # type: ignore[attr-defined]
+
+
+@app.task(name="maintenance.prune_audit")
+def prune_audit() -> int:
+    """Deletes audit events older than `audit_retention_days`."""
+    with get_sessionmaker()() as session, session.begin():
+        return audit_service.prune(session, get_clock().now(),
+                                   get_settings().audit_retention_days)

@@ -66,9 +66,9 @@ from latlab.main import create_app  # noqa: E402
 from latlab.models import Project, Role, Scope, User  # noqa: E402
 from latlab.projects import service as projects  # noqa: E402
 
-TABLES = ["delivery_attempt", "notification", "alert", "channel", "sla_rule", "baseline",
-          "login_session", "api_token", "trial", "series", "job", "schedule", "run", "host",
-          "project_member", "user", "rollup", "project", "suite", "outbox_message"]
+TABLES = ["audit_event", "delivery_attempt", "notification", "alert", "channel", "sla_rule",
+          "baseline", "login_session", "api_token", "trial", "series", "job", "schedule", "run",
+          "host", "project_member", "user", "rollup", "project", "suite", "outbox_message"]
 
 
 # Signed-in writes must declare a JSON body (CSRF); the test clients always do.

@@ -19,6 +19,7 @@ LAYERS = [
     ("latlab_contract",),
     ("latlab.models",),
     ("latlab.core",),
+    ("latlab.audit",),
     ("latlab.projects",),
     ("latlab.auth",),
     ("latlab.suites",),

@@ -4,6 +4,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi import params as fastapi_params
 
+from latlab.audit import recorder
 from latlab.auth import service
 from latlab.auth.service import Principal
 from latlab.core import rate_limits
@@ -20,7 +21,14 @@ SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 @raises(Unauthorized, Forbidden)
 def get_principal(request: Request, session: DbSession) -> Principal:
-    """A bearer token wins over a session cookie; neither is a 401."""
+    """A bearer token wins over a session cookie; neither is a 401. The request's changes
+    are audited as the caller's."""
+    principal = _authenticate(request, session)
+    recorder.act_as(session, principal.actor)
+    return principal
+
+
+def _authenticate(request: Request, session: DbSession) -> Principal:
     header = request.headers.get("authorization")
     if header:
         scheme, _, credential = header.partition(" ")

@@ -6,6 +6,7 @@ from datetime import timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session, joinedload
 
+from latlab.audit.recorder import Actor
 from latlab.auth import throttle
 from latlab.auth.schemas import TokenCreate, UserCreate, UserUpdate
 from latlab.core.clock import get_clock
@@ -47,6 +48,14 @@ class Principal:
                 self.token.created_by.role]
         assert self.user is not None
         return ROLE_SCOPES[self.user.role]
+
+    @property
+    def actor(self) -> Actor:
+        """Who the audit log says made the caller's changes."""
+        if self.token is not None:
+            return Actor(f"token {self.token.name} ({self.token.prefix})",
+                         token_id=self.token.id)
+        return Actor(self.signed_in.email, user_id=self.signed_in.id)
 
     @property
     def is_admin(self) -> bool:

@@ -46,6 +46,9 @@ class Settings(BaseSettings):
     # Heavy reads: comparisons, trends, exports (summary.csv, .hlog) and profiles.
     heavy_reads_per_caller: int = 600
     heavy_reads_per_address: int = 1800
+    # The audit log (who changed users, projects, tokens, rules, channels, baselines,
+    # schedules) is kept this many days; beat deletes older events.
+    audit_retention_days: int = 365
     # A running job silent for this long is lost (its runner died): retried once, then failed.
     job_silence_s: float = 30.0
     # A dispatched job not picked up by its runner within this long is lost too.

@@ -10,6 +10,7 @@ from latlab.models.alert import (
     Severity,
     SlaRule,
 )
+from latlab.models.audit import AuditEvent
 from latlab.models.base import Base
 from latlab.models.host import Host
 from latlab.models.job import Job, JobStatus, Schedule
@@ -24,6 +25,7 @@ __all__ = [
     "Alert",
     "AlertState",
     "ApiToken",
+    "AuditEvent",
     "Base",
     "Baseline",
     "Channel",

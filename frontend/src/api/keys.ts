@@ -2,6 +2,7 @@
 
 import type {
   AlertListQuery,
+  AuditQuery,
   CompareQuery,
   JobCreate,
   JobListQuery,
@@ -64,5 +65,9 @@ export const keys = {
     rules: () => [...keys.alerts.all, "rules"] as const,
     templates: () => [...keys.alerts.all, "templates"] as const,
     channels: () => [...keys.alerts.all, "channels"] as const,
+  },
+  audit: {
+    all: ["audit"] as const,
+    list: (query: AuditQuery) => [...keys.audit.all, "list", query] as const,
   },
 };

@@ -1104,6 +1104,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Audit Events
+         * @description Who changed what and when (admins): the current project's users, tokens, rules,
+         *     channels, baselines, schedules and settings, and the lab's users; newest first.
+         */
+        get: operations["list_audit_events_api_v1_audit_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -1305,6 +1326,53 @@ export interface components {
             email: string;
             /** Name */
             name: string | null;
+        };
+        /** AuditEventRead */
+        AuditEventRead: {
+            /** Id */
+            id: number;
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /** Actor */
+            actor: string;
+            /** Actor User Id */
+            actor_user_id: number | null;
+            /** Actor Token Id */
+            actor_token_id: number | null;
+            /**
+             * Entity Type
+             * @enum {string}
+             */
+            entity_type: "user" | "project" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule";
+            /** Entity Id */
+            entity_id: number;
+            /**
+             * Action
+             * @enum {string}
+             */
+            action: "create" | "update" | "delete";
+            /** Before */
+            before: {
+                [key: string]: unknown;
+            } | null;
+            /** After */
+            after: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** AuditPage */
+        AuditPage: {
+            /** Items */
+            items: components["schemas"]["AuditEventRead"][];
+            /** Total */
+            total: number;
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
         };
         /**
          * BaselinePin
@@ -8111,6 +8179,67 @@ export interface operations {
             };
             /** @description No such object in the caller's project */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    list_audit_events_api_v1_audit_get: {
+        parameters: {
+            query?: {
+                entity_type?: ("user" | "project" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule") | null;
+                entity_id?: number | null;
+                action?: ("create" | "update" | "delete") | null;
+                actor_user_id?: number | null;
+                /** @description ISO 8601, inclusive */
+                since?: string | null;
+                /** @description ISO 8601, exclusive */
+                until?: string | null;
+                /** @description Items per page */
+                limit?: number;
+                /** @description Items to skip */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

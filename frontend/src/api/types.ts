@@ -125,3 +125,7 @@ export type UserCreate = NonNullable<
 export type UserUpdate = NonNullable<
   paths["/api/v1/users/{user_id}"]["patch"]["requestBody"]
 >["content"]["application/json"];
+
+export type AuditQuery = NonNullable<paths["/api/v1/audit"]["get"]["parameters"]["query"]>;
+export type AuditPage = Json<paths["/api/v1/audit"]["get"]["responses"][200]>;
+export type AuditEvent = AuditPage["items"][number];

@@ -5,6 +5,7 @@ import { useChannels } from "../api/alerts";
 import { useMe, usePermissions } from "../api/auth";
 import { errorMessage } from "../api/client";
 import { ErrorState, Loading } from "../components/common/Status";
+import { AuditLog } from "../components/settings/AuditLog";
 import { Channels } from "../components/settings/Channels";
 import { GateSettings } from "../components/settings/GateSettings";
 import { Projects, ProjectSettings } from "../components/settings/Projects";
@@ -43,6 +44,7 @@ export function SettingsPage() {
         <a href="#retention">Retention</a>
         {isAdmin && <a href="#projects">All projects</a>}
         {isAdmin && <a href="#users">Users and roles</a>}
+        {isAdmin && <a href="#audit">Audit log</a>}
       </nav>
 
       <h2 id="project">Project</h2>
@@ -78,6 +80,8 @@ export function SettingsPage() {
           <Projects />
           <h2 id="users">Users and roles</h2>
           <Users />
+          <h2 id="audit">Audit log</h2>
+          <AuditLog />
         </>
       )}
     </section>
