@@ -10,7 +10,10 @@ import {
   countVerdicts,
   parseRunId,
   profilesHref,
+  sideNames,
+  splitUnchanged,
   togglePick,
+  trialsOf,
   verdictHeadline,
 } from "./compare";
 
@@ -98,6 +101,8 @@ describe("compareGroups", () => {
       verdict: "regressed",
       evidence: "Mann-Whitney U p=0.008 over 5 vs 5 trials",
       reliable: true,
+      baselineOf: "median of 5 trials",
+      candidateOf: "median of 5 trials",
     });
     expect(group!.rows[1]).toMatchObject({
       baseline: "115.6k req/s",
@@ -187,5 +192,30 @@ describe("picking two runs", () => {
     expect(parseRunId("0")).toBeNull();
     expect(parseRunId("1.5")).toBeNull();
     expect(parseRunId("x")).toBeNull();
+  });
+});
+
+describe("compare labels", () => {
+  it("names the sides by the labels that tell them apart", () => {
+    expect(sideNames({ server: "go", load: "hdr" }, { server: "zig", load: "hdr" })).toEqual({
+      baseline: "go",
+      candidate: "zig",
+    });
+    expect(sideNames({}, {})).toEqual({ baseline: "baseline", candidate: "candidate" });
+  });
+
+  it("says what a value is", () => {
+    expect(trialsOf(5)).toBe("median of 5 trials");
+    expect(trialsOf(1)).toBe("1 trial");
+  });
+
+  it("folds unchanged rows", () => {
+    const [first] = series;
+    const rows = compareGroups([
+      { ...first!, metrics: [metric({}), metric({ metric: "p50", verdict: "unchanged" })] },
+    ]);
+    const { shown, unchanged } = splitUnchanged(rows[0]!.rows);
+    expect(shown.map((row) => row.metric)).toEqual(["p99"]);
+    expect(unchanged.map((row) => row.metric)).toEqual(["p50"]);
   });
 });

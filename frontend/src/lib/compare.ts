@@ -29,6 +29,9 @@ export interface CompareRow {
   evidence: string;
   /** False for a tail percentile with too few samples beyond it to trust. */
   reliable: boolean;
+  /** What each side's value is: "median of 5 trials", or "1 trial". */
+  baselineOf: string;
+  candidateOf: string;
 }
 
 export interface CompareGroup {
@@ -73,8 +76,40 @@ export function compareGroups(series: SeriesDelta[]): CompareGroup[] {
       verdict: metric.verdict,
       evidence: metric.evidence,
       reliable: metric.reliable,
+      baselineOf: trialsOf(metric.baseline_trials),
+      candidateOf: trialsOf(metric.candidate_trials),
     })),
   }));
+}
+
+/** What a compared value is: the median of its trials, or its one trial. */
+export function trialsOf(trials: number): string {
+  return trials > 1 ? `median of ${String(trials)} trials` : `${String(trials)} trial`;
+}
+
+/**
+ * The names of the two sides: the labels that tell them apart when one run's series are
+ * compared with each other (server=go vs server=zig: "go" and "zig"), else "baseline" and
+ * "candidate".
+ */
+export function sideNames(
+  baseline: Record<string, string>,
+  candidate: Record<string, string>,
+): { baseline: string; candidate: string } {
+  const keys = Object.keys(baseline).filter((key) => baseline[key] !== candidate[key]);
+  if (keys.length === 0) return { baseline: "baseline", candidate: "candidate" };
+  return {
+    baseline: keys.map((key) => baseline[key]).join(" "),
+    candidate: keys.map((key) => candidate[key] ?? "").join(" "),
+  };
+}
+
+/** A group's rows with a significant verdict (or an untrustworthy one) and those unchanged. */
+export function splitUnchanged(rows: CompareRow[]): { shown: CompareRow[]; unchanged: CompareRow[] } {
+  return {
+    shown: rows.filter((row) => row.verdict !== "unchanged"),
+    unchanged: rows.filter((row) => row.verdict === "unchanged"),
+  };
 }
 
 export interface VerdictCounts {

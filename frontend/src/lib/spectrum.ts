@@ -122,22 +122,26 @@ export interface SpectrumPair {
 
 /**
  * Lines for a comparison: per matched series, the candidate solid and the baseline dashed in the
- * same colour (both corrected for coordinated omission where the run is open-loop).
+ * same colour (both corrected for coordinated omission where the run is open-loop), each named
+ * after its side ("baseline" and "candidate", or what tells the sides apart: "go", "zig").
  */
-export function overlayLines(pairs: SpectrumPair[]): SpectrumLine[] {
+export function overlayLines(
+  pairs: SpectrumPair[],
+  sides = { baseline: "baseline", candidate: "candidate" },
+): SpectrumLine[] {
   return pairs.flatMap((pair, seriesIndex) => {
     const name = formatLabels(pair.labels);
     return [
       {
         key: `b${String(pair.baseline.series_id)}`,
-        name: `${name} (baseline)`,
+        name: `${name} (${sides.baseline})`,
         seriesIndex,
         dashed: true,
         points: pair.baseline.corrected,
       },
       {
         key: `c${String(pair.candidate.series_id)}`,
-        name: `${name} (candidate)`,
+        name: `${name} (${sides.candidate})`,
         seriesIndex,
         dashed: false,
         points: pair.candidate.corrected,

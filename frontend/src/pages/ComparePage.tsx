@@ -16,6 +16,7 @@ import {
   countVerdicts,
   parseRunId,
   profilesHref,
+  sideNames,
   verdictHeadline,
 } from "../lib/compare";
 import { compareCurveMetrics, compareCurves } from "../lib/curves";
@@ -136,6 +137,7 @@ function Comparison({ query }: { query: CompareQuery }) {
 function ComparisonBody({ compare }: { compare: CompareRead }) {
   const groups = useMemo(() => compareGroups(compare.series), [compare.series]);
   const counts = countVerdicts(compare.series);
+  const sides = sideNames(compare.baseline_labels, compare.candidate_labels);
   return (
     <>
       <p className="headline" aria-live="polite">
@@ -165,11 +167,11 @@ function ComparisonBody({ compare }: { compare: CompareRead }) {
       ) : (
         <>
           <div className="table-scroll">
-            <CompareTable groups={groups} />
+            <CompareTable groups={groups} sides={sides} />
           </div>
           <p className="muted small">
-            Verdicts compare trial-level values (hover or focus a verdict for the test and its
-            p-value). A significant change is green when the metric moved the good way for its
+            Each value is the median of its side&apos;s trials; verdicts test the trials
+            themselves (hover or focus a verdict for the test and its p-value). A significant change is green when the metric moved the good way for its
             direction, red when it moved the bad way.
           </p>
         </>
@@ -268,8 +270,8 @@ function OverlaidSpectra({ compare }: { compare: CompareRead }) {
         ? [{ labels: labelsOf(item.labels), baseline: before, candidate: after }]
         : [];
     });
-    return overlayLines(pairs);
-  }, [compare.series, baseline.data, candidate.data]);
+    return overlayLines(pairs, sideNames(compare.baseline_labels, compare.candidate_labels));
+  }, [compare, baseline.data, candidate.data]);
   const error = baseline.error ?? candidate.error;
   if (error) return <ErrorState title="Could not load the spectra" message={errorMessage(error)} />;
   if (baseline.isPending || candidate.isPending) return <Loading label="Loading spectra…" />;
@@ -277,7 +279,10 @@ function OverlaidSpectra({ compare }: { compare: CompareRead }) {
   return (
     <>
       <SpectrumChart lines={lines} label="Baseline and candidate latency by percentile" />
-      <p className="muted small">Dashed: baseline; solid: candidate.</p>
+      <p className="muted small">
+        Dashed: {sideNames(compare.baseline_labels, compare.candidate_labels).baseline}; solid:{" "}
+        {sideNames(compare.baseline_labels, compare.candidate_labels).candidate}.
+      </p>
     </>
   );
 }

@@ -176,3 +176,24 @@ test("a run page: its banner, one line of shared labels, columns to choose, each
   assert.ok((await headers()).some((name) => /throughput/i.test(name)));
   await screenshot(page, "lists-run-page");
 });
+
+test("two series of one run compared: the sides named by their labels, each value's trials", async () => {
+  const { page } = session;
+  const query = new URLSearchParams({
+    baseline: failingRun,
+    candidate: failingRun,
+    baseline_labels: JSON.stringify({ client: "rust" }),
+    candidate_labels: JSON.stringify({ client: "go" }),
+  });
+  await page.goto(`${baseUrl}/compare?${query.toString()}`);
+  const table = page.locator("table.compare-table");
+  await table.waitFor();
+  assert.deepEqual((await table.locator("th.side-name").allInnerTexts()).map((t) => t.trim()), [
+    "rust",
+    "go",
+  ]);
+  await table.getByText("1 trial").first().waitFor();
+  const legend = page.getByRole("figure", { name: "Baseline and candidate latency by percentile" });
+  await legend.getByText(/\(rust\)$/).first().waitFor();
+  await screenshot(page, "lists-compare-series");
+});

@@ -39,8 +39,11 @@ test("zmq seed: the seed's before against its after inside one run", async (t) =
     await session.page.getByText(/\[profile=tuned\] against/).waitFor();
     const table = session.page.locator("table.compare-table");
     await table.waitFor();
-    // One group per (symbol, pattern, instrument), each with the seed's rows.
+    // One group per (symbol, pattern, instrument), each with the seed's rows (unchanged ones
+    // folded: unfold them all).
     assert.equal(await table.locator("tbody[data-series]").count(), 4);
+    const folds = table.getByRole("button", { name: /^Show \d+ unchanged/ });
+    while ((await folds.count()) > 0) await folds.first().click();
     const p50 = table.locator('tr[data-metric="p50"]');
     assert.equal(await p50.count(), 4);
     for (let i = 0; i < 4; i += 1) {
