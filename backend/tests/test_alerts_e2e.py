@@ -3,6 +3,7 @@ alert, and the message a local stand-in for Slack receives (through the real ing
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -24,12 +25,14 @@ class Receiver:
         self.messages: list[dict[str, Any]] = []
         self.requests = 0
         self.script: list[int] = []
+        self.stall_s = 0.0  # before each answer
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers["Content-Length"]))
                 receiver.requests += 1
+                time.sleep(receiver.stall_s)
                 status = receiver.script.pop(0) if receiver.script else 200
                 if status == 200:
                     receiver.messages.append(json.loads(body))

@@ -19,10 +19,20 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from latlab.alerts import delivery, lifecycle
 from latlab.alerts import service as alert_service
 from latlab.alerts.schemas import SlaRuleCreate
 from latlab.core import tasks
-from latlab.models import Channel, Project, Scope
+from latlab.core.db import get_sessionmaker
+from latlab.models import (
+    Alert,
+    AlertState,
+    Channel,
+    Notification,
+    Project,
+    Scope,
+    Severity,
+)
 from latlab_contract import ALERTS_QUEUE
 from tests.conftest import JSON, Actors, FrozenClock, allow_private_webhooks, start_api, wait_for
 from tests.factories import result
@@ -35,8 +45,8 @@ class Worker:
     output goes to `log`."""
 
     def __init__(self, queue: str, broker_url: str, log: Path, name: str | None = None,
-                 concurrency: int = 1) -> None:
-        self.queue, self.broker_url, self.log = queue, broker_url, log
+                 concurrency: int = 1, **env: str) -> None:
+        self.queue, self.broker_url, self.log, self.env = queue, broker_url, log, env
         self.name = name or f"{queue}-fault-{os.getpid()}@{socket.gethostname()}"
         self.concurrency = concurrency
         self.start()
@@ -47,7 +57,7 @@ class Worker:
                 [sys.executable, "-m", "celery", "-A", "latlab.worker", "worker", "-Q",
                  self.queue, "-c", str(self.concurrency), "-n", self.name,
                  "--loglevel", "WARNING"],
-                env={**os.environ, "LATLAB_REDIS_URL": self.broker_url},
+                env={**os.environ, "LATLAB_REDIS_URL": self.broker_url, **self.env},
                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         wait_for(self.answers, timeout=90, interval=0.5)
 
@@ -83,7 +93,9 @@ def receiver() -> Iterator[Receiver]:
 
 @pytest.fixture
 def alerts_on_broker(broker, tmp_path) -> Iterator[Worker]:  # noqa: F811
-    worker = Worker(ALERTS_QUEUE, broker.url, tmp_path / "alerts.log", concurrency=2)
+    # A failed attempt's next one is held by the worker (a countdown) for 4 s.
+    worker = Worker(ALERTS_QUEUE, broker.url, tmp_path / "alerts.log", concurrency=2,
+                    LATLAB_DELIVERY_BACKOFF_S="4")
     yield worker
     worker.stop()
 
@@ -109,10 +121,14 @@ def _breach(client: str) -> dict:
         {"latency": {"samples_ns": [350_000 + i for i in range(200)]}}]}])
 
 
-def _relay_now(clock: FrozenClock) -> int:
-    """What beat's relay does every few seconds, at once (the test's clock is frozen)."""
-    clock.moment = datetime.now(UTC) + tasks.RELAY_AFTER + timedelta(seconds=1)
-    return tasks.relay()
+def _beat_now(clock: FrozenClock) -> bool:
+    """What beat does every few seconds, at once (the test's clock is frozen): the outbox's
+    relay, and the sweep for alert messages whose task was lost."""
+    clock.moment = datetime.now(UTC) + delivery.LOST_AFTER + timedelta(seconds=1)
+    tasks.relay()
+    with get_sessionmaker()() as session, session.begin():
+        delivery.redeliver_due(session)
+    return True
 
 
 def test_a_frozen_redis_holds_no_database_connection(committed_db, broker, alerts_on_broker,  # noqa: F811
@@ -143,7 +159,58 @@ def test_a_frozen_redis_holds_no_database_connection(committed_db, broker, alert
         api.terminate()
         api.wait(20)
     # What could not leave during the freeze waits in the outbox; beat's relay sends it.
-    wait_for(lambda: _relay_now(clock) >= 0 and len(receiver.messages) == submissions + 1,
+    wait_for(lambda: _beat_now(clock) and len(receiver.messages) == submissions + 1,
              timeout=120, interval=1)
     assert sorted(m["series"]["client"] for m in receiver.messages) == sorted(
         ["warm-up", *(f"frozen-{i}" for i in range(submissions))])
+
+
+def _open_alerts(session: Session, channel: Channel, n: int) -> list[int]:
+    """`n` alerts opened, one message each to `channel`, committed (their tasks leave)."""
+    ids = []
+    for i in range(n):
+        alert = Alert(project_id=channel.project_id, source="test",
+                      history_key=os.urandom(8).hex(),
+                      kind="sla", severity=Severity.warning, state=AlertState.open,
+                      suite="echo", scenario="default", series_labels={}, metric="p99",
+                      unit="ns", message=f"alert {i}", opened_at=datetime.now(UTC),
+                      updated_at=datetime.now(UTC), occurrences=1, channel_ids=[channel.id])
+        session.add(alert)
+        session.flush()
+        ids += [n.id for n in lifecycle.notify(session, alert, "opened")]
+    session.commit()
+    return ids
+
+
+def _statuses(session: Session, ids: list[int]) -> list[str]:
+    session.expire_all()
+    return [session.get_one(Notification, i).status for i in ids]
+
+
+@pytest.mark.parametrize("loss", ["killed", "stopped"])
+def test_the_alerts_worker_rides_through_a_broker_loss_mid_delivery(
+        committed_db, broker, alerts_on_broker, receiver, clock, loss) -> None:  # noqa: F811
+    """Redis killed (or stopped) while the worker's two processes are posting to a slow
+    receiver: the posts end, their acknowledgements meet no broker, and the worker (the same
+    process) carries on once Redis is back."""
+    pid = alerts_on_broker.process.pid
+    channel = _alerting(committed_db, receiver)
+    receiver.stall_s = 3
+    ids = _open_alerts(committed_db, channel, 4)
+    receiver.script = [500, 500]  # two fail: their next attempts wait in the worker
+    wait_for(lambda: receiver.requests == 4, timeout=60)  # two in flight
+    if loss == "killed":
+        broker.signal(signal.SIGKILL)
+        broker.service.process.wait(10)
+    else:
+        broker.stop()
+    wait_for(lambda: receiver.requests == 4 and len(receiver.messages) == 2, timeout=60)
+    broker.start()
+    # The same process consumes again: every message is delivered.
+    receiver.stall_s = 0
+    later = _open_alerts(committed_db, channel, 1)
+    wait_for(lambda: _beat_now(clock) and set(_statuses(committed_db, ids + later)) == {
+        "sent"}, timeout=120, interval=1)
+    assert alerts_on_broker.process.poll() is None and alerts_on_broker.process.pid == pid
+    assert "Unrecoverable" not in alerts_on_broker.output(), alerts_on_broker.output()[-3000:]
+    assert len(receiver.messages) == 5

@@ -42,6 +42,27 @@ class Consumer(CeleryConsumer):  # type: ignore[misc]  # Celery ships no types
                    "without_heartbeat": True}
         super().__init__(*args, worker_options=options, **kwargs)
 
+    def on_connection_error_after_connected(self, exc: Exception) -> None:
+        """The broker went away while this worker held messages (running, or waiting for
+        their countdown). Celery then closes the lost connection, and two things touched it
+        after kombu had torn its transport down, each killing the worker (`Unrecoverable
+        error: AttributeError: 'NoneType' object has no attribute 'hostname'` / `'client'`;
+        celery 5.7, kombu 5.7): closing a channel gives its unacknowledged messages back,
+        and a task ending later acknowledges its message, both through that transport.
+        Neither can reach a broker that is gone: the lost connection's channels give back
+        and acknowledge nothing. Their messages stay in the broker's unacknowledged set (or
+        went with it), from which the broker's visibility timeout returns them; tasks are
+        idempotent, so one that ran meanwhile is harmless when it comes back."""
+        transport = self.connection and self.connection._transport
+        for channel in list(getattr(transport, "channels", ())):
+            channel.do_restore = False
+            channel.basic_ack = channel.basic_reject = _nothing
+        super().on_connection_error_after_connected(exc)
+
+
+def _nothing(*_: Any, **__: Any) -> None:
+    """What a channel of a lost connection does when asked to acknowledge or reject."""
+
 
 # Both Celery apps (ingest and runner): a task is acknowledged only once done, and given back
 # to the queue when its worker dies; one message at a time; results are not kept.
@@ -52,6 +73,8 @@ CELERY_DEFAULTS: dict[str, Any] = {
     "task_ignore_result": True,
     "broker_connection_retry_on_startup": True,
     "broker_connection_max_retries": None,  # a worker waits for its broker, however long
+    # Tasks running when the broker goes away finish (Celery 6 would cancel them).
+    "worker_cancel_long_running_tasks_on_connection_loss": False,
     "broker_connection_timeout": CONNECT_TIMEOUT_S,
     "broker_transport_options": TRANSPORT_OPTIONS,
     "worker_consumer": "latlab_contract.broker:Consumer",
