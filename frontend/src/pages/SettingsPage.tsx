@@ -39,7 +39,7 @@ export function SettingsPage() {
         <a href="#project">Project</a>
         <a href="#gate">CI gate</a>
         <a href="#sla-rules">SLA rules</a>
-        <a href="#channels">Slack channels</a>
+        <a href="#channels">Alert channels</a>
         <a href="#tokens">API tokens</a>
         <a href="#retention">Retention</a>
         {isAdmin && <a href="#projects">All projects</a>}
@@ -56,7 +56,7 @@ export function SettingsPage() {
       <h2 id="sla-rules">SLA rules</h2>
       <SlaRules canWrite={canWrite} channels={channels.data ?? []} />
 
-      <h2 id="channels">Slack channels</h2>
+      <h2 id="channels">Alert channels: Slack and webhooks</h2>
       {channels.isPending ? (
         <Loading label="Loading channels…" />
       ) : channels.isError ? (

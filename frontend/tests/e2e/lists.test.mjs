@@ -197,3 +197,24 @@ test("two series of one run compared: the sides named by their labels, each valu
   await legend.getByText(/\(rust\)$/).first().waitFor();
   await screenshot(page, "lists-compare-series");
 });
+
+test("settings: tokens a page at a time, the SLA form's help follows its kind", async () => {
+  const { page } = session;
+  await page.goto(`${baseUrl}/settings`);
+  await page.waitForFunction(() => document.title === "Settings · latlab");
+  const rows = page.locator("table.tokens-table tbody tr");
+  await rows.first().waitFor();
+  assert.equal(await rows.count(), 20);
+  await page.getByText(/^1.20 of 25$/).waitFor();
+  await page.getByRole("button", { name: "Next" }).first().click();
+  await page.waitForFunction(
+    () => document.querySelectorAll("table.tokens-table tbody tr").length === 5,
+  );
+  await page.getByRole("heading", { name: "Alert channels: Slack and webhooks" }).waitFor();
+  const kind = page.getByRole("form", { name: "New SLA rule" }).getByLabel("Kind", { exact: true });
+  await kind.selectOption("static");
+  await page.getByText("Static: a fixed threshold, in the unit below").waitFor();
+  await kind.selectOption("relative");
+  await page.getByText("Relative: the change against the baseline, in %").waitFor();
+  await screenshot(page, "lists-settings");
+});

@@ -225,7 +225,14 @@ function RuleCreateForm({ channels }: { channels: ChannelRead[] }) {
           />
         )}
       </Field>
-      <Field label="Kind" hint="Relative: change against the baseline, in %">
+      <Field
+        label="Kind"
+        hint={
+          form.kind === "relative"
+            ? "Relative: the change against the baseline, in %"
+            : "Static: a fixed threshold, in the unit below"
+        }
+      >
         {(control) => (
           <select
             {...control}

@@ -8,6 +8,7 @@ import { Badge } from "../common/Badge";
 import { ConfirmButton } from "../common/ConfirmButton";
 import { Field } from "../common/Field";
 import { EmptyState } from "../common/Status";
+import { Pagination } from "../runs/Pagination";
 import { CreateForm } from "./CreateForm";
 import { SettingsTable } from "./SettingsTable";
 
@@ -18,11 +19,16 @@ const SCOPES: { scope: Scope; what: string }[] = [
   { scope: "metrics:read", what: "Prometheus scrapes /metrics" },
 ];
 
-/** CI tokens: the secret is shown once, right after creation, and never again. */
+const TOKENS_PAGE = 20;
+
+/** CI tokens, a page at a time: the secret is shown once, right after creation, and never
+ * again. */
 export function Tokens({ canWrite }: { canWrite: boolean }) {
   const tokens = useTokens();
   const revoke = useRevokeToken();
   const [created, setCreated] = useState<TokenCreated | null>(null);
+  const [offset, setOffset] = useState(0);
+  const all = tokens.data ?? [];
   return (
     <>
       {created && <NewToken token={created} onDismiss={() => setCreated(null)} />}
@@ -30,7 +36,7 @@ export function Tokens({ canWrite }: { canWrite: boolean }) {
         className="tokens-table"
         columns={["Name", "Token", "Scopes", "Created", "Expires", "Last used", "State"]}
         actions
-        rows={tokens}
+        rows={{ ...tokens, data: tokens.data?.slice(offset, offset + TOKENS_PAGE) }}
         loading="Loading tokens…"
         empty={
           <EmptyState title="No API tokens">CI submits runs with a token made here.</EmptyState>
@@ -72,6 +78,15 @@ export function Tokens({ canWrite }: { canWrite: boolean }) {
           );
         }}
       </SettingsTable>
+      {all.length > TOKENS_PAGE && (
+        <Pagination
+          total={all.length}
+          capped={false}
+          limit={TOKENS_PAGE}
+          offset={offset}
+          onOffsetChange={setOffset}
+        />
+      )}
       {canWrite && <TokenCreateForm onCreated={setCreated} />}
     </>
   );
