@@ -15,6 +15,10 @@ from latlab.localstack.services import setpriv
 from latlab_contract import ALERTS_QUEUE, INGEST_QUEUE, host_queue
 
 REPO = Path(__file__).resolve().parents[3]
+# Seconds the api keeps an idle connection: well above its 503s' `Retry-After` (5 s,
+# `latlab.main.RETRY_AFTER_S`), so a client that waits that long and reuses its connection
+# does not meet the server closing it (uvicorn's default, 5 s, reset such reuses).
+KEEP_ALIVE_S = 20
 
 
 @dataclass(frozen=True)
@@ -44,7 +48,8 @@ def programs(env: dict[str, str], services: list[Program]) -> list[Program]:
     return [
         *services,
         Program("api", [str(bin_dir / "uvicorn"), "latlab.main:app", "--host",
-                        env["LATLAB_HOST"], "--port", env["LATLAB_PORT"], "--log-level", "info"]),
+                        env["LATLAB_HOST"], "--port", env["LATLAB_PORT"], "--log-level", "info",
+                        "--timeout-keep-alive", str(KEEP_ALIVE_S)]),
         Program("ingest", [*celery, "latlab.worker", "worker", "-Q", INGEST_QUEUE, "-c", "1",
                            "-n", "ingest@%h", "--loglevel", "WARNING"], orphan_signal="QUIT"),
         Program("alerts", [*celery, "latlab.worker", "worker", "-Q", ALERTS_QUEUE, "-c", "2",
