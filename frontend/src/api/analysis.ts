@@ -10,6 +10,7 @@ import { api, unwrap } from "./client";
 import { keys } from "./keys";
 import type {
   CompareQuery,
+  CompareRead,
   GateSettings,
   ProfileCompareQuery,
   TrendQuery,
@@ -23,6 +24,27 @@ export function useCompare(query: CompareQuery) {
     // Two stored runs compare the same way every time.
     staleTime: Infinity,
   });
+}
+
+/** Several comparisons at once (a run against each of several others), in parallel. */
+export function useCompares(queries: CompareQuery[]) {
+  return useQueries({
+    queries: queries.map((query) => ({
+      queryKey: keys.analysis.compare(query),
+      queryFn: ({ signal }: { signal: AbortSignal }) =>
+        unwrap(api.GET("/api/v1/compare", { params: { query }, signal })),
+      staleTime: Infinity,
+    })),
+    combine: combineCompares,
+  });
+}
+
+function combineCompares(results: UseQueryResult<CompareRead>[]) {
+  return {
+    data: results.map((result) => result.data),
+    isPending: results.some((result) => result.isPending),
+    error: results.find((result) => result.error !== null)?.error ?? null,
+  };
 }
 
 /** Two runs' CPU profiles, matched series by series: frame deltas and both sides' stacks. */

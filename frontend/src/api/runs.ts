@@ -129,8 +129,13 @@ export interface SpectraResult {
 
 /** The spectra of several series of one run, fetched in parallel. */
 export function useSpectra(runId: number, seriesIds: number[]): SpectraResult {
+  return useSeriesSpectra(seriesIds.map((seriesId) => ({ runId, seriesId })));
+}
+
+/** The spectra of series of any runs, fetched in parallel. */
+export function useSeriesSpectra(series: { runId: number; seriesId: number }[]): SpectraResult {
   return useQueries({
-    queries: seriesIds.map((seriesId) => ({
+    queries: series.map(({ runId, seriesId }) => ({
       queryKey: keys.runs.spectrum(runId, seriesId),
       queryFn: ({ signal }: { signal: AbortSignal }) =>
         unwrap(

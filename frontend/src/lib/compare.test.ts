@@ -5,10 +5,10 @@ import {
   changeTone,
   compareGroups,
   compareHref,
-  comparePair,
   confirmationProfilesHref,
   countVerdicts,
   parseRunId,
+  oldestFirst,
   profilesHref,
   sideNames,
   splitUnchanged,
@@ -143,11 +143,10 @@ describe("picking two runs", () => {
   const newer = { id: 4, started_at: "2026-11-23T10:00:00Z" };
 
   it("makes the older run the baseline", () => {
-    expect(comparePair([newer, older])).toEqual({ baseline: 9, candidate: 4 });
-    expect(comparePair([older])).toBeNull();
+    expect(oldestFirst([newer, older]).map((run) => run.id)).toEqual([9, 4]);
   });
 
-  it("keeps at most two picks, refusing a third rather than dropping one", () => {
+  it("keeps at most `max` picks, refusing one more rather than dropping one", () => {
     const third = { id: 5, started_at: "2026-11-24T10:00:00Z" };
     expect(togglePick([], older)).toEqual([older]);
     expect(togglePick([older, newer], third)).toEqual([older, newer]);

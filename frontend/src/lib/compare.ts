@@ -208,13 +208,11 @@ export interface Picked {
   started_at: string;
 }
 
-/** Two picked runs as a comparison: the older one is the baseline. */
-export function comparePair(picked: Picked[]): { baseline: number; candidate: number } | null {
-  if (picked.length !== 2) return null;
-  const [a, b] = [...picked].sort(
+/** Picked runs, the oldest first (the baseline of a comparison). */
+export function oldestFirst<T extends Picked>(picked: T[]): T[] {
+  return [...picked].sort(
     (x, y) => new Date(x.started_at).getTime() - new Date(y.started_at).getTime() || x.id - y.id,
   );
-  return { baseline: a!.id, candidate: b!.id };
 }
 
 /** Toggles a run in the selection; a full selection takes no more (the page says so). */

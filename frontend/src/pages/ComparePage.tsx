@@ -2,6 +2,7 @@ import { useMemo, type FormEvent } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router";
 
 import { useCompare } from "../api/analysis";
+import { SeveralRuns } from "../components/compare/SeveralRuns";
 import { errorMessage } from "../api/client";
 import { useRun, useSpectra } from "../api/runs";
 import type { CompareQuery, CompareRead } from "../api/types";
@@ -22,6 +23,7 @@ import {
 import { compareCurveMetrics, compareCurves } from "../lib/curves";
 import { formatLabels } from "../lib/format";
 import { overlayLines, type SpectrumPair } from "../lib/spectrum";
+import { parseRunIds } from "../lib/multiCompare";
 import { metricLabel } from "../lib/vocabulary";
 import { usePageTitle } from "../hooks/usePageTitle";
 
@@ -33,6 +35,17 @@ export function ComparePage() {
   const candidate = parseRunId(search.get("candidate"));
   const baselineLabels = search.get("baseline_labels") ?? undefined;
   const candidateLabels = search.get("candidate_labels") ?? undefined;
+  const several = parseRunIds(search.get("runs"));
+  if (several !== null) {
+    return (
+      <section>
+        <header className="page-header">
+          <h1>Compare {several.length} runs</h1>
+        </header>
+        <SeveralRuns runIds={several} />
+      </section>
+    );
+  }
   return (
     <section>
       <header className="page-header">

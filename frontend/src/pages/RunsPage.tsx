@@ -9,9 +9,15 @@ import { EmptyState, ErrorState, Loading } from "../components/common/Status";
 import { Pagination } from "../components/runs/Pagination";
 import { RunFilters, type FilterValues } from "../components/runs/RunFilters";
 import { RunsTable } from "../components/runs/RunsTable";
-import { compareHref, comparePair, togglePick } from "../lib/compare";
+import { compareHref, oldestFirst, togglePick } from "../lib/compare";
+import { MAX_RUNS, multiCompareHref } from "../lib/multiCompare";
 import { activeFilterCount, queryFromSearch, rangeStart, type RunOrder } from "../lib/runFilters";
 import { usePageTitle } from "../hooks/usePageTitle";
+
+/** Two runs: their comparison; more: side by side, the oldest as the baseline. */
+function picksHref(ids: number[]): string {
+  return ids.length === 2 ? compareHref(ids[0]!, ids[1]!) : multiCompareHref(ids);
+}
 
 export function RunsPage() {
   usePageTitle("Runs");
@@ -22,7 +28,7 @@ export function RunsPage() {
   const navigate = useNavigate();
   // Picks survive paging and filtering, so the two runs may come from different pages.
   const [picked, setPicked] = useState<RunSummary[]>([]);
-  const pair = comparePair(picked);
+  const ordered = oldestFirst(picked);
   const filtered = activeFilterCount(query) > 0;
 
   function setOffset(offset: number) {
@@ -71,24 +77,24 @@ export function RunsPage() {
       />
       <div className="compare-bar" aria-live="polite">
         {picked.length === 0 ? (
-          <span className="muted">Pick two runs to compare them.</span>
+          <span className="muted">
+            Pick two runs to compare them, or up to {MAX_RUNS} to see them side by side.
+          </span>
         ) : (
           <>
             <span>
-              Picked {picked.map((run) => `#${String(run.id)}`).join(" and ")}
-              {pair && (
-                <span className="muted">
-                  {" "}
-                  (baseline #{pair.baseline}, candidate #{pair.candidate}; a comparison takes two
-                  runs: unpick one to pick another)
-                </span>
-              )}
+              Picked {ordered.map((run) => `#${String(run.id)}`).join(", ")}
+              <span className="muted">
+                {" "}
+                ({ordered.length > 1 ? `baseline #${String(ordered[0]!.id)}, the oldest` : "one more"}
+                {picked.length >= MAX_RUNS && `; at most ${String(MAX_RUNS)} runs`})
+              </span>
             </span>
             <button
               type="button"
               className="button button-primary"
-              disabled={pair === null}
-              onClick={() => pair && void navigate(compareHref(pair.baseline, pair.candidate))}
+              disabled={ordered.length < 2}
+              onClick={() => void navigate(picksHref(ordered.map((run) => run.id)))}
             >
               Compare
             </button>
@@ -118,7 +124,8 @@ export function RunsPage() {
             <RunsTable
               runs={runs.data.items}
               picked={picked.map((run) => run.id)}
-              onTogglePick={(run) => setPicked((current) => togglePick(current, run))}
+              maxPicks={MAX_RUNS}
+              onTogglePick={(run) => setPicked((current) => togglePick(current, run, MAX_RUNS))}
               order={query.order ?? "-started_at"}
               onOrder={setOrder}
             />

@@ -77,16 +77,25 @@ test("the runs list filters by verdict and suite prefix, sorts, and shows P99", 
   await screenshot(page, "lists-runs-filtered");
 });
 
-test("a third pick is refused, not swapped for the first", async () => {
+test("up to six picked runs side by side; a seventh pick is refused", async () => {
   const { page } = session;
-  await page.goto(`${baseUrl}/runs`);
+  await page.goto(`${baseUrl}/runs?suite=busy`);
   const boxes = page.locator("table.runs-table tbody input[type=checkbox]");
-  await boxes.nth(2).waitFor();
-  await boxes.nth(0).check();
-  await boxes.nth(1).check();
-  assert.equal(await boxes.nth(2).isDisabled(), true);
-  assert.equal(await boxes.nth(0).isChecked(), true);
-  await page.getByText(/a comparison takes two\s+runs/).waitFor();
+  await boxes.nth(6).waitFor();
+  for (let i = 0; i < 6; i += 1) await boxes.nth(i).check();
+  assert.equal(await boxes.nth(6).isDisabled(), true);
+  await page.getByText(/at most 6 runs/).waitFor();
+  await page.getByRole("button", { name: "Compare", exact: true }).click();
+  await page.waitForURL(/\/compare\?runs=(\d+,){5}\d+$/);
+  const table = page.locator("table.several-runs-table");
+  await table.waitFor();
+  assert.equal(await table.locator("thead th[data-run-id]").count(), 6);
+  const verdicts = page.getByRole("list", { name: "Verdicts against the first run" });
+  assert.equal(await verdicts.locator("li").count(), 5);
+  await table.locator('tr[data-metric="p99"] td').nth(6).waitFor();
+  await page.getByRole("figure", { name: "Several runs' latency by percentile" }).waitFor();
+  await page.waitForFunction(() => document.title === "Compare · latlab");
+  await screenshot(page, "lists-compare-six");
 });
 
 test("a comparison of runs with no series in common says so", async () => {
