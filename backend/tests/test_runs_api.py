@@ -167,3 +167,21 @@ def test_openapi_publishes_the_result_contract(client) -> None:
     body = spec["paths"]["/api/v1/runs"]["post"]["requestBody"]
     assert body["content"]["application/json"]["schema"]["$ref"].endswith("/RunCreate")
     assert "samples_ns" in spec["components"]["schemas"]["Latency"]["properties"]
+
+
+def test_a_harness_resolution_is_kept_for_the_series_and_its_trials(client, actors) -> None:
+    """ApacheBench prints whole milliseconds: its 0 means under 1 ms, and the run says so."""
+    whole_ms = [0] * 600 + [1_000_000] * 400
+    document = result(series=[{"labels": {"load": "ab"}, "trials": [
+        {"latency": {"samples_ns": whole_ms, "resolution_ns": 1_000_000}},
+        {"latency": {"samples_ns": whole_ms}}]}])
+    headers = actors.token(Scope.runs_write, Scope.read)
+    run_id = client.post("/api/v1/runs", json=document, headers=headers).json()["id"]
+    series = client.get(f"/api/v1/runs/{run_id}", headers=headers).json()["series"][0]
+    assert series["summary"]["p50"] == 0
+    assert series["resolution_ns"] == 1_000_000
+    assert [t["resolution_ns"] for t in series["trials"]] == [1_000_000, None]
+    bad = result(series=[{"labels": {}, "trials": [
+        {"latency": {"samples_ns": whole_ms, "resolution_ns": 0}}]}])
+    response = client.post("/api/v1/runs", json=bad, headers=headers)
+    assert response.status_code == 422 and "resolution_ns" in response.text

@@ -146,6 +146,9 @@ class Latency(Contract):
     rebuilt: bool = Field(
         False, description="The histogram was rebuilt from a percentile spectrum the harness "
         "printed: its values between the printed percentiles are interpolated.")
+    resolution_ns: Annotated[int, Field(ge=1, le=1_000_000_000)] | None = Field(
+        None, description="The step the harness prints values in (ApacheBench: 1 ms): a value "
+        "of 0 means under it.")
 
     @model_validator(mode="after")
     def exactly_one(self) -> "Latency":

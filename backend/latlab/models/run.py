@@ -120,7 +120,7 @@ class Series(Base):
     summary: Mapped[dict[str, Any]]
     # Which summary statistics a harness printed ("reported") and which were computed from a
     # histogram rebuilt from its spectrum ("interpolated"); None when all were computed.
-    summary_origin: Mapped[dict[str, list[str]] | None] = mapped_column(JSONB)
+    summary_origin: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     summary_uncorrected: Mapped[dict[str, Any] | None]
     metrics: Mapped[dict[str, Any]] = mapped_column(default=dict)
     # hash(project, suite, scenario, labels): the series' history; None for a confirmation
@@ -173,7 +173,7 @@ class Trial(Base):
     # True when the summary came from exact samples rather than histogram buckets.
     exact: Mapped[bool]
     # As the series' (above): the harness's own statistics and the interpolated ones.
-    summary_origin: Mapped[dict[str, list[str]] | None] = mapped_column(JSONB)
+    summary_origin: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     summary_uncorrected: Mapped[dict[str, Any] | None]
     metrics: Mapped[dict[str, Any]] = mapped_column(default=dict)
     intervals: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONB)

@@ -111,13 +111,14 @@ class Summary:
     def as_dict(self) -> dict[str, float]:
         return dict(self.__dict__)
 
-    def described(self, reported: Reported | None, rebuilt: bool
-                  ) -> tuple["Summary", dict[str, list[str]] | None]:
+    def described(self, reported: Reported | None, rebuilt: bool,
+                  resolution_ns: int | None = None) -> tuple["Summary", dict[str, Any] | None]:
         """This summary with the statistics a harness printed in place of the computed ones,
         and where each came from: `reported` (the tool's own) and `interpolated` (computed
-        from a histogram rebuilt from a spectrum); None when all were computed."""
+        from a histogram rebuilt from a spectrum), and the step the tool prints values in
+        (`resolution_ns`); None when all were computed at the lab's own resolution."""
         printed = {} if reported is None else reported.model_dump(exclude_none=True)
-        if not printed and not rebuilt:
+        if not printed and not rebuilt and resolution_ns is None:
             return self, None
         described = replace(self, **printed)
         problem = order_problem(described.as_dict())
@@ -125,7 +126,10 @@ class Summary:
             raise ValueError(f"with the statistics the harness printed, the {problem}")
         interpolated = [key for key in self.__dict__
                         if rebuilt and key != "count" and key not in printed]
-        return described, {"reported": sorted(printed), "interpolated": interpolated}
+        origin: dict[str, Any] = {"reported": sorted(printed), "interpolated": interpolated}
+        if resolution_ns is not None:
+            origin["resolution_ns"] = resolution_ns
+        return described, origin
 
 
 class Histogram:

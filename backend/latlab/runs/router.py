@@ -270,11 +270,13 @@ _SUMMARY_KEYS = ("count", "min", "max", "mean", "stddev", "p50", "p90", "p95", "
                  "p9999")
 
 
-def _origin(origin: dict[str, list[str]] | None) -> dict[str, list[str]]:
-    """Which summary statistics the harness printed and which were interpolated."""
+def _origin(origin: dict[str, Any] | None) -> dict[str, Any]:
+    """Which summary statistics the harness printed, which were interpolated, and the step
+    the harness printed in."""
     origin = origin or {}
     return {"reported": origin.get("reported", []),
-            "interpolated": origin.get("interpolated", [])}
+            "interpolated": origin.get("interpolated", []),
+            "resolution_ns": origin.get("resolution_ns")}
 
 
 def _without_histograms(intervals: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:

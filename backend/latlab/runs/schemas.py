@@ -157,6 +157,8 @@ class RunPage(Schema):
 
 _REPORTED = ("Summary statistics as the benchmark harness printed them (k6's p(95), wrk2's "
              "99.000%, pytest-benchmark's median), not computed by the lab")
+_RESOLUTION = ("The step the harness printed latency in (ApacheBench: 1 ms): a value under it "
+               "shows as 0; null: the lab's own resolution")
 _INTERPOLATED = ("Summary statistics computed from a histogram the lab rebuilt from the "
                  "percentiles a harness printed: interpolated between them")
 
@@ -169,6 +171,7 @@ class TrialRead(Schema):
                                   "beyond them: not numbers to trust")
     reported: list[str] = Field(description=_REPORTED)
     interpolated: list[str] = Field(description=_INTERPOLATED)
+    resolution_ns: int | None = Field(description=_RESOLUTION)
     summary_uncorrected: Summary | None
     metrics: dict[str, float]
     intervals: list[dict[str, Any]] | None
@@ -185,6 +188,7 @@ class SeriesRead(Schema):
                                   "beyond them: not numbers to trust")
     reported: list[str] = Field(description=_REPORTED)
     interpolated: list[str] = Field(description=_INTERPOLATED)
+    resolution_ns: int | None = Field(description=_RESOLUTION)
     summary_uncorrected: Summary | None
     metrics: dict[str, float]
     trials: list[TrialRead]

@@ -72,7 +72,7 @@ class TrialData:
     # The summaries, with the statistics the harness printed in place of computed ones.
     summary: Summary
     summary_uncorrected: Summary | None
-    origin: dict[str, list[str]] | None
+    origin: dict[str, Any] | None
     metrics: dict[str, float]
     intervals: list[dict[str, Any]] | None
     tuning: dict[str, str] | None
@@ -254,9 +254,10 @@ def _trial_data(trial: Any, path: str) -> TrialData:
 
 
 def _described(histogram: Histogram, latency: Latency, path: str
-               ) -> tuple[Summary, dict[str, list[str]] | None]:
+               ) -> tuple[Summary, dict[str, Any] | None]:
     try:
-        return histogram.summary().described(latency.reported, latency.rebuilt)
+        return histogram.summary().described(latency.reported, latency.rebuilt,
+                                             latency.resolution_ns)
     except ValueError as error:
         raise Unprocessable(str(error), path) from None
 
@@ -307,11 +308,18 @@ def _series(run: Run, series_id: int, item: SeriesIn, trials: list[TrialData],
     }
 
 
-def _merged_origin(trials: list[TrialData]) -> dict[str, list[str]] | None:
+def _merged_origin(trials: list[TrialData]) -> dict[str, Any] | None:
     """Trials merged: the statistics a tool printed do not add up (the merged summary is
-    computed), and those of rebuilt histograms stay interpolated."""
+    computed), those of rebuilt histograms stay interpolated, and the coarsest step a tool
+    printed in stays."""
     rebuilt = {key for t in trials if t.origin for key in t.origin["interpolated"]}
-    return {"reported": [], "interpolated": sorted(rebuilt)} if rebuilt else None
+    steps = [t.origin["resolution_ns"] for t in trials if t.origin and "resolution_ns" in t.origin]
+    if not rebuilt and not steps:
+        return None
+    origin: dict[str, Any] = {"reported": [], "interpolated": sorted(rebuilt)}
+    if steps:
+        origin["resolution_ns"] = max(steps)
+    return origin
 
 
 def _trial(trial_id: int, run: Run, series_id: int, index: int,

@@ -2779,6 +2779,11 @@ export interface components {
              * @description Summary statistics computed from a histogram the lab rebuilt from the percentiles a harness printed: interpolated between them
              */
             interpolated: string[];
+            /**
+             * Resolution Ns
+             * @description The step the harness printed latency in (ApacheBench: 1 ms): a value under it shows as 0; null: the lab's own resolution
+             */
+            resolution_ns: number | null;
             summary_uncorrected: components["schemas"]["Summary"] | null;
             /** Metrics */
             metrics: {
@@ -3412,6 +3417,11 @@ export interface components {
              * @description Summary statistics computed from a histogram the lab rebuilt from the percentiles a harness printed: interpolated between them
              */
             interpolated: string[];
+            /**
+             * Resolution Ns
+             * @description The step the harness printed latency in (ApacheBench: 1 ms): a value under it shows as 0; null: the lab's own resolution
+             */
+            resolution_ns: number | null;
             summary_uncorrected: components["schemas"]["Summary"] | null;
             /** Metrics */
             metrics: {
@@ -3800,6 +3810,12 @@ export interface components {
              * @default false
              */
             rebuilt: boolean;
+            /**
+             * Resolution Ns
+             * @description The step the harness prints values in (ApacheBench: 1 ms): a value of 0 means under it.
+             * @default null
+             */
+            resolution_ns: number | null;
         };
         /**
          * ProfileIn

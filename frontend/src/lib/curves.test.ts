@@ -18,6 +18,7 @@ function series(id: number, labels: Record<string, string>, p99: number, rps: nu
   };
   return {
     id, labels, summary, summary_uncorrected: null, unreliable: [], reported: [], interpolated: [],
+    resolution_ns: null,
     metrics: { throughput: rps },
     trials: [],
   };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { originNote } from "./origin";
+import { formatLatency, originNote } from "./origin";
 
 describe("originNote", () => {
   const origin = { reported: ["p50", "p95", "max"], interpolated: ["p99", "stddev"] };
@@ -20,5 +20,14 @@ describe("originNote", () => {
   it("says nothing of a statistic computed from the whole distribution", () => {
     expect(originNote("p90", origin)).toBeNull();
     expect(originNote("p90", { reported: [], interpolated: [] })).toBeNull();
+  });
+});
+
+describe("formatLatency", () => {
+  it("says a value under the harness's step is under it", () => {
+    const ab = { reported: [], interpolated: [], resolution_ns: 1_000_000 };
+    expect(formatLatency(0, ab)).toBe("< 1 ms");
+    expect(formatLatency(2_000_000, ab)).toBe("2 ms");
+    expect(formatLatency(0, { reported: [], interpolated: [] })).toBe("0 ns");
   });
 });

@@ -1,8 +1,22 @@
 /** Where a summary statistic came from, as the API says (`reported`, `interpolated`). */
 
+import { formatNs } from "./units";
+
 export interface Origin {
   reported: readonly string[];
   interpolated: readonly string[];
+  /** The step the harness printed latency in (ApacheBench: 1 ms); null: the lab's own. */
+  resolution_ns?: number | null;
+}
+
+/**
+ * A latency as precise as its harness printed it: ApacheBench prints whole milliseconds, so
+ * its 0 is "< 1 ms", never "0 ns".
+ */
+export function formatLatency(ns: number | null | undefined, origin: Origin): string {
+  const step = origin.resolution_ns;
+  if (step != null && ns != null && ns < step) return `< ${formatNs(step)}`;
+  return formatNs(ns);
 }
 
 export interface OriginNote {

@@ -31,6 +31,13 @@ test("zig-http: the seed's sweep as curves, zig against go", async (t) => {
     await p99.locator("circle").nth(15).waitFor();
     assert.equal(await p99.locator("circle").count(), 16);
     assert.equal(await rps.locator("circle").count(), 16);
+    // ApacheBench prints whole milliseconds: its sub-millisecond values say "< 1 ms", no cell
+    // of the summary says "0 ns".
+    const cells = await session.page
+      .locator("table.summary-table td[data-column]")
+      .allInnerTexts();
+    assert.ok(cells.length > 0);
+    assert.ok(cells.every((text) => !/^~?0 ns/.test(text.trim())), cells.join(" | "));
     await screenshot(session.page, "zig-http-01-seed-curves");
   });
 

@@ -86,7 +86,8 @@ def parse(text: str, context: ParseContext) -> Parsed:
         metrics["ab_max_ms" if percent == 100 else f"ab_p{percent}_ms"] = float(value)
     latency = _step_histogram(int(metrics["requests"]), table)
     try:
-        trial = TrialIn.model_validate({"latency": {"hdr": latency}, "metrics": metrics})
+        trial = TrialIn.model_validate({
+            "latency": {"hdr": latency, "resolution_ns": NS_PER_MS}, "metrics": metrics})
     except ValidationError as error:
         raise ParseError(validation_message(error)) from error
     return Parsed(series=[SeriesIn(trials=[trial])], metric_info=METRICS)

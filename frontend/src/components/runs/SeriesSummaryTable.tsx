@@ -3,7 +3,7 @@ import { Link } from "react-router";
 
 import type { MetricInfo, SeriesContext, SeriesRead, Summary } from "../../api/types";
 import { formatLabels } from "../../lib/format";
-import { type Origin, originNote } from "../../lib/origin";
+import { formatLatency, type Origin, originNote } from "../../lib/origin";
 import { changePct, DEFAULT_COLUMNS, rowLabels, splitLabels } from "../../lib/summaryTable";
 import { formatCount, formatDeltaPct, formatNs, formatValue } from "../../lib/units";
 import { latencyValue, metricLabel, summaryKeys } from "../../lib/vocabulary";
@@ -228,7 +228,7 @@ function SummaryRow({
             title={notes.join(" — ")}
           >
             {came?.mark}
-            {formatNs(value)}
+            {formatLatency(value, origin)}
             {unreliable && <span aria-label=" (few samples)"> ⚠</span>}
           </td>
         );

@@ -1,7 +1,7 @@
 import type { MetricInfo, SeriesRead } from "../../api/types";
 import { formatLabels } from "../../lib/format";
-import { originNote } from "../../lib/origin";
-import { formatCount, formatNs, formatValue } from "../../lib/units";
+import { formatLatency, originNote } from "../../lib/origin";
+import { formatCount, formatValue } from "../../lib/units";
 import { latencyValue, metricLabel, trialKeys } from "../../lib/vocabulary";
 
 /**
@@ -77,7 +77,7 @@ export function TrialsTable({
                     title={originNote(key, trial)?.note}
                   >
                     {originNote(key, trial)?.mark}
-                    {formatNs(latencyValue(trial.summary, key))}
+                    {formatLatency(latencyValue(trial.summary, key), trial)}
                     {trial.unreliable.includes(key) && <span aria-label=" (few samples)"> ⚠</span>}
                   </td>
                 ))}
