@@ -66,6 +66,13 @@ def test_overview_runs_list_and_compare_in_chromium(committed_db, live_server) -
     for i in range(110):
         submit(client, "busy", "quick", T0 + timedelta(hours=2, seconds=i),
                scale=350_000 * (1 + i % 7))
+    # go test -bench: one value a trial (ns/op), no distribution.
+    bench = result(suite="gobench", scenario="ci", series=[
+        {"labels": {"bench": "BenchmarkParse"},
+         "trials": [{"latency": {"samples_ns": [ns]}} for ns in (1200, 1350, 1290)]}])
+    response = client.post("/api/v1/runs", json=bench)
+    assert response.status_code == 201, response.text
+    bench_run = response.json()["id"]
     rust = submit(client, "pair", "default", T0 + timedelta(hours=3), {"client": "rust"})
     go = submit(client, "pair", "default", T0 + timedelta(hours=3, minutes=1), {"client": "go"})
 
@@ -73,7 +80,7 @@ def test_overview_runs_list_and_compare_in_chromium(committed_db, live_server) -
         ["node", "--test", "tests/e2e/lists.test.mjs"], cwd=FRONTEND,
         env={**os.environ, "LATLAB_URL": live_server, "LATLAB_EMAIL": admin.email,
              "LATLAB_PASSWORD": PASSWORD, "LATLAB_FAILING_RUN": str(failing),
-             "LATLAB_PAIR_RUNS": f"{rust},{go}",
+             "LATLAB_PAIR_RUNS": f"{rust},{go}", "LATLAB_BENCH_RUN": str(bench_run),
              "LATLAB_SCREENSHOT_DIR": str(FRONTEND / "tests" / "e2e" / "screenshots")},
         capture_output=True, text=True, timeout=300, check=False,
     )

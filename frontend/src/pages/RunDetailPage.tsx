@@ -16,6 +16,7 @@ import {
 import type { MetricInfo, ProfileRead, RunRead, SeriesRead } from "../api/types";
 import { FlameGraph } from "../components/charts/FlameGraph";
 import { IntervalsChart } from "../components/charts/IntervalsChart";
+import { PointEstimateChart } from "../components/charts/PointEstimateChart";
 import { SpectrumChart } from "../components/charts/SpectrumChart";
 import { EmptyState, ErrorState, Loading, QueryResult } from "../components/common/Status";
 import { RunVerdictBadge } from "../components/common/VerdictBadge";
@@ -41,6 +42,7 @@ import {
 } from "../lib/flamegraph";
 import { formatLabels, stringLabels } from "../lib/format";
 import { intervalRows, trialsWithIntervals } from "../lib/intervals";
+import { isPointSeries, pointEstimates } from "../lib/pointEstimates";
 import { spectrumLines } from "../lib/spectrum";
 import { trendHref } from "../lib/trends";
 import { tuningSummary } from "../lib/tuning";
@@ -211,8 +213,21 @@ function RunBody({ run }: { run: RunRead }) {
               <CompareSeriesForm runId={run.id} axes={axes} />
             </>
           )}
-          <h2>Percentile spectrum</h2>
-          <SpectrumPanel runId={run.id} seriesIds={run.series.map((series) => series.id)} />
+          {run.series.some((series) => !isPointSeries(series)) && (
+            <>
+              <h2>Percentile spectrum</h2>
+              <SpectrumPanel
+                runId={run.id}
+                seriesIds={run.series.filter((series) => !isPointSeries(series)).map((s) => s.id)}
+              />
+            </>
+          )}
+          {run.series.some(isPointSeries) && (
+            <>
+              <h2>Mean of the trials</h2>
+              <PointEstimateChart estimates={pointEstimates(run.series)} />
+            </>
+          )}
           <h2>Latency over time</h2>
           <IntervalsPanel series={run.series} metricInfo={run.metric_info} />
           <h2>Trials</h2>

@@ -12,6 +12,7 @@ import { labUrl, requireEnv, screenshot, signedInSession } from "./browser.mjs";
 const baseUrl = labUrl();
 const failingRun = requireEnv("LATLAB_FAILING_RUN");
 const [rustRun, goRun] = requireEnv("LATLAB_PAIR_RUNS").split(",");
+const benchRun = requireEnv("LATLAB_BENCH_RUN");
 const session = signedInSession(baseUrl);
 
 test("the overview lists every suite and scenario, failing first, past the last 100 runs", async () => {
@@ -29,10 +30,10 @@ test("the overview lists every suite and scenario, failing first, past the last 
     // (Postgres keeps JSON keys shortest first: load before client.)
     .getByRole("figure", { name: /^P99 of load=hdr, client=rust over the last 2 runs$/ })
     .waitFor();
-  // 32 pairs, 25 a page: suite-00 (its one run is older than the last 100) is on the first
+  // 33 pairs, 25 a page: suite-00 (its one run is older than the last 100) is on the first
   // page, suite-29 on the second.
   await card.locator('tr[data-suite="suite-00"]').waitFor();
-  await card.getByText(/1.25 of 32/).waitFor();
+  await card.getByText(/1.25 of 33/).waitFor();
   await card.getByRole("button", { name: /next/i }).click();
   await card.locator('tr[data-suite="suite-29"]').waitFor();
   await screenshot(page, "lists-overview");
@@ -226,4 +227,14 @@ test("settings: tokens a page at a time, the SLA form's help follows its kind", 
   await kind.selectOption("relative");
   await page.getByText("Relative: the change against the baseline, in %").waitFor();
   await screenshot(page, "lists-settings");
+});
+
+test("a harness with one value a trial is drawn as their mean and range, not a spectrum", async () => {
+  const { page } = session;
+  await page.goto(`${baseUrl}/runs/${benchRun}`);
+  const chart = page.getByRole("figure", { name: "Mean of the trials, with their range" });
+  await chart.waitFor();
+  await chart.getByText("bench=BenchmarkParse").waitFor();
+  assert.equal(await page.getByRole("heading", { name: "Percentile spectrum" }).count(), 0);
+  await screenshot(page, "lists-point-estimates");
 });
