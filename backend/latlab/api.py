@@ -4,7 +4,6 @@ from fastapi import APIRouter, Depends
 
 from latlab.alerts.router import router as alerts_router
 from latlab.analysis.router import router as analysis_router
-from latlab.audit.router import router as audit_router
 from latlab.auth.router import projects_router
 from latlab.auth.router import router as auth_router
 from latlab.core.params import plain_query
@@ -22,4 +21,3 @@ api_router.include_router(hosts_router)
 api_router.include_router(jobs_router)
 api_router.include_router(analysis_router)
 api_router.include_router(alerts_router)
-api_router.include_router(audit_router)

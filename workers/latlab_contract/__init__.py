@@ -8,7 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from latlab_contract.estimate import AxisValue
+from latlab_contract.estimate import AxisValue, EstimateError, series_contexts, trials_s
+from latlab_contract.params import merge_params
 from latlab_contract.vocabulary import DEFAULT_GATE, MetricSpec
 
 EXECUTE_JOB = "runner.execute_job"
@@ -72,6 +73,28 @@ class SuiteInfo(Wire):
                             description="The metrics the CI gate judges")
     metrics: dict[str, MetricSpec] = Field(description="Metrics the suite adds")
     sla_templates: list[SlaTemplate] = []
+
+    def estimate_s(self, contexts: list[dict[str, Any]], trials: int) -> float | None:
+        """Seconds `trials` trials of the series `contexts` (`series_contexts`) take by the
+        suite's estimate; None when it states none, or for params outside what its author
+        foresaw (checked at every scenario when the suite loads)."""
+        if self.trial_s is None:
+            return None
+        try:
+            return trials_s(self.trial_s, contexts, trials)
+        except EstimateError:
+            return None
+
+    def lightest(self) -> str | None:
+        """The scenario whose one trial of each series the suite estimates shortest (None:
+        the suite estimates none): where a launch form starts."""
+        estimates = {}
+        for name, scenario in self.scenarios.items():
+            params = merge_params(self.params_schema, scenario.params, {})
+            seconds = self.estimate_s(series_contexts(self.axes, params), 1)
+            if seconds is not None:
+                estimates[name] = seconds
+        return min(sorted(estimates), key=estimates.__getitem__) if estimates else None
 
 
 class Heartbeat(Wire):

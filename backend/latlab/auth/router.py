@@ -1,7 +1,9 @@
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request, Response, status
+from fastapi import APIRouter, Depends, Query, Request, Response, status
 
+from latlab.audit import service as audit
+from latlab.audit.schemas import Action, AuditEventRead, AuditPage, EntityType
 from latlab.auth import service
 from latlab.auth.dependencies import (
     SESSION_COOKIE,
@@ -25,8 +27,9 @@ from latlab.auth.schemas import (
 from latlab.core.db import DbSession
 from latlab.core.errors import Conflict, Forbidden, NotFound, TooManyRequests, Unauthorized
 from latlab.core.openapi import documented, raises
-from latlab.core.params import Id
+from latlab.core.params import Id, IdQuery, Limit, Offset
 from latlab.core.routing import ApiRoute
+from latlab.core.schemas import Moment
 from latlab.core.settings import get_settings
 from latlab.models import ApiToken, Project, User
 from latlab.projects import service as projects
@@ -188,3 +191,22 @@ def _token_read(token: ApiToken) -> TokenRead:
         expires_at=token.expires_at, revoked_at=token.revoked_at,
         last_used_at=token.last_used_at,
     )
+
+
+@router.get("/audit", tags=["audit"])
+def list_audit_events(
+    admin: Admin, session: DbSession,
+    entity_type: EntityType | None = None, entity_id: IdQuery | None = None,
+    action: Action | None = None,
+    actor_user_id: IdQuery | None = None,
+    since: Annotated[Moment | None, Query(description="ISO 8601, inclusive")] = None,
+    until: Annotated[Moment | None, Query(description="ISO 8601, exclusive")] = None,
+    limit: Limit = 50, offset: Offset = 0,
+) -> AuditPage:
+    """Who changed what and when (admins): the current project's users, tokens, rules,
+    channels, baselines, schedules and settings, and the lab's users; newest first."""
+    events, total = audit.list_events(session, audit.AuditFilters(
+        project_id=admin.project_id, entity_type=entity_type, entity_id=entity_id,
+        action=action, actor_user_id=actor_user_id, since=since, until=until), limit, offset)
+    return AuditPage(items=[AuditEventRead.model_validate(e) for e in events], total=total,
+                     limit=limit, offset=offset)

@@ -7,7 +7,6 @@ from latlab.core.routing import ApiRoute
 from latlab.hosts import service
 from latlab.hosts.schemas import CurrentJob, HostRead, SuiteRead
 from latlab.hosts.tuning import tuning_checks
-from latlab.jobs import service as job_service
 from latlab.models import Host
 
 router = APIRouter(tags=["hosts"], route_class=ApiRoute)
@@ -30,7 +29,7 @@ def list_suites(principal: Reader, session: DbSession) -> list[SuiteRead]:
     """The catalogue: suites, scenarios and parameter schemas that online hosts advertise."""
     return [
         SuiteRead(**suite.model_dump(), hosts=hosts,
-                  lightest_scenario=job_service.lightest_scenario(suite))
+                  lightest_scenario=suite.lightest())
         for suite, hosts in service.catalogue(session).values()
     ]
 

@@ -21,14 +21,12 @@ from latlab.core.validation import BodyInvalid
 from latlab.hosts import service as host_service
 from latlab.jobs.schemas import JobCreate, JobEstimate
 from latlab.models import Host, Job, JobStatus, Project
-from latlab_contract import EXECUTE_JOB, JobEvent, JobSpec, SuiteInfo, host_queue
+from latlab_contract import EXECUTE_JOB, JobEvent, JobSpec, host_queue
 from latlab_contract.estimate import (
     MAX_TIMEOUT_S,
     MIN_TIMEOUT_S,
-    EstimateError,
     series_contexts,
     timeout_s,
-    trials_s,
 )
 from latlab_contract.params import merge_params
 
@@ -94,7 +92,7 @@ def plan(session: Session, request: JobCreate) -> Plan:
     validate_params(suite.params_schema, params)
     trials = request.repetitions + request.profile
     contexts = series_contexts(suite.axes, params)
-    estimate = _seconds(suite, contexts, trials)
+    estimate = suite.estimate_s(contexts, trials)
     limit = request.timeout_s
     if limit is None:
         limit = MIN_TIMEOUT_S if estimate is None else timeout_s(estimate)
@@ -107,27 +105,6 @@ def plan(session: Session, request: JobCreate) -> Plan:
                 "$.repetitions")
     return Plan(params, JobEstimate(series=len(contexts), trials=trials, estimate_s=estimate,
                                     timeout_s=limit))
-
-
-def lightest_scenario(suite: SuiteInfo) -> str | None:
-    """The scenario whose one trial of each series the suite estimates shortest (None: the
-    suite estimates none): where a launch form starts."""
-    estimates = {}
-    for name, scenario in suite.scenarios.items():
-        params = merge_params(suite.params_schema, scenario.params, {})
-        seconds = _seconds(suite, series_contexts(suite.axes, params), 1)
-        if seconds is not None:
-            estimates[name] = seconds
-    return min(sorted(estimates), key=estimates.__getitem__) if estimates else None
-
-
-def _seconds(suite: SuiteInfo, contexts: list[dict[str, Any]], trials: int) -> float | None:
-    if suite.trial_s is None:
-        return None
-    try:
-        return trials_s(suite.trial_s, contexts, trials)
-    except EstimateError:  # checked at every scenario when the suite loads; a param outside
-        return None        # what its author foresaw gets the default timeout
 
 
 def _duration(seconds: float) -> str:

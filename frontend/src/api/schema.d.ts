@@ -176,6 +176,27 @@ export interface paths {
         patch: operations["update_user_api_v1_users__user_id__patch"];
         trace?: never;
     };
+    "/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Audit Events
+         * @description Who changed what and when (admins): the current project's users, tokens, rules,
+         *     channels, baselines, schedules and settings, and the lab's users; newest first.
+         */
+        get: operations["list_audit_events_api_v1_audit_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects": {
         parameters: {
             query?: never;
@@ -1098,27 +1119,6 @@ export interface paths {
          * @description Send a test message now; answers the receiver's status and the time it took.
          */
         post: operations["test_channel_api_v1_channels__channel_id__test_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/audit": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List Audit Events
-         * @description Who changed what and when (admins): the current project's users, tokens, rules,
-         *     channels, baselines, schedules and settings, and the lab's users; newest first.
-         */
-        get: operations["list_audit_events_api_v1_audit_get"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4735,6 +4735,67 @@ export interface operations {
             };
         };
     };
+    list_audit_events_api_v1_audit_get: {
+        parameters: {
+            query?: {
+                entity_type?: ("user" | "project" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule") | null;
+                entity_id?: number | null;
+                action?: ("create" | "update" | "delete") | null;
+                actor_user_id?: number | null;
+                /** @description ISO 8601, inclusive */
+                since?: string | null;
+                /** @description ISO 8601, exclusive */
+                until?: string | null;
+                /** @description Items per page */
+                limit?: number;
+                /** @description Items to skip */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
     list_projects_api_v1_projects_get: {
         parameters: {
             query?: never;
@@ -8195,67 +8256,6 @@ export interface operations {
             };
             /** @description No such object in the caller's project */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Message"];
-                };
-            };
-            /** @description The request is malformed or its content unusable; each problem names its field */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problems"];
-                };
-            };
-        };
-    };
-    list_audit_events_api_v1_audit_get: {
-        parameters: {
-            query?: {
-                entity_type?: ("user" | "project" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule") | null;
-                entity_id?: number | null;
-                action?: ("create" | "update" | "delete") | null;
-                actor_user_id?: number | null;
-                /** @description ISO 8601, inclusive */
-                since?: string | null;
-                /** @description ISO 8601, exclusive */
-                until?: string | null;
-                /** @description Items per page */
-                limit?: number;
-                /** @description Items to skip */
-                offset?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AuditPage"];
-                };
-            };
-            /** @description No valid credentials: sign in, or send a live bearer token */
-            401: {
-                headers: {
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Message"];
-                };
-            };
-            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
