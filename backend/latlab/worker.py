@@ -44,6 +44,8 @@ app = Celery("latlab", broker=get_settings().redis_url)
 app.conf.update(
     CELERY_DEFAULTS,
     task_default_queue=INGEST_QUEUE,
+    # A message held by a killed worker comes back when the worker starts again.
+    worker_consumer="latlab_contract.broker:NodeConsumer",
     task_routes={DELIVER: {"queue": ALERTS_QUEUE}, "alerts.redeliver": {"queue": ALERTS_QUEUE}},
     beat_schedule={
         "prune-sessions": {"task": "maintenance.prune_sessions", "schedule": 3600.0},

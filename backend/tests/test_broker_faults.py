@@ -16,7 +16,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from latlab.alerts import delivery, lifecycle
@@ -28,12 +28,15 @@ from latlab.models import (
     Alert,
     AlertState,
     Channel,
+    Job,
+    JobStatus,
     Notification,
     Project,
+    Run,
     Scope,
     Severity,
 )
-from latlab_contract import ALERTS_QUEUE
+from latlab_contract import ALERTS_QUEUE, INGEST_QUEUE, JOB_OUTCOME, JobOutcome
 from tests.conftest import JSON, Actors, FrozenClock, allow_private_webhooks, start_api, wait_for
 from tests.factories import result
 from tests.test_alerts_e2e import Receiver
@@ -214,3 +217,52 @@ def test_the_alerts_worker_rides_through_a_broker_loss_mid_delivery(
     assert alerts_on_broker.process.poll() is None and alerts_on_broker.process.pid == pid
     assert "Unrecoverable" not in alerts_on_broker.output(), alerts_on_broker.output()[-3000:]
     assert len(receiver.messages) == 5
+
+
+def _waiting_on_a_lock() -> bool:
+    """Whether some connection to the database waits for a lock (read in a transaction of
+    its own: a transaction sees one snapshot of pg_stat_activity)."""
+    with get_sessionmaker()() as session:
+        return bool(session.scalar(text(
+            "select count(*) from pg_stat_activity where wait_event_type = 'Lock'")))
+
+
+def test_a_result_held_by_a_killed_ingest_worker_is_stored_when_it_starts_again(
+        committed_db, broker, tmp_path) -> None:  # noqa: F811
+    """A runner's outcome taken by the ingest worker, which is SIGKILLed (with its pool)
+    while it stores it: started again under its name, the worker takes the message back
+    from what its predecessor held, and the run is stored once, the job succeeded at its
+    first attempt (nothing measured again). Before, the message waited out Redis's hour of
+    visibility timeout, and the watchdog re-ran the job."""
+    project = committed_db.scalar(select(Project).where(Project.slug == "default"))
+    assert project is not None
+    job = Job(project_id=project.id, suite="http-order", scenario="medium", params={},
+              host_tags=[], repetitions=1, status=JobStatus.dispatched, progress=0.0,
+              attempts=1, created_at=datetime.now(UTC), programs=[], timeout_s=900)
+    committed_db.add(job)
+    committed_db.commit()
+    ingest = Worker(INGEST_QUEUE, broker.url, tmp_path / "ingest.log")
+    try:
+        with get_sessionmaker()() as holder, holder.begin():
+            # The job's row locked: the worker's task waits in the middle of storing it.
+            holder.scalar(select(Job).where(Job.id == job.id).with_for_update())
+            outcome = JobOutcome(job_id=job.id, attempt=1,
+                                 result=result(source={"kind": "job"}, host="runner-a"))
+            tasks.get_sender().send_task(JOB_OUTCOME, queue=INGEST_QUEUE,
+                                         kwargs={"outcome": outcome.model_dump()})
+            wait_for(_waiting_on_a_lock, timeout=60)
+            ingest.kill()
+        assert broker.queued_in(INGEST_QUEUE) == 0  # the message is the dead worker's
+        ingest.start()
+
+        def finished() -> Job | None:
+            committed_db.expire_all()
+            found = committed_db.get_one(Job, job.id)
+            return found if found.status is JobStatus.succeeded else None
+
+        done = wait_for(finished, timeout=60)
+        assert done.attempts == 1 and done.run_id is not None
+        assert committed_db.scalar(select(func.count()).select_from(Run)) == 1
+    finally:
+        ingest.stop()
+

@@ -42,7 +42,10 @@ class Broker:
         os.kill(self.service.process.pid, number)
 
     def queued(self) -> int:
-        return int(redis.Redis.from_url(self.url).llen(QUEUE))
+        return self.queued_in(QUEUE)
+
+    def queued_in(self, queue: str) -> int:
+        return int(redis.Redis.from_url(self.url).llen(queue))
 
 
 @pytest.fixture

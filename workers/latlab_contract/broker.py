@@ -60,6 +60,41 @@ class Consumer(CeleryConsumer):  # type: ignore[misc]  # Celery ships no types
         super().on_connection_error_after_connected(exc)
 
 
+class NodeConsumer(Consumer):
+    """A consumer that keeps the messages it holds under its own node name and, when its
+    worker starts, gives back what a previous worker of that name held.
+
+    Redis keeps a message a worker has taken but not acknowledged in an `unacked` hash, and
+    every worker returns the entries older than the visibility timeout (an hour) to their
+    queue. A worker killed while it held a message (SIGKILL, a machine lost) left that message
+    there for the hour: a runner's outcome then waited, and the watchdog re-ran the whole job
+    instead. Here each node has keys of its own (kombu's `unacked_key`, `unacked_index_key`,
+    `unacked_mutex_key`), so when a node starts, whatever its keys hold belonged to an earlier
+    process of the same name, which is dead (supervisord starts a worker again under its
+    name), and goes back to its queue at once, before this one consumes anything. Node names
+    must therefore be unique among live workers (`-n ingest@%h`: one per host; a second on the
+    same host needs a name of its own). Only at the process's first connection: after a
+    broker loss, the messages this process still runs are its own. A name that never comes
+    back leaves its messages to the watchdog and beat's sweep."""
+
+    _restored = False
+
+    def connection_for_read(self, heartbeat: float | None = None) -> Any:
+        keys = {f"{key}_key": f"{key}:{self.hostname}"
+                for key in ("unacked", "unacked_index", "unacked_mutex")}
+        return self.ensure_connected(self.app.connection_for_read(
+            heartbeat=heartbeat, transport_options=keys))
+
+    def connect(self) -> Any:
+        connection = super().connect()
+        if not self._restored:
+            channel = connection.default_channel
+            for tag in channel.client.hkeys(channel.unacked_key):
+                channel.qos.restore_by_tag(tag)
+            self._restored = True
+        return connection
+
+
 def _nothing(*_: Any, **__: Any) -> None:
     """What a channel of a lost connection does when asked to acknowledge or reject."""
 
