@@ -9,7 +9,7 @@ watchdog never wait behind a receiver.
 from datetime import timedelta
 from typing import Any
 
-from celery import Celery
+from celery import Celery, Task
 from celery.signals import worker_process_init
 from sqlalchemy import delete
 
@@ -111,11 +111,13 @@ def relay_outbox() -> int:
     return tasks.relay()
 
 
-@app.task(name=DELIVER, soft_time_limit=60)
-def deliver(notification_id: int) -> None:
-    """One attempt at one alert message, if it is due; the next one is queued by it."""
-    with get_sessionmaker()() as session, session.begin():
-        delivery.deliver(session, notification_id)
+@app.task(name=DELIVER, bind=True, soft_time_limit=delivery.ATTEMPT_LIMIT_S)
+def deliver(self: Task, notification_id: int) -> None:
+    """One attempt at one alert message, if it is due; the next one is queued by it. A
+    message given back by a worker that died while it sent is sent again at once."""
+    with get_sessionmaker()() as session:
+        delivery.deliver(session, notification_id,
+                         redelivered=bool(self.request.delivery_info.get("redelivered")))
 
 
 @app.task(name="alerts.redeliver", soft_time_limit=30)

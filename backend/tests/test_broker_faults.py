@@ -28,6 +28,7 @@ from latlab.models import (
     Alert,
     AlertState,
     Channel,
+    DeliveryAttempt,
     Job,
     JobStatus,
     Notification,
@@ -266,3 +267,34 @@ def test_a_result_held_by_a_killed_ingest_worker_is_stored_when_it_starts_again(
     finally:
         ingest.stop()
 
+
+def test_a_send_cut_by_a_killed_alerts_worker_shows_as_two_attempts(
+        committed_db, broker, receiver, tmp_path) -> None:  # noqa: F811
+    """The alerts worker SIGKILLed (with its pool) while its POST waits for a slow receiver:
+    the attempt was recorded before it was made, so the message sent again when the worker
+    starts (under its name) is the second attempt, the first one shows as cut off, and the
+    second message says it may repeat the first. Before, the record said 1 attempt."""
+    alerts = Worker(ALERTS_QUEUE, broker.url, tmp_path / "alerts.log",
+                    LATLAB_DELIVERY_TIMEOUT_S="30")
+    try:
+        channel = _alerting(committed_db, receiver)
+        receiver.stall_s = 8
+        (message,) = _open_alerts(committed_db, channel, 1)
+        wait_for(lambda: receiver.requests == 1, timeout=60)
+        alerts.kill()
+        receiver.stall_s = 0
+        alerts.start()
+        wait_for(lambda: _statuses(committed_db, [message]) == ["sent"], timeout=60)
+    finally:
+        alerts.stop()
+    attempts = committed_db.scalars(select(DeliveryAttempt).where(
+        DeliveryAttempt.notification_id == message).order_by(DeliveryAttempt.id)).all()
+    assert [(a.ok, a.error) for a in attempts] == [(False, delivery.CUT_OFF), (True, None)]
+    assert committed_db.get_one(Notification, message).attempts == 2
+    # The receiver got both: the first answered once its stall ended, to no one.
+    wait_for(lambda: len(receiver.messages) == 2, timeout=30)
+    first, again = sorted(receiver.messages, key=lambda m: m["attempt"])
+    assert receiver.requests == 2 and first["attempt"] == 1 and first["may_repeat"] is None
+    assert again["alert_id"] == first["alert_id"] and again["attempt"] == 2
+    assert "may repeat the one first sent at" in again["may_repeat"]
+    assert "may repeat" in delivery.fallback_text(again)

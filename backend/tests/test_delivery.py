@@ -169,9 +169,9 @@ def test_an_attempt_at_a_receiver_that_never_answers_is_bounded(db, clock,
 
 def test_muting_a_channel_while_its_message_is_being_sent_waits_for_nothing(
         committed_db, engine, clock, monkeypatch) -> None:
-    """A delivery holds its message while it posts, then takes the channel's lock; muting
-    takes the channel's lock, then its messages'. The mute skips the message in flight (it
-    used to wait for it: Postgres found the deadlock and failed one side with a 503). The
+    """A delivery posts holding no lock, then takes the channel's lock before its message's,
+    as muting does (a delivery used to hold its message while it posted, then wait for the
+    channel: Postgres found the deadlock with a mute and failed one side with a 503). The
     attempt in flight is recorded and, having failed, leaves its message muted."""
     monkeypatch.setattr(get_settings(), "delivery_timeout_s", 2.0)
     with socket.create_server(("127.0.0.1", 0)) as silent:  # accepts, never answers
@@ -190,7 +190,7 @@ def test_muting_a_channel_while_its_message_is_being_sent_waits_for_nothing(
 
         def send() -> None:
             try:
-                with Session(engine) as session, session.begin():
+                with Session(engine) as session:
                     delivery.deliver(session, in_flight)
             except BaseException as error:  # reported by the assertion below
                 errors.append(error)

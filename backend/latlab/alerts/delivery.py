@@ -9,14 +9,17 @@ and does nothing. Backoff is per channel: after a failure the channel is left al
 `retry_at` (exponential, capped), its other messages wait for that moment instead of each
 trying on its own, and the first success sends them all. A channel with FAILING_AFTER failures
 in a row is `failing` (the api and the dashboard show it); a muted channel is sent nothing.
-Every attempt is recorded; 5xx, 429 and network failures are retried until the receiver is
-back, other 4xx fail for good; every attempt is bounded by `delivery_timeout_s`."""
+Every attempt is recorded before it is made (see `deliver`), so a message sent again after a
+kill shows as two attempts, and says it may repeat; 5xx, 429 and network failures are retried
+until the receiver is back, other 4xx fail for good; every attempt is bounded by
+`delivery_timeout_s`."""
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from latlab.alerts.lifecycle import DELIVER
@@ -31,39 +34,94 @@ from latlab_contract.vocabulary import quantity
 FAILING_AFTER = 3
 # A message still due this long after its time lost its task: `redeliver_due` sends it again.
 LOST_AFTER = timedelta(seconds=30)
+# The `deliver` task's time limit; an attempt holds its message this long.
+ATTEMPT_LIMIT_S = 60
+CUT_OFF = "cut off: no answer was recorded (the worker stopped while it sent)"
 
 
-def deliver(session: Session, notification_id: int) -> None:
-    """One delivery attempt if the message is due."""
+@dataclass(frozen=True)
+class _Attempt:
+    """An attempt recorded and committed, about to be made."""
+
+    id: int
+    notification_id: int
+    channel_id: int
+    kind: str
+    url: str
+    allow_private: bool
+    payload: dict[str, Any]
+
+
+def deliver(session: Session, notification_id: int, redelivered: bool = False) -> None:
+    """One delivery attempt if the message is due, in three steps, each committed. First the
+    attempt is recorded as cut off, counted, and holds its message for the task's time limit
+    (a duplicate task finds it not due); then the POST, holding no lock and no database
+    connection; then its answer replaces the record. A worker killed mid-send leaves the
+    attempt cut off, and the next one (its redelivered task, which passes the hold, or the
+    sweep's) is counted as another: a repeat shows. Commits `session`."""
+    attempt = _begin(session, notification_id, redelivered)
+    session.commit()
+    if attempt is None:
+        return
+    status_code, error = post(attempt.kind, attempt.url, attempt.payload,
+                              allow_private=attempt.allow_private)
+    _record(session, attempt, status_code, error)
+    session.commit()
+
+
+def _begin(session: Session, notification_id: int, redelivered: bool) -> _Attempt | None:
     now = get_clock().now()
     notification = session.scalar(
         select(Notification).where(Notification.id == notification_id,
                                    Notification.status == "pending")
         .with_for_update(skip_locked=True))
-    if notification is None or notification.next_attempt_at > now:
-        return
+    if notification is None or (notification.next_attempt_at > now and not redelivered):
+        return None
     channel = session.get(Channel, notification.channel_id)
     if channel is None:
         notification.status = "failed"
         notification.last_error = "the channel was deleted"
-        return
+        return None
     if channel.muted:
         notification.status = "muted"
-        return
+        return None
     if channel.retry_at is not None and channel.retry_at > now:
         _schedule(session, notification, channel.retry_at, now)  # wait for the channel
-        return
-    project = session.get(Project, channel.project_id)
-    status_code, error = post(channel.kind, channel.url, notification.payload,
-                              allow_private=project is not None and project.allow_private_webhooks)
-    done = get_clock().now()
-    ok = status_code is not None and 200 <= status_code < 300
-    session.add(DeliveryAttempt(notification_id=notification.id, attempted_at=done,
-                                status_code=status_code, error=error, ok=ok))
+        return None
+    first_at = session.scalar(select(func.min(DeliveryAttempt.attempted_at)).where(
+        DeliveryAttempt.notification_id == notification.id))
+    attempt = DeliveryAttempt(notification_id=notification.id, attempted_at=now,
+                              status_code=None, error=CUT_OFF, ok=False)
+    session.add(attempt)
     notification.attempts += 1
-    channel = session.get(Channel, channel.id, with_for_update=True, populate_existing=True)
-    if channel is None:
+    notification.next_attempt_at = now + timedelta(seconds=ATTEMPT_LIMIT_S)
+    session.flush()
+    project = session.get(Project, channel.project_id)
+    return _Attempt(attempt.id, notification.id, channel.id, channel.kind, channel.url,
+                    project is not None and project.allow_private_webhooks,
+                    {**notification.payload, "attempt": notification.attempts,
+                     "may_repeat": first_at and _may_repeat(notification, first_at)})
+
+
+def _may_repeat(notification: Notification, first_at: datetime) -> str:
+    """What tells a reader of a message sent again that they may have seen it (a cut-off
+    attempt may have reached them; Slack does not de-duplicate)."""
+    return (f"Attempt {notification.attempts} of this message (alert "
+            f"{notification.payload.get('alert_id')}): it may repeat the one first sent at "
+            f"{first_at:%Y-%m-%d %H:%M:%S} UTC.")
+
+
+def _record(session: Session, attempt: _Attempt, status_code: int | None,
+            error: str | None) -> None:
+    """The attempt's answer. The channel is locked before the message, as `mute` does."""
+    done = get_clock().now()
+    channel = session.get(Channel, attempt.channel_id, with_for_update=True)
+    notification = session.get(Notification, attempt.notification_id, with_for_update=True)
+    record = session.get(DeliveryAttempt, attempt.id)
+    if channel is None or notification is None or record is None:  # deleted meanwhile
         return
+    ok = status_code is not None and 200 <= status_code < 300
+    record.status_code, record.error, record.ok = status_code, error, ok
     if ok:
         notification.status = "sent"
         notification.sent_at = done
@@ -98,9 +156,9 @@ def redeliver_due(session: Session) -> int:
 
 def mute(session: Session, channel: Channel, muted: bool) -> None:
     """A muted channel is sent nothing: its waiting messages are kept, marked `muted`. A
-    message being sent at this moment is skipped, not waited for: its delivery holds it and
-    takes the channel's lock next, which this transaction holds (waiting would deadlock);
-    that attempt is recorded and, unless it succeeded, marks the message muted itself."""
+    message a delivery has locked (deciding whether to send it) is skipped, not waited for;
+    that delivery, or the answer of an attempt in flight, finds the channel muted and marks
+    the message muted itself, unless the attempt succeeded."""
     channel.muted = muted
     if muted:
         waiting = select(Notification.id).where(
@@ -153,7 +211,8 @@ def post(kind: str, url: str, payload: dict[str, Any],
 def fallback_text(payload: dict[str, Any]) -> str:
     verb = {"opened": "ALERT", "resolved": "RESOLVED", "test": "TEST"}.get(payload["event"],
                                                                          "ALERT")
-    return f"[{verb}] {payload['message']}"
+    repeat = f" ({payload['may_repeat']})" if payload.get("may_repeat") else ""
+    return f"[{verb}] {payload['message']}{repeat}"
 
 
 def blocks(payload: dict[str, Any]) -> list[dict[str, Any]]:
@@ -187,7 +246,8 @@ def blocks(payload: dict[str, Any]) -> list[dict[str, Any]]:
     if fields:
         result.append({"type": "section",
                        "fields": [{"type": "mrkdwn", "text": f} for f in fields]})
-    remarks = (payload.get("resolution"), payload.get("note") and f"Note: {payload['note']}")
+    remarks = (payload.get("resolution"), payload.get("note") and f"Note: {payload['note']}",
+               payload.get("may_repeat"))
     for remark in filter(None, remarks):
         result.append({"type": "context", "elements": [{"type": "mrkdwn", "text": remark}]})
     if links:
