@@ -1,13 +1,18 @@
 """`latlab submit` against a live api, as CI would run it."""
 
 import json
+import socket
+import struct
 import subprocess
 import sys
+import threading
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
+from sqlalchemy import func, select
 
-from latlab.models import Scope
+from latlab.models import Run, Scope
 from tests.conftest import Actors
 from tests.factories import edited, result
 
@@ -34,6 +39,72 @@ def test_submit_prints_the_run_url_and_retries_store_once(committed_db, live_ser
     assert first.stdout.startswith(f"{live_server}/runs/")
     again = _submit(live_server, token, path)
     assert again.stdout == first.stdout
+
+
+class ResettingProxy:
+    """A TCP proxy to `upstream` that cuts its first connection with a reset (RST) once the
+    upstream has begun to answer it: the request was served, the client never gets the
+    answer. Later connections pass through."""
+
+    def __init__(self, upstream: str) -> None:
+        self.upstream = (urlsplit(upstream).hostname, urlsplit(upstream).port)
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.server.getsockname()[1]}"
+        self.connections = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:  # closed
+                return
+            self.connections += 1
+            threading.Thread(target=self._relay, args=(client, self.connections == 1),
+                             daemon=True).start()
+
+    def _relay(self, client: socket.socket, cut: bool) -> None:
+        upstream = socket.create_connection(self.upstream)  # type: ignore[arg-type]
+        threading.Thread(target=_pump, args=(client, upstream), daemon=True).start()
+        if cut:
+            upstream.recv(1)  # the answer begins: the request was served
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            # Wakes the pump's read, which then closes both; the last close sends the RST.
+            client.shutdown(socket.SHUT_RD)
+        else:
+            _pump(upstream, client)
+
+    def close(self) -> None:
+        self.server.close()
+
+
+def _pump(source: socket.socket, target: socket.socket) -> None:
+    try:
+        while data := source.recv(65536):
+            target.sendall(data)
+    except OSError:
+        pass
+    for end in (source, target):
+        end.close()
+
+
+def test_a_submission_whose_answer_was_cut_by_a_reset_is_sent_again_and_stored_once(
+        committed_db, live_server, tmp_path) -> None:
+    """The lab stores the run, then the connection is reset before its answer reaches
+    `latlab submit`: it sends the submission again with the same `Idempotency-Key`, gets that
+    run, and exits 0; one run is stored. Before, it gave up: "cannot reach"."""
+    token = Actors(committed_db).token(Scope.runs_write)["Authorization"].split()[1]
+    committed_db.commit()
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(result()))
+    proxy = ResettingProxy(live_server)
+    try:
+        submitted = _submit(proxy.url, token, path)
+    finally:
+        proxy.close()
+    assert submitted.returncode == 0, submitted.stderr
+    assert proxy.connections == 2 and submitted.stdout.startswith(f"{live_server}/runs/")
+    assert committed_db.scalar(select(func.count()).select_from(Run)) == 1
 
 
 def test_rejected_submission_exits_non_zero_with_the_server_message(committed_db, live_server,

@@ -64,7 +64,10 @@ def submit(
     idempotency_key: Annotated[str | None, typer.Option(
         help="Default: a SHA-256 of what is submitted, so a retried submit stores once.")]
     = None,
-    timeout: Annotated[float, typer.Option(help="Seconds to wait for the lab.")] = 120.0,
+    timeout: Annotated[float, typer.Option(
+        help="Seconds to wait for the lab; a submission it could not answer (a connection "
+             "refused or reset, 503 or 429) is sent again, with its key, within them.")]
+    = 120.0,
     fail_on: FailOnOption = "never",
     summary: Annotated[Path | None, typer.Option(
         metavar="FILE.md",
@@ -93,7 +96,7 @@ def submit(
         body = _with_profiles(body, profile)
     key = idempotency_key or hashlib.sha256(body).hexdigest()
     try:
-        result = lab.send("POST", "/runs", content=body, headers={
+        result = lab.send("POST", "/runs", retry_for=timeout, content=body, headers={
             "Idempotency-Key": key, "Content-Type": "application/json"}).json()
     except Rejected as error:
         raise Refused(f"rejected ({error.status}): {error.detail}") from error
