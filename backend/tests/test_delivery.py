@@ -230,3 +230,41 @@ def test_channels_show_their_health_and_can_be_muted(client, actors, db, clock,
     assert muted.status_code == 200 and muted.json()["status"] == "muted"
     assert db.get(Notification, message).status == "muted"
     assert client.patch("/api/v1/channels/999999", json={"muted": True}).status_code == 404
+
+
+def test_an_attempt_is_recorded_before_it_is_made_and_holds_its_message(
+        committed_db, engine, clock, monkeypatch) -> None:
+    """While a POST waits, its attempt is already committed (cut off until its answer comes)
+    and counted, and holds its message: a duplicate task sends nothing; a redelivered one
+    (its worker died mid-send) sends, as attempt 2."""
+    monkeypatch.setattr(get_settings(), "delivery_timeout_s", 2.0)
+    with socket.create_server(("127.0.0.1", 0)) as silent:  # accepts, never answers
+        silent.settimeout(10)
+        channel = _channel(committed_db, f"http://127.0.0.1:{silent.getsockname()[1]}/hook",
+                           clock)
+        (message,) = _messages(committed_db, channel, clock)
+        committed_db.execute(delete(OutboxMessage))  # out of reach of the session's worker
+        committed_db.execute(update(Notification).values(
+            next_attempt_at=clock.now() + timedelta(days=365)))
+        committed_db.commit()
+        clock.advance(days=365)
+        def send() -> None:
+            with Session(engine) as session:
+                delivery.deliver(session, message)
+
+        sender = threading.Thread(target=send)
+        sender.start()
+        connection, _ = silent.accept()  # the first attempt is posting
+        with connection, Session(engine) as session:
+            (attempt,) = session.scalars(select(DeliveryAttempt)).all()
+            assert (attempt.ok, attempt.error) == (False, delivery.CUT_OFF)
+            assert session.get_one(Notification, message).attempts == 1
+            delivery.deliver(session, message)  # a duplicate task
+            assert session.scalar(select(func.count()).select_from(DeliveryAttempt)) == 1
+            delivery.deliver(session, message, redelivered=True)
+            sender.join(timeout=30)
+        assert not sender.is_alive()
+    committed_db.expire_all()
+    attempts = committed_db.scalars(select(DeliveryAttempt).order_by(DeliveryAttempt.id)).all()
+    assert len(attempts) == 2 and all("timed out" in (a.error or "").lower() for a in attempts)
+    assert committed_db.get_one(Notification, message).attempts == 2
