@@ -572,8 +572,14 @@ def check(lab: SupervisedLab, history: History, receiver: Receiver, quiet_s: flo
                     "every program running at the end",
                     ", ".join(f"{n} {s}" for n, (s, _) in states.items() if s != "RUNNING")
                     or "all")
-    restarts = lab.log("supervisord").count("spawned:")
-    verdict.figure("supervisord spawns", restarts)
+    log = lab.log("supervisord")
+    exits = Counter(name for name in PROGRAMS for line in log.splitlines()
+                    if f"exited: {name} (" in line and "not expected" in line)
+    killed = Counter(f.kind.split()[1] for f in history.faults
+                     if f.kind.startswith("kill") and not f.note)
+    verdict.figure("exits the nemesis did not cause", ", ".join(
+        f"{name} {exits[name] - killed[name]}" for name in PROGRAMS
+        if exits[name] > killed[name]) or "none")
     rss_end = rss_mib(lab)
     for name in PROGRAMS:
         if name in rss_start:
