@@ -74,10 +74,10 @@ def _begin(session: Session, notification_id: int, redelivered: bool) -> _Attemp
     notification = session.scalar(
         select(Notification).where(Notification.id == notification_id,
                                    Notification.status == "pending")
-        .with_for_update(skip_locked=True))
+        .with_for_update(skip_locked=True).execution_options(populate_existing=True))
     if notification is None or (notification.next_attempt_at > now and not redelivered):
         return None
-    channel = session.get(Channel, notification.channel_id)
+    channel = session.get(Channel, notification.channel_id, populate_existing=True)
     if channel is None:
         notification.status = "failed"
         notification.last_error = "the channel was deleted"
@@ -115,8 +115,10 @@ def _record(session: Session, attempt: _Attempt, status_code: int | None,
             error: str | None) -> None:
     """The attempt's answer. The channel is locked before the message, as `mute` does."""
     done = get_clock().now()
-    channel = session.get(Channel, attempt.channel_id, with_for_update=True)
-    notification = session.get(Notification, attempt.notification_id, with_for_update=True)
+    channel = session.get(Channel, attempt.channel_id, with_for_update=True,
+                          populate_existing=True)
+    notification = session.get(Notification, attempt.notification_id, with_for_update=True,
+                               populate_existing=True)
     record = session.get(DeliveryAttempt, attempt.id)
     if channel is None or notification is None or record is None:  # deleted meanwhile
         return
