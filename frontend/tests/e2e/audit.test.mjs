@@ -44,7 +44,7 @@ test("the audit log shows the newest change first, with who made it and how", as
 });
 
 test("older changes are a page further", async () => {
-  const pagination = page.getByRole("navigation", { name: "Pagination" });
+  const pagination = page.getByRole("navigation", { name: "Audit log pages" });
   await pagination.getByText(`1–20 of ${total}`).waitFor();
   await pagination.getByRole("button", { name: "Next" }).click();
   await pagination.getByText(`21–${total} of ${total}`).waitFor();

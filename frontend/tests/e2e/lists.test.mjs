@@ -215,8 +215,9 @@ test("settings: tokens a page at a time, the SLA form's help follows its kind", 
   const rows = page.locator("table.tokens-table tbody tr");
   await rows.first().waitFor();
   assert.equal(await rows.count(), 20);
-  await page.getByText(/^1.20 of 25$/).waitFor();
-  await page.getByRole("button", { name: "Next" }).first().click();
+  const pages = page.getByRole("navigation", { name: "Token pages" });
+  await pages.getByText(/^1.20 of 25$/).waitFor();
+  await pages.getByRole("button", { name: "Next" }).click();
   await page.waitForFunction(
     () => document.querySelectorAll("table.tokens-table tbody tr").length === 5,
   );

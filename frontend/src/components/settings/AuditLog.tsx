@@ -38,7 +38,13 @@ export function AuditLog() {
         )}
       </SettingsTable>
       {page !== undefined && page.total > PAGE && (
-        <Pagination total={page.total} limit={PAGE} offset={offset} onOffsetChange={setOffset} />
+        <Pagination
+          total={page.total}
+          limit={PAGE}
+          offset={offset}
+          onOffsetChange={setOffset}
+          label="Audit log pages"
+        />
       )}
     </>
   );

@@ -85,6 +85,7 @@ export function Tokens({ canWrite }: { canWrite: boolean }) {
           limit={TOKENS_PAGE}
           offset={offset}
           onOffsetChange={setOffset}
+          label="Token pages"
         />
       )}
       {canWrite && <TokenCreateForm onCreated={setCreated} />}
