@@ -16,9 +16,9 @@ import { Sparkline } from "../charts/Sparkline";
  * statistic interpolated between the percentiles a harness printed is marked "~".
  *
  * It fits its box: labels all series share are said once above it, the series column stays
- * put while the rest scrolls, throughput comes first, and the reader picks the latency columns
- * and metrics (a few by default). With `context`, each series' P99 against the run's baseline
- * and a sparkline of its history (a link to its trend).
+ * put while the rest scrolls, rates (throughput, msg/s) come first, and the reader picks the
+ * latency columns and other metrics (a few by default). With `context`, each series' P99
+ * against the run's baseline and a sparkline of its history (a link to its trend).
  */
 export function SeriesSummaryTable({
   series,
@@ -32,16 +32,16 @@ export function SeriesSummaryTable({
   trendHref?: (labels: Record<string, unknown>) => string;
 }) {
   const allMetrics = [...new Set(series.flatMap((item) => Object.keys(item.metrics)))];
-  const pinned = allMetrics.filter((name) => name === "throughput");
-  const optional = [...summaryKeys(), ...allMetrics.filter((name) => name !== "throughput")];
+  // Rates (throughput, msg/s) always show, first; the other metrics are the reader's choice.
+  const isRate = (name: string) => (metricInfo[name]?.unit ?? "").endsWith("/s");
+  const pinned = allMetrics.filter(isRate);
+  const others = allMetrics.filter((name) => !isRate(name));
+  const optional = [...summaryKeys(), ...others];
   const [shown, setShown] = useState<ReadonlySet<string>>(
-    () => new Set([...DEFAULT_COLUMNS, ...allMetrics.slice(0, 4)]),
+    () => new Set([...DEFAULT_COLUMNS, ...others.slice(0, 4)]),
   );
   const columns = summaryKeys().filter((key) => shown.has(key));
-  const metricNames = [
-    ...pinned,
-    ...allMetrics.filter((name) => name !== "throughput" && shown.has(name)),
-  ];
+  const metricNames = [...pinned, ...others.filter((name) => shown.has(name))];
   const { common, varying } = splitLabels(series);
   const byId = new Map((context ?? []).map((item) => [item.series_id, item]));
   const withBaseline = (context ?? []).some((item) => item.baseline !== null);
