@@ -5,7 +5,9 @@ Each test runs inside an outer transaction that is rolled back; tests that need 
 (concurrency, Celery workers, a live server) use `committed_db`, which empties the tables.
 """
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -303,7 +305,29 @@ def build_cache() -> Path:
     return build_cache_dir()
 
 
-class RunnerProcess:
+class ProcessGroup:
+    """A test's child process in a session (process group) of its own: `process` is set by
+    the subclass."""
+
+    process: "subprocess.Popen[bytes]"
+
+    def kill(self) -> None:
+        """SIGKILL to the process and its children, as a machine losing them would."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(20)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+class RunnerProcess(ProcessGroup):
     """A real runner worker (Celery, queue host.<name>) in its own process group."""
 
     def __init__(self, name: str, tags: str, build_cache: Path,
@@ -329,26 +353,6 @@ class RunnerProcess:
              "--loglevel", "WARNING"],
             env=env, start_new_session=True,
         )
-
-    def kill(self) -> None:
-        import contextlib
-        import signal
-
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(20)
-
-    def stop(self) -> None:
-        import contextlib
-        import signal
-
-        if self.process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.kill()
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 workers on it, each in a process group of its own, killed with SIGKILL mid-task. Every wait
 is bounded; none of the assertions times anything."""
 
-import contextlib
 import os
 import signal
 import socket
@@ -38,13 +37,21 @@ from latlab.models import (
     Severity,
 )
 from latlab_contract import ALERTS_QUEUE, INGEST_QUEUE, JOB_OUTCOME, JobOutcome
-from tests.conftest import JSON, Actors, FrozenClock, allow_private_webhooks, start_api, wait_for
+from tests.conftest import (
+    JSON,
+    Actors,
+    FrozenClock,
+    ProcessGroup,
+    allow_private_webhooks,
+    start_api,
+    wait_for,
+)
 from tests.factories import result
 from tests.test_alerts_e2e import Receiver
 from tests.test_outbox import Broker, broker  # noqa: F401  (a fixture)
 
 
-class Worker:
+class Worker(ProcessGroup):
     """A backend Celery worker on the test's broker, in a process group of its own; its
     output goes to `log`."""
 
@@ -72,20 +79,6 @@ class Worker:
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")
-
-    def kill(self) -> None:
-        """SIGKILL to the worker and its pool, as a machine losing them would."""
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(20)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                self.kill()
 
 
 @pytest.fixture
