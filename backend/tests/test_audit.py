@@ -1,7 +1,7 @@
 """The audit log: a sequence of changes through the API, read back from GET /audit exactly as
 written (who, what, before and after, secrets redacted); admins only; pruned by age."""
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import func, select
 
@@ -47,7 +47,8 @@ def test_a_sequence_of_changes_reads_back_as_written(client, actors, db, clock) 
     events = _events(client)
     me = admin.email
     assert [(e["entity_type"], e["action"]) for e in events] == [
-        ("user", "create"), ("api_token", "create"), ("sla_rule", "create"),
+        ("user", "create"), ("project_member", "create"), ("api_token", "create"),
+        ("sla_rule", "create"),
         ("sla_rule", "update"), ("sla_rule", "delete"), ("channel", "create"),
         ("baseline", "create"), ("project", "update"), ("project", "update")]
     assert {e["actor"] for e in events} == {me}
@@ -56,19 +57,22 @@ def test_a_sequence_of_changes_reads_back_as_written(client, actors, db, clock) 
     assert created_user["after"]["email"] == "ada@lab.test"
     assert created_user["after"]["role"] == "viewer"
     assert created_user["after"]["password_hash"] == "[redacted]"
-    created_token = events[1]["after"]
-    assert events[1]["entity_id"] == token["id"] and created_token["token_hash"] == "[redacted]"
+    # A new user joins the lab's default project.
+    assert events[1]["entity_id"] == user["id"] and events[1]["after"] == {
+        "project_id": project_id, "user_id": user["id"], "created_at": clock.now().isoformat()}
+    created_token = events[2]["after"]
+    assert events[2]["entity_id"] == token["id"] and created_token["token_hash"] == "[redacted]"
     assert created_token["scopes"] == ["read"] and created_token["prefix"] == token["prefix"]
-    assert events[3]["before"] == {"threshold": 2.0} and events[3]["after"] == {"threshold": 3.0}
-    assert events[4]["after"] is None and events[4]["before"]["threshold"] == 3.0
-    assert events[5]["entity_id"] == channel["id"]
-    assert events[5]["after"]["url"] == "[redacted]" and "SECRET" not in str(events)
-    assert events[6]["entity_id"] == pinned["id"] and events[6]["after"]["run_id"] == run_id
-    assert events[7]["entity_id"] == project_id
-    assert events[7]["before"] == {"intervals_retention_days": None}
-    assert events[7]["after"] == {"intervals_retention_days": 30}
-    assert events[8]["before"] == {"archived_at": None}
-    assert events[8]["after"] == {"archived_at": clock.now().isoformat()}
+    assert events[4]["before"] == {"threshold": 2.0} and events[4]["after"] == {"threshold": 3.0}
+    assert events[5]["after"] is None and events[5]["before"]["threshold"] == 3.0
+    assert events[6]["entity_id"] == channel["id"]
+    assert events[6]["after"]["url"] == "[redacted]" and "SECRET" not in str(events)
+    assert events[7]["entity_id"] == pinned["id"] and events[7]["after"]["run_id"] == run_id
+    assert events[8]["entity_id"] == project_id
+    assert events[8]["before"] == {"intervals_retention_days": None}
+    assert events[8]["after"] == {"intervals_retention_days": 30}
+    assert events[9]["before"] == {"archived_at": None}
+    assert events[9]["after"] == {"archived_at": clock.now().isoformat()}
 
     # Filters and paging.
     assert [e["action"] for e in _events(client, entity_type="sla_rule")] == [
@@ -76,8 +80,60 @@ def test_a_sequence_of_changes_reads_back_as_written(client, actors, db, clock) 
     assert len(_events(client, entity_type="sla_rule", entity_id=rule["id"],
                        action="delete")) == 1
     page = client.get("/api/v1/audit", params={"limit": 2, "offset": 1}).json()
-    assert page["total"] == 9 and [e["entity_type"] for e in page["items"]] == [
+    assert page["total"] == 10 and [e["entity_type"] for e in page["items"]] == [
         "project", "baseline"]
+
+
+def test_membership_changes_read_back_in_each_project(client, actors, db, clock) -> None:
+    """Adding a user to a project and removing them is recorded in that project's log, as
+    `project_member` with the member's user id; their role is the user's (a user update)."""
+    admin = actors.login(client, Role.admin)
+    default_id = client.get("/api/v1/projects/default").json()["id"]
+    payments_id = client.post("/api/v1/projects", json={
+        "slug": "payments", "name": "Payments"}).json()["id"]
+    user_id = client.post("/api/v1/users", json={
+        "email": "ada@lab.test", "password": "a long passphrase", "role": "viewer",
+        "projects": ["default"]}).json()["id"]
+    db.execute(AuditEvent.__table__.delete())
+
+    def member(project_id: int, since: str) -> dict:
+        return {"project_id": project_id, "user_id": user_id, "created_at": since}
+
+    added_at = clock.now().isoformat()
+    assert client.patch(f"/api/v1/users/{user_id}", json={
+        "projects": ["default", "payments"]}).status_code == 200
+    clock.advance(minutes=1)
+    assert client.patch(f"/api/v1/users/{user_id}", json={"role": "member"}).status_code == 200
+    clock.advance(minutes=1)
+    assert client.patch(f"/api/v1/users/{user_id}",
+                        json={"projects": ["payments"]}).status_code == 200
+    clock.advance(minutes=1)
+    assert client.patch(f"/api/v1/users/{user_id}",
+                        json={"projects": ["default"]}).status_code == 200
+    readded_at = clock.now().isoformat()
+    # Unchanged memberships record nothing.
+    assert client.patch(f"/api/v1/users/{user_id}",
+                        json={"projects": ["default"]}).status_code == 200
+
+    # The default project's log: its memberships, and the lab's users (the role is the user's).
+    assert _events(client) == [
+        {"actor": admin.email, "entity_type": "user", "entity_id": user_id, "action": "update",
+         "before": {"role": "viewer"}, "after": {"role": "member"}},
+        {"actor": admin.email, "entity_type": "project_member", "entity_id": user_id,
+         "action": "delete", "before": member(default_id, added_at), "after": None},
+        {"actor": admin.email, "entity_type": "project_member", "entity_id": user_id,
+         "action": "create", "before": None, "after": member(default_id, readded_at)}]
+    # The payments project's log: the user joined it, then left it; when, and by whom.
+    assert client.put("/api/v1/auth/project", json={"project": "payments"}).status_code == 200
+    raw = client.get("/api/v1/audit", params={"entity_type": "project_member"}).json()["items"]
+    assert [(e["action"], e["entity_id"], e["actor_user_id"], datetime.fromisoformat(e["at"]))
+            for e in reversed(raw)] == [
+        ("create", user_id, admin.id, datetime.fromisoformat(added_at)),
+        ("delete", user_id, admin.id, datetime.fromisoformat(added_at) + timedelta(minutes=3))]
+    assert raw[1]["after"] == member(payments_id, added_at) and raw[0]["before"] == member(
+        payments_id, added_at)
+    assert [e["action"] for e in _events(client, entity_type="project_member",
+                                          entity_id=user_id)] == ["create", "delete"]
 
 
 def test_a_token_is_the_actor_of_its_changes_and_bookkeeping_is_not_audited(

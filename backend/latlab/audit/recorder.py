@@ -1,7 +1,8 @@
 """The audit log's writer: every flush that creates, changes or deletes a user, a project, a
-token, an SLA rule, a channel, a pinned baseline or a schedule writes an `audit_event` row
-in the same transaction, so a change and its record commit or roll back together, whichever
-service, router or command made it.
+project membership, a token, an SLA rule, a channel, a pinned baseline or a schedule writes
+an `audit_event` row in the same transaction, so a change and its record commit or roll back
+together, whichever service, router or command made it. A membership (`project_member`, keyed
+by project and user) is recorded under its project with the member's user id as its id.
 
 Who: the session's actor, set once a request's caller is known (`act_as`); a session without
 one (beat, the CLI) records "system". What: the table name, the row's id, the action, and for
@@ -26,12 +27,14 @@ from latlab.models import (
     Baseline,
     Channel,
     Project,
+    ProjectMember,
     Schedule,
     SlaRule,
     User,
 )
 
-AUDITED: tuple[type, ...] = (User, Project, ApiToken, SlaRule, Channel, Baseline, Schedule)
+AUDITED: tuple[type, ...] = (User, Project, ProjectMember, ApiToken, SlaRule, Channel, Baseline,
+                             Schedule)
 SECRETS = {"password_hash", "token_hash", "url"}
 BOOKKEEPING = {"last_used_at", "consecutive_failures", "failing_since", "retry_at",
                "last_error", "last_run_at", "next_run_at"}
@@ -94,8 +97,10 @@ def _row(entity: Any, action: str) -> dict[str, Any] | None:
         if not after:
             return None
     project_id = entity.id if isinstance(entity, Project) else getattr(entity, "project_id", None)
+    # A membership has no id of its own: it is its project's (project_id) and its user's.
+    entity_id = entity.user_id if isinstance(entity, ProjectMember) else entity.id
     return {"project_id": project_id, "entity_type": entity.__tablename__,
-            "entity_id": entity.id, "action": action, "before": before, "after": after}
+            "entity_id": entity_id, "action": action, "before": before, "after": after}
 
 
 def _column(state: Any, key: str) -> bool:

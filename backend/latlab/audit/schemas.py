@@ -3,8 +3,8 @@ from typing import Any, Literal
 
 from latlab.core.schemas import ReadSchema
 
-EntityType = Literal["user", "project", "api_token", "sla_rule", "channel", "baseline",
-                     "schedule"]
+EntityType = Literal["user", "project", "project_member", "api_token", "sla_rule", "channel",
+                     "baseline", "schedule"]
 Action = Literal["create", "update", "delete"]
 
 

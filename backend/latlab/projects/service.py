@@ -2,7 +2,7 @@
 
 from collections.abc import Iterable
 
-from sqlalchemy import delete, or_, select
+from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from latlab.core.clock import get_clock
@@ -117,11 +117,14 @@ def add_member(session: Session, project: Project, user: User) -> None:
 
 
 def set_memberships(session: Session, user: User, slugs: Iterable[str]) -> None:
-    """The user belongs to exactly these projects."""
+    """The user belongs to exactly these projects. Memberships are removed one by one through
+    the session, not in bulk, so the audit log records each."""
     wanted = [get(session, slug) for slug in dict.fromkeys(slugs)]
-    session.execute(delete(ProjectMember).where(
-        ProjectMember.user_id == user.id,
-        ProjectMember.project_id.not_in([p.id for p in wanted])))
+    for member in session.scalars(select(ProjectMember).where(
+            ProjectMember.user_id == user.id,
+            ProjectMember.project_id.not_in([p.id for p in wanted]))).all():
+        session.delete(member)
+    session.flush()
     for project in wanted:
         add_member(session, project, user)
 

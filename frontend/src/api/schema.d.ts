@@ -1346,7 +1346,7 @@ export interface components {
              * Entity Type
              * @enum {string}
              */
-            entity_type: "user" | "project" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule";
+            entity_type: "user" | "project" | "project_member" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule";
             /** Entity Id */
             entity_id: number;
             /**
@@ -4738,7 +4738,7 @@ export interface operations {
     list_audit_events_api_v1_audit_get: {
         parameters: {
             query?: {
-                entity_type?: ("user" | "project" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule") | null;
+                entity_type?: ("user" | "project" | "project_member" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule") | null;
                 entity_id?: number | null;
                 action?: ("create" | "update" | "delete") | null;
                 actor_user_id?: number | null;

@@ -10,8 +10,8 @@ import { SettingsTable } from "./SettingsTable";
 
 const PAGE = 20;
 
-/** The audit log (admin only): who changed which user, token, rule, channel, baseline,
- * schedule or project setting, and how; newest first, a page at a time. */
+/** The audit log (admin only): who changed which user, project membership, token, rule,
+ * channel, baseline, schedule or project setting, and how; newest first, a page at a time. */
 export function AuditLog() {
   const [offset, setOffset] = useState(0);
   const events = useAuditEvents({ limit: PAGE, offset });
