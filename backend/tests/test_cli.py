@@ -6,10 +6,13 @@ import struct
 import subprocess
 import sys
 import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
+import pytest
 from sqlalchemy import func, select
 
 from latlab.models import Run, Scope
@@ -104,6 +107,89 @@ def test_a_submission_whose_answer_was_cut_by_a_reset_is_sent_again_and_stored_o
         proxy.close()
     assert submitted.returncode == 0, submitted.stderr
     assert proxy.connections == 2 and submitted.stdout.startswith(f"{live_server}/runs/")
+    assert committed_db.scalar(select(func.count()).select_from(Run)) == 1
+
+
+class BusyFront:
+    """An HTTP front to `upstream` that answers the first request `status` with
+    `Retry-After: <seconds>`, as a busy or throttling lab would, and forwards the rest; it
+    keeps each request's arrival (monotonic time), method, path and `Idempotency-Key`."""
+
+    def __init__(self, upstream: str, status: int, retry_after: int) -> None:
+        self.requests: list[tuple[float, str, str, str | None]] = []
+        front = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self._answer()
+
+            def do_GET(self) -> None:
+                self._answer()
+
+            def _answer(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                front.requests.append((time.monotonic(), self.command, self.path,
+                                       self.headers.get("Idempotency-Key")))
+                if len(front.requests) == 1:
+                    self._send(status, {"Retry-After": str(retry_after),
+                                        "Content-Type": "application/json"},
+                               json.dumps({"detail": "busy, try again"}).encode())
+                    return
+                forwarded = {k: v for k, v in self.headers.items() if k.lower() not in (
+                    "host", "content-length", "connection", "accept-encoding")}
+                answer = httpx.request(self.command, upstream + self.path, headers=forwarded,
+                                       content=body, timeout=60)
+                self._send(answer.status_code, {k: v for k, v in answer.headers.items()
+                                                if k.lower() not in _HOP_BY_HOP},
+                           answer.content)
+
+            def _send(self, code: int, headers: dict[str, str], body: bytes) -> None:
+                self.send_response(code)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+_HOP_BY_HOP = ("content-length", "content-encoding", "transfer-encoding", "connection",
+               "keep-alive", "date", "server")
+
+
+@pytest.mark.parametrize(("status", "retry_after"), [(503, 1), (429, 2)])
+def test_a_submission_answered_busy_is_sent_again_after_retry_after_and_stored_once(
+        committed_db, live_server, tmp_path, status, retry_after) -> None:
+    """The lab answers the submission 503 (or 429) with `Retry-After`: `latlab submit` waits
+    that long, sends it again with the same `Idempotency-Key`, and exits 0 with the run the
+    lab stored, once."""
+    token = Actors(committed_db).token(Scope.runs_write)["Authorization"].split()[1]
+    committed_db.commit()
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(result()))
+    front = BusyFront(live_server, status, retry_after)
+    try:
+        submitted = _submit(front.url, token, path)
+    finally:
+        front.close()
+    assert submitted.returncode == 0, submitted.stderr
+    assert submitted.stdout.startswith(f"{live_server}/runs/")
+    assert [(method, url_path) for _, method, url_path, _ in front.requests] == [
+        ("POST", "/api/v1/runs")] * 2
+    (first, *_, first_key), (second, *_, second_key) = front.requests
+    assert first_key is not None and second_key == first_key
+    # A lower bound only: it did not come back before the lab said it could.
+    assert second - first >= retry_after
     assert committed_db.scalar(select(func.count()).select_from(Run)) == 1
 
 
