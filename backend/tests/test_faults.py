@@ -253,6 +253,39 @@ def test_postgres_restarted_gives_503s_then_one_run_per_key(lab) -> None:
     assert {n: after[n] for n in APP_PROCESSES} == {n: before[n] for n in APP_PROCESSES}
 
 
+def test_a_frozen_postgres_answers_503_within_its_bound_then_recovers(lab) -> None:
+    """Every Postgres process SIGSTOPped, its backends too: their sockets stay open and nothing
+    answers. A request gets 503 within the bound (`docs/architecture.md`, Faults: 8 s; the
+    client waits 20 s so a loaded host does not fail it), not after the freeze; after SIGCONT
+    the lab serves again."""
+    before = lab.pids()
+    assert lab.api.get("/api/v1/runs").status_code == 200  # pooled connections, to be pinged
+    document = result(series=[{"labels": {"client": "frozen"}, "trials": [
+        {"latency": {"samples_ns": [350_000 + i for i in range(200)]}}]}])
+    headers = {**lab.token, "Idempotency-Key": "across-freeze"}
+    frozen = localstack.program_processes(before["postgres"])  # its backends included
+    for pid in frozen:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        for method, path, body in (("POST", "/api/v1/runs", document),
+                                   ("GET", "/api/v1/runs", None), ("GET", "/api/v1/hosts", None),
+                                   ("POST", "/api/v1/jobs", SMALL_JOB)):
+            response = lab.api.request(method, path, json=body, timeout=20,
+                                       headers=headers if path == "/api/v1/runs" else None)
+            assert response.status_code == 503, response.text
+            assert int(response.headers["Retry-After"]) > 0
+    finally:
+        for pid in frozen:
+            os.kill(pid, signal.SIGCONT)
+    stored = wait_for(lambda: (lambda r: r if r.status_code != 503 else None)(
+        lab.api.post("/api/v1/runs", json=document, headers=headers)), timeout=60)
+    assert stored.status_code == 201, stored.text
+    job = lab.api.post("/api/v1/jobs", json=SMALL_JOB)
+    assert lab.finish(job.json()["id"])["status"] == "succeeded"
+    after = lab.pids()
+    assert {n: after[n] for n in APP_PROCESSES} == {n: before[n] for n in APP_PROCESSES}
+
+
 def test_a_receiver_that_never_answers_costs_the_lab_nothing(lab) -> None:
     silent = socket.create_server(("127.0.0.1", 0))  # accepts, never answers
     port = silent.getsockname()[1]

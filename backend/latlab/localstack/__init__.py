@@ -12,7 +12,14 @@ from latlab.localstack.services import (
     start_postgres,
     start_redis,
 )
-from latlab.localstack.supervisord import REPO, Program, programs, supervisor_config, supervisor_rpc
+from latlab.localstack.supervisord import (
+    REPO,
+    Program,
+    program_processes,
+    programs,
+    supervisor_config,
+    supervisor_rpc,
+)
 
 __all__ = [
     "REPO",
@@ -20,6 +27,7 @@ __all__ = [
     "Program",
     "Service",
     "free_port",
+    "program_processes",
     "programs",
     "start_postgres",
     "start_redis",

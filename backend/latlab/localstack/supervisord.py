@@ -108,3 +108,21 @@ def supervisor_rpc(config: Path) -> Any:
     transport = SupervisorTransport(section["username"], section["password"],
                                     section["serverurl"])
     return xmlrpc.client.ServerProxy("http://127.0.0.1", transport=transport).supervisor
+
+
+def program_processes(pid: int) -> list[int]:
+    """A supervised program's processes: its main process first, then every descendant. Not
+    its process group: Postgres gives each child a session of its own (`setsid`), so a signal to
+    the postmaster's group reaches the postmaster alone."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:  # ended meanwhile
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found = [pid]
+    for parent in found:  # grows as it goes: breadth first
+        found.extend(children.get(parent, []))
+    return found
+
