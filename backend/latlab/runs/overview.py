@@ -10,7 +10,7 @@ hundred pairs.
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select, text, tuple_
+from sqlalchemy import bindparam, select, text, tuple_
 from sqlalchemy.dialects.postgresql import distinct_on
 from sqlalchemy.orm import Session
 
@@ -35,11 +35,16 @@ _LATEST_PER_PAIR = text("""
         ORDER BY started_at DESC, id DESC LIMIT 1) AS latest
 """)
 
-_RECENT_OF_PAIR = text("""
-    SELECT id FROM run
-    WHERE project_id = :project AND suite = :suite AND scenario = :scenario
-    ORDER BY started_at DESC, id DESC LIMIT :limit
-""")
+# The latest SPARK_RUNS runs of each given run's pair (the run itself first), newest first:
+# one index probe per pair.
+_RECENT_OF_PAIRS = text("""
+    SELECT latest.id, recent.id FROM run AS latest CROSS JOIN LATERAL (
+        SELECT id, started_at FROM run
+        WHERE project_id = :project AND suite = latest.suite AND scenario = latest.scenario
+        ORDER BY started_at DESC, id DESC LIMIT :limit) AS recent
+    WHERE latest.id IN :runs
+    ORDER BY latest.id, recent.started_at DESC, recent.id DESC
+""").bindparams(bindparam("runs", expanding=True))
 
 
 @dataclass(frozen=True)
@@ -102,7 +107,7 @@ def latest_per_pair(session: Session, project_id: int, limit: int, offset: int
         key=lambda row: (not row.failing, row.run.suite, row.run.scenario))
     page = rows[offset:offset + limit]
     lines = headlines(session, [row.run.id for row in page])
-    recent = {row.run.id: _recent_ids(session, project_id, row.run) for row in page}
+    recent = _recent_ids(session, project_id, [row.run.id for row in page])
     # Each sparkline follows the latest run's headline series through the earlier runs.
     wanted = [(run_id, lines[row.run.id].label_key) for row in page if row.run.id in lines
               for run_id in recent[row.run.id]]
@@ -121,10 +126,15 @@ def latest_per_pair(session: Session, project_id: int, limit: int, offset: int
     return page, len(rows), idle
 
 
-def _recent_ids(session: Session, project_id: int, run: Run) -> list[int]:
-    return list(session.scalars(_RECENT_OF_PAIR, {
-        "project": project_id, "suite": run.suite, "scenario": run.scenario,
-        "limit": SPARK_RUNS}))
+def _recent_ids(session: Session, project_id: int, run_ids: list[int]) -> dict[int, list[int]]:
+    """For each of these runs, the ids of its pair's latest runs, newest first, in one
+    query."""
+    recent: dict[int, list[int]] = {run_id: [] for run_id in run_ids}
+    if run_ids:
+        for run_id, recent_id in session.execute(_RECENT_OF_PAIRS, {
+                "project": project_id, "runs": run_ids, "limit": SPARK_RUNS}):
+            recent[run_id].append(recent_id)
+    return recent
 
 
 def _open_alerts(session: Session, project_id: int) -> dict[tuple[str, str], tuple[int, int]]:
