@@ -6,7 +6,9 @@ ingest and alerts workers, beat and this host's runner), in a throwaway data dir
   client (`latlab.cli.client.Lab`, the one `latlab submit` uses), retrying as a CI step would
   (see `submit_retried`); one in four runs breaches an SLA rule whose channel is a real local
   HTTP receiver; short echo jobs launched, a third of them cancelled; readers on the
-  dashboard's heaviest routes (runs list, run detail, compare, trends).
+  dashboard's heaviest routes (runs list, run detail, compare, trends). With `--flood`, one
+  more CI client on a token of its own submits from several threads as fast as the lab lets
+  it, waiting only what a 429's Retry-After says (see `flood_client`).
 - Nemesis (seeded): at random moments, SIGKILL of a program's main process, or SIGSTOP of its
   whole process group then SIGCONT a few seconds later, for the api, ingest, alerts, beat,
   runner, Redis and Postgres; the receiver stalls or answers 500 for a while. Faults overlap.
@@ -60,6 +62,16 @@ JOB = {"suite": "echo", "params": {"count": 2000, "warmup": 100}, "repetitions":
        "timeout_s": 60}
 SUBMIT_DEADLINE_S = 120  # a CI step's patience with one submission
 ADMIN = {"email": "admin@latlab.local", "password": "chaos-lab-admin"}
+CLIENTS = 3  # CI clients, each on a token of its own
+# Fair use sized for this host (2 vCPUs: the api stores about 7 of these submissions a second
+# in all): a token may submit 2 a second, in bursts of 20. The defaults (10 a second per
+# token, in bursts of 600) are more than the api can serve here, so one flooding token took
+# it whole and was never refused (`bench.fair_use`). Launches and heavy reads keep the
+# defaults' rates, in bursts of 10 s.
+FAIR_USE = {"LATLAB_RATE_WINDOW_S": "10", "LATLAB_SUBMISSIONS_PER_CALLER": "20",
+            "LATLAB_SUBMISSIONS_PER_ADDRESS": "300", "LATLAB_JOB_LAUNCHES_PER_CALLER": "20",
+            "LATLAB_JOB_LAUNCHES_PER_ADDRESS": "60", "LATLAB_HEAVY_READS_PER_CALLER": "100",
+            "LATLAB_HEAVY_READS_PER_ADDRESS": "300"}
 
 
 # --- the lab as `make up` runs it ---------------------------------------------------------
@@ -70,7 +82,9 @@ class SupervisedLab:
     data: Path
     url: str
     database_url: str
-    token: str = ""
+    token: str = ""  # the readers' and the job launcher's
+    ci_tokens: list[str] = field(default_factory=list)
+    flood_token: str = ""
 
     def rpc(self) -> Any:
         return localstack.supervisor_rpc(self.data / "supervisord.conf")
@@ -85,9 +99,11 @@ class SupervisedLab:
 
 
 @contextlib.contextmanager
-def made_up_lab(build_cache: Path) -> Iterator[SupervisedLab]:
-    """`python -m latlab.localstack up` on free ports with its data in a temporary directory;
-    yields once the admin can sign in and the runner is online; stopped as Ctrl-C stops it."""
+def made_up_lab(build_cache: Path, settings: dict[str, str] | None = None
+                ) -> Iterator[SupervisedLab]:
+    """`python -m latlab.localstack up` on free ports with its data in a temporary directory,
+    with `settings` (environment variables; default FAIR_USE); yields once the admin can sign
+    in and the runner is online; stopped as Ctrl-C stops it."""
     data = Path(tempfile.mkdtemp(prefix="latlab-chaos-"))
     data.chmod(0o755)  # postgres runs as its own user and must reach its directory
     port, pg_port = localstack.free_port(), localstack.free_port()
@@ -98,7 +114,7 @@ def made_up_lab(build_cache: Path) -> Iterator[SupervisedLab]:
         "LATLAB_PG_PORT": str(pg_port), "LATLAB_REDIS_PORT": str(localstack.free_port()),
         "LATLAB_PUBLIC_URL": f"http://127.0.0.1:{port}",
         "LATLAB_ADMIN_PASSWORD": ADMIN["password"], "LATLAB_HOST_NAME": "chaos-lab",
-        "LATLAB_BUILD_CACHE": str(build_cache),
+        "LATLAB_BUILD_CACHE": str(build_cache), **(FAIR_USE if settings is None else settings),
     })
     with open(data / "up.log", "ab") as log:
         process = subprocess.Popen([sys.executable, "-m", "latlab.localstack", "up"], env=env,
@@ -129,7 +145,8 @@ def wait_until(predicate: Any, timeout: float, what: str, interval: float = 0.5)
 
 
 def prepare(lab: SupervisedLab, receiver_url: str) -> None:
-    """The admin signs in; a CI token, the receiver's webhook channel and the SLA rule."""
+    """The admin signs in; tokens (one for the readers and the launcher, one per CI client,
+    the flood's), the receiver's webhook channel and the SLA rule."""
     with httpx.Client(base_url=f"{lab.url}/api/v1", timeout=30,
                       headers={"Content-Type": "application/json"}) as admin:
         def signed_in() -> bool:
@@ -142,9 +159,14 @@ def prepare(lab: SupervisedLab, receiver_url: str) -> None:
                    "the runner comes online")
         admin.patch("/projects/default", json={"allow_private_webhooks": True}
                     ).raise_for_status()
-        lab.token = admin.post("/tokens", json={
-            "name": "chaos-ci", "scopes": ["runs:write", "jobs:write", "read"]}
-                               ).raise_for_status().json()["token"]
+        def token(name: str) -> str:
+            return str(admin.post("/tokens", json={
+                "name": name, "scopes": ["runs:write", "jobs:write", "read"]}
+                                  ).raise_for_status().json()["token"])
+
+        lab.token = token("chaos-lab")
+        lab.ci_tokens = [token(f"chaos-ci-{i}") for i in range(CLIENTS)]
+        lab.flood_token = token("chaos-flood")
         channel = admin.post("/channels", json={
             "name": "chaos receiver", "kind": "webhook", "url": receiver_url}
                              ).raise_for_status().json()
@@ -216,7 +238,11 @@ class Answer:
 class Submission:
     key: str
     breach: bool
+    flood: bool = False
     statuses: list[int | None] = field(default_factory=list)
+    # Per attempt (as `statuses`): when it started (seconds since the workload started) and
+    # how long until its answer or its failure.
+    attempts: list[tuple[float, float]] = field(default_factory=list)
 
 
 @dataclass
@@ -267,6 +293,27 @@ def document(labels: dict[str, str], scale_ns: int, rng: random.Random) -> bytes
     }).encode()
 
 
+def attempt(lab: "RecordingLab", body: bytes, submission: Submission,
+            history: History) -> str | None:
+    """One try of `latlab submit`'s request, recorded in `submission`; returns the answer's
+    Retry-After, if any."""
+    start = time.monotonic()
+    retry_after = None
+    try:
+        response = lab.send("POST", "/runs", content=body, headers={
+            "Idempotency-Key": submission.key, "Content-Type": "application/json"})
+        status: int | None = response.status_code
+    except Unreachable:
+        status = None
+        history.record(lab.route, None)
+    except Rejected as error:
+        status = error.status
+        retry_after = lab.last.headers.get("Retry-After") if lab.last else None
+    submission.statuses.append(status)
+    submission.attempts.append((start - history.started, time.monotonic() - start))
+    return retry_after
+
+
 def submit_retried(lab: "RecordingLab", body: bytes, submission: Submission,
                    history: History) -> None:
     """One submission as a CI step makes it: `latlab submit`'s request (its default key, a
@@ -275,31 +322,22 @@ def submit_retried(lab: "RecordingLab", body: bytes, submission: Submission,
     8 s), for up to SUBMIT_DEADLINE_S. (`latlab submit` itself sends once; CI retries the
     step.)"""
     deadline = time.monotonic() + SUBMIT_DEADLINE_S
-    for attempt in range(1000):
-        wait = min(0.5 * 2 ** attempt, 8.0)
-        try:
-            response = lab.send("POST", "/runs", content=body, headers={
-                "Idempotency-Key": submission.key, "Content-Type": "application/json"})
-            submission.statuses.append(response.status_code)
-            return
-        except Unreachable:
-            submission.statuses.append(None)
-            history.record("submit", None)
-        except Rejected as error:
-            submission.statuses.append(error.status)
-            if error.status < 500 and error.status != 429:
-                return  # refused for good
-            retry_after = lab.last.headers.get("Retry-After") if lab.last else None
-            if retry_after and retry_after.isdigit():
-                wait = min(float(retry_after), 15.0)
+    for tries in range(1000):
+        wait = min(0.5 * 2 ** tries, 8.0)
+        retry_after = attempt(lab, body, submission, history)
+        status = submission.statuses[-1]
+        if status is not None and (200 <= status < 300 or (status < 500 and status != 429)):
+            return  # stored, or refused for good
+        if retry_after and retry_after.isdigit():
+            wait = min(float(retry_after), 15.0)
         if time.monotonic() + wait > deadline:
             return
         time.sleep(wait)
 
 
-def ci_client(name: str, lab: SupervisedLab, history: History, rng: random.Random,
-              until: float) -> None:
-    client = RecordingLab(lab.url, lab.token, history, "submit")
+def ci_client(name: str, token: str, lab: SupervisedLab, history: History,
+              rng: random.Random, until: float) -> None:
+    client = RecordingLab(lab.url, token, history, "submit")
     number = 0
     while time.monotonic() < until:
         number += 1
@@ -312,6 +350,41 @@ def ci_client(name: str, lab: SupervisedLab, history: History, rng: random.Rando
         body = document(labels, 350_000 if breach else 60_000, rng)
         submit_retried(client, body, submission, history)
         time.sleep(rng.uniform(0.2, 0.8))
+
+
+FLOOD_THREADS = 4
+NO_ANSWER_WAIT_S = 0.25  # the flood's pause after no answer or a 5xx without Retry-After
+
+
+def flood_client(name: str, lab: SupervisedLab, history: History, rng: random.Random,
+                 until: float, flooding: threading.Event) -> None:
+    """One thread of the flooding CI client (its own token, `lab.flood_token`): while
+    `flooding` is set, submissions one after another with no pause. A 429 gives the
+    submission up (it must not be stored) and the thread waits what its Retry-After says, no
+    more, before the next; no answer or a 5xx is sent again with the same key (after its
+    Retry-After, else NO_ANSWER_WAIT_S), so what the lab stored is checked as the others'."""
+    client = RecordingLab(lab.url, lab.flood_token, history, "flood submit")
+    number = 0
+    while time.monotonic() < until:
+        if not flooding.wait(0.5):
+            continue
+        number += 1
+        key = hashlib.sha256(f"{name}-{number}-{rng.random()}".encode()).hexdigest()
+        submission = Submission(key, breach=False, flood=True)
+        history.submissions.append(submission)
+        body = document({"client": "flood"}, 60_000, rng)
+        deadline = time.monotonic() + SUBMIT_DEADLINE_S
+        while True:
+            retry_after = attempt(client, body, submission, history)
+            status = submission.statuses[-1]
+            wait = (float(retry_after) if retry_after and retry_after.isdigit()
+                    else NO_ANSWER_WAIT_S)
+            if status == 429:
+                time.sleep(wait)
+                break
+            if (status is not None and status < 500) or time.monotonic() + wait > deadline:
+                break
+            time.sleep(wait)
 
 
 def reader(lab: SupervisedLab, history: History, rng: random.Random, until: float) -> None:
@@ -489,7 +562,7 @@ def settle(lab: SupervisedLab, history: History, receiver: Receiver, timeout: fl
 
 
 def check(lab: SupervisedLab, history: History, receiver: Receiver, quiet_s: float,
-          rss_start: dict[str, float]) -> Verdict:
+          rss_start: dict[str, float], flood: bool = False) -> Verdict:
     verdict = Verdict()
     with psycopg.connect(lab.database_url, connect_timeout=10) as db:
         stored: Counter[str] = Counter(dict(db.execute(
@@ -511,9 +584,12 @@ def check(lab: SupervisedLab, history: History, receiver: Receiver, quiet_s: flo
 
     subs = history.submissions
     acked = [s for s in subs if any(c is not None and 200 <= c < 300 for c in s.statuses)]
-    verdict.figure("submissions (answered 2xx)", f"{len(subs)} ({len(acked)}), "
-                   f"{sum(len(s.statuses) for s in subs)} attempts, "
-                   f"{sum(s.statuses.count(None) for s in subs)} without an answer")
+    for name, group in (("submissions (answered 2xx)", [s for s in subs if not s.flood]),
+                        ("flood's submissions (2xx)", [s for s in subs if s.flood])):
+        if group or not name.startswith("flood"):
+            verdict.figure(name, f"{len(group)} ({sum(s in acked for s in group)}), "
+                           f"{sum(len(s.statuses) for s in group)} attempts, "
+                           f"{sum(s.statuses.count(None) for s in group)} without an answer")
     verdict.require(all(stored[s.key] == 1 for s in acked), "2xx stored exactly once",
                     f"{sum(stored[s.key] != 1 for s in acked)} of {len(acked)} not")
     duplicated = [s.key for s in subs if stored[s.key] > 1]
@@ -522,6 +598,18 @@ def check(lab: SupervisedLab, history: History, receiver: Receiver, quiet_s: flo
     verdict.require(not duplicated and not lost, "stored or answered non-2xx",
                     f"{len(duplicated)} duplicated, {len(lost)} neither stored nor refused; "
                     f"{sum(stored[s.key] == 0 for s in subs)} not stored")
+    # Answered 4xx every time (a 429 the flood gave up on): the lab kept none of them.
+    refused = [s for s in subs if s.statuses and all(
+        c is not None and 400 <= c < 500 for c in s.statuses)]
+    verdict.require(not any(stored[s.key] for s in refused), "refused (only 4xx) not stored",
+                    f"{sum(stored[s.key] > 0 for s in refused)} of {len(refused)} stored")
+    too_many = Counter(a.route for a in history.answers if a.status == 429)
+    if flood:
+        verdict.require(too_many["flood submit"] > 0, "the flood client gets 429s",
+                        f"{too_many['flood submit']} 429s to the flood's "
+                        f"{sum(len(s.statuses) for s in subs if s.flood)} attempts")
+        verdict.require(not too_many["submit"], "the other CI clients get no 429",
+                        f"{too_many['submit']} 429s")
 
     statuses = Counter(status for _, status, *_ in jobs)
     late = [(job_id, status, round(age)) for job_id, status, _, timeout_s, age in jobs
@@ -610,45 +698,72 @@ def longest_without_2xx(history: History) -> dict[str, tuple[int, float]]:
 
 # --- the whole run --------------------------------------------------------------------------
 
-def run(minutes: float, seed: int, faults: tuple[str, ...] = FAULTS, clients: int = 3,
-        readers: int = 2, mean_gap_s: float = 10.0, settle_s: float = 300.0) -> Verdict:
+@contextlib.contextmanager
+def prepared_lab(settings: dict[str, str] | None = None
+                 ) -> Iterator[tuple[SupervisedLab, Receiver]]:
+    """The lab as `make up` runs it (with `settings`, as `made_up_lab`), prepared (`prepare`),
+    and its alert receiver."""
     build_cache = Path(os.environ.get("LATLAB_TEST_BUILD_CACHE",
                                       Path.home() / ".cache" / "latlab" / "test-builds"))
     build_cache.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(seed)
     receiver = Receiver()
     try:
-        with made_up_lab(build_cache) as lab:
+        with made_up_lab(build_cache, settings) as lab:
             prepare(lab, receiver.url)
-            rss_start = rss_mib(lab)
-            history = History()
-            until = time.monotonic() + minutes * 60
-            threads = [threading.Thread(target=ci_client, args=(
-                f"ci-{i}", lab, history, random.Random(rng.random()), until))
-                for i in range(clients)]
-            threads += [threading.Thread(target=reader, args=(
-                lab, history, random.Random(rng.random()), until)) for _ in range(readers)]
-            threads.append(threading.Thread(target=launcher, args=(
-                lab, history, random.Random(rng.random()), until)))
-            threads.append(threading.Thread(target=nemesis, args=(
-                lab, receiver, history, random.Random(rng.random()), until, faults,
-                mean_gap_s)))
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                # A submission may go on SUBMIT_DEADLINE_S past the end.
-                thread.join(minutes * 60 + SUBMIT_DEADLINE_S + 60)
-            quiet = settle(lab, history, receiver, settle_s)
-            verdict = check(lab, history, receiver, quiet, rss_start)
-            verdict.figures.insert(0, ("run", f"{minutes:g} min, seed {seed}, faults: "
-                                       f"{', '.join(faults)}; logs were in {lab.data}"))
-            if verdict.violations:
-                keep = Path(tempfile.mkdtemp(prefix="latlab-chaos-logs-"))
-                shutil.copytree(lab.data / "logs", keep / "logs")
-                verdict.figure("logs kept", keep)
-            return verdict
+            yield lab, receiver
     finally:
         receiver.stop()
+
+
+def workload(lab: SupervisedLab, history: History, rng: random.Random, until: float,
+             clients: int = CLIENTS, readers: int = 2,
+             flooding: threading.Event | None = None) -> list[threading.Thread]:
+    """The workload's threads, not started: CI clients, readers, the job launcher and, with
+    `flooding`, the flood client's FLOOD_THREADS (flooding while the event is set)."""
+    threads = [threading.Thread(target=ci_client, args=(
+        f"ci-{i}", lab.ci_tokens[i], lab, history, random.Random(rng.random()), until))
+        for i in range(clients)]
+    threads += [threading.Thread(target=reader, args=(
+        lab, history, random.Random(rng.random()), until)) for _ in range(readers)]
+    threads.append(threading.Thread(target=launcher, args=(
+        lab, history, random.Random(rng.random()), until)))
+    if flooding is not None:
+        threads += [threading.Thread(target=flood_client, args=(
+            f"flood-{i}", lab, history, random.Random(rng.random()), until, flooding))
+            for i in range(FLOOD_THREADS)]
+    return threads
+
+
+def run(minutes: float, seed: int, faults: tuple[str, ...] = FAULTS, clients: int = CLIENTS,
+        readers: int = 2, mean_gap_s: float = 10.0, settle_s: float = 300.0,
+        flood: bool = False) -> Verdict:
+    rng = random.Random(seed)
+    faults_rng = random.Random(rng.random())  # the same faults with the flood or without
+    with prepared_lab() as (lab, receiver):
+        rss_start = rss_mib(lab)
+        history = History()
+        until = time.monotonic() + minutes * 60
+        flooding = threading.Event()
+        flooding.set()
+        threads = workload(lab, history, rng, until, clients, readers,
+                           flooding if flood else None)
+        threads.append(threading.Thread(target=nemesis, args=(
+            lab, receiver, history, faults_rng, until, faults, mean_gap_s)))
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            # A submission may go on SUBMIT_DEADLINE_S past the end.
+            thread.join(minutes * 60 + SUBMIT_DEADLINE_S + 60)
+        quiet = settle(lab, history, receiver, settle_s)
+        verdict = check(lab, history, receiver, quiet, rss_start, flood)
+        verdict.figures.insert(0, ("run", f"{minutes:g} min, seed {seed}, "
+                                   f"{'flood on' if flood else 'no flood'}, faults: "
+                                   f"{', '.join(faults)}; logs were in {lab.data}"))
+        if verdict.violations:
+            keep = Path(tempfile.mkdtemp(prefix="latlab-chaos-logs-"))
+            shutil.copytree(lab.data / "logs", keep / "logs")
+            verdict.figure("logs kept", keep)
+        return verdict
 
 
 def main() -> int:
@@ -659,12 +774,15 @@ def main() -> int:
                         help=f"comma-separated, of: {', '.join(FAULTS)}")
     parser.add_argument("--mean-gap", type=float, default=10.0,
                         help="mean seconds between two faults' starts")
+    parser.add_argument("--flood", action="store_true",
+                        help="one more CI client, on its own token, flooding submissions")
     args = parser.parse_args()
     kinds = tuple(k.strip() for k in args.faults.split(",") if k.strip())
     unknown = [k for k in kinds if k not in FAULTS]
     if unknown:
         parser.error(f"unknown faults: {unknown}")
-    verdict = run(args.minutes, args.seed, kinds, mean_gap_s=args.mean_gap)
+    verdict = run(args.minutes, args.seed, kinds, mean_gap_s=args.mean_gap,
+                  flood=args.flood)
     print(verdict.table())
     for violation in verdict.violations:
         print(f"VIOLATED: {violation}", file=sys.stderr)

@@ -1,21 +1,19 @@
 """The chaos soak (`bench/chaos.py`) for three minutes with a fixed seed: the lab as `make up`
-runs it, CI clients, job launches and cancels, SLA breaches, dashboard readers, and random,
-overlapping faults; every property of its checker must hold. About 4 minutes here (the lab's
-start, 3 minutes of chaos, the quiet period, the stop)."""
+runs it, CI clients, one more flooding submissions on its own token (it must be refused with
+429, and what it stored obeys exactly once as the rest's), job launches and cancels, SLA
+breaches, dashboard readers, and random, overlapping faults of every kind in `chaos.FAULTS`;
+every property of its checker must hold. Seed 2523 draws about 23 faults of all 16 kinds,
+Postgres and the alerts worker killed twice each (the draw shifts a little with timing, and a
+fault whose target is still restarting is not made: in the run here 3 were not, Postgres was
+killed 3 times, the alerts worker twice; seed 33, the one before, drew no alerts kill).
+About 4 minutes here (the lab's start, 3 minutes of chaos, the quiet period, the stop)."""
 
 from bench import chaos
 
-SEED = 33
-# Left out until the known fault is fixed (issue 33, "duplicate Slack sends invisible"): a
-# SIGKILL of Postgres (or of the alerts worker) between a delivery's POST and its commit
-# loses the record of a message the receiver took; it is sent again, so the receiver gets it
-# twice and the lab shows one success. `bench.chaos --minutes 20 --seed 7` met it twice in 8
-# Postgres kills (about one chance in four per 3-minute run). Freezes of both stay in.
-LEFT_OUT = ("kill postgres", "kill alerts")
-IN_TEST_FAULTS = tuple(kind for kind in chaos.FAULTS if kind not in LEFT_OUT)
+SEED = 2523
 
 
 def test_three_minutes_of_chaos_lose_nothing() -> None:
-    verdict = chaos.run(minutes=3, seed=SEED, faults=IN_TEST_FAULTS)
+    verdict = chaos.run(minutes=3, seed=SEED, faults=chaos.FAULTS, flood=True)
     print(verdict.table())
     assert not verdict.violations, "\n".join(verdict.violations) + "\n" + verdict.table()
