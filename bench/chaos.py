@@ -34,7 +34,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -49,6 +49,7 @@ from latlab import localstack
 from latlab.cli.client import Lab
 from latlab.cli.config import Settings
 from latlab.cli.errors import Rejected, Unreachable
+from latlab.core import rate_limits
 
 PROGRAMS = ("api", "ingest", "alerts", "beat", "runner", "redis", "postgres")
 FAULTS = (*(f"{action} {target}" for target in PROGRAMS for action in ("kill", "stop")),
@@ -63,15 +64,6 @@ JOB = {"suite": "echo", "params": {"count": 2000, "warmup": 100}, "repetitions":
 SUBMIT_DEADLINE_S = 120  # a CI step's patience with one submission
 ADMIN = {"email": "admin@latlab.local", "password": "chaos-lab-admin"}
 CLIENTS = 3  # CI clients, each on a token of its own
-# Fair use sized for this host (2 vCPUs: the api stores about 7 of these submissions a second
-# in all): a token may submit 2 a second, in bursts of 20. The defaults (10 a second per
-# token, in bursts of 600) are more than the api can serve here, so one flooding token took
-# it whole and was never refused (`bench.fair_use`). Launches and heavy reads keep the
-# defaults' rates, in bursts of 10 s.
-FAIR_USE = {"LATLAB_RATE_WINDOW_S": "10", "LATLAB_SUBMISSIONS_PER_CALLER": "20",
-            "LATLAB_SUBMISSIONS_PER_ADDRESS": "300", "LATLAB_JOB_LAUNCHES_PER_CALLER": "20",
-            "LATLAB_JOB_LAUNCHES_PER_ADDRESS": "60", "LATLAB_HEAVY_READS_PER_CALLER": "100",
-            "LATLAB_HEAVY_READS_PER_ADDRESS": "300"}
 
 
 # --- the lab as `make up` runs it ---------------------------------------------------------
@@ -99,22 +91,21 @@ class SupervisedLab:
 
 
 @contextlib.contextmanager
-def made_up_lab(build_cache: Path, settings: dict[str, str] | None = None
-                ) -> Iterator[SupervisedLab]:
+def made_up_lab(build_cache: Path) -> Iterator[SupervisedLab]:
     """`python -m latlab.localstack up` on free ports with its data in a temporary directory,
-    with `settings` (environment variables; default FAIR_USE); yields once the admin can sign
-    in and the runner is online; stopped as Ctrl-C stops it."""
+    with the default fair-use limits; yields once the admin can sign in and the runner is
+    online; stopped as Ctrl-C stops it."""
     data = Path(tempfile.mkdtemp(prefix="latlab-chaos-"))
     data.chmod(0o755)  # postgres runs as its own user and must reach its directory
     port, pg_port = localstack.free_port(), localstack.free_port()
     env = {k: v for k, v in os.environ.items()
-           if k not in ("LATLAB_DATABASE_URL", "LATLAB_REDIS_URL")}
+           if k not in ("LATLAB_DATABASE_URL", "LATLAB_REDIS_URL", *rate_limits.ENVIRONMENT)}
     env.update({
         "LATLAB_DATA_DIR": str(data), "LATLAB_PORT": str(port),
         "LATLAB_PG_PORT": str(pg_port), "LATLAB_REDIS_PORT": str(localstack.free_port()),
         "LATLAB_PUBLIC_URL": f"http://127.0.0.1:{port}",
         "LATLAB_ADMIN_PASSWORD": ADMIN["password"], "LATLAB_HOST_NAME": "chaos-lab",
-        "LATLAB_BUILD_CACHE": str(build_cache), **(FAIR_USE if settings is None else settings),
+        "LATLAB_BUILD_CACHE": str(build_cache),
     })
     with open(data / "up.log", "ab") as log:
         process = subprocess.Popen([sys.executable, "-m", "latlab.localstack", "up"], env=env,
@@ -492,12 +483,16 @@ def _inflict(lab: SupervisedLab, receiver: Receiver, history: History, kind: str
             os.kill(pid, signal.SIGKILL)  # the main process, as a crash would
             seconds = 0
         else:
-            os.killpg(pid, signal.SIGSTOP)  # the whole program, its children too
+            frozen = localstack.program_processes(pid)  # the whole program, its children too
+            for process in frozen:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(process, signal.SIGSTOP)
             try:
                 time.sleep(seconds)
             finally:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(pid, signal.SIGCONT)
+                for process in frozen:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(process, signal.SIGCONT)
     except Exception as error:  # a fault that could not be made is reported, not fatal
         note = f"{type(error).__name__}: {error}"
     finally:
@@ -508,14 +503,16 @@ def _inflict(lab: SupervisedLab, receiver: Receiver, history: History, kind: str
 # --- memory ---------------------------------------------------------------------------------
 
 def rss_mib(lab: SupervisedLab) -> dict[str, float]:
-    """Each program's resident memory: the sum over its process group (Celery's pool children,
+    """Each program's resident memory: the sum over its processes (Celery's pool children,
     Postgres's backends: their shared buffers are counted in each)."""
-    groups: dict[int, float] = defaultdict(float)
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            groups[int(fields[2])] += int(fields[21]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-    return {name: groups.get(pid, 0.0) for name, (_, pid) in lab.states().items()}
+    def resident(pid: int) -> float:
+        with contextlib.suppress(OSError):
+            pages = int((Path("/proc") / str(pid) / "statm").read_text().split()[1])
+            return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+        return 0.0  # ended meanwhile
+
+    return {name: sum(map(resident, localstack.program_processes(pid))) if pid else 0.0
+            for name, (_, pid) in lab.states().items()}
 
 
 # --- the checker ----------------------------------------------------------------------------
@@ -699,16 +696,15 @@ def longest_without_2xx(history: History) -> dict[str, tuple[int, float]]:
 # --- the whole run --------------------------------------------------------------------------
 
 @contextlib.contextmanager
-def prepared_lab(settings: dict[str, str] | None = None
-                 ) -> Iterator[tuple[SupervisedLab, Receiver]]:
-    """The lab as `make up` runs it (with `settings`, as `made_up_lab`), prepared (`prepare`),
-    and its alert receiver."""
+def prepared_lab() -> Iterator[tuple[SupervisedLab, Receiver]]:
+    """The lab as `make up` runs it (`made_up_lab`), prepared (`prepare`), and its alert
+    receiver."""
     build_cache = Path(os.environ.get("LATLAB_TEST_BUILD_CACHE",
                                       Path.home() / ".cache" / "latlab" / "test-builds"))
     build_cache.mkdir(parents=True, exist_ok=True)
     receiver = Receiver()
     try:
-        with made_up_lab(build_cache, settings) as lab:
+        with made_up_lab(build_cache) as lab:
             prepare(lab, receiver.url)
             yield lab, receiver
     finally:

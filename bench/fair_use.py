@@ -3,8 +3,8 @@ one client flooding submissions on a token of its own, in one lab in one run.
 
 The lab, its preparation and the workload are `bench.chaos`'s (`prepared_lab`, `workload`: 3
 CI clients, each on its own token, 2 readers, the job launcher, and the flood client's
-threads, which flood only while told to), its fair-use limits `chaos.FAIR_USE` (with
-`--default-limits`, the lab's defaults); no nemesis. After a warm-up, windows alternate, no
+threads, which flood only while told to), with the lab's default fair-use limits; no
+nemesis. After a warm-up, windows alternate, no
 flood then flood (A B A B ...), each `--window` seconds. Per window: the other clients'
 submission latency p95 (each attempt answered 2xx that started in the window, nearest rank),
 their 429s, and the flood's 201s and 429s; then the p95 of all flood windows over that of all
@@ -59,12 +59,10 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2, help="pairs of windows (A B)")
     parser.add_argument("--warmup", type=float, default=20.0)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--default-limits", action="store_true",
-                        help="the lab's default fair-use limits, not chaos.FAIR_USE")
     args = parser.parse_args()
 
     rng = random.Random(args.seed)
-    with chaos.prepared_lab({} if args.default_limits else None) as (lab, receiver):
+    with chaos.prepared_lab() as (lab, receiver):
         rss_start = chaos.rss_mib(lab)
         history = chaos.History()
         total = args.warmup + 2 * args.rounds * args.window

@@ -58,6 +58,13 @@ os.environ["LATLAB_JOB_PICKUP_S"] = "30"
 # Alert delivery retries on a test's time scale.
 os.environ["LATLAB_DELIVERY_BACKOFF_S"] = "0.5"
 os.environ["LATLAB_DELIVERY_BACKOFF_MAX_S"] = "2"
+# Tests make bursts the fair-use defaults refuse (a hundred runs from one token at once):
+# generous limits here; test_rate_limits sets its own and the chaos soak runs the defaults.
+os.environ.update({
+    "LATLAB_RATE_WINDOW_S": "60",
+    "LATLAB_SUBMISSIONS_PER_CALLER": "600", "LATLAB_SUBMISSIONS_PER_ADDRESS": "1800",
+    "LATLAB_JOB_LAUNCHES_PER_CALLER": "120", "LATLAB_JOB_LAUNCHES_PER_ADDRESS": "360",
+    "LATLAB_HEAVY_READS_PER_CALLER": "600", "LATLAB_HEAVY_READS_PER_ADDRESS": "1800"})
 
 from latlab.auth import service as auth_service  # noqa: E402
 from latlab.auth.schemas import TokenCreate, UserCreate  # noqa: E402

@@ -30,6 +30,9 @@ from latlab.core.settings import get_settings
 log = logging.getLogger(__name__)
 PREFIX = "latlab:rate:"
 REDIS_PAUSE_S = 5.0
+# The limits' settings as environment variables (0 turns a limit off).
+ENVIRONMENT = ("LATLAB_RATE_WINDOW_S", *(f"LATLAB_{use.upper()}_PER_{who}" for use in (
+    "submissions", "job_launches", "heavy_reads") for who in ("CALLER", "ADDRESS")))
 
 # KEYS: the buckets; ARGV: per bucket, its refill interval (s per request) and its capacity.
 # Answers {0} when every bucket had room (and spends one from each), else {the seconds to
