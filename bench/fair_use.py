@@ -63,7 +63,7 @@ def main() -> int:
 
     rng = random.Random(args.seed)
     with chaos.prepared_lab() as (lab, receiver):
-        rss_start = chaos.rss_mib(lab)
+        pss_start = chaos.pss_mib(lab)
         history = chaos.History()
         total = args.warmup + 2 * args.rounds * args.window
         until = time.monotonic() + total
@@ -86,7 +86,7 @@ def main() -> int:
         for thread in threads:
             thread.join(chaos.SUBMIT_DEADLINE_S + 60)
         quiet = chaos.settle(lab, history, receiver, 300)
-        verdict = chaos.check(lab, history, receiver, quiet, rss_start, flood=True)
+        verdict = chaos.check(lab, history, receiver, quiet, pss_start, flood=True)
 
     print(f"{'window':<10} {'flood':<6} {'others: n':>9} {'p95 ms':>8} {'429':>4}   "
           f"{'flood: 201':>10} {'429':>6}")
