@@ -90,20 +90,11 @@ def _measure(processes: Processes, argv: list[str], env: dict[str, str], bodies:
 def _rss_mib(pid: int) -> float:
     """The RSS of the api's process and its children (a worker manager's workers)."""
     total = 0.0
-    for candidate in [pid, *_children(pid)]:
+    for candidate in localstack.program_processes(pid):
         status = Path(f"/proc/{candidate}/status").read_text()
         kb = next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS"))
         total += int(kb) / 1024
     return total
-
-
-def _children(pid: int) -> list[int]:
-    found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        children = (task / "children").read_text().split()
-        for child in map(int, children):
-            found += [child, *_children(child)]
-    return found
 
 
 if __name__ == "__main__":
