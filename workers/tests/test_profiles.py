@@ -393,8 +393,13 @@ def test_the_actor_iot_jvm_is_profiled_by_async_profiler(actor_iot: Path) -> Non
     assert (profile.program, profile.tool, profile.labels) == (
         "minitb", "async-profiler", series.labels)
     assert _share(profile, "minitb.Main.main") > 0, profile.folded[:2000]
-    assert any(frame.startswith("minitb.") for frames in _heaviest(profile, 10)
-               for frame in frames), profile.folded[:2000]
+    # The profile is flat (about 270 samples in 260 stacks here: a heaviest stack means
+    # nothing); the platform's own code holds a good part of it (45 % here, the JIT compiler's
+    # threads about as much), not only the JVM's.
+    stacks = folded_stacks(profile.folded)
+    platform = sum(n for frames, n in stacks.items()
+                   if any(frame.startswith("minitb.") for frame in frames))
+    assert platform >= 0.1 * sum(stacks.values()), profile.folded[:2000]
 
 
 # A JVM that spins until its stdin closes, as a server would run.
