@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass
 
 from bench import chaos
+from latlab.runs.histogram import nearest_rank
 
 TARGET_RATIO = 2.0
 
@@ -36,9 +37,9 @@ class Window:
 
 
 def p95(values: list[float]) -> float:
-    """Nearest rank; NaN without values."""
+    """The lab's nearest rank; NaN without values."""
     ordered = sorted(values)
-    return ordered[math.ceil(0.95 * len(ordered)) - 1] if ordered else math.nan
+    return ordered[nearest_rank(95.0, len(ordered)) - 1] if ordered else math.nan
 
 
 def latencies(history: chaos.History, start: float, end: float) -> list[float]:
