@@ -12,7 +12,7 @@
 # Python >= 0.2). A client that is not built shows as missing.
 #
 #   bash bench/loadgen_fidelity.sh [--orders N] [--connections C] [--seconds S] [--rounds R]
-#                                  [--split SERVER_CPUS:LOAD_CPUS]
+#                                  [--split SERVER_CPUS:LOAD_CPUS] [--clients c,cpp,...]
 #
 #   --orders N       measured orders per client run (default: wrk's rate x S); a run also
 #                    stops after S seconds, so a slow client is not held up
@@ -21,6 +21,8 @@
 #   --rounds R       rounds; the table shows the medians (default 3)
 #   --split S:L      pin the server to CPUs S and wrk or the client (whole process) to CPUs L,
 #                    e.g. 0:1, as if they ran on separate machines; default: shared CPUs
+#   --clients LIST   the clients to measure, comma-separated, of python, c, cpp, rust, go, ref
+#                    (default: all)
 #
 # The build cache is $LATLAB_BENCH_BUILD_DIR, else ~/.cache/latlab/bench-builds/http-order.
 
@@ -41,7 +43,7 @@ server_cpus=""
 load_cpus=""
 
 usage() {
-    sed -n '/^#   bash/,/^#   --rounds/p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '/^#   bash/,/^#   --clients/p' "$0" | sed 's/^# \{0,1\}//' >&2
 }
 
 # need_count "$@": the option's value is a whole number >= 1.
@@ -64,6 +66,12 @@ while (($#)); do
                 exit 2
             fi
             split=$2; server_cpus=${2%%:*}; load_cpus=${2##*:}; shift 2 ;;
+        --clients)
+            if (($# < 2)) || ! [[ $2 =~ ^(python|c|cpp|rust|go|ref)(,(python|c|cpp|rust|go|ref))*$ ]]; then
+                echo "loadgen_fidelity: --clients needs a comma-separated list of ${CLIENTS[*]}" >&2
+                exit 2
+            fi
+            IFS=, read -r -a CLIENTS <<<"$2"; shift 2 ;;
         -h | --help)
             usage
             exit 0
@@ -251,7 +259,7 @@ for round in $(seq "$rounds"); do
     done
 done
 
-python3 - "$work/results.tsv" <<'EOF'
+python3 - "$work/results.tsv" "${CLIENTS[@]}" <<'EOF'
 """The table: per client, the median of its ratios to the wrk run just before it (pairs close
 in time, so the machine's drift cancels), the median req/s of both, the target, and the median
 CPU µs per request of both."""
@@ -283,7 +291,8 @@ def median_cpu(name: str) -> str:
 
 print(f"{'client':<8} {'req/s':>9} {'wrk req/s':>10} {'ratio':>6} {'target':>7} {'meets':>6}"
       f" {'CPU us/req':>10} {'wrk':>7}  ratio per round")
-for name, target in TARGETS.items():
+for name in sys.argv[2:]:
+    target = TARGETS[name]
     pairs = [(number(w), number(c))
              for w, c in zip(runs.get(f"wrk:{name}", []), runs.get(name, []), strict=True)]
     pairs = [(w, c) for w, c in pairs if w and c is not None]
