@@ -7,17 +7,24 @@ median of its trials, on a log scale, where benchmark noise is about symmetric) 
 and a run-to-run spread, and the candidate's value is tested against them as a new
 observation from the same history would be (Student's t prediction test):
 
-    t = (log y - mean) / sd_pred,   sd_pred^2 = between^2 + within^2 / k + spread^2 / n
+    t = (log y - mean) / sd_pred,   sd_pred^2 = between^2 + noise(k) + spread^2 / n
 
-with `k` the candidate's trials, `n` the window's runs, `within` the trial-to-trial spread
-inside the window's runs (when they had several trials) and `between` the rest of the
-run-to-run spread. One run far off the others (a noisy neighbour, a bad host) must not move
-the window, and the window must not lose runs that are merely in its own tails (that narrows
-the spread, and an unchanged run then fails more often than the test says: dropping runs
-beyond 3.5 robust deviations did that, 1.7 % instead of 1 % at 10 runs): far-off runs are
-found by Rosner's generalized ESD test, which at `OUTLIER_LEVEL` drops a run of one history
-once in a hundred windows. The same spread says how small a change the window lets the gate
-see: the shift it catches four times in five (`smallest_change`).
+with `k` the candidate's trials, `n` the window's runs, `noise(k)` the variance trial noise
+gives a median of k trials (read from the window's runs' own trials, when they had several)
+and `between` the rest of the run-to-run spread. Trial noise is not taken as the trials'
+variance over k: that is a mean's, and a p99 now and then far off (a heavy tail) makes it
+several times a median's. The window's trials, each as far from its run's mean as it lay, are
+resampled as k trials of a new run would be, and the median of k taken over every way to draw
+them (the exact bootstrap distribution of an order statistic): a tail that is rare leaves the
+median alone, a tail common enough to move the median of k is counted as often as it would.
+
+One run far off the others (a noisy neighbour, a bad host) must not move the window, and the
+window must not lose runs that are merely in its own tails (that narrows the spread, and an
+unchanged run then fails more often than the test says: dropping runs beyond 3.5 robust
+deviations did that, 1.7 % instead of 1 % at 10 runs): far-off runs are found by Rosner's
+generalized ESD test, which at `OUTLIER_LEVEL` drops a run of one history once in a hundred
+windows. The same spread says how small a change the window lets the gate see: the shift it
+catches four times in five (`smallest_change`).
 """
 
 import math
@@ -25,7 +32,8 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scipy.stats import norm
+import numpy as np
+from scipy.stats import binom, norm
 from scipy.stats import t as student
 
 from latlab_contract.vocabulary import Direction
@@ -44,7 +52,8 @@ class WindowStats:
     mean: float  # of the runs' log values
     spread: float  # their standard deviation: run-to-run, relative
     within: float  # the trial-to-trial spread inside runs (0: single-trial runs only)
-    inverse_trials: float  # mean of 1 / trials of the runs kept
+    trial_counts: tuple[int, ...]  # of the runs kept
+    deviations: tuple[float, ...]  # sorted: each trial's log from its run's mean (rescaled)
 
     @property
     def centre(self) -> float:
@@ -56,9 +65,31 @@ class WindowStats:
         return self.runs - 1
 
     def predicted_sd(self, trials: int) -> float:
-        """The spread of a new run's log value with `trials` trials around the window's mean."""
-        between = max(0.0, self.spread ** 2 - self.within ** 2 * self.inverse_trials)
-        return math.sqrt(between + self.within ** 2 / trials + self.spread ** 2 / self.runs)
+        """The spread of a new run's log value (the median of `trials` trials) around the
+        window's mean."""
+        counts = {k: self.trial_noise(k) for k in {*self.trial_counts, trials}}
+        between = max(0.0, self.spread ** 2
+                      - statistics.fmean(counts[k] for k in self.trial_counts))
+        return math.sqrt(between + counts[trials] + self.spread ** 2 / self.runs)
+
+    def trial_noise(self, trials: int) -> float:
+        """The variance trial noise gives the median of `trials` trials: the median of
+        `trials` draws from the window's deviations, over every way to draw them (for an even
+        count, the mean of the two middle draws, its variance bounded by theirs)."""
+        if not self.deviations:
+            return 0.0
+        middle = ((trials + 1) // 2, trials // 2 + 1)
+        return (sum(math.sqrt(self._order_variance(trials, r)) for r in middle) / 2) ** 2
+
+    def _order_variance(self, draws: int, rank: int) -> float:
+        """The variance of the rank-th smallest of `draws` draws with replacement from the
+        deviations: it is at most the j-th of n exactly when at least `rank` draws fall at or
+        below it, a binomial chance of j / n."""
+        values = np.asarray(self.deviations)
+        at_most = binom.sf(rank - 1, draws, np.arange(len(values) + 1) / len(values))
+        chance = np.diff(at_most)
+        mean = float(chance @ values)
+        return max(0.0, float(chance @ values ** 2) - mean ** 2)
 
 
 @dataclass(frozen=True)
@@ -89,8 +120,17 @@ def window_stats(runs: Sequence[Sequence[float]]) -> WindowStats | None:
         for i in kept if len(usable[i]) > 1) / within_df) if within_df else 0.0
     return WindowStats(runs=len(values), outliers=len(logs) - len(values),
                        mean=statistics.fmean(values), spread=statistics.stdev(values),
-                       within=within,
-                       inverse_trials=statistics.fmean(1 / len(usable[i]) for i in kept))
+                       within=within, trial_counts=tuple(len(usable[i]) for i in kept),
+                       deviations=tuple(sorted(
+                           d for i in kept if len(usable[i]) > 1 for d in _deviations(usable[i]))))
+
+
+def _deviations(trials: Sequence[float]) -> list[float]:
+    """Each trial's log from the run's mean log, scaled by sqrt(k / (k - 1)): deviations from a
+    mean of the same k values are that much narrower than the trials' own spread."""
+    logs = [math.log(v) for v in trials]
+    centre, scale = statistics.fmean(logs), math.sqrt(len(logs) / (len(logs) - 1))
+    return [(v - centre) * scale for v in logs]
 
 
 def far_off(values: Sequence[float], level: float = OUTLIER_LEVEL,
