@@ -1,15 +1,19 @@
 /*
- * http-order load client in C: libcurl easy handles on pthreads, the seed's C client.
+ * http-order load client in C: libcurl's multi interface on a few pthreads.
  *
- * Each worker thread owns one easy handle, hence one keep-alive connection, and takes order
- * indices from a shared atomic counter. Closed loop: a worker sends its next order as soon as
- * the previous one is answered. Open loop: order i (warm-up first) is due at origin + i / rate;
- * a worker sleeps until then if early and sends at once if late (never skips), and the latency
- * is measured from the due time as well as from the actual send. Nothing is in flight past
- * window + timeout: an order unanswered then is a timeout, and so is one not sent by then.
- * A closed loop with --settle goes on warming up after its W warm-up orders until the answers
- * settle (struct settle), then switches to measuring without a pause: an order taken before the
- * switch is warm-up, one taken after it measured. --orders 0 measures for --duration.
+ * A few event-loop threads (one per CPU the process may run on, at most one per connection)
+ * each drive their share of the C keep-alive connections: a multi handle with that many
+ * reusable easy handles, one order in flight on each, run through curl's socket interface on
+ * epoll, so that an answer costs a wake-up of the loop rather than of a thread per connection.
+ * All loops take order indices from one atomic counter. Closed loop: a free handle takes the
+ * next order at once. Open loop: order i (warm-up first) is due at origin + i / rate; a loop
+ * holds the next index until it is due (a timerfd wakes epoll on time) and sends late orders
+ * as soon as a handle is free, never skipping one; the latency is measured from the due time
+ * as well as from the actual send. Nothing is in flight past window + timeout: an order
+ * unanswered then is a timeout, and so is one not sent by then. A closed loop with --settle
+ * goes on warming up after its W warm-up orders until the answers settle (struct settle), then
+ * switches to measuring without a pause: an order taken before the switch is warm-up, one taken
+ * after it measured. --orders 0 measures for --duration.
  * The contract (arguments, JSON, exit status) is ../../README.md.
  */
 /* The name the report gives: "c", or "c-hft" for the seed's HFT build (Makefile). */
@@ -32,8 +36,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #define NS_PER_S 1000000000LL
 #define NS_PER_MS 1000000LL
@@ -41,11 +49,15 @@
 #define HIST_HIGHEST_NS (60 * NS_PER_S)
 #define HIST_SIGNIFICANT_DIGITS 3
 #define RESPONSE_CAP 4096             /* an answer is ~200 bytes; more is kept out */
-#define WORKER_STACK (256 * 1024)     /* small, as mlockall(MCL_FUTURE) locks every stack */
+#define LOOP_STACK (256 * 1024)       /* small, as mlockall(MCL_FUTURE) locks every stack */
 #define TIMESTAMP_LEN 24              /* 2024-01-01T10:00:00.000Z */
-#define MAX_CONNECTIONS 10000         /* one thread each */
-#define ANSWERS_RESERVE (1 << 20)     /* answers reserved up front, all workers: 16 MiB */
+#define TIMESTAMP_SECONDS_LEN 19      /* 2024-01-01T10:00:00 */
+#define MAX_CONNECTIONS 10000
+#define ANSWERS_RESERVE (1 << 20)     /* answers reserved up front, all loops: 16 MiB */
 #define SETTLE_WINDOW_NS (200 * NS_PER_MS)
+#define MAX_WAIT_MS 100               /* a loop looks at its clock at least this often */
+#define NO_ORDER (-1LL)
+#define NOT_SET (-1LL)                /* a time not set (monotonic times are positive) */
 
 struct options {
     const char *url;
@@ -62,7 +74,7 @@ struct options {
     bool mlock;
 };
 
-/* A series of orders run by all workers. Closed loop: the warm-up, then the measurement, each
+/* A series of orders run by all loops. Closed loop: the warm-up, then the measurement, each
  * a phase. Open loop: one phase, the warm-up's orders and then the measured ones. */
 struct phase {
     long long count;                  /* closed loop: at most this many */
@@ -79,7 +91,7 @@ struct phase {
  * 200 ms); the warm-up has settled at the end of the first window whose answer count and p50
  * are, with the two windows before it, within 10 % (largest <= 1.1 x smallest), and measuring
  * starts then, or at the deadline without that. Any thread closes the windows that have ended
- * (a worker with an answer or an order to take, the main thread at each window's end), under
+ * (a loop with an answer or an order to take, the main thread at each window's end), under
  * the lock; orders are taken under it as well, so each is wholly before or after the switch. */
 struct settle {
     pthread_mutex_t lock;
@@ -97,9 +109,10 @@ struct settle {
 
 struct run {
     const struct options *opts;
-    char *order_url;
+    CURLU *order_url;                 /* parsed once: each transfer copies it, not parses it */
+    struct curl_slist *headers;       /* every request's, shared by all easy handles */
     long timeout_ms;
-    pthread_barrier_t barrier;        /* the workers and the main thread */
+    pthread_barrier_t barrier;        /* the loops and the main thread */
     struct phase warmup;
     struct phase measure;
     bool settling;                    /* closed loop with --settle */
@@ -120,28 +133,61 @@ struct answers {
     bool lost;                        /* out of memory: the intervals cannot be told */
 };
 
-struct worker {
-    pthread_t thread;
-    struct run *run;
+struct loop;
+
+/* One easy handle: one order in flight, its connection kept alive in the loop's multi. */
+struct transfer {
     CURL *curl;
-    struct curl_slist *headers;
+    struct loop *loop;
     char request[512];
     size_t request_len;
-    size_t timestamp_at;              /* where client_timestamp's value sits in request */
     char response[RESPONSE_CAP];
     size_t response_len;
+    bool measured;
+    bool settling;                    /* a warm-up order of the settling kind */
+    int64_t due_ns;                   /* a closed loop's orders are due when they are sent */
+    int64_t sent_ns;
+};
+
+/* A socket in a loop's epoll. Curl stops watching a connection's socket after each transfer
+ * and asks for it again with the next transfer on it; a connection's socket stays in epoll in
+ * between, as taking it out and putting it back cost two epoll_ctl calls per order, 10 % of the
+ * client's CPU. Connection sockets are opened and closed through the loop (open_socket,
+ * close_socket), so that a socket number given out again starts out of epoll. */
+struct watch {
+    uint32_t events;                  /* what epoll watches it for; 0: not in epoll */
+    bool curl;                        /* whether curl watches it */
+    bool connection;                  /* opened by open_socket */
+};
+
+/* One thread's multi handle and its share of the connections, driven through curl's socket
+ * interface on epoll: curl is told which socket is ready, so it touches only that transfer. */
+struct loop {
+    pthread_t thread;
+    struct run *run;
+    CURLM *multi;
+    int epoll_fd;
+    struct watch *watches;            /* by socket: what epoll and curl watch it for */
+    int watches_size;
+    int timer_fd;                     /* wakes epoll when the held order falls due */
+    int64_t timer_armed_ns;           /* NOT_SET when disarmed or fired */
+    int64_t curl_due_ns;              /* when curl wants its timeout action; NOT_SET: never */
+    struct transfer *transfers;
+    struct transfer **idle;           /* the transfers without an order, a stack */
+    long long transfer_count, idle_count;
+    time_t stamp_second;              /* the second `stamp` spells, to format it once a second */
+    char stamp[TIMESTAMP_SECONDS_LEN];
     struct hdr_histogram *latency;    /* closed: response - send; open: response - due time */
     struct hdr_histogram *uncorrected;/* open loop: response - actual send */
     struct answers answers;           /* the ok measured orders, for "intervals" */
     long long ok, errors, timeouts;
-    long long unsent;                 /* open loop: timeouts never sent (all workers stuck) */
+    long long unsent;                 /* open loop: timeouts never sent (all handles stuck) */
     long long warmup_sent;            /* warm-up orders sent, settling ones included */
     int pin_cpu;                      /* -1: not pinned */
     int pin_errno;                    /* 0: pinned (or not asked) */
 };
 
 enum outcome { ORDER_OK, ORDER_ERROR, ORDER_TIMEOUT };
-
 static int64_t now_ns(void)
 {
     struct timespec ts;
@@ -299,96 +345,6 @@ static void parse_options(int argc, char **argv, struct options *opts)
     parse_cpu_list(opts->pin_spec, opts);
 }
 
-static size_t keep_response(char *data, size_t size, size_t count, void *userdata)
-{
-    struct worker *w = userdata;
-    size_t n = size * count, room = RESPONSE_CAP - w->response_len;
-    memcpy(w->response + w->response_len, data, n < room ? n : room);
-    w->response_len += n < room ? n : room;
-    return n;
-}
-
-static void write_timestamp(char *out)
-{
-    struct timespec ts;
-    struct tm tm;
-    char text[64];
-    clock_gettime(CLOCK_REALTIME, &ts);
-    gmtime_r(&ts.tv_sec, &tm);
-    size_t len = strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(text + len, sizeof text - len, ".%03dZ", (int)(ts.tv_nsec / NS_PER_MS));
-    memcpy(out, text, TIMESTAMP_LEN);
-}
-
-static bool worker_init(struct worker *w)
-{
-    static const char order_template[] =
-        "{\"buy_sell\":\"buy\",\"symbol\":2330,\"price\":100.0,\"quantity\":1000,"
-        "\"market_type\":\"common\",\"price_type\":\"limit\",\"time_in_force\":\"rod\","
-        "\"order_type\":\"stock\",\"user_def\":\"latlab-c\",\"client_timestamp\":\"";
-    w->timestamp_at = sizeof order_template - 1;
-    memcpy(w->request, order_template, w->timestamp_at);
-    memset(w->request + w->timestamp_at, '0', TIMESTAMP_LEN);
-    memcpy(w->request + w->timestamp_at + TIMESTAMP_LEN, "\"}", 2);
-    w->request_len = w->timestamp_at + TIMESTAMP_LEN + 2;
-
-    if (hdr_init(HIST_LOWEST_NS, HIST_HIGHEST_NS, HIST_SIGNIFICANT_DIGITS, &w->latency) != 0 ||
-        hdr_init(HIST_LOWEST_NS, HIST_HIGHEST_NS, HIST_SIGNIFICANT_DIGITS, &w->uncorrected) != 0)
-        return false;
-    /* Room for this worker's share of the measured orders up front, so that growing the list
-     * (a copy) rarely falls between two orders. Capped in total, as a closed loop's --orders
-     * may be far more than --duration lets it send, and mlockall would lock it all. A trial by
-     * time (--orders 0) has no count to go by: its list grows with the answers. */
-    const struct options *opts = w->run->opts;
-    double expected =
-        opts->rate > 0 ? floor(opts->rate * opts->duration_s) : (double)opts->orders;
-    if (expected > ANSWERS_RESERVE)
-        expected = ANSWERS_RESERVE;
-    w->answers.capacity = (size_t)(expected / (double)opts->connections) + 1;
-    if (w->answers.capacity < 64)
-        w->answers.capacity = 64;
-    w->answers.items = malloc(w->answers.capacity * sizeof *w->answers.items);
-    if (!w->answers.items)
-        return false;
-    w->curl = curl_easy_init();
-    if (!w->curl)
-        return false;
-    /* "Expect:" keeps curl from waiting for a 100-continue it would never need here. */
-    w->headers = curl_slist_append(NULL, "Content-Type: application/json");
-    w->headers = curl_slist_append(w->headers, "Accept: application/json");
-    w->headers = curl_slist_append(w->headers, "Expect:");
-    if (!w->headers)
-        return false;
-    CURL *c = w->curl;
-    curl_easy_setopt(c, CURLOPT_URL, w->run->order_url);
-    curl_easy_setopt(c, CURLOPT_PROXY, "");                 /* ignore http_proxy */
-    curl_easy_setopt(c, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, w->headers);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, w->request);    /* not copied: rewritten in place */
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)w->request_len);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, keep_response);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, w);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_TCP_NODELAY, 1L);
-    curl_easy_setopt(c, CURLOPT_MAXCONNECTS, 1L);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, w->run->timeout_ms);
-    return true;
-}
-
-static enum outcome send_order(struct worker *w, long timeout_ms)
-{
-    write_timestamp(w->request + w->timestamp_at);
-    w->response_len = 0;
-    curl_easy_setopt(w->curl, CURLOPT_TIMEOUT_MS, timeout_ms);
-    CURLcode rc = curl_easy_perform(w->curl);
-    if (rc == CURLE_OPERATION_TIMEDOUT)
-        return ORDER_TIMEOUT;
-    long status = 0;
-    if (rc != CURLE_OK || curl_easy_getinfo(w->curl, CURLINFO_RESPONSE_CODE, &status) != CURLE_OK ||
-        status != 200 || !memmem(w->response, w->response_len, "SUCCESS", 7))
-        return ORDER_ERROR;
-    return ORDER_OK;
-}
 
 /* Returns the value recorded, which "intervals" reports as well. */
 static int64_t record(struct hdr_histogram *h, int64_t latency_ns)
@@ -402,8 +358,8 @@ static int64_t record(struct hdr_histogram *h, int64_t latency_ns)
     return latency_ns;
 }
 
-/* Notes an ok measured order for "intervals". Each worker keeps its own list, so no lock is
- * taken between orders; main merges them once the workers are done. Out of memory, the list
+/* Notes an ok measured order for "intervals". Each loop keeps its own list, so no lock is
+ * taken between orders; main merges them once the loops are done. Out of memory, the list
  * stops growing and is marked lost: main then fails the run rather than print intervals whose
  * counts do not add up to "ok". */
 static void keep_answer(struct answers *a, int64_t since_start_ns, int64_t latency_ns)
@@ -428,20 +384,20 @@ static void keep_answer(struct answers *a, int64_t since_start_ns, int64_t laten
 }
 
 /* Books one measured order's outcome; a closed loop's orders are due when they are sent. */
-static void book(struct worker *w, const struct phase *ph, enum outcome outcome, int64_t due_ns,
+static void book(struct loop *l, const struct phase *ph, enum outcome outcome, int64_t due_ns,
                  int64_t sent_ns, int64_t done_ns)
 {
     switch (outcome) {
     case ORDER_OK: {
-        w->ok++;
-        int64_t latency_ns = record(w->latency, done_ns - due_ns);
-        if (w->run->opts->rate > 0)
-            record(w->uncorrected, done_ns - sent_ns);
-        keep_answer(&w->answers, done_ns - ph->start_ns, latency_ns);
+        l->ok++;
+        int64_t latency_ns = record(l->latency, done_ns - due_ns);
+        if (l->run->opts->rate > 0)
+            record(l->uncorrected, done_ns - sent_ns);
+        keep_answer(&l->answers, done_ns - ph->start_ns, latency_ns);
         break;
     }
-    case ORDER_ERROR: w->errors++; break;
-    case ORDER_TIMEOUT: w->timeouts++; break;
+    case ORDER_ERROR: l->errors++; break;
+    case ORDER_TIMEOUT: l->timeouts++; break;
     }
 }
 
@@ -471,45 +427,6 @@ static void schedule(struct phase *ph, const struct options *opts, long long cou
                      long long first_measured, double span_s)
 {
     schedule_at(ph, opts, count, first_measured, span_s, now_ns());
-}
-
-static void run_phase(struct worker *w, struct phase *ph)
-{
-    const struct options *opts = w->run->opts;
-    const bool open_loop = opts->rate > 0;
-    for (;;) {
-        long long i = atomic_fetch_add_explicit(&ph->next, 1, memory_order_relaxed);
-        if (i >= ph->count)
-            return;
-        int64_t due_ns = 0;
-        if (open_loop) {
-            due_ns = ph->origin_ns + llround((double)i * NS_PER_S / opts->rate);
-            if (now_ns() < due_ns)
-                sleep_until_ns(due_ns);
-        }
-        int64_t sent_ns = now_ns();
-        bool measured = i >= ph->first_measured;
-        if (sent_ns >= ph->stop_taking_ns) {
-            if (!open_loop)
-                return;
-            /* Every worker was busy until window + timeout: a timeout, never sent. */
-            if (measured) {
-                w->timeouts++;
-                w->unsent++;
-            }
-            continue;
-        }
-        /* An order never outlives the phase's hard stop; cut short, it is a timeout. */
-        long timeout_ms = w->run->timeout_ms;
-        int64_t left_ms = (ph->hard_stop_ns - sent_ns) / NS_PER_MS;
-        if (left_ms < timeout_ms)
-            timeout_ms = left_ms > 1 ? (long)left_ms : 1;
-        if (!measured)
-            w->warmup_sent++;
-        enum outcome outcome = send_order(w, timeout_ms);
-        if (measured)
-            book(w, ph, outcome, open_loop ? due_ns : sent_ns, sent_ns, now_ns());
-    }
 }
 
 /* The k-th smallest (from 0) of n values, which it reorders (Hoare's selection). */
@@ -627,43 +544,409 @@ static void settle_answer(struct run *run, int64_t done_ns, int64_t latency_ns)
     pthread_mutex_unlock(&s->lock);
 }
 
-/* Closed loop, --settle: warm-up orders one after another until measuring starts. Each is
- * taken before the deadline, so --timeout alone bounds it. */
-static void run_settle(struct worker *w)
+/* ---- The event loops ----------------------------------------------------------------------- */
+
+static size_t keep_response(char *data, size_t size, size_t count, void *userdata)
 {
-    struct run *run = w->run;
-    while (settle_take(run)) {
-        w->warmup_sent++;
-        int64_t sent_ns = now_ns();
-        if (send_order(w, run->timeout_ms) == ORDER_OK) {
-            int64_t done_ns = now_ns();
-            settle_answer(run, done_ns, done_ns - sent_ns);
+    struct transfer *t = userdata;
+    size_t n = size * count, room = RESPONSE_CAP - t->response_len;
+    memcpy(t->response + t->response_len, data, n < room ? n : room);
+    t->response_len += n < room ? n : room;
+    return n;
+}
+
+/* Writes the wall clock as 2024-01-01T10:00:00.000Z; the date and time of day only change once
+ * a second, so gmtime and strftime run then, not for every order. */
+static void write_timestamp(struct loop *l, char *out)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    if (ts.tv_sec != l->stamp_second) {
+        struct tm tm;
+        char text[64];
+        gmtime_r(&ts.tv_sec, &tm);
+        strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
+        memcpy(l->stamp, text, TIMESTAMP_SECONDS_LEN);
+        l->stamp_second = ts.tv_sec;
+    }
+    int ms = (int)(ts.tv_nsec / NS_PER_MS);
+    memcpy(out, l->stamp, TIMESTAMP_SECONDS_LEN);
+    out[19] = '.';
+    out[20] = (char)('0' + ms / 100);
+    out[21] = (char)('0' + ms / 10 % 10);
+    out[22] = (char)('0' + ms % 10);
+    out[23] = 'Z';
+}
+
+/* The socket's watch, NULL when out of memory. */
+static struct watch *watch_of(struct loop *l, curl_socket_t socket)
+{
+    if (socket >= l->watches_size) {
+        int size = l->watches_size ? l->watches_size : 64;
+        while (size <= socket)
+            size *= 2;
+        struct watch *watches = realloc(l->watches, (size_t)size * sizeof *watches);
+        if (!watches)
+            return NULL;
+        memset(watches + l->watches_size, 0, (size_t)(size - l->watches_size) * sizeof *watches);
+        l->watches = watches;
+        l->watches_size = size;
+    }
+    return &l->watches[socket];
+}
+
+static int on_socket(CURL *easy, curl_socket_t socket, int what, void *userdata, void *known)
+{
+    (void)easy;
+    (void)known;
+    struct loop *l = userdata;
+    struct watch *w = watch_of(l, socket);
+    if (!w)
+        return -1;
+    w->curl = what != CURL_POLL_REMOVE;
+    if (!w->curl) {
+        /* A connection's socket stays in epoll (struct watch); another (a name resolver's)
+         * is closed without close_socket, so it leaves epoll now. */
+        if (!w->connection && w->events != 0) {
+            epoll_ctl(l->epoll_fd, EPOLL_CTL_DEL, socket, NULL);
+            w->events = 0;
         }
+        return 0;
+    }
+    uint32_t events = (what & CURL_POLL_IN ? EPOLLIN : 0u) | (what & CURL_POLL_OUT ? EPOLLOUT : 0u);
+    if (events == w->events)
+        return 0;
+    struct epoll_event event = {.events = events, .data.fd = socket};
+    epoll_ctl(l->epoll_fd, w->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, socket, &event);
+    w->events = events;
+    return 0;
+}
+
+static curl_socket_t open_socket(void *userdata, curlsocktype purpose,
+                                 struct curl_sockaddr *address)
+{
+    (void)purpose;
+    struct loop *l = userdata;
+    curl_socket_t socket_fd = socket(address->family, address->socktype, address->protocol);
+    if (socket_fd == CURL_SOCKET_BAD)
+        return CURL_SOCKET_BAD;
+    struct watch *w = watch_of(l, socket_fd);
+    if (!w) {
+        close(socket_fd);
+        return CURL_SOCKET_BAD;
+    }
+    *w = (struct watch){.connection = true};
+    return socket_fd;
+}
+
+/* Closing a socket takes it out of epoll. */
+static int close_socket(void *userdata, curl_socket_t socket)
+{
+    struct loop *l = userdata;
+    l->watches[socket] = (struct watch){0};
+    return close(socket);
+}
+
+static bool transfer_init(struct transfer *t, struct loop *l)
+{
+    static const char order_template[] =
+        "{\"buy_sell\":\"buy\",\"symbol\":2330,\"price\":100.0,\"quantity\":1000,"
+        "\"market_type\":\"common\",\"price_type\":\"limit\",\"time_in_force\":\"rod\","
+        "\"order_type\":\"stock\",\"user_def\":\"latlab-c\",\"client_timestamp\":\"";
+    const size_t timestamp_at = sizeof order_template - 1;
+    t->loop = l;
+    memcpy(t->request, order_template, timestamp_at);
+    memset(t->request + timestamp_at, '0', TIMESTAMP_LEN);
+    memcpy(t->request + timestamp_at + TIMESTAMP_LEN, "\"}", 2);
+    t->request_len = timestamp_at + TIMESTAMP_LEN + 2;
+    t->curl = curl_easy_init();
+    if (!t->curl)
+        return false;
+    CURL *c = t->curl;
+    curl_easy_setopt(c, CURLOPT_CURLU, l->run->order_url);
+    curl_easy_setopt(c, CURLOPT_PROXY, "");                 /* ignore http_proxy */
+    curl_easy_setopt(c, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, l->run->headers);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, t->request);    /* not copied: rewritten in place */
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)t->request_len);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, keep_response);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, t);
+    curl_easy_setopt(c, CURLOPT_PRIVATE, t);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_TCP_NODELAY, 1L);
+    curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+    curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, l);
+    curl_easy_setopt(c, CURLOPT_CLOSESOCKETFUNCTION, close_socket);
+    curl_easy_setopt(c, CURLOPT_CLOSESOCKETDATA, l);
+    return true;
+}
+
+static int on_timer(CURLM *multi, long timeout_ms, void *userdata)
+{
+    (void)multi;
+    struct loop *l = userdata;
+    l->curl_due_ns = timeout_ms < 0 ? NOT_SET : now_ns() + timeout_ms * NS_PER_MS;
+    return 0;
+}
+
+/* The loop's multi, its share of the connections (`connections` easy handles), its epoll and
+ * timer, and its tally. */
+static bool loop_init(struct loop *l, struct run *run, long long connections, size_t reserve)
+{
+    l->run = run;
+    l->timer_armed_ns = NOT_SET;
+    l->curl_due_ns = NOT_SET;
+    l->stamp_second = -1;
+    if (hdr_init(HIST_LOWEST_NS, HIST_HIGHEST_NS, HIST_SIGNIFICANT_DIGITS, &l->latency) != 0 ||
+        hdr_init(HIST_LOWEST_NS, HIST_HIGHEST_NS, HIST_SIGNIFICANT_DIGITS, &l->uncorrected) != 0)
+        return false;
+    l->answers.capacity = reserve;
+    l->answers.items = malloc(reserve * sizeof *l->answers.items);
+    l->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    l->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    l->multi = curl_multi_init();
+    l->transfers = calloc((size_t)connections, sizeof *l->transfers);
+    l->idle = calloc((size_t)connections, sizeof *l->idle);
+    if (!l->answers.items || l->epoll_fd < 0 || l->timer_fd < 0 || !l->multi || !l->transfers ||
+        !l->idle)
+        return false;
+    struct epoll_event due = {.events = EPOLLIN, .data.fd = l->timer_fd};
+    if (epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, l->timer_fd, &due) != 0)
+        return false;
+    CURLM *m = l->multi;
+    curl_multi_setopt(m, CURLMOPT_MAX_HOST_CONNECTIONS, (long)connections);
+    curl_multi_setopt(m, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)connections);
+    curl_multi_setopt(m, CURLMOPT_MAXCONNECTS, (long)connections);
+    curl_multi_setopt(m, CURLMOPT_PIPELINING, (long)CURLPIPE_NOTHING);
+    curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, on_socket);
+    curl_multi_setopt(m, CURLMOPT_SOCKETDATA, l);
+    curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, on_timer);
+    curl_multi_setopt(m, CURLMOPT_TIMERDATA, l);
+    for (long long i = 0; i < connections; i++) {
+        if (!transfer_init(&l->transfers[i], l))
+            return false;
+        l->idle[i] = &l->transfers[i];
+    }
+    l->transfer_count = l->idle_count = connections;
+    return true;
+}
+
+static void loop_cleanup(struct loop *l)
+{
+    for (long long i = 0; i < l->transfer_count; i++)
+        curl_easy_cleanup(l->transfers[i].curl);
+    /* Before the epoll descriptor, as closing the connections still calls on_socket. */
+    curl_multi_cleanup(l->multi);
+    close(l->timer_fd);
+    close(l->epoll_fd);
+    free(l->transfers);
+    free(l->idle);
+    free(l->watches);
+    free(l->latency);
+    free(l->uncorrected);
+    free(l->answers.items);
+}
+
+static void act(struct loop *l, curl_socket_t socket, int events)
+{
+    int running;
+    curl_multi_socket_action(l->multi, socket, events, &running);
+}
+
+/* Sends an order on an idle transfer: curl starts it at its next timeout action. */
+static void launch(struct loop *l, bool measured, bool settling, int64_t due_ns, int64_t sent_ns,
+                   long timeout_ms)
+{
+    struct transfer *t = l->idle[--l->idle_count];
+    t->measured = measured;
+    t->settling = settling;
+    t->due_ns = due_ns;
+    t->sent_ns = sent_ns;
+    t->response_len = 0;
+    write_timestamp(l, t->request + (t->request_len - 2 - TIMESTAMP_LEN));
+    curl_easy_setopt(t->curl, CURLOPT_TIMEOUT_MS, timeout_ms);
+    curl_multi_add_handle(l->multi, t->curl);
+}
+
+static int64_t due_time(const struct phase *ph, const struct options *opts, long long i)
+{
+    return ph->origin_ns + llround((double)i * NS_PER_S / opts->rate);
+}
+
+/* Sends orders on the idle transfers while there are orders to send now. `held` is an order
+ * taken from the counter that is not due yet; `exhausted` that the phase has no more for this
+ * loop. With `settling`, warm-up orders come first, until measuring starts. */
+static void launch_due(struct loop *l, struct phase *ph, bool settling, long long *held,
+                       bool *exhausted)
+{
+    struct run *run = l->run;
+    const bool open_loop = run->opts->rate > 0;
+    while (!*exhausted && l->idle_count > 0) {
+        if (settling && !atomic_load_explicit(&run->settle.measuring, memory_order_acquire)) {
+            if (!settle_take(run))
+                continue;                     /* measuring has just started: a measured order */
+            /* Taken before the deadline, so --timeout alone bounds it. */
+            int64_t now = now_ns();
+            launch(l, false, true, now, now, run->timeout_ms);
+            l->warmup_sent++;
+            continue;
+        }
+        if (*held == NO_ORDER) {
+            *held = atomic_fetch_add_explicit(&ph->next, 1, memory_order_relaxed);
+            if (*held >= ph->count) {
+                *held = NO_ORDER;
+                *exhausted = true;
+                return;
+            }
+        }
+        int64_t now = now_ns();
+        int64_t due_ns = open_loop ? due_time(ph, run->opts, *held) : now;
+        if (due_ns > now)
+            return;
+        bool measured = *held >= ph->first_measured;
+        *held = NO_ORDER;
+        if (now >= ph->stop_taking_ns) {
+            if (!open_loop) {
+                *exhausted = true;
+                return;
+            }
+            /* Every handle was busy until window + timeout: a timeout, never sent. */
+            if (measured) {
+                l->timeouts++;
+                l->unsent++;
+            }
+            continue;
+        }
+        /* An order never outlives the phase's hard stop; cut short, it is a timeout. */
+        long timeout_ms = run->timeout_ms;
+        int64_t left_ms = (ph->hard_stop_ns - now) / NS_PER_MS;
+        if (left_ms < timeout_ms)
+            timeout_ms = left_ms > 1 ? (long)left_ms : 1;
+        launch(l, measured, false, due_ns, now, timeout_ms);
+        if (!measured)
+            l->warmup_sent++;
     }
 }
 
-static void *worker_main(void *arg)
+/* Sleeps until a socket is ready, curl's timer runs out or the held order falls due (the
+ * timerfd: epoll_wait's own timeout counts whole milliseconds), and hands the ready sockets to
+ * curl. */
+static void wait_events(struct loop *l, const struct phase *ph, long long held)
 {
-    struct worker *w = arg;
-    struct run *run = w->run;
-    if (w->pin_cpu >= 0) {
+    int timeout_ms = MAX_WAIT_MS;
+    if (l->curl_due_ns != NOT_SET) {
+        int64_t left_ns = l->curl_due_ns - now_ns();
+        int64_t left_ms = left_ns <= 0 ? 0 : (left_ns + NS_PER_MS - 1) / NS_PER_MS;
+        timeout_ms = left_ms < MAX_WAIT_MS ? (int)left_ms : MAX_WAIT_MS;
+    }
+    if (held != NO_ORDER) {
+        int64_t due_ns = due_time(ph, l->run->opts, held);
+        if (due_ns != l->timer_armed_ns) {
+            struct itimerspec spec = {
+                .it_value = {.tv_sec = due_ns / NS_PER_S, .tv_nsec = due_ns % NS_PER_S},
+            };
+            timerfd_settime(l->timer_fd, TFD_TIMER_ABSTIME, &spec, NULL);
+            l->timer_armed_ns = due_ns;
+        }
+    }
+    struct epoll_event events[64];
+    int ready = epoll_wait(l->epoll_fd, events, 64, timeout_ms);
+    for (int i = 0; i < ready; i++) {
+        const struct epoll_event *e = &events[i];
+        if (e->data.fd == l->timer_fd) {
+            uint64_t expirations;
+            while (read(l->timer_fd, &expirations, sizeof expirations) > 0) {
+            }
+            l->timer_armed_ns = NOT_SET;
+            continue;
+        }
+        struct watch *w = &l->watches[e->data.fd];
+        if (!w->curl) {
+            /* An idle connection's socket woke epoll (the server closed it): out of epoll, until
+             * curl asks for it again. */
+            epoll_ctl(l->epoll_fd, EPOLL_CTL_DEL, e->data.fd, NULL);
+            w->events = 0;
+            continue;
+        }
+        int mask = (e->events & EPOLLIN ? CURL_CSELECT_IN : 0) |
+                   (e->events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+                   (e->events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+        act(l, e->data.fd, mask);
+    }
+}
+
+static enum outcome outcome_of(const struct transfer *t, CURLcode result)
+{
+    if (result == CURLE_OPERATION_TIMEDOUT)
+        return ORDER_TIMEOUT;
+    long status = 0;
+    if (result != CURLE_OK ||
+        curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &status) != CURLE_OK ||
+        status != 200 || !memmem(t->response, t->response_len, "SUCCESS", 7))
+        return ORDER_ERROR;
+    return ORDER_OK;
+}
+
+/* Books the answers in, and makes their transfers idle again. */
+static void collect(struct loop *l, const struct phase *ph)
+{
+    int left;
+    int64_t done_ns = now_ns();
+    CURLMsg *msg;
+    while ((msg = curl_multi_info_read(l->multi, &left))) {
+        if (msg->msg != CURLMSG_DONE)
+            continue;
+        CURLcode result = msg->data.result;
+        struct transfer *t;
+        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&t);
+        curl_multi_remove_handle(l->multi, t->curl);
+        l->idle[l->idle_count++] = t;
+        enum outcome outcome = outcome_of(t, result);
+        if (t->measured)
+            book(l, ph, outcome, t->due_ns, t->sent_ns, done_ns);
+        else if (t->settling && outcome == ORDER_OK)
+            settle_answer(l->run, done_ns, done_ns - t->sent_ns);
+    }
+}
+
+/* Runs until the phase has nothing left for this loop and its last answer is in. */
+static void loop_run(struct loop *l, struct phase *ph, bool settling)
+{
+    long long held = NO_ORDER;
+    bool exhausted = false;
+    for (;;) {
+        launch_due(l, ph, settling, &held, &exhausted);
+        if (exhausted && l->idle_count == l->transfer_count)
+            return;
+        wait_events(l, ph, held);
+        if (l->curl_due_ns != NOT_SET && now_ns() >= l->curl_due_ns) {
+            l->curl_due_ns = NOT_SET;
+            act(l, CURL_SOCKET_TIMEOUT, 0);
+        }
+        collect(l, ph);
+    }
+}
+
+static void *loop_main(void *arg)
+{
+    struct loop *l = arg;
+    struct run *run = l->run;
+    if (l->pin_cpu >= 0) {
         cpu_set_t cpus;
         CPU_ZERO(&cpus);
-        if (w->pin_cpu >= CPU_SETSIZE) {
-            w->pin_errno = EINVAL;
+        if (l->pin_cpu >= CPU_SETSIZE) {
+            l->pin_errno = EINVAL;
         } else {
-            CPU_SET(w->pin_cpu, &cpus);
-            w->pin_errno = pthread_setaffinity_np(pthread_self(), sizeof cpus, &cpus);
+            CPU_SET(l->pin_cpu, &cpus);
+            l->pin_errno = pthread_setaffinity_np(pthread_self(), sizeof cpus, &cpus);
         }
     }
     pthread_barrier_wait(&run->barrier);      /* ready */
     pthread_barrier_wait(&run->barrier);      /* warm-up scheduled */
-    run_phase(w, &run->warmup);
+    loop_run(l, &run->warmup, false);
     pthread_barrier_wait(&run->barrier);      /* warm-up done */
     pthread_barrier_wait(&run->barrier);      /* measurement scheduled, or settling begun */
-    if (run->settling)
-        run_settle(w);
-    run_phase(w, &run->measure);
+    loop_run(l, &run->measure, run->settling);
     return NULL;
 }
 
@@ -686,19 +969,18 @@ static int compare_answers(const void *a, const void *b)
     return (x->latency_ns > y->latency_ns) - (x->latency_ns < y->latency_ns);
 }
 
-/* All workers' answers in one list sorted by compare_answers; NULL (with *count 0) when there
- * are none. Exits 1 when memory ran out, here or in a worker: intervals that miss orders would
+/* All loops' answers in one list sorted by compare_answers; NULL (with *count 0) when there
+ * are none. Exits 1 when memory ran out, here or in a loop: intervals that miss orders would
  * break sum(count) = ok, and a run without its intervals is a failed run (like hdr_init). */
-static struct answer *merge_answers(struct worker *workers, long long workers_count,
-                                    size_t *count)
+static struct answer *merge_answers(struct loop *loops, long long loops_count, size_t *count)
 {
     size_t total = 0;
-    for (long long i = 0; i < workers_count; i++) {
-        if (workers[i].answers.lost) {
+    for (long long i = 0; i < loops_count; i++) {
+        if (loops[i].answers.lost) {
             fprintf(stderr, "c_client: out of memory keeping the answers for intervals\n");
             exit(1);
         }
-        total += workers[i].answers.count;
+        total += loops[i].answers.count;
     }
     *count = total;
     if (total == 0)
@@ -709,8 +991,8 @@ static struct answer *merge_answers(struct worker *workers, long long workers_co
         exit(1);
     }
     size_t used = 0;
-    for (long long i = 0; i < workers_count; i++) {
-        struct answers *a = &workers[i].answers;
+    for (long long i = 0; i < loops_count; i++) {
+        struct answers *a = &loops[i].answers;
         memcpy(all + used, a->items, a->count * sizeof *all);
         used += a->count;
     }
@@ -754,14 +1036,15 @@ static void print_intervals(const struct answer *sorted, size_t count)
     printf("]");
 }
 
-static const char *describe_pinning(const struct options *opts, struct worker *workers,
+
+static const char *describe_pinning(const struct options *opts, struct loop *loops,
                                     long long count, char *out, size_t out_size)
 {
     if (opts->pin_count == 0)
         return "off";
     for (long long i = 0; i < count; i++) {
-        if (workers[i].pin_errno != 0) {
-            snprintf(out, out_size, "refused: %s", strerror(workers[i].pin_errno));
+        if (loops[i].pin_errno != 0) {
+            snprintf(out, out_size, "refused: %s", strerror(loops[i].pin_errno));
             return out;
         }
     }
@@ -770,6 +1053,18 @@ static const char *describe_pinning(const struct options *opts, struct worker *w
         used += (size_t)snprintf(out + used, out_size - used, i ? ",%d" : "%d",
                                  opts->pin_cpus[i]);
     return out;
+}
+
+/* One loop per CPU this process may run on (taskset narrows it), at most one per connection:
+ * more loops than CPUs would only take turns. */
+static long long loop_count(long long connections)
+{
+    cpu_set_t cpus;
+    long long n = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus)
+                                                                 : sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1)
+        n = 1;
+    return n < connections ? n : connections;
 }
 
 int main(int argc, char **argv)
@@ -796,31 +1091,57 @@ int main(int argc, char **argv)
     size_t url_len = strlen(opts.url);
     while (url_len > 0 && opts.url[url_len - 1] == '/')
         url_len--;
-    run.order_url = malloc(url_len + sizeof "/order");
-    if (!run.order_url)
+    char *order_url = malloc(url_len + sizeof "/order");
+    run.order_url = curl_url();
+    if (!order_url || !run.order_url)
         return 1;
-    memcpy(run.order_url, opts.url, url_len);
-    memcpy(run.order_url + url_len, "/order", sizeof "/order");
+    memcpy(order_url, opts.url, url_len);
+    memcpy(order_url + url_len, "/order", sizeof "/order");
+    /* A URL curl cannot parse is left empty: every order is then an error, as it was when each
+     * transfer parsed it. */
+    curl_url_set(run.order_url, CURLUPART_URL, order_url, 0);
+    free(order_url);
     run.timeout_ms = (long)ceil(opts.timeout_s * 1000);
+    /* "Expect:" keeps curl from waiting for a 100-continue it would never need here. */
+    run.headers = curl_slist_append(NULL, "Content-Type: application/json");
+    run.headers = curl_slist_append(run.headers, "Accept: application/json");
+    run.headers = curl_slist_append(run.headers, "Expect:");
+    if (!run.headers) {
+        fprintf(stderr, "c_client: out of memory\n");
+        return 1;
+    }
 
-    long long count = opts.connections;
-    struct worker *workers = calloc((size_t)count, sizeof *workers);
-    if (!workers || pthread_barrier_init(&run.barrier, NULL, (unsigned)count + 1) != 0) {
+    long long measured = open_loop ? (long long)floor(opts.rate * opts.duration_s)
+                         : opts.orders > 0 ? opts.orders : LLONG_MAX;
+    /* Room for the measured orders up front, so that growing a list (a copy) rarely falls
+     * between two answers. Each loop gets room for up to its share of the cap: the loops share
+     * one counter, so one of them may well take more than an even share of a small run. Capped,
+     * as a closed loop's --orders may be far more than --duration lets it send, and mlockall
+     * would lock it all. A trial by time (--orders 0) has no count to go by: its lists grow
+     * with the answers. */
+    long long count = loop_count(opts.connections);
+    long long expected = open_loop ? measured : opts.orders;
+    size_t reserve = (size_t)(expected < ANSWERS_RESERVE / count ? expected
+                                                                 : ANSWERS_RESERVE / count);
+    if (reserve < 64)
+        reserve = 64;
+    struct loop *loops = calloc((size_t)count, sizeof *loops);
+    if (!loops || pthread_barrier_init(&run.barrier, NULL, (unsigned)count + 1) != 0) {
         fprintf(stderr, "c_client: out of memory\n");
         return 1;
     }
     pthread_attr_t attr;
     pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, WORKER_STACK);
-    for (long long i = 0; i < count; i++) {
-        struct worker *w = &workers[i];
-        w->run = &run;
-        w->pin_cpu = opts.pin_count ? opts.pin_cpus[i % opts.pin_count] : -1;
-        if (!worker_init(w)) {
-            fprintf(stderr, "c_client: cannot set up worker %lld\n", i);
+    pthread_attr_setstacksize(&attr, LOOP_STACK);
+    for (long long k = 0; k < count; k++) {
+        struct loop *l = &loops[k];
+        long long share = opts.connections / count + (k < opts.connections % count);
+        l->pin_cpu = opts.pin_count ? opts.pin_cpus[k % opts.pin_count] : -1;
+        if (!loop_init(l, &run, share, reserve)) {
+            fprintf(stderr, "c_client: cannot set up event loop %lld\n", k);
             return 1;
         }
-        int rc = pthread_create(&w->thread, &attr, worker_main, w);
+        int rc = pthread_create(&l->thread, &attr, loop_main, l);
         if (rc != 0) {
             fprintf(stderr, "c_client: pthread_create: %s\n", strerror(rc));
             return 1;
@@ -838,11 +1159,9 @@ int main(int argc, char **argv)
     pthread_barrier_wait(&run.barrier);
     pthread_barrier_wait(&run.barrier);
 
-    long long measured = open_loop ? (long long)floor(opts.rate * opts.duration_s)
-                         : opts.orders > 0 ? opts.orders : LLONG_MAX;
     long long unmeasured = open_loop ? opts.warmup : 0;
     if (run.settling) {
-        /* The workers switch to measuring by themselves; this thread closes each window as it
+        /* The loops switch to measuring by themselves; this thread closes each window as it
          * ends, so that the switch comes on time even when answers are few. */
         run.measured = measured;
         struct settle *s = &run.settle;
@@ -864,8 +1183,8 @@ int main(int argc, char **argv)
         schedule(&run.measure, &opts, unmeasured + measured, unmeasured, opts.duration_s);
         pthread_barrier_wait(&run.barrier);
     }
-    for (long long i = 0; i < count; i++)
-        pthread_join(workers[i].thread, NULL);
+    for (long long k = 0; k < count; k++)
+        pthread_join(loops[k].thread, NULL);
     int64_t start_ns = run.measure.start_ns;
     double duration_s = (double)(now_ns() - start_ns) / NS_PER_S;
     /* An open loop's window lasts its full length even when its last order was answered
@@ -880,15 +1199,15 @@ int main(int argc, char **argv)
         return 1;
     }
     long long ok = 0, errors = 0, timeouts = 0, unsent = 0, warmup_orders = 0;
-    for (long long i = 0; i < count; i++) {
-        struct worker *w = &workers[i];
-        hdr_add(latency, w->latency);
-        hdr_add(uncorrected, w->uncorrected);
-        ok += w->ok;
-        errors += w->errors;
-        timeouts += w->timeouts;
-        unsent += w->unsent;
-        warmup_orders += w->warmup_sent;
+    for (long long k = 0; k < count; k++) {
+        struct loop *l = &loops[k];
+        hdr_add(latency, l->latency);
+        hdr_add(uncorrected, l->uncorrected);
+        ok += l->ok;
+        errors += l->errors;
+        timeouts += l->timeouts;
+        unsent += l->unsent;
+        warmup_orders += l->warmup_sent;
     }
     /* From the first warm-up order (open loop: its due time) to the start of measuring. */
     int64_t warmup_from_ns = open_loop ? run.measure.origin_ns
@@ -901,10 +1220,10 @@ int main(int argc, char **argv)
         snprintf(settle_state, sizeof settle_state, "not settled in %g s", opts.settle_s);
     long long orders = ok + errors + timeouts;
     if (unsent > 0)
-        fprintf(stderr, "c_client: %lld orders were never sent: every worker was busy until "
+        fprintf(stderr, "c_client: %lld orders were never sent: every handle was busy until "
                 "--duration + --timeout\n", unsent);
     size_t answers_count;
-    struct answer *answers = merge_answers(workers, count, &answers_count);
+    struct answer *answers = merge_answers(loops, count, &answers_count);
 
     char pin_state[4096];
     char *latency_text = encode(latency);
@@ -922,7 +1241,7 @@ int main(int argc, char **argv)
            "\"tuning\": {\"pin_cpus\": \"%s\", \"mlock\": \"%s\", \"settle\": \"%s\"}, ",
            orders, ok, errors, timeouts, orders ? (double)ok / orders : 0.0, duration_s,
            ok / duration_s, opts.rate, (orders - unsent) / duration_s, warmup_orders, warmup_s,
-           describe_pinning(&opts, workers, count, pin_state, sizeof pin_state), mlock_state,
+           describe_pinning(&opts, loops, count, pin_state, sizeof pin_state), mlock_state,
            settle_state);
     print_intervals(answers, answers_count);
     printf("}\n");
@@ -930,17 +1249,13 @@ int main(int argc, char **argv)
     free(answers);
     fflush(stdout);
 
-    for (long long i = 0; i < count; i++) {
-        curl_easy_cleanup(workers[i].curl);
-        curl_slist_free_all(workers[i].headers);
-        free(workers[i].latency);
-        free(workers[i].uncorrected);
-        free(workers[i].answers.items);
-    }
+    for (long long k = 0; k < count; k++)
+        loop_cleanup(&loops[k]);
+    curl_slist_free_all(run.headers);
     free(latency);
     free(uncorrected);
-    free(workers);
-    free(run.order_url);
+    free(loops);
+    curl_url_cleanup(run.order_url);
     free(opts.pin_cpus);
     pthread_barrier_destroy(&run.barrier);
     pthread_mutex_destroy(&run.settle.lock);
