@@ -133,12 +133,9 @@ struct answers {
     bool lost;                        /* out of memory: the intervals cannot be told */
 };
 
-struct loop;
-
 /* One easy handle: one order in flight, its connection kept alive in the loop's multi. */
 struct transfer {
     CURL *curl;
-    struct loop *loop;
     char request[512];
     size_t request_len;
     char response[RESPONSE_CAP];
@@ -654,7 +651,6 @@ static bool transfer_init(struct transfer *t, struct loop *l)
         "\"market_type\":\"common\",\"price_type\":\"limit\",\"time_in_force\":\"rod\","
         "\"order_type\":\"stock\",\"user_def\":\"latlab-c\",\"client_timestamp\":\"";
     const size_t timestamp_at = sizeof order_template - 1;
-    t->loop = l;
     memcpy(t->request, order_template, timestamp_at);
     memset(t->request + timestamp_at, '0', TIMESTAMP_LEN);
     memcpy(t->request + timestamp_at + TIMESTAMP_LEN, "\"}", 2);
