@@ -14,10 +14,13 @@ for being short or long, only for being precise per minute spent.
 
     .venv/bin/python -m bench.precision [--runs 20] [--suites echo,http-order]
         [--scenarios echo=steady,http-order=steady]
-        [--params '{"http-order": {"server_cpus": "0", "load_cpus": "1"}}']
+        [--params '{"http-order": {"server_cpus": "0", "load_cpus": "1"}}'] [--save FILE]
 
 `--params` tries a change before it becomes a default: the named suites' jobs get those
 params on top of their scenario's.
+
+`--save` writes every run's trial values (per scenario, series and gate metric, oldest run
+first) as JSON, to judge the same data again another way.
 
 A window needs 5 runs (`MIN_WINDOW_RUNS`), but at 5 the t quantile of 4 degrees of freedom makes
 the MDE of a heavy-tailed p99 meaningless (echo's came out at 29,659 %): 20 by default.
@@ -55,6 +58,8 @@ def main() -> None:
                          help="suite=scenario,... instead of the default scenarios")
     options.add_argument("--params", type=json.loads, default={},
                          help="JSON: params per suite, on top of the scenario's")
+    options.add_argument("--save", type=argparse.FileType("w"),
+                         help="write the runs' trial values here, as JSON")
     args = options.parse_args()
     suites = [s.strip() for s in args.suites.split(",") if s.strip()]
     unknown = sorted(set(suites) - set(CASES))
@@ -63,11 +68,19 @@ def main() -> None:
                       else f"--runs must be at least {MIN_WINDOW_RUNS}")
     started = time.monotonic()
     rows: list[str] = []
+    saved: dict[str, dict[str, list[list[float]]]] = {}
     with running_lab() as lab:
         known = {s["id"]: s for s in lab.api.get("/suites").raise_for_status().json()}
         for suite in suites:
-            rows += _measure(lab, suite, args.scenarios[suite], known[suite], args.runs,
-                             args.params.get(suite, {}))
+            scenario = args.scenarios[suite]
+            values, minutes = _measure(lab, suite, scenario, args.runs,
+                                       args.params.get(suite, {}), known[suite]["gate"])
+            saved[f"{suite}/{scenario}"] = {f"{series} {metric}": window
+                                            for (series, metric), window in values.items()}
+            rows += _rows(suite, scenario, known[suite], args.runs, values,
+                          statistics.median(minutes))
+    if args.save:
+        json.dump(saved, args.save, indent=1)
     if args.params:
         print(f"\nparams on top of the scenarios': {json.dumps(args.params)}")
     print(f"\nA/A precision: {args.runs} runs of each scenario at the lab's default "
@@ -80,11 +93,14 @@ def main() -> None:
         print(row)
 
 
-def _measure(lab: Lab, suite: str, scenario: str, info: dict[str, Any], runs: int,
-             params: dict[str, Any]) -> list[str]:
-    """Per series and gate metric of `runs` A/A jobs: its precision row."""
-    gate, vocabulary = info["gate"], Vocabulary().extended(info["metrics"])
-    values: dict[tuple[str, str], list[list[float]]] = {}
+Window = list[list[float]]  # each run's trial values, oldest run first
+
+
+def _measure(lab: Lab, suite: str, scenario: str, runs: int, params: dict[str, Any],
+             gate: list[str]) -> tuple[dict[tuple[str, str], Window], list[float]]:
+    """`runs` A/A jobs: per series and gate metric, the trial values that count; and the lab
+    minutes of each job."""
+    values: dict[tuple[str, str], Window] = {}
     minutes = []
     for index in range(runs):
         job, run = run_job(lab, suite, scenario, params)
@@ -98,7 +114,13 @@ def _measure(lab: Lab, suite: str, scenario: str, info: dict[str, Any], runs: in
                     values.setdefault((name, metric), []).append(present)
         print(f"{suite}/{scenario} A/A {index + 1}/{runs}: run {run['id']}, "
               f"{minutes[-1]:.2f} min", flush=True)
-    per_run = statistics.median(minutes)
+    return values, minutes
+
+
+def _rows(suite: str, scenario: str, info: dict[str, Any], runs: int,
+          values: dict[tuple[str, str], Window], per_run: float) -> list[str]:
+    """Per series and gate metric: its precision row (`per_run`: a job's lab minutes)."""
+    vocabulary = Vocabulary().extended(info["metrics"])
     rows = []
     for (series, metric), window in sorted(values.items()):
         stats = window_stats(window) if len(window) == runs else None
