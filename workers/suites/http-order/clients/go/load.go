@@ -19,9 +19,9 @@ import (
 
 // load drives C workers, each with its own keep-alive connection, against the order endpoint.
 type load struct {
-	cfg     config
-	client  *http.Client
-	workers []*worker
+	cfg       config
+	transport *http.Transport
+	workers   []*worker
 }
 
 // result is what the workers measured, merged.
@@ -48,6 +48,8 @@ type worker struct {
 	latency, uncorrected *hdrhistogram.Histogram
 	samples              []sample // ok measured orders, for the per-second intervals
 	pinErr               error
+	request              *http.Request // the order's method, URL and headers, parsed once
+	deadline             orderDeadline
 	body                 bytes.Buffer // the last response, reused
 }
 
@@ -77,7 +79,15 @@ func newLoad(cfg config) *load {
 		IdleConnTimeout:     90 * time.Second,
 		DisableCompression:  true,
 	}
-	l := &load{cfg: cfg, client: &http.Client{Transport: transport, Timeout: cfg.timeout}}
+	// The orders go straight to the Transport: http.Client adds per order what these orders
+	// do not use (redirects, cookies, a copy of the headers) and a context with a deadline,
+	// which the worker's own timer replaces (orderDeadline).
+	l := &load{cfg: cfg, transport: transport}
+	request, err := http.NewRequest(http.MethodPost, cfg.url, nil)
+	if err != nil {
+		panic(err) // cfg.url was checked by parseArgs
+	}
+	request.Header.Set("Content-Type", "application/json")
 	// Each worker reserves room for its share of the measured orders up front, so recording a
 	// sample does not grow the slice (allocate and copy) in the middle of the measurement. A
 	// trial by time (--orders 0) has no count to share: it reserves a little and lets append
@@ -99,6 +109,8 @@ func newLoad(cfg config) *load {
 			latency:     hdrhistogram.New(histLowest, histHighest, histDigits),
 			uncorrected: hdrhistogram.New(histLowest, histHighest, histDigits),
 			samples:     make([]sample, 0, perWorker),
+			request:     request,
+			deadline:    newOrderDeadline(),
 		})
 	}
 	return l
@@ -162,7 +174,7 @@ func (l *load) runClosed() result {
 				}
 				firstWarmup.mark()
 				w.warmup++
-				l.send(w, 0, time.Time{})
+				l.send(w, 0, time.Now(), time.Time{})
 			}
 			warmedUp.Done()
 			if l.cfg.settle > 0 {
@@ -175,7 +187,7 @@ func (l *load) runClosed() result {
 				if !sent.Before(measureDeadline) {
 					break
 				}
-				out := l.send(w, seq, time.Time{})
+				out := l.send(w, seq, sent, time.Time{})
 				if out == succeeded {
 					answered := time.Now()
 					ns := recordNs(w.latency, answered.Sub(sent))
@@ -224,7 +236,7 @@ func (l *load) warmUntilSettled(w *worker, settle *settler, startMeasuring <-cha
 		}
 		first.mark()
 		w.warmup++
-		if l.send(w, 0, time.Time{}) == succeeded {
+		if l.send(w, 0, sent, time.Time{}) == succeeded {
 			settle.answered(time.Since(sent))
 		}
 	}
@@ -267,10 +279,10 @@ func (l *load) runOpen() result {
 				}
 				if !measured {
 					w.warmup++
-					l.send(w, 0, end)
+					l.send(w, 0, sent, end)
 					continue
 				}
-				out := l.send(w, k-warmup+1, end)
+				out := l.send(w, k-warmup+1, sent, end)
 				if out == succeeded {
 					answered := time.Now()
 					ns := recordNs(w.latency, answered.Sub(intended))
@@ -340,26 +352,37 @@ func (l *load) count(w *worker, out outcome) {
 	}
 }
 
-// send posts one order and reads the whole answer, so the connection goes back to the pool;
-// within --timeout (the client's timeout), and by `deadline` if it is not zero.
-func (l *load) send(w *worker, seq int64, deadline time.Time) outcome {
-	ctx := context.Background()
-	if !deadline.IsZero() {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, deadline)
-		defer cancel()
+// send posts one order, stamped `now` (when it is sent), and reads the whole answer, so the
+// connection goes back to the pool; within --timeout, and by `deadline` if it is not zero.
+func (l *load) send(w *worker, seq int64, now, deadline time.Time) outcome {
+	limit := l.cfg.timeout
+	if !deadline.IsZero() && deadline.Sub(now) < limit {
+		limit = deadline.Sub(now)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.cfg.url, bytes.NewReader(orderBody(seq, time.Now())))
-	if err != nil {
-		return failed
+	body := orderBody(seq, now)
+	// A shallow copy of the worker's request with this order's body and context: no URL to
+	// parse, no header map to build. The Transport only reads the shared URL and headers.
+	req := w.request.WithContext(w.deadline.start(limit))
+	req.ContentLength = int64(len(body))
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.GetBody = func() (io.ReadCloser, error) { // lets the Transport resend on a fresh connection
+		return io.NopCloser(bytes.NewReader(body)), nil
 	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := l.client.Do(req)
+	out := l.exchange(w, req)
+	if w.deadline.stop() && out != succeeded {
+		return timedOut
+	}
+	return out
+}
+
+// exchange sends req and judges its answer, read whole.
+func (l *load) exchange(w *worker, req *http.Request) outcome {
+	resp, err := l.transport.RoundTrip(req)
 	if err != nil {
 		return classify(err)
 	}
 	w.body.Reset()
-	_, err = io.Copy(&w.body, resp.Body)
+	_, err = w.body.ReadFrom(resp.Body)
 	resp.Body.Close()
 	if err != nil {
 		return classify(err)
@@ -376,6 +399,37 @@ func classify(err error) outcome {
 		return timedOut
 	}
 	return failed
+}
+
+// orderDeadline bounds a worker's orders in time: one context per worker, cancelled by one
+// timer re-armed for every order, rather than a context with its own deadline (and timer) per
+// order. An order that outlives its time cancels the context, which aborts the exchange and
+// closes its connection; the next order then needs a fresh context.
+type orderDeadline struct {
+	ctx   context.Context
+	timer *time.Timer
+}
+
+func newOrderDeadline() orderDeadline {
+	ctx, cancel := context.WithCancel(context.Background())
+	timer := time.AfterFunc(time.Hour, cancel)
+	timer.Stop()
+	return orderDeadline{ctx: ctx, timer: timer}
+}
+
+// start arms the timer for one order, `limit` from now, and returns the order's context.
+func (d *orderDeadline) start(limit time.Duration) context.Context {
+	d.timer.Reset(limit)
+	return d.ctx
+}
+
+// stop disarms the timer once the order is over and reports whether its time ran out first.
+func (d *orderDeadline) stop() (expired bool) {
+	if d.timer.Stop() {
+		return false
+	}
+	*d = newOrderDeadline() // the old context is cancelled, or about to be
+	return true
 }
 
 var successField = []byte(`"status":"SUCCESS"`)
