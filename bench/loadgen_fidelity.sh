@@ -67,7 +67,8 @@ while (($#)); do
             fi
             split=$2; server_cpus=${2%%:*}; load_cpus=${2##*:}; shift 2 ;;
         --clients)
-            if (($# < 2)) || ! [[ $2 =~ ^(python|c|cpp|rust|go|ref)(,(python|c|cpp|rust|go|ref))*$ ]]; then
+            names=$(IFS='|'; echo "${CLIENTS[*]}")  # the known clients, as alternatives
+            if (($# < 2)) || ! [[ $2 =~ ^($names)(,($names))*$ ]]; then
                 echo "loadgen_fidelity: --clients needs a comma-separated list of ${CLIENTS[*]}" >&2
                 exit 2
             fi

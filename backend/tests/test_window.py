@@ -131,7 +131,6 @@ def test_a_long_stable_history_does_not_drift() -> None:
         assert abs(stats.centre / 500_000 - 1) < 0.01, end
 
 
-
 @pytest.mark.parametrize("trials", [1, 3, 5])
 def test_trial_noise_of_normal_trials_is_the_variance_of_their_median(trials: int) -> None:
     """Normal trials (5 % spread): the trial noise a median of 1, 3, 5 trials carries is the
