@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pytest
 from sqlalchemy import select
 
 from latlab.core.clock import get_clock
@@ -153,3 +154,31 @@ def test_a_noisy_suspicion_is_measured_again_with_more_trials(db) -> None:
     assert check.timeout_s > 3 * 900
     (reason,) = [r for r in slow.verdict_reasons if r["kind"] == "suspected-regression"]
     assert f"{check.repetitions} trials a side" in reason["message"]
+
+
+@pytest.mark.parametrize(("min_effect", "confirmed"), [(None, "unconfirmed"), (0.03, "confirmed")])
+def test_a_projects_minimum_effect_rules_its_lab_jobs_too(db, min_effect, confirmed) -> None:
+    """A lab job 4 % slower is suspected and measured again. At the lab's default minimum
+    effect (5 %) the confirmation calls that too small to fail on; a project that set 3 %
+    (`PUT /gate-settings`, as for its CI runs) has it confirmed."""
+    project, jobs = _jobs(db, 3)
+    if min_effect is not None:
+        project.gate_settings = {"default": {"min_effect": min_effect}}
+    shape = np.random.default_rng(10).lognormal(np.log(350_000), 0.05, 2000)
+
+    def document(factor: float, trials: int) -> RunCreate:
+        levels = [(1.0, 1.01, 0.99, 1.005, 0.995)[i % 5] for i in range(trials)]
+        return RunCreate.model_validate(result(
+            source={"kind": "job", "commit": "abcd1234"}, branch=None, params={},
+            series=[{"labels": {"client": "c"}, "trials": [
+                {"latency": {"samples_ns": [int(v) for v in shape * level * factor]},
+                 "metrics": {"throughput": 1e5}} for level in levels]}]))
+
+    ingest.ingest(db, project, document(1.0, 5), request_hash="a", job=jobs[0])
+    slow = ingest.ingest(db, project, document(1.04, 5), request_hash="b", job=jobs[1]).run
+    assert slow.confirmation == "pending", slow.verdict_reasons
+    check = db.scalar(select(Job).where(Job.confirms_run_id == slow.id))
+    assert check is not None
+    ingest.ingest(db, project, document(1.04, 20), request_hash="c", job=check)
+    assert slow.confirmation == confirmed, slow.verdict_reasons
+    assert slow.verdict == ("fail" if confirmed == "confirmed" else "pass")

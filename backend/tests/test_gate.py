@@ -130,6 +130,20 @@ def test_a_confirmation_is_sized_by_how_the_suspected_trials_spread() -> None:
     assert CONFIRM_TRIALS < sizes[1] < sizes[2] < MAX_CONFIRM_TRIALS, sizes
 
 
+def test_a_smaller_minimum_effect_is_looked_for_with_more_trials() -> None:
+    """A project's minimum effect of 3 % (instead of 5 %) makes a lab job's suspicion and its
+    confirmation look for 4.5 % (1.5 x) instead of 7.5 %: the trials a normal-theory test needs
+    grow with the inverse square of the change, (7.5 / 4.5)^2 = 2.8 times."""
+    base = _trials(np.random.default_rng(6), 5, 100.0, 0.05)
+    slower = _comparison([{"p99": (base, [v * 1.04 for v in base]), "throughput": (base, base)}])
+    default = judge(slower, GATE, confirmable=True)
+    finer = judge(slower, GATE, confirmable=True, min_effect=0.03)
+    assert default.suspected and finer.suspected
+    ratio = confirmation_trials(finer) / confirmation_trials(default)
+    assert confirmation_trials(default) > CONFIRM_TRIALS and ratio == pytest.approx(
+        (0.075 / 0.045) ** 2, rel=0.1), ratio
+
+
 def test_a_confirmation_tests_one_sided_and_identical_code_seldom_confirms() -> None:
     """The confirmation asks only whether the candidate is worse: 400 A/A confirmations of
     20 noisy trials a side (p99 and throughput) confirm a regression in at most about 5 %;

@@ -10,11 +10,12 @@ suite.toml; p99 and throughput by default), every series at once.
   submission (which the lab cannot re-run) is `inconclusive` and told how many trials would
   settle it. Only a regression measured with enough trials fails the gate.
 - A lab job that can be measured again (`confirmable`) is suspected unless its trials rule
-  out a `CONFIRM_EFFECT` change for the worse of the gate metric (`stats.rules_out`). Five
+  out a change for the worse of `CONFIRM_OVER_MIN` times the minimum effect (7.5 % at the
+  default 5 %) of the gate metric (`stats.rules_out`). Five
   trials cannot test a 10 % slowdown of a noisy benchmark (trials of http-order `large`
   spread by 10-25 % on a 2-core VM), nor tell it apart from noise by its sign: a slowed
   candidate looked better than its baseline on both gate metrics in 5 of 20 pairs. So the
-  test is left to the confirmation, sized to find `CONFIRM_EFFECT` (`confirmation_trials`);
+  test is left to the confirmation, sized to find that change (`confirmation_trials`);
   the confirmation, measuring both versions side by side, is what keeps identical code from
   being called a regression. It asks only whether the candidate is worse, so it tests
   one-sided (`confirming`), with the same correction. A quiet benchmark's trials rule the
@@ -47,9 +48,11 @@ from latlab.analysis.window import WindowStats, WindowTest, bound, smallest_chan
 from latlab_contract.vocabulary import MetricInfo, quantity
 
 CONFIRM_TRIALS = 10  # the fewest candidate trials a regression fails the gate on
-# A confirmation is sized to find a slowdown of this much four times in five, with at most
-# MAX_CONFIRM_TRIALS a side (enough for trials that spread by 20 %).
-CONFIRM_EFFECT = 0.075
+# A confirmation is sized to find a slowdown of this many times the minimum effect four times
+# in five (7.5 % at the default 5 %: one of exactly the minimum effect would be measured
+# under it half the time), with at most MAX_CONFIRM_TRIALS a side (enough for trials that
+# spread by 20 % at the default).
+CONFIRM_OVER_MIN = 1.5
 CONFIRM_POWER = 0.8
 # ... given a spread as large as the suspected run's trials allow at this confidence (its
 # 5 + 5 trials estimate it loosely: sized from the estimate itself, a confirmation of 15
@@ -78,6 +81,7 @@ class GateResult:
     # Per judged metric against a window: the window, the value, its bound, p and the
     # smallest change the window lets the gate see (empty for a run-by-run comparison).
     evidence: list[dict[str, Any]] = field(default_factory=list)
+    min_effect: float = MIN_EFFECT  # the smallest change that could fail
 
     @property
     def regressed(self) -> list[Judged]:
@@ -94,9 +98,9 @@ def judge(comparison: RunComparison | None, gate: tuple[str, ...], *,
           min_effect: float = MIN_EFFECT) -> GateResult:
     """The gate's verdict on a comparison (None: the run has no baseline). `confirmable`: the
     lab will measure a suspicion again, so any gate metric whose trials do not rule out a
-    `CONFIRM_EFFECT` change for the worse is one. `confirming`: this is that measurement,
-    which asks one question, whether the candidate is worse, so its p-values are one-sided
-    (the chance that identical code confirms stays under `alpha`)."""
+    change for the worse of `CONFIRM_OVER_MIN` x `min_effect` is one. `confirming`: this is
+    that measurement, which asks one question, whether the candidate is worse, so its p-values
+    are one-sided (the chance that identical code confirms stays under `alpha`)."""
     if comparison is None:
         return GateResult("no-baseline")
     candidates = [(series.labels, m) for series in comparison.series for m in series.metrics
@@ -109,7 +113,8 @@ def judge(comparison: RunComparison | None, gate: tuple[str, ...], *,
                      _outcome(m, level, passed, confirm_trials, confirmable, min_effect, sides))
               for (labels, m), p, (level, passed) in zip(candidates, p_values, levels,
                                                          strict=True)]
-    reasons = [_reason(j, len(candidates), alpha, confirm_trials, confirmable, sides)
+    reasons = [_reason(j, len(candidates), alpha, confirm_trials, confirmable, sides,
+                       min_effect)
                for j in judged if j.outcome in ("regressed", "suspected", "untested")]
     if any(j.outcome == "regressed" for j in judged):
         verdict: RunVerdict = "fail"
@@ -117,7 +122,7 @@ def judge(comparison: RunComparison | None, gate: tuple[str, ...], *,
         verdict = "inconclusive"
     else:
         verdict = "pass"
-    return GateResult(verdict, judged, reasons)
+    return GateResult(verdict, judged, reasons, min_effect=min_effect)
 
 
 def _holm_levels(p_values: list[float], alpha: float) -> list[tuple[float, bool]]:
@@ -136,12 +141,14 @@ def _holm_levels(p_values: list[float], alpha: float) -> list[tuple[float, bool]
 
 def confirmation_trials(result: GateResult) -> int:
     """Trials a side for the confirmation of a run's suspicions: enough for its one-sided test
-    to find a `CONFIRM_EFFECT` slowdown of each suspected metric at Holm's strictest level
-    over the metrics judged, given how widely its trials may spread (`SPREAD_CONFIDENCE`)."""
+    to find a slowdown of `CONFIRM_OVER_MIN` x the verdict's minimum effect in each suspected
+    metric at Holm's strictest level over the metrics judged, given how widely its trials may
+    spread (`SPREAD_CONFIDENCE`)."""
     level = min((j.level for j in result.judged), default=ALPHA)
     needed = [trials_to_detect(
         spread_bound(spread, j.metric.baseline_trials + j.metric.candidate_trials - 2,
-                     SPREAD_CONFIDENCE), CONFIRM_EFFECT, level, CONFIRM_POWER, sides=1)
+                     SPREAD_CONFIDENCE), CONFIRM_OVER_MIN * result.min_effect, level,
+        CONFIRM_POWER, sides=1)
         for j in result.suspected if (spread := j.metric.comparison.spread) is not None]
     return min(MAX_CONFIRM_TRIALS, max([CONFIRM_TRIALS, *needed]))
 
@@ -155,7 +162,8 @@ def _outcome(item: MetricComparison, level: float, passed: bool, confirm_trials:
     enough = item.candidate_trials >= confirm_trials
     regression = worse and passed and big and enough
     if confirmable and not regression and (worse or not rules_out(
-            item.baseline_values, item.candidate_values, item.direction, CONFIRM_EFFECT)):
+            item.baseline_values, item.candidate_values, item.direction,
+            CONFIRM_OVER_MIN * min_effect)):
         return "suspected"
     few = comparison.method != "mann-whitney" or smallest_p(
         item.baseline_trials, item.candidate_trials, sides) > level
@@ -173,7 +181,7 @@ def _outcome(item: MetricComparison, level: float, passed: bool, confirm_trials:
 
 
 def _reason(judged: Judged, count: int, alpha: float, confirm_trials: int,
-            confirmable: bool, sides: int) -> dict[str, Any]:
+            confirmable: bool, sides: int, min_effect: float) -> dict[str, Any]:
     item = judged.metric.comparison
     change = item.reason.split(" (")[0]
     counts = f"{judged.metric.baseline_trials} vs {judged.metric.candidate_trials} trials"
@@ -196,7 +204,8 @@ def _reason(judged: Judged, count: int, alpha: float, confirm_trials: int,
         tested = worse and judged.p_value <= judged.level
         evidence = p + (f" <= {judged.level:.2g}" if tested else "")
         doubt = "" if tested else (
-            f"too few trials to rule out a {100 * CONFIRM_EFFECT:g} % change for the worse; ")
+            f"too few trials to rule out a {100 * CONFIRM_OVER_MIN * min_effect:g} % change "
+            f"for the worse; ")
         message = f"{change} ({evidence}, {counts}): {doubt}a suspected regression" + (
             "" if confirmable else f"; confirming it takes {confirm_trials} candidate trials")
         kind = "suspected-regression"

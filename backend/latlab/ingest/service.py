@@ -62,18 +62,17 @@ def judge(session: Session, run: Run) -> Judgement:
     confirmable = baseline is not None and confirmation.wanted(session, run)
     # A CI run is judged against its history; a pinned baseline, or a lab job the lab will
     # measure again, against one run.
-    project = session.get(Project, run.project_id)
-    limits = thresholds.effective(project.gate_settings if project else {}, run.suite,
-                                  run.scenario)
+    limits = _limits(session, run)
     by_history = (None if pinned is not None or confirmable
                   else _against_history(session, run, gate_metrics, vocabulary, limits))
     if by_history is not None:
         result, baseline = by_history
         reasons = result.reasons
     else:
-        comparison = (None if baseline is None
-                      else compare.compare_runs(baseline, run, vocabulary))
-        result = gate.judge(comparison, gate_metrics, confirmable=confirmable)
+        comparison = (None if baseline is None else compare.compare_runs(
+            baseline, run, vocabulary, min_effect=limits.min_effect))
+        result = gate.judge(comparison, gate_metrics, confirmable=confirmable,
+                            min_effect=limits.min_effect)
         reasons = result.reasons
         if baseline is not None and result.suspected and confirmable:
             trials = gate.confirmation_trials(result)
@@ -90,6 +89,13 @@ def judge(session: Session, run: Run) -> Judgement:
         rules.gate_alerts(session, run, baseline, result, gate_metrics)
     history.change_points(session, run, vocabulary)
     return Judgement(run.verdict, run.verdict_reasons, baseline, result)
+
+
+def _limits(session: Session, run: Run) -> thresholds.Thresholds:
+    """The gate's thresholds for the run: its project's, for its suite and scenario."""
+    project = session.get(Project, run.project_id)
+    return thresholds.effective(project.gate_settings if project else {}, run.suite,
+                                run.scenario)
 
 
 def _against_history(session: Session, run: Run, gate_metrics: tuple[str, ...],
@@ -144,17 +150,20 @@ def _settle(session: Session, check: Run) -> Judgement:
                 else run_service.load_run(session, suspected.baseline_run_id))
     vocabulary = suite_service.run_vocabulary(session, check)
     gate_metrics = suite_service.gate(session, check)
+    min_effect = _limits(session, check).min_effect
     if any(VARIANT in s.labels for s in check.series):
         comparison = compare.compare_runs(check, check, vocabulary,
                                            baseline_labels={VARIANT: "baseline"},
-                                           candidate_labels={VARIANT: "candidate"})
+                                           candidate_labels={VARIANT: "candidate"},
+                                           min_effect=min_effect)
     elif baseline is not None:
-        comparison = compare.compare_runs(baseline, check, vocabulary)
+        comparison = compare.compare_runs(baseline, check, vocabulary, min_effect=min_effect)
     else:
         comparison = None
     # This is the confirmation: a regression it tests (one-sided: is the candidate worse?) is
     # confirmed, whatever its trials.
-    result = gate.judge(comparison, gate_metrics, confirm_trials=1, confirming=True)
+    result = gate.judge(comparison, gate_metrics, confirm_trials=1, confirming=True,
+                        min_effect=min_effect)
     check.verdict, check.verdict_reasons = result.verdict, result.reasons
     check.baseline_run_id = None if baseline is None else baseline.id
     suspects = {(r["metric"], _key(r["series"])) for r in suspected.verdict_reasons
