@@ -212,7 +212,8 @@ class GateRule(Schema):
         None, description="The chance that an unchanged run fails, over its gated metrics "
         "(default 0.01)")
     min_effect: Annotated[float, Field(ge=0, lt=1)] | None = Field(
-        None, description="Changes smaller than this never fail (default 0.05: 5 %)")
+        None, description="Changes smaller than this never fail, in CI runs and lab jobs "
+        "(default 0.05: 5 %)")
     percentage: Fraction | None = Field(
         None, description="With test `percentage`: the change that fails (default 0.1)")
 

@@ -1710,7 +1710,7 @@ export interface components {
             false_alarm?: number | null;
             /**
              * Min Effect
-             * @description Changes smaller than this never fail (default 0.05: 5 %)
+             * @description Changes smaller than this never fail, in CI runs and lab jobs (default 0.05: 5 %)
              */
             min_effect?: number | null;
             /**
