@@ -11,11 +11,11 @@ suite.toml; p99 and throughput by default), every series at once.
   settle it. Only a regression measured with enough trials fails the gate.
 - A lab job that can be measured again (`confirmable`) is suspected unless its trials rule
   out a change for the worse of `CONFIRM_OVER_MIN` times the minimum effect (7.5 % at the
-  default 5 %) of the gate metric (`stats.rules_out`). Five
-  trials cannot test a 10 % slowdown of a noisy benchmark (trials of http-order `large`
-  spread by 10-25 % on a 2-core VM), nor tell it apart from noise by its sign: a slowed
-  candidate looked better than its baseline on both gate metrics in 5 of 20 pairs. So the
-  test is left to the confirmation, sized to find that change (`confirmation_trials`);
+  default 5 %) of the gate metric (`stats.rules_out`). Five trials cannot test a 10 %
+  slowdown of a noisy benchmark (trials of http-order `large` spread by 10-25 % on a 2-core
+  VM), nor tell it apart from noise by its sign: a slowed candidate looked better than its
+  baseline on both gate metrics in 5 of 20 pairs. So the test is left to the confirmation,
+  sized to find that change (`confirmation_trials`);
   the confirmation, measuring both versions side by side, is what keeps identical code from
   being called a regression. It asks only whether the candidate is worse, so it tests
   one-sided (`confirming`), with the same correction. A quiet benchmark's trials rule the
