@@ -40,6 +40,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,8 @@ class Tally:
     p99_ratios: list[float] = field(default_factory=list)  # candidate/baseline, first runs
     # the same, as the confirmation measured them side by side
     confirmed_p99_ratios: list[float] = field(default_factory=list)
+    # how often each gate metric was the regression that failed a candidate
+    failed_on: Counter[str] = field(default_factory=Counter)
 
 
 def main() -> None:
@@ -145,6 +148,7 @@ def _slow_pairs(lab: Lab, engine: Engine, suite_dir: Path, scenario: str,
             if side_by_side is not None:
                 tally.confirmed_p99_ratios.append(side_by_side)
             print(f"http-order A/B {index + 1}/{pairs}: {candidate['verdict']} "
+                  f"{''.join(f'on {m} ' for m in _failed_on(candidate))}"
                   f"({candidate['confirmation'] or 'no confirmation'}; p99 x"
                   f"{tally.p99_ratios[-1]:.3f}, side by side "
                   f"{'-' if side_by_side is None else f'x{side_by_side:.3f}'})", flush=True)
@@ -191,11 +195,17 @@ def _count(lab: Lab, tally: Tally, baseline: dict[str, Any], candidate: dict[str
     alerts = lab.api.get("/alerts", params={"limit": 500}).json()["items"]
     tally.pairs += 1
     tally.failed += candidate["verdict"] == "fail"
+    tally.failed_on.update(_failed_on(candidate))
     tally.suspected += candidate["confirmation"] is not None
     tally.alerted += any(a["run_id"] == candidate["id"] and a["severity"] == "critical"
                          for a in alerts)
     for before, after in zip(baseline["series"], candidate["series"], strict=True):
         tally.p99_ratios.append(after["summary"]["p99"] / before["summary"]["p99"])
+
+
+def _failed_on(run: dict[str, Any]) -> list[str]:
+    """The gate metrics whose regression failed the run."""
+    return sorted({r["metric"] for r in run["verdict_reasons"] if r["kind"] == "regression"})
 
 
 def _wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -233,7 +243,8 @@ def _report(results: dict[str, Tally], slow: Tally) -> None:
     print(f"{'http-order A/B (slow)':<24} confirmed: {_rate(slow.failed, slow.pairs)}; "
           f"alerted: {slow.alerted}; suspected: {slow.suspected}; candidate/baseline p99 "
           f"median {ratio:.3f} (first runs), {side:.3f} (side by side in "
-          f"{len(slow.confirmed_p99_ratios)} confirmations)")
+          f"{len(slow.confirmed_p99_ratios)} confirmations); failed on "
+          f"{dict(slow.failed_on) or 'nothing'}")
     ok_ab = slow.pairs == 0 or slow.failed / slow.pairs >= 0.8
     print(f"[{'ok' if ok_aa else 'MISS'}] A/A false alarms <= 5 %   "
           f"[{'ok' if ok_ab else 'MISS'}] slowdown confirmed in >= 80 % of pairs")

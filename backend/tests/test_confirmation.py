@@ -182,3 +182,31 @@ def test_a_projects_minimum_effect_rules_its_lab_jobs_too(db, min_effect, confir
     ingest.ingest(db, project, document(1.04, 20), request_hash="c", job=check)
     assert slow.confirmation == confirmed, slow.verdict_reasons
     assert slow.verdict == ("fail" if confirmed == "confirmed" else "pass")
+
+
+def test_a_confirmation_confirms_only_what_it_showed(db) -> None:
+    """A run suspected on p99 and on throughput whose confirmation shows only the throughput
+    drop: the run fails on throughput, confirmed; its p99 stays a suspicion, not confirmed."""
+    project, jobs = _jobs(db, 3)
+    shape = np.random.default_rng(11).lognormal(np.log(350_000), 0.05, 2000)
+
+    def document(latency: float, rate: float, trials: int) -> RunCreate:
+        levels = [(1.0, 1.01, 0.99, 1.005, 0.995)[i % 5] for i in range(trials)]
+        return RunCreate.model_validate(result(
+            source={"kind": "job", "commit": "abcd1234"}, branch=None, params={},
+            series=[{"labels": {"client": "c"}, "trials": [
+                {"latency": {"samples_ns": [int(v) for v in shape * level * latency]},
+                 "metrics": {"throughput": 1e5 * rate / level}} for level in levels]}]))
+
+    ingest.ingest(db, project, document(1.0, 1.0, 5), request_hash="a", job=jobs[0])
+    slow = ingest.ingest(db, project, document(1.1, 0.9, 5), request_hash="b", job=jobs[1]).run
+    assert {r["metric"] for r in slow.verdict_reasons
+            if r["kind"] == "suspected-regression"} == {"p99", "throughput"}
+    check = db.scalar(select(Job).where(Job.confirms_run_id == slow.id))
+    ingest.ingest(db, project, document(1.0, 0.9, 20), request_hash="c", job=check)
+    assert slow.confirmation == "confirmed" and slow.verdict == "fail"
+    reasons = {r["metric"]: r for r in slow.verdict_reasons}
+    assert reasons["throughput"]["kind"] == "regression"
+    assert "confirmed by run" in reasons["throughput"]["message"]
+    assert reasons["p99"]["kind"] == "suspected-regression"
+    assert "not confirmed" in reasons["p99"]["message"]

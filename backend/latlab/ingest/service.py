@@ -168,22 +168,28 @@ def _settle(session: Session, check: Run) -> Judgement:
     check.baseline_run_id = None if baseline is None else baseline.id
     suspects = {(r["metric"], _key(r["series"])) for r in suspected.verdict_reasons
                 if r["kind"] == "suspected-regression"}
-    confirmed = [j for j in result.regressed if (j.metric.metric, _key(j.labels)) in suspects]
-    suspected.confirmation = "confirmed" if confirmed else "unconfirmed"
-    note = (f"confirmed by run {check.id}" if confirmed
-            else f"not confirmed: run {check.id} measured it again with more trials")
+    shown = {(j.metric.metric, _key(j.labels)) for j in result.regressed} & suspects
+    suspected.confirmation = "confirmed" if shown else "unconfirmed"
+    # Each suspicion says what the measurement showed of it: one it did not show stays a
+    # suspicion, even when another one of the run was confirmed.
     suspected.verdict_reasons = [
-        {**r, "kind": "regression" if confirmed else r["kind"],
-         "message": f"{r['message'].split(': being confirmed')[0]}; {note}"}
+        _settled_reason(r, (r["metric"], _key(r["series"])) in shown, check.id)
         if r["kind"] == "suspected-regression" else r for r in suspected.verdict_reasons]
-    if confirmed:
+    if shown:
         suspected.verdict = "fail"
     elif suspected.verdict == "inconclusive" and not any(
             r["kind"] in ("too-few-trials", "sla") for r in suspected.verdict_reasons):
         suspected.verdict = "pass"
-    if confirmed and baseline is not None:
+    if shown and baseline is not None:
         rules.gate_alerts(session, suspected, baseline, result, gate_metrics, confirmation=check)
     return Judgement(check.verdict, check.verdict_reasons, baseline, result)
+
+
+def _settled_reason(reason: dict[str, Any], shown: bool, check: int) -> dict[str, Any]:
+    note = (f"confirmed by run {check}" if shown
+            else f"not confirmed: run {check} measured it again with more trials")
+    return {**reason, "kind": "regression" if shown else reason["kind"],
+            "message": f"{reason['message'].split(': being confirmed')[0]}; {note}"}
 
 
 def _key(labels: dict[str, Any]) -> str:
