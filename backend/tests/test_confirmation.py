@@ -156,6 +156,18 @@ def test_a_noisy_suspicion_is_measured_again_with_more_trials(db) -> None:
     assert f"{check.repetitions} trials a side" in reason["message"]
 
 
+def _steady(seed: int, trials: int, latency: float = 1.0, rate: float = 1.0) -> RunCreate:
+    """A lab job's run of quiet trials (their levels within 1 %) at `latency` times the p99
+    and `rate` times the throughput of the same run at 1.0."""
+    shape = np.random.default_rng(seed).lognormal(np.log(350_000), 0.05, 2000)
+    levels = [(1.0, 1.01, 0.99, 1.005, 0.995)[i % 5] for i in range(trials)]
+    return RunCreate.model_validate(result(
+        source={"kind": "job", "commit": "abcd1234"}, branch=None, params={},
+        series=[{"labels": {"client": "c"}, "trials": [
+            {"latency": {"samples_ns": [int(v) for v in shape * level * latency]},
+             "metrics": {"throughput": 1e5 * rate / level}} for level in levels]}]))
+
+
 @pytest.mark.parametrize(("min_effect", "confirmed"), [(None, "unconfirmed"), (0.03, "confirmed")])
 def test_a_projects_minimum_effect_rules_its_lab_jobs_too(db, min_effect, confirmed) -> None:
     """A lab job 4 % slower is suspected and measured again. At the lab's default minimum
@@ -164,22 +176,13 @@ def test_a_projects_minimum_effect_rules_its_lab_jobs_too(db, min_effect, confir
     project, jobs = _jobs(db, 3)
     if min_effect is not None:
         project.gate_settings = {"default": {"min_effect": min_effect}}
-    shape = np.random.default_rng(10).lognormal(np.log(350_000), 0.05, 2000)
-
-    def document(factor: float, trials: int) -> RunCreate:
-        levels = [(1.0, 1.01, 0.99, 1.005, 0.995)[i % 5] for i in range(trials)]
-        return RunCreate.model_validate(result(
-            source={"kind": "job", "commit": "abcd1234"}, branch=None, params={},
-            series=[{"labels": {"client": "c"}, "trials": [
-                {"latency": {"samples_ns": [int(v) for v in shape * level * factor]},
-                 "metrics": {"throughput": 1e5}} for level in levels]}]))
-
-    ingest.ingest(db, project, document(1.0, 5), request_hash="a", job=jobs[0])
-    slow = ingest.ingest(db, project, document(1.04, 5), request_hash="b", job=jobs[1]).run
+    ingest.ingest(db, project, _steady(10, 5), request_hash="a", job=jobs[0])
+    slow = ingest.ingest(db, project, _steady(10, 5, latency=1.04), request_hash="b",
+                         job=jobs[1]).run
     assert slow.confirmation == "pending", slow.verdict_reasons
     check = db.scalar(select(Job).where(Job.confirms_run_id == slow.id))
     assert check is not None
-    ingest.ingest(db, project, document(1.04, 20), request_hash="c", job=check)
+    ingest.ingest(db, project, _steady(10, 20, latency=1.04), request_hash="c", job=check)
     assert slow.confirmation == confirmed, slow.verdict_reasons
     assert slow.verdict == ("fail" if confirmed == "confirmed" else "pass")
 
@@ -188,22 +191,13 @@ def test_a_confirmation_confirms_only_what_it_showed(db) -> None:
     """A run suspected on p99 and on throughput whose confirmation shows only the throughput
     drop: the run fails on throughput, confirmed; its p99 stays a suspicion, not confirmed."""
     project, jobs = _jobs(db, 3)
-    shape = np.random.default_rng(11).lognormal(np.log(350_000), 0.05, 2000)
-
-    def document(latency: float, rate: float, trials: int) -> RunCreate:
-        levels = [(1.0, 1.01, 0.99, 1.005, 0.995)[i % 5] for i in range(trials)]
-        return RunCreate.model_validate(result(
-            source={"kind": "job", "commit": "abcd1234"}, branch=None, params={},
-            series=[{"labels": {"client": "c"}, "trials": [
-                {"latency": {"samples_ns": [int(v) for v in shape * level * latency]},
-                 "metrics": {"throughput": 1e5 * rate / level}} for level in levels]}]))
-
-    ingest.ingest(db, project, document(1.0, 1.0, 5), request_hash="a", job=jobs[0])
-    slow = ingest.ingest(db, project, document(1.1, 0.9, 5), request_hash="b", job=jobs[1]).run
+    ingest.ingest(db, project, _steady(11, 5), request_hash="a", job=jobs[0])
+    slow = ingest.ingest(db, project, _steady(11, 5, latency=1.1, rate=0.9), request_hash="b",
+                         job=jobs[1]).run
     assert {r["metric"] for r in slow.verdict_reasons
             if r["kind"] == "suspected-regression"} == {"p99", "throughput"}
     check = db.scalar(select(Job).where(Job.confirms_run_id == slow.id))
-    ingest.ingest(db, project, document(1.0, 0.9, 20), request_hash="c", job=check)
+    ingest.ingest(db, project, _steady(11, 20, rate=0.9), request_hash="c", job=check)
     assert slow.confirmation == "confirmed" and slow.verdict == "fail"
     reasons = {r["metric"]: r for r in slow.verdict_reasons}
     assert reasons["throughput"]["kind"] == "regression"
