@@ -1,8 +1,8 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -19,9 +19,8 @@ import (
 
 // load drives C workers, each with its own keep-alive connection, against the order endpoint.
 type load struct {
-	cfg       config
-	transport *http.Transport
-	workers   []*worker
+	cfg     config
+	workers []*worker
 }
 
 // result is what the workers measured, merged.
@@ -49,8 +48,15 @@ type worker struct {
 	samples              []sample // ok measured orders, for the per-second intervals
 	pinErr               error
 	request              *http.Request // the order's method, URL and headers, parsed once
-	deadline             orderDeadline
-	body                 bytes.Buffer // the last response, reused
+	conn                 *connection   // nil until the first order, and after a failed one
+	body                 bytes.Buffer  // the last response, reused
+}
+
+// connection is a worker's keep-alive connection, with net/http's buffers around it.
+type connection struct {
+	net.Conn
+	r *bufio.Reader
+	w *bufio.Writer
 }
 
 type outcome int
@@ -70,19 +76,12 @@ const (
 
 func newLoad(cfg config) *load {
 	c := cfg.connections
-	transport := &http.Transport{
-		Proxy:               nil,
-		DialContext:         (&net.Dialer{Timeout: cfg.timeout, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:        c,
-		MaxIdleConnsPerHost: c,
-		MaxConnsPerHost:     c,
-		IdleConnTimeout:     90 * time.Second,
-		DisableCompression:  true,
-	}
-	// The orders go straight to the Transport: http.Client adds per order what these orders
-	// do not use (redirects, cookies, a copy of the headers) and a context with a deadline,
-	// which the worker's own timer replaces (orderDeadline).
-	l := &load{cfg: cfg, transport: transport}
+	// Each worker writes its orders and reads their answers with net/http's own codec
+	// (Request.Write, ReadResponse) on a connection it alone uses, as the other clients' workers
+	// do. http.Client and its Transport would hand every order to two goroutines of the
+	// connection's and back, and arm a timer for it: on a host the client shares with the
+	// server, that was a third of the client's CPU per order.
+	l := &load{cfg: cfg}
 	request, err := http.NewRequest(http.MethodPost, cfg.url, nil)
 	if err != nil {
 		panic(err) // cfg.url was checked by parseArgs
@@ -110,7 +109,6 @@ func newLoad(cfg config) *load {
 			uncorrected: hdrhistogram.New(histLowest, histHighest, histDigits),
 			samples:     make([]sample, 0, perWorker),
 			request:     request,
-			deadline:    newOrderDeadline(),
 		})
 	}
 	return l
@@ -352,85 +350,72 @@ func (l *load) count(w *worker, out outcome) {
 	}
 }
 
-// send posts one order, stamped `now` (when it is sent), and reads the whole answer, so the
-// connection goes back to the pool; within --timeout, and by `deadline` if it is not zero.
+// send posts one order, stamped `now` (when it is sent), and reads the whole answer; within
+// --timeout, and by `deadline` if it is not zero. An order that fails or runs out of time
+// closes the worker's connection: the next one dials afresh.
 func (l *load) send(w *worker, seq int64, now, deadline time.Time) outcome {
-	limit := l.cfg.timeout
-	if !deadline.IsZero() && deadline.Sub(now) < limit {
-		limit = deadline.Sub(now)
+	limit := now.Add(l.cfg.timeout)
+	if !deadline.IsZero() && deadline.Before(limit) {
+		limit = deadline
 	}
-	body := orderBody(seq, now)
-	// A shallow copy of the worker's request with this order's body and context: no URL to
-	// parse, no header map to build. The Transport only reads the shared URL and headers.
-	req := w.request.WithContext(w.deadline.start(limit))
-	req.ContentLength = int64(len(body))
-	req.Body = io.NopCloser(bytes.NewReader(body))
-	req.GetBody = func() (io.ReadCloser, error) { // lets the Transport resend on a fresh connection
-		return io.NopCloser(bytes.NewReader(body)), nil
-	}
-	out := l.exchange(w, req)
-	if w.deadline.stop() && out != succeeded {
-		return timedOut
+	out, err := l.exchange(w, orderBody(seq, now), limit)
+	if err != nil {
+		if w.conn != nil {
+			w.conn.Close()
+			w.conn = nil
+		}
+		var netErr net.Error
+		if errors.As(err, &netErr) && netErr.Timeout() {
+			return timedOut
+		}
 	}
 	return out
 }
 
-// exchange sends req and judges its answer, read whole.
-func (l *load) exchange(w *worker, req *http.Request) outcome {
-	resp, err := l.transport.RoundTrip(req)
+// exchange sends one order by `limit` and judges its answer, read whole. It keeps the
+// connection when the answer was read whole and the server did not ask to close.
+func (l *load) exchange(w *worker, body []byte, limit time.Time) (outcome, error) {
+	if w.conn == nil {
+		conn, err := net.DialTimeout("tcp", w.request.URL.Host, time.Until(limit))
+		if err != nil {
+			return failed, err
+		}
+		w.conn = &connection{conn, bufio.NewReader(conn), bufio.NewWriter(conn)}
+	}
+	c := w.conn
+	if err := c.SetDeadline(limit); err != nil {
+		return failed, err
+	}
+	req := *w.request // a shallow copy: the URL and headers are only read
+	req.ContentLength = int64(len(body))
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	if err := req.Write(c.w); err != nil {
+		return failed, err
+	}
+	if err := c.w.Flush(); err != nil {
+		return failed, err
+	}
+	resp, err := http.ReadResponse(c.r, &req)
 	if err != nil {
-		return classify(err)
+		return failed, err
 	}
 	w.body.Reset()
 	_, err = w.body.ReadFrom(resp.Body)
 	resp.Body.Close()
 	if err != nil {
-		return classify(err)
+		return failed, err
+	}
+	if resp.Close {
+		err = errServerClosed
 	}
 	if resp.StatusCode != http.StatusOK || !isSuccess(w.body.Bytes()) {
-		return failed
+		return failed, err
 	}
-	return succeeded
+	return succeeded, err
 }
 
-func classify(err error) outcome {
-	var netErr net.Error
-	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()) {
-		return timedOut
-	}
-	return failed
-}
-
-// orderDeadline bounds a worker's orders in time: one context per worker, cancelled by one
-// timer re-armed for every order, rather than a context with its own deadline (and timer) per
-// order. An order that outlives its time cancels the context, which aborts the exchange and
-// closes its connection; the next order then needs a fresh context.
-type orderDeadline struct {
-	ctx   context.Context
-	timer *time.Timer
-}
-
-func newOrderDeadline() orderDeadline {
-	ctx, cancel := context.WithCancel(context.Background())
-	timer := time.AfterFunc(time.Hour, cancel)
-	timer.Stop()
-	return orderDeadline{ctx: ctx, timer: timer}
-}
-
-// start arms the timer for one order, `limit` from now, and returns the order's context.
-func (d *orderDeadline) start(limit time.Duration) context.Context {
-	d.timer.Reset(limit)
-	return d.ctx
-}
-
-// stop disarms the timer once the order is over and reports whether its time ran out first.
-func (d *orderDeadline) stop() (expired bool) {
-	if d.timer.Stop() {
-		return false
-	}
-	*d = newOrderDeadline() // the old context is cancelled, or about to be
-	return true
-}
+// errServerClosed: the server answered and asked to close the connection.
+var errServerClosed = errors.New("server closed the connection")
 
 var successField = []byte(`"status":"SUCCESS"`)
 
