@@ -121,7 +121,7 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 	}
 
 	u, err := url.Parse(*base)
-	if err != nil || u.Scheme != "http" || u.Host == "" {
+	if err != nil || u.Scheme != "http" || u.Hostname() == "" || u.Port() == "" {
 		return config{}, fmt.Errorf("--url must be http://HOST:PORT, got %q", *base)
 	}
 	switch {
