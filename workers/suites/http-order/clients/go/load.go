@@ -80,7 +80,7 @@ func newLoad(cfg config) *load {
 	// (Request.Write, ReadResponse) on a connection it alone uses, as the other clients' workers
 	// do. http.Client and its Transport would hand every order to two goroutines of the
 	// connection's and back, and arm a timer for it: on a host the client shares with the
-	// server, that was a third of the client's CPU per order.
+	// server, that was some 40 % of the client's CPU per order (bench/loadgen_fidelity.sh).
 	l := &load{cfg: cfg}
 	request, err := http.NewRequest(http.MethodPost, cfg.url, nil)
 	if err != nil {
