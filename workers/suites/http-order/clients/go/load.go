@@ -376,7 +376,7 @@ func (l *load) send(w *worker, seq int64, now, deadline time.Time) outcome {
 // connection when the answer was read whole and the server did not ask to close.
 func (l *load) exchange(w *worker, body []byte, limit time.Time) (outcome, error) {
 	if w.conn == nil {
-		conn, err := net.DialTimeout("tcp", w.request.URL.Host, time.Until(limit))
+		conn, err := (&net.Dialer{Deadline: limit}).Dial("tcp", w.request.URL.Host)
 		if err != nil {
 			return failed, err
 		}
