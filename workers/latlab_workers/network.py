@@ -142,6 +142,9 @@ class Network:
         self.api = ""
         self.process: subprocess.Popen[bytes] | None = None
         self.proxies: dict[str, list[str]] = {}  # server -> its proxies' names
+        # Each proxy's name is new (numbered), so a server started again under its old name
+        # (a run's next series) is not mistaken by the stall thread for the proxy it stalled.
+        self.made = 0
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self.failure: str | None = None  # set by the stall thread
@@ -160,7 +163,8 @@ class Network:
         exposed = dict(announced)
         with self.lock:
             for field in endpoints:
-                proxy = f"{server}.{field}"
+                self.made += 1
+                proxy = f"{server}.{field}.{self.made}"
                 created = self._call("POST", "/proxies", {
                     "name": proxy, "listen": "127.0.0.1:0", "upstream": announced[field],
                     "enabled": True})

@@ -188,6 +188,26 @@ def test_a_stall_holds_the_data_then_delivers_all_of_it_in_order(tmp_path: Path)
     assert statistics.median(times) < 0.2  # most are not
 
 
+def test_a_server_restarted_during_a_stall_keeps_the_stalls_going(tmp_path: Path) -> None:
+    """A server stopped and started again (a run's next series) while a stall is on gets a
+    proxy of its own: lifting the stall leaves it alone, and the next stall holds it."""
+    stalling = NetworkProfile(description="stalls", stall_ms=400, stall_every_s=1.0)
+    with echo_server() as address, network(stalling, tmp_path) as (net, _):
+        net.expose("server", ["listening"], {"listening": address})
+        started = time.monotonic()  # the stalls' clock started just before
+        time.sleep(started + 1.15 - time.monotonic())  # inside the first stall
+        net.forget("server")
+        exposed = net.expose("server", ["listening"], {"listening": address})
+        time.sleep(started + 1.6 - time.monotonic())  # the first stall lifted
+        net.check()
+        assert max(round_trips(exposed["listening"], 5)) < 0.2  # before the second stall
+        times = []
+        while time.monotonic() < started + 2.6:
+            times += round_trips(exposed["listening"], 5)
+        net.check()
+    assert max(times) >= 0.2, max(times)  # the second stall held the new proxy too
+
+
 def test_a_dropping_stall_loses_what_it_meets(tmp_path: Path) -> None:
     """A 600 ms dropping stall every 2 s (the first 2 s after toxiproxy starts): an echo
     sent inside it never comes back, even after the stall ends (Toxiproxy closes the
