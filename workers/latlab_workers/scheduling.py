@@ -42,9 +42,13 @@ class Scheduling:
                     f"an RLIMIT_RTPRIO of {self.fifo}, and real-time time in its cgroup)")
             if self.local_memory:
                 first = Path(f"/proc/{pid}/numa_maps").read_text().split(maxsplit=2)
-                policy = first[1] if len(first) > 1 else "unknown"  # its program's mapping
-                lines[f"numa.{self.name}"] = ("applied: local" if policy == "local" else
-                                              f"refused: its memory policy is {policy}")
+                # A program that has already exited (a short load that SCHED_FIFO let run to
+                # its end before the runner got the CPU back) has no mappings left to read.
+                policy = first[1] if len(first) > 1 else None  # its program's mapping
+                lines[f"numa.{self.name}"] = (
+                    "not read: it had already exited" if policy is None else
+                    "applied: local" if policy == "local" else
+                    f"refused: its memory policy is {policy}")
         except OSError as error:  # the program had already exited
             lines.setdefault(f"sched.{self.name}" if self.fifo else f"numa.{self.name}",
                              f"not read: {error.strerror}")
