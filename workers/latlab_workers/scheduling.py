@@ -13,6 +13,7 @@ from pathlib import Path
 
 _MPOL_LOCAL = 4
 _SET_MEMPOLICY = {"x86_64": 238, "aarch64": 237}  # the syscall's number
+_EXITED = "not read: it had already exited"
 
 
 @dataclass(frozen=True)
@@ -31,25 +32,26 @@ class Scheduling:
             ctypes.CDLL(None, use_errno=True).syscall(number, _MPOL_LOCAL, None, 0)
 
     def applied(self, pid: int) -> dict[str, str]:
-        """The tuning lines of the started process, as it runs."""
+        """The tuning lines of the started process, as it runs. A program that has already
+        exited (a short load that SCHED_FIFO let run to its end before the runner got the CPU
+        back) has no mappings left to read: its line says so, never that it was refused."""
         lines = {}
-        try:
-            if self.fifo is not None:
+        if self.fifo is not None:
+            try:
                 kept = os.sched_getscheduler(pid) == os.SCHED_FIFO
                 lines[f"sched.{self.name}"] = (
                     f"applied: FIFO {os.sched_getparam(pid).sched_priority}" if kept else
                     f"refused: SCHED_FIFO {self.fifo} not permitted (needs CAP_SYS_NICE or "
                     f"an RLIMIT_RTPRIO of {self.fifo}, and real-time time in its cgroup)")
-            if self.local_memory:
+            except OSError:
+                lines[f"sched.{self.name}"] = _EXITED
+        if self.local_memory:
+            try:  # the policy of its program's mapping, the first line
                 first = Path(f"/proc/{pid}/numa_maps").read_text().split(maxsplit=2)
-                # A program that has already exited (a short load that SCHED_FIFO let run to
-                # its end before the runner got the CPU back) has no mappings left to read.
-                policy = first[1] if len(first) > 1 else None  # its program's mapping
-                lines[f"numa.{self.name}"] = (
-                    "not read: it had already exited" if policy is None else
-                    "applied: local" if policy == "local" else
-                    f"refused: its memory policy is {policy}")
-        except OSError as error:  # the program had already exited
-            lines.setdefault(f"sched.{self.name}" if self.fifo else f"numa.{self.name}",
-                             f"not read: {error.strerror}")
+            except OSError:
+                first = []
+            policy = first[1] if len(first) > 1 else None
+            lines[f"numa.{self.name}"] = (_EXITED if policy is None else
+                                          "applied: local" if policy == "local" else
+                                          f"refused: its memory policy is {policy}")
         return lines

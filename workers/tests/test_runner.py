@@ -3,7 +3,6 @@
 import json
 import os
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -190,8 +189,7 @@ def test_a_program_that_exited_before_its_reading_says_not_read() -> None:
     that the kernel refused its memory policy (CI's failure at stop 41)."""
     process = subprocess.Popen(["true"])
     try:
-        while Path(f"/proc/{process.pid}/stat").read_text().split(") ")[1][0] != "Z":
-            time.sleep(0.01)  # until it is a zombie
+        os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOWAIT)  # exited, not reaped
         lines = Scheduling(name="load", fifo=7, local_memory=True).applied(process.pid)
     finally:
         process.wait()
