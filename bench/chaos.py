@@ -50,6 +50,7 @@ from latlab.cli.client import Lab
 from latlab.cli.config import Settings
 from latlab.cli.errors import Rejected, Unreachable
 from latlab.core import rate_limits
+from latlab.core.settings import Settings as LabSettings
 
 PROGRAMS = ("api", "ingest", "alerts", "beat", "runner", "redis", "postgres")
 FAULTS = (*(f"{action} {target}" for target in PROGRAMS for action in ("kill", "stop")),
@@ -64,6 +65,14 @@ JOB = {"suite": "echo", "params": {"count": 2000, "warmup": 100}, "repetitions":
 SUBMIT_DEADLINE_S = 120  # a CI step's patience with one submission
 ADMIN = {"email": "admin@latlab.local", "password": "chaos-lab-admin"}
 CLIENTS = 3  # CI clients, each on a token of its own
+# Fair use as the lab's defaults set it: submissions per token per window.
+DEFAULT_BUDGET: int = LabSettings.model_fields["submissions_per_caller"].default
+WINDOW_S: float = LabSettings.model_fields["rate_window_s"].default
+# The soak's own budget, a small share of what a slow lab stores in a window (a 2-core
+# machine limited to one CPU's time stored about 3.4 submissions a second, all clients
+# together, and the flood 1.4 of them: under the default 2 a second, never refused), so the
+# flood exceeds it on any machine while the paced CI clients stay inside it.
+SOAK_BUDGET = 6
 
 
 # --- the lab as `make up` runs it ---------------------------------------------------------
@@ -91,10 +100,10 @@ class SupervisedLab:
 
 
 @contextlib.contextmanager
-def made_up_lab(build_cache: Path) -> Iterator[SupervisedLab]:
+def made_up_lab(build_cache: Path, budget: int | None = None) -> Iterator[SupervisedLab]:
     """`python -m latlab.localstack up` on free ports with its data in a temporary directory,
-    with the default fair-use limits; yields once the admin can sign in and the runner is
-    online; stopped as Ctrl-C stops it."""
+    with the default fair-use limits (or `budget` submissions per token per window); yields
+    once the admin can sign in and the runner is online; stopped as Ctrl-C stops it."""
     data = Path(tempfile.mkdtemp(prefix="latlab-chaos-"))
     data.chmod(0o755)  # postgres runs as its own user and must reach its directory
     port, pg_port = localstack.free_port(), localstack.free_port()
@@ -106,6 +115,7 @@ def made_up_lab(build_cache: Path) -> Iterator[SupervisedLab]:
         "LATLAB_PUBLIC_URL": f"http://127.0.0.1:{port}",
         "LATLAB_ADMIN_PASSWORD": ADMIN["password"], "LATLAB_HOST_NAME": "chaos-lab",
         "LATLAB_BUILD_CACHE": str(build_cache),
+        **({} if budget is None else {"LATLAB_SUBMISSIONS_PER_CALLER": str(budget)}),
     })
     with open(data / "up.log", "ab") as log:
         process = subprocess.Popen([sys.executable, "-m", "latlab.localstack", "up"], env=env,
@@ -327,8 +337,12 @@ def submit_retried(lab: "RecordingLab", body: bytes, submission: Submission,
 
 
 def ci_client(name: str, token: str, lab: SupervisedLab, history: History,
-              rng: random.Random, until: float) -> None:
+              rng: random.Random, until: float, budget: int) -> None:
+    """Submissions one after another, each followed by a pause of 1-2 times the token's
+    refill interval (window / budget), so a CI client stays well inside its budget however
+    fast the lab answers."""
     client = RecordingLab(lab.url, token, history, "submit")
+    interval = WINDOW_S / budget
     number = 0
     while time.monotonic() < until:
         number += 1
@@ -340,7 +354,7 @@ def ci_client(name: str, token: str, lab: SupervisedLab, history: History,
         history.submissions.append(submission)
         body = document(labels, 350_000 if breach else 60_000, rng)
         submit_retried(client, body, submission, history)
-        time.sleep(rng.uniform(0.2, 0.8))
+        time.sleep(interval * rng.uniform(1, 2))
 
 
 FLOOD_THREADS = 4
@@ -703,15 +717,15 @@ def longest_without_2xx(history: History) -> dict[str, tuple[int, float]]:
 # --- the whole run --------------------------------------------------------------------------
 
 @contextlib.contextmanager
-def prepared_lab() -> Iterator[tuple[SupervisedLab, Receiver]]:
-    """The lab as `make up` runs it (`made_up_lab`), prepared (`prepare`), and its alert
-    receiver."""
+def prepared_lab(budget: int | None = None) -> Iterator[tuple[SupervisedLab, Receiver]]:
+    """The lab as `make up` runs it (`made_up_lab`, its submission `budget`), prepared
+    (`prepare`), and its alert receiver."""
     build_cache = Path(os.environ.get("LATLAB_TEST_BUILD_CACHE",
                                       Path.home() / ".cache" / "latlab" / "test-builds"))
     build_cache.mkdir(parents=True, exist_ok=True)
     receiver = Receiver()
     try:
-        with made_up_lab(build_cache) as lab:
+        with made_up_lab(build_cache, budget) as lab:
             prepare(lab, receiver.url)
             yield lab, receiver
     finally:
@@ -720,12 +734,14 @@ def prepared_lab() -> Iterator[tuple[SupervisedLab, Receiver]]:
 
 def workload(lab: SupervisedLab, history: History, rng: random.Random, until: float,
              clients: int = CLIENTS, readers: int = 2,
-             flooding: threading.Event | None = None) -> list[threading.Thread]:
-    """The workload's threads, not started: CI clients, readers, the job launcher and, with
-    `flooding`, the flood client's FLOOD_THREADS (flooding while the event is set)."""
+             flooding: threading.Event | None = None,
+             budget: int = DEFAULT_BUDGET) -> list[threading.Thread]:
+    """The workload's threads, not started: CI clients (paced by the lab's submission
+    `budget`), readers, the job launcher and, with `flooding`, the flood client's
+    FLOOD_THREADS (flooding while the event is set)."""
     threads = [threading.Thread(target=ci_client, args=(
-        f"ci-{i}", lab.ci_tokens[i], lab, history, random.Random(rng.random()), until))
-        for i in range(clients)]
+        f"ci-{i}", lab.ci_tokens[i], lab, history, random.Random(rng.random()), until,
+        budget)) for i in range(clients)]
     threads += [threading.Thread(target=reader, args=(
         lab, history, random.Random(rng.random()), until)) for _ in range(readers)]
     threads.append(threading.Thread(target=launcher, args=(
@@ -739,17 +755,17 @@ def workload(lab: SupervisedLab, history: History, rng: random.Random, until: fl
 
 def run(minutes: float, seed: int, faults: tuple[str, ...] = FAULTS, clients: int = CLIENTS,
         readers: int = 2, mean_gap_s: float = 10.0, settle_s: float = 300.0,
-        flood: bool = False) -> Verdict:
+        flood: bool = False, budget: int = SOAK_BUDGET) -> Verdict:
     rng = random.Random(seed)
     faults_rng = random.Random(rng.random())  # the same faults with the flood or without
-    with prepared_lab() as (lab, receiver):
+    with prepared_lab(budget) as (lab, receiver):
         pss_start = pss_mib(lab)
         history = History()
         until = time.monotonic() + minutes * 60
         flooding = threading.Event()
         flooding.set()
         threads = workload(lab, history, rng, until, clients, readers,
-                           flooding if flood else None)
+                           flooding if flood else None, budget)
         threads.append(threading.Thread(target=nemesis, args=(
             lab, receiver, history, faults_rng, until, faults, mean_gap_s)))
         for thread in threads:
@@ -760,7 +776,8 @@ def run(minutes: float, seed: int, faults: tuple[str, ...] = FAULTS, clients: in
         quiet = settle(lab, history, receiver, settle_s)
         verdict = check(lab, history, receiver, quiet, pss_start, flood)
         verdict.figures.insert(0, ("run", f"{minutes:g} min, seed {seed}, "
-                                   f"{'flood on' if flood else 'no flood'}, faults: "
+                                   f"{'flood on' if flood else 'no flood'}, "
+                                   f"{budget} submissions per token per {WINDOW_S:g} s, faults: "
                                    f"{', '.join(faults)}; logs were in {lab.data}"))
         if verdict.violations:
             keep = Path(tempfile.mkdtemp(prefix="latlab-chaos-logs-"))
@@ -777,6 +794,9 @@ def main() -> int:
                         help=f"comma-separated, of: {', '.join(FAULTS)}")
     parser.add_argument("--mean-gap", type=float, default=10.0,
                         help="mean seconds between two faults' starts")
+    parser.add_argument("--budget", type=int, default=SOAK_BUDGET,
+                        help=f"submissions per token per {WINDOW_S:g} s (the lab's default: "
+                        f"{DEFAULT_BUDGET})")
     parser.add_argument("--flood", action="store_true",
                         help="one more CI client, on its own token, flooding submissions")
     args = parser.parse_args()
@@ -784,7 +804,7 @@ def main() -> int:
     unknown = [k for k in kinds if k not in FAULTS]
     if unknown:
         parser.error(f"unknown faults: {unknown}")
-    verdict = run(args.minutes, args.seed, kinds, mean_gap_s=args.mean_gap,
+    verdict = run(args.minutes, args.seed, kinds, mean_gap_s=args.mean_gap, budget=args.budget,
                   flood=args.flood)
     print(verdict.table())
     for violation in verdict.violations:

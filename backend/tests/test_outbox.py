@@ -69,9 +69,13 @@ def _unsent(session) -> int:
         OutboxMessage.sent_at.is_(None))) or 0
 
 
-def _commit_in_thread(session) -> None:
-    """Commits with a message queued; fails the test if that does not return in time."""
-    tasks.enqueue(session, "ingest.noop", QUEUE, x=1)
+def _commit_in_thread(session, revoke: bool = False) -> None:
+    """Commits with a message queued (a task, or a revoke); fails the test if that does not
+    return in time."""
+    if revoke:
+        tasks.revoke(session, "job-0-attempt-1-0.000000")
+    else:
+        tasks.enqueue(session, "ingest.noop", QUEUE, x=1)
     done = threading.Event()
 
     def commit() -> None:
@@ -117,8 +121,26 @@ def test_messages_wait_for_a_broker_that_is_down_or_frozen(committed_db, broker,
     assert committed_db.scalar(select(func.count()).select_from(OutboxMessage)) == 0
 
 
+def test_a_revoke_to_a_broker_that_is_down_waits_in_the_outbox(committed_db, broker,
+                                                              clock) -> None:
+    """Celery broadcasts a revoke with publish retries and no limit: sent as it is, a revoke
+    to a stopped broker held its caller (a cancel request, the relay) until the broker came
+    back (a sender that had connected before; a fresh one gave up after its connect
+    timeout). It is bounded as a task's send is, and the relay sends it later."""
+    _commit_in_thread(committed_db, revoke=True)
+    assert _unsent(committed_db) == 0
+    broker.stop()
+    _commit_in_thread(committed_db, revoke=True)
+    assert _unsent(committed_db) == 1
+    broker.start()
+    clock.advance(seconds=tasks.RELAY_AFTER.total_seconds())
+    assert tasks.relay() == 1 and _unsent(committed_db) == 0
+
+
 def test_a_job_whose_task_waits_in_the_outbox_is_not_lost(db, clock) -> None:
-    """The pickup watchdog counts from when the job's task left for the broker."""
+    """The pickup watchdog counts from when the job's task left for the broker; a task that
+    could not leave within the pickup time is withdrawn and the job queued again, its
+    attempt not spent, whatever holds the outbox (the broker away, the relay not running)."""
     project = db.scalar(select(Project).where(Project.slug == "default"))
     job = Job(project_id=project.id, suite="echo", scenario="default", params={},
               host_tags=[], repetitions=1, status=JobStatus.dispatched, progress=0.0,
@@ -128,11 +150,23 @@ def test_a_job_whose_task_waits_in_the_outbox_is_not_lost(db, clock) -> None:
     db.flush()
     tasks.enqueue(db, EXECUTE_JOB, "host.none", task_id=job_service.task_id(job), spec={})
     db.flush()
-    clock.advance(seconds=get_settings().job_pickup_s * 3)
+    pickup = get_settings().job_pickup_s
+    clock.advance(seconds=pickup - 1)
     assert job_service.watchdog(db) == [] and job.status is JobStatus.dispatched
     message = db.scalar(select(OutboxMessage).where(OutboxMessage.task == EXECUTE_JOB))
     message.sent_at = clock.now()  # the broker is back and the relay sent it
-    clock.advance(seconds=get_settings().job_pickup_s - 1)
+    clock.advance(seconds=pickup - 1)
     assert job_service.watchdog(db) == []
     clock.advance(seconds=2)
     assert job_service.watchdog(db) == [job] and job.status is JobStatus.queued
+    assert job.attempts == 1 and "attempt 1 lost" in job.error
+
+    # Attempt 2's task never leaves: withdrawn after the pickup time, attempt 2 not spent.
+    job.status, job.attempts, job.dispatched_at = JobStatus.dispatched, 2, clock.now()
+    tasks.enqueue(db, EXECUTE_JOB, "host.none", task_id=job_service.task_id(job), spec={})
+    db.flush()
+    clock.advance(seconds=pickup + 1)
+    assert job_service.watchdog(db) == [job] and job.status is JobStatus.queued
+    assert job.attempts == 1 and "attempt 2 not sent" in job.error
+    assert db.scalar(select(func.count()).select_from(OutboxMessage).where(
+        OutboxMessage.sent_at.is_(None))) == 0  # withdrawn: it never leaves

@@ -121,8 +121,10 @@ def test_a_profile_too_large_keeps_its_heaviest_stacks_and_says_so(
     assert "kept the" in caplog.text and "heaviest" in caplog.text
 
 
-# A server that answers each byte after a millisecond of CPU in a function of its own; built
-# with gcc -O2, so without frame pointers (perf unwinds it with DWARF).
+# A server that answers each byte after 5 ms of CPU in a function of its own; built with
+# gcc -O2, so without frame pointers (perf unwinds it with DWARF). The spin is long beside a
+# request's socket reads and writes, whose samples a slower machine makes heavier (a VM
+# whose CPU is taken away lands its samples where the reads switch back in).
 C_SERVER = r'''
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -161,7 +163,7 @@ int main(void) {
         int connection = accept(listener, NULL, NULL);
         char byte;
         while (read(connection, &byte, 1) == 1) {
-            spin_in_c(0.001);
+            spin_in_c(0.005);
             if (write(connection, &byte, 1) != 1) break;
         }
         close(connection);
@@ -312,10 +314,11 @@ def _names(frames: tuple[str, ...], function: str) -> bool:
                for frame in frames)
 
 
-def _share(profile: ProfileIn, function: str) -> float:
+def _share(profile: ProfileIn, function: str, through: str | None = None) -> float:
+    """The share of samples whose stack names `function` (and passes through `through`)."""
     stacks = folded_stacks(profile.folded)
-    return sum(n for frames, n in stacks.items() if _names(frames, function)) / sum(
-        stacks.values())
+    return sum(n for frames, n in stacks.items() if _names(frames, function)
+               and (through is None or through in frames)) / sum(stacks.values())
 
 
 def test_a_profiled_job_adds_profiles_and_no_trials(tmp_path: Path) -> None:
@@ -327,23 +330,27 @@ def test_a_profiled_job_adds_profiles_and_no_trials(tmp_path: Path) -> None:
     for load in ("c", "python"):
         server = by_program[(load, "server")]
         assert (server.tool, server.frequency_hz) == ("perf", 997)
-        # Native: the function the server spends its time in names its heaviest stacks, and
-        # DWARF unwinding leaves next to nothing unnamed.
-        assert all(_names(frames, "spin_in_c") for frames in _heaviest(server, 2)), (
-            server.folded)
+        # Native: most samples name the function the server spends its time in, unwound
+        # (DWARF) to the root, and next to nothing is left unnamed. Shares, not the rank of
+        # single stacks: the spin's samples split over its leaves (clock_gettime, the vDSO),
+        # the reads' over theirs, differently on every machine.
         assert _share(server, "spin_in_c") > 0.5, server.folded
+        assert _share(server, "spin_in_c", through="_start") > 0.5, server.folded
         assert _share(server, "[unknown]") < 0.2, server.folded
-        assert _heaviest(server, 1)[0][0] == "_start"  # unwound to the root
     # The C load's requests run on a thread it starts: perf attached before it started.
     native = by_program[("c", "load")]
     assert native.tool == "perf"
-    assert _names(_heaviest(native, 1)[0], "spin_in_c_load"), native.folded
-    assert "start_thread" in _heaviest(native, 1)[0], native.folded
+    assert _share(native, "spin_in_c_load", through="start_thread") > 0.5, native.folded
     assert _share(native, "[unknown]") < 0.2, native.folded
-    # Python: py-spy names the function (with its first line) in the load's heaviest stack.
+    # Python: py-spy names the function (with its first line), in more of the load's samples
+    # than any other function of the load.
     python = by_program[("python", "load")]
     assert (python.tool, python.frequency_hz) == ("py-spy", 1000)
-    assert _names(_heaviest(python, 1)[0], "spin_in_python"), python.folded
+    leaves: Counter[str] = Counter()
+    for frames, n in folded_stacks(python.folded).items():
+        if frames != ("[unknown]",):
+            leaves[frames[-1].split(" (")[0]] += n
+    assert leaves.most_common(1)[0][0] == "spin_in_python", python.folded
     stored = json.loads(result.model_dump_json(by_alias=True))
     assert len(stored["profiles"]) == 4
 

@@ -90,6 +90,18 @@ def left_at(session: Session, task_id: str, default: datetime) -> datetime | Non
     return default if message is None else message.sent_at
 
 
+def withdraw(session: Session, task_id: str) -> bool:
+    """Deletes the message of `task_id` that waits in the outbox, unless the relay is sending
+    it right now; says whether it did (a withdrawn message never leaves)."""
+    message = session.scalar(select(OutboxMessage).where(
+        OutboxMessage.task_id == task_id, OutboxMessage.sent_at.is_(None))
+        .with_for_update(skip_locked=True).limit(1))
+    if message is None:
+        return False
+    session.delete(message)
+    return True
+
+
 def relay() -> int:
     """Sends the unsent messages older than RELAY_AFTER, oldest first; stops at the first
     broker error, leaving the rest for the next call. Returns how many left."""
@@ -121,8 +133,13 @@ def _send(message: _Message) -> None:
     sender = get_sender()
     if message.task == REVOKE:
         assert message.task_id is not None
-        sender.control.revoke(message.task_id, terminate=True,
-                              signal=message.options.get("signal", "SIGTERM"))
+        # Celery broadcasts with publish retries and no limit: to a broker that is down it
+        # would wait, holding its caller, until the broker is back. A connection made once,
+        # within the sender's timeouts, bounds that as a task's send is bounded.
+        with sender.connection_for_write() as connection:
+            connection.ensure_connection(max_retries=0)
+            sender.control.revoke(message.task_id, terminate=True, connection=connection,
+                                  signal=message.options.get("signal", "SIGTERM"))
     else:
         # No publish retries here: an unsent message is the relay's to send again.
         sender.send_task(message.task, kwargs=message.kwargs, queue=message.queue,

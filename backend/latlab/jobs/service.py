@@ -291,9 +291,12 @@ def refused(session: Session, job: Job, error: str) -> None:
 
 
 def watchdog(session: Session) -> list[Job]:
-    """Finds jobs whose runner went silent: retried once, then failed with the reason."""
+    """Finds jobs whose runner went silent: retried once, then failed with the reason. A
+    job whose task could not leave for the broker within the pickup time is dispatched again
+    with a fresh message, its attempt not spent."""
     settings = get_settings()
     now = get_clock().now()
+    pickup = timedelta(seconds=settings.job_pickup_s)
     lost = []
     for job in session.scalars(
         select(Job).where(Job.status.in_(ACTIVE)).with_for_update(skip_locked=True)
@@ -309,7 +312,16 @@ def watchdog(session: Session) -> list[Job]:
         else:
             # Counted from when its task left the outbox: a broker outage loses no job.
             sent = tasks.left_at(session, task_id(job), default=job.dispatched_at or now)
-            silent = sent is not None and now - sent > timedelta(seconds=settings.job_pickup_s)
+            if sent is None:
+                if now - (job.dispatched_at or now) > pickup and tasks.withdraw(
+                        session, task_id(job)):
+                    lost.append(job)
+                    job.attempts -= 1  # no runner could have had it
+                    transition(job, JobStatus.queued, error=(
+                        f"attempt {job.attempts + 1} not sent: the broker was unreachable for "
+                        f"more than {settings.job_pickup_s:.0f} s; dispatched again"))
+                continue
+            silent = now - sent > pickup
             reason = f"no runner picked the job up within {settings.job_pickup_s:.0f} s"
         if not silent:
             continue
