@@ -59,7 +59,7 @@ os.environ["LATLAB_JOB_PICKUP_S"] = "30"
 os.environ["LATLAB_DELIVERY_BACKOFF_S"] = "0.5"
 os.environ["LATLAB_DELIVERY_BACKOFF_MAX_S"] = "2"
 # Tests make bursts the fair-use defaults refuse (a hundred runs from one token at once):
-# generous limits here; test_rate_limits sets its own and the chaos soak runs the defaults.
+# generous limits here; test_rate_limits sets its own and the chaos soak a budget of its own.
 os.environ.update({
     "LATLAB_RATE_WINDOW_S": "60",
     "LATLAB_SUBMISSIONS_PER_CALLER": "600", "LATLAB_SUBMISSIONS_PER_ADDRESS": "1800",
