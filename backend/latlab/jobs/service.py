@@ -318,8 +318,8 @@ def watchdog(session: Session) -> list[Job]:
                     lost.append(job)
                     job.attempts -= 1  # no runner could have had it
                     transition(job, JobStatus.queued, error=(
-                        f"attempt {job.attempts + 1} not sent: the broker was unreachable for "
-                        f"more than {settings.job_pickup_s:.0f} s; dispatched again"))
+                        f"attempt {job.attempts + 1} not sent: its task did not leave for the "
+                        f"broker within {settings.job_pickup_s:.0f} s; dispatched again"))
                 continue
             silent = now - sent > pickup
             reason = f"no runner picked the job up within {settings.job_pickup_s:.0f} s"
