@@ -19,8 +19,10 @@ from suite_support import Quiet, build_cache_dir, build_suite
 from latlab_contract import JobSpec
 from latlab_contract.result import MAX_PROFILES, ProfileIn, RunCreate, folded_stacks
 from latlab_workers import profiles
+from latlab_workers import stacks as folding
 from latlab_workers.processes import program_env
 from latlab_workers.runner import HostIdentity, execute
+from latlab_workers.stacks import fold_collapsed, fold_perf_script, folded_text
 from latlab_workers.suites import SUITES_DIR, load_suite
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -87,16 +89,16 @@ EXPECTED_FOLD = {
 
 def test_perf_script_output_folds_into_stacks_from_the_root() -> None:
     lines = (GOLDEN / "perf-script.txt").read_text().splitlines()
-    stacks = profiles.fold_perf_script(lines)
+    stacks = fold_perf_script(lines)
     assert dict(stacks) == EXPECTED_FOLD
     headers = [line for line in lines if line and not line[0].isspace()]
     assert sum(stacks.values()) == len(headers) == 18
     # The text a profile carries reads back as the same stacks (the contract's reader).
-    assert folded_stacks(profiles.folded_text(stacks, "golden")) == dict(stacks)
+    assert folded_stacks(folded_text(stacks, "golden")) == dict(stacks)
 
 
 def test_collapsed_stacks_are_summed_and_empty_frames_named() -> None:
-    stacks = profiles.fold_collapsed([
+    stacks = fold_collapsed([
         "<module> (load.py:1);main (load.py:9);spin (load.py:3) 5\n",
         " 2\n",  # py-spy: a sample outside any Python code
         "<module> (load.py:1);main (load.py:9);spin (load.py:3) 4\n",
@@ -109,9 +111,9 @@ def test_a_profile_too_large_keeps_its_heaviest_stacks_and_says_so(
         monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     stacks = Counter({("main", f"leaf{n}"): n for n in range(1, 101)})
     stacks[tuple(f"f{n}" for n in range(600))] = 1000
-    monkeypatch.setattr(profiles, "MAX_PROFILE_CHARS", 3000)
+    monkeypatch.setattr(folding, "MAX_PROFILE_CHARS", 3000)
     with caplog.at_level(logging.WARNING):
-        text = profiles.folded_text(stacks, "server")
+        text = folded_text(stacks, "server")
     kept = folded_stacks(text)
     deep = next(frames for frames in kept if len(frames) > 2)
     assert len(deep) == 512 and deep[0] == "[truncated]" and deep[-1] == "f599"
