@@ -6,7 +6,7 @@ import os
 
 from latlab_workers.errors import JobError
 from latlab_workers.scheduling import Scheduling
-from latlab_workers.suites import Program
+from latlab_workers.suite_file import Program
 from latlab_workers.templates import Context, render_one
 
 _OFF = ("", "0", "false", "off")

@@ -43,7 +43,8 @@ from latlab_workers.pinning import pinning, scheduling
 from latlab_workers.processes import ProgramGroup, program_env
 from latlab_workers.scheduling import Scheduling
 from latlab_workers.servers import Servers
-from latlab_workers.suites import Program, SeriesPlan, Suite, SuiteError
+from latlab_workers.suite_file import Program
+from latlab_workers.suites import SeriesPlan, Suite, SuiteError
 from latlab_workers.templates import Context, TemplateError, render, render_one
 
 _LOG = logging.getLogger(__name__)

@@ -24,7 +24,8 @@ from latlab_workers.processes import (
     status_field,
 )
 from latlab_workers.scheduling import Scheduling
-from latlab_workers.suites import Program, Suite
+from latlab_workers.suite_file import Program
+from latlab_workers.suites import Suite
 from latlab_workers.templates import Context, render, render_one
 
 # How often the servers are checked (alive, and their OS counters read) while a load runs.
