@@ -32,7 +32,8 @@ _NO_NUL = r"^[^\x00]*$"
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
 Key = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")]
 Text = Annotated[str, StringConstraints(max_length=500, pattern=_NO_NUL)]
-LabelValue = Annotated[str, StringConstraints(max_length=200, pattern=_NO_NUL)]
+# A label value: a harness's benchmark name or command line (hyperfine's can be long).
+LabelValue = Annotated[str, StringConstraints(max_length=1024, pattern=_NO_NUL)]
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 Int64 = Annotated[int, Field(strict=True, ge=INT64_MIN, le=INT64_MAX)]
 # Moments the lab deals in: from the Unix epoch to 2200 (date arithmetic stays in range).
@@ -173,12 +174,56 @@ class Interval(Contract):
         "kept so that the trial exports as an HdrHistogram interval log.")
 
 
+# The most metrics one trial (and metric specs one run) may carry: a k6 summary with its
+# custom trends and sub-metrics holds a few hundred.
+MAX_METRICS = 1000
+
+
+class Failures(Contract):
+    """What failed in a trial, as the harness counted it: k6's failed requests, vegeta's
+    non-2xx and errors, wrk's socket errors and non-2xx, hyperfine's non-zero exits, a go
+    test that ended in FAIL."""
+
+    failed: Annotated[int, Field(strict=True, ge=1, le=MAX_COUNT)] = Field(
+        description="Operations that failed (requests, runs, benchmarks)")
+    total: Count | None = Field(
+        None, description="Operations attempted, the failed ones included; None when the "
+        "harness does not say (the failure rate is then unknown and counts as total)")
+    detail: Text = Field(description="What failed, in the harness's words, e.g. "
+                         "'835 socket timeouts, 12 non-2xx responses'")
+
+    @model_validator(mode="after")
+    def within(self) -> "Failures":
+        if self.total is not None and self.failed > self.total:
+            raise ValueError(f"{self.failed} failed of {self.total} attempted")
+        return self
+
+    @property
+    def rate(self) -> float:
+        return 1.0 if self.total is None else self.failed / self.total
+
+
+class Harness(Contract):
+    """What a harness told about itself besides its measurements."""
+
+    context: Annotated[dict[Key, Scalar], Field(max_length=50)] = Field(
+        {}, description="The machine and build it ran on as it printed them (Google "
+        "Benchmark's context, go's goos/goarch/cpu, JMH's JVM, pytest-benchmark's "
+        "machine_info): comparisons warn when CPU, cores or build type differ.")
+    notes: Annotated[list[Text], Field(max_length=20)] = Field(
+        [], description="What the adapter could not read as asked, and what to do about it "
+        "(e.g. k6 printed no p(99): the --summary-trend-stats line that gives it).")
+
+
 class TrialIn(Contract):
     latency: Latency
     latency_uncorrected: Latency | None = Field(
         None, description="Open-loop runs: the view not corrected for coordinated omission."
     )
-    metrics: Annotated[dict[Key, Measured], Field(max_length=200)] = {}
+    metrics: Annotated[dict[Key, Measured], Field(max_length=MAX_METRICS)] = {}
+    failures: Failures | None = Field(
+        None, description="Operations the harness counted as failed: a trial with failures "
+        "is flagged wherever it is shown, and past the project's error rate fails the gate.")
     intervals: Annotated[list[Interval], Field(max_length=100_000)] | None = None
     tuning: Annotated[dict[Key, Text], Field(max_length=50)] | None = Field(
         None, description='What the program applied or the host refused, e.g. '
@@ -316,7 +361,7 @@ class RunCreate(Contract):
     source: SourceIn = SourceIn()
     host: HostIn | None = None
     sweep: Sweep | None = None
-    metric_info: Annotated[dict[Key, MetricSpec], Field(max_length=200)] = Field(
+    metric_info: Annotated[dict[Key, MetricSpec], Field(max_length=MAX_METRICS)] = Field(
         {}, description="Units and directions of metrics the lab may not know (a suite no "
         "host advertises, a CI harness's own metrics).")
     gate: Annotated[list[Key], Field(min_length=1, max_length=20)] | None = Field(
@@ -324,6 +369,9 @@ class RunCreate(Contract):
         "of this suite (a suite's own `gate` wins; default: p99 and throughput). Adapters set "
         "their harness's headline (go-bench: ns_per_op).")
     series: Annotated[list[SeriesIn], Field(min_length=1, max_length=500)]
+    harness: Harness | None = Field(
+        None, description="What a harness adapter read beside the measurements: the "
+        "machine context it printed and notes on what it could not read.")
     profiles: Annotated[list[ProfileIn], Field(max_length=MAX_PROFILES)] = Field(
         [], description="CPU profiles of the series' programs (folded stacks), each recorded "
         "in a trial of its own that no statistic or verdict counts.")

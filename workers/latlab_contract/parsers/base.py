@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
-from latlab_contract.result import ProfileIn, SeriesIn
+from latlab_contract.result import ProfileIn, Scalar, SeriesIn
 from latlab_contract.vocabulary import MetricSpec
 
 
@@ -34,6 +34,10 @@ class Parsed:
     # Stacks a program reported of itself (memcheck's errors), for its series: the runner
     # gives them the series' labels.
     profiles: list[ProfileIn] = field(default_factory=list)
+    # The machine and build the harness says it ran on (`Harness.context`), and what the
+    # parser could not read as asked, with what to do about it (`Harness.notes`).
+    context: dict[str, Scalar] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
 
 class ParseError(Exception):

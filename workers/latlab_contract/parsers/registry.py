@@ -32,7 +32,14 @@ from latlab_contract.parsers.base import (
     Parser,
     validation_message,
 )
-from latlab_contract.result import SCHEMA_VERSION, RunCreate, SeriesIn, SourceIn, TrialIn
+from latlab_contract.result import (
+    SCHEMA_VERSION,
+    RunCreate,
+    Scalar,
+    SeriesIn,
+    SourceIn,
+    TrialIn,
+)
 from latlab_contract.vocabulary import MetricSpec
 
 # latlab's own program output and the harness adapters.
@@ -72,14 +79,18 @@ def adapt(
     started_at: datetime,
     source: SourceIn,
     context: ParseContext = ParseContext(),
+    gate_metrics: list[str] | None = None,
 ) -> RunCreate:
     """A `latlab.result/v1` run from a harness's outputs, each `(name, text)` (several files
     are several trials: a series' trials are appended in order, matched by labels). Errors
-    name the output (when there are several) and the line or JSON path."""
+    name the output (when there are several) and the line or JSON path. `gate_metrics`: what
+    the user asked the gate to judge (`--gate-metric`), in place of the harness's headline."""
     parser = get_parser(adapter)
     trials: dict[tuple[tuple[str, str], ...], list[TrialIn]] = {}
     metric_info: dict[str, MetricSpec] = {}
     gate: list[str] = []
+    machine: dict[str, Scalar] = {}
+    notes: list[str] = []
     for name, text in outputs:
         try:
             try:
@@ -90,13 +101,16 @@ def adapt(
             raise ParseError(f"{name}: {error}" if len(outputs) > 1 else str(error)) from error
         metric_info.update(parsed.metric_info)
         gate += [metric for metric in parsed.gate if metric not in gate]
+        machine.update(parsed.context)
+        notes += [note for note in parsed.notes if note not in notes]
         for item in parsed.series:
             trials.setdefault(tuple(sorted(item.labels.items())), []).extend(item.trials)
     try:
         return RunCreate.model_validate({
             "schema": SCHEMA_VERSION, "suite": suite, "scenario": scenario,
             "params": {"adapter": adapter}, "started_at": started_at, "source": source,
-            "metric_info": metric_info, "gate": gate or None,
+            "metric_info": metric_info, "gate": gate_metrics or gate or None,
+            "harness": {"context": machine, "notes": notes} if machine or notes else None,
             "series": [SeriesIn(labels=dict(key), trials=items) for key, items in trials.items()]})
     except ValidationError as error:
         raise ParseError(validation_message(error)) from error
