@@ -316,7 +316,9 @@ def test_google_benchmark_failed_benchmark_is_refused_and_skipped_one_left_out()
 # hyperfine: 1.15.0 and 1.20.0, JSON with the text report and CSV of the same run.
 
 HF = GOLDEN / "hyperfine"
-HF_RUNS = sorted(HF.glob("*/*.json"))
+# The runs exported as JSON, CSV and Markdown with their text report (test_loadgen_honesty
+# reads the failing, aborted and long-command runs).
+HF_RUNS = sorted(p for p in HF.glob("*/*.json") if p.with_suffix(".csv").exists())
 
 
 def hf_results(path: Path) -> Iterator[tuple[dict[str, Any], TrialIn]]:
@@ -342,9 +344,9 @@ def test_hyperfine_trials_are_the_json_results(path: Path) -> None:
         assert same(reported.stddev, result["stddev"] * 1e9)
         assert reported.model_dump(exclude_none=True).keys() == {
             "min", "max", "mean", "p50", "stddev"}
-        codes = result["exit_codes"]
-        expected = {"user_s": result["user"], "system_s": result["system"],
-                    "errors": sum(code != 0 for code in codes)}
+        expected = {"user_s": result["user"], "system_s": result["system"]}
+        if "exit_codes" in result:  # hyperfine 1.12 and later
+            expected["errors"] = sum(code != 0 for code in result["exit_codes"])
         if any(result.get("memory_usage_byte", [])):
             expected["peak_rss_bytes"] = statistics.fmean(result["memory_usage_byte"])
         assert trial.metrics == expected
@@ -374,7 +376,7 @@ HF_RANGE = re.compile(r"Range \(min … max\):\s+([\d.]+) (\S+) …\s+([\d.]+) (
 
 @pytest.mark.parametrize("path", HF_RUNS, ids=relative)
 def test_hyperfine_report_is_what_it_printed(path: Path) -> None:
-    blocks = re.split(r"^Benchmark \d+: ", path.with_suffix(".txt").read_text(),
+    blocks = re.split(r"^Benchmark #?\d+: ", path.with_suffix(".txt").read_text(),
                       flags=re.MULTILINE)[1:]
     results = list(hf_results(path))
     assert len(blocks) == len(results)
@@ -571,7 +573,7 @@ def test_unreadable_documents_are_refused(parser: Parser, text: str, message: st
     ("hyperfine", lambda d: d["results"][0]["exit_codes"].pop(),
      r"^\$\.results\[0\]\.exit_codes: 9 values for 10 runs$"),
     ("hyperfine", lambda d: d["results"][0].update(mean=1.0),
-     r"^\$\.results\[0\]: .*mean .* is outside min \.\. max"),
+     r"^\$\.results\[0\]\.mean: 1 s is not the mean of its times .* contradict"),
 ])
 def test_out_of_range_values_are_refused(name: str, change: Callable[[Any], None],
                                          message: str) -> None:
