@@ -82,3 +82,147 @@ def test_criterion_every_real_run_agrees_with_its_own_samples() -> None:
         for item in parsed("criterion", run).series:
             summary = item.trials[0].latency.reported
             assert summary is not None and summary.mean is not None and summary.stddev
+
+
+# JMH ------------------------------------------------------------------------------------------
+
+JMH = GOLDEN / "jmh"
+JMH_FAILURES = JMH / "failures" / "result.json"
+
+
+def jmh_series(path: Path) -> dict[tuple[str, str], Any]:
+    """Series by (benchmark's method, its one param's value)."""
+    return {(s.labels["benchmark"].rsplit(".", 1)[-1], s.labels.get("kind") or s.labels["n"]): s
+            for s in parsed("jmh", path).series}
+
+
+def test_jmh_a_failed_fork_is_a_failure_of_its_benchmark() -> None:
+    """JMH 1.37 printed `<failure>` in fork 2 of 2 of FailingBenchmark.work (kind =
+    second-fork), went on and exited 0; its table says `15.422 ± 49.991 ops/us` with Cnt 3
+    (one fork's 3 iterations); the JSON keeps `"forks" : 2` and one fork of raw data."""
+    series = jmh_series(JMH_FAILURES)
+    failed = series[("work", "second-fork")]
+    (trial,) = failed.trials
+    assert trial.failures is not None
+    assert (trial.failures.failed, trial.failures.total) == (1, 2)
+    assert "1 of 2 JMH forks failed" in trial.failures.detail
+    assert f"{trial.metrics['ops_per_s'] / 1e6:.3f}" == "15.422"
+    # the benchmarks that ran every fork carry no failure
+    for key in (("work", "ok"), ("checksum", "10"), ("checksum", "1000")):
+        assert [t.failures for t in series[key].trials] == [None, None]
+    # kind = fail failed in both forks: JMH left it out of the JSON as out of its table
+    assert ("work", "fail") not in series
+
+
+def test_jmh_an_empty_result_file_is_refused_saying_why() -> None:
+    """With -foe true JMH stopped at the failure ("Benchmark had encountered error, and fail
+    on error was requested"), exited 1 and left result.json empty (0 bytes)."""
+    path = JMH / "fail-on-error" / "result.json"
+    assert path.read_text() == ""
+    assert "fail on error was requested" in (JMH / "fail-on-error" / "stdout.txt").read_text()
+    with pytest.raises(ParseError, match=r"^line 1: empty: JMH leaves its result file empty "
+                                         r"when a benchmark fails and -foe true"):
+        parsed("jmh", path)
+
+
+def test_jmh_score_error_is_a_metric_in_the_headlines_unit() -> None:
+    """JMH 1.37's table: ChecksumBenchmark.checksum n=10 `1.367 ± 2.359 ops/us`, n=1000
+    `0.025 ± 0.046 ops/us`; ops_per_s_error is JMH's scoreError in ops/s on every fork."""
+    results = load(JMH_FAILURES)
+    result = parsed("jmh", JMH_FAILURES)
+    assert result.metric_info["ops_per_s_error"].unit == "ops/s"
+    assert result.metric_info["ops_per_s_error"].direction == "none"
+    series = jmh_series(JMH_FAILURES)
+    for entry in results:
+        key = (entry["benchmark"].rsplit(".", 1)[-1], next(iter(entry["params"].values())))
+        error = entry["primaryMetric"]["scoreError"]
+        for trial in series[key].trials:
+            assert math.isclose(trial.metrics["ops_per_s_error"], error * 1e6, rel_tol=1e-12)
+    (n10,) = [s for k, s in series.items() if k == ("checksum", "10")]
+    assert f"{n10.trials[0].metrics['ops_per_s_error'] / 1e6:.3f}" == "2.359"
+    # a time mode's error is in ns/op (1.37: avgt checksum n=10, scoreUnit us/op)
+    timed = parsed("jmh", JMH / "1.37" / "result.json")
+    assert timed.metric_info["ns_per_op_error"].unit == "ns/op"
+    avgt = next(r for r in load(JMH / "1.37" / "result.json") if r["mode"] == "avgt")
+    trial = next(s for s in timed.series if s.labels["mode"] == "avgt"
+                 and s.labels["n"] == avgt["params"]["n"]).trials[0]
+    assert math.isclose(trial.metrics["ns_per_op_error"],
+                        avgt["primaryMetric"]["scoreError"] * 1e3, rel_tol=1e-12)
+
+
+def test_jmh_nan_score_error_is_left_out() -> None:
+    """JMH writes `"scoreError" : "NaN"` when it has too few iterations (upstream's
+    single-fork entries of 1 iteration)."""
+    upstream = JMH / "upstream" / "output-golden.json"
+    entries = load(upstream)
+    assert any(entry["primaryMetric"]["scoreError"] == "NaN" for entry in entries)
+    for entry, item in zip(entries, parsed("jmh", upstream).series, strict=True):
+        for trial in item.trials:
+            assert ("ops_per_s_error" in trial.metrics) == (
+                entry["primaryMetric"]["scoreError"] != "NaN")
+
+
+def test_jmh_jvm_is_the_runs_context() -> None:
+    """Every entry JMH 1.37 wrote: vmName "OpenJDK 64-Bit Server VM", jdkVersion "17.0.15",
+    vmVersion "17.0.15+6-Debian-1deb12u1", jvmArgs ["-Xmx256m"]."""
+    entry = load(JMH_FAILURES)[0]
+    result = parsed("jmh", JMH_FAILURES)
+    assert result.context == {
+        "jvm": entry["vmName"], "jvm_version": entry["jdkVersion"],
+        "vm_version": entry["vmVersion"], "jvm_path": entry["jvm"], "jvm_args": "-Xmx256m",
+        "tool_version": entry["jmhVersion"]}
+    assert result.context["jvm"] == "OpenJDK 64-Bit Server VM"
+    assert result.notes == []
+
+
+def test_jmh_jvm_args_that_differ_between_benchmarks_are_noted() -> None:
+    """`@Fork(jvmArgsAppend = ...)` gives benchmarks their own JVM arguments: JMH 1.37's file
+    with one entry's jvmArgs changed."""
+    entries = load(JMH_FAILURES)
+    entries[1]["jvmArgs"] = ["-Xmx1g"]
+    result = get_parser("jmh")(json.dumps(entries), CONTEXT)
+    assert "jvm_args" not in result.context and result.context["jvm_version"] == "17.0.15"
+    assert result.notes == ["JMH's jvmArgs differs between benchmarks ('-Xmx256m', '-Xmx1g'): "
+                            "not in the run's context"]
+
+
+def mutated(path: Path, change: Any) -> str:
+    entries = load(path)
+    change(entries)
+    return json.dumps(entries)
+
+
+def _score(entries: list[Any]) -> None:
+    entries[0]["primaryMetric"]["score"] *= 2
+
+
+def _sample_score(entries: list[Any]) -> None:
+    next(e for e in entries if e["mode"] == "sample")["primaryMetric"]["score"] = 1.0
+
+
+def _zero_iterations(entries: list[Any]) -> None:
+    entries[0]["primaryMetric"]["rawData"][0] = []
+
+
+def _negative_time(entries: list[Any]) -> None:
+    avgt = next(e for e in entries if e["mode"] == "avgt")["primaryMetric"]
+    avgt["rawData"][0][0] = -avgt["rawData"][0][0]
+
+
+def _negative_error(entries: list[Any]) -> None:
+    entries[0]["primaryMetric"]["scoreError"] = -1.0
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (_score, r"^\$\[0\]\.primaryMetric\.score: \S+ ops/us contradicts its raw data: the mean "
+             r"of rawData is \S+ ops/us$"),
+    (_sample_score, r"^\$\[\d\]\.primaryMetric\.score: 1 us/op contradicts its raw data: the "
+                    r"mean of rawDataHistogram is"),
+    (_zero_iterations, r"^\$\[0\]\.primaryMetric\.rawData\[0\]: no iterations$"),
+    (_negative_time, r"^\$\[\d\]\.primaryMetric\.rawData\[0\]: latency -\S+ us is outside"),
+    (_negative_error, r"^\$\[0\]\.primaryMetric\.scoreError: -1 is negative"),
+], ids=["score", "sample-score", "zero-iterations", "negative-time", "negative-error"])
+def test_jmh_refuses_what_jmh_cannot_write(change: Any, message: str) -> None:
+    """JMH 1.37's run of every mode (1.37/result.json), one field changed."""
+    with pytest.raises(ParseError, match=message):
+        get_parser("jmh")(mutated(JMH / "1.37" / "result.json", change), CONTEXT)

@@ -8,7 +8,19 @@ A benchmark in one mode with one set of `@Param` values is a series (labels `ben
 The fork's mean score is `ns_per_op` (time modes) or `ops_per_s` (throughput), and each
 secondary metric (`-prof gc`: `gc.alloc.rate.norm` in B/op, ...) the mean of the fork's
 iterations. SampleTime's per-iteration percentiles (`p0.50`, ...) are left out: the
-histogram has them.
+histogram has them. JMH's `scoreError` (the half-width of its 99.9 % confidence interval over
+all forks' iterations; the string "NaN" when it has too few) is `ns_per_op_error` or
+`ops_per_s_error`, in the headline's unit, on each fork's trial.
+
+Failures: a fork that failed leaves no data, so a benchmark with fewer forks in its raw data
+than its `forks` gets `failures` (the failed forks of the forks asked for) on its first
+trial. A benchmark whose every fork failed is not in the file at all (the console prints
+`<failure>`), and with `-foe true` JMH leaves the file empty: refused, saying so.
+The JVM each benchmark ran in (`vmName`, `jdkVersion`, `vmVersion`, `jvm`, `jvmArgs`) and
+`jmhVersion` are the run's context.
+
+Refused, naming the JSON path: a fork without iterations, negative times, throughputs that
+are not positive, and a `score` that is not the mean of its own raw data.
 """
 
 import re
@@ -30,20 +42,29 @@ from latlab_contract.parsers.harness import (
     samples,
     spec_for_unit,
 )
-from latlab_contract.result import Latency, SeriesIn, TrialIn
+from latlab_contract.result import Failures, Latency, Scalar, SeriesIn, TrialIn
 from latlab_contract.vocabulary import TIME_UNITS, MetricSpec
 
 _TIME_MODES = ("avgt", "sample", "ss")
 _PERCENTILE = re.compile(r"^p\d(\.\d+)?$")
+# The run's context from each benchmark's JVM fields: (context key, JMH's key).
+_CONTEXT = (("jvm", "vmName"), ("jvm_version", "jdkVersion"), ("vm_version", "vmVersion"),
+            ("jvm_path", "jvm"), ("jvm_args", "jvmArgs"), ("tool_version", "jmhVersion"))
+# How far `score` may be from the mean of its raw data: both are f64 sums of the same values.
+_AGREEMENT = 1e-6
 
 
 def parse(text: str, context: ParseContext) -> Parsed:
+    if not text.strip():
+        raise ParseError("line 1: empty: JMH leaves its result file empty when a benchmark "
+                         "fails and -foe true stops the run (its console output says which)")
     document = load_json(text)
     checked(document, "$", list)
     if not document:
         raise ParseError("$: no benchmark results")
     info: dict[str, MetricSpec] = {}
     series = []
+    machine, notes = _machine(document)
     for index, result in enumerate(document):
         path = f"$[{index}]"
         checked(result, path, dict)
@@ -62,7 +83,31 @@ def parse(text: str, context: ParseContext) -> Parsed:
     # The headline of each mode: ops/s for throughput, ns/op for the others (and p99 where
     # SampleTime kept its histogram).
     return Parsed(series=series, metric_info=info,
-                  gate=[name for name in ("ops_per_s", "ns_per_op") if name in info])
+                  gate=[name for name in ("ops_per_s", "ns_per_op") if name in info],
+                  context=machine, notes=notes)
+
+
+def _machine(document: list[Any]) -> tuple[dict[str, Scalar], list[str]]:
+    """The JVM the benchmarks ran in, as JMH wrote it for each; a field that differs between
+    benchmarks (`@Fork(jvmArgsAppend = ...)`) is left out and noted."""
+    machine: dict[str, Scalar] = {}
+    notes = []
+    for key, field_name in _CONTEXT:
+        values = []
+        for result in document:
+            value = result.get(field_name) if isinstance(result, dict) else None
+            if isinstance(value, list):
+                value = " ".join(str(part) for part in value)
+            if isinstance(value, str) and value not in values:
+                values.append(value)
+        if len(values) == 1:
+            if values[0] or key == "jvm_args":
+                machine[key] = values[0][:500]
+        elif values:
+            notes.append(f"JMH's {field_name} differs between benchmarks "
+                         f"({', '.join(repr(v[:80]) for v in values[:3])}): not in the run's "
+                         "context")
+    return machine, notes
 
 
 def _trials(result: dict[str, Any], mode: str, path: str,
@@ -76,13 +121,28 @@ def _trials(result: dict[str, Any], mode: str, path: str,
              for f, fork in enumerate(member(primary, raw, where, list))]
     if not forks:
         raise ParseError(f"{where}.{raw}: no forks")
+    score = member(primary, "score", where, float)
+    mean = sum(fork_mean * weight for _, fork_mean, weight in forks) / sum(
+        weight for _, _, weight in forks)
+    if abs(score - mean) > _AGREEMENT * abs(mean) + 1e-12:
+        raise ParseError(f"{where}.score: {score:g} {unit} contradicts its raw data: the mean "
+                         f"of {raw} is {mean:g} {unit}")
     headline = "ops_per_s" if mode == "thrpt" else "ns_per_op"
     info[headline] = OPS_PER_S if mode == "thrpt" else NS_PER_OP
+    shared = {}
+    error = primary.get("scoreError")
+    if error != "NaN" and error is not None:  # JMH writes "NaN" when it has too few values
+        if checked(error, f"{where}.scoreError", float) < 0:
+            raise ParseError(f"{where}.scoreError: {error:g} is negative (it is a half-width)")
+        shared[f"{headline}_error"] = _headline(error, unit, mode, f"{where}.scoreUnit")
+        info[f"{headline}_error"] = info[headline].model_copy(update={
+            "direction": "none", "label": "JMH's score error (99.9 % confidence half-width)"})
+    failures = _failed_forks(result, len(forks), path, raw)
     secondary = result.get("secondaryMetrics") or {}
     checked(secondary, f"{path}.secondaryMetrics", dict)
     trials = []
-    for f, (latency, mean) in enumerate(forks):
-        metrics = {headline: _headline(mean, unit, mode, f"{where}.scoreUnit")}
+    for f, (latency, fork_mean, _) in enumerate(forks):
+        metrics = {headline: _headline(fork_mean, unit, mode, f"{where}.scoreUnit"), **shared}
         for name, metric in secondary.items():
             key = metric_name(name.lstrip("·:"))
             # SampleTime's percentiles: `p0.50`, or `checksum·p0.50` before JMH 1.37
@@ -96,25 +156,42 @@ def _trials(result: dict[str, Any], mode: str, path: str,
                                             for v in values)
             info[key] = spec_for_unit(member(metric, "scoreUnit", at, str), name)
         try:
-            trials.append(TrialIn(latency=latency, metrics=metrics))
-        except ValidationError as error:
-            raise ParseError(f"{where}: fork {f}: {validation_message(error)}") from error
+            trials.append(TrialIn(latency=latency, metrics=metrics,
+                                  failures=failures if f == 0 else None))
+        except ValidationError as problem:
+            raise ParseError(f"{where}: fork {f}: {validation_message(problem)}") from problem
     return trials
 
 
-def _iterations(fork: Any, unit: str, mode: str, where: str) -> tuple[Latency, float]:
-    """A fork's iteration scores: their times per operation, and their mean score."""
+def _failed_forks(result: dict[str, Any], measured: int, path: str,
+                  raw: str) -> Failures | None:
+    """The forks JMH asked for (`forks`; 0 runs in its own JVM, one set of data) that left no
+    data: each failed (JMH printed `<failure>` and went on)."""
+    if "forks" not in result:
+        return None
+    asked = int(member(result, "forks", path, float))
+    if asked <= measured:
+        return None
+    failed = asked - measured
+    return Failures(failed=failed, total=asked, detail=(
+        f"{failed} of {asked} JMH forks failed ({path}.primaryMetric.{raw} has "
+        f"{measured}): see <failure> in JMH's console output"))
+
+
+def _iterations(fork: Any, unit: str, mode: str, where: str) -> tuple[Latency, float, int]:
+    """A fork's iteration scores: their times per operation, their mean score and their
+    count."""
     scores = [checked(score, f"{where}[{i}]", float)
               for i, score in enumerate(checked(fork, where, list))]
     if not scores:
         raise ParseError(f"{where}: no iterations")
     return (samples((_per_op_ns(score, unit, mode, where) for score in scores), where),
-            statistics.fmean(scores))
+            statistics.fmean(scores), len(scores))
 
 
-def _sampled(fork: Any, unit: str, mode: str, where: str) -> tuple[Latency, float]:
+def _sampled(fork: Any, unit: str, mode: str, where: str) -> tuple[Latency, float, int]:
     """A fork's sampled times (per iteration, [value, count] pairs): the histogram of all,
-    and their mean."""
+    their mean and their count."""
     pairs: list[tuple[float, int]] = []
     for i, iteration in enumerate(checked(fork, where, list)):
         for j, pair in enumerate(checked(iteration, f"{where}[{i}]", list)):
@@ -127,7 +204,7 @@ def _sampled(fork: Any, unit: str, mode: str, where: str) -> tuple[Latency, floa
         raise ParseError(f"{where}: no samples")
     latency = histogram(((_per_op_ns(value, unit, mode, where), count)
                          for value, count in pairs), where)
-    return latency, sum(value * count for value, count in pairs) / total
+    return latency, sum(value * count for value, count in pairs) / total, total
 
 
 def _time_unit(unit: str, mode: str, where: str) -> str:
