@@ -119,7 +119,8 @@ def test_thresholds_are_project_settings_by_suite_and_scenario(client, actors) -
     actors.login(client, Role.admin)
     headers = actors.token(Scope.runs_write, Scope.read)
     assert client.get("/api/v1/gate-settings").json()["effective_default"] == {
-        "window": 30, "test": "t", "false_alarm": 0.01, "min_effect": 0.05, "percentage": 0.1}
+        "window": 30, "test": "t", "false_alarm": 0.01, "min_effect": 0.05, "percentage": 0.1,
+        "max_error_rate": 0.01}
     refused = client.put("/api/v1/gate-settings", json={"default": {"window": 2}})
     assert refused.status_code == 422 and refused.json()["detail"][0]["path"] == (
         "$.default.window")

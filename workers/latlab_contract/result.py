@@ -369,6 +369,9 @@ class RunCreate(Contract):
         "of this suite (a suite's own `gate` wins; default: p99 and throughput). Adapters set "
         "their harness's headline (go-bench: ns_per_op).")
     series: Annotated[list[SeriesIn], Field(min_length=1, max_length=500)]
+    errors_expected: bool = Field(
+        False, description="The run is meant to fail some operations (a fault-injection "
+        "test): its failures are shown but never fail the gate.")
     harness: Harness | None = Field(
         None, description="What a harness adapter read beside the measurements: the "
         "machine context it printed and notes on what it could not read.")

@@ -25,6 +25,7 @@ suite.toml; p99 and throughput by default), every series at once.
 
 import dataclasses
 import statistics
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -45,6 +46,7 @@ from latlab.analysis.stats import (
 )
 from latlab.analysis.thresholds import Thresholds
 from latlab.analysis.window import WindowStats, WindowTest, bound, smallest_change, window_test
+from latlab.runs.keys import label_key
 from latlab_contract.vocabulary import MetricInfo, quantity
 
 CONFIRM_TRIALS = 10  # the fewest candidate trials a regression fails the gate on
@@ -95,16 +97,19 @@ class GateResult:
 def judge(comparison: RunComparison | None, gate: tuple[str, ...], *,
           confirm_trials: int = CONFIRM_TRIALS, confirmable: bool = False,
           confirming: bool = False, alpha: float = ALPHA,
-          min_effect: float = MIN_EFFECT) -> GateResult:
+          min_effect: float = MIN_EFFECT,
+          skip: Collection[tuple[str, str]] = ()) -> GateResult:
     """The gate's verdict on a comparison (None: the run has no baseline). `confirmable`: the
     lab will measure a suspicion again, so any gate metric whose trials do not rule out a
     change for the worse of `CONFIRM_OVER_MIN` x `min_effect` is one. `confirming`: this is
     that measurement, which asks one question, whether the candidate is worse, so its p-values
-    are one-sided (the chance that identical code confirms stays under `alpha`)."""
+    are one-sided (the chance that identical code confirms stays under `alpha`). `skip`: the
+    (label key, metric) pairs not to judge (a statistic the harness did not print)."""
     if comparison is None:
         return GateResult("no-baseline")
     candidates = [(series.labels, m) for series in comparison.series for m in series.metrics
-                  if m.metric in gate and m.reliable]
+                  if m.metric in gate and m.reliable
+                  and (label_key(series.labels), m.metric) not in skip]
     p_values = [worse_p(m.baseline_values, m.candidate_values, m.direction) if confirming
                 else m.comparison.p_value or 1.0 for _, m in candidates]
     levels = _holm_levels(p_values, alpha)

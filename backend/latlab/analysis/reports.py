@@ -47,6 +47,13 @@ def series_name(labels: dict[str, Any]) -> str:
     return ", ".join(f"{key}={value}" for key, value in sorted(labels.items())) or "(all)"
 
 
+def reason_line(reason: dict[str, Any]) -> str:
+    """A verdict's reason on one line: `kind: series / metric: message` (the metric left out
+    where the reason is about the whole series)."""
+    metric = f" / {reason['metric']}" if reason.get("metric") else ""
+    return f"{reason['kind']}: {series_name(reason['series'])}{metric}: {reason['message']}"
+
+
 def compare_rows(compare: dict[str, Any], *, metrics: Collection[str] | None = None,
                  link: str | None = None) -> list[Row]:
     """Rows of a `GET /compare` answer; only `metrics` when given, in the answer's order."""
@@ -62,10 +69,10 @@ def compare_rows(compare: dict[str, Any], *, metrics: Collection[str] | None = N
 def gate_rows(submitted: dict[str, Any], compare: dict[str, Any] | None) -> list[Row]:
     """The CI gate of a `POST /runs` answer: every reliable gated metric of every matched
     series (failed when the gate found a regression, doubted when its trials could not
-    settle a change), then each SLA breach."""
+    settle a change), then the reasons that are rows of their own (`reason_rows`)."""
     reasons = submitted.get("reasons", [])
     by_key = {(series_name(r["series"]), r["metric"]): r for r in reasons
-              if r["kind"] != "sla"}
+              if r["kind"] not in _OWN_ROWS}
     link = submitted.get("compare_url")
     rows = []
     if compare is not None:
@@ -80,19 +87,29 @@ def gate_rows(submitted: dict[str, Any], compare: dict[str, Any] | None) -> list
                     rows.append(_with(row, failed=True, evidence=reason["message"]))
                 else:
                     rows.append(_with(row, doubted=True, evidence=reason["message"]))
-    for reason in reasons:
-        if reason["kind"] == "sla":
-            rows.append(Row(labels=reason["series"], metric=reason["metric"], unit="",
-                            baseline=None, candidate=reason.get("value"), delta=None,
-                            delta_pct=None, verdict="sla", evidence=reason["message"],
-                            failed=True, link=submitted.get("url")))
-    return rows
+    return rows + reason_rows(submitted)
+
+
+# Reasons that are rows of their own (not a gated metric's comparison): failed, or skipped.
+_OWN_ROWS = {"sla": True, "errors": True, "not-compared": False, "failures": False}
+
+
+def reason_rows(submitted: dict[str, Any]) -> list[Row]:
+    """A `POST /runs` answer's reasons that are no comparison of a gated metric: SLA breaches
+    and failed operations past the project's rate (failed), series or metrics the gate could
+    not compare and failures within the rate (skipped, with the reason)."""
+    return [Row(labels=reason["series"], metric=reason["metric"] or "series", unit="",
+                baseline=None, candidate=reason.get("value"), delta=None, delta_pct=None,
+                verdict=reason["kind"], evidence=reason["message"],
+                failed=_OWN_ROWS[reason["kind"]], doubted=not _OWN_ROWS[reason["kind"]],
+                link=submitted.get("url"))
+            for reason in submitted.get("reasons", []) if reason["kind"] in _OWN_ROWS]
 
 
 def evidence_rows(submitted: dict[str, Any]) -> list[Row]:
     """The gate of a `POST /runs` answer judged against history: each judged metric against
     its window's centre, failed when it regressed, with the smallest change the window lets
-    the gate see; then each SLA breach."""
+    the gate see; then the reasons that are rows of their own (`reason_rows`)."""
     rows = []
     for item in submitted.get("gate_evidence", []):
         centre, value = item["centre"], item["value"]
@@ -107,9 +124,7 @@ def evidence_rows(submitted: dict[str, Any]) -> list[Row]:
             link=submitted.get("url"),
             note=f"window of {item['window']['runs']} runs; sees "
                  + ", ".join(f"{100 * v:.1f} % ({k})" for k, v in smallest.items())))
-    return rows + [row for row in gate_rows(
-        {**submitted, "reasons": [r for r in submitted.get("reasons", [])
-                                  if r["kind"] == "sla"]}, None)]
+    return rows + reason_rows(submitted)
 
 
 def run_rows(run: dict[str, Any], metrics: Collection[str]) -> list[Row]:

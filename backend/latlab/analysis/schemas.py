@@ -216,6 +216,10 @@ class GateRule(Schema):
         "(default 0.05: 5 %)")
     percentage: Fraction | None = Field(
         None, description="With test `percentage`: the change that fails (default 0.1)")
+    max_error_rate: Annotated[float, Field(ge=0, le=1)] | None = Field(
+        None, description="The share of a series' operations its harness may count as "
+        "failed before the run fails as `errors` (default 0.01: 1 %), unless the submission "
+        "says errors are expected")
 
 
 class GateSettings(Schema):

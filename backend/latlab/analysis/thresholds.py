@@ -8,6 +8,9 @@ alarm it allows and the smallest change it fails on, set per project, suite and 
 - `percentage`: fails when the candidate is `percentage` worse than the window's centre,
   whatever the spread (Bencher's percentage model).
 
+`max_error_rate` is the share of a series' operations its harness may count as failed
+before the run fails as `errors` (default 1 %).
+
 A fixed limit (`p99 < 2 ms`) is an SLA rule (`/sla-rules`), not a gate setting.
 """
 
@@ -24,6 +27,9 @@ class Thresholds:
     false_alarm: float = 0.01  # the chance an unchanged run fails, over its gated metrics
     min_effect: float = 0.05  # smaller changes never fail
     percentage: float = 0.1  # with test `percentage`: the change that fails
+    # The share of a series' operations that may fail (as its harness counted them) before the
+    # run fails the gate as `errors`, unless the submission says errors are expected.
+    max_error_rate: float = 0.01
 
 
 DEFAULT = Thresholds()

@@ -6,6 +6,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from latlab.analysis import reports
 from latlab_contract.vocabulary import LATENCY_LABELS, quantity
 
 # Markup off: labels and the lab's messages may hold brackets; lines are never re-wrapped.
@@ -45,7 +46,7 @@ def percent(number: float | None) -> str:
 
 
 def labels_text(labels: dict[str, Any]) -> str:
-    return ", ".join(f"{key}={labels[key]}" for key in sorted(labels)) or "(all)"
+    return reports.series_name(labels)
 
 
 def metric_name(metric: str, label: str | None = None) -> str:
@@ -72,8 +73,7 @@ def verdict_lines(run: dict[str, Any], page: str) -> None:
         line.append(f" (confirmation {run['confirmation']})")
     out.print(line)
     for reason in run.get("verdict_reasons", []):
-        out.print(f"  {reason['kind']}: {labels_text(reason['series'])} / {reason['metric']}: "
-                  f"{reason['message']}")
+        out.print(f"  {reports.reason_line(reason)}")
     if run.get("baseline_run_id") is not None and not run.get("gate_evidence"):
         out.print(f"baseline: run {run['baseline_run_id']} "
                   f"(latlab compare {run['baseline_run_id']} {run['id']})")

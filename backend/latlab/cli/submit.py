@@ -197,8 +197,7 @@ def _print_verdict(result: dict[str, Any]) -> None:
     print(result["url"])
     print(f"verdict: {result.get('verdict')}", file=sys.stderr)
     for reason in result.get("reasons", []):
-        print(f"  {reason['kind']}: {reports.series_name(reason['series'])} / {reason['metric']}: "
-              f"{reason['message']}", file=sys.stderr)
+        print(f"  {reports.reason_line(reason)}", file=sys.stderr)
     if result.get("compare_url"):
         print(f"compare: {result['compare_url']}", file=sys.stderr)
 
@@ -226,7 +225,7 @@ def _write_reports(lab: Lab, result: dict[str, Any], summary: Path | None,
         rows = reports.evidence_rows(result)
     else:  # the first run of its history: its values, with nothing to compare them with
         rows = reports.run_rows({**answer, "url": result["url"]},
-                                result.get("gated_metrics", []))
+                                result.get("gated_metrics", [])) + reports.reason_rows(result)
     verdict = result.get("verdict") or "unjudged"
     suite = (compare["candidate"] if compare else answer)["suite"]
     name = f"latlab.{suite}" if compare or judged else "latlab"
@@ -241,7 +240,8 @@ def _write_reports(lab: Lab, result: dict[str, Any], summary: Path | None,
         lines += [f"- warning: {warning}" for warning in (compare or {}).get("warnings", [])]
         _write(summary, reports.markdown(rows, title=f"latlab: {verdict}", lines=lines))
     if junit:  # nothing was judged without a baseline: one skipped case says why
-        _write(junit, reports.junit(rows if compare or judged else [], name=name,
+        _write(junit, reports.junit(rows if compare or judged else reports.reason_rows(result),
+                                    name=name,
                                     timestamp=datetime.now(UTC),
                                     properties={"verdict": verdict, **links},
                                     skipped=skipped))

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from latlab.alerts import history, rules
-from latlab.analysis import baselines, compare, gate, thresholds
+from latlab.analysis import baselines, compare, coverage, gate, thresholds
 from latlab.analysis.window import window_stats
 from latlab.jobs import confirmation
 from latlab.models import Job, Project, Run
@@ -63,16 +63,21 @@ def judge(session: Session, run: Run) -> Judgement:
     # A CI run is judged against its history; a pinned baseline, or a lab job the lab will
     # measure again, against one run.
     limits = _limits(session, run)
+    asked = tuple(run.gate or ())
+    # What the harness did not print is not judged unless the submission named it.
+    skipped = coverage.left_out(run, None, gate_metrics, asked)
     by_history = (None if pinned is not None or confirmable
-                  else _against_history(session, run, gate_metrics, vocabulary, limits))
+                  else _against_history(session, run, gate_metrics, vocabulary, limits,
+                                        skipped))
     if by_history is not None:
         result, baseline = by_history
         reasons = result.reasons
     else:
+        skipped |= coverage.left_out(run, baseline, gate_metrics, asked)
         comparison = (None if baseline is None else compare.compare_runs(
             baseline, run, vocabulary, min_effect=limits.min_effect))
         result = gate.judge(comparison, gate_metrics, confirmable=confirmable,
-                            min_effect=limits.min_effect)
+                            min_effect=limits.min_effect, skip=skipped)
         reasons = result.reasons
         if baseline is not None and result.suspected and confirmable:
             trials = gate.confirmation_trials(result)
@@ -80,9 +85,18 @@ def judge(session: Session, run: Run) -> Judgement:
             reasons = [{**r, "message": f"{r['message']}: being confirmed by job {job.id}, "
                                         f"{job.repetitions} trials a side"}
                        if r["kind"] == "suspected-regression" else r for r in reasons]
+    verdict = result.verdict
+    if baseline is not None:
+        judged = {(label_key(j.labels), j.metric.metric) for j in result.judged}
+        reasons = [*reasons, *coverage.not_compared(run, baseline, judged, gate_metrics,
+                                                    skipped, asked, by_history is not None)]
+        if not judged:  # nothing was compared: no verdict on evidence that is not there
+            verdict = "no-baseline"
+    errors = coverage.failures(run, limits)
     breaches = rules.sla_rules(session, run, baseline, vocabulary)
-    run.verdict = "fail" if breaches else result.verdict
-    run.verdict_reasons = [*reasons, *breaches]
+    failing = breaches or any(r["kind"] == "errors" for r in errors)
+    run.verdict = "fail" if failing else verdict
+    run.verdict_reasons = [*reasons, *errors, *breaches]
     run.baseline_run_id = None if baseline is None else baseline.id
     run.gate_evidence = result.evidence
     if baseline is not None:
@@ -99,13 +113,15 @@ def _limits(session: Session, run: Run) -> thresholds.Thresholds:
 
 
 def _against_history(session: Session, run: Run, gate_metrics: tuple[str, ...],
-                     vocabulary: Vocabulary, limits: thresholds.Thresholds
+                     vocabulary: Vocabulary, limits: thresholds.Thresholds,
+                     skipped: set[tuple[str, str]]
                      ) -> tuple[gate.GateResult, Run] | None:
     """The gate on the run's series against windows of their history (`gate.judge_window`),
     and the newest run of those windows (the comparison the verdict links to); None when no
     gated metric of any series has a window of `MIN_WINDOW_RUNS` runs. The run's own branch
     is tried first when it has history of its own, then its start point's branch up to the
-    start commit, then the default branch."""
+    start commit, then the default branch. A statistic its harness did not print (`skipped`)
+    is not judged."""
     for branch, until in _window_branches(session, run):
         windows = baselines.history_windows(session, run, gate_metrics, limits.window,
                                             branch=branch, until=until)
@@ -116,7 +132,8 @@ def _against_history(session: Session, run: Run, gate_metrics: tuple[str, ...],
                 history_runs = windows.get((series.label_key, metric), [])
                 stats = window_stats([item.values for item in history_runs])
                 values = tuple(compare.trial_values(series, metric))
-                if stats is None or not values or not compare.reliable(series, metric):
+                if stats is None or not values or coverage.why_not(
+                        series, metric, skipped) is not None:
                     continue
                 candidates.append((series.labels, vocabulary.info(metric), values))
                 chosen.append(gate.Window(branch, history_runs, stats))

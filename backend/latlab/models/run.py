@@ -10,6 +10,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -74,6 +75,11 @@ class Run(Base):
     metric_info: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
     # The metrics the submission asks the gate to judge (used when its suite is unknown).
     gate: Mapped[list[str] | None] = mapped_column(JSONB)
+    # What a harness adapter read beside the measurements: {context, notes}
+    # (`latlab_contract.result.Harness`).
+    harness: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    # The submission expects failed operations: they are shown, never fail the gate.
+    errors_expected: Mapped[bool] = mapped_column(default=False, server_default=text("false"))
     # A run measured to confirm another's suspected regression (never a baseline, never in a
     # history), and on the suspected run: pending / confirmed / unconfirmed.
     confirms_run_id: Mapped[int | None] = mapped_column(
@@ -123,6 +129,9 @@ class Series(Base):
     summary_origin: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     summary_uncorrected: Mapped[dict[str, Any] | None]
     metrics: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    # Its trials' failures added up: {failed, total (None when a trial's is unknown), detail,
+    # trials}; None when none failed.
+    failures: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     # hash(project, suite, scenario, labels): the series' history; None for a confirmation
     # run's series, which belong to no history. params_key: hash of the run's params.
     history: Mapped[str | None] = mapped_column(String(32))
@@ -176,6 +185,8 @@ class Trial(Base):
     summary_origin: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     summary_uncorrected: Mapped[dict[str, Any] | None]
     metrics: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    # What the harness counted as failed (`latlab_contract.result.Failures`); None: nothing.
+    failures: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     intervals: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONB)
     # What the load program applied (CPU pinning, mlock) or the host refused.
     tuning: Mapped[dict[str, str] | None] = mapped_column(JSONB)

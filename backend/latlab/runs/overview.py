@@ -56,6 +56,8 @@ class Headline:
     label_key: str
     p99: float | None
     throughput: float | None
+    # Its P99 was not printed by the harness: interpolated in a rebuilt histogram (shown ~).
+    p99_interpolated: bool = False
 
 
 @dataclass(frozen=True)
@@ -77,14 +79,16 @@ def headlines(session: Session, run_ids: list[int]) -> dict[int, Headline]:
     if not run_ids:
         return {}
     rows = session.execute(
-        select(Series.run_id, Series.labels, Series.label_key, Series.summary, Series.metrics)
+        select(Series.run_id, Series.labels, Series.label_key, Series.summary, Series.metrics,
+               Series.summary_origin)
         .where(Series.run_id.in_(run_ids))
         .order_by(Series.run_id, Series.id)
         .ext(distinct_on(Series.run_id))
     ).all()
     return {run_id: Headline(series=labels, label_key=key, p99=number(summary.get("p99")),
-                             throughput=number(metrics.get("throughput")))
-            for run_id, labels, key, summary, metrics in rows}
+                             throughput=number(metrics.get("throughput")),
+                             p99_interpolated="p99" in (origin or {}).get("interpolated", []))
+            for run_id, labels, key, summary, metrics, origin in rows}
 
 
 def latest_run_ids(session: Session, project_id: int) -> list[int]:

@@ -104,7 +104,7 @@ def get_run(run: RunFromPath, session: DbSession) -> RunRead:
         SeriesRead(
             id=s.id, labels=s.labels, summary=s.summary, summary_uncorrected=s.summary_uncorrected,
             unreliable=service.unreliable_tails(int(s.summary["count"])), metrics=s.metrics,
-            **_origin(s.summary_origin),
+            failures=s.failures, **_origin(s.summary_origin),
             trials=[
                 TrialRead(
                     index=t.index, exact=t.exact,
@@ -112,7 +112,8 @@ def get_run(run: RunFromPath, session: DbSession) -> RunRead:
                     unreliable=service.unreliable_tails(t.count),
                     **_origin(t.summary_origin),
                     summary_uncorrected=t.summary_uncorrected,
-                    metrics=t.metrics, intervals=_without_histograms(t.intervals),
+                    metrics=t.metrics, failures=t.failures,
+                    intervals=_without_histograms(t.intervals),
                     tuning=t.tuning, disturbed=t.disturbed,
                 )
                 for t in s.trials
@@ -127,6 +128,7 @@ def get_run(run: RunFromPath, session: DbSession) -> RunRead:
         verdict_reasons=run.verdict_reasons, gate_evidence=run.gate_evidence, series=series,
         sweep=run.sweep,
         metric_info=service.metric_info(session, run),
+        harness=run.harness, errors_expected=run.errors_expected,
     )
 
 
@@ -294,7 +296,8 @@ def _list_item(run: Run, project: str, line: overview.Headline | None) -> RunLis
     return RunListItem(
         **_summary(run, project).model_dump(),
         headline=None if line is None else Headline(
-            series=line.series, p99=line.p99, throughput=line.throughput))
+            series=line.series, p99=line.p99, throughput=line.throughput,
+            p99_interpolated=line.p99_interpolated))
 
 
 def _summary(run: Run, project: str) -> RunSummary:

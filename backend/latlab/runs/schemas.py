@@ -45,14 +45,20 @@ class GateWindow(Schema):
 
 
 class VerdictReason(Schema):
-    kind: Literal["regression", "suspected-regression", "too-few-trials", "sla"] = Field(
+    kind: Literal["regression", "suspected-regression", "too-few-trials", "sla",
+                  "not-compared", "errors", "failures"] = Field(
         description="regression: a tested regression (fails the gate): against the series' "
         "history (its window) at any number of trials, against one baseline run with enough "
         "trials; "
         "suspected-regression: tested, but from fewer trials than a confirmation takes (for a "
         "lab job, which the lab measures again: any gate metric whose trials do not rule out "
         "a 7.5 % change for the worse); "
-        "too-few-trials: a change the trials cannot test; sla: a rule's breach (fails)")
+        "too-few-trials: a change the trials cannot test; sla: a rule's breach (fails); "
+        "not-compared: a series or gated metric the gate judged nothing of (new, vanished, "
+        "not printed by the harness, too few samples): a run with nothing compared is "
+        "no-baseline, never pass; errors: more failed operations than the project's "
+        "max_error_rate (fails); failures: failed operations within it, or expected by the "
+        "submission (a warning)")
     series: dict[str, str]
     metric: str
     message: str
@@ -140,6 +146,9 @@ class Headline(Schema):
     series: dict[str, Any] = Field(description="The labels of the run's first series")
     p99: float | None = Field(description="Its P99 in ns (all trials merged)")
     throughput: float | None = Field(description="Its throughput metric, when reported")
+    p99_interpolated: bool = Field(
+        False, description="The harness did not print a P99: this one is interpolated in a "
+        "histogram rebuilt from the percentiles it printed (shown ~)")
 
 
 class RunListItem(RunSummary):
@@ -163,6 +172,23 @@ _INTERPOLATED = ("Summary statistics computed from a histogram the lab rebuilt f
                  "percentiles a harness printed: interpolated between them")
 
 
+class FailuresRead(Schema):
+    """Operations the harness counted as failed."""
+
+    failed: int
+    total: int | None = Field(description="Operations attempted (null: the harness did not "
+                              "say)")
+    detail: str = Field(description="What failed, in the harness's words")
+    trials: int | None = Field(None, description="A series: how many of its trials failed some")
+
+
+class HarnessRead(Schema):
+    context: dict[str, Any] = Field(description="The machine and build the harness said it "
+                                    "ran on")
+    notes: list[str] = Field(description="What the adapter could not read as asked, and what "
+                             "to do about it")
+
+
 class TrialRead(Schema):
     index: int
     exact: bool = Field(description="Summary from raw samples (exact) or histogram buckets.")
@@ -174,6 +200,7 @@ class TrialRead(Schema):
     resolution_ns: int | None = Field(description=_RESOLUTION)
     summary_uncorrected: Summary | None
     metrics: dict[str, float]
+    failures: FailuresRead | None = None
     intervals: list[dict[str, Any]] | None
     tuning: dict[str, str] | None
     disturbed: str | None = Field(
@@ -191,6 +218,8 @@ class SeriesRead(Schema):
     resolution_ns: int | None = Field(description=_RESOLUTION)
     summary_uncorrected: Summary | None
     metrics: dict[str, float]
+    failures: FailuresRead | None = Field(
+        None, description="Its trials' failures added up (null: none failed)")
     trials: list[TrialRead]
 
 
@@ -210,6 +239,10 @@ class RunRead(RunSummary):
     metric_info: dict[str, MetricInfo] = Field(
         description="Unit and direction of every metric and summary key in this run."
     )
+    harness: HarnessRead | None = Field(
+        None, description="What a harness adapter read beside the measurements")
+    errors_expected: bool = Field(
+        False, description="The submission expects failed operations: never a gate failure")
 
 
 class SpectrumPoint(Schema):

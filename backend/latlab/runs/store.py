@@ -10,18 +10,18 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 SERIES_COLUMNS = ("id", "run_id", "labels", "label_key", "summary", "summary_origin",
-                  "summary_uncorrected", "metrics", "history", "params_key", "started_at",
-                  "branch", "host_name")
+                  "summary_uncorrected", "metrics", "failures", "history", "params_key",
+                  "started_at", "branch", "host_name")
 TRIAL_COLUMNS = ("id", "started_at", "series_id", "index", "histogram",
                  "histogram_uncorrected", "count", "min", "max", "mean", "stddev", "p50", "p90",
                  "p95", "p99", "p999", "p9999", "exact", "summary_origin", "summary_uncorrected",
-                 "metrics", "intervals", "tuning", "disturbed")
+                 "metrics", "failures", "intervals", "tuning", "disturbed")
 RUN_COLUMNS = ("id", "project_id", "suite", "scenario", "params", "started_at", "finished_at",
                "created_at", "source_kind", "commit", "branch", "host_name", "host_tags",
                "host_fingerprint", "verdict", "verdict_reasons", "metric_info",
                "series_count", "trial_count")
-_JSON = {"labels", "summary", "summary_origin", "summary_uncorrected", "metrics", "intervals",
-         "tuning", "params", "host_fingerprint", "verdict_reasons", "metric_info"}
+_JSON = {"labels", "summary", "summary_origin", "summary_uncorrected", "metrics", "failures",
+         "intervals", "tuning", "params", "host_fingerprint", "verdict_reasons", "metric_info"}
 
 
 def reserve_ids(session: Session, table: str, count: int) -> list[int]:

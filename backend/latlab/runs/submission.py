@@ -6,6 +6,7 @@ its series and trials stored with COPY (`runs.store`). Judging it is `ingest.ser
 import json
 import statistics
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -74,6 +75,7 @@ class TrialData:
     summary_uncorrected: Summary | None
     origin: dict[str, Any] | None
     metrics: dict[str, float]
+    failures: dict[str, Any] | None
     intervals: list[dict[str, Any]] | None
     tuning: dict[str, str] | None
     disturbed: str | None
@@ -125,6 +127,8 @@ def submit(
         metric_info={name: spec.model_dump() for name, spec in body.metric_info.items()},
         confirms_run_id=confirms_run_id,
         gate=body.gate,
+        harness=None if body.harness is None else body.harness.model_dump(),
+        errors_expected=body.errors_expected,
         series_count=len(body.series),
         trial_count=sum(len(item.trials) for item in body.series),
     )
@@ -245,6 +249,7 @@ def _trial_data(trial: Any, path: str) -> TrialData:
             uncorrected, trial.latency_uncorrected, f"{path}.latency_uncorrected")[0],
         origin=origin,
         metrics=dict(trial.metrics),
+        failures=None if trial.failures is None else trial.failures.model_dump(),
         intervals=None
         if trial.intervals is None
         else [_interval(i, f"{path}.intervals[{k}]") for k, i in enumerate(trial.intervals)],
@@ -300,12 +305,26 @@ def _series(run: Run, series_id: int, item: SeriesIn, trials: list[TrialData],
             name: statistics.median(t.metrics[name] for t in trials if name in t.metrics)
             for name in sorted(names)
         },
+        "failures": failures_of(t.failures for t in trials),
         # A confirmation run's series belong to no history.
         "history": None if run.confirms_run_id is not None
         else keys.history(run.project_id, run.suite, run.scenario, labels),
         "params_key": keys.params_key(run.params, omitted), "started_at": run.started_at,
         "branch": run.branch, "host_name": run.host_name,
     }
+
+
+def failures_of(trials: Iterable[dict[str, Any] | None]) -> dict[str, Any] | None:
+    """Trials' failures added up: failed of attempted (None when a trial's attempts are
+    unknown), the first trials' words, how many trials failed; None when none did."""
+    failed = [item for item in trials if item is not None]
+    if not failed:
+        return None
+    totals = [item["total"] for item in failed]
+    details = list(dict.fromkeys(item["detail"] for item in failed))
+    return {"failed": sum(item["failed"] for item in failed),
+            "total": None if None in totals else sum(totals), "trials": len(failed),
+            "detail": "; ".join(details[:3]) + ("; ..." if len(details) > 3 else "")}
 
 
 def _merged_origin(trials: list[TrialData]) -> dict[str, Any] | None:
@@ -333,8 +352,8 @@ def _trial(trial_id: int, run: Run, series_id: int, index: int,
         "summary_uncorrected": None if data.summary_uncorrected is None
         else data.summary_uncorrected.as_dict(),
         "summary_origin": data.origin,
-        "metrics": data.metrics, "intervals": data.intervals, "tuning": data.tuning,
-        "disturbed": data.disturbed,
+        "metrics": data.metrics, "failures": data.failures, "intervals": data.intervals,
+        "tuning": data.tuning, "disturbed": data.disturbed,
         **data.summary.as_dict(),
     }
 

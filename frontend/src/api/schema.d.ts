@@ -1601,6 +1601,29 @@ export interface components {
             /** Sent At */
             sent_at: string | null;
         };
+        /**
+         * FailuresRead
+         * @description Operations the harness counted as failed.
+         */
+        FailuresRead: {
+            /** Failed */
+            failed: number;
+            /**
+             * Total
+             * @description Operations attempted (null: the harness did not say)
+             */
+            total: number | null;
+            /**
+             * Detail
+             * @description What failed, in the harness's words
+             */
+            detail: string;
+            /**
+             * Trials
+             * @description A series: how many of its trials failed some
+             */
+            trials?: number | null;
+        };
         /** FrameDelta */
         FrameDelta: {
             /** Frame */
@@ -1718,6 +1741,11 @@ export interface components {
              * @description With test `percentage`: the change that fails (default 0.1)
              */
             percentage?: number | null;
+            /**
+             * Max Error Rate
+             * @description The share of a series' operations its harness may count as failed before the run fails as `errors` (default 0.01: 1 %), unless the submission says errors are expected
+             */
+            max_error_rate?: number | null;
         };
         /**
          * GateSettings
@@ -1787,6 +1815,21 @@ export interface components {
             /** Last Commit */
             last_commit: string | null;
         };
+        /** HarnessRead */
+        HarnessRead: {
+            /**
+             * Context
+             * @description The machine and build the harness said it ran on
+             */
+            context: {
+                [key: string]: unknown;
+            };
+            /**
+             * Notes
+             * @description What the adapter could not read as asked, and what to do about it
+             */
+            notes: string[];
+        };
         /** Headline */
         Headline: {
             /**
@@ -1806,6 +1849,12 @@ export interface components {
              * @description Its throughput metric, when reported
              */
             throughput: number | null;
+            /**
+             * P99 Interpolated
+             * @description The harness did not print a P99: this one is interpolated in a histogram rebuilt from the percentiles it printed (shown ~)
+             * @default false
+             */
+            p99_interpolated: boolean;
         };
         /** HostRead */
         HostRead: {
@@ -2629,6 +2678,14 @@ export interface components {
             metric_info: {
                 [key: string]: components["schemas"]["MetricInfo"];
             };
+            /** @description What a harness adapter read beside the measurements */
+            harness?: components["schemas"]["HarnessRead"] | null;
+            /**
+             * Errors Expected
+             * @description The submission expects failed operations: never a gate failure
+             * @default false
+             */
+            errors_expected: boolean;
         };
         /** RunRef */
         RunRef: {
@@ -2789,6 +2846,8 @@ export interface components {
             metrics: {
                 [key: string]: number;
             };
+            /** @description Its trials' failures added up (null: none failed) */
+            failures?: components["schemas"]["FailuresRead"] | null;
             /** Trials */
             trials: components["schemas"]["TrialRead"][];
         };
@@ -3427,6 +3486,7 @@ export interface components {
             metrics: {
                 [key: string]: number;
             };
+            failures?: components["schemas"]["FailuresRead"] | null;
             /** Intervals */
             intervals: {
                 [key: string]: unknown;
@@ -3527,10 +3587,10 @@ export interface components {
         VerdictReason: {
             /**
              * Kind
-             * @description regression: a tested regression (fails the gate): against the series' history (its window) at any number of trials, against one baseline run with enough trials; suspected-regression: tested, but from fewer trials than a confirmation takes (for a lab job, which the lab measures again: any gate metric whose trials do not rule out a 7.5 % change for the worse); too-few-trials: a change the trials cannot test; sla: a rule's breach (fails)
+             * @description regression: a tested regression (fails the gate): against the series' history (its window) at any number of trials, against one baseline run with enough trials; suspected-regression: tested, but from fewer trials than a confirmation takes (for a lab job, which the lab measures again: any gate metric whose trials do not rule out a 7.5 % change for the worse); too-few-trials: a change the trials cannot test; sla: a rule's breach (fails); not-compared: a series or gated metric the gate judged nothing of (new, vanished, not printed by the harness, too few samples): a run with nothing compared is no-baseline, never pass; errors: more failed operations than the project's max_error_rate (fails); failures: failed operations within it, or expected by the submission (a warning)
              * @enum {string}
              */
-            kind: "regression" | "suspected-regression" | "too-few-trials" | "sla";
+            kind: "regression" | "suspected-regression" | "too-few-trials" | "sla" | "not-compared" | "errors" | "failures";
             /** Series */
             series: {
                 [key: string]: string;
@@ -3716,6 +3776,50 @@ export interface components {
              * @description Samples a tail percentile needs beyond it to be trusted
              */
             min_tail_samples: number;
+        };
+        /**
+         * Failures
+         * @description What failed in a trial, as the harness counted it: k6's failed requests, vegeta's
+         *     non-2xx and errors, wrk's socket errors and non-2xx, hyperfine's non-zero exits, a go
+         *     test that ended in FAIL.
+         */
+        Failures: {
+            /**
+             * Failed
+             * @description Operations that failed (requests, runs, benchmarks)
+             */
+            failed: number;
+            /**
+             * Total
+             * @description Operations attempted, the failed ones included; None when the harness does not say (the failure rate is then unknown and counts as total)
+             * @default null
+             */
+            total: number | null;
+            /**
+             * Detail
+             * @description What failed, in the harness's words, e.g. '835 socket timeouts, 12 non-2xx responses'
+             */
+            detail: string;
+        };
+        /**
+         * Harness
+         * @description What a harness told about itself besides its measurements.
+         */
+        Harness: {
+            /**
+             * Context
+             * @description The machine and build it ran on as it printed them (Google Benchmark's context, go's goos/goarch/cpu, JMH's JVM, pytest-benchmark's machine_info): comparisons warn when CPU, cores or build type differ.
+             * @default {}
+             */
+            context: {
+                [key: string]: string | boolean | number | null;
+            };
+            /**
+             * Notes
+             * @description What the adapter could not read as asked, and what to do about it (e.g. k6 printed no p(99): the --summary-trend-stats line that gives it).
+             * @default []
+             */
+            notes: string[];
         };
         /** HostIn */
         HostIn: {
@@ -3986,6 +4090,11 @@ export interface components {
                 [key: string]: number;
             };
             /**
+             * @description Operations the harness counted as failed: a trial with failures is flagged wherever it is shown, and past the project's error rate fails the gate.
+             * @default null
+             */
+            failures: components["schemas"]["Failures"] | null;
+            /**
              * Intervals
              * @default null
              */
@@ -4110,6 +4219,17 @@ export interface components {
             gate: string[] | null;
             /** Series */
             series: components["schemas"]["SeriesIn"][];
+            /**
+             * Errors Expected
+             * @description The run is meant to fail some operations (a fault-injection test): its failures are shown but never fail the gate.
+             * @default false
+             */
+            errors_expected: boolean;
+            /**
+             * @description What a harness adapter read beside the measurements: the machine context it printed and notes on what it could not read.
+             * @default null
+             */
+            harness: components["schemas"]["Harness"] | null;
             /**
              * Profiles
              * @description CPU profiles of the series' programs (folded stacks), each recorded in a trial of its own that no statistic or verdict counts.

@@ -187,7 +187,12 @@ function OverviewLine({ row }: { row: OverviewRow }) {
               values={row.spark.map((point) => point.p99)}
               label={`P99 of ${formatLabels(stringLabels(headline.series))} over the last ${String(row.spark.length)} runs`}
             />
-            <span className="small">{formatValue(headline.p99, "ns")}</span>
+            <span
+              className="small"
+              title={headline.p99_interpolated ? "interpolated: the harness printed no P99" : undefined}
+            >
+              {(headline.p99_interpolated ? "~" : "") + formatValue(headline.p99, "ns")}
+            </span>
           </span>
         )}
       </td>

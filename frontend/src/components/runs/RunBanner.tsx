@@ -15,7 +15,8 @@ const VERDICT_TEXT: Record<string, string> = {
 };
 
 /**
- * What a reader must see first on a run page: its verdict with the reasons, tuning the host
+ * What a reader must see first on a run page: its verdict with the reasons, operations its
+ * harness counted as failed, what the harness adapter could not read, tuning the host
  * refused (the run did not measure what it asked for), and the alerts it opened.
  */
 export function RunBanner({
@@ -28,7 +29,9 @@ export function RunBanner({
   alerts: RunContext["alerts"];
 }) {
   const refused = tuning.filter((entry) => entry.state === "refused");
-  const failing = run.verdict === "fail" || refused.length > 0 || alerts.length > 0;
+  const failed = run.series.filter((series) => series.failures);
+  const failing =
+    run.verdict === "fail" || refused.length > 0 || alerts.length > 0 || failed.length > 0;
   return (
     <section
       className={`run-banner${failing ? " run-banner-bad" : ""}`}
@@ -44,8 +47,9 @@ export function RunBanner({
               .slice(0, 3)
               .map(
                 (reason) =>
-                  `${metricLabel(reason.metric, run.metric_info[reason.metric])} of ` +
-                  `${formatLabels(reason.series)} (${reason.kind.replace(/-/g, " ")})`,
+                  (reason.metric
+                    ? `${metricLabel(reason.metric, run.metric_info[reason.metric])} of `
+                    : "") + `${formatLabels(reason.series)} (${reason.kind.replace(/-/g, " ")})`,
               )
               .join("; ")}
             {run.verdict_reasons.length > 3 && ` and ${String(run.verdict_reasons.length - 3)} more`}
@@ -54,6 +58,32 @@ export function RunBanner({
           </>
         )}
       </p>
+      {failed.length > 0 && (
+        <p className="text-bad" role="note" aria-label="Failed operations">
+          Failed operations{run.errors_expected ? " (the submission expects errors)" : ""}:{" "}
+          {failed
+            .map((series) => {
+              const counted = series.failures;
+              if (!counted) return "";
+              const share =
+                counted.total !== null
+                  ? ` of ${counted.total.toLocaleString("en")} (${(
+                      (100 * counted.failed) /
+                      counted.total
+                    ).toPrecision(3)} %)`
+                  : "";
+              return `${formatLabels(series.labels)}: ${counted.failed.toLocaleString("en")}${share}, ${counted.detail}`;
+            })
+            .join("; ")}
+        </p>
+      )}
+      {run.harness && run.harness.notes.length > 0 && (
+        <ul className="plain-list warning" aria-label="What the harness adapter could not read">
+          {run.harness.notes.map((note) => (
+            <li key={note}>{note}</li>
+          ))}
+        </ul>
+      )}
       {refused.length > 0 && (
         <p className="text-bad">
           Refused tuning:{" "}

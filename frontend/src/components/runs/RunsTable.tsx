@@ -141,10 +141,15 @@ function SortHeader({
 function Headline({ run }: { run: RunSummary }) {
   const headline = run.headline;
   const title = headline ? `first series: ${formatLabels(stringLabels(headline.series))}` : undefined;
+  const guessed = headline?.p99_interpolated
+    ? "; ~ interpolated: the harness printed no P99"
+    : "";
   return (
     <>
-      <td className="num nowrap" title={title}>
-        {headline?.p99 != null ? formatValue(headline.p99, "ns") : "—"}
+      <td className="num nowrap" title={title && title + guessed}>
+        {headline?.p99 != null
+          ? (guessed ? "~" : "") + formatValue(headline.p99, "ns")
+          : "—"}
       </td>
       <td className="num nowrap" title={title}>
         {headline?.throughput != null ? formatValue(headline.throughput, "") : "—"}

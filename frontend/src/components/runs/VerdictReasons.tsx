@@ -10,9 +10,15 @@ const REASON_NAMES: Record<VerdictReason["kind"], string> = {
   "suspected-regression": "suspected regression",
   "too-few-trials": "too few trials",
   sla: "SLA",
+  "not-compared": "not compared",
+  errors: "errors",
+  failures: "failures",
 };
 
-/** Why a run failed its CI gate: SLA breaches and regressions against the baseline. */
+const FAILING: ReadonlySet<VerdictReason["kind"]> = new Set(["regression", "errors"]);
+
+/** Why a run failed its CI gate (SLA breaches, regressions against the baseline, failed
+ * operations past the project's rate), and what the gate could not compare. */
 export function VerdictReasons({
   reasons,
   metricInfo,
@@ -36,7 +42,7 @@ export function VerdictReasons({
             <td>
               <Badge
                 tone={
-                  reason.severity === "critical" || reason.kind === "regression" ? "bad" : "unknown"
+                  reason.severity === "critical" || FAILING.has(reason.kind) ? "bad" : "unknown"
                 }
               >
                 {REASON_NAMES[reason.kind]}
@@ -44,7 +50,7 @@ export function VerdictReasons({
               </Badge>
             </td>
             <td>{formatLabels(reason.series)}</td>
-            <td>{metricLabel(reason.metric, metricInfo[reason.metric])}</td>
+            <td>{reason.metric ? metricLabel(reason.metric, metricInfo[reason.metric]) : "—"}</td>
             <td className="wrap">
               {reason.message}
               {reason.rule_id !== null && (
