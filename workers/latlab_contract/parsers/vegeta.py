@@ -1,4 +1,4 @@
-"""vegeta's results (tsenart/vegeta v12): its JSON report (`vegeta report -type=json`) or
+"""vegeta's results (tsenart/vegeta v10 .. v12): its JSON report (`vegeta report -type=json`) or
 every request (`vegeta encode --to json`, one JSON object a line), told apart by their
 content. vegeta's text report, histogram and binary (gob) results are not read.
 
@@ -9,7 +9,10 @@ t-digest estimates (compression 100), not order statistics. The latency is rebui
 min, those percentiles and max over `requests` (`harness.spectrum`: each printed point at its
 nearest rank, the values between interpolated), and the trial's summary is vegeta's own min,
 percentiles, max and mean. Failed requests are in vegeta's latencies, so they are in the
-trial's too.
+trial's too. Reports before v12.8 (v10, v11, early v12) print no `min` and no `90th`, and
+before v12.6 no `throughput`: those are left out (never estimated), and a note says which.
+Latencies out of order (a percentile above the next or the max, the mean outside min .. max)
+and negative rates or latencies are refused, naming the JSON path.
 
 From every request, the latency is each request's `latency` (ns), exact, failed ones
 included as vegeta's report includes them; nothing in this format is a statistic vegeta
@@ -19,6 +22,11 @@ without labels. The metrics are computed as vegeta's report computes them: `rate
 requests over the time from the first request's start to the last's, `throughput` the
 successful requests over that time plus the wait for the last response (both left out when
 all requests started at one instant).
+
+Requests without a response of status 200 .. 399 (vegeta's success rule: a 5xx, a 4xx, or no
+response at all, status 0, with an `errors` text) are the trial's `failures`: failed of all
+requests, with vegeta's status codes and error set in its words. The report's `success` must
+be those status codes' share, and its codes must sum to its requests.
 
 Metrics: `throughput` is vegeta's throughput (successful requests per second), `rate`
 vegeta's rate (requests sent per second), `requests` the requests, `success_rate` vegeta's
@@ -41,17 +49,29 @@ from latlab_contract.parsers.harness import (
     load_json,
     member,
     ns,
+    reported,
     samples,
     spectrum,
 )
-from latlab_contract.result import MAX_COUNT, MAX_MEASURED, SeriesIn, TrialIn
+from latlab_contract.result import (
+    MAX_COUNT,
+    MAX_MEASURED,
+    Failures,
+    SeriesIn,
+    TrialIn,
+    order_problem,
+)
 from latlab_contract.vocabulary import MetricSpec
 
 # The report's latencies and where each is in the distribution (percent).
 _LATENCIES = {"min": 0.0, "50th": 50.0, "90th": 90.0, "95th": 95.0, "99th": 99.0,
               "max": 100.0}
+# Not printed before v12.8 (min, 90th) and v12.6 (throughput).
+_SINCE_V12_8 = ("min", "90th")
 _RFC3339 = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$")
 _NS_PER_S = 1_000_000_000
+# The report's latency keys as the lab's summary keys, for the order check.
+_SUMMARY = {"50th": "p50", "90th": "p90", "95th": "p95", "99th": "p99"}
 
 METRIC_INFO = {
     "throughput": MetricSpec(unit="req/s", direction="higher",
@@ -83,9 +103,18 @@ def _report(text: str) -> Parsed:
     """`vegeta report -type=json`."""
     document = checked(_load(text), "$", dict)
     latencies = member(document, "latencies", "$", dict)
+    notes = []
+    missing = [key for key in _SINCE_V12_8 if key not in latencies]
     printed = {key: duration_ns(member(latencies, key, "$.latencies", float), "ns",
                                 f"$.latencies.{key}")
-               for key in (*_LATENCIES, "mean")}
+               for key in (*_LATENCIES, "mean") if key not in missing}
+    if missing:
+        notes.append(f"vegeta printed no {' and no '.join(missing)} latency (before v12.8): "
+                     "left out, not estimated; vegeta v12.8 and later print them")
+    problem = order_problem({_SUMMARY.get(key, key): value for key, value in printed.items()})
+    if problem is not None:
+        raise ParseError(f"$.latencies: the {problem}: vegeta's latencies contradict "
+                         "each other")
     requests = _count(member(document, "requests", "$", int), "$.requests")
     if requests == 0:
         raise ParseError("$.requests: no requests: vegeta measured no latency")
@@ -94,24 +123,57 @@ def _report(text: str) -> Parsed:
     if sum(answered.values()) != requests:
         raise ParseError(f"$.status_codes: its counts sum to {sum(answered.values()):,}, not "
                          f"the {requests:,} requests")
+    failed = sum(count for code, count in answered.items()
+                 if not _succeeded(_code(code, f"$.status_codes[{code!r}]")))
     success = member(document, "success", "$", float)
     if not 0.0 <= success <= 1.0:
         raise ParseError(f"$.success: {success} is not a ratio 0 .. 1")
+    if abs(success * requests - (requests - failed)) > 0.5:
+        raise ParseError(f"$.success: {success:g} of {requests:,} requests is not the "
+                         f"{requests - failed:,} of status 200 .. 399 in $.status_codes")
     metrics = {
-        "throughput": _rate(document, "throughput"),
         "rate": _rate(document, "rate"),
         "requests": float(requests),
         "success_rate": success,
-        "errors": float(sum(count for code, count in answered.items()
-                            if not _succeeded(_code(code, f"$.status_codes[{code!r}]")))),
+        "errors": float(failed),
     }
+    if "throughput" in document:
+        metrics["throughput"] = _rate(document, "throughput")
+    else:
+        notes.append("vegeta printed no throughput (before v12.6): left out; its rate "
+                     "(requests sent per second) and success ratio are kept")
+    failures = None
+    if failed:
+        errors = member(document, "errors", "$", (list, type(None))) or []
+        failures = Failures(failed=failed, total=requests, detail=_detail(
+            answered, [checked(e, f"$.errors[{i}]", str) for i, e in enumerate(errors)]))
+    points = [(q, printed[key]) for key, q in _LATENCIES.items() if key in printed]
     try:
-        latency = spectrum(((q, printed[key]) for key, q in _LATENCIES.items()), requests,
-                           "$.latencies", mean=printed["mean"])
-        series = SeriesIn(trials=[TrialIn(latency=latency, metrics=metrics)])
+        try:
+            latency = spectrum(points, requests, "$.latencies", mean=printed["mean"])
+        except ParseError:
+            # vegeta's percentiles are t-digest estimates, its mean exact: where no histogram
+            # through the estimates has that mean, it stays vegeta's in the summary only.
+            latency = spectrum(points, requests, "$.latencies")
+            latency = latency.model_copy(update={"reported": reported(
+                points, mean=printed["mean"])})
+            notes.append("vegeta's percentiles (t-digest estimates) do not allow its exact "
+                         "mean: the rebuilt histogram's mean is not vegeta's; the summary "
+                         "shows vegeta's")
+        series = SeriesIn(trials=[TrialIn(latency=latency, metrics=metrics,
+                                          failures=failures)])
     except ValidationError as error:
         raise ParseError(validation_message(error)) from error
-    return Parsed(series=[series], metric_info=METRIC_INFO)
+    return Parsed(series=[series], metric_info=METRIC_INFO, notes=notes)
+
+
+def _detail(codes: dict[str, int], errors: list[str]) -> str:
+    """Failures in vegeta's words: its `Status Codes [code:count]` and `Error Set`."""
+    listed = "  ".join(f"{code}:{count}" for code, count in codes.items())
+    text = f"vegeta status codes {listed}"
+    if errors:
+        text += f"; error set: {'; '.join(errors)}"
+    return text if len(text) <= 500 else text[:497] + "..."
 
 
 @dataclass
@@ -121,6 +183,8 @@ class _Attack:
     latencies: list[int] = field(default_factory=list)
     succeeded: int = 0  # status 200 .. 399, as vegeta counts its successes
     failed: int = 0  # any other status, or an error
+    codes: dict[int, int] = field(default_factory=dict)
+    errors: dict[str, int] = field(default_factory=dict)
     earliest: int | None = None  # ns since the epoch
     latest: int | None = None
     end: int | None = None
@@ -129,9 +193,19 @@ class _Attack:
         self.latencies.append(latency)
         self.succeeded += _succeeded(code)
         self.failed += not _succeeded(code) or error != ""
+        self.codes[code] = self.codes.get(code, 0) + 1
+        if error:
+            self.errors[error] = self.errors.get(error, 0) + 1
         self.earliest = moment if self.earliest is None else min(self.earliest, moment)
         self.latest = moment if self.latest is None else max(self.latest, moment)
         self.end = moment + latency if self.end is None else max(self.end, moment + latency)
+
+    def failures(self) -> Failures | None:
+        if not self.failed:
+            return None
+        return Failures(failed=self.failed, total=len(self.latencies), detail=_detail(
+            {str(code): count for code, count in sorted(self.codes.items())},
+            list(self.errors)))
 
     def metrics(self) -> dict[str, float]:
         requests = len(self.latencies)
@@ -175,7 +249,8 @@ def _results(text: str) -> Parsed:
         where = f"the results of attack {name!r}" if name else "the results"
         try:
             series.append(SeriesIn(labels=labels, trials=[TrialIn(
-                latency=samples(attack.latencies, where), metrics=attack.metrics())]))
+                latency=samples(attack.latencies, where), metrics=attack.metrics(),
+                failures=attack.failures())]))
         except ValidationError as error:
             raise ParseError(f"{where}: {validation_message(error)}") from error
     return Parsed(series=series, metric_info=METRIC_INFO)

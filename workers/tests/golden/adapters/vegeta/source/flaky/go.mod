@@ -1,0 +1,3 @@
+module flaky
+
+go 1.22
