@@ -42,6 +42,8 @@ PROCS = re.compile(r"^(.+)-(\d+)$")
 # The results of a benchmark whose own output came between its name and its results: go test
 # prints the name, runs the benchmark, then prints the results (iterations first).
 CONTINUED = re.compile(r"^\s+(\d+)\s+(\S.*)$")
+# A configuration line: a lower-case key without spaces, a colon, blanks and the value.
+CONFIGURATION = re.compile(r"^([a-z][^\sA-Z:]*):(?:[ \t]+(.*))?$")
 
 
 @dataclass
@@ -60,16 +62,19 @@ class GoReading:
 
 def read_go(text: str) -> GoReading:
     """go test -bench output read by the format's rules: `key: value` configuration lines
-    (`pkg` is the package of the results that follow), result lines `BenchmarkName[-procs]
-    iterations value unit [value unit ...]`, and a name printed alone or followed by the
-    benchmark's own output, whose results come on a later line."""
+    apply to the results after them (`pkg` is the package; a key whose value changes within
+    the file tells results apart, as it does for benchstat: different goarch, a user's
+    `tags: fast`), result lines `BenchmarkName[-procs] iterations value unit [value unit
+    ...]`, and a name printed alone or followed by the benchmark's own output, whose results
+    come on a later line."""
     reading = GoReading()
-    package = ""
+    configuration: dict[str, str] = {}
+    configured: list[dict[str, str]] = []  # each result's configuration
     pending: str | None = None
     for number, line in enumerate(text.splitlines(), start=1):
         fields = line.split()
-        if re.match(r"^pkg:", line):
-            package = line.removeprefix("pkg:").strip()
+        if (config := CONFIGURATION.match(line)) is not None:
+            configuration[config.group(1)] = (config.group(2) or "").strip()
             continue
         if fields and NAME.match(fields[0]):
             if len(fields) >= 2 and fields[1].isdigit():
@@ -84,7 +89,8 @@ def read_go(text: str) -> GoReading:
         pending = None
         split = PROCS.match(name)
         benchmark, procs = (split.group(1), split.group(2)) if split else (name, "")
-        labels = {"benchmark": benchmark, "package": package, "procs": procs}
+        labels = {"benchmark": benchmark, "package": configuration.get("pkg", ""),
+                  "procs": procs}
         pairs = list(zip(rest[::2], rest[1::2], strict=False))
         result = GoResult(number, tuple(sorted((k, v) for k, v in labels.items() if v)),
                           int(iterations), pairs)
@@ -92,6 +98,12 @@ def read_go(text: str) -> GoReading:
         if problem and reading.refused is None:
             reading.refused = (number, problem)
         reading.results.append(result)
+        configured.append(dict(configuration))
+    keys = {key for seen in configured for key in seen} - {"pkg"}
+    varying = {key for key in keys if len({seen.get(key) for seen in configured}) > 1}
+    for result, seen in zip(reading.results, configured, strict=True):
+        result.labels = tuple(sorted([*result.labels, *(
+            (key, seen[key]) for key in varying if key in seen)]))
     return reading
 
 

@@ -1,0 +1,3 @@
+module latlab.example/honesty
+
+go 1.22
