@@ -82,7 +82,7 @@ def test_ab_that_measured_nothing_is_refused_with_its_last_words() -> None:
 @pytest.mark.parametrize(("edit", "message"), [
     (lambda text: text.replace("  99%      1\n", ""), "has rows"),
     (lambda text: text.replace("  99%      1\n", "  99%      0\n").replace(
-        "  98%      0\n", "  98%      3\n"), "decreases"),
+        "  98%      0\n", "  98%      3\n"), "must not decrease"),
     (lambda text: text.replace("Complete requests:      20000", "Complete requests:      1"),
      "needs two or more"),
     (lambda text: text[:text.index("Percentage of")], "no 'Percentage"),

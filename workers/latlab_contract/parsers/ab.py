@@ -12,16 +12,23 @@ and including that one, all recorded at v; the longest request holds the rest. I
 ab's complete requests, and its percentiles at ab's rows are ab's values (for n >= 200, where
 every row is at least two requests apart). Between rows it gives the next row's value (an upper
 bound), below 0.5 ms it gives 0 (ab's rounding), and its mean is not ab's (`mean_ms` is).
+
+ab's failures are the trial's `failures`: its `Failed requests` (connect, receive, length
+and exception failures: ab counts a response whose length differs from the first one's as
+failed) and its `Non-2xx responses`, of its complete requests, with ab's own lines as the
+detail. ab's counters overlap (a request can fail on receive and on length, a 503 differ in
+length from a 200), so where they add up to more than the complete requests the share is
+unknown (`total` None). A negative count or time, and a served-within table that decreases,
+are refused naming the line.
 """
 
-import itertools
 import re
 
 from hdrh.histogram import HdrHistogram
 from pydantic import ValidationError
 
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
-from latlab_contract.result import HIGHEST_NS, SeriesIn, TrialIn
+from latlab_contract.result import HIGHEST_NS, Failures, SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec
 
 NS_PER_MS = 1_000_000
@@ -47,7 +54,7 @@ METRICS: dict[str, MetricSpec] = {
     "ab_max_ms": MetricSpec(unit="ms", direction="lower", label="longest request"),
 }
 
-_NUMBER = r"(\d+(?:\.\d+)?)"
+_NUMBER = r"(-?\d+(?:\.\d+)?)"
 _FIELDS = {
     "requests": rf"^Complete requests:\s+{_NUMBER}\s*$",
     "failed": rf"^Failed requests:\s+{_NUMBER}\s*$",
@@ -62,21 +69,25 @@ _OPTIONAL = {
 }
 _BREAKDOWN = re.compile(r"^\s+\(Connect: (\d+), Receive: (\d+), Length: (\d+), "
                         r"Exceptions: (\d+)\)\s*$", re.MULTILINE)
-_ROW = re.compile(r"^\s*(\d+)%\s+(\d+)(?: \(longest request\))?\s*$", re.MULTILINE)
+_ROW = re.compile(r"^\s*(\d+)%\s+(-?\d+)(?: \(longest request\))?\s*$", re.MULTILINE)
 _TABLE = "Percentage of the requests served within a certain time (ms)"
 
 
 def parse(text: str, context: ParseContext) -> Parsed:
     metrics: dict[str, float] = {}
+    lines: dict[str, str] = {}
     for name, pattern in _FIELDS.items():
         found = re.search(pattern, text, re.MULTILINE)
         if found is None:
             raise ParseError(f"no line matching '{pattern}': ab printed no results "
                              f"(its output ends with {text.strip()[-200:]!r})")
-        metrics[name] = float(found.group(1))
+        metrics[name] = _non_negative(found, text)
+        lines[name] = " ".join(found.group(0).split())
     for name, pattern in _OPTIONAL.items():
         found = re.search(pattern, text, re.MULTILINE)
-        metrics[name] = float(found.group(1)) if found else 0.0
+        metrics[name] = _non_negative(found, text) if found else 0.0
+        if found:
+            lines[name] = " ".join(found.group(0).split())
     breakdown = _BREAKDOWN.search(text)
     for index, name in enumerate(("connect", "receive", "length", "exceptions"), start=1):
         metrics[f"failed_{name}"] = float(breakdown.group(index)) if breakdown else 0.0
@@ -87,10 +98,35 @@ def parse(text: str, context: ParseContext) -> Parsed:
     latency = _step_histogram(int(metrics["requests"]), table)
     try:
         trial = TrialIn.model_validate({
-            "latency": {"hdr": latency, "resolution_ns": NS_PER_MS}, "metrics": metrics})
+            "latency": {"hdr": latency, "resolution_ns": NS_PER_MS}, "metrics": metrics,
+            "failures": _failures(metrics, lines, breakdown)})
     except ValidationError as error:
         raise ParseError(validation_message(error)) from error
     return Parsed(series=[SeriesIn(trials=[trial])], metric_info=METRICS)
+
+
+def _failures(metrics: dict[str, float], lines: dict[str, str],
+              breakdown: re.Match[str] | None) -> Failures | None:
+    """ab's failed requests and non-2xx responses, in its words."""
+    failed = int(metrics["failed"] + metrics["non_2xx"])
+    if failed == 0:
+        return None
+    complete = int(metrics["requests"])
+    words = [lines["failed"]]
+    if breakdown is not None:
+        words[0] += " " + breakdown.group(0).strip()
+    words += [lines[name] for name in ("non_2xx", "write_errors") if name in lines]
+    return Failures(failed=failed, total=complete if failed <= complete else None,
+                    detail=f"ab: {'; '.join(words)}"[:500])
+
+
+def _non_negative(found: re.Match[str], text: str) -> float:
+    value = float(found.group(1))
+    if value < 0:
+        number = text.count("\n", 0, found.start()) + 1
+        raise ParseError(f"line {number}: {found.group(0).strip()!r}: a count, rate or time "
+                         "cannot be negative")
+    return value
 
 
 def _table(text: str) -> dict[int, int]:
@@ -99,12 +135,22 @@ def _table(text: str) -> dict[int, int]:
     if start < 0:
         raise ParseError(f"no '{_TABLE}' table (ab prints it when it completed two requests "
                          f"or more)")
-    rows = {int(p): int(v) for p, v in _ROW.findall(text, start + len(_TABLE))}
+    rows: dict[int, int] = {}
+    for found in _ROW.finditer(text, start + len(_TABLE)):
+        number = text.count("\n", 0, found.start()) + 1
+        percent, value = int(found.group(1)), int(found.group(2))
+        if value < 0:
+            raise ParseError(f"line {number}: {found.group(0).strip()!r}: a time cannot be "
+                             "negative")
+        if rows and value < max(rows.values()):
+            below = max(rows, key=lambda p: (rows[p], -p))
+            raise ParseError(f"line {number}: the {percent} % row ({value} ms) is below the "
+                             f"{below} % row ({rows[below]} ms): the served-within table "
+                             "must not decrease")
+        rows[percent] = value
     expected = (*PERCENTS, 100)
     if tuple(rows) != expected:
         raise ParseError(f"the served-within table has rows {list(rows)}, not {list(expected)}")
-    if any(a > b for a, b in itertools.pairwise(rows.values())):
-        raise ParseError(f"the served-within table decreases: {rows}")
     return rows
 
 
