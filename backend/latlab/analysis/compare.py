@@ -26,6 +26,10 @@ COMPARED = tuple(key for key in LATENCY_KEYS if key != "min")
 TAIL_PERCENTILES = {key: q for key, q in SUMMARY_PERCENTILES.items() if key != "p50"}
 
 
+# What a harness says it ran on (`RunCreate.harness.context`: Google Benchmark's context,
+# go's cpu line, pytest-benchmark's machine_info) that makes two runs hard to compare.
+HARNESS_COMPARABILITY_KEYS = ("cpu_model", "cpu_count", "build_type")
+
 # Fingerprint keys whose difference makes two hosts' numbers hard to compare.
 COMPARABILITY_KEYS = ("cpu_model", "cores", "kernel", "governor", "thp", "isolcpus",
                       "nohz_full", "rcu_nocbs", "hugepages", "swappiness", "clocksource",
@@ -191,4 +195,14 @@ def comparability_warnings(baseline: Run, candidate: Run) -> list[str]:
         after = candidate.host_fingerprint.get(key)
         if before != after and (before is not None or after is not None):
             warnings.append(f"host {key} differs: {before} vs {after}")
+    theirs, ours = _harness_context(baseline), _harness_context(candidate)
+    for key in HARNESS_COMPARABILITY_KEYS:
+        before, after = theirs.get(key), ours.get(key)
+        if before != after and (before is not None or after is not None):
+            warnings.append(f"the harness's {key} differs: {before} vs {after}")
     return warnings
+
+
+def _harness_context(run: Run) -> dict[str, Any]:
+    context: dict[str, Any] = (run.harness or {}).get("context", {})
+    return context

@@ -59,6 +59,14 @@ def submit(
              "repeat for more.")] = None,
     unit: Annotated[str, typer.Option(
         help="With --adapter hlog: the unit of the log's values (ns, us, ms, s).")] = "ns",
+    gate_metric: Annotated[list[str] | None, typer.Option(
+        metavar="METRIC",
+        help=f"{_WITH_ADAPTER}a metric the gate judges in place of the harness's headline "
+             "(p99, throughput, ns_per_op, ...); repeat for more. A statistic the harness did "
+             "not print (interpolated, shown ~) is judged only when named here.")] = None,
+    errors_expected: Annotated[bool, typer.Option(
+        help="The run is meant to fail some operations (a fault-injection test): its "
+             "failures are shown but never fail the gate.")] = False,
     url: UrlOption = None,
     token: TokenOption = None,
     idempotency_key: Annotated[str | None, typer.Option(
@@ -83,6 +91,10 @@ def submit(
     if adapter == "latlab" and len(files) > 1:
         raise CliError("one latlab.result/v1 file at a time (several files need --adapter)")
     if adapter == "latlab":
+        if gate_metric or errors_expected:
+            raise CliError("--gate-metric and --errors-expected go with --adapter; a "
+                           "latlab.result/v1 file says them itself (\"gate\", "
+                           "\"errors_expected\")")
         body = _read(files[0])
     else:
         if not suite:
@@ -91,7 +103,8 @@ def submit(
                           pull_request=pull_request,
                           start_point=None if start_point is None
                           else _start_point(start_point))
-        body = _adapted(adapter, files, suite, scenario, source, _moment(started_at), unit)
+        body = _adapted(adapter, files, suite, scenario, source, _moment(started_at), unit,
+                        gate_metric or [], errors_expected)
     if profile:
         body = _with_profiles(body, profile)
     key = idempotency_key or hashlib.sha256(body).hexdigest()
@@ -128,7 +141,8 @@ def _moment(text: str | None) -> datetime | None:
 
 
 def _adapted(adapter: str, files: list[Path], suite: str, scenario: str, source: SourceIn,
-             started_at: datetime | None, unit: str) -> bytes:
+             started_at: datetime | None, unit: str, gate: list[str],
+             errors_expected: bool) -> bytes:
     """The harness's outputs read by its adapter (the api's own, `POST /runs?adapter=`) into
     one latlab.result/v1 document."""
     try:
@@ -146,11 +160,13 @@ def _adapted(adapter: str, files: list[Path], suite: str, scenario: str, source:
     try:
         run = parsers.adapt(adapter, outputs, suite=suite, scenario=scenario,
                             started_at=started_at, source=source,
-                            context=parsers.ParseContext(latency_unit=unit))
+                            context=parsers.ParseContext(latency_unit=unit),
+                            gate_metrics=gate or None)
     except parsers.ParseError as error:
         raise Refused(f"{adapter}: {error}") from error
     except (OSError, ValueError) as error:
         raise Refused(str(error)) from error
+    run.errors_expected = errors_expected
     document: str = run.model_dump_json(by_alias=True, exclude_none=True)
     return document.encode()
 

@@ -13,7 +13,7 @@ from latlab.core.openapi import documented
 from latlab.core.rate_limits import Use
 from latlab.core.routing import ApiRoute
 from latlab.core.settings import get_settings
-from latlab.ingest.dependencies import Adapted, RawBody
+from latlab.ingest.dependencies import Adapted, RawBody, unzipped
 from latlab.ingest.service import ingest
 from latlab.projects import service as projects
 from latlab.runs import submission
@@ -59,7 +59,8 @@ def submit_run(
     replay)."""
     target = projects.writable(principal.project)
     if adapted is None:
-        body, request_hash = submission.parse_result(raw), hashlib.sha256(raw).hexdigest()
+        body = submission.parse_result(unzipped(raw))
+        request_hash = hashlib.sha256(raw).hexdigest()
     else:
         body = submission.adapt(raw, adapted)
         request_hash = hashlib.sha256(adapted.canonical().encode() + b"\0" + raw).hexdigest()

@@ -55,13 +55,17 @@ class AdapterQuery:
     source: SourceIn
     started_at: datetime | None
     latency_unit: str
+    # What the user asked the gate to judge in place of the harness's headline, and whether
+    # the run is meant to fail some operations.
+    gate: tuple[str, ...] = ()
+    errors_expected: bool = False
 
     def canonical(self) -> str:
         """The query as text, hashed with the body for idempotency."""
         return json.dumps([self.adapter, self.suite, self.scenario,
                            self.source.model_dump(mode="json"),
                            None if self.started_at is None else self.started_at.isoformat(),
-                           self.latency_unit])
+                           self.latency_unit, self.gate, self.errors_expected])
 
 
 @dataclass(frozen=True)
@@ -173,7 +177,8 @@ def adapt(raw: bytes | bytearray, query: AdapterQuery) -> RunCreate:
         raise Unprocessable(f"the body is empty: expected {query.adapter} output")
     request = {"adapter": query.adapter, "suite": query.suite, "scenario": query.scenario,
                "started_at": (query.started_at or get_clock().now()).isoformat(),
-               "source": query.source.model_dump(mode="json"), "unit": query.latency_unit}
+               "source": query.source.model_dump(mode="json"), "unit": query.latency_unit,
+               "gate": list(query.gate)}
     try:
         answer = _readers().run(request, raw)
     except isolation.Crashed as error:
@@ -189,7 +194,8 @@ def adapt(raw: bytes | bytearray, query: AdapterQuery) -> RunCreate:
         raise Unprocessable(answer["error"] if not answer.get("unexpected") else
                             f"the {query.adapter} adapter cannot read this output "
                             f"({answer['error']})")
-    return RunCreate.model_validate_json(answer["document"])
+    run = RunCreate.model_validate_json(answer["document"])
+    return run.model_copy(update={"errors_expected": query.errors_expected})
 
 
 @cache

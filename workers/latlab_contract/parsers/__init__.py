@@ -20,8 +20,9 @@ from latlab_contract.parsers.registry import (
     adapt_json,
     get_parser,
     load_parser,
+    read_body,
     read_output,
 )
 
 __all__ = ["PARSERS", "ParseContext", "ParseError", "Parsed", "Parser", "adapt", "adapt_json",
-           "get_parser", "load_parser", "read_output", "validation_message"]
+           "get_parser", "load_parser", "read_body", "read_output", "validation_message"]

@@ -6,7 +6,8 @@ this process, not the api.
 
 It imports every parser (the registry's modules), then limits its address space to what it
 has mapped plus `--memory-mb`, reads one request from stdin (a JSON line: adapter, suite, scenario,
-started_at, source, unit; then the output itself) and writes one JSON answer to stdout:
+started_at, source, unit; then the output itself, gzipped or not, a tar archive for
+the formats that are a directory: `registry.read_body`) and writes one JSON answer to stdout:
 `{"document": <latlab.result/v1 JSON text>}`, `{"error": <message naming the line or JSON
 path>}`, or `{"memory": true}` when an allocation failed. It exits at once on an empty
 request (the api closed its end).
@@ -19,7 +20,7 @@ import resource
 import sys
 from datetime import datetime
 
-from latlab_contract.parsers import ParseContext, ParseError, adapt_json
+from latlab_contract.parsers import ParseContext, ParseError, adapt_json, read_body
 from latlab_contract.result import SourceIn
 
 
@@ -48,15 +49,13 @@ def _answer() -> dict[str, object] | None:
         return None
     request = json.loads(header)
     try:
-        text = sys.stdin.buffer.read().decode("utf-8")
-    except UnicodeDecodeError as error:
-        return {"error": f"the body is not UTF-8 text (byte {error.start})"}
-    try:
+        text = read_body(request["adapter"], sys.stdin.buffer.read())
         document = adapt_json(
             request["adapter"], text, suite=request["suite"], scenario=request["scenario"],
             started_at=datetime.fromisoformat(request["started_at"]),
             source=SourceIn.model_validate(request["source"]),
-            context=ParseContext(latency_unit=request["unit"]))
+            context=ParseContext(latency_unit=request["unit"]),
+            gate_metrics=request.get("gate") or None)
     except ParseError as error:
         return {"error": str(error)}
     except RecursionError:

@@ -4,6 +4,10 @@
 
 import gzip
 import importlib.util
+import io
+import tarfile
+import tempfile
+import zlib
 from datetime import datetime
 from pathlib import Path
 
@@ -117,28 +121,73 @@ def adapt(
 
 
 def adapt_json(adapter: str, text: str, *, suite: str, scenario: str, started_at: datetime,
-               source: SourceIn, context: ParseContext) -> str:
+               source: SourceIn, context: ParseContext,
+               gate_metrics: list[str] | None = None) -> str:
     """`adapt` of one output, as the document's JSON text: what the api's isolated reader
     (a child process) hands back."""
     run = adapt(adapter, [("body", text)], suite=suite, scenario=scenario,
-                started_at=started_at, source=source, context=context)
+                started_at=started_at, source=source, context=context,
+                gate_metrics=gate_metrics)
     return run.model_dump_json(by_alias=True, exclude_none=True)
 
 
 def read_output(adapter: str, path: Path) -> str:
-    """A harness output from a file (gzipped if its name ends in .gz), or from a directory
-    for the formats that are one (Criterion's `target/criterion`)."""
+    """A harness output from a file (gzipped or not; a tar archive for the formats that are a
+    directory: `read_body`), or from a directory for those formats (Criterion's
+    `target/criterion`)."""
     if path.is_dir():
         if adapter not in DIRECTORY_READERS:
             raise ParseError(f"{path}: a directory (the {adapter} adapter reads a file)")
         return DIRECTORY_READERS[adapter](path)
     try:
-        if path.suffix == ".gz":
-            with gzip.open(path) as unzipped:
-                return unzipped.read().decode("utf-8")
-        return path.read_text(encoding="utf-8")
-    except (OSError, EOFError, UnicodeDecodeError) as error:
+        data = path.read_bytes()
+    except OSError as error:
         raise ParseError(f"cannot read {path}: {error}") from error
+    try:
+        return read_body(adapter, data)
+    except ParseError as error:
+        raise ParseError(f"{path}: {error}") from error
+
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def read_body(adapter: str, data: bytes) -> str:
+    """A harness output sent as bytes (`POST /runs?adapter=`): gzipped or not (gzip's magic
+    bytes say), and for the formats that are a directory (Criterion's `target/criterion`) a
+    tar archive of it."""
+    if data[:2] == GZIP_MAGIC:
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as error:
+            raise ParseError(f"the body is gzipped but cannot be unzipped: {error}") from error
+    if adapter in DIRECTORY_READERS and _is_tar(data):
+        with tempfile.TemporaryDirectory(prefix="latlab-body-") as folder:
+            _untar(data, Path(folder))
+            return DIRECTORY_READERS[adapter](Path(folder))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ParseError(f"the body is not UTF-8 text (byte {error.start}): send the tool's "
+                         f"output as it wrote it, or gzipped") from error
+
+
+def _is_tar(data: bytes) -> bool:
+    return len(data) >= 512 and data[257:262] == b"ustar"
+
+
+def _untar(data: bytes, folder: Path) -> None:
+    """The archive's regular files under `folder` (links, devices and paths that leave it are
+    refused)."""
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+            members = archive.getmembers()
+            for member in members:
+                if not (member.isfile() or member.isdir()):
+                    raise ParseError(f"the archive's {member.name!r} is not a file or folder")
+            archive.extractall(folder, members=members, filter="data")
+    except (tarfile.TarError, OSError) as error:
+        raise ParseError(f"the body is not a tar archive that can be read: {error}") from error
 
 
 def load_parser(path: Path) -> Parser:
