@@ -226,3 +226,106 @@ def test_jmh_refuses_what_jmh_cannot_write(change: Any, message: str) -> None:
     """JMH 1.37's run of every mode (1.37/result.json), one field changed."""
     with pytest.raises(ParseError, match=message):
         get_parser("jmh")(mutated(JMH / "1.37" / "result.json", change), CONTEXT)
+
+
+# pytest-benchmark ---------------------------------------------------------------------------
+
+PYTEST_BENCHMARK = GOLDEN / "pytest-benchmark"
+HONESTY = PYTEST_BENCHMARK / "honesty-5.3.1"
+
+
+def test_pytest_benchmark_machine_info_is_the_runs_context() -> None:
+    """pytest-benchmark 5.3.1 wrote machine_info: cpu.brand_raw "Intel(R) Xeon(R) Processor",
+    cpu.count 2, python_version "3.11.7", machine "x86_64", system "Linux"."""
+    for path in (PYTEST_BENCHMARK / "5.3.1" / "out.json", HONESTY / "out.json"):
+        document = load(path)
+        info = document["machine_info"]
+        hz, power = info["cpu"]["hz_actual"]
+        assert parsed("pytest-benchmark", path).context == {
+            "cpu_model": info["cpu"]["brand_raw"], "cpu_count": info["cpu"]["count"],
+            "mhz_per_cpu": hz * 10 ** power / 1e6, "python_version": info["python_version"],
+            "arch": info["machine"], "os": info["system"], "os_release": info["release"],
+            "python_implementation": info["python_implementation"],
+            "tool_version": document["version"]}
+    context = parsed("pytest-benchmark", HONESTY / "out.json").context
+    assert (context["cpu_model"], context["cpu_count"]) == ("Intel(R) Xeon(R) Processor", 2)
+    assert (context["python_version"], context["arch"], context["os"]) == (
+        "3.11.7", "x86_64", "Linux")
+
+
+def test_pytest_benchmark_an_unknown_cpu_is_no_cpu_model() -> None:
+    """pytest-benchmark 3.1.1 wrote cpu {"vendor_id": "unknown", "brand": "unknown", ...}
+    (its own cpu reader found nothing); 3.0.0 wrote no cpu at all."""
+    for version in ("3.0.0", "3.1.1"):
+        context = parsed("pytest-benchmark", PYTEST_BENCHMARK / version / "out.json").context
+        assert "cpu_model" not in context and "cpu_count" not in context
+        assert context["python_version"] == "3.11.7" and context["tool_version"] == version
+
+
+def test_pytest_benchmark_commit_info_is_not_context_but_a_dirty_tree_is_noted() -> None:
+    """pytest-benchmark 2.5.0's saved run (upstream) says commit_info {"dirty": true, "id":
+    "5b78858e..."}; 5.3.1's says "dirty": false."""
+    upstream = sorted((PYTEST_BENCHMARK / "upstream").glob("*.json"))[0]
+    commit = load(upstream)["commit_info"]
+    assert commit["dirty"] is True
+    result = parsed("pytest-benchmark", upstream)
+    assert not any("commit" in key for key in result.context)
+    assert result.notes == [f"pytest-benchmark ran on {commit['id']} with uncommitted changes "
+                            "(commit_info.dirty): the code measured may not be the run's source "
+                            "commit"]
+    assert parsed("pytest-benchmark", HONESTY / "out.json").notes == []
+
+
+def test_pytest_benchmark_stddev_is_its_own_n_minus_1_figure() -> None:
+    """pytest-benchmark 5.3.1 printed StdDev 0.0186 (ms) for test_five_rounds, 5 rounds:
+    stats.stddev 1.85530760235625e-05 s, statistics.stdev of its data (n - 1); dividing by n
+    gives 10.6 % less."""
+    (benchmark,) = load(HONESTY / "out.json")["benchmarks"]
+    data = benchmark["stats"]["data"]
+    (item,) = parsed("pytest-benchmark", HONESTY / "out.json").series
+    summary = item.trials[0].latency.reported
+    assert summary is not None and summary.stddev is not None
+    assert summary.stddev == benchmark["stats"]["stddev"] * 1e9
+    assert f"{summary.stddev / 1e6:.4f}" == "0.0186"
+    assert math.isclose(summary.stddev, statistics.stdev(data) * 1e9, rel_tol=1e-12)
+    assert math.isclose(statistics.pstdev(data) / statistics.stdev(data), math.sqrt(4 / 5))
+
+
+def test_pytest_benchmark_a_benchmark_that_raised_is_not_in_its_json() -> None:
+    """pytest-benchmark 5.3.1 printed test_fails_in_round_3 in its table (2 rounds) and pytest
+    ended "1 failed, 1 passed", but --benchmark-json left it out: the file cannot say."""
+    printed = (HONESTY / "stdout.txt").read_text()
+    assert "test_fails_in_round_3" in printed and "1 failed, 1 passed" in printed
+    assert [s.labels["benchmark"] for s in parsed("pytest-benchmark", HONESTY / "out.json")
+            .series] == ["test_honesty.py::test_five_rounds"]
+
+
+def _stats(change: Any) -> str:
+    document = load(HONESTY / "out.json")
+    change(document["benchmarks"][0]["stats"])
+    return json.dumps(document)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda s: s.update(stddev=statistics.pstdev(s["data"])),
+     r"^\$\.benchmarks\[0\]\.stats\.stddev: 1\.65944e-05 s contradicts the data: the sample "
+     r"standard deviation \(n - 1\) of the rounds is 1\.85531e-05 s$"),
+    (lambda s: s.update(mean=s["mean"] * 1.01, ops=1 / (s["mean"] * 1.01)),
+     r"^\$\.benchmarks\[0\]\.stats\.mean: \S+ s contradicts the data: the mean of the rounds"),
+    (lambda s: s.update(median=s["max"]),
+     r"^\$\.benchmarks\[0\]\.stats\.median: \S+ s contradicts the data: the median"),
+    (lambda s: s.update(rounds=4),
+     r"^\$\.benchmarks\[0\]\.stats\.rounds: 4 contradicts the data: 5 rounds$"),
+    (lambda s: s.update(ops=s["ops"] * 2),
+     r"^\$\.benchmarks\[0\]\.stats\.ops: \S+ contradicts the mean: 1 / mean is 477\.345$"),
+    (lambda s: s.update(iterations=0),
+     r"^\$\.benchmarks\[0\]\.stats\.iterations: 0, not at least 1$"),
+    (lambda s: s["data"].__setitem__(0, -s["data"][0]),
+     r"^\$\.benchmarks\[0\]\.stats\.data\[0\]: latency -\S+ s is outside 0 \.\. 1 h$"),
+], ids=["stddev-by-n", "mean", "median", "rounds", "ops", "zero-iterations", "negative-round"])
+def test_pytest_benchmark_refuses_statistics_that_contradict_its_rounds(
+        change: Any, message: str) -> None:
+    """pytest-benchmark 5.3.1's test_five_rounds (honesty-5.3.1/out.json), one field
+    changed."""
+    with pytest.raises(ParseError, match=message):
+        get_parser("pytest-benchmark")(_stats(change), CONTEXT)
