@@ -20,6 +20,12 @@ between); the trial's summary is ghz's fastest, percentiles, slowest, and averag
 every call. Entries of `latencyDistribution` with a percentage of 0 (ghz writes them for a
 latency of 0) are left out.
 
+Calls that did not end OK are the trial's `failures`: of `count` calls, the calls not counted OK
+in `statusCodeDistribution` (or, without it, those of `errorDistribution`),
+with ghz's status codes and error texts as the detail. A latency distribution out of order
+(a percentile above the next or the slowest, the average outside fastest .. slowest) and
+negative times or rates are refused, naming the JSON path.
+
 Metrics: `throughput` is ghz's `rps` (every call over the run's `total` time), `requests`
 its `count`, `timeouts` the calls of status DeadlineExceeded, `errors` the other failed
 calls (`errorDistribution`).
@@ -40,7 +46,15 @@ from latlab_contract.parsers.harness import (
     reported,
     samples,
 )
-from latlab_contract.result import MAX_COUNT, MAX_MEASURED, Latency, SeriesIn, TrialIn
+from latlab_contract.result import (
+    MAX_COUNT,
+    MAX_MEASURED,
+    Failures,
+    Latency,
+    SeriesIn,
+    TrialIn,
+    order_problem,
+)
 from latlab_contract.vocabulary import MetricSpec
 
 # ghz keeps the details of at most this many calls (`maxResult` in runner/requester.go).
@@ -84,10 +98,31 @@ def parse(text: str, context: ParseContext) -> Parsed:
     else:
         latency = _rebuilt(document, count if all_calls else count - failed, count)
     try:
-        series = SeriesIn(trials=[TrialIn(latency=latency, metrics=metrics)])
+        series = SeriesIn(trials=[TrialIn(latency=latency, metrics=metrics,
+                                          failures=_failures(count, statuses, failures))])
     except ValidationError as error:
         raise ParseError(validation_message(error)) from error
     return Parsed(series=[series], metric_info=METRIC_INFO)
+
+
+def _failures(count: int, statuses: dict[str, int], errors: dict[str, int]
+              ) -> Failures | None:
+    """The calls that did not end OK, in ghz's words."""
+    if sum(statuses.values()) > count:
+        raise ParseError(f"$.statusCodeDistribution: {sum(statuses.values()):,} calls, more "
+                         f"than the {count:,} of $.count")
+    # Older ghz lists only the OK calls' status (its sample pretty.json: OK 191 of 200).
+    failed = max(count - statuses.get("OK", 0) if statuses else 0, sum(errors.values()))
+    if failed == 0:
+        return None
+    if failed > count:
+        raise ParseError(f"$.errorDistribution: {failed:,} failed calls, more than the "
+                         f"{count:,} of $.count")
+    words = "ghz status codes " + ", ".join(f"{code}: {n}" for code, n in statuses.items())
+    if errors:
+        words += "; errors: " + "; ".join(f"[{n}] {text}" for text, n in errors.items())
+    return Failures(failed=failed, total=count,
+                    detail=words if len(words) <= 500 else words[:497] + "...")
 
 
 def _samples(document: dict[str, Any], details: list[Any], all_calls: bool,
@@ -104,6 +139,7 @@ def _samples(document: dict[str, Any], details: list[Any], all_calls: bool,
         raise ParseError("$.details: no call succeeded: ghz computes no latency distribution "
                          "(run it with --count-errors to keep failed calls' latency)")
     fastest, slowest, average = _statistics(document)
+    _ordered("$", fastest, slowest, average if len(chosen) == count else None, {}, [])
     printed = [(0.0, fastest), (100.0, slowest)]
     latency = samples(chosen, "$.details")
     try:
@@ -132,12 +168,30 @@ def _rebuilt(document: dict[str, Any], answered: int, count: int) -> Latency:
             raise ParseError(f"{where}.percentage: {percentage} is outside 1 .. 99")
         printed.append((float(percentage), value))
         ranks.append((_rank(percentage, answered), round(value)))
+    summary = {f"p{p:g}": value for p, value in printed if p in (50.0, 90.0, 95.0, 99.0)}
+    _ordered(path, fastest, slowest, average if answered == count else None, summary,
+             [value for _, value in sorted(printed)])
     try:
         return cumulative(ranks, path, reported(
             [(0.0, fastest), *printed, (100.0, slowest)],
             mean=average if answered == count else None))
     except ValidationError as error:
         raise ParseError(f"{path}: {validation_message(error)}") from error
+
+
+def _ordered(path: str, fastest: float, slowest: float, average: float | None,
+             summary: dict[str, float], values: list[float]) -> None:
+    """Refuse a distribution out of order: each printed percentile at most the next, all
+    within fastest .. slowest, the average too (where it is over the same calls)."""
+    for (low, high) in zip([fastest, *values], [*values, slowest], strict=True):
+        if low > high * 1.005 + 1:
+            raise ParseError(f"{path}: {low:g} ns is above the next point of the distribution "
+                             f"({high:g} ns; fastest, percentiles, slowest): ghz's latencies "
+                             "contradict each other")
+    problem = order_problem({"min": fastest, "max": slowest, **summary,
+                             **({} if average is None else {"mean": average})})
+    if problem is not None:
+        raise ParseError(f"{path}: the {problem}: ghz's latencies contradict each other")
 
 
 def _rank(percentage: int, n: int) -> int:
