@@ -11,6 +11,7 @@ encoder; here it is an `HdrError` naming the value.
 
 import base64
 import binascii
+import itertools
 import math
 import struct
 import zlib
@@ -18,6 +19,7 @@ from collections.abc import Iterable
 from fractions import Fraction
 
 import numpy as np
+import numpy.typing as npt
 from hdrh.histogram import HdrHistogram
 
 from latlab_contract.result import HIGHEST_NS, MAX_COUNT
@@ -67,13 +69,20 @@ def from_counts(values: Iterable[tuple[int, int]]) -> HdrHistogram:
     return histogram
 
 
-def rebuilt(points: Iterable[tuple[int, int]]) -> HdrHistogram:
+def rebuilt(points: Iterable[tuple[int, int]], mean: float | None = None,
+            floor: int | None = None) -> HdrHistogram:
     """A histogram rebuilt from (rank, value in ns) points of a distribution, such as the
-    percentiles a tool printed: the value of rank r is interpolated linearly between the
-    points around it (so every point's value is at its rank and no value is invented beyond
-    the points), and ranks below the first point take its value. Of points on one rank the
-    highest value is kept. The ranks between two points are counted bucket by bucket, so a
-    billion requests cost no more than ten."""
+    percentiles a tool printed: every point's value at its rank, and between two points the
+    ranks on a rising curve from the lower value to the higher (`_spread`), so no value is
+    invented beyond the points. Of points on one rank the highest value is kept.
+
+    Below the first point the ranks take its value, or, given a `floor` (a tool that prints
+    no minimum), run from the floor up to it on the same curve. The curve is value = low +
+    (high - low) x t^k, t the rank's place between the points, with one k for every segment:
+    k = 1 (straight lines) without a `mean`; given the tool's mean, the k whose histogram has
+    that mean (`_exponent`). A mean no rising curve reaches (beyond a printed value's rounding)
+    contradicts the points and is refused. The ranks between two points are counted bucket by
+    bucket, so a billion requests cost no more than ten."""
     by_rank: dict[int, int] = {}
     for rank, value in points:
         if not 0 <= value <= HIGHEST_NS:
@@ -81,34 +90,140 @@ def rebuilt(points: Iterable[tuple[int, int]]) -> HdrHistogram:
         if not 1 <= rank <= MAX_COUNT:
             raise HdrError(f"a count of {rank:,} values is outside 1 .. {MAX_COUNT:,}")
         by_rank[rank] = max(value, by_rank.get(rank, value))
-    histogram = new_histogram()
-    previous: tuple[int, int] | None = None
-    for rank, value in sorted(by_rank.items()):
-        if previous is None:
-            histogram.record_value(value, rank)
-        elif value < previous[1]:
+    ordered = sorted(by_rank.items())
+    for (low_rank, low_value), (rank, value) in itertools.pairwise(ordered):
+        if value < low_value:
             raise HdrError(f"the value at rank {rank:,} ({value} ns) is below the value at "
-                           f"rank {previous[0]:,} ({previous[1]} ns)")
-        else:
-            _spread(histogram, previous, (rank, value))
-        previous = (rank, value)
+                           f"rank {low_rank:,} ({low_value} ns)")
+    histogram = new_histogram()
+    if not ordered:
+        return histogram
+    counts = np.frombuffer(histogram.counts, dtype=np.int64)
+    (first_rank, first_value), held = ordered[0], ordered[0][0]
+    segments = [(*low, *high) for low, high in itertools.pairwise(ordered)]
+    if floor is not None and first_rank > 1:
+        if not 0 <= floor <= first_value:
+            raise HdrError(f"the floor {floor} ns is outside 0 .. {first_value} ns")
+        segments.insert(0, (0, floor, first_rank, first_value))
+        held = 0
+    k = 1.0 if mean is None else _exponent((held, first_value), segments, mean)
+    if held:
+        counts[_index(np.array([first_value]))] += held
+    for segment in segments:
+        _spread(counts, segment, k)
+    nonzero = np.flatnonzero(counts)
+    histogram.set_internal_tacking_values(int(nonzero[0]), int(nonzero[-1]),
+                                          int(counts.sum()))
     return histogram
 
 
-def _spread(histogram: HdrHistogram, low: tuple[int, int], high: tuple[int, int]) -> None:
-    """Records the ranks low+1 .. high, rank r at low's value + (high's - low's) x (r - low)
-    / (high - low), one record per bucket the values fall in."""
-    (low_rank, low_value), (high_rank, high_value) = low, high
+Segment = tuple[int, int, int, int]  # low rank, low value, high rank, high value
+# A mean a printed value's rounding can move: 0.5 % and 1 ns (as `result.order_problem`).
+_ROUNDING = 5e-3
+# The steepest curves tried, k = 2^-40 .. 2^40: every value at its segment's top or bottom.
+_STEEPEST = 40
+
+
+def _exponent(held: tuple[int, int], segments: list[Segment], mean: float) -> float:
+    """The k of value = low + (high - low) x t^k whose rebuilt histogram has `mean`: the
+    mean falls as k grows, from the one with every rank at its segment's top (k -> 0) to the
+    one with every rank but the points at its segment's bottom (k -> infinity); k is found
+    by bisection of log2 k on the sum of the values (`_power_sum`). A mean within rounding of
+    those ends takes the end; beyond it, an HdrError. `held`: the ranks below the first
+    segment, all at one value."""
+    count = segments[-1][2] if segments else held[0]
+    fixed = held[0] * held[1] + sum((high_rank - low_rank) * low
+                                    for low_rank, low, high_rank, _ in segments)
+    spans = [(high_rank - low_rank, high - low) for low_rank, low, high_rank, high in segments]
+
+    def total(k: float) -> float:
+        return fixed + sum(span * _power_sum(ranks, k) for ranks, span in spans if span)
+
+    least, most = fixed + sum(span for _, span in spans), fixed + sum(n * s for n, s in spans)
+    target = mean * count
+    if target < least:
+        if mean * (1 + _ROUNDING) + 1 < least / count:
+            raise HdrError(f"the mean ({mean:g} ns) is below the least the points allow "
+                           f"({least / count:g} ns, every value at the point below it)")
+        return math.ldexp(1.0, _STEEPEST)
+    if target > most:
+        if mean > (most / count) * (1 + _ROUNDING) + 1:
+            raise HdrError(f"the mean ({mean:g} ns) is above the most the points allow "
+                           f"({most / count:g} ns, every value at the point above it)")
+        return math.ldexp(1.0, -_STEEPEST)
+    low, high = float(-_STEEPEST), float(_STEEPEST)
+    for _ in range(60):
+        middle = (low + high) / 2
+        if total(math.pow(2.0, middle)) > target:
+            low = middle
+        else:
+            high = middle
+    return math.pow(2.0, (low + high) / 2)
+
+
+# The top ranks of a segment summed one by one; those below by Euler-Maclaurin.
+_EXACT_RANKS = 1024
+
+
+def _power_sum(ranks: int, k: float) -> float:
+    """sum (i / ranks)^k for i = 1 .. ranks: the last `_EXACT_RANKS` terms exactly, the
+    others as the integral of t^k over 0 .. x, x the last of them, plus half the term at x."""
+    exact = min(ranks, _EXACT_RANKS)
+    tail = float(np.sum((np.arange(ranks - exact + 1, ranks + 1) / ranks) ** k))
+    if exact == ranks:
+        return tail
+    x = (ranks - exact) / ranks
+    return tail + ranks * math.pow(x, k + 1) / (k + 1) + math.pow(x, k) / 2
+
+
+def _spread(counts: npt.NDArray[np.int64], segment: Segment, k: float = 1.0) -> None:
+    """Adds to a canonical histogram's counts the ranks low+1 .. high, rank r at low's value
+    + (high's - low's) x ((r - low) / (high - low))^k, each in the bucket its value falls
+    in (the ranks whose value is at most a bucket's highest value, less those of the buckets
+    below)."""
+    low_rank, low_value, high_rank, high_value = segment
     ranks, span = high_rank - low_rank, high_value - low_value
-    placed, bottom = 0, low_value + 1 if span else high_value
-    while placed < ranks:
-        top = min(histogram.get_highest_equivalent_value(bottom), high_value)
-        # the ranks whose interpolated value is at most `top`
-        reached = ranks if top >= high_value else (top - low_value) * ranks // span
-        if reached > placed:
-            histogram.record_value(top, reached - placed)
-            placed = reached
-        bottom = top + 1
+    if not span:
+        counts[_index(np.array([high_value]))] += ranks
+        return
+    indexes = np.arange(_index(np.array([low_value + 1]))[0],
+                        _index(np.array([high_value]))[0] + 1)
+    tops = np.minimum(_highest(indexes), high_value)
+    if k == 1.0:
+        # exact in integers, as wide as they need to be
+        wide = ranks * span >= 2**62
+        steps = tops.astype(object) if wide else tops
+        reached = np.asarray((steps - low_value) * ranks // span, dtype=np.int64)
+    else:
+        reached = np.floor(ranks * ((tops - low_value) / span) ** (1 / k)).astype(np.int64)
+        reached = np.minimum(reached, ranks - 1)
+    reached[-1] = ranks
+    reached = np.maximum.accumulate(reached)
+    counts[indexes] += np.diff(reached, prepend=0)
+
+
+# The canonical layout (1 ns, 3 significant digits): 2,048 sub-buckets, half of them 1,024.
+_SUB_BUCKETS, _HALF_MAGNITUDE = 2048, 10
+
+
+def _index(values: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """The canonical layout's counts index of each value (HdrHistogram's countsArrayIndex)."""
+    values = values.astype(np.int64)
+    # the bit length of values up to an hour in ns (< 2^53, exact as floats)
+    bucket = np.frexp((values | (_SUB_BUCKETS - 1)).astype(np.float64))[1] - _HALF_MAGNITUDE - 1
+    sub_bucket = values >> bucket
+    return np.asarray(((bucket + 1) << _HALF_MAGNITUDE) + sub_bucket - (_SUB_BUCKETS >> 1),
+                      dtype=np.int64)
+
+
+def _highest(indexes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """The highest value of each canonical counts index's bucket."""
+    bucket = (indexes >> _HALF_MAGNITUDE) - 1
+    sub_bucket = (indexes & ((_SUB_BUCKETS >> 1) - 1)) + (_SUB_BUCKETS >> 1)
+    first = bucket < 0
+    sub_bucket = np.where(first, sub_bucket - (_SUB_BUCKETS >> 1), sub_bucket)
+    bucket = np.where(first, 0, bucket)
+    return (sub_bucket << bucket) + (1 << bucket) - 1
 
 
 def summed(histograms: list[HdrHistogram]) -> HdrHistogram:

@@ -16,6 +16,7 @@ import math
 import re
 from collections.abc import Callable, Iterable
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 from hdrh.histogram import HdrHistogram
@@ -92,9 +93,12 @@ def histogram(values: Iterable[tuple[int, int]], where: str) -> Latency:
 def spectrum(points: Iterable[tuple[float, float]], count: int, where: str, *,
              mean: float | None = None, stddev: float | None = None) -> Latency:
     """Latency of `count` values rebuilt from (percentile 0..100, value in ns) points a tool
-    printed: each point at its nearest rank, the values between interpolated
-    (`hdr.rebuilt`). The printed points that are summary statistics (min, p50 .. p99.99,
-    max) and the tool's mean and standard deviation are the trial's summary (`reported`)."""
+    printed: each point at its nearest rank, the values between on one rising curve
+    (`hdr.rebuilt`), chosen, when the tool printed its mean, so that the histogram keeps that
+    mean. Without a 0 % point (the tool printed no minimum) and with a mean, the ranks below
+    the first point run from 0, the least a latency can be, up to it. The printed points that
+    are summary statistics (min, p50 .. p99.99, max) and the tool's mean and standard
+    deviation are the trial's summary (`reported`)."""
     if not 1 <= count <= MAX_COUNT:
         raise ParseError(f"{where}: a count of {count} requests is outside 1 .. {MAX_COUNT:,}")
     listed = sorted(points)
@@ -104,15 +108,21 @@ def spectrum(points: Iterable[tuple[float, float]], count: int, where: str, *,
             raise ParseError(f"{where}: percentile {percentile} is outside 0 .. 100")
         ranked.append((max(1, math.ceil(Fraction(repr(percentile)) * count / 100)),
                        round(value)))
-    return cumulative(ranked, where, reported(listed, mean=mean, stddev=stddev))
+    no_min = mean is not None and all(percentile > 0.0 for percentile, _ in listed)
+    return cumulative(ranked, where, reported(listed, mean=mean, stddev=stddev),
+                      floor=0 if no_min else None)
 
 
 def cumulative(points: Iterable[tuple[int, int]], where: str,
-               printed: Reported | None = None) -> Latency:
+               printed: Reported | None = None, *, floor: int | None = None) -> Latency:
     """Latency rebuilt from (values so far, value in ns) points, such as HdrHistogram's
     percentile output (its TotalCount column): the values counted between two points are
-    interpolated between their values (`hdr.rebuilt`), exact at every point."""
-    return Latency(hdr=_built(hdr.rebuilt, points, where), reported=printed, rebuilt=True)
+    on a rising curve between their values (`hdr.rebuilt`), exact at every point, and the
+    histogram's mean is the tool's where it printed one (`printed.mean`). The ranks below the
+    first point take its value, or run up to it from `floor`."""
+    mean = None if printed is None else printed.mean
+    return Latency(hdr=_built(partial(hdr.rebuilt, mean=mean, floor=floor), points, where),
+                   reported=printed, rebuilt=True)
 
 
 def reported(points: Iterable[tuple[float, float]], *, mean: float | None = None,
