@@ -7,7 +7,8 @@ Latency from a harness is one of three kinds, and each adapter says which it giv
 - a histogram (`hdr`): JMH SampleTime, HdrHistogram logs;
 - a percentile spectrum (wrk2's `--latency`, k6's trend stats, pytest-benchmark without its
   data): rebuilt by `spectrum` / `cumulative`, each printed point at its rank and the
-  values between interpolated (marked `rebuilt`), with the statistics the tool printed kept
+  values between interpolated on one rising curve that keeps the tool's mean where it
+  printed one (marked `rebuilt`), with the statistics the tool printed kept
   as it printed them (`reported`): the trial's p95 is the tool's p95, never a neighbour's.
 """
 
