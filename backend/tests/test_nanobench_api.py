@@ -8,6 +8,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pytest
+
 from latlab.models import Scope
 
 GOLDEN = Path(__file__).resolve().parents[2] / "workers" / "tests" / "golden" / "adapters"
@@ -43,6 +46,14 @@ def test_go_bench_trial_summary_is_the_printed_ns_per_op(client, actors) -> None
                 assert trial["summary"][key] == value, key  # 2.22, not 2
             assert trial["summary"]["stddev"] == 0.0
             assert "p50" in trial["reported"] and trial["interpolated"] == []
+        # The series is the printed values themselves, nearest rank (numpy's inverted_cdf),
+        # not their whole-nanosecond buckets: BenchmarkAdd's p50 is 1.87, not 2.
+        summary = series["summary"]
+        assert (summary["count"], summary["min"], summary["max"]) == (
+            3, min(values), max(values))
+        for key, q in (("p50", 50), ("p90", 90), ("p99", 99)):
+            assert summary[key] == float(np.percentile(values, q, method="inverted_cdf")), key
+        assert summary["mean"] == pytest.approx(float(np.mean(values)), rel=1e-12)
         assert trials[-1]["failures"]["failed"] == 3
         assert trials[-1]["failures"]["total"] == 9
         assert "--- FAIL: BenchmarkFails-2" in trials[-1]["failures"]["detail"]

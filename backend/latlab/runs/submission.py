@@ -300,9 +300,15 @@ def _series(run: Run, series_id: int, item: SeriesIn, trials: list[TrialData],
     names = {name for t in trials for name in t.metrics}
     labels = label_key(item.labels)
     one = trials[0] if len(trials) == 1 else None
+    # Trials of one value each (a go or Google Benchmark line): the series is those values,
+    # exact as the tool printed them, not their whole-nanosecond buckets.
+    single = all(t.summary.count == 1 and t.origin and "mean" in t.origin["reported"]
+                 for t in trials)
+    summary = (one.summary if one is not None else Summary.of_values(
+        [t.summary.mean for t in trials]) if single else merged.summary())
     return {
         "id": series_id, "run_id": run.id, "labels": item.labels, "label_key": labels,
-        "summary": (merged.summary() if one is None else one.summary).as_dict(),
+        "summary": summary.as_dict(),
         "summary_origin": _merged_origin(trials) if one is None else one.origin,
         "summary_uncorrected": None if merged_uncorrected is None
         else (merged_uncorrected.summary() if one is None or one.summary_uncorrected is None
