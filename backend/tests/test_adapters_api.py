@@ -80,7 +80,12 @@ def _criterion(run: dict[str, Any]) -> None:
             per_iteration = sorted(round(t / n) for t, n in zip(sample["times"], sample["iters"],
                                                                 strict=True))
             assert trial["exact"] and trial["summary"]["count"] == len(per_iteration) == 50
-            assert trial["summary"]["p50"] == per_iteration[24]  # nearest rank: the 25th
+            # The summary is Criterion's own estimates: its median, mean and standard deviation
+            # (n - 1); the maximum is the samples'.
+            printed = estimates[i - 1]
+            assert trial["summary"]["p50"] == printed["median"]["point_estimate"]
+            assert trial["summary"]["mean"] == printed["mean"]["point_estimate"]
+            assert trial["summary"]["stddev"] == printed["std_dev"]["point_estimate"]
             assert trial["summary"]["max"] == per_iteration[-1]
 
 
