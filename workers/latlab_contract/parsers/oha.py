@@ -19,6 +19,12 @@ by `-z`'s deadline left out), `errors` the responses of status 400 and above and
 requests without a response, but for `timeouts` (oha's "timeout" error) and `aborted` (its
 "aborted due to deadline": requests still running when `-z` ended, not the server's
 failure).
+
+The responses of status 400 and above and the requests that failed without one (timeouts
+included, `-z`'s cut-off ones not) are the trial's `failures`, of the requests less the cut-off
+ones, with oha's status code and error distributions as the detail. Percentiles out of order
+or above the slowest, the average outside fastest .. slowest, and negative times or rates are
+refused, naming the JSON path.
 """
 
 from typing import Any
@@ -34,7 +40,15 @@ from latlab_contract.parsers.harness import (
     member,
     reported,
 )
-from latlab_contract.result import MAX_COUNT, MAX_MEASURED, Latency, SeriesIn, TrialIn
+from latlab_contract.result import (
+    MAX_COUNT,
+    MAX_MEASURED,
+    Failures,
+    Latency,
+    SeriesIn,
+    TrialIn,
+    order_problem,
+)
 from latlab_contract.vocabulary import MetricSpec
 
 # oha's ClientError texts of the errors that are not counted in `errors`.
@@ -89,9 +103,17 @@ def parse(text: str, context: ParseContext) -> Parsed:
         "timeouts": float(timeouts),
         "aborted": float(aborted),
     }
+    failed = int(metrics["errors"] + metrics["timeouts"])
+    trial_failures = None
+    if failed:
+        words = "oha status codes " + ", ".join(f"{code}: {n}" for code, n in statuses.items())
+        if failures:
+            words += "; errors: " + "; ".join(f"[{n}] {text}" for text, n in failures.items())
+        trial_failures = Failures(failed=failed, total=requests - aborted,
+                                  detail=words if len(words) <= 500 else words[:497] + "...")
     try:
         series = SeriesIn(trials=[TrialIn(latency=_latency(document, summary, answered),
-                                          metrics=metrics)])
+                                          metrics=metrics, failures=trial_failures)])
     except ValidationError as error:
         raise ParseError(validation_message(error)) from error
     return Parsed(series=[series], metric_info=METRIC_INFO)
@@ -109,6 +131,17 @@ def _latency(document: dict[str, Any], summary: dict[str, Any], answered: int) -
         printed.append((percentile, duration_ns(checked(value, where, float), "s", where)))
     if not printed:
         raise ParseError(f"{path}: no percentiles")
+    values = [fastest, *(value for _, value in sorted(printed)), slowest]
+    names = ["fastest", *(f"p{q:g}" for q, _ in sorted(printed)), "slowest"]
+    for index in range(1, len(values)):
+        if values[index - 1] > values[index] * 1.005 + 1:
+            raise ParseError(f"{path}: the {names[index - 1]} ({values[index - 1]:g} ns) is "
+                             f"above the {names[index]} ({values[index]:g} ns): oha's latencies "
+                             "contradict each other")
+    problem = order_problem({"min": fastest, "max": slowest, "mean": average})
+    if problem is not None:
+        raise ParseError(f"$.summary.average: the {problem}: oha's latencies contradict each "
+                         "other")
     ranks = [(1, round(fastest)), (answered, round(slowest))]
     # oha's `percentile_iter`: index `(p / 100.0 * n) as usize`, in the same floating point
     ranks += [(int(q / 100.0 * answered) + 1, round(value)) for q, value in printed]
