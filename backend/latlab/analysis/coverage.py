@@ -38,16 +38,18 @@ def left_out(run: Run, baseline: Run | None, gate: Collection[str],
 
 
 def why_not(series: Series, metric: str, skipped: Collection[tuple[str, str]],
-            asked: Collection[str] = ()) -> str | None:
+            other: Series | None = None) -> str | None:
     """Why the gate cannot judge the series' metric on the run's side, or None. A metric the
-    series does not have is a reason only when the submission asked for it (a harness
-    without throughput is not told so on every run)."""
+    series does not have is a reason only when its baseline series (`other`) has it (a
+    harness without throughput, a JMH time-mode benchmark without ops/s, is not told so on
+    every run)."""
     if (series.label_key, metric) in skipped:
         return (f"{metric} was not printed by the harness (the lab's value, marked ~, is "
                 f"interpolated from a rebuilt histogram); name it with --gate-metric to judge "
                 f"it anyway")
     if not trial_values(series, metric):
-        return f"the run has no {metric}" if metric in asked else None
+        return (f"the run has no {metric}, which its baseline has"
+                if other is not None and trial_values(other, metric) else None)
     if not reliable(series, metric):
         return (f"too few samples beyond p{TAIL_PERCENTILES[metric]:g} in a trial for its "
                 f"{metric} to be judged")
@@ -56,7 +58,7 @@ def why_not(series: Series, metric: str, skipped: Collection[tuple[str, str]],
 
 def not_compared(run: Run, baseline: Run, judged: Collection[tuple[str, str]],
                  gate: Collection[str], skipped: Collection[tuple[str, str]],
-                 asked: Collection[str], by_history: bool) -> list[dict[str, Any]]:
+                 by_history: bool) -> list[dict[str, Any]]:
     """A `not-compared` reason for each gated metric of the run's series the gate could not
     judge on the run's side (`why_not`), for each series it judged nothing of for want of a
     counterpart (new to the baseline or to its history), and for each series of the baseline
@@ -67,7 +69,8 @@ def not_compared(run: Run, baseline: Run, judged: Collection[tuple[str, str]],
     for series in run.series:
         causes = {metric: cause for metric in gate
                   if (series.label_key, metric) not in judged
-                  and (cause := why_not(series, metric, skipped, asked)) is not None}
+                  and (cause := why_not(series, metric, skipped,
+                                        theirs.get(series.label_key))) is not None}
         reasons += [_reason(series.labels, metric, cause) for metric, cause in causes.items()]
         if series.label_key in compared or causes:
             continue

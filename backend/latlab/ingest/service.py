@@ -89,7 +89,7 @@ def judge(session: Session, run: Run) -> Judgement:
     if baseline is not None:
         judged = {(label_key(j.labels), j.metric.metric) for j in result.judged}
         reasons = [*reasons, *coverage.not_compared(run, baseline, judged, gate_metrics,
-                                                    skipped, asked, by_history is not None)]
+                                                    skipped, by_history is not None)]
         if not judged:  # nothing was compared: no verdict on evidence that is not there
             verdict = "no-baseline"
     errors = coverage.failures(run, limits)
