@@ -169,6 +169,95 @@ _MUTATIONS: list[Callable[[bytes, random.Random], bytes]] = [
     _swap_number, _swap_number, _lines, _bytes, _json_value, _json_value]
 
 
+# Rule-breaking mutations: each makes an input no tool prints (a negative time or rate, a
+# statistic out of order with another, a benchmark of zero iterations, an empty name), so
+# every one must be refused; one stored is a bug.
+_NEGATABLE = {
+    "mean", "median", "min", "max", "stddev", "real_time", "cpu_time", "point_estimate",
+    "avg", "med", "p(90)", "p(95)", "p(99)", "rate", "times", "data", "rawData", "50th",
+    "90th", "95th", "99th", "average", "fastest", "slowest", "latency", "requestsPerSec",
+    "rps", "ops", "throughput"}
+_ORDERED = [("p(90)", "p(95)"), ("p(95)", "p(99)"), ("med", "max"), ("min", "med"),
+            ("50th", "99th"), ("min", "max"), ("median", "max"), ("min", "median"),
+            ("fastest", "slowest"), ("p50", "p99"), ("p90", "p99")]
+# The fields that name a benchmark in each format (ghz's `name` and k6's group names may be
+# empty).
+_IDS = {"google-benchmark": {"name"}, "pytest-benchmark": {"fullname"},
+        "hyperfine": {"command"}, "criterion": {"full_id"}, "jmh": {"benchmark"}}
+_AGGREGATE = re.compile(r"_(mean|median|stddev|cv)$")
+_GO_LINE = re.compile(rb"^(Benchmark\S*\s+)(\d+)(\s+)(\d+(?:\.\d+)?)( ns/op)", re.M)
+_WRK_AVG = re.compile(rb"^(\s*Latency\s+)(\d)", re.M)
+_WRK_POINT = re.compile(rb"^\s*(50|99)(?:\.000)?%\s+(\S+)\s*$", re.M)
+
+
+def break_rule(adapter: str, seed: bytes, rng: random.Random) -> tuple[str, bytes] | None:
+    """The seed with one rule broken, and which; None when no rule applies to it."""
+    try:
+        document = json.loads(seed)
+    except ValueError:
+        return _break_text(adapter, seed, rng)
+    choices: list[tuple[str, Callable[[], None]]] = []
+    for holder, key in _containers(document):
+        value = holder[key]
+        named = key if isinstance(key, str) else None
+        if named in _NEGATABLE and _positive(value):
+            choices.append((f"negative {named}", _setter(holder, key, -value)))
+        if named in _NEGATABLE and isinstance(value, list) and value and all(
+                _positive(v) for v in value[:1]):
+            choices.append((f"negative {named}[0]", _setter(value, 0, -value[0])))
+        if named in _IDS.get(adapter, ()) and isinstance(value, str) and value:
+            choices.append((f"empty {named}", _setter(holder, key, "")))
+        if named == "iterations" and _positive(value) and holder.get("run_type") != "aggregate" \
+                and not holder.get("error_occurred") \
+                and not _AGGREGATE.search(str(holder.get("name", ""))):
+            choices.append(("zero iterations", _setter(holder, key, 0)))
+        if isinstance(value, dict):
+            for low, high in _ORDERED:
+                if _positive(value.get(low)) and _positive(value.get(high)) and (
+                        value[low] < value[high]):
+                    choices.append((f"{low} above {high}", _swapper(value, low, high)))
+    if not choices:
+        return None
+    rule, apply = rng.choice(choices)
+    apply()
+    return rule, json.dumps(document).encode()
+
+
+def _break_text(adapter: str, seed: bytes, rng: random.Random
+                ) -> tuple[str, bytes] | None:
+    choices: list[tuple[str, bytes]] = []
+    lines = list(_GO_LINE.finditer(seed)) if adapter == "go-bench" else []
+    if lines:
+        line = rng.choice(lines)
+        choices += [
+            ("zero iterations", seed[:line.start(2)] + b"0" + seed[line.end(2):]),
+            ("negative ns/op", seed[:line.start(4)] + b"-" + seed[line.start(4):])]
+    # wrk2's Avg is its thread statistics', which it prints beside the spectrum it is judged by
+    if adapter == "wrk" and (average := _WRK_AVG.search(seed)) is not None:
+        choices.append(("negative Avg", seed[:average.start(2)] + b"-" + seed[average.start(2):]))
+    points = list(_WRK_POINT.finditer(seed))
+    if len(points) == 2 and points[0].group(2) != points[1].group(2):
+        first, second = points
+        swapped = (seed[:first.start(2)] + second.group(2) + seed[first.end(2):second.start(2)]
+                   + first.group(2) + seed[second.end(2):])
+        choices.append(("99 % below 50 %", swapped))
+    return rng.choice(choices) if choices else None
+
+
+def _positive(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+
+
+def _setter(holder: Any, key: Any, value: Any) -> Callable[[], None]:
+    return lambda: holder.__setitem__(key, value)
+
+
+def _swapper(holder: dict[str, Any], low: str, high: str) -> Callable[[], None]:
+    def swap() -> None:
+        holder[low], holder[high] = holder[high], holder[low]
+    return swap
+
+
 def summary_problems(summary: dict[str, Any]) -> list[str]:
     """What a stored summary breaks of what every summary holds (empty when sound)."""
     problems = []

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bench.fuzz import CONTRACT, SEED_FILES, mutate, seeds, summary_problems
+from bench.fuzz import CONTRACT, SEED_FILES, break_rule, mutate, seeds, summary_problems
 from latlab.core.errors import Unprocessable
 from latlab.core.validation import BodyInvalid
 from latlab.runs import submission
@@ -59,3 +59,36 @@ def test_mutated_input_is_refused_or_stored_sound(name: str, rng: random.Random)
     for series in trials:
         for trial in series:
             assert summary_problems(trial.summary.as_dict()) == [], body[:300]
+
+
+def _stored(name: str, body: bytes) -> bool:
+    document = _read(name, body)
+    if document is None:
+        return False
+    try:
+        submission.read_trials(document)
+    except Unprocessable:
+        return False
+    return True
+
+
+# latlab's own formats: their rules are the contract's, fuzzed by the mutations above.
+@pytest.mark.parametrize("name", sorted(set(SEED_FILES) - {CONTRACT, "latlab-json", "hlog"}))
+def test_rule_breaking_input_is_refused(name: str) -> None:
+    """Every golden file with one rule broken (a negative time or rate, percentiles out of
+    order, zero iterations, an empty name): none is stored."""
+    rng = random.Random(44)
+    stored, tried = [], 0
+    for index, seed in enumerate(POOLS[name]):
+        if not _stored(name, seed):
+            continue  # a golden file of a case the adapter refuses anyway
+        for _ in range(8):
+            broken = break_rule(name, seed, rng)
+            if broken is None:
+                break
+            tried += 1
+            rule, body = broken
+            if _stored(name, body):
+                stored.append(f"seed {index}: {rule}")
+    assert not stored, sorted(set(stored))
+    assert tried, f"no rule-breaking mutation applies to {name}'s golden files"

@@ -119,6 +119,11 @@ def _trial(item: dict[str, Any], described: dict[str, Any], path: str) -> TrialI
     if time <= 0:
         raise ParseError(f"{where}.point_estimate: a time per iteration of {time:g} ns is not "
                          "positive")
+    for other, value in estimates.values():
+        if isinstance(value, dict) and isinstance(low := value.get("point_estimate"),
+                                                  int | float) and low < 0:
+            raise ParseError(f"{other}.point_estimate: {low:g} ns is negative (an estimate of "
+                             f"times)")
     _agree(printed, per_iteration, iters, times)
     metrics = {"ns_per_iter": time}
     throughput = described.get("throughput")

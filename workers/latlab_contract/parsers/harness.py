@@ -49,6 +49,15 @@ def member(document: Any, key: str | int, path: str, kind: type | tuple[type, ..
     return checked(value, where, kind)
 
 
+def named(document: Any, key: str, path: str) -> str:
+    """A benchmark's name, `document[key]`: a string that is not empty (the error names the
+    path and the rule)."""
+    name: str = member(document, key, path, str)
+    if not name.strip():
+        raise ParseError(f"{path}.{key}: an empty name (a benchmark is named)")
+    return name
+
+
 def checked(value: Any, where: str, kind: type | tuple[type, ...]) -> Any:
     number = kind in (float, (int, float))
     if number and isinstance(value, int | float) and not isinstance(value, bool):

@@ -38,6 +38,7 @@ from latlab_contract.parsers.harness import (
     load_json,
     member,
     metric_name,
+    named,
     ns,
     samples,
     spec_for_unit,
@@ -73,7 +74,7 @@ def parse(text: str, context: ParseContext) -> Parsed:
             raise ParseError(f"{path}.mode: unknown mode '{mode}'")
         params = result.get("params") or {}
         checked(params, f"{path}.params", dict)
-        labels = {"benchmark": member(result, "benchmark", path, str), "mode": mode,
+        labels = {"benchmark": named(result, "benchmark", path), "mode": mode,
                   **{metric_name(key): str(value) for key, value in params.items()}}
         trials = _trials(result, mode, path, info)
         try:

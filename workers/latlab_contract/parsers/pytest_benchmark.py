@@ -34,6 +34,7 @@ from latlab_contract.parsers.harness import (
     duration_ns,
     load_json,
     member,
+    named,
     ns,
     reported,
     samples,
@@ -63,7 +64,7 @@ def parse(text: str, context: ParseContext) -> Parsed:
     for index, benchmark in enumerate(benchmarks):
         path = f"$.benchmarks[{index}]"
         checked(benchmark, path, dict)
-        labels = {"benchmark": member(benchmark, "fullname", path, str)}
+        labels = {"benchmark": named(benchmark, "fullname", path)}
         if benchmark.get("group") is not None:
             labels["group"] = str(benchmark["group"])
         stats = member(benchmark, "stats", path, dict)
