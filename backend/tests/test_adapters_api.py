@@ -123,7 +123,10 @@ def _pytest_benchmark(run: dict[str, Any]) -> None:
 
 
 def _k6(run: dict[str, Any]) -> None:
-    (series,) = run["series"]
+    # All requests; k6's sub-metrics (`{expected_response:true}`) are series of their own.
+    series = next(s for s in run["series"] if not s["labels"])
+    assert {tuple(s["labels"].items()) for s in run["series"]} == {
+        (), (("submetric", "expected_response:true"),)}
     for trial, i in zip(series["trials"], (1, 2, 3), strict=True):
         metrics = json.loads((GOLDEN / "k6" / f"summary-fast-{i}.json").read_text())["metrics"]
         assert trial["summary"]["count"] == metrics["http_reqs"]["count"]

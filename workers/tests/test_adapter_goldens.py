@@ -232,6 +232,13 @@ K6_SUMMARIES = sorted(K6.rglob("*.json"))
 K6_PRINTED = re.compile(r"([a-z]+|p\([\d.]+\))=([\d.]+)(ns|µs|ms|s)(?=\s|$)")
 
 
+def k6_trial(path: Path) -> TrialIn:
+    """The trial of all requests: the series without labels (k6's sub-metrics, such as
+    `{expected_response:true}`, are series of their own)."""
+    (trial,) = parse("k6", path)[()].trials
+    return trial
+
+
 def k6_key(stat: str) -> str | None:
     """`Reported`'s key of one of k6's trend stats (avg, med, p(95) or p95, ...)."""
     named = {"avg": "mean", "min": "min", "med": "p50", "max": "max"}
@@ -292,7 +299,7 @@ def k6_printed(stdout: Path) -> tuple[dict[str, str], int] | None:
 @pytest.mark.parametrize("path", K6_SUMMARIES, ids=relative)
 def test_k6_summary_keeps_k6s_own_statistics(path: Path) -> None:
     document = json.loads(path.read_text())
-    trial = only_trial("k6", path)
+    trial = k6_trial(path)
     assert trial.latency.rebuilt and trial.latency.reported is not None
     assert histogram(trial.latency).get_total_count() == k6_requests(document)
     theirs = {k6_key(stat): value * 1e6 for stat, value in k6_duration(document).items()}
@@ -310,7 +317,7 @@ K6_TEXT_RUNS = [p for p in K6_SUMMARIES if p.name == "summary.json"
 @pytest.mark.parametrize("path", K6_TEXT_RUNS, ids=relative)
 def test_k6_summary_statistics_are_k6s_printed_ones(path: Path) -> None:
     printed, requests = k6_printed(path.with_name("stdout.txt"))
-    trial = only_trial("k6", path)
+    trial = k6_trial(path)
     assert histogram(trial.latency).get_total_count() == requests
     assert trial.latency.reported is not None
     ours = trial.latency.reported.model_dump()
@@ -337,7 +344,7 @@ def test_k6_samples_are_the_requests_k6_summed_up(path: Path) -> None:
     found = k6_printed(path.with_name("stdout.txt"))
     assert found is not None, "the run's stdout.txt has no text summary"
     printed, requests = found
-    trial = only_trial("k6", path)
+    trial = k6_trial(path)
     samples = sorted(trial.latency.samples_ns or [])
     assert len(samples) == requests
     assert k6_text(samples[0] / 1e6) == printed["min"]
@@ -360,7 +367,7 @@ def test_k6_samples_give_k6s_exported_percentiles(path: Path) -> None:
     """k6's own JSON of the same run, to full precision: its percentiles are the linear
     interpolation of our samples, its min, max and avg theirs."""
     exported = k6_duration(json.loads(path.with_name("summary.json").read_text()))
-    samples = sorted(only_trial("k6", path).latency.samples_ns or [])
+    samples = sorted(k6_trial(path).latency.samples_ns or [])
     assert same(samples[0], exported["min"] * 1e6)
     assert same(samples[-1], exported["max"] * 1e6)
     assert math.isclose(sum(samples) / len(samples), exported["avg"] * 1e6, rel_tol=1e-9)
@@ -375,7 +382,7 @@ def test_k6_samples_give_k6s_exported_percentiles(path: Path) -> None:
 def test_k6_docs_example_keeps_p95_and_interpolates_p99() -> None:
     path = K6 / "upstream" / "docs-summary-export-example.json"
     duration = k6_duration(json.loads(path.read_text()))
-    latency = only_trial("k6", path).latency
+    latency = k6_trial(path).latency
     assert latency.rebuilt and latency.reported is not None
     assert same(latency.reported.p95, duration["p(95)"] * 1e6)
     assert same(latency.reported.max, duration["max"] * 1e6)

@@ -3,29 +3,75 @@
 `JSON.stringify(data)`, in k6's classic or `--new-machine-readable-summary` shape), or every
 sample (`k6 run --out json=FILE`, one JSON object a line).
 
-From every sample (`--out json`), the latency is each `http_req_duration` point (or
-`iteration_duration` without HTTP requests), exact; `requests` and `errors` count the
-`http_reqs` and `http_req_failed` points, `checks` is the share of checks passed, and
-`throughput` is the requests over the time from the first point to the last (k6's own rate
-divides by the whole test's duration, a little longer).
-
-One run is one trial of one series. k6 keeps no distribution in its summary, only the trend
-stats it was asked for, so the latency is rebuilt from `http_req_duration`'s min, med, p(..)
-and max over `http_reqs.count` requests (`harness.spectrum`: interpolated between the
-printed percentiles), and the trial's summary keeps k6's own min, med, p(..), max and avg
-(ask for the tail with `--summary-trend-stats "avg,min,med,max,p(90),p(95),p(99),p(99.9)"`;
-with k6's default stats, P99 and above are interpolated between p(95) and the max). A
-script without HTTP requests gets its latency from `iteration_duration` over
+From a summary, one run is one trial of the series of all requests (without labels; and
+one of each sub-metric series, below). k6 keeps no distribution in it, only the
+trend stats it was asked for (by default avg, min, med, max, p(90), p(95): no p(99)), so the
+latency is rebuilt from `http_req_duration`'s min, med, p(..) and max over `http_reqs.count`
+requests, keeping k6's avg as the histogram's mean (`harness.spectrum`: the values between
+the printed percentiles interpolated, marked `rebuilt`). The trial's summary (`reported`)
+holds only what k6 printed: min, med, its p(..), max and avg. The gate judges the highest
+percentile k6 printed (p99 when asked for with `--summary-trend-stats`, else p95, p90 or the
+median) and the throughput, never one interpolated between p(95) and the max; a note says
+which stats k6 did not print and the `--summary-trend-stats` line that gives them (k6's
+machine-readable summary keeps only avg, min, med, max, p90 and p95 whatever is asked for).
+A script without HTTP requests gets its latency from `iteration_duration` over
 `iterations.count`.
 
-Every metric of the summary becomes metrics: `http_reqs`' rate is `throughput`, a counter
-gives `<name>` (its count) and `<name>_rate` (per second), a rate `<name>` (a ratio), a gauge
-`<name>`, a trend `<name>_<stat>` in ms (`http_req_duration_p99.9`), and
-`thresholds_failed` counts the thresholds k6 reported as crossed. Submetrics
-(`http_req_duration{expected_response:true}`) are left out.
+Failures: `http_req_failed` is a rate of failed requests (by default a status outside
+200 .. 399 or no response): in the classic summary its `passes` count the requests that
+FAILED (k6's rate counts the non-zero values, here "true, it failed", grafana/k6#2306) and
+its `fails` the ones that did not; the machine-readable one has `matches` of `total`. A run
+with failed requests carries them as the trial's `failures` (of `http_reqs.count`), with
+k6's own words ("http_req_failed 95.00% 951 out of 1001") and its failed checks; a run whose
+requests all succeeded but whose checks failed carries the failed checks of all checks.
+
+Sub-metrics (`http_req_duration{expected_response:true}`: the successful requests only, or
+any `{tag:value}` a threshold names) are kept in two ways. Of the latency trend, each one
+whose count is known becomes a series of its own, labelled `submetric` with the tags as k6
+writes them (`expected_response:true`), whose latency is rebuilt as above: a user comparing
+runs compares the successful requests' p95 with the same series of the baseline, beside the
+p95 of all requests (in a run where 95 % of the requests fail fast, the latter is the
+failures' p95), and the gate judges it too. Its `requests` are its count and its
+`throughput` that count over k6's test run duration, as k6 rates every counter (for
+`{expected_response:true}`: the successful requests a second). Its count is
+`http_req_failed`'s successes for `{expected_response:true}`, else the trend's own `count`
+stat or the `http_reqs` sub-metric of the same tags; one without a count stays a set of
+metrics only, and a note says so. Every sub-metric is also kept among the main trial's
+metrics, as `<name>.<tags>_<stat>` (`http_req_duration.expected_response_true_p95`).
+
+Metrics: `http_reqs`' rate is `throughput` (where k6 wrote no rate, as in its
+machine-readable summary, its count over k6's test run duration, `config.duration` or
+`state.testRunDurationMs`), a counter gives `<name>` (its count; `data_received` and
+`data_sent` in bytes, in every format) and `<name>_rate` (per second), a rate `<name>` (a
+ratio; k6 before v0.30.0 wrote 0 for every rate's value in --summary-export, so a 0 beside
+passes is read as the passes' share, with a note), a gauge `<name>`, a trend
+`<name>_<stat>` in ms (`http_req_duration_p99.9`; its `count` stat a count), and
+`thresholds_failed` counts the thresholds k6 reported as crossed.
+A trial holds at most `MAX_METRICS` metrics: k6's own metrics come first, then the script's
+custom ones by name, each whole or not at all, and a note names the ones left out (a script
+with hundreds of custom trends).
+
+From every sample (`--out json`), the latency is each `http_req_duration` point (or
+`iteration_duration` without HTTP requests), exact, and each sub-metric of it that k6
+declared (the `Metric` line's `submetrics`) a series of the points with its tags.
+`requests`, `errors` and `checks` count the `http_reqs`, `http_req_failed` and `checks`
+points, `data_received`/`data_sent` sum their bytes, and the rates divide by the test's
+duration as k6 counts it (from the start of the run to its end, setup and teardown
+included): k6 writes no duration into this file, so it is taken from the earliest
+iteration's start (an `iteration_duration` point's time less its value) or the first point,
+to the last point (k6's `vus` ticks aside); the points' own span would miss the time before
+the first response and after the last (+7.2 % throughput on a script that sleeps).
+
+Impossible input is refused, naming the JSON path (or line) and the rule: a negative count,
+rate or time; a rate's ratio outside 0 .. 1 or not its passes' share; trend stats out of
+order (min, med, p(..), max rising; avg between min and max); a gauge outside its min .. max
+(`vus`, `vus_max` below 0).
 """
 
+import hashlib
+import itertools
 import re
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -41,91 +87,371 @@ from latlab_contract.parsers.harness import (
     samples,
     spectrum,
 )
-from latlab_contract.result import Latency, SeriesIn, TrialIn
+from latlab_contract.result import (
+    MAX_COUNT,
+    MAX_METRICS,
+    Failures,
+    Latency,
+    Scalar,
+    SeriesIn,
+    TrialIn,
+)
 from latlab_contract.vocabulary import Direction, MetricSpec
 
 # The latency trend and the counter of its values, in order of preference.
 _LATENCY = (("http_req_duration", "http_reqs"), ("iteration_duration", "iterations"))
-_DIRECTIONS: dict[str, Direction] = {"http_req_failed": "lower", "checks": "higher"}
+_DIRECTIONS: dict[str, Direction] = {"http_req_failed": "lower", "checks": "higher",
+                                     "checks_failed": "lower", "checks_succeeded": "higher"}
 _UNITS = {"time": "ms", "data": "B"}
+# k6's own metrics the adapter reads (kept first when a trial has too many) and their kinds
+# where a classic --summary-export does not say what a metric contains.
+_OWN = ("http_reqs", "http_req_duration", "http_req_failed", "checks", "iterations",
+        "iteration_duration", "data_received", "data_sent", "dropped_iterations",
+        "checks_total", "checks_failed", "checks_succeeded", "vus", "vus_max")
+_DATA = ("data_received", "data_sent")
+# Counters that count things: a negative count is impossible.
+_COUNTS = ("http_reqs", "iterations", "data_received", "data_sent", "dropped_iterations",
+           "checks_total")
+_STAT_ORDER = "avg,min,med,max,p(90),p(95),p(99)"
+_TOLERANCE = 1e-9  # k6 writes its float64s in full; allow their last bit
+
+
+@dataclass
+class _Metric:
+    """One metric of a summary, in whichever shape k6 wrote it."""
+
+    name: str  # as k6 names it, a sub-metric with its {tags}
+    path: str
+    kind: str  # counter, rate, trend, gauge
+    values: dict[str, float]
+    contains: str  # time, data, default
+    repaired: bool = False  # a pre-v0.30 export's rate value of 0, read from its counts
+
+    @property
+    def base(self) -> str:
+        return self.name.partition("{")[0]
+
+    @property
+    def tags(self) -> str:
+        """A sub-metric's tags as k6 writes them (`expected_response:true`), else ''."""
+        return self.name.partition("{")[2].removesuffix("}")
 
 
 def parse(text: str, context: ParseContext) -> Parsed:
     if _is_stream(text):
         return _stream(text)
     document = checked(load_json(text), "$", dict)
-    if "results" in document and "metrics" not in document:  # machine-readable summary
-        described = {member(m, "name", f"$.results.metrics[{i}]", str): m for i, m in enumerate(
-            member(member(document, "results", "$", dict), "metrics", "$.results", list))}
-    else:
-        described = member(document, "metrics", "$", dict)
-    metrics: dict[str, float] = {"thresholds_failed": 0.0}
-    info = {"thresholds_failed": MetricSpec(unit="count", direction="lower",
-                                            label="k6 thresholds crossed")}
-    kinds: dict[str, tuple[str, dict[str, Any]]] = {}
-    for name, raw in described.items():
-        if "{" in name:
-            continue
-        path = f"$.metrics[{name!r}]"
-        kind, values, contains = _read(checked(raw, path, dict), path)
-        kinds[name] = (kind, values)
-        metrics["thresholds_failed"] += _crossed(raw.get("thresholds"), f"{path}.thresholds")
-        for key, value, spec in _metrics(name, kind, values, contains, path):
-            metrics[key] = value
-            info[key] = spec
-    latency = _latency(kinds)
+    machine = "results" in document and "metrics" not in document
+    found, duration = _described(document, machine)
+    by_name = {m.name: m for m in found}
+    notes: list[str] = []
+    metrics, info = _all_metrics(found, document, notes)
+    throughput = _throughput(by_name, duration)
+    if throughput is not None:
+        metrics["throughput"] = throughput
+        info["throughput"] = MetricSpec(unit="req/s", direction="higher")
+    trend, counter = next(((t, c) for t, c in _LATENCY if t in by_name and c in by_name),
+                          (None, None))
+    if trend is None or counter is None:
+        raise ParseError("$.metrics.http_req_duration: missing (and no iteration_duration)")
+    latency_metric = by_name[trend]
+    count = _whole(by_name[counter], "count")
+    failures = _failures(by_name, _checks(document, machine))
+    series = [_series({}, _latency(latency_metric, count), metrics, failures)]
+    for sub in (m for m in found if m.base == trend and m.tags):
+        sub_count = _sub_count(sub, by_name)
+        if sub_count is None:
+            notes.append(f"k6 printed {sub.name} without a count: kept as metrics "
+                         f"({_key(sub.name)}_...), not as a series of its own (add count to "
+                         f"--summary-trend-stats to get it as one)"[:500])
+        elif sub_count > 0:
+            sub_metrics = {"requests": float(sub_count)}
+            if throughput is not None and count:
+                sub_metrics["throughput"] = sub_count * throughput / count
+            series.append(_series({"submetric": sub.tags}, _latency(sub, sub_count),
+                                  sub_metrics, None))
+    repaired = [m.name for m in found if m.repaired]
+    if repaired:
+        notes.append(f"k6 wrote 0 as the value of {', '.join(repaired)} (k6 before v0.30.0 "
+                     "wrote 0 for every rate in --summary-export): read as its passes' share "
+                     "of passes and fails"[:500])
+    gate, missing = _gate(latency_metric, throughput is not None)
+    if missing:
+        notes.insert(0, _missing_note(latency_metric, missing, gate[0], machine))
+    context_found: dict[str, Scalar] = {}
+    version = (document.get("metadata") or {}).get("k6_version") if machine else None
+    if isinstance(version, str) and version:
+        context_found["tool_version"] = version[:500]
+    return Parsed(series=series, metric_info=info, gate=gate, context=context_found,
+                  notes=notes[:20])
+
+
+def _series(labels: dict[str, str], latency: Latency, metrics: dict[str, float],
+            failures: Failures | None) -> SeriesIn:
     try:
-        series = SeriesIn(trials=[TrialIn(latency=latency, metrics=metrics)])
+        return SeriesIn(labels=labels, trials=[TrialIn(latency=latency, metrics=metrics,
+                                                       failures=failures)])
     except ValidationError as error:
         raise ParseError(validation_message(error)) from error
-    return Parsed(series=[series], metric_info=info)
 
 
-def _read(raw: dict[str, Any], path: str) -> tuple[str, dict[str, Any], str]:
-    """(kind, values, what it contains) of a metric in either summary format."""
-    if "values" in raw:  # handleSummary's data
-        kind = member(raw, "type", path, str)
-        return kind, member(raw, "values", path, dict), str(raw.get("contains", "default"))
-    values = {key: value for key, value in raw.items() if key != "thresholds"}
+def _described(document: dict[str, Any], machine: bool) -> tuple[list[_Metric], float | None]:
+    """Every metric of the summary, checked, and k6's test run duration in seconds where the
+    summary has it."""
+    found: list[_Metric] = []
+    if machine:
+        results = member(document, "results", "$", dict)
+        listed = [(f"$.results.metrics[{i}]", m) for i, m in enumerate(
+            member(results, "metrics", "$.results", list))]
+        checks = results.get("checks")
+        if isinstance(checks, dict) and isinstance(checks.get("metrics"), list):
+            listed += [(f"$.results.checks.metrics[{i}]", m)
+                       for i, m in enumerate(checks["metrics"])]
+        for path, raw in listed:
+            raw = checked(raw, path, dict)
+            found.append(_typed(member(raw, "name", path, str), raw, path))
+        config = document.get("config")
+        duration = None
+        if isinstance(config, dict) and "duration" in config:
+            duration = checked(config["duration"], "$.config.duration", float)
+            _at_least_zero(duration, "$.config.duration", "a test run duration")
+        return found, duration
+    for name, raw in member(document, "metrics", "$", dict).items():
+        path = f"$.metrics[{name!r}]"
+        raw = checked(raw, path, dict)
+        found.append(_typed(name, raw, path) if "values" in raw else _classic(name, raw, path))
+    state = document.get("state")
+    duration = None
+    if isinstance(state, dict) and "testRunDurationMs" in state:
+        duration = checked(state["testRunDurationMs"], "$.state.testRunDurationMs", float)
+        _at_least_zero(duration, "$.state.testRunDurationMs", "a test run duration")
+        duration /= 1000
+    return found, duration
+
+
+def _typed(name: str, raw: dict[str, Any], path: str) -> _Metric:
+    """A metric of handleSummary's data or the machine-readable summary: type, contains,
+    values."""
+    kind = member(raw, "type", path, str)
+    values = member(raw, "values", path, dict)
+    contains = raw.get("contains", "default")
+    metric = _Metric(name, f"{path}.values", kind, _numbers(values, f"{path}.values"),
+                     contains if isinstance(contains, str) else "default")
+    if metric.base in _DATA:
+        metric.contains = "data"
+    _check(metric)
+    return metric
+
+
+def _classic(name: str, raw: dict[str, Any], path: str) -> _Metric:
+    """A metric of `--summary-export`: its kind told by its fields."""
+    values = _numbers({k: v for k, v in raw.items() if k != "thresholds"}, path)
+    base = name.partition("{")[0]
     if "count" in values and "rate" in values:
-        return "counter", values, "default"
-    if "passes" in values and "fails" in values:
-        return "rate", values, "default"
-    if "avg" in values or "med" in values:
-        return "trend", values, "time"
-    if "value" in values:
-        return "gauge", values, "default"
-    raise ParseError(f"{path}: not a k6 metric (no count/rate, passes/fails, value or trend "
-                     "stats)")
+        kind, contains = "counter", "data" if base in _DATA else "default"
+    elif "passes" in values and "fails" in values:
+        kind, contains = "rate", "default"
+    elif "avg" in values or "med" in values:
+        kind, contains = "trend", "time"
+    elif "value" in values:
+        kind, contains = "gauge", "default"
+    else:
+        raise ParseError(f"{path}: not a k6 metric (no count/rate, passes/fails, value or "
+                         "trend stats)")
+    metric = _Metric(name, path, kind, values, contains)
+    if kind == "rate" and values.get("value") == 0 and values["passes"] > 0:
+        # k6 before v0.30.0 wrote 0 as every rate's value in --summary-export (its release
+        # notes, "Bugs fixed"): the ratio is its passes' share.
+        values["value"] = values["passes"] / (values["passes"] + values["fails"])
+        metric.repaired = True
+    _check(metric)
+    return metric
 
 
-def _metrics(name: str, kind: str, values: dict[str, Any], contains: str,
-             path: str) -> list[tuple[str, float, MetricSpec]]:
-    key = metric_name(name)
-    unit = _UNITS.get(contains, "")
-    if kind == "trend":
-        return [(f"{key}_{metric_name(stat)}", checked(value, f"{path}.{stat}", float),
-                 MetricSpec(unit=unit, direction="lower" if unit == "ms" else "none",
-                            label=f"{name} {stat}"))
-                for stat, value in values.items()]
-    if kind == "counter":
-        count = member(values, "count", path, float)
-        rate = member(values, "rate", path, float) if "rate" in values else None
-        found = [("requests" if name == "http_reqs" else key, count,
-                  MetricSpec(unit=unit or "count", direction="none"))]
-        if rate is not None and name == "http_reqs":
-            found.append(("throughput", rate, MetricSpec(unit="req/s", direction="higher")))
-        elif rate is not None:
-            found.append((f"{key}_rate", rate, MetricSpec(unit=f"{unit or 'count'}/s",
-                                                          direction="none")))
+def _numbers(values: dict[str, Any], path: str) -> dict[str, float]:
+    return {key: checked(value, f"{path}.{key}", float) for key, value in values.items()}
+
+
+def _check(metric: _Metric) -> None:
+    """Refuse what k6 cannot have written: negative counts, rates and times, ratios outside
+    0 .. 1 or unlike their counts, trend stats out of order, a gauge outside min .. max."""
+    values, path = metric.values, metric.path
+    if metric.kind == "counter":
+        if metric.base in _COUNTS:
+            for key in ("count", "rate"):
+                if key in values:
+                    _at_least_zero(values[key], f"{path}.{key}",
+                                   f"a count of {metric.base}" if key == "count"
+                                   else "a rate per second")
+    elif metric.kind == "rate":
+        for key in ("passes", "fails", "matches", "total"):
+            if key in values:
+                _at_least_zero(values[key], f"{path}.{key}", "a count of values")
+                if values[key] != int(values[key]):
+                    raise ParseError(f"{path}.{key}: {values[key]} is not a whole number "
+                                     "(a count of values)")
+        ratio_key = "rate" if "rate" in values else "value"
+        ratio = values.get(ratio_key)
+        if ratio is None:
+            raise ParseError(f"{path}.{ratio_key}: missing")
+        if not 0 <= ratio <= 1:
+            raise ParseError(f"{path}.{ratio_key}: {ratio} is outside 0 .. 1 (a k6 rate is the "
+                             "share of non-zero values)")
+        hits, total = _rate_counts(metric)
+        if total and abs(ratio - hits / total) > 1e-9:
+            raise ParseError(f"{path}.{ratio_key}: {ratio} is not the share of its counts "
+                             f"({hits:g} of {total:g} = {hits / total:.9g})")
+    elif metric.kind == "trend":
+        _check_trend(metric)
+    elif metric.kind == "gauge":
+        if metric.base in _OWN:  # vus, vus_max: counts of VUs
+            for key, number in values.items():
+                _at_least_zero(number, f"{path}.{key}", f"a count of {metric.base}")
+        value, least, most = values.get("value"), values.get("min"), values.get("max")
+        if value is not None and least is not None and most is not None and not (
+                least <= value <= most):
+            raise ParseError(f"{path}.value: {value} is outside its min .. max ({least} .. "
+                             f"{most})")
+    else:
+        raise ParseError(f"{path}: unknown metric type '{metric.kind}'")
+
+
+def _check_trend(metric: _Metric) -> None:
+    values, path = metric.values, metric.path
+    if metric.contains == "time" or metric.base in _OWN:
+        for stat, value in values.items():
+            if stat != "count" and value < 0:
+                raise ParseError(f"{path}.{stat}: {value} is negative (a time cannot be)")
+    if "count" in values:
+        _at_least_zero(values["count"], f"{path}.count", "a count of values")
+    ranked = sorted(((q, stat, values[stat]) for stat in values
+                     if (q := _percentile(stat)) is not None), key=lambda item: item[0])
+    for (_, low, low_value), (_, high, high_value) in itertools.pairwise(ranked):
+        if low_value > high_value + _TOLERANCE * abs(high_value):
+            raise ParseError(f"{path}.{low}: {low_value} is above its {high} ({high_value}): "
+                             "k6's trend stats rise from min through med and the "
+                             "percentiles to max")
+    avg, least, most = values.get("avg"), values.get("min"), values.get("max")
+    if avg is not None and least is not None and most is not None and not (
+            least - _TOLERANCE * abs(least) <= avg <= most + _TOLERANCE * abs(most)):
+        raise ParseError(f"{path}.avg: {avg} is outside min .. max ({least} .. {most})")
+
+
+def _at_least_zero(value: float, where: str, what: str) -> None:
+    if value < 0:
+        raise ParseError(f"{where}: {value:g} is negative ({what} cannot be)")
+
+
+def _rate_counts(metric: _Metric) -> tuple[float, float]:
+    """(non-zero values, all values) of a rate: passes of passes + fails in k6's classic
+    shapes, matches of total in its machine-readable one."""
+    values = metric.values
+    if "matches" in values:
+        return values["matches"], values.get("total", 0.0)
+    passes, fails = values.get("passes", 0.0), values.get("fails", 0.0)
+    return passes, passes + fails
+
+
+def _whole(metric: _Metric, key: str) -> int:
+    value = metric.values.get(key)
+    if value is None:
+        raise ParseError(f"{metric.path}.{key}: missing")
+    if value != int(value) or not 0 <= value <= MAX_COUNT:
+        raise ParseError(f"{metric.path}.{key}: {value} is not a whole count in 0 .. "
+                         f"{MAX_COUNT:,}")
+    return int(value)
+
+
+def _all_metrics(found: list[_Metric], document: dict[str, Any], notes: list[str]
+                 ) -> tuple[dict[str, float], dict[str, MetricSpec]]:
+    """The trial's metrics: k6's own first, then the script's, each metric whole; those
+    past `MAX_METRICS` left out and named in a note."""
+    crossed = 0
+    raw_metrics = document.get("metrics")
+    if isinstance(raw_metrics, dict):
+        for name, raw in raw_metrics.items():
+            if isinstance(raw, dict):
+                crossed += _crossed(raw.get("thresholds"), f"$.metrics[{name!r}].thresholds")
+    metrics: dict[str, float] = {"thresholds_failed": float(crossed)}
+    info = {"thresholds_failed": MetricSpec(unit="count", direction="lower",
+                                            label="k6 thresholds crossed")}
+    checks = next((m for m in found if m.name == "checks_succeeded"), None)
+    if checks is not None and not any(m.name == "checks" for m in found):
+        metrics["checks"] = checks.values["rate"]
+        info["checks"] = MetricSpec(unit="ratio", direction="higher", label="checks passed")
+    dropped: list[str] = []
+    for metric in sorted(found, key=lambda m: (m.base not in _OWN, m.base, m.tags)):
+        entries = _metrics(metric)
+        if len(metrics) + 1 + len(entries) > MAX_METRICS:  # one kept for throughput
+            dropped.append(metric.name)
+            continue
+        for key, value, spec in entries:
+            metrics[key] = value
+            info[key] = spec
+    if dropped:
+        shown = ", ".join(dropped[:8]) + (", ..." if len(dropped) > 8 else "")
+        notes.append(f"the lab keeps {MAX_METRICS:,} metrics a trial: left out {len(dropped)} "
+                     f"of k6's {len(found)} metrics (the script's, last by name): {shown}; "
+                     f"fewer --summary-trend-stats keep more of them"[:500])
+    return metrics, info
+
+
+def _metrics(metric: _Metric) -> list[tuple[str, float, MetricSpec]]:
+    key = _key(metric.name)
+    unit = _UNITS.get(metric.contains, "")
+    values = metric.values
+    if metric.kind == "trend":
+        found = []
+        for stat, value in values.items():
+            counted = stat == "count"
+            spec = MetricSpec(unit="count" if counted else unit,
+                              direction="lower" if unit == "ms" and not counted else "none",
+                              label=f"{metric.name} {stat}"[:100])
+            found.append((_key(metric.name, stat), value, spec))
         return found
-    if kind == "rate":
-        return [(key, member(values, "value" if "value" in values else "rate", path, float),
-                 MetricSpec(unit="ratio", direction=_DIRECTIONS.get(name, "none")))]
-    if kind == "gauge":
-        return [(key, member(values, "value", path, float),
-                 MetricSpec(unit=unit or "", direction="none"))]
-    raise ParseError(f"{path}.type: unknown metric type '{kind}'")
+    if metric.kind == "counter":
+        count = values.get("count")
+        if count is None:
+            raise ParseError(f"{metric.path}.count: missing")
+        found = [("requests" if metric.name == "http_reqs" else key, count,
+                  MetricSpec(unit=unit or "count", direction="none",
+                             label=None if metric.name == "http_reqs" else metric.name[:100]))]
+        if "rate" in values and metric.name != "http_reqs":
+            found.append((_key(metric.name, "rate"), values["rate"],
+                          MetricSpec(unit=f"{unit or 'count'}/s", direction="none")))
+        return found
+    if metric.kind == "rate":
+        ratio = values["rate"] if "rate" in values else values["value"]
+        return [(key, ratio, MetricSpec(unit="ratio", direction=_DIRECTIONS.get(
+            metric.name, "none"), label=metric.name[:100]))]
+    return [(key, values["value"], MetricSpec(unit=unit, direction="none",
+                                              label=metric.name[:100]))]
+
+
+def _key(name: str, stat: str | None = None) -> str:
+    """A metric's key: `http_req_duration.expected_response_true_p95` for the p(95) of
+    `http_req_duration{expected_response:true}`; a key longer than 64 characters shortened,
+    with a hash of the whole so that two never meet."""
+    base, _, tags = name.partition("{")
+    key = metric_name(base) + (f".{metric_name(tags.removesuffix('}'))}" if tags else "")
+    if stat is not None:
+        key += f"_{metric_name(stat)}"
+    if len(key) <= 64:
+        return key
+    digest = hashlib.sha1(f"{name}\0{stat}".encode()).hexdigest()[:8]
+    return f"{key[:55]}-{digest}"
+
+
+def _throughput(by_name: dict[str, _Metric], duration: float | None) -> float | None:
+    """k6's rate of `http_reqs`, or its count over k6's test run duration."""
+    requests = by_name.get("http_reqs")
+    if requests is None:
+        return None
+    if "rate" in requests.values:
+        return requests.values["rate"]
+    if duration:
+        return requests.values.get("count", 0.0) / duration
+    return None
 
 
 def _crossed(thresholds: Any, path: str) -> int:
@@ -144,25 +470,115 @@ def _crossed(thresholds: Any, path: str) -> int:
     return crossed
 
 
-def _latency(kinds: dict[str, tuple[str, dict[str, Any]]]) -> Latency:
-    for trend, counter in _LATENCY:
-        if trend not in kinds or counter not in kinds:
-            continue
-        values = kinds[trend][1]
-        path = f"$.metrics.{trend}"
-        points = []
-        for stat, value in values.items():
-            percentile = _percentile(stat)
-            if percentile is not None:
-                points.append((percentile, duration_ns(
-                    checked(value, f"{path}.{stat}", float), "ms", f"{path}.{stat}")))
-        count = member(kinds[counter][1], "count", f"$.metrics.{counter}", float)
-        if count != int(count):
-            raise ParseError(f"$.metrics.{counter}.count: {count} is not a whole number")
-        mean = values.get("avg")
-        return spectrum(points, int(count), path, mean=None if mean is None else duration_ns(
-            checked(mean, f"{path}.avg", float), "ms", f"{path}.avg"))
-    raise ParseError("$.metrics.http_req_duration: missing (and no iteration_duration)")
+def _checks(document: dict[str, Any], machine: bool) -> list[tuple[str, int, int]]:
+    """(name, passes, fails) of every check, from the root group and its groups (classic)
+    or the machine-readable summary's check results."""
+    found: list[tuple[str, int, int]] = []
+
+    def add(raw: Any) -> None:
+        if isinstance(raw, dict) and isinstance(raw.get("name"), str):
+            passes, fails = raw.get("passes"), raw.get("fails")
+            if isinstance(passes, int) and isinstance(fails, int):
+                found.append((raw["name"], passes, fails))
+
+    def walk(group: Any) -> None:
+        if not isinstance(group, dict):
+            return
+        checks = group.get("checks")
+        for raw in (checks.values() if isinstance(checks, dict) else checks or []):
+            add(raw)
+        groups = group.get("groups")
+        for inner in (groups.values() if isinstance(groups, dict) else groups or []):
+            walk(inner)
+
+    if machine:
+        results = document.get("results", {}).get("checks")
+        for raw in (results or {}).get("results") or []:
+            add(raw)
+        walk({"groups": document["results"].get("groups")})
+    else:
+        walk(document.get("root_group"))
+    return found
+
+
+def _failures(by_name: dict[str, _Metric], checks: list[tuple[str, int, int]]
+              ) -> Failures | None:
+    """Failed requests (of all requests) and failed checks, in k6's words."""
+    words = []
+    failed_requests = total_requests = 0
+    request_rate = by_name.get("http_req_failed")
+    if request_rate is not None:
+        hits, total = _rate_counts(request_rate)
+        failed_requests, total_requests = int(hits), int(total)
+        if failed_requests:
+            words.append(f"http_req_failed {100 * hits / total:.2f}% {failed_requests} out of "
+                         f"{total_requests}")
+    failed_checks = sum(fails for _, _, fails in checks)
+    all_checks = sum(passes + fails for _, passes, fails in checks)
+    check_rate = by_name.get("checks") or by_name.get("checks_succeeded")
+    if check_rate is not None and not checks:
+        passes, all_checks = (int(n) for n in _rate_counts(check_rate))
+        failed_checks = all_checks - passes
+    if failed_checks:
+        words.append(f"checks_failed {100 * failed_checks / all_checks:.2f}% {failed_checks} "
+                     f"out of {all_checks}" + "".join(
+                         f"; ✗ {name} ✓ {passes} / ✗ {fails}"
+                         for name, passes, fails in checks if fails))
+    if not words:
+        return None
+    detail = "k6: " + "; ".join(words)
+    detail = detail if len(detail) <= 500 else detail[:497] + "..."
+    if failed_requests:
+        return Failures(failed=failed_requests, total=total_requests, detail=detail)
+    return Failures(failed=failed_checks, total=all_checks, detail=detail)
+
+
+def _sub_count(sub: _Metric, by_name: dict[str, _Metric]) -> int | None:
+    """How many values a sub-metric of the latency trend holds, where k6 says."""
+    if "count" in sub.values:
+        return _whole(sub, "count")
+    if sub.tags == "expected_response:true" and "http_req_failed" in by_name:
+        failed, total = _rate_counts(by_name["http_req_failed"])
+        return int(total - failed)
+    counter = by_name.get(f"http_reqs{{{sub.tags}}}")
+    return None if counter is None else _whole(counter, "count")
+
+
+def _latency(metric: _Metric, count: int) -> Latency:
+    points = []
+    for stat, value in metric.values.items():
+        percentile = _percentile(stat)
+        if percentile is not None:
+            points.append((percentile, duration_ns(value, "ms", f"{metric.path}.{stat}")))
+    mean = metric.values.get("avg")
+    return spectrum(points, count, metric.path, mean=None if mean is None else duration_ns(
+        mean, "ms", f"{metric.path}.avg"))
+
+
+_GATE_ORDER = ((99.0, "p99"), (95.0, "p95"), (90.0, "p90"), (50.0, "p50"), (99.9, "p999"),
+               (99.99, "p9999"))
+
+
+def _gate(metric: _Metric, throughput: bool) -> tuple[list[str], list[str]]:
+    """The gate's metrics (the highest of p99, p95, p90, med k6 printed, and throughput) and
+    which of p(90), p(95), p(99) k6 did not print."""
+    printed = {_percentile(stat) for stat in metric.values}
+    percentile = next((key for q, key in _GATE_ORDER if q in printed), "max")
+    missing = [f"p({q:g})" for q in (90.0, 95.0, 99.0) if q not in printed]
+    return [percentile, *(["throughput"] if throughput else [])], missing
+
+
+def _missing_note(metric: _Metric, missing: list[str], gated: str, machine: bool) -> str:
+    stat = {"p50": "med", "p999": "p(99.9)", "p9999": "p(99.99)"}.get(
+        gated, f"p({gated[1:]})" if gated.startswith("p") else gated)
+    how = (f'run k6 with --summary-trend-stats "{_STAT_ORDER}"' if not machine else
+           "k6's machine-readable summary keeps only avg, min, med, max, p90 and p95: write "
+           f'the summary without --new-machine-readable-summary, with --summary-trend-stats '
+           f'"{_STAT_ORDER}"')
+    shown = "p99" if "p(99)" in missing else missing[-1].replace("(", "").replace(")", "")
+    return (f"k6 printed no {', '.join(missing)} of {metric.name}: gated on k6's {stat}; the "
+            f"{shown} shown is interpolated, not k6's; {how} to gate on "
+            f"{'p(99)' if 'p(99)' in missing else missing[-1]}")[:500]
 
 
 def _percentile(stat: str) -> float | None:
@@ -188,60 +604,143 @@ def _is_stream(text: str) -> bool:
                                        or '"type": "Metric"' in first)
 
 
+@dataclass
+class _Declared:
+    """What a `Metric` line of the stream said of a metric."""
+
+    contains: str
+    submetrics: list[tuple[str, dict[str, str]]]  # (tags as k6 writes them, tags)
+
+
 def _stream(text: str) -> Parsed:
     """Every sample of `k6 run --out json=FILE`."""
-    durations: dict[str, list[int]] = {trend: [] for trend, _ in _LATENCY}
-    counts = {"http_reqs": 0.0, "http_req_failed": 0.0, "checks": 0.0, "checks_total": 0.0}
-    first: str | None = None
-    last: str | None = None
+    declared: dict[str, _Declared] = {}
+    points: dict[str, list[tuple[float, dict[str, Any]]]] = {}
+    starts: list[float] = []
+    ends: list[float] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         where = f"line {number}"
         item = checked(load_json(line), where, dict)
+        if item.get("type") == "Metric":
+            _declare(item, where, declared)
+            continue
         if item.get("type") != "Point":
             continue
         data = member(item, "data", where, dict)
         name = member(item, "metric", where, str)
         value = member(data, "value", f"{where}.data", float)
-        moment = member(data, "time", f"{where}.data", str)
-        first, last = first or moment, max(last or moment, moment)
-        if name in durations:
-            durations[name].append(round(duration_ns(value, "ms", f"{where}.data.value")))
-        elif name in ("http_reqs", "http_req_failed"):
-            counts[name] += value
-        elif name == "checks":
-            counts["checks"] += value
-            counts["checks_total"] += 1
-    trend = next((trend for trend, _ in _LATENCY if durations[trend]), None)
+        moment = _seconds(member(data, "time", f"{where}.data", str), f"{where}.data.time")
+        tags = data.get("tags") or {}
+        _check_point(name, value, f"{where}.data.value")
+        if name not in ("vus", "vus_max"):  # k6's 1 s ticks, from before the run's start
+            starts.append(moment - value / 1000 if name == "iteration_duration" else moment)
+            ends.append(moment)
+        points.setdefault(name, []).append((value, tags if isinstance(tags, dict) else {}))
+    trend = next((trend for trend, _ in _LATENCY if points.get(trend)), None)
     if trend is None:
         raise ParseError("line 1: no http_req_duration or iteration_duration points (is it "
                          "`k6 run --out json` output?)")
-    metrics = {"requests": counts["http_reqs"], "errors": counts["http_req_failed"]}
+    seconds = max(ends) - min(starts)
+    requests = points.get("http_reqs", [])
+    failed = points.get("http_req_failed", [])
+    checks = points.get("checks", [])
+    metrics = {"requests": sum(v for v, _ in requests), "errors": sum(v for v, _ in failed)}
     info = {"requests": MetricSpec(unit="count", direction="none"),
             "errors": MetricSpec(unit="count", direction="lower", label="failed requests")}
-    seconds = _seconds_between(first, last)
-    if seconds > 0 and counts["http_reqs"]:
-        metrics["throughput"] = counts["http_reqs"] / seconds
+    if seconds > 0 and requests:
+        metrics["throughput"] = metrics["requests"] / seconds
         info["throughput"] = MetricSpec(unit="req/s", direction="higher")
-    if counts["checks_total"]:
-        metrics["checks"] = counts["checks"] / counts["checks_total"]
+    if checks:
+        metrics["checks"] = sum(v for v, _ in checks) / len(checks)
         info["checks"] = MetricSpec(unit="ratio", direction="higher")
-    try:
-        series = SeriesIn(trials=[TrialIn(latency=samples(durations[trend], trend),
-                                          metrics=metrics)])
-    except ValidationError as error:
-        raise ParseError(validation_message(error)) from error
-    return Parsed(series=[series], metric_info=info)
+    for name in _DATA:
+        if name in points:
+            metrics[name] = sum(v for v, _ in points[name])
+            info[name] = MetricSpec(unit="B", direction="none", label=name)
+            if seconds > 0:
+                metrics[f"{name}_rate"] = metrics[name] / seconds
+                info[f"{name}_rate"] = MetricSpec(unit="B/s", direction="none")
+    durations = points[trend]
+    series = [_series({}, _samples(durations, trend), metrics, _stream_failures(failed, checks))]
+    subs = list((declared.get(trend) or _Declared("time", [])).submetrics)
+    if trend == "http_req_duration" and not subs and any(
+            "expected_response" in tags for _, tags in durations):
+        subs.append(("expected_response:true", {"expected_response": "true"}))
+    for label, wanted in subs:
+        chosen = [(v, tags) for v, tags in durations
+                  if all(str(tags.get(k)) == v2 for k, v2 in wanted.items())]
+        if chosen:
+            sub_metrics = {"requests": float(len(chosen))}
+            if "throughput" in metrics:
+                sub_metrics["throughput"] = len(chosen) / seconds
+            series.append(_series({"submetric": label}, _samples(chosen, trend), sub_metrics,
+                                  None))
+    return Parsed(series=series, metric_info=info)
 
 
-def _seconds_between(first: str | None, last: str | None) -> float:
-    """Seconds between two of k6's RFC 3339 times (nanoseconds cut to microseconds)."""
-    if first is None or last is None:
-        return 0.0
+def _declare(item: dict[str, Any], where: str, declared: dict[str, _Declared]) -> None:
+    data = member(item, "data", where, dict)
+    name = member(data, "name", f"{where}.data", str)
+    subs = []
+    for index, sub in enumerate(data.get("submetrics") or []):
+        path = f"{where}.data.submetrics[{index}]"
+        sub = checked(sub, path, dict)
+        tags = {str(k): str(v) for k, v in checked(sub.get("tags") or {}, f"{path}.tags",
+                                                   dict).items()}
+        suffix = sub.get("suffix")
+        subs.append((suffix if isinstance(suffix, str) and suffix else ",".join(
+            f"{k}:{v}" for k, v in tags.items()), tags))
+    contains = data.get("contains")
+    declared[name] = _Declared(contains if isinstance(contains, str) else "default", subs)
+
+
+def _check_point(name: str, value: float, where: str) -> None:
+    if name in ("http_req_failed", "checks") and value not in (0, 1):
+        raise ParseError(f"{where}: {value:g} is not 0 or 1 (a {name} sample is true or "
+                         "false)")
+    if name in _COUNTS and value < 0:
+        raise ParseError(f"{where}: {value:g} is negative (a {name} sample counts up)")
+
+
+def _samples(points: list[tuple[float, dict[str, Any]]], where: str) -> Latency:
+    return samples((round(duration_ns(value, "ms", where)) for value, _ in points), where)
+
+
+def _stream_failures(failed: list[tuple[float, dict[str, Any]]],
+                     checks: list[tuple[float, dict[str, Any]]]) -> Failures | None:
+    """Failed requests of all (http_req_failed samples), else failed checks of all."""
+    failed_requests = int(sum(v for v, _ in failed))
+    failed_checks = len(checks) - int(sum(v for v, _ in checks))
+    words = []
+    if failed_requests:
+        words.append(f"http_req_failed {100 * failed_requests / len(failed):.2f}% "
+                     f"{failed_requests} out of {len(failed)}")
+    if failed_checks:
+        by_name: dict[str, list[int]] = {}
+        for value, tags in checks:
+            counted = by_name.setdefault(str(tags.get("check", "?")), [0, 0])
+            counted[0 if value else 1] += 1
+        words.append(f"checks_failed {100 * failed_checks / len(checks):.2f}% {failed_checks} "
+                     f"out of {len(checks)}" + "".join(
+                         f"; ✗ {name} ✓ {passes} / ✗ {fails}"
+                         for name, (passes, fails) in by_name.items() if fails))
+    if not words:
+        return None
+    detail = "k6: " + "; ".join(words)
+    detail = detail if len(detail) <= 500 else detail[:497] + "..."
+    if failed_requests:
+        return Failures(failed=failed_requests, total=len(failed), detail=detail)
+    return Failures(failed=failed_checks, total=len(checks), detail=detail)
+
+
+def _seconds(moment: str, where: str) -> float:
+    """One of k6's RFC 3339 times (nanoseconds cut to microseconds) as seconds since the
+    epoch."""
     try:
-        start, end = (datetime.fromisoformat(re.sub(r"(\.\d{6})\d+", r"\1", moment.replace(
-            "Z", "+00:00"))) for moment in (first, last))
+        return datetime.fromisoformat(re.sub(r"(\.\d{6})\d+", r"\1", moment.replace(
+            "Z", "+00:00"))).timestamp()
     except ValueError as error:
-        raise ParseError(f"a point's time is not RFC 3339: {error}") from None
-    return (end - start).total_seconds()
+        raise ParseError(f"{where}: not an RFC 3339 time ({error})") from None
+
