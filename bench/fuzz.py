@@ -11,11 +11,14 @@ document itself for the contract) as CI would send it, and is judged:
 - crash: the answer says the reader died (a native abort or a signal); the api must live on;
 - 5xx: any answer of 500 or more;
 - invalid stored: a 201 whose run, read back, breaks what every summary holds (a count of at
-  least one, values finite within 0 .. 1 h, min <= p50 <= ... <= max, the mean between).
+  least one, values finite within 0 .. 1 h, min <= p50 <= ... <= max, the mean between);
+- rule-breaking stored: beside each case, a golden file with one rule broken (`break_rule`:
+  a negative time or rate, statistics out of order, zero iterations, an empty name) that the
+  api stored instead of refusing.
 
     .venv/bin/python -m bench.fuzz [--minutes 10] [--seed 1]
 
-It prints the cases tried per adapter and the three counts (all must be 0), and keeps each
+It prints the cases tried per adapter and the four counts (all must be 0), and keeps each
 failing case in the work directory. `backend/tests/test_fuzz.py` runs the same mutations in
 process, bounded, in `make test`.
 """
@@ -293,6 +296,8 @@ class Tally:
         self.crashes: list[str] = []
         self.server_errors: list[str] = []
         self.invalid_stored: list[str] = []
+        self.broken_tried: Counter[str] = Counter()
+        self.broken_stored: list[str] = []  # rule-breaking inputs stored
         self.lock = threading.Lock()
 
 
@@ -318,6 +323,19 @@ def fuzz_api(url: str, token: str, deadline: float, rng: random.Random, tally: T
                         kind, detail = verdict
                         getattr(tally, kind).append(f"{name}: {detail}")
                         (keep / name).write_bytes(body)
+                broken = None if adapter == CONTRACT else break_rule(
+                    adapter, rng.choice(pool), rng)
+                if broken is not None:
+                    rule, body = broken
+                    answer = _submit(client, adapter, body)
+                    verdict = _judge(client, answer)
+                    with tally.lock:
+                        tally.broken_tried[adapter] += 1
+                        if answer.status_code == 201:
+                            tally.broken_stored.append(f"{name}-broken: {rule}")
+                            (keep / f"{name}-broken").write_bytes(body)
+                        elif verdict is not None:
+                            getattr(tally, verdict[0]).append(f"{name}-broken: {verdict[1]}")
 
 
 def _submit(client: httpx.Client, adapter: str, body: bytes) -> httpx.Response:
@@ -378,15 +396,19 @@ def main() -> int:
     print(f"fuzz: {sum(tally.cases.values())} cases in {elapsed / 60:.1f} min "
           f"({args.clients} clients, seed {args.seed})")
     for adapter, cases in sorted(tally.cases.items()):
-        print(f"  {adapter:18} {cases:6} cases, {tally.refused[adapter]:6} refused (4xx)")
+        print(f"  {adapter:18} {cases:6} cases, {tally.refused[adapter]:6} refused (4xx), "
+              f"{tally.broken_tried[adapter]:5} rule-breaking")
     print(f"crashes {len(tally.crashes)}, 5xx {len(tally.server_errors)}, invalid inputs stored "
-          f"{len(tally.invalid_stored)}, api alive: {alive}")
-    for kind in ("crashes", "server_errors", "invalid_stored"):
+          f"{len(tally.invalid_stored)}, rule-breaking inputs stored "
+          f"{len(tally.broken_stored)} of {sum(tally.broken_tried.values())}, "
+          f"api alive: {alive}")
+    kinds = ("crashes", "server_errors", "invalid_stored", "broken_stored")
+    for kind in kinds:
         for line in getattr(tally, kind)[:10]:
             print(f"  {kind}: {line}")
-    if tally.crashes or tally.server_errors or tally.invalid_stored:
+    failed = any(getattr(tally, kind) for kind in kinds) or not alive
+    if failed:
         print(f"failing cases kept in {keep}")
-    failed = tally.crashes or tally.server_errors or tally.invalid_stored or not alive
     return 1 if failed else 0
 
 
