@@ -49,6 +49,25 @@ def submit(client: httpx.Client, token: dict[str, str], series_trials: list[dict
     return int(response.json()["id"])
 
 
+def _honesty_run(client: httpx.Client, token: dict[str, str]) -> int:
+    """A run that shares no series with its baseline, whose harness counted 950 failed
+    requests of 1,000, printed its machine and could not give a p99 (a note says so)."""
+    submit(client, token, trials(30, n=2, samples=2_000), "cccc333", scenario="honesty")
+    failing = trials(31, n=1, samples=2_000)[0]
+    failing["failures"] = {"failed": 950, "total": 1000,
+                           "detail": "k6 http_req_failed: 95.00 % of 1,000 requests"}
+    document = result(series=[{"labels": {"client": "k6"}, "trials": [failing]}],
+                      scenario="honesty", commit="dddd444", started_at="2026-11-23T10:00:00Z",
+                      finished_at="2026-11-23T10:00:12Z",
+                      harness={"context": {"cpu_model": "AMD EPYC 7B13", "cpu_count": 2},
+                               "notes": ["k6 printed no p(99): run it with "
+                                         "--summary-trend-stats to gate on it"]})
+    response = client.post("/api/v1/runs", json=document, headers=token)
+    assert response.status_code == 201, response.text
+    assert response.json()["verdict"] == "fail"  # 95 % failed
+    return int(response.json()["id"])
+
+
 def test_dashboard_walk_through(committed_db, live_server, ingest_worker, start_runner) -> None:
     assert (FRONTEND / "dist" / "index.html").is_file(), "build the dashboard: make test does"
     actors = Actors(committed_db)
@@ -75,6 +94,7 @@ def test_dashboard_walk_through(committed_db, live_server, ingest_worker, start_
     p99 = next(m for m in compare["series"][0]["metrics"] if m["metric"] == "p99")
     assert p99["verdict"] == "regressed", p99
 
+    honesty = _honesty_run(client, token)
     start_runner(HOST, tags="local,x86")
     wait_for(lambda: any(h["name"] == HOST and h["online"]
                          for h in client.get("/api/v1/hosts").json()))
@@ -89,6 +109,7 @@ def test_dashboard_walk_through(committed_db, live_server, ingest_worker, start_
              "LATLAB_VIEWER_EMAIL": viewer.email, "LATLAB_VIEWER_PASSWORD": PASSWORD,
              "LATLAB_BASELINE_RUN_ID": str(baseline), "LATLAB_CANDIDATE_RUN_ID": str(candidate),
              "LATLAB_TREND_SCENARIO": "large", "LATLAB_HOST_NAME": HOST,
+             "LATLAB_HONESTY_RUN_ID": str(honesty),
              "LATLAB_SCREENSHOT_DIR": str(FRONTEND / "tests" / "e2e" / "screenshots")},
         capture_output=True, text=True, timeout=600, check=False,
     )

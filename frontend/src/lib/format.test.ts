@@ -17,6 +17,14 @@ describe("formatLabels", () => {
     );
   });
 
+  it("shows a long value by its start and end", () => {
+    const command = `hyperfine --warmup 3 '${"x".repeat(200)}' && echo done-at-the-end`;
+    const shown = formatLabels({ command });
+    expect(shown.length).toBe("command=".length + 120);
+    expect(shown.startsWith("command=hyperfine --warmup 3")).toBe(true);
+    expect(shown.endsWith("echo done-at-the-end")).toBe(true);
+  });
+
   it("names a series without labels", () => {
     expect(formatLabels({})).toBe("(all)");
   });

@@ -4,7 +4,16 @@
 export function formatLabels(labels: Record<string, string>): string {
   const entries = Object.entries(labels);
   if (entries.length === 0) return "(all)";
-  return entries.map(([key, value]) => `${key}=${value}`).join(", ");
+  return entries.map(([key, value]) => `${key}=${shortened(value)}`).join(", ");
+}
+
+/** Label values may be up to 1,024 characters (a hyperfine command line): a long one is
+ * shown by its start and end. */
+const LONGEST_SHOWN = 120;
+
+export function shortened(value: string): string {
+  if (value.length <= LONGEST_SHOWN) return value;
+  return `${value.slice(0, 80)}…${value.slice(-(LONGEST_SHOWN - 81))}`;
 }
 
 /** A series' labels (numbers and booleans too) as text. */

@@ -30,6 +30,7 @@ const candidateId = requireEnv("LATLAB_CANDIDATE_RUN_ID");
 const hostName = requireEnv("LATLAB_HOST_NAME");
 // A scenario of http-order whose p99 history has a step change.
 const trendScenario = requireEnv("LATLAB_TREND_SCENARIO");
+const honestyId = requireEnv("LATLAB_HONESTY_RUN_ID");
 const viewerEmail = process.env.LATLAB_VIEWER_EMAIL;
 const viewerPassword = process.env.LATLAB_VIEWER_PASSWORD;
 // A job builds its suite on first use and then measures; this bounds the wait, not the test.
@@ -216,6 +217,27 @@ test("dashboard: the acceptance walk-through", async (t) => {
     );
     assert.equal(await page.locator(".trials-table tr.disturbed").count(), 1);
   });
+
+  await t.test(
+    "a run's page says what was not compared, what failed and what the harness printed",
+    async () => {
+      await page.goto(`${baseUrl}/runs/${honestyId}`);
+      const failed = page.getByRole("note", { name: "Failed operations" });
+      await failed.waitFor();
+      assert.match(await failed.innerText(), /client=k6: 950 of 1,000 \(95\.0 %\), k6 http_req_failed/);
+      const banner = page.getByRole("region", { name: "Run at a glance" });
+      assert.match(await banner.innerText(), /Failed its CI gate/);
+      assert.match(await banner.innerText(), /k6 printed no p\(99\)/);
+      const reasons = await page.locator(".reasons-table").innerText();
+      assert.match(reasons, /not compared[\s\S]*client=k6[\s\S]*new: the baseline, run/);
+      assert.match(reasons, /not compared[\s\S]*client=rust[\s\S]*vanished/);
+      assert.match(reasons, /errors[\s\S]*950 of 1,000 operations failed \(95 %\)/);
+      assert.match(
+        await page.getByLabel("The machine and build the harness said it ran on").innerText(),
+        /cpu_model="AMD EPYC 7B13"/,
+      );
+    },
+  );
 
   await t.test("the trend marks its change point and a point opens its run", async () => {
     await page.goto(`${baseUrl}/trends?suite=http-order&scenario=${trendScenario}&metric=p99`);

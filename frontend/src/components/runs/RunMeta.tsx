@@ -5,6 +5,7 @@ import { formatDateTime, formatDuration, trialsPerSeries } from "../../lib/forma
 
 export function RunMeta({ run }: { run: RunRead }) {
   const params = Object.entries(run.params);
+  const machine = Object.entries(run.harness?.context ?? {});
   return (
     <dl className="meta">
       <div>
@@ -64,6 +65,14 @@ export function RunMeta({ run }: { run: RunRead }) {
           <dt>Parameters</dt>
           <dd className="mono">
             {params.map(([key, value]) => `${key}=${JSON.stringify(value)}`).join("  ")}
+          </dd>
+        </div>
+      )}
+      {machine.length > 0 && (
+        <div className="meta-wide">
+          <dt>Harness context</dt>
+          <dd className="mono" aria-label="The machine and build the harness said it ran on">
+            {machine.map(([key, value]) => `${key}=${JSON.stringify(value)}`).join("  ")}
           </dd>
         </div>
       )}
