@@ -259,10 +259,11 @@ def vegeta_report(change: Any) -> str:
 
 
 @pytest.mark.parametrize(("change", "message"), [
-    (lambda d: d.update(rate=-5.0), r"^\$\.rate: -5\.0 per second is outside 0 \.\. "),
-    (lambda d: d.update(throughput=-1.0), r"^\$\.throughput: -1\.0 per second is outside"),
-    (lambda d: d["latencies"].update({"50th": -1}),
-     r"^\$\.latencies\.50th: latency -1 ns is outside 0 \.\. 1 h$"),
+    (lambda d: d.update(rate=-5.0),
+     r"^\$\.rate: -5\.0 is negative: vegeta prints no negative time, rate or count$"),
+    (lambda d: d.update(throughput=-1.0), r"^\$\.throughput: -1\.0 is negative"),
+    (lambda d: d["latencies"].update({"50th": -1}), r"^\$\.latencies\.50th: -1 is negative"),
+    (lambda d: d["bytes_in"].update(mean=-11.9), r"^\$\.bytes_in\.mean: -11\.9 is negative"),
     (lambda d: d["latencies"].update({"99th": d["latencies"]["max"] * 2}),
      r"^\$\.latencies: the p99 \(.* ns\) is above the max .* contradict each other$"),
     (lambda d: d["latencies"].update({"90th": d["latencies"]["50th"] // 2}),
@@ -356,9 +357,10 @@ def test_ghz_sample_errors_are_failures() -> None:
     assert (trial.failures.failed, trial.failures.total) == (9, 200)
 
 
-def ghz_report(change: Any) -> str:
+def ghz_report(change: Any, details: bool = False) -> str:
     document = json.loads((GHZ / "v0.121.0" / "unavailable.json").read_text())
-    del document["details"]  # the summary's own distribution is read
+    if not details:
+        del document["details"]  # the summary's own distribution is read
     change(document)
     return json.dumps(document)
 
@@ -370,10 +372,14 @@ def ghz_report(change: Any) -> str:
                                                   ["latency"] * 2),
      r"^\$\.latencyDistribution: .* is above the next point"),
     (lambda d: d.update(fastest=-5), r"^\$\.fastest: latency -5 ns is outside 0 \.\. 1 h$"),
+    (lambda d: d["latencyDistribution"][3].update(latency=-5),
+     r"^\$\.latencyDistribution\[3\]\.latency: latency -5 ns is outside 0 \.\. 1 h$"),
     (lambda d: d.update(rps=-1.0), r"^\$\.rps: -1\.0 is outside 0 \.\. "),
     (lambda d: d.update(statusCodeDistribution={"OK": 500, "Unavailable": 2500}),
      r"^\$\.statusCodeDistribution: 3,000 calls, more than the 2,000 of \$\.count$"),
 ])
-def test_ghz_impossible_reports_are_refused(change: Any, message: str) -> None:
+@pytest.mark.parametrize("details", [False, True], ids=["summary", "details"])
+def test_ghz_impossible_reports_are_refused(change: Any, message: str, details: bool) -> None:
+    """With every call's details too: the printed distribution must hold together."""
     with pytest.raises(ParseError, match=message):
-        ghz.parse(ghz_report(change), CONTEXT)
+        ghz.parse(ghz_report(change, details), CONTEXT)

@@ -96,6 +96,10 @@ def parse(text: str, context: ParseContext) -> Parsed:
     if isinstance(details, list) and len(details) in (count, min(count, MAX_DETAILS)):
         latency = _samples(document, details, all_calls, count)
     else:
+        for index, detail in enumerate(details if isinstance(details, list) else []):
+            where = f"$.details[{index}]"  # not read, but printed by ghz: held to its rules
+            duration_ns(member(checked(detail, where, dict), "latency", where, float), "ns",
+                        f"{where}.latency")
         latency = _rebuilt(document, count if all_calls else count - failed, count)
     try:
         series = SeriesIn(trials=[TrialIn(latency=latency, metrics=metrics,
@@ -139,12 +143,17 @@ def _samples(document: dict[str, Any], details: list[Any], all_calls: bool,
         raise ParseError("$.details: no call succeeded: ghz computes no latency distribution "
                          "(run it with --count-errors to keep failed calls' latency)")
     fastest, slowest, average = _statistics(document)
-    _ordered("$", fastest, slowest, average if len(chosen) == count else None, {}, [])
-    printed = [(0.0, fastest), (100.0, slowest)]
+    # ghz's percentiles are left to the samples, but must hold together as printed
+    entries = member(document, "latencyDistribution", "$", (list, type(None))) or []
+    printed = _distribution(entries)
+    _ordered("$.latencyDistribution", fastest, slowest,
+             average if len(chosen) == count else None, {},
+             [value for _, value in sorted(printed)])
     latency = samples(chosen, "$.details")
     try:
         return latency.model_copy(update={"reported": reported(
-            printed, mean=average if len(chosen) == count else None)})
+            [(0.0, fastest), (100.0, slowest)],
+            mean=average if len(chosen) == count else None)})
     except ValidationError as error:
         raise ParseError(f"$: {validation_message(error)}") from error
 
@@ -156,18 +165,9 @@ def _rebuilt(document: dict[str, Any], answered: int, count: int) -> Latency:
         raise ParseError(f"{path}: no call succeeded ({count:,} calls, as many failed): ghz "
                          "computes no latency distribution")
     fastest, slowest, average = _statistics(document)
-    printed: list[tuple[float, float]] = []
+    printed = _distribution(member(document, "latencyDistribution", "$", list))
     ranks = [(1, round(fastest)), (answered, round(slowest))]
-    for index, entry in enumerate(member(document, "latencyDistribution", "$", list)):
-        where = f"{path}[{index}]"
-        percentage = member(entry, "percentage", where, int)
-        value = duration_ns(member(entry, "latency", where, float), "ns", f"{where}.latency")
-        if percentage == 0 and value == 0:  # ghz's placeholder for a latency of 0
-            continue
-        if not 0 < percentage < 100:
-            raise ParseError(f"{where}.percentage: {percentage} is outside 1 .. 99")
-        printed.append((float(percentage), value))
-        ranks.append((_rank(percentage, answered), round(value)))
+    ranks += [(_rank(int(percentage), answered), round(value)) for percentage, value in printed]
     summary = {f"p{p:g}": value for p, value in printed if p in (50.0, 90.0, 95.0, 99.0)}
     _ordered(path, fastest, slowest, average if answered == count else None, summary,
              [value for _, value in sorted(printed)])
@@ -177,6 +177,23 @@ def _rebuilt(document: dict[str, Any], answered: int, count: int) -> Latency:
             mean=average if answered == count else None))
     except ValidationError as error:
         raise ParseError(f"{path}: {validation_message(error)}") from error
+
+
+def _distribution(entries: list[Any]) -> list[tuple[float, float]]:
+    """`latencyDistribution` as (percentage, ns) points, ghz's placeholders for a latency of
+    0 left out."""
+    path = "$.latencyDistribution"
+    printed: list[tuple[float, float]] = []
+    for index, entry in enumerate(entries):
+        where = f"{path}[{index}]"
+        percentage = member(entry, "percentage", where, int)
+        value = duration_ns(member(entry, "latency", where, float), "ns", f"{where}.latency")
+        if percentage == 0 and value == 0:  # ghz's placeholder for a latency of 0
+            continue
+        if not 0 < percentage < 100:
+            raise ParseError(f"{where}.percentage: {percentage} is outside 1 .. 99")
+        printed.append((float(percentage), value))
+    return printed
 
 
 def _ordered(path: str, fastest: float, slowest: float, average: float | None,

@@ -88,6 +88,9 @@ def parse(text: str, context: ParseContext) -> Parsed:
         path = f"$.results[{index}]"
         checked(result, path, dict)
         labels = {"command": member(result, "command", path, str)}
+        if not labels["command"].strip():
+            raise ParseError(f"{path}.command: empty: hyperfine names each benchmark by its "
+                             "command or --command-name")
         parameters = result.get("parameters") or {}
         checked(parameters, f"{path}.parameters", dict)
         for key, value in parameters.items():

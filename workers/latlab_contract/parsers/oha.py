@@ -76,6 +76,8 @@ def parse(text: str, context: ParseContext) -> Parsed:
         raise ParseError("line 1: oha's CSV output lists only the requests answered, without "
                          "the failed ones or the run's time: run oha with --output-format json")
     document = checked(_load(text), "$", dict)
+    _no_negative(document, "$")
+    _bounds(document, "$")
     summary = member(document, "summary", "$", dict)
     statuses = _counts(member(document, "statusCodeDistribution", "$", dict),
                        "$.statusCodeDistribution")
@@ -150,6 +152,33 @@ def _latency(document: dict[str, Any], summary: dict[str, Any], answered: int) -
             [(0.0, fastest), *printed, (100.0, slowest)], mean=average))
     except ValidationError as error:
         raise ParseError(f"{path}: {validation_message(error)}") from error
+
+
+def _no_negative(value: Any, path: str) -> None:
+    """oha prints no negative number anywhere (times, rates, counts, bytes): refuse one,
+    naming its path, in what the lab does not read too."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _no_negative(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _no_negative(item, f"{path}[{index}]")
+    elif isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
+        raise ParseError(f"{path}: {value} is negative: oha prints no negative time, rate "
+                         "or count")
+
+
+def _bounds(value: Any, path: str) -> None:
+    """Every least .. most pair oha prints (`fastest` .. `slowest` of the summary and of its
+    connection details, `min` .. `max` of its rates and ms latencies) in order."""
+    if isinstance(value, dict):
+        for low, high in (("fastest", "slowest"), ("min", "max")):
+            least, most = value.get(low), value.get(high)
+            if isinstance(least, int | float) and isinstance(most, int | float) and (
+                    least > most):
+                raise ParseError(f"{path}.{low}: {least:g} is above {path}.{high} ({most:g})")
+        for key, item in value.items():
+            _bounds(item, f"{path}.{key}")
 
 
 def _rate(summary: dict[str, Any]) -> float:
