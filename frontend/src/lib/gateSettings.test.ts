@@ -18,7 +18,7 @@ const settings: GateSettingsRead = {
   project: "default",
   default: { false_alarm: 0.005 },
   suites: {
-    "http-order/large": { window: 60, test: "percentage", percentage: 0.15 },
+    "http-order/large": { window: 60, test: "percentage", percentage: 0.15, max_error_rate: 0.05 },
     "http-order": { min_effect: 0.03 },
   },
   effective_default: {
@@ -27,6 +27,7 @@ const settings: GateSettingsRead = {
     false_alarm: 0.005,
     min_effect: 0.05,
     percentage: 0.1,
+    max_error_rate: 0.01,
   },
 };
 
@@ -46,6 +47,7 @@ describe("gate settings", () => {
       falseAlarm: null,
       minEffect: null,
       percentage: "15%",
+      maxErrorRate: "5%",
     });
     expect(gateRuleCells(effectiveDefault(settings))).toEqual({
       window: "30 runs",
@@ -53,6 +55,7 @@ describe("gate settings", () => {
       falseAlarm: "0.5%",
       minEffect: "5%",
       percentage: "10%",
+      maxErrorRate: "1%",
     });
   });
 
@@ -79,6 +82,7 @@ describe("gate settings", () => {
         falseAlarm: "25",
         minEffect: "100",
         percentage: "x",
+        maxErrorRate: "101",
       }),
     ).toEqual({
       errors: {
@@ -87,6 +91,7 @@ describe("gate settings", () => {
         falseAlarm: "0.01 to 20 %",
         minEffect: "0 to 99 %",
         percentage: "above 0 and under 100 %",
+        maxErrorRate: "0 to 100 %",
       },
     });
   });

@@ -20,6 +20,8 @@ export interface GateRuleForm {
   minEffect: string;
   /** Percent. */
   percentage: string;
+  /** Percent. */
+  maxErrorRate: string;
 }
 
 export const EMPTY_GATE_RULE: GateRuleForm = {
@@ -29,6 +31,7 @@ export const EMPTY_GATE_RULE: GateRuleForm = {
   falseAlarm: "",
   minEffect: "",
   percentage: "",
+  maxErrorRate: "",
 };
 
 /** One row of the settings table: where a rule applies and what it sets. */
@@ -68,6 +71,7 @@ export function effectiveDefault(settings: Pick<GateSettingsRead, "effective_def
     false_alarm: number(found.false_alarm),
     min_effect: number(found.min_effect),
     percentage: number(found.percentage),
+    max_error_rate: number(found.max_error_rate),
   };
 }
 
@@ -84,6 +88,7 @@ export function gateRuleCells(rule: GateRule): {
   falseAlarm: string | null;
   minEffect: string | null;
   percentage: string | null;
+  maxErrorRate: string | null;
 } {
   return {
     window: rule.window == null ? null : `${String(rule.window)} runs`,
@@ -91,6 +96,7 @@ export function gateRuleCells(rule: GateRule): {
     falseAlarm: percent(rule.false_alarm),
     minEffect: percent(rule.min_effect),
     percentage: percent(rule.percentage),
+    maxErrorRate: percent(rule.max_error_rate),
   };
 }
 
@@ -110,6 +116,7 @@ export function gateRuleToForm(scope: string, rule: GateRule): GateRuleForm {
     falseAlarm: typed(rule.false_alarm),
     minEffect: typed(rule.min_effect),
     percentage: typed(rule.percentage),
+    maxErrorRate: typed(rule.max_error_rate),
   };
 }
 
@@ -132,6 +139,9 @@ export function checkGateRule(
   const percentage = parse(form.percentage);
   if (percentage !== null && !(percentage > 0 && percentage < 100))
     errors.percentage = "above 0 and under 100 %";
+  const maxErrorRate = parse(form.maxErrorRate);
+  if (maxErrorRate !== null && !(maxErrorRate >= 0 && maxErrorRate <= 100))
+    errors.maxErrorRate = "0 to 100 %";
   if (Object.keys(errors).length > 0) return { errors };
   const rule: GateRule = {};
   if (window !== null) rule.window = window;
@@ -139,6 +149,7 @@ export function checkGateRule(
   if (falseAlarm !== null) rule.false_alarm = falseAlarm / 100;
   if (minEffect !== null) rule.min_effect = minEffect / 100;
   if (percentage !== null) rule.percentage = percentage / 100;
+  if (maxErrorRate !== null) rule.max_error_rate = maxErrorRate / 100;
   return { scope, rule };
 }
 

@@ -127,10 +127,12 @@ test("trends: one history, and each point opens its own run", async (t) => {
     await form.getByText("5 to 500 runs").waitFor();
     await form.getByLabel("Window (runs)").fill("20");
     await form.getByLabel("Minimum effect (%)").fill("3");
+    await form.getByLabel("Errors allowed (%)").fill("2.5");
     await form.getByRole("button", { name: "Save thresholds" }).click();
     const row = table.locator('tr[data-scope="http-order/large"]');
     await row.getByText("20 runs").waitFor();
     await row.getByText("3%").waitFor();
+    await row.getByText("2.5%").waitFor();
     await screenshot(session.page, "trends-03-gate-settings");
   });
 });

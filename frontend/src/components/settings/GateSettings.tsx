@@ -22,7 +22,8 @@ import { ErrorState, Loading } from "../common/Status";
 import { CreateForm } from "./CreateForm";
 import { SettingsTable } from "./SettingsTable";
 
-const COLUMNS = ["Applies to", "Window", "Test", "False alarms", "Minimum effect", "Percentage"];
+const COLUMNS = ["Applies to", "Window", "Test", "False alarms", "Minimum effect", "Percentage",
+  "Errors allowed"];
 
 /**
  * The CI gate's thresholds: the project's default, then rules per suite and per scenario; a
@@ -78,6 +79,7 @@ function GateRules({ settings, isAdmin }: { settings: GateSettingsRead; isAdmin:
               <td>{shown("falseAlarm")}</td>
               <td>{shown("minEffect")}</td>
               <td>{shown("percentage")}</td>
+              <td>{shown("maxErrorRate")}</td>
               {isAdmin && (
                 <td className="nowrap">
                   <button
@@ -239,6 +241,20 @@ function GateRuleForm({
             inputMode="decimal"
             value={form.percentage}
             onChange={(event) => set("percentage", event.target.value)}
+          />
+        )}
+      </Field>
+      <Field
+        label="Errors allowed (%)"
+        hint="The share of a series' operations its harness may count as failed before the run fails"
+        error={errors.maxErrorRate}
+      >
+        {(control) => (
+          <input
+            {...control}
+            inputMode="decimal"
+            value={form.maxErrorRate}
+            onChange={(event) => set("maxErrorRate", event.target.value)}
           />
         )}
       </Field>
