@@ -85,8 +85,9 @@ def parse(text: str, context: ParseContext) -> Parsed:
                        "$.errorDistribution")
     answered = sum(statuses.values())
     if answered == 0:
+        errors = "; ".join(f"[{n}] {text}" for text, n in failures.items())[:300]
         raise ParseError("$.statusCodeDistribution: no request got a response: oha measured "
-                         "no latency")
+                         "no latency" + (f" (its errors: {errors})" if errors else ""))
     requests = answered + sum(failures.values())
     if requests > MAX_COUNT:
         raise ParseError(f"$.statusCodeDistribution: {requests:,} requests in all, more than "
