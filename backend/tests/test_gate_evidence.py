@@ -6,6 +6,7 @@ fails past the project's error rate unless the submission expects errors."""
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -166,3 +167,22 @@ def test_the_cli_prints_what_was_not_compared(live_server, committed_db, tmp_pat
     assert "not-compared: benchmark=old: vanished: the baseline, run" in done[1].stderr
     junit = (tmp_path / "new.xml").read_text()
     assert junit.count("<skipped") == 2, junit
+
+
+def test_the_cli_passes_on_what_the_adapter_could_not_read(live_server, committed_db,
+                                                          tmp_path) -> None:
+    """k6's default summary has no p(99): the CLI says so and how to get it, on the
+    terminal and in the Markdown summary, and the gate judges k6's p(95)."""
+    token = Actors(committed_db).token(Scope.runs_write, Scope.read)
+    committed_db.commit()
+    golden = (Path(__file__).resolve().parents[2] / "workers" / "tests" / "golden" /
+              "adapters" / "k6" / "v1.8.1" / "default-trend-stats" / "summary.json")
+    done = subprocess.run(
+        [sys.executable, "-m", "latlab.cli", "submit", "--url", live_server, "--adapter", "k6",
+         "--suite", "k6-demo", str(golden), "--summary", str(tmp_path / "summary.md")],
+        env={"LATLAB_TOKEN": token["Authorization"].split()[1], "PATH": "/usr/bin:/bin"},
+        capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "note: k6 printed no p(99)" in done.stderr
+    assert '--summary-trend-stats "avg,min,med,max,p(90),p(95),p(99)"' in done.stderr
+    assert "- note: k6 printed no p(99)" in (tmp_path / "summary.md").read_text()

@@ -74,6 +74,8 @@ def verdict_lines(run: dict[str, Any], page: str) -> None:
     out.print(line)
     for reason in run.get("verdict_reasons", []):
         out.print(f"  {reports.reason_line(reason)}")
+    for note in (run.get("harness") or {}).get("notes", []):
+        out.print(f"note: {note}")
     if run.get("baseline_run_id") is not None and not run.get("gate_evidence"):
         out.print(f"baseline: run {run['baseline_run_id']} "
                   f"(latlab compare {run['baseline_run_id']} {run['id']})")

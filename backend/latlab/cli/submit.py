@@ -214,6 +214,8 @@ def _print_verdict(result: dict[str, Any]) -> None:
     print(f"verdict: {result.get('verdict')}", file=sys.stderr)
     for reason in result.get("reasons", []):
         print(f"  {reports.reason_line(reason)}", file=sys.stderr)
+    for note in result.get("notes", []):
+        print(f"note: {note}", file=sys.stderr)
     if result.get("compare_url"):
         print(f"compare: {result['compare_url']}", file=sys.stderr)
 
@@ -254,6 +256,7 @@ def _write_reports(lab: Lab, result: dict[str, Any], summary: Path | None,
         lines = [f"- {key}: {link}" for key, link in links.items()]
         lines += [f"- {skipped}"] if skipped else []
         lines += [f"- warning: {warning}" for warning in (compare or {}).get("warnings", [])]
+        lines += [f"- note: {note}" for note in result.get("notes", [])]
         _write(summary, reports.markdown(rows, title=f"latlab: {verdict}", lines=lines))
     if junit:  # nothing was judged without a baseline: one skipped case says why
         _write(junit, reports.junit(rows if compare or judged else reports.reason_rows(result),

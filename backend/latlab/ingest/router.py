@@ -79,4 +79,5 @@ def submit_run(
         baseline_run_id=run.baseline_run_id,
         compare_url=None if run.baseline_run_id is None
         else f"{base}/compare?baseline={run.baseline_run_id}&candidate={run.id}",
+        notes=(run.harness or {}).get("notes", []),
     )

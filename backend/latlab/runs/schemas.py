@@ -115,6 +115,9 @@ class RunCreated(Schema):
         "and the smallest change the window lets the gate see")
     baseline_run_id: int | None
     compare_url: str | None
+    notes: list[str] = Field(
+        [], description="What the harness adapter could not read as asked, and what to do "
+        "about it (k6 printed no p(99): the --summary-trend-stats line that gives it)")
 
 
 class RunSummary(ReadSchema):

@@ -2519,6 +2519,12 @@ export interface components {
             baseline_run_id: number | null;
             /** Compare Url */
             compare_url: string | null;
+            /**
+             * Notes
+             * @description What the harness adapter could not read as asked, and what to do about it (k6 printed no p(99): the --summary-trend-stats line that gives it)
+             * @default []
+             */
+            notes: string[];
         };
         /** RunListItem */
         RunListItem: {
@@ -5253,6 +5259,10 @@ export interface operations {
                 started_at?: string | null;
                 /** @description With adapter=hlog: the unit of the log's values (ns, us, ms, s) */
                 unit?: string;
+                /** @description With adapter: the metrics the gate judges in place of the harness's headline (repeat it: gate=p99&gate=throughput); a statistic the harness did not print is judged only when named here */
+                gate?: string[] | null;
+                /** @description With adapter: the run is meant to fail some operations; its failures are shown but never fail the gate */
+                errors_expected?: boolean;
             };
             header?: {
                 /** @description Printable ASCII; a retry with the same key and body answers the first run */
