@@ -27,6 +27,8 @@ or above the slowest, the average outside fastest .. slowest, and negative times
 refused, naming the JSON path.
 """
 
+import itertools
+import re
 from typing import Any
 
 from pydantic import ValidationError
@@ -51,6 +53,7 @@ from latlab_contract.result import (
 )
 from latlab_contract.vocabulary import MetricSpec
 
+_PERCENTILE_KEY = re.compile(r"^p\d+(?:\.\d+)?$")
 # oha's ClientError texts of the errors that are not counted in `errors`.
 _TIMEOUT = "timeout"
 _DEADLINE = "aborted due to deadline"
@@ -178,6 +181,13 @@ def _bounds(value: Any, path: str) -> None:
             if isinstance(least, int | float) and isinstance(most, int | float) and (
                     least > most):
                 raise ParseError(f"{path}.{low}: {least:g} is above {path}.{high} ({most:g})")
+        # percentiles (`p50`, `p99.9`: latencyPercentiles, metrics.latency_ms, rps) rise
+        points = sorted((float(key[1:]), key) for key, item in value.items()
+                        if _PERCENTILE_KEY.match(key) and isinstance(item, int | float))
+        for (_, low), (_, high) in itertools.pairwise(points):
+            if value[low] > value[high]:
+                raise ParseError(f"{path}.{low}: {value[low]:g} is above {path}.{high} "
+                                 f"({value[high]:g}): percentiles out of order")
         for key, item in value.items():
             _bounds(item, f"{path}.{key}")
 
