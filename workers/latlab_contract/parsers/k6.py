@@ -51,16 +51,7 @@ A trial holds at most `MAX_METRICS` metrics: k6's own metrics come first, then t
 custom ones by name, each whole or not at all, and a note names the ones left out (a script
 with hundreds of custom trends).
 
-From every sample (`--out json`), the latency is each `http_req_duration` point (or
-`iteration_duration` without HTTP requests), exact, and each sub-metric of it that k6
-declared (the `Metric` line's `submetrics`) a series of the points with its tags.
-`requests`, `errors` and `checks` count the `http_reqs`, `http_req_failed` and `checks`
-points, `data_received`/`data_sent` sum their bytes, and the rates divide by the test's
-duration as k6 counts it (from the start of the run to its end, setup and teardown
-included): k6 writes no duration into this file, so it is taken from the earliest
-iteration's start (an `iteration_duration` point's time less its value) or the first point,
-to the last point (k6's `vus` ticks aside); the points' own span would miss the time before
-the first response and after the last (+7.2 % throughput on a script that sleeps).
+Every sample (`--out json`) is read by `k6_stream`.
 
 Impossible input is refused, naming the JSON path (or line) and the rule: a negative count,
 rate or time; a rate's ratio outside 0 .. 1 or not its passes' share; trend stats out of
@@ -70,36 +61,29 @@ order (min, med, p(..), max rising; avg between min and max); a gauge outside it
 
 import hashlib
 import itertools
-import re
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
-from pydantic import ValidationError
-
-from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
+from latlab_contract.parsers import k6_stream
+from latlab_contract.parsers.base import ParseContext, Parsed, ParseError
 from latlab_contract.parsers.harness import (
     checked,
     duration_ns,
     load_json,
     member,
     metric_name,
-    samples,
     spectrum,
 )
+from latlab_contract.parsers.k6_stream import COUNTS, DATA, LATENCY, series_of
 from latlab_contract.result import (
     MAX_COUNT,
     MAX_METRICS,
     Failures,
     Latency,
     Scalar,
-    SeriesIn,
-    TrialIn,
 )
 from latlab_contract.vocabulary import Direction, MetricSpec
 
-# The latency trend and the counter of its values, in order of preference.
-_LATENCY = (("http_req_duration", "http_reqs"), ("iteration_duration", "iterations"))
 _DIRECTIONS: dict[str, Direction] = {"http_req_failed": "lower", "checks": "higher",
                                      "checks_failed": "lower", "checks_succeeded": "higher"}
 _UNITS = {"time": "ms", "data": "B"}
@@ -108,10 +92,6 @@ _UNITS = {"time": "ms", "data": "B"}
 _OWN = ("http_reqs", "http_req_duration", "http_req_failed", "checks", "iterations",
         "iteration_duration", "data_received", "data_sent", "dropped_iterations",
         "checks_total", "checks_failed", "checks_succeeded", "vus", "vus_max")
-_DATA = ("data_received", "data_sent")
-# Counters that count things: a negative count is impossible.
-_COUNTS = ("http_reqs", "iterations", "data_received", "data_sent", "dropped_iterations",
-           "checks_total")
 _STAT_ORDER = "avg,min,med,max,p(90),p(95),p(99)"
 _TOLERANCE = 1e-9  # k6 writes its float64s in full; allow their last bit
 
@@ -138,8 +118,8 @@ class _Metric:
 
 
 def parse(text: str, context: ParseContext) -> Parsed:
-    if _is_stream(text):
-        return _stream(text)
+    if k6_stream.is_stream(text):
+        return k6_stream.parse(text)
     document = checked(load_json(text), "$", dict)
     machine = "results" in document and "metrics" not in document
     found, duration = _described(document, machine)
@@ -150,14 +130,14 @@ def parse(text: str, context: ParseContext) -> Parsed:
     if throughput is not None:
         metrics["throughput"] = throughput
         info["throughput"] = MetricSpec(unit="req/s", direction="higher")
-    trend, counter = next(((t, c) for t, c in _LATENCY if t in by_name and c in by_name),
+    trend, counter = next(((t, c) for t, c in LATENCY if t in by_name and c in by_name),
                           (None, None))
     if trend is None or counter is None:
         raise ParseError("$.metrics.http_req_duration: missing (and no iteration_duration)")
     latency_metric = by_name[trend]
     count = _whole(by_name[counter], "count")
     failures = _failures(by_name, _checks(document, machine))
-    series = [_series({}, _latency(latency_metric, count), metrics, failures)]
+    series = [series_of({}, _latency(latency_metric, count), metrics, failures)]
     for sub in (m for m in found if m.base == trend and m.tags):
         sub_count = _sub_count(sub, by_name)
         if sub_count is None:
@@ -168,7 +148,7 @@ def parse(text: str, context: ParseContext) -> Parsed:
             sub_metrics = {"requests": float(sub_count)}
             if throughput is not None and count:
                 sub_metrics["throughput"] = sub_count * throughput / count
-            series.append(_series({"submetric": sub.tags}, _latency(sub, sub_count),
+            series.append(series_of({"submetric": sub.tags}, _latency(sub, sub_count),
                                   sub_metrics, None))
     repaired = [m.name for m in found if m.repaired]
     if repaired:
@@ -184,15 +164,6 @@ def parse(text: str, context: ParseContext) -> Parsed:
         context_found["tool_version"] = version[:500]
     return Parsed(series=series, metric_info=info, gate=gate, context=context_found,
                   notes=notes[:20])
-
-
-def _series(labels: dict[str, str], latency: Latency, metrics: dict[str, float],
-            failures: Failures | None) -> SeriesIn:
-    try:
-        return SeriesIn(labels=labels, trials=[TrialIn(latency=latency, metrics=metrics,
-                                                       failures=failures)])
-    except ValidationError as error:
-        raise ParseError(validation_message(error)) from error
 
 
 def _described(document: dict[str, Any], machine: bool) -> tuple[list[_Metric], float | None]:
@@ -237,7 +208,7 @@ def _typed(name: str, raw: dict[str, Any], path: str) -> _Metric:
     contains = raw.get("contains", "default")
     metric = _Metric(name, f"{path}.values", kind, _numbers(values, f"{path}.values"),
                      contains if isinstance(contains, str) else "default")
-    if metric.base in _DATA:
+    if metric.base in DATA:
         metric.contains = "data"
     _check(metric)
     return metric
@@ -248,7 +219,7 @@ def _classic(name: str, raw: dict[str, Any], path: str) -> _Metric:
     values = _numbers({k: v for k, v in raw.items() if k != "thresholds"}, path)
     base = name.partition("{")[0]
     if "count" in values and "rate" in values:
-        kind, contains = "counter", "data" if base in _DATA else "default"
+        kind, contains = "counter", "data" if base in DATA else "default"
     elif "passes" in values and "fails" in values:
         kind, contains = "rate", "default"
     elif "avg" in values or "med" in values:
@@ -277,7 +248,7 @@ def _check(metric: _Metric) -> None:
     0 .. 1 or unlike their counts, trend stats out of order, a gauge outside min .. max."""
     values, path = metric.values, metric.path
     if metric.kind == "counter":
-        if metric.base in _COUNTS:
+        if metric.base in COUNTS:
             for key in ("count", "rate"):
                 if key in values:
                     _at_least_zero(values[key], f"{path}.{key}",
@@ -596,151 +567,3 @@ def _percentile(stat: str) -> float | None:
         except ValueError:
             return None
     return None
-
-
-def _is_stream(text: str) -> bool:
-    first = text.lstrip()[:200]
-    return first.startswith('{"') and ('"type":"Metric"' in first or '"type":"Point"' in first
-                                       or '"type": "Metric"' in first)
-
-
-@dataclass
-class _Declared:
-    """What a `Metric` line of the stream said of a metric."""
-
-    contains: str
-    submetrics: list[tuple[str, dict[str, str]]]  # (tags as k6 writes them, tags)
-
-
-def _stream(text: str) -> Parsed:
-    """Every sample of `k6 run --out json=FILE`."""
-    declared: dict[str, _Declared] = {}
-    points: dict[str, list[tuple[float, dict[str, Any]]]] = {}
-    starts: list[float] = []
-    ends: list[float] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"line {number}"
-        item = checked(load_json(line), where, dict)
-        if item.get("type") == "Metric":
-            _declare(item, where, declared)
-            continue
-        if item.get("type") != "Point":
-            continue
-        data = member(item, "data", where, dict)
-        name = member(item, "metric", where, str)
-        value = member(data, "value", f"{where}.data", float)
-        moment = _seconds(member(data, "time", f"{where}.data", str), f"{where}.data.time")
-        tags = data.get("tags") or {}
-        _check_point(name, value, f"{where}.data.value")
-        if name not in ("vus", "vus_max"):  # k6's 1 s ticks, from before the run's start
-            starts.append(moment - value / 1000 if name == "iteration_duration" else moment)
-            ends.append(moment)
-        points.setdefault(name, []).append((value, tags if isinstance(tags, dict) else {}))
-    trend = next((trend for trend, _ in _LATENCY if points.get(trend)), None)
-    if trend is None:
-        raise ParseError("line 1: no http_req_duration or iteration_duration points (is it "
-                         "`k6 run --out json` output?)")
-    seconds = max(ends) - min(starts)
-    requests = points.get("http_reqs", [])
-    failed = points.get("http_req_failed", [])
-    checks = points.get("checks", [])
-    metrics = {"requests": sum(v for v, _ in requests), "errors": sum(v for v, _ in failed)}
-    info = {"requests": MetricSpec(unit="count", direction="none"),
-            "errors": MetricSpec(unit="count", direction="lower", label="failed requests")}
-    if seconds > 0 and requests:
-        metrics["throughput"] = metrics["requests"] / seconds
-        info["throughput"] = MetricSpec(unit="req/s", direction="higher")
-    if checks:
-        metrics["checks"] = sum(v for v, _ in checks) / len(checks)
-        info["checks"] = MetricSpec(unit="ratio", direction="higher")
-    for name in _DATA:
-        if name in points:
-            metrics[name] = sum(v for v, _ in points[name])
-            info[name] = MetricSpec(unit="B", direction="none", label=name)
-            if seconds > 0:
-                metrics[f"{name}_rate"] = metrics[name] / seconds
-                info[f"{name}_rate"] = MetricSpec(unit="B/s", direction="none")
-    durations = points[trend]
-    series = [_series({}, _samples(durations, trend), metrics, _stream_failures(failed, checks))]
-    subs = list((declared.get(trend) or _Declared("time", [])).submetrics)
-    if trend == "http_req_duration" and not subs and any(
-            "expected_response" in tags for _, tags in durations):
-        subs.append(("expected_response:true", {"expected_response": "true"}))
-    for label, wanted in subs:
-        chosen = [(v, tags) for v, tags in durations
-                  if all(str(tags.get(k)) == v2 for k, v2 in wanted.items())]
-        if chosen:
-            sub_metrics = {"requests": float(len(chosen))}
-            if "throughput" in metrics:
-                sub_metrics["throughput"] = len(chosen) / seconds
-            series.append(_series({"submetric": label}, _samples(chosen, trend), sub_metrics,
-                                  None))
-    return Parsed(series=series, metric_info=info)
-
-
-def _declare(item: dict[str, Any], where: str, declared: dict[str, _Declared]) -> None:
-    data = member(item, "data", where, dict)
-    name = member(data, "name", f"{where}.data", str)
-    subs = []
-    for index, sub in enumerate(data.get("submetrics") or []):
-        path = f"{where}.data.submetrics[{index}]"
-        sub = checked(sub, path, dict)
-        tags = {str(k): str(v) for k, v in checked(sub.get("tags") or {}, f"{path}.tags",
-                                                   dict).items()}
-        suffix = sub.get("suffix")
-        subs.append((suffix if isinstance(suffix, str) and suffix else ",".join(
-            f"{k}:{v}" for k, v in tags.items()), tags))
-    contains = data.get("contains")
-    declared[name] = _Declared(contains if isinstance(contains, str) else "default", subs)
-
-
-def _check_point(name: str, value: float, where: str) -> None:
-    if name in ("http_req_failed", "checks") and value not in (0, 1):
-        raise ParseError(f"{where}: {value:g} is not 0 or 1 (a {name} sample is true or "
-                         "false)")
-    if name in _COUNTS and value < 0:
-        raise ParseError(f"{where}: {value:g} is negative (a {name} sample counts up)")
-
-
-def _samples(points: list[tuple[float, dict[str, Any]]], where: str) -> Latency:
-    return samples((round(duration_ns(value, "ms", where)) for value, _ in points), where)
-
-
-def _stream_failures(failed: list[tuple[float, dict[str, Any]]],
-                     checks: list[tuple[float, dict[str, Any]]]) -> Failures | None:
-    """Failed requests of all (http_req_failed samples), else failed checks of all."""
-    failed_requests = int(sum(v for v, _ in failed))
-    failed_checks = len(checks) - int(sum(v for v, _ in checks))
-    words = []
-    if failed_requests:
-        words.append(f"http_req_failed {100 * failed_requests / len(failed):.2f}% "
-                     f"{failed_requests} out of {len(failed)}")
-    if failed_checks:
-        by_name: dict[str, list[int]] = {}
-        for value, tags in checks:
-            counted = by_name.setdefault(str(tags.get("check", "?")), [0, 0])
-            counted[0 if value else 1] += 1
-        words.append(f"checks_failed {100 * failed_checks / len(checks):.2f}% {failed_checks} "
-                     f"out of {len(checks)}" + "".join(
-                         f"; ✗ {name} ✓ {passes} / ✗ {fails}"
-                         for name, (passes, fails) in by_name.items() if fails))
-    if not words:
-        return None
-    detail = "k6: " + "; ".join(words)
-    detail = detail if len(detail) <= 500 else detail[:497] + "..."
-    if failed_requests:
-        return Failures(failed=failed_requests, total=len(failed), detail=detail)
-    return Failures(failed=failed_checks, total=len(checks), detail=detail)
-
-
-def _seconds(moment: str, where: str) -> float:
-    """One of k6's RFC 3339 times (nanoseconds cut to microseconds) as seconds since the
-    epoch."""
-    try:
-        return datetime.fromisoformat(re.sub(r"(\.\d{6})\d+", r"\1", moment.replace(
-            "Z", "+00:00"))).timestamp()
-    except ValueError as error:
-        raise ParseError(f"{where}: not an RFC 3339 time ({error})") from None
-
