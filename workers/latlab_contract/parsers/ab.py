@@ -24,11 +24,11 @@ are refused naming the line.
 
 import re
 
-from hdrh.histogram import HdrHistogram
 from pydantic import ValidationError
 
+from latlab_contract import hdr
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
-from latlab_contract.result import HIGHEST_NS, Failures, SeriesIn, TrialIn
+from latlab_contract.result import Failures, SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec
 
 NS_PER_MS = 1_000_000
@@ -155,17 +155,17 @@ def _table(text: str) -> dict[int, int]:
 
 
 def _step_histogram(count: int, table: dict[int, int]) -> str:
-    """The histogram the module docstring describes, as standard compressed HdrHistogram V2."""
+    """The histogram the module docstring describes, as standard compressed HdrHistogram V2
+    (`hdr.from_counts`: values and counts bounded before HdrHistogram's C code sees them)."""
     if count < 2:
         raise ParseError(f"ab completed {count} request(s); its table needs two or more")
-    histogram = HdrHistogram(1, HIGHEST_NS, 3)
-    below = 0
+    steps, below = [], 0
     for percent, value_ms in table.items():
         rank = count if percent == 100 else count * percent // 100 + 1
-        if value_ms * NS_PER_MS > HIGHEST_NS:
-            raise ParseError(f"the {percent} % row, {value_ms} ms, is past the lab's range")
         if rank > below:
-            histogram.record_value(value_ms * NS_PER_MS, rank - below)
+            steps.append((value_ms * NS_PER_MS, rank - below))
             below = rank
-    encoded: bytes = histogram.encode()
-    return encoded.decode()
+    try:
+        return hdr.encode(hdr.from_counts(steps))
+    except hdr.HdrError as error:
+        raise ParseError(f"the served-within table: {error}") from error
