@@ -12,7 +12,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bench.fuzz import CONTRACT, SEED_FILES, break_rule, mutate, seeds, summary_problems
+from bench.fuzz import (
+    BREAKABLE,
+    CONTRACT,
+    SEED_FILES,
+    break_rule,
+    mutate,
+    seeds,
+    summary_problems,
+)
 from latlab.core.errors import Unprocessable
 from latlab.core.validation import BodyInvalid
 from latlab.runs import submission
@@ -72,8 +80,7 @@ def _stored(name: str, body: bytes) -> bool:
     return True
 
 
-# latlab's own formats: their rules are the contract's, fuzzed by the mutations above.
-@pytest.mark.parametrize("name", sorted(set(SEED_FILES) - {CONTRACT, "latlab-json", "hlog"}))
+@pytest.mark.parametrize("name", BREAKABLE)
 def test_rule_breaking_input_is_refused(name: str) -> None:
     """Every golden file with one rule broken (a negative time or rate, percentiles out of
     order, zero iterations, an empty name): none is stored."""
