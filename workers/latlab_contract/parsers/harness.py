@@ -23,8 +23,9 @@ from typing import Any
 from hdrh.histogram import HdrHistogram
 
 from latlab_contract import hdr
+from latlab_contract.fields import HIGHEST_NS, MAX_COUNT
+from latlab_contract.latency import Latency, Reported
 from latlab_contract.parsers.base import ParseError
-from latlab_contract.result import HIGHEST_NS, MAX_COUNT, Latency, Reported
 from latlab_contract.vocabulary import SUMMARY_PERCENTILES, TIME_UNITS, Direction, MetricSpec
 
 NS_PER_OP = MetricSpec(unit="ns/op", direction="lower", label="time per op")
@@ -56,6 +57,20 @@ def named(document: Any, key: str, path: str) -> str:
     if not name.strip():
         raise ParseError(f"{path}.{key}: an empty name (a benchmark is named)")
     return name
+
+
+def no_negative(value: Any, path: str, tool: str) -> None:
+    """For a tool that prints no negative number anywhere (times, rates, counts, bytes: oha,
+    vegeta): refuse one, naming its path, in what the lab does not read too."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            no_negative(item, f"{path}.{key}", tool)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            no_negative(item, f"{path}[{index}]", tool)
+    elif isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
+        raise ParseError(f"{path}: {value} is negative: {tool} prints no negative time, rate "
+                         "or count")
 
 
 def checked(value: Any, where: str, kind: type | tuple[type, ...]) -> Any:

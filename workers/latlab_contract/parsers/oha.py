@@ -33,6 +33,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from latlab_contract.fields import MAX_COUNT, MAX_MEASURED
+from latlab_contract.latency import Latency, order_problem
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import (
     checked,
@@ -40,17 +42,10 @@ from latlab_contract.parsers.harness import (
     duration_ns,
     load_json,
     member,
+    no_negative,
     reported,
 )
-from latlab_contract.result import (
-    MAX_COUNT,
-    MAX_MEASURED,
-    Failures,
-    Latency,
-    SeriesIn,
-    TrialIn,
-    order_problem,
-)
+from latlab_contract.result import Failures, SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec
 
 _PERCENTILE_KEY = re.compile(r"^p\d+(?:\.\d+)?$")
@@ -79,7 +74,7 @@ def parse(text: str, context: ParseContext) -> Parsed:
         raise ParseError("line 1: oha's CSV output lists only the requests answered, without "
                          "the failed ones or the run's time: run oha with --output-format json")
     document = checked(_load(text), "$", dict)
-    _no_negative(document, "$")
+    no_negative(document, "$", "oha")
     _bounds(document, "$")
     summary = member(document, "summary", "$", dict)
     statuses = _counts(member(document, "statusCodeDistribution", "$", dict),
@@ -156,20 +151,6 @@ def _latency(document: dict[str, Any], summary: dict[str, Any], answered: int) -
             [(0.0, fastest), *printed, (100.0, slowest)], mean=average))
     except ValidationError as error:
         raise ParseError(f"{path}: {validation_message(error)}") from error
-
-
-def _no_negative(value: Any, path: str) -> None:
-    """oha prints no negative number anywhere (times, rates, counts, bytes): refuse one,
-    naming its path, in what the lab does not read too."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            _no_negative(item, f"{path}.{key}")
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            _no_negative(item, f"{path}[{index}]")
-    elif isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
-        raise ParseError(f"{path}: {value} is negative: oha prints no negative time, rate "
-                         "or count")
 
 
 def _bounds(value: Any, path: str) -> None:

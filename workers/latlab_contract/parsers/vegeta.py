@@ -42,25 +42,21 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from latlab_contract.fields import MAX_COUNT, MAX_MEASURED
+from latlab_contract.latency import order_problem
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import (
     checked,
     duration_ns,
     load_json,
     member,
+    no_negative,
     ns,
     reported,
     samples,
     spectrum,
 )
-from latlab_contract.result import (
-    MAX_COUNT,
-    MAX_MEASURED,
-    Failures,
-    SeriesIn,
-    TrialIn,
-    order_problem,
-)
+from latlab_contract.result import Failures, SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec
 
 # The report's latencies and where each is in the distribution (percent).
@@ -102,7 +98,7 @@ def parse(text: str, context: ParseContext) -> Parsed:
 def _report(text: str) -> Parsed:
     """`vegeta report -type=json`."""
     document = checked(_load(text), "$", dict)
-    _no_negative(document, "$")
+    no_negative(document, "$", "vegeta")
     latencies = member(document, "latencies", "$", dict)
     notes = []
     missing = [key for key in _SINCE_V12_8 if key not in latencies]
@@ -255,20 +251,6 @@ def _results(text: str) -> Parsed:
         except ValidationError as error:
             raise ParseError(f"{where}: {validation_message(error)}") from error
     return Parsed(series=series, metric_info=METRIC_INFO)
-
-
-def _no_negative(value: Any, path: str) -> None:
-    """vegeta prints no negative number anywhere (times, rates, counts, bytes): refuse one,
-    naming its path, in what the lab does not read too."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            _no_negative(item, f"{path}.{key}")
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            _no_negative(item, f"{path}[{index}]")
-    elif isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
-        raise ParseError(f"{path}: {value} is negative: vegeta prints no negative time, rate "
-                         "or count")
 
 
 def _rate(document: dict[str, Any], key: str) -> float:
