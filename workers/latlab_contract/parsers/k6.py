@@ -51,7 +51,8 @@ A trial holds at most `MAX_METRICS` metrics: k6's own metrics come first, then t
 custom ones by name, each whole or not at all, and a note names the ones left out (a script
 with hundreds of custom trends).
 
-Every sample (`--out json`) is read by `k6_stream`.
+Every sample (`--out json`) is read by `k6_stream`; a summary's metrics are read and
+checked by `k6_summary`.
 
 Impossible input is refused, naming the JSON path (or line) and the rule: a negative count,
 rate or time; a rate's ratio outside 0 .. 1 or not its passes' share; trend stats out of
@@ -60,61 +61,35 @@ order (min, med, p(..), max rising; avg between min and max); a gauge outside it
 """
 
 import hashlib
-import itertools
-from dataclasses import dataclass
 from typing import Any
 
+from latlab_contract.fields import Scalar
+from latlab_contract.latency import Latency
 from latlab_contract.parsers import k6_stream
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError
 from latlab_contract.parsers.harness import (
     checked,
     duration_ns,
     load_json,
-    member,
     metric_name,
     spectrum,
 )
-from latlab_contract.parsers.k6_stream import COUNTS, DATA, LATENCY, series_of
-from latlab_contract.result import (
-    MAX_COUNT,
-    MAX_METRICS,
-    Failures,
-    Latency,
-    Scalar,
+from latlab_contract.parsers.k6_stream import LATENCY, series_of
+from latlab_contract.parsers.k6_summary import (
+    OWN,
+    Metric,
+    described,
+    percentile,
+    rate_counts,
+    whole,
 )
+from latlab_contract.result import MAX_METRICS, Failures
 from latlab_contract.vocabulary import Direction, MetricSpec
 
 _DIRECTIONS: dict[str, Direction] = {"http_req_failed": "lower", "checks": "higher",
                                      "checks_failed": "lower", "checks_succeeded": "higher"}
 _UNITS = {"time": "ms", "data": "B"}
-# k6's own metrics the adapter reads (kept first when a trial has too many) and their kinds
-# where a classic --summary-export does not say what a metric contains.
-_OWN = ("http_reqs", "http_req_duration", "http_req_failed", "checks", "iterations",
-        "iteration_duration", "data_received", "data_sent", "dropped_iterations",
-        "checks_total", "checks_failed", "checks_succeeded", "vus", "vus_max")
 _STAT_ORDER = "avg,min,med,max,p(90),p(95),p(99)"
-_TOLERANCE = 1e-9  # k6 writes its float64s in full; allow their last bit
-
-
-@dataclass
-class _Metric:
-    """One metric of a summary, in whichever shape k6 wrote it."""
-
-    name: str  # as k6 names it, a sub-metric with its {tags}
-    path: str
-    kind: str  # counter, rate, trend, gauge
-    values: dict[str, float]
-    contains: str  # time, data, default
-    repaired: bool = False  # a pre-v0.30 export's rate value of 0, read from its counts
-
-    @property
-    def base(self) -> str:
-        return self.name.partition("{")[0]
-
-    @property
-    def tags(self) -> str:
-        """A sub-metric's tags as k6 writes them (`expected_response:true`), else ''."""
-        return self.name.partition("{")[2].removesuffix("}")
 
 
 def parse(text: str, context: ParseContext) -> Parsed:
@@ -122,7 +97,7 @@ def parse(text: str, context: ParseContext) -> Parsed:
         return k6_stream.parse(text)
     document = checked(load_json(text), "$", dict)
     machine = "results" in document and "metrics" not in document
-    found, duration = _described(document, machine)
+    found, duration = described(document, machine)
     by_name = {m.name: m for m in found}
     notes: list[str] = []
     metrics, info = _all_metrics(found, document, notes)
@@ -135,7 +110,7 @@ def parse(text: str, context: ParseContext) -> Parsed:
     if trend is None or counter is None:
         raise ParseError("$.metrics.http_req_duration: missing (and no iteration_duration)")
     latency_metric = by_name[trend]
-    count = _whole(by_name[counter], "count")
+    count = whole(by_name[counter], "count")
     failures = _failures(by_name, _checks(document, machine))
     series = [series_of({}, _latency(latency_metric, count), metrics, failures)]
     for sub in (m for m in found if m.base == trend and m.tags):
@@ -166,174 +141,7 @@ def parse(text: str, context: ParseContext) -> Parsed:
                   notes=notes[:20])
 
 
-def _described(document: dict[str, Any], machine: bool) -> tuple[list[_Metric], float | None]:
-    """Every metric of the summary, checked, and k6's test run duration in seconds where the
-    summary has it."""
-    found: list[_Metric] = []
-    if machine:
-        results = member(document, "results", "$", dict)
-        listed = [(f"$.results.metrics[{i}]", m) for i, m in enumerate(
-            member(results, "metrics", "$.results", list))]
-        checks = results.get("checks")
-        if isinstance(checks, dict) and isinstance(checks.get("metrics"), list):
-            listed += [(f"$.results.checks.metrics[{i}]", m)
-                       for i, m in enumerate(checks["metrics"])]
-        for path, raw in listed:
-            raw = checked(raw, path, dict)
-            found.append(_typed(member(raw, "name", path, str), raw, path))
-        config = document.get("config")
-        duration = None
-        if isinstance(config, dict) and "duration" in config:
-            duration = checked(config["duration"], "$.config.duration", float)
-            _at_least_zero(duration, "$.config.duration", "a test run duration")
-        return found, duration
-    for name, raw in member(document, "metrics", "$", dict).items():
-        path = f"$.metrics[{name!r}]"
-        raw = checked(raw, path, dict)
-        found.append(_typed(name, raw, path) if "values" in raw else _classic(name, raw, path))
-    state = document.get("state")
-    duration = None
-    if isinstance(state, dict) and "testRunDurationMs" in state:
-        duration = checked(state["testRunDurationMs"], "$.state.testRunDurationMs", float)
-        _at_least_zero(duration, "$.state.testRunDurationMs", "a test run duration")
-        duration /= 1000
-    return found, duration
-
-
-def _typed(name: str, raw: dict[str, Any], path: str) -> _Metric:
-    """A metric of handleSummary's data or the machine-readable summary: type, contains,
-    values."""
-    kind = member(raw, "type", path, str)
-    values = member(raw, "values", path, dict)
-    contains = raw.get("contains", "default")
-    metric = _Metric(name, f"{path}.values", kind, _numbers(values, f"{path}.values"),
-                     contains if isinstance(contains, str) else "default")
-    if metric.base in DATA:
-        metric.contains = "data"
-    _check(metric)
-    return metric
-
-
-def _classic(name: str, raw: dict[str, Any], path: str) -> _Metric:
-    """A metric of `--summary-export`: its kind told by its fields."""
-    values = _numbers({k: v for k, v in raw.items() if k != "thresholds"}, path)
-    base = name.partition("{")[0]
-    if "count" in values and "rate" in values:
-        kind, contains = "counter", "data" if base in DATA else "default"
-    elif "passes" in values and "fails" in values:
-        kind, contains = "rate", "default"
-    elif "avg" in values or "med" in values:
-        kind, contains = "trend", "time"
-    elif "value" in values:
-        kind, contains = "gauge", "default"
-    else:
-        raise ParseError(f"{path}: not a k6 metric (no count/rate, passes/fails, value or "
-                         "trend stats)")
-    metric = _Metric(name, path, kind, values, contains)
-    if kind == "rate" and values.get("value") == 0 and values["passes"] > 0:
-        # k6 before v0.30.0 wrote 0 as every rate's value in --summary-export (its release
-        # notes, "Bugs fixed"): the ratio is its passes' share.
-        values["value"] = values["passes"] / (values["passes"] + values["fails"])
-        metric.repaired = True
-    _check(metric)
-    return metric
-
-
-def _numbers(values: dict[str, Any], path: str) -> dict[str, float]:
-    return {key: checked(value, f"{path}.{key}", float) for key, value in values.items()}
-
-
-def _check(metric: _Metric) -> None:
-    """Refuse what k6 cannot have written: negative counts, rates and times, ratios outside
-    0 .. 1 or unlike their counts, trend stats out of order, a gauge outside min .. max."""
-    values, path = metric.values, metric.path
-    if metric.kind == "counter":
-        if metric.base in COUNTS:
-            for key in ("count", "rate"):
-                if key in values:
-                    _at_least_zero(values[key], f"{path}.{key}",
-                                   f"a count of {metric.base}" if key == "count"
-                                   else "a rate per second")
-    elif metric.kind == "rate":
-        for key in ("passes", "fails", "matches", "total"):
-            if key in values:
-                _at_least_zero(values[key], f"{path}.{key}", "a count of values")
-                if values[key] != int(values[key]):
-                    raise ParseError(f"{path}.{key}: {values[key]} is not a whole number "
-                                     "(a count of values)")
-        ratio_key = "rate" if "rate" in values else "value"
-        ratio = values.get(ratio_key)
-        if ratio is None:
-            raise ParseError(f"{path}.{ratio_key}: missing")
-        if not 0 <= ratio <= 1:
-            raise ParseError(f"{path}.{ratio_key}: {ratio} is outside 0 .. 1 (a k6 rate is the "
-                             "share of non-zero values)")
-        hits, total = _rate_counts(metric)
-        if total and abs(ratio - hits / total) > 1e-9:
-            raise ParseError(f"{path}.{ratio_key}: {ratio} is not the share of its counts "
-                             f"({hits:g} of {total:g} = {hits / total:.9g})")
-    elif metric.kind == "trend":
-        _check_trend(metric)
-    elif metric.kind == "gauge":
-        if metric.base in _OWN:  # vus, vus_max: counts of VUs
-            for key, number in values.items():
-                _at_least_zero(number, f"{path}.{key}", f"a count of {metric.base}")
-        value, least, most = values.get("value"), values.get("min"), values.get("max")
-        if value is not None and least is not None and most is not None and not (
-                least <= value <= most):
-            raise ParseError(f"{path}.value: {value} is outside its min .. max ({least} .. "
-                             f"{most})")
-    else:
-        raise ParseError(f"{path}: unknown metric type '{metric.kind}'")
-
-
-def _check_trend(metric: _Metric) -> None:
-    values, path = metric.values, metric.path
-    if metric.contains == "time" or metric.base in _OWN:
-        for stat, value in values.items():
-            if stat != "count" and value < 0:
-                raise ParseError(f"{path}.{stat}: {value} is negative (a time cannot be)")
-    if "count" in values:
-        _at_least_zero(values["count"], f"{path}.count", "a count of values")
-    ranked = sorted(((q, stat, values[stat]) for stat in values
-                     if (q := _percentile(stat)) is not None), key=lambda item: item[0])
-    for (_, low, low_value), (_, high, high_value) in itertools.pairwise(ranked):
-        if low_value > high_value + _TOLERANCE * abs(high_value):
-            raise ParseError(f"{path}.{low}: {low_value} is above its {high} ({high_value}): "
-                             "k6's trend stats rise from min through med and the "
-                             "percentiles to max")
-    avg, least, most = values.get("avg"), values.get("min"), values.get("max")
-    if avg is not None and least is not None and most is not None and not (
-            least - _TOLERANCE * abs(least) <= avg <= most + _TOLERANCE * abs(most)):
-        raise ParseError(f"{path}.avg: {avg} is outside min .. max ({least} .. {most})")
-
-
-def _at_least_zero(value: float, where: str, what: str) -> None:
-    if value < 0:
-        raise ParseError(f"{where}: {value:g} is negative ({what} cannot be)")
-
-
-def _rate_counts(metric: _Metric) -> tuple[float, float]:
-    """(non-zero values, all values) of a rate: passes of passes + fails in k6's classic
-    shapes, matches of total in its machine-readable one."""
-    values = metric.values
-    if "matches" in values:
-        return values["matches"], values.get("total", 0.0)
-    passes, fails = values.get("passes", 0.0), values.get("fails", 0.0)
-    return passes, passes + fails
-
-
-def _whole(metric: _Metric, key: str) -> int:
-    value = metric.values.get(key)
-    if value is None:
-        raise ParseError(f"{metric.path}.{key}: missing")
-    if value != int(value) or not 0 <= value <= MAX_COUNT:
-        raise ParseError(f"{metric.path}.{key}: {value} is not a whole count in 0 .. "
-                         f"{MAX_COUNT:,}")
-    return int(value)
-
-
-def _all_metrics(found: list[_Metric], document: dict[str, Any], notes: list[str]
+def _all_metrics(found: list[Metric], document: dict[str, Any], notes: list[str]
                  ) -> tuple[dict[str, float], dict[str, MetricSpec]]:
     """The trial's metrics: k6's own first, then the script's, each metric whole; those
     past `MAX_METRICS` left out and named in a note."""
@@ -351,7 +159,7 @@ def _all_metrics(found: list[_Metric], document: dict[str, Any], notes: list[str
         metrics["checks"] = checks.values["rate"]
         info["checks"] = MetricSpec(unit="ratio", direction="higher", label="checks passed")
     dropped: list[str] = []
-    for metric in sorted(found, key=lambda m: (m.base not in _OWN, m.base, m.tags)):
+    for metric in sorted(found, key=lambda m: (m.base not in OWN, m.base, m.tags)):
         entries = _metrics(metric)
         if len(metrics) + 1 + len(entries) > MAX_METRICS:  # one kept for throughput
             dropped.append(metric.name)
@@ -367,7 +175,7 @@ def _all_metrics(found: list[_Metric], document: dict[str, Any], notes: list[str
     return metrics, info
 
 
-def _metrics(metric: _Metric) -> list[tuple[str, float, MetricSpec]]:
+def _metrics(metric: Metric) -> list[tuple[str, float, MetricSpec]]:
     key = _key(metric.name)
     unit = _UNITS.get(metric.contains, "")
     values = metric.values
@@ -413,7 +221,7 @@ def _key(name: str, stat: str | None = None) -> str:
     return f"{key[:55]}-{digest}"
 
 
-def _throughput(by_name: dict[str, _Metric], duration: float | None) -> float | None:
+def _throughput(by_name: dict[str, Metric], duration: float | None) -> float | None:
     """k6's rate of `http_reqs`, or its count over k6's test run duration."""
     requests = by_name.get("http_reqs")
     if requests is None:
@@ -472,14 +280,14 @@ def _checks(document: dict[str, Any], machine: bool) -> list[tuple[str, int, int
     return found
 
 
-def _failures(by_name: dict[str, _Metric], checks: list[tuple[str, int, int]]
+def _failures(by_name: dict[str, Metric], checks: list[tuple[str, int, int]]
               ) -> Failures | None:
     """Failed requests (of all requests) and failed checks, in k6's words."""
     words = []
     failed_requests = total_requests = 0
     request_rate = by_name.get("http_req_failed")
     if request_rate is not None:
-        hits, total = _rate_counts(request_rate)
+        hits, total = rate_counts(request_rate)
         failed_requests, total_requests = int(hits), int(total)
         if failed_requests:
             words.append(f"http_req_failed {100 * hits / total:.2f}% {failed_requests} out of "
@@ -488,7 +296,7 @@ def _failures(by_name: dict[str, _Metric], checks: list[tuple[str, int, int]]
     all_checks = sum(passes + fails for _, passes, fails in checks)
     check_rate = by_name.get("checks") or by_name.get("checks_succeeded")
     if check_rate is not None and not checks:
-        passes, all_checks = (int(n) for n in _rate_counts(check_rate))
+        passes, all_checks = (int(n) for n in rate_counts(check_rate))
         failed_checks = all_checks - passes
     if failed_checks:
         words.append(f"checks_failed {100 * failed_checks / all_checks:.2f}% {failed_checks} "
@@ -504,23 +312,23 @@ def _failures(by_name: dict[str, _Metric], checks: list[tuple[str, int, int]]
     return Failures(failed=failed_checks, total=all_checks, detail=detail)
 
 
-def _sub_count(sub: _Metric, by_name: dict[str, _Metric]) -> int | None:
+def _sub_count(sub: Metric, by_name: dict[str, Metric]) -> int | None:
     """How many values a sub-metric of the latency trend holds, where k6 says."""
     if "count" in sub.values:
-        return _whole(sub, "count")
+        return whole(sub, "count")
     if sub.tags == "expected_response:true" and "http_req_failed" in by_name:
-        failed, total = _rate_counts(by_name["http_req_failed"])
+        failed, total = rate_counts(by_name["http_req_failed"])
         return int(total - failed)
     counter = by_name.get(f"http_reqs{{{sub.tags}}}")
-    return None if counter is None else _whole(counter, "count")
+    return None if counter is None else whole(counter, "count")
 
 
-def _latency(metric: _Metric, count: int) -> Latency:
+def _latency(metric: Metric, count: int) -> Latency:
     points = []
     for stat, value in metric.values.items():
-        percentile = _percentile(stat)
-        if percentile is not None:
-            points.append((percentile, duration_ns(value, "ms", f"{metric.path}.{stat}")))
+        q = percentile(stat)
+        if q is not None:
+            points.append((q, duration_ns(value, "ms", f"{metric.path}.{stat}")))
     mean = metric.values.get("avg")
     return spectrum(points, count, metric.path, mean=None if mean is None else duration_ns(
         mean, "ms", f"{metric.path}.avg"))
@@ -530,16 +338,16 @@ _GATE_ORDER = ((99.0, "p99"), (95.0, "p95"), (90.0, "p90"), (50.0, "p50"), (99.9
                (99.99, "p9999"))
 
 
-def _gate(metric: _Metric, throughput: bool) -> tuple[list[str], list[str]]:
+def _gate(metric: Metric, throughput: bool) -> tuple[list[str], list[str]]:
     """The gate's metrics (the highest of p99, p95, p90, med k6 printed, and throughput) and
     which of p(90), p(95), p(99) k6 did not print."""
-    printed = {_percentile(stat) for stat in metric.values}
-    percentile = next((key for q, key in _GATE_ORDER if q in printed), "max")
+    printed = {percentile(stat) for stat in metric.values}
+    gated = next((key for q, key in _GATE_ORDER if q in printed), "max")
     missing = [f"p({q:g})" for q in (90.0, 95.0, 99.0) if q not in printed]
-    return [percentile, *(["throughput"] if throughput else [])], missing
+    return [gated, *(["throughput"] if throughput else [])], missing
 
 
-def _missing_note(metric: _Metric, missing: list[str], gated: str, machine: bool) -> str:
+def _missing_note(metric: Metric, missing: list[str], gated: str, machine: bool) -> str:
     stat = {"p50": "med", "p999": "p(99.9)", "p9999": "p(99.99)"}.get(
         gated, f"p({gated[1:]})" if gated.startswith("p") else gated)
     how = (f'run k6 with --summary-trend-stats "{_STAT_ORDER}"' if not machine else
@@ -550,20 +358,3 @@ def _missing_note(metric: _Metric, missing: list[str], gated: str, machine: bool
     return (f"k6 printed no {', '.join(missing)} of {metric.name}: gated on k6's {stat}; the "
             f"{shown} shown is interpolated, not k6's; {how} to gate on "
             f"{'p(99)' if 'p(99)' in missing else missing[-1]}")[:500]
-
-
-def _percentile(stat: str) -> float | None:
-    if stat == "min":
-        return 0.0
-    if stat == "med":
-        return 50.0
-    if stat == "max":
-        return 100.0
-    # p(99.9) in k6's classic summaries, p99.9 in its machine-readable one
-    number = stat[2:-1] if stat.startswith("p(") and stat.endswith(")") else stat[1:]
-    if stat.startswith("p"):
-        try:
-            return float(number)
-        except ValueError:
-            return None
-    return None
