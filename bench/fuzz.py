@@ -42,7 +42,8 @@ import httpx
 
 from bench.lab import bench_token, start_services, wait_for_api, work_dir
 from latlab import localstack
-from latlab_contract.result import HIGHEST_NS, MAX_COUNT, order_problem
+from latlab_contract.fields import HIGHEST_NS, MAX_COUNT
+from latlab_contract.latency import order_problem
 from latlab_contract.vocabulary import SUMMARY_PERCENTILES
 
 ROOT = Path(__file__).resolve().parents[1]

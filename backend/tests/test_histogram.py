@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from latlab.core.errors import Unprocessable
 from latlab.runs.histogram import Histogram
-from latlab_contract.result import HIGHEST_NS
+from latlab_contract.fields import HIGHEST_NS
 from latlab_contract.vocabulary import SUMMARY_PERCENTILES
 
 QS = list(SUMMARY_PERCENTILES.values())

@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 from hdrh.histogram import HdrHistogram
 
-from latlab_contract.result import HIGHEST_NS, MAX_COUNT
+from latlab_contract.fields import HIGHEST_NS, MAX_COUNT
 
 SIGNIFICANT_FIGURES = 3
 _V2_COMPRESSION_COOKIE_BASE = 0x1C849304

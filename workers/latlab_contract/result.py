@@ -1,20 +1,15 @@
 """The result contract `latlab.result/v1`: what CI submits and what runners build.
 
-Defined once, here: the api validates submissions with these types, and the runner builds
-them from program output, so a program's bad output fails its job on the host, naming the
-program, instead of reaching the api.
+Defined once, here (its field types in `fields`, a trial's latency in `latency`): the api
+validates submissions with these types, and the runner builds them from program output, so a
+program's bad output fails its job on the host, naming the program, instead of reaching the
+api.
 """
 
-import itertools
 import json
-from datetime import UTC, datetime
 from typing import Annotated, Literal
 
 from pydantic import (
-    AfterValidator,
-    AwareDatetime,
-    BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
     StringConstraints,
@@ -23,156 +18,23 @@ from pydantic import (
     model_validator,
 )
 
-from latlab_contract.vocabulary import SUMMARY_PERCENTILES, MetricSpec
+from latlab_contract.fields import (
+    MAX_COUNT,
+    NO_NUL,
+    Contract,
+    Count,
+    Key,
+    LabelValue,
+    Measured,
+    Moment,
+    Scalar,
+    Slug,
+    Text,
+)
+from latlab_contract.latency import Interval, Latency
+from latlab_contract.vocabulary import MetricSpec
 
 SCHEMA_VERSION = "latlab.result/v1"
-
-# Postgres refuses NUL in text and JSON, so no string of the contract may hold one.
-_NO_NUL = r"^[^\x00]*$"
-Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
-Key = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")]
-Text = Annotated[str, StringConstraints(max_length=500, pattern=_NO_NUL)]
-# A label value: a harness's benchmark name or command line (hyperfine's can be long).
-LabelValue = Annotated[str, StringConstraints(max_length=1024, pattern=_NO_NUL)]
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-Int64 = Annotated[int, Field(strict=True, ge=INT64_MIN, le=INT64_MAX)]
-# Moments the lab deals in: from the Unix epoch to 2200 (date arithmetic stays in range).
-EARLIEST, LATEST = datetime(1970, 1, 1, tzinfo=UTC), datetime(2200, 1, 1, tzinfo=UTC)
-
-
-def _in_range(moment: datetime) -> datetime:
-    if not EARLIEST <= moment < LATEST:
-        raise ValueError(f"the date must lie between {EARLIEST:%Y-%m-%d} and {LATEST:%Y-%m-%d}")
-    return moment
-
-
-Moment = Annotated[AwareDatetime, AfterValidator(_in_range)]
-# Latency is integer nanoseconds up to one hour (the stored histograms' range).
-HIGHEST_NS = 3_600_000_000_000
-LatencyNs = Annotated[int, Field(strict=True, ge=0, le=HIGHEST_NS)]
-Finite = Annotated[float, Field(allow_inf_nan=False)]
-# Numbers the lab does arithmetic on (variances, sums of squares, ratios): within +-1e18, so
-# none of those overflows a float.
-MAX_MEASURED = 1e18
-Measured = Annotated[float, Field(allow_inf_nan=False, ge=-MAX_MEASURED, le=MAX_MEASURED)]
-NonNegative = Annotated[float, Field(allow_inf_nan=False, ge=0, le=MAX_MEASURED)]
-
-
-def _no_wide_int(value: object) -> object:
-    if isinstance(value, int) and not isinstance(value, bool) and not (
-            INT64_MIN <= value <= INT64_MAX):
-        raise ValueError("integers must lie within the signed 64-bit range")
-    return value
-
-
-# A param or fingerprint value: an integer too wide for int64 is refused, not made a float.
-Scalar = Text | bool | Int64 | Annotated[Finite, BeforeValidator(_no_wide_int)] | None
-
-MAX_SAMPLES = 20_000_000
-# The most values one histogram may count: 2^48 (a billion a second for three days). Every
-# count from outside is held to it before a histogram library sees it, so sums of a thousand
-# trials' counts still fit in int64 with room to spare.
-MAX_COUNT = 2**48
-Count = Annotated[int, Field(strict=True, ge=0, le=MAX_COUNT)]
-
-
-class Contract(BaseModel):
-    """Unknown fields are refused everywhere in the contract."""
-
-    model_config = ConfigDict(extra="forbid")
-
-
-ReportedNs = Annotated[float, Field(allow_inf_nan=False, ge=0, le=HIGHEST_NS)]
-_ROUNDING = 5e-3
-
-
-class Reported(Contract):
-    """A distribution's statistics as the harness printed them, in nanoseconds (k6's p(95),
-    wrk2's 99.000%, pytest-benchmark's median). The trial's summary shows these as the tool's
-    own; its other statistics come from the distribution."""
-
-    min: ReportedNs | None = None
-    max: ReportedNs | None = None
-    mean: ReportedNs | None = None
-    stddev: ReportedNs | None = None
-    p50: ReportedNs | None = None
-    p90: ReportedNs | None = None
-    p95: ReportedNs | None = None
-    p99: ReportedNs | None = None
-    p999: ReportedNs | None = None
-    p9999: ReportedNs | None = None
-
-    @model_validator(mode="after")
-    def ordered(self) -> "Reported":
-        problem = order_problem(self.model_dump(exclude_none=True))
-        if problem is not None:
-            raise ValueError(f"the reported {problem}")
-        return self
-
-
-def order_problem(summary: dict[str, float]) -> str | None:
-    """What breaks min <= p50 <= ... <= p99.99 <= max, the mean between min and max, in a
-    summary's statistics (those present), or None. Each comparison allows what printing
-    moves a value by: 0.5 % (a tool prints at least three significant digits; wrk2 prints
-    1.42s beside a max of 1.41767 s) and 1 ns (samples are whole nanoseconds)."""
-    order = [(key, value) for key in ("min", *SUMMARY_PERCENTILES, "max")
-             if (value := summary.get(key)) is not None]
-    for (below, below_value), (above, above_value) in itertools.pairwise(order):
-        if below_value > _printed(above_value):
-            return f"{below} ({below_value:g} ns) is above the {above} ({above_value:g} ns)"
-    mean, least, most = summary.get("mean"), summary.get("min"), summary.get("max")
-    if mean is not None and not ((least or 0.0) <= _printed(mean)
-                                 and (most is None or mean <= _printed(most))):
-        return f"mean ({mean:g} ns) is outside min .. max"
-    return None
-
-
-def _printed(value: float) -> float:
-    """The most a value printed as `value` can have been."""
-    return value * (1 + _ROUNDING) + 1.0
-
-
-class Latency(Contract):
-    """A latency distribution in integer nanoseconds: an HdrHistogram or the raw samples."""
-
-    hdr: Annotated[str, StringConstraints(min_length=1, max_length=16_000_000)] | None = Field(
-        None, description="Standard compressed HdrHistogram V2, base64."
-    )
-    samples_ns: Annotated[list[LatencyNs], Field(min_length=1, max_length=MAX_SAMPLES)] | None = (
-        None
-    )
-    reported: Reported | None = Field(
-        None, description="Statistics the harness printed itself; they are the trial's "
-        "summary where given.")
-    rebuilt: bool = Field(
-        False, description="The histogram was rebuilt from a percentile spectrum the harness "
-        "printed: its values between the printed percentiles are interpolated.")
-    resolution_ns: Annotated[int, Field(ge=1, le=1_000_000_000)] | None = Field(
-        None, description="The step the harness prints values in (ApacheBench: 1 ms): a value "
-        "of 0 means under it.")
-
-    @model_validator(mode="after")
-    def exactly_one(self) -> "Latency":
-        if (self.hdr is None) == (self.samples_ns is None):
-            raise ValueError("give exactly one of 'hdr' or 'samples_ns'")
-        return self
-
-
-class Interval(Contract):
-    """Latency over time: one window of a trial."""
-
-    t_s: NonNegative = Field(description="The window's start, seconds since the trial's.")
-    length_s: NonNegative | None = None
-    count: Count
-    p50: NonNegative | None = None
-    p90: NonNegative | None = None
-    p99: NonNegative | None = None
-    p999: NonNegative | None = None
-    max: NonNegative | None = None
-    hdr: Annotated[str, StringConstraints(min_length=1, max_length=1_000_000)] | None = Field(
-        None, description="The window's own histogram (compressed HdrHistogram V2, base64, ns), "
-        "kept so that the trial exports as an HdrHistogram interval log.")
-
 
 # The most metrics one trial (and metric specs one run) may carry: a k6 summary with its
 # custom trends and sub-metrics holds a few hundred.
@@ -254,7 +116,7 @@ class ProfileIn(Contract):
     tool: Slug = Field(description="What recorded it, e.g. perf, py-spy, async-profiler, pprof.")
     frequency_hz: Annotated[float, Field(gt=0, le=1_000_000, allow_inf_nan=False)] | None = None
     folded: Annotated[str, StringConstraints(min_length=1, max_length=MAX_PROFILE_CHARS,
-                                             pattern=_NO_NUL)]
+                                             pattern=NO_NUL)]
 
     @field_validator("folded")
     @classmethod
@@ -294,7 +156,7 @@ class SeriesIn(Contract):
     trials: Annotated[list[TrialIn], Field(min_length=1, max_length=1000)]
 
 
-Branch = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=_NO_NUL)]
+Branch = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=NO_NUL)]
 Commit = Annotated[str, StringConstraints(pattern=r"^[0-9a-fA-F]{4,64}$")]
 
 

@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, StringConstraints
 
+from latlab_contract.fields import NO_NUL
+
 Direction = Literal["lower", "higher", "none"]
 
 # Time units as tools and people write them, in nanoseconds.
@@ -35,17 +37,15 @@ DEFAULT_GATE = ("p99", "throughput")
 # on 5).
 MIN_TAIL_SAMPLES = 10
 
-_NO_NUL = r"^[^\x00]*$"
-
 
 class MetricSpec(BaseModel):
     """What a metric means: its unit and which way is better (and how people call it)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    unit: Annotated[str, StringConstraints(max_length=32, pattern=_NO_NUL)]
+    unit: Annotated[str, StringConstraints(max_length=32, pattern=NO_NUL)]
     direction: Direction
-    label: Annotated[str, StringConstraints(max_length=100, pattern=_NO_NUL)] | None = None
+    label: Annotated[str, StringConstraints(max_length=100, pattern=NO_NUL)] | None = None
 
 
 class MetricInfo(MetricSpec):

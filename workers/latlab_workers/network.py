@@ -24,7 +24,7 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from latlab_contract.result import Slug
+from latlab_contract.fields import Slug
 
 PROFILES_FILE = Path(__file__).resolve().parents[1] / "network_profiles.toml"
 PARAM = "network"

@@ -7,11 +7,7 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from latlab_contract.result import (
-    MAX_PROFILE_CHARS,
-    MAX_PROFILE_DEPTH,
-    MAX_PROFILE_STACKS,
-)
+from latlab_contract.result import MAX_PROFILE_CHARS, MAX_PROFILE_DEPTH, MAX_PROFILE_STACKS
 
 log = logging.getLogger(__name__)
 

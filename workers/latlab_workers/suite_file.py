@@ -10,8 +10,8 @@ from latlab_contract import ScenarioSpec, SlaTemplate
 from latlab_contract.estimate import (
     AxisValue,
 )
+from latlab_contract.fields import Key, Slug
 from latlab_contract.parsers import PARSERS
-from latlab_contract.result import Key, Slug
 from latlab_contract.vocabulary import DEFAULT_GATE, MetricSpec
 from latlab_workers import network
 from latlab_workers.templates import Context

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 from hdrh.histogram import HdrHistogram
 
+from latlab_contract.latency import Latency, Reported
 from latlab_contract.parsers import ParseContext, ParseError, get_parser, read_output
-from latlab_contract.result import Latency, Reported, SeriesIn, TrialIn
+from latlab_contract.result import SeriesIn, TrialIn
 from latlab_contract.vocabulary import SUMMARY_PERCENTILES
 
 GOLDEN = Path(__file__).parent / "golden" / "adapters"

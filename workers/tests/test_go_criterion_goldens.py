@@ -20,8 +20,9 @@ from typing import Any
 
 import pytest
 
+from latlab_contract.fields import HIGHEST_NS
 from latlab_contract.parsers import ParseContext, Parsed, ParseError, criterion, go_bench
-from latlab_contract.result import HIGHEST_NS, SeriesIn
+from latlab_contract.result import SeriesIn
 
 GOLDEN = Path(__file__).parent / "golden" / "adapters"
 CONTEXT = ParseContext()

@@ -22,8 +22,9 @@ from typing import Any
 import pytest
 from hdrh.histogram import HdrHistogram
 
+from latlab_contract.latency import Latency, Reported
 from latlab_contract.parsers import ParseContext, ParseError, ghz, oha, vegeta, wrk
-from latlab_contract.result import Latency, Reported, TrialIn
+from latlab_contract.result import TrialIn
 
 GOLDEN = Path(__file__).parent / "golden" / "adapters"
 CONTEXT = ParseContext()

@@ -22,11 +22,12 @@ from typing import Any
 import pytest
 from hdrh.histogram import HdrHistogram
 
+from latlab_contract.latency import Latency, order_problem
 from latlab_contract.parsers import ParseContext, Parsed, ParseError, jmh
 from latlab_contract.parsers import google_benchmark as gbench
 from latlab_contract.parsers import hyperfine as hfine
 from latlab_contract.parsers.harness import metric_name
-from latlab_contract.result import Latency, SeriesIn, TrialIn, order_problem
+from latlab_contract.result import SeriesIn, TrialIn
 from latlab_contract.vocabulary import SUMMARY_PERCENTILES
 
 GOLDEN = Path(__file__).parent / "golden" / "adapters"

@@ -15,9 +15,10 @@ import pytest
 from hdrh.histogram import HdrHistogram
 
 from latlab_contract import hdr
+from latlab_contract.latency import Latency, order_problem
 from latlab_contract.parsers import ParseContext, ParseError, wrk
 from latlab_contract.parsers.harness import spectrum
-from latlab_contract.result import Latency, TrialIn, order_problem
+from latlab_contract.result import TrialIn
 from latlab_contract.vocabulary import SUMMARY_PERCENTILES
 
 WRK = Path(__file__).parent / "golden" / "adapters" / "wrk"

@@ -5,7 +5,7 @@ from pydantic import AliasPath, ConfigDict, Field, StringConstraints, model_vali
 
 from latlab.core.schemas import ReadSchema, Schema
 from latlab.models import AlertState, Severity
-from latlab_contract.result import INT64_MAX
+from latlab_contract.fields import INT64_MAX
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
 RowId = Annotated[int, Field(ge=1, le=INT64_MAX)]

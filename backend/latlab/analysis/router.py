@@ -42,7 +42,7 @@ from latlab.runs import profiles as stored_profiles
 from latlab.runs import service as run_service
 from latlab.runs.keys import label_key
 from latlab.suites import service as suite_service
-from latlab_contract.result import INT64_MAX
+from latlab_contract.fields import INT64_MAX
 
 router = APIRouter(tags=["analysis"], route_class=ApiRoute)
 Text = Annotated[str, Query(max_length=200)]

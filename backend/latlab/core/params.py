@@ -6,7 +6,7 @@ from typing import Annotated
 from fastapi import Path, Query, Request
 
 from latlab.core.errors import Unprocessable
-from latlab_contract.result import INT64_MAX
+from latlab_contract.fields import INT64_MAX
 
 Id = Annotated[int, Path(ge=1, le=INT64_MAX)]
 IdQuery = Annotated[int, Query(ge=1, le=INT64_MAX)]

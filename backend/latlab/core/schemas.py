@@ -5,7 +5,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from latlab_contract.result import INT64_MAX, INT64_MIN, Moment
+from latlab_contract.fields import INT64_MAX, INT64_MIN, Moment
 
 __all__ = ["Moment", "ReadSchema", "Schema"]
 

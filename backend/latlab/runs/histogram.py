@@ -24,7 +24,8 @@ from hdrh.histogram import HdrHistogram
 
 from latlab.core.errors import Unprocessable
 from latlab_contract import hdr
-from latlab_contract.result import HIGHEST_NS, MAX_COUNT, Reported, order_problem
+from latlab_contract.fields import HIGHEST_NS, MAX_COUNT
+from latlab_contract.latency import Reported, order_problem
 from latlab_contract.vocabulary import SUMMARY_PERCENTILES
 
 LOWEST_NS = 1

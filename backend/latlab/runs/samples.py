@@ -16,7 +16,9 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel
 
-from latlab_contract.result import HIGHEST_NS, Latency, RunCreate
+from latlab_contract.fields import HIGHEST_NS
+from latlab_contract.latency import Latency
+from latlab_contract.result import RunCreate
 
 Chunk = npt.NDArray[Any]
 

@@ -35,7 +35,8 @@ from latlab.runs.histogram import Histogram, Summary
 from latlab.runs.keys import label_key
 from latlab.suites import service as suite_service
 from latlab_contract import parsers
-from latlab_contract.result import Interval, Latency, RunCreate, SeriesIn, SourceIn
+from latlab_contract.latency import Interval, Latency
+from latlab_contract.result import RunCreate, SeriesIn, SourceIn
 
 
 @dataclass(frozen=True)

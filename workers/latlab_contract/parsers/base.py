@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
-from latlab_contract.result import ProfileIn, Scalar, SeriesIn
+from latlab_contract.fields import Scalar
+from latlab_contract.result import ProfileIn, SeriesIn
 from latlab_contract.vocabulary import MetricSpec
 
 

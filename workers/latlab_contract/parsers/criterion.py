@@ -30,9 +30,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from latlab_contract.latency import Reported
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import checked, load_json, member, ns, samples
-from latlab_contract.result import Reported, SeriesIn, TrialIn
+from latlab_contract.result import SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec
 
 METRIC_INFO = {

@@ -35,6 +35,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from latlab_contract.fields import MAX_COUNT, MAX_MEASURED
+from latlab_contract.latency import Latency, order_problem
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import (
     checked,
@@ -46,15 +48,7 @@ from latlab_contract.parsers.harness import (
     reported,
     samples,
 )
-from latlab_contract.result import (
-    MAX_COUNT,
-    MAX_MEASURED,
-    Failures,
-    Latency,
-    SeriesIn,
-    TrialIn,
-    order_problem,
-)
+from latlab_contract.result import Failures, SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec
 
 # ghz keeps the details of at most this many calls (`maxResult` in runner/requester.go).

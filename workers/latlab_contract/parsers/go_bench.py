@@ -32,9 +32,11 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
+from latlab_contract.fields import Scalar
+from latlab_contract.latency import Reported
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import BYTES_PER_OP, NS_PER_OP, metric_name, ns, spec_for_unit
-from latlab_contract.result import Failures, Reported, Scalar, SeriesIn, TrialIn
+from latlab_contract.result import Failures, SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec
 
 _BENCHMARK = re.compile(r"^(Benchmark\S*?)(?:-(\d+))?(?:\s+(\d+)\s+(.*))?$")

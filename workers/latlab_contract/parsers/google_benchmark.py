@@ -56,6 +56,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from latlab_contract.fields import MAX_COUNT, Scalar
+from latlab_contract.latency import Latency, Reported
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import (
     checked,
@@ -64,15 +66,7 @@ from latlab_contract.parsers.harness import (
     member,
     metric_name,
 )
-from latlab_contract.result import (
-    MAX_COUNT,
-    Failures,
-    Latency,
-    Reported,
-    Scalar,
-    SeriesIn,
-    TrialIn,
-)
+from latlab_contract.result import Failures, SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec
 
 TIMES = {

@@ -22,8 +22,9 @@ from hdrh.histogram import HdrHistogram
 from pydantic import ValidationError
 
 from latlab_contract import hdr
+from latlab_contract.fields import MAX_COUNT
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
-from latlab_contract.result import MAX_COUNT, SeriesIn, TrialIn
+from latlab_contract.result import SeriesIn, TrialIn
 from latlab_contract.vocabulary import SUMMARY_PERCENTILES, TIME_UNITS
 
 _START_TIME = re.compile(r"#\[StartTime: *([\d.]+)")

@@ -44,6 +44,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from latlab_contract.fields import MAX_COUNT
+from latlab_contract.latency import Latency
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import (
     checked,
@@ -55,7 +57,7 @@ from latlab_contract.parsers.harness import (
     reported,
     samples,
 )
-from latlab_contract.result import MAX_COUNT, Failures, Latency, SeriesIn, TrialIn
+from latlab_contract.result import Failures, SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec
 
 METRIC_INFO = {

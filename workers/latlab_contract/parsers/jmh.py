@@ -29,6 +29,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from latlab_contract.fields import Scalar
+from latlab_contract.latency import Latency
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import (
     NS_PER_OP,
@@ -43,7 +45,7 @@ from latlab_contract.parsers.harness import (
     samples,
     spec_for_unit,
 )
-from latlab_contract.result import Failures, Latency, Scalar, SeriesIn, TrialIn
+from latlab_contract.result import Failures, SeriesIn, TrialIn
 from latlab_contract.vocabulary import TIME_UNITS, MetricSpec
 
 _TIME_MODES = ("avgt", "sample", "ss")

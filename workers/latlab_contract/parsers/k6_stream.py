@@ -20,9 +20,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from latlab_contract.latency import Latency
 from latlab_contract.parsers.base import Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import checked, duration_ns, load_json, member, samples
-from latlab_contract.result import Failures, Latency, SeriesIn, TrialIn
+from latlab_contract.result import Failures, SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec
 
 # The latency trend and the counter of its values, in order of preference.

@@ -27,6 +27,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from latlab_contract.fields import Scalar
+from latlab_contract.latency import Latency
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import (
     OPS_PER_S,
@@ -40,7 +42,7 @@ from latlab_contract.parsers.harness import (
     samples,
     spectrum,
 )
-from latlab_contract.result import Latency, Scalar, SeriesIn, TrialIn
+from latlab_contract.result import SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec
 
 METRIC_INFO = {

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from latlab_contract.fields import Scalar
 from latlab_contract.parsers import (
     ab,
     criterion,
@@ -36,14 +37,7 @@ from latlab_contract.parsers.base import (
     Parser,
     validation_message,
 )
-from latlab_contract.result import (
-    SCHEMA_VERSION,
-    RunCreate,
-    Scalar,
-    SeriesIn,
-    SourceIn,
-    TrialIn,
-)
+from latlab_contract.result import SCHEMA_VERSION, RunCreate, SeriesIn, SourceIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec
 
 # latlab's own program output and the harness adapters.

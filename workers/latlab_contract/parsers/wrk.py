@@ -47,9 +47,10 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
+from latlab_contract.fields import MAX_COUNT
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import duration_ns, spectrum
-from latlab_contract.result import MAX_COUNT, Failures, SeriesIn, TrialIn
+from latlab_contract.result import Failures, SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec
 
 _HEADER = re.compile(r"^Running (\S+) test @ (\S+)\s*$")

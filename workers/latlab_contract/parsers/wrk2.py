@@ -20,9 +20,10 @@ from hdrh.histogram import HdrHistogram
 from pydantic import ValidationError
 
 from latlab_contract import hdr
+from latlab_contract.latency import Latency
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import cumulative, ns, reported
-from latlab_contract.result import Latency, SeriesIn, TrialIn
+from latlab_contract.result import SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec
 
 _SECTION = re.compile(r"Latency Distribution \(HdrHistogram - (Recorded|Uncorrected) Latency")
