@@ -64,7 +64,8 @@ def judge(session: Session, run: Run) -> Judgement:
     # measure again, against one run.
     limits = _limits(session, run)
     asked = tuple(run.gate or ())
-    # What the harness did not print is not judged unless the submission named it.
+    # What the harness did not print (on either side) is not judged unless the submission
+    # named it.
     skipped = coverage.left_out(run, None, gate_metrics, asked)
     by_history = (None if pinned is not None or confirmable
                   else _against_history(session, run, gate_metrics, vocabulary, limits,
@@ -73,7 +74,7 @@ def judge(session: Session, run: Run) -> Judgement:
         result, baseline = by_history
         reasons = result.reasons
     else:
-        skipped |= coverage.left_out(run, baseline, gate_metrics, asked)
+        skipped = coverage.left_out(run, baseline, gate_metrics, asked)
         comparison = (None if baseline is None else compare.compare_runs(
             baseline, run, vocabulary, min_effect=limits.min_effect))
         result = gate.judge(comparison, gate_metrics, confirmable=confirmable,

@@ -293,7 +293,6 @@ def _histogram(latency: Latency, path: str) -> Histogram:
 
 def _series(run: Run, series_id: int, item: SeriesIn, trials: list[TrialData],
             omitted: dict[str, Any]) -> dict[str, Any]:
-    merged = Histogram.merge([t.histogram for t in trials])
     uncorrected = [t.uncorrected for t in trials if t.uncorrected is not None]
     merged_uncorrected = (
         Histogram.merge(uncorrected) if len(uncorrected) == len(trials) else None
@@ -306,7 +305,8 @@ def _series(run: Run, series_id: int, item: SeriesIn, trials: list[TrialData],
     single = all(t.summary.count == 1 and t.origin and "mean" in t.origin["reported"]
                  for t in trials)
     summary = (one.summary if one is not None else Summary.of_values(
-        [t.summary.mean for t in trials]) if single else merged.summary())
+        [t.summary.mean for t in trials]) if single
+        else Histogram.merge([t.histogram for t in trials]).summary())
     return {
         "id": series_id, "run_id": run.id, "labels": item.labels, "label_key": labels,
         "summary": summary.as_dict(),
@@ -318,7 +318,7 @@ def _series(run: Run, series_id: int, item: SeriesIn, trials: list[TrialData],
             name: statistics.median(t.metrics[name] for t in trials if name in t.metrics)
             for name in sorted(names)
         },
-        "failures": failures_of(t.failures for t in trials),
+        "failures": _failures_of(t.failures for t in trials),
         # A confirmation run's series belong to no history.
         "history": None if run.confirms_run_id is not None
         else keys.history(run.project_id, run.suite, run.scenario, labels),
@@ -327,7 +327,7 @@ def _series(run: Run, series_id: int, item: SeriesIn, trials: list[TrialData],
     }
 
 
-def failures_of(trials: Iterable[dict[str, Any] | None]) -> dict[str, Any] | None:
+def _failures_of(trials: Iterable[dict[str, Any] | None]) -> dict[str, Any] | None:
     """Trials' failures added up: failed of attempted (None when a trial's attempts are
     unknown), the first trials' words, how many trials failed; None when none did."""
     failed = [item for item in trials if item is not None]
