@@ -4,9 +4,9 @@ The api never imports runner code and runners never touch the database: they exc
 JSON payloads through Celery tasks sent by name.
 """
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from latlab_contract.estimate import AxisValue, EstimateError, series_contexts, trials_s
 from latlab_contract.params import merge_params
@@ -73,6 +73,8 @@ class SuiteInfo(Wire):
                             description="The metrics the CI gate judges")
     metrics: dict[str, MetricSpec] = Field(description="Metrics the suite adds")
     sla_templates: list[SlaTemplate] = []
+    builds_repo: bool = Field(False, description="Its jobs build the code of a repository "
+                              "of the project at a commit (`[repo]` in suite.toml)")
 
     def estimate_s(self, contexts: list[dict[str, Any]], trials: int) -> float | None:
         """Seconds `trials` trials of the series `contexts` (`series_contexts`) take by the
@@ -106,6 +108,19 @@ class Heartbeat(Wire):
     running_job_id: int | None = None
 
 
+Sha = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")]
+
+
+class RepoCheckout(Wire):
+    """The repository a job builds and measures: where the runner fetches it from, with which
+    credentials (never logged, never in a run), and whether its build may use the network."""
+
+    repo: str = Field(description="Its name in the project")
+    url: str
+    secret: str | None = Field(None, repr=False)
+    build_network: bool = False
+
+
 class JobSpec(Wire):
     """A frozen job, as sent to `runner.execute_job`."""
 
@@ -124,6 +139,12 @@ class JobSpec(Wire):
     profile: bool = Field(
         False, description="After the repetitions, one more trial per series with each "
         "program's CPU profiled; the profiles go with the result, the trial nowhere else")
+    repo: RepoCheckout | None = Field(None, description="The repository the suite builds")
+    commit: Sha | None = Field(None, description="The repository's commit measured (a try "
+                               "job's head)")
+    base_commit: Sha | None = Field(
+        None, description="A try job: interleave each repetition with this commit, after a "
+        "warm-up of each, labelled side=base beside side=head")
 
 
 class ProgramInfo(Wire):
