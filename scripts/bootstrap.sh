@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the system packages latlab needs on Debian/Ubuntu, only those missing.
+# Installs the system packages latlab needs on Debian/Ubuntu, only those missing, and (as
+# root) the user that code under test runs as.
 #   scripts/bootstrap.sh            what `make up` needs: the lab and every suite's toolchain
 #   scripts/bootstrap.sh --test     plus what `make test` needs (chromium, prometheus)
 #   scripts/bootstrap.sh --suites   only the suites' toolchains (a runner host, the runner image)
@@ -44,6 +45,12 @@ if ((${#need[@]})); then
   if [[ " ${need[*]} " == *" prometheus "* ]] && [[ -d /run/systemd/system ]]; then
     $sudo systemctl disable --now prometheus
   fi
+fi
+
+# Code under test (a repository's build and programs) runs as this user, never as the runner.
+if [[ $(id -u) -eq 0 ]] && ! id latlab-code >/dev/null 2>&1; then
+  echo "bootstrap: creating the user latlab-code (code under test runs as it)"
+  useradd --system --no-create-home --shell /usr/sbin/nologin latlab-code
 fi
 
 python3 - <<'PY'

@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -30,17 +30,20 @@ class ProgramGroup:
 
     def start(self, name: str, argv: list[str], cwd: Path, env: dict[str, str] | None = None,
               log_only: bool = False, cpus: frozenset[int] | None = None,
-              scheduling: Scheduling | None = None) -> subprocess.Popen[bytes]:
+              scheduling: Scheduling | None = None,
+              preexec: Callable[[], None] | None = None) -> subprocess.Popen[bytes]:
         """Starts a program; `cpus` pins it (and every thread it will start) before it runs,
-        `scheduling` sets its policy and memory placement likewise. Its stdout is a pipe
-        unless `log_only` (then it goes to the log beside its stderr, as for a helper whose
-        output nobody reads)."""
+        `scheduling` sets its policy and memory placement likewise, then `preexec` runs (a
+        sandbox's, which may give up root). Its stdout is a pipe unless `log_only` (then it
+        goes to the log beside its stderr, as for a helper whose output nobody reads)."""
         def before_exec() -> None:
-            die_with_parent()
             if cpus:
                 os.sched_setaffinity(0, cpus)
             if scheduling is not None:
                 scheduling.before_exec()
+            if preexec is not None:
+                preexec()
+            die_with_parent()  # last: a change of user clears it
 
         with open(self.workdir / f"{name}.stderr", "wb") as log:  # the program keeps a copy
             try:

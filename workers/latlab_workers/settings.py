@@ -18,6 +18,7 @@ class RunnerSettings(BaseSettings):
     host_address: str | None = None
     suites_dir: Path = SUITES_DIR
     build_cache: Path = Path.home() / ".cache" / "latlab" / "builds"
+    code_user: str = "latlab-code"  # what a repository builds and runs runs as (sandbox.py)
     heartbeat_s: float = 10.0
     event_interval_s: float = 2.0
 
