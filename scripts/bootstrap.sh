@@ -24,8 +24,11 @@ if [[ "$mode" == "--test" ]]; then
   # The /metrics test runs its own Prometheus server on a free port and a temporary store.
   [[ -x /usr/bin/prometheus ]] || need+=(prometheus)
 fi
-# The runner's own tool, on every host that runs jobs: CPU profiles of native programs.
+# The runner's own tools, on every host that runs jobs: CPU profiles of native programs, and
+# git and ssh to fetch a repository's commit (and `git daemon`, which the tests serve from).
 have perf || need+=(linux-perf)
+have git || need+=(git)
+have ssh || need+=(openssh-client)
 # What the suites need: each suite.toml's [toolchain] (no suite is named here).
 mapfile -t suites_need < <(python3 "$(dirname "$0")/toolchain.py" apt)
 need+=("${suites_need[@]}")

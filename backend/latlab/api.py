@@ -10,6 +10,7 @@ from latlab.core.params import plain_query
 from latlab.hosts.router import router as hosts_router
 from latlab.ingest.router import router as ingest_router
 from latlab.jobs.router import router as jobs_router
+from latlab.repos.router import router as repos_router
 from latlab.runs.router import router as runs_router
 
 api_router = APIRouter(prefix="/api/v1", dependencies=[Depends(plain_query)])
@@ -19,5 +20,6 @@ api_router.include_router(ingest_router)
 api_router.include_router(runs_router)
 api_router.include_router(hosts_router)
 api_router.include_router(jobs_router)
+api_router.include_router(repos_router)
 api_router.include_router(analysis_router)
 api_router.include_router(alerts_router)

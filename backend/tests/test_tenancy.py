@@ -5,6 +5,7 @@ import re
 from typing import Any
 
 import pytest
+from git_servers import git_repository
 from sqlalchemy import select
 
 from latlab.models import Job, JobStatus, Project, Role
@@ -14,7 +15,7 @@ MARK = "bravo"  # every name in project B carries it; nothing of project A does
 
 
 @pytest.fixture
-def two_projects(client, actors, db) -> dict[str, Any]:
+def two_projects(client, actors, db, tmp_path) -> dict[str, Any]:
     actors.login(client, Role.admin)
     for slug in ("alpha", MARK):
         assert client.post("/api/v1/projects", json={"slug": slug, "name": slug.title()}
@@ -41,6 +42,10 @@ def two_projects(client, actors, db) -> dict[str, Any]:
     schedule = client.post("/api/v1/schedules", json={
         "name": f"{MARK}-schedule", "cron": "0 3 * * *", "job": {"suite": f"{MARK}-suite"}})
     assert schedule.status_code == 201, schedule.text
+    git_repository(tmp_path / "code", [{"README": "B's code"}])
+    repository = client.post("/api/v1/repositories", json={
+        "name": f"{MARK}-repo", "url": f"file://{tmp_path / 'code'}"})
+    assert repository.status_code == 201, repository.text
     alerts = client.get("/api/v1/alerts").json()["items"]
     assert alerts and all(MARK in a["suite"] for a in alerts)
     project_b = db.scalar(select(Project).where(Project.slug == MARK))
@@ -58,7 +63,7 @@ def two_projects(client, actors, db) -> dict[str, Any]:
         "run_id": second["id"], "series_id": series_id, "alert_id": alerts[0]["id"],
         "job_id": job.id, "slug": MARK, "host_id": host_id, "channel_id": channel["id"], "index": 0,
         "rule_id": rule["id"], "baseline_id": baseline["id"], "schedule_id": schedule.json()["id"],
-        "profile_id": profile["id"]},
+        "profile_id": profile["id"], "name": f"{MARK}-repo"},
         "queries": {"baseline": first["id"], "candidate": second["id"],
                     "suite": f"{MARK}-suite", "scenario": "medium"}}
 
@@ -133,6 +138,8 @@ def test_project_b_objects_cannot_be_changed_from_project_a(client, actors,
         ("DELETE", f"/api/v1/sla-rules/{ids['rule_id']}"),
         ("DELETE", f"/api/v1/baselines/{ids['baseline_id']}"),
         ("DELETE", f"/api/v1/schedules/{ids['schedule_id']}"),
+        ("PATCH", f"/api/v1/repositories/{ids['name']}"),
+        ("DELETE", f"/api/v1/repositories/{ids['name']}"),
     ]:
         response = client.request(method, url, json={} if method == "PATCH" else None)
         assert response.status_code == 404, (method, url, response.status_code)

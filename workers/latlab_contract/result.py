@@ -177,6 +177,8 @@ class StartPoint(Contract):
 class SourceIn(Contract):
     kind: Literal["ci", "job", "manual"] = "ci"
     commit: Commit | None = None
+    repo: Slug | None = Field(None, description="The project's repository the commit is of "
+                              "(a job that built it)")
     branch: Branch | None = None
     build_url: Annotated[str, StringConstraints(pattern=r"^https?://[^\x00]*$",
                                                 max_length=2000)] | None = None

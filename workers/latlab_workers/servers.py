@@ -2,6 +2,7 @@
 consecutive series use them unchanged, watched while the load program runs, and measured
 around it (peak RSS, and what a server reports of each trial itself)."""
 
+import functools
 import json
 import subprocess
 import threading
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from latlab_workers.code import CodeUnderTest
 from latlab_workers.counters import ProcessWatch, Reading
 from latlab_workers.errors import JobError, JobTimedOut
 from latlab_workers.network import Network, NetworkError
@@ -19,7 +21,6 @@ from latlab_workers.pinning import pinning, scheduling
 from latlab_workers.processes import (
     ProgramGroup,
     kill_group,
-    program_env,
     read_line,
     status_field,
 )
@@ -39,10 +40,12 @@ class Servers:
     names: others are stopped first; one already running with the same command is kept.
     The load sees a server's endpoints through the job's network profile."""
 
-    def __init__(self, group: ProgramGroup, deadline: float, network: Network | None) -> None:
+    def __init__(self, group: ProgramGroup, deadline: float, network: Network | None,
+                 code: CodeUnderTest) -> None:
         self.group = group
         self.deadline = deadline
         self.network = network
+        self.code = code
         self.running: dict[str, _Running] = {}
         self.watched: dict[str, ProcessWatch] = {}
 
@@ -59,7 +62,7 @@ class Servers:
             if server.name not in self.running:
                 cpus, pinned = pinning(server, context)
                 own = self._start(suite, server, wanted[server.name][0], cpus,
-                                  scheduling(server, context))
+                                  scheduling(server, context), context)
                 announced = own if self.network is None else self.network.expose(
                     server.name, server.endpoints, own)
                 self.running[server.name] = _Running(wanted[server.name], announced, own,
@@ -117,8 +120,7 @@ class Servers:
             url = render_one(report.url, dict(self.running[server.name].own))
             request = urllib.request.Request(url, method="POST", data=b"")
             try:
-                with urllib.request.urlopen(request, timeout=_REPORT_TIMEOUT_S) as answer:
-                    found[server.name] = answer.read(_REPORT_BYTES).decode(errors="replace")
+                found[server.name] = self.code.inside(functools.partial(_ask, request))
             except (urllib.error.URLError, OSError) as error:
                 raise JobError(f"server {server.name} did not report the trial ({url}): "
                                f"{error}") from error
@@ -173,10 +175,12 @@ class Servers:
                 raise JobError(str(error)) from error
 
     def _start(self, suite: Suite, server: Program, argv: list[str],
-               cpus: frozenset[int] | None, scheduled: Scheduling | None) -> dict[str, str]:
+               cpus: frozenset[int] | None, scheduled: Scheduling | None,
+               context: Context) -> dict[str, str]:
         """Starts a server and returns what it announced on its readiness line."""
-        process = self.group.start(server.name, argv, suite.directory, program_env(),
-                                   cpus=cpus, scheduling=scheduled)
+        launch = self.code.launch(server, suite, context)
+        process = self.group.start(server.name, argv, launch.cwd, launch.env, cpus=cpus,
+                                   scheduling=scheduled, preexec=launch.preexec)
         assert process.stdout is not None
         values: dict[str, str] = {}
         if server.ready == "stdout-json":
@@ -194,6 +198,11 @@ class Servers:
         threading.Thread(target=lambda: process.stdout.read() if process.stdout else None,
                          daemon=True).start()
         return values
+
+
+def _ask(request: urllib.request.Request) -> str:
+    with urllib.request.urlopen(request, timeout=_REPORT_TIMEOUT_S) as answer:
+        return str(answer.read(_REPORT_BYTES).decode(errors="replace"))
 
 
 @dataclass

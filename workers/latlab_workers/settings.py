@@ -19,6 +19,9 @@ class RunnerSettings(BaseSettings):
     suites_dir: Path = SUITES_DIR
     build_cache: Path = Path.home() / ".cache" / "latlab" / "builds"
     code_user: str = "latlab-code"  # what a repository builds and runs runs as (sandbox.py)
+    # Repositories' builds and the folders of the jobs that run them: outside any home, as
+    # the code user must reach them (and only them: `checkouts`).
+    code_cache: Path = Path("/var/cache/latlab/code")
     heartbeat_s: float = 10.0
     event_interval_s: float = 2.0
 

@@ -47,6 +47,16 @@ class BuildSpec(_Spec):
     sources: list[str] = []
 
 
+class RepoBuild(_Spec):
+    """How a job's repository is built, in a checkout of its commit, as code under test
+    (`sandbox`): the command (none: nothing to build), its environment, and the paths
+    (relative to the checkout) it must leave behind. Templates over the job's params."""
+
+    command: list[Template] = []
+    env: dict[str, str] = {}
+    artifacts: list[Template] = []
+
+
 class Report(_Spec):
     """A URL (over the server's own announced fields, "http://{listening}/stats") the runner
     POSTs to right before each trial and right after it; the answer after is a latlab-json
@@ -58,11 +68,19 @@ class Report(_Spec):
 
 
 class Program(_Spec):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
     name: str = ""
     role: Literal["server", "load"]
+    # "repo": the job's repository as built by the suite's [repo], run as code under test
+    # from its checkout (`{repo_dir}`); "suite": one of the suite's own programs.
+    from_: Literal["suite", "repo"] = Field("suite", alias="from")
     command: Annotated[list[Template], Field(min_length=1)]
     ready: Literal["stdout-json"] | None = None
     output: str | None = None
+    # Loads: the file (relative to the program's folder, a template) its output is read from
+    # once it exits, instead of its stdout; empty renders mean stdout.
+    output_file: str | None = None
     # CPUs to pin the program to before it starts, a template ("{server_cpus}"): a CPU list
     # such as "0" or "2-3,6"; empty renders mean not pinned. Reported in each trial's tuning.
     cpus: str | None = None
@@ -87,6 +105,8 @@ class Program(_Spec):
             raise ValueError("a load program needs an `output` (the parser of its stdout)")
         if self.role == "server" and self.output is not None:
             raise ValueError("a server has no `output`; it may have `ready`")
+        if self.output_file is not None and self.role != "load":
+            raise ValueError("`output_file` is for a load program")
         if self.role == "load" and self.peak_rss:
             raise ValueError("`peak_rss` is measured for servers only")
         if self.report is not None and (self.role != "server" or self.ready != "stdout-json"):
@@ -139,6 +159,7 @@ class SuiteFile(_Spec):
     sweep: str | None = None
     toolchain: Toolchain = Toolchain()
     build: BuildSpec = BuildSpec()
+    repo: RepoBuild | None = None
     programs: Annotated[dict[str, Program], Field(min_length=1)]
     parsers: dict[str, ParserSpec] = {}
     axes: dict[Key, Axis] = {}
@@ -175,9 +196,17 @@ class SuiteFile(_Spec):
         loads = [n for n, p in self.programs.items() if p.role == "load"]
         if self.series is None and len(loads) != 1:
             raise ValueError("without [series], a suite has exactly one load program")
+        from_repo = [n for n, p in self.programs.items() if p.from_ == "repo"]
+        if from_repo and self.repo is None:
+            raise ValueError(f"programs {from_repo} are from = \"repo\": the suite needs a "
+                             f"[repo] table saying how the repository is built")
+        if self.repo is not None and not from_repo:
+            raise ValueError("[repo]: no program is from = \"repo\"")
         known = set(PARSERS) | set(self.parsers)
         for name, program in self.programs.items():
-            if program.output is not None and program.output not in known:
+            # A template ("{format}") is checked when a job renders it.
+            if (program.output is not None and "{" not in program.output
+                    and program.output not in known):
                 raise ValueError(f"programs.{name}.output: no parser '{program.output}' "
                                  f"(known: {', '.join(sorted(known))})")
         return self

@@ -71,6 +71,11 @@ class Suite:
         return self.spec.uses_network
 
     @property
+    def builds_repo(self) -> bool:
+        """Its jobs may build and run a repository's code (`[repo]`)."""
+        return self.spec.repo is not None
+
+    @property
     def params_schema(self) -> dict[str, Any]:
         """JSON Schema of a job's params; an axis param takes one value or a list of them."""
         axis_params = {a.param for a in self.spec.axes.values() if a.param is not None}
@@ -96,7 +101,7 @@ class Suite:
         """The job's series: the cartesian product of the axes, in declaration order."""
         axes = [(name, self._axis_values(name, axis, params), self._labelled(axis, params))
                 for name, axis in self.spec.axes.items()]
-        base: Context = {k: _text(v) for k, v in params.items()}
+        base = self.plan_context(params)
         plans = []
         for combination in itertools.product(*(values for _, values, _ in axes)):
             labels: dict[str, str] = {}
@@ -117,6 +122,13 @@ class Suite:
             load, servers = self._programs_of(context)
             plans.append(SeriesPlan(labels, context, load, servers))
         return plans
+
+    def plan_context(self, params: dict[str, Any]) -> Context:
+        """The values every template of a job sees: its params as text. An array param stays
+        a list: an argument that is exactly its placeholder becomes its items (a command or a
+        build line given as a job's param)."""
+        return {k: [_text(x) for x in v] if self._is_array(k) else _text(v)
+                for k, v in params.items()}
 
     def sweep(self, params: dict[str, Any]) -> Sweep | None:
         """The run's sweep, when the sweep axis has two or more numeric values."""
@@ -145,6 +157,9 @@ class Suite:
         return {name: axis.values if axis.values is not None else axis.param or ""
                 for name, axis in self.spec.axes.items()}
 
+    def _is_array(self, param: str) -> bool:
+        return self.spec.params.get(param, {}).get("type") == "array"
+
     def parser(self, name: str) -> Parser:
         if name in self.spec.parsers:
             return load_parser(self.directory / self.spec.parsers[name].module)
@@ -160,6 +175,7 @@ class Suite:
             trial_s=None if self.spec.estimate is None else self.spec.estimate.trial_s,
             sweep=self.spec.sweep, gate=self.spec.gate,
             metrics=self.metrics, sla_templates=self.spec.sla_templates,
+            builds_repo=self.builds_repo,
         )
 
     def _axis_values(self, name: str, axis: Axis, params: dict[str, Any]) -> list[AxisValue]:

@@ -4,6 +4,7 @@ The runner worker has its own settings (in `latlab_workers`) and no database URL
 """
 
 from functools import lru_cache
+from pathlib import Path
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -57,6 +58,10 @@ class Settings(BaseSettings):
     job_silence_s: float = 30.0
     # A dispatched job not picked up by its runner within this long is lost too.
     job_pickup_s: float = 60.0
+    # The api's bare mirror of each registered repository, fetched to resolve a job's ref
+    # and list recent commits (`repos.git`); a fetch or lookup may take this long.
+    repo_mirrors: Path = Path.home() / ".cache" / "latlab" / "mirrors"
+    git_timeout_s: float = 120.0
     # The built-in rule: a run that regresses against its baseline opens an alert.
     regression_alerts: bool = True
     # Improvements at least this large (percent) are raised too, as `improvement` alerts.

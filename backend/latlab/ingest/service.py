@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from latlab.alerts import history, rules
-from latlab.analysis import baselines, compare, coverage, gate, thresholds
+from latlab.analysis import baselines, compare, coverage, gate, thresholds, tries
 from latlab.analysis.window import window_stats
 from latlab.jobs import confirmation
 from latlab.models import Job, Project, Run
@@ -27,6 +27,8 @@ from latlab_contract.result import RunCreate
 from latlab_contract.vocabulary import MetricInfo, Vocabulary
 
 VARIANT = "variant"  # the label a confirmation job gives its interleaved versions
+# ... a suite's versions, or (`tries.SIDE`) a repository's commits.
+INTERLEAVED = (({VARIANT: "baseline"}, {VARIANT: "candidate"}), (tries.BASE, tries.HEAD))
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,9 @@ def judge(session: Session, run: Run) -> Judgement:
     run = run_service.load_run(session, run.id)
     if run.confirms_run_id is not None:
         return _settle(session, run)
+    job = None if run.job_id is None else session.get(Job, run.job_id)
+    if job is not None and job.source is not None and job.source.get("base"):
+        return _try(session, run)
     vocabulary = suite_service.run_vocabulary(session, run)
     gate_metrics = suite_service.gate(session, run)
     pinned = baselines.pinned_baseline(session, run)
@@ -159,6 +164,22 @@ def _window_branches(session: Session, run: Run) -> list[tuple[str, datetime | N
     return branches
 
 
+def _try(session: Session, run: Run) -> Judgement:
+    """A try job's run: its head against its base, measured beside it (`analysis.tries`); no
+    history, baseline or alert is involved, the failures its programs reported are."""
+    vocabulary = suite_service.run_vocabulary(session, run)
+    limits = _limits(session, run)
+    comparison = compare.compare_runs(run, run, vocabulary, baseline_labels=tries.BASE,
+                                       candidate_labels=tries.HEAD,
+                                       min_effect=limits.min_effect)
+    verdict, reasons = tries.judge(comparison, suite_service.gate(session, run),
+                                   limits.min_effect)
+    errors = coverage.failures(run, limits)
+    run.verdict = "fail" if any(r["kind"] == "errors" for r in errors) else verdict
+    run.verdict_reasons = [*reasons, *errors]
+    return Judgement(run.verdict, run.verdict_reasons, None, gate.GateResult(verdict))
+
+
 def _settle(session: Session, check: Run) -> Judgement:
     """A confirmation run: its measurement, with the trials a verdict needs, decides the
     suspected run. Interleaved versions are compared with each other; otherwise the new
@@ -169,11 +190,11 @@ def _settle(session: Session, check: Run) -> Judgement:
     vocabulary = suite_service.run_vocabulary(session, check)
     gate_metrics = suite_service.gate(session, check)
     min_effect = _limits(session, check).min_effect
-    if any(VARIANT in s.labels for s in check.series):
-        comparison = compare.compare_runs(check, check, vocabulary,
-                                           baseline_labels={VARIANT: "baseline"},
-                                           candidate_labels={VARIANT: "candidate"},
-                                           min_effect=min_effect)
+    sides = next(((before, after) for before, after in INTERLEAVED
+                  if any(set(before) & set(s.labels) for s in check.series)), None)
+    if sides is not None:
+        comparison = compare.compare_runs(check, check, vocabulary, baseline_labels=sides[0],
+                                           candidate_labels=sides[1], min_effect=min_effect)
     elif baseline is not None:
         comparison = compare.compare_runs(baseline, check, vocabulary, min_effect=min_effect)
     else:
@@ -211,4 +232,4 @@ def _settled_reason(reason: dict[str, Any], shown: bool, check: int) -> dict[str
 
 
 def _key(labels: dict[str, Any]) -> str:
-    return label_key({k: v for k, v in labels.items() if k != VARIANT})
+    return label_key({k: v for k, v in labels.items() if k not in (VARIANT, tries.SIDE)})

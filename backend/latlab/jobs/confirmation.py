@@ -36,6 +36,15 @@ def launch(session: Session, run: Run, baseline: Run, trials: int) -> Job:
     original = session.get(Job, run.job_id)
     assert original is not None
     repetitions = max(trials, original.repetitions)
+    # A repository's commit is measured beside the baseline's commit (a try job's sides);
+    # the lab's own programs beside the baseline's suite version, where the host kept it.
+    source, version = None, None
+    if original.source is not None:
+        source = {**original.source, "ref": run.commit}
+        if baseline.repo == run.repo and baseline.commit is not None:
+            source["base"] = {"ref": baseline.commit, "commit": baseline.commit}
+    elif baseline.source_kind == "job":
+        version = baseline.commit
     job = Job(
         project_id=run.project_id, suite=run.suite, scenario=run.scenario, params=run.params,
         host_tags=[], repetitions=repetitions,
@@ -43,8 +52,8 @@ def launch(session: Session, run: Run, baseline: Run, trials: int) -> Job:
             3, math.ceil(2 * repetitions / original.repetitions))),
         status=JobStatus.queued, progress=0.0, attempts=0,
         pinned_host_id=original.host_id, created_at=get_clock().now(), programs=[],
-        confirms_run_id=run.id,
-        baseline_version=baseline.commit if baseline.source_kind == "job" else None,
+        confirms_run_id=run.id, baseline_version=version,
+        repository_id=original.repository_id, source=source,
         # Both versions' CPU profiles, so a confirmed regression says where the time went.
         profile=True,
     )

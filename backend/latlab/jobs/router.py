@@ -100,10 +100,13 @@ def delete_schedule(schedule: ScheduleFromPath, principal: Member, session: DbSe
 
 def job_read(session: DbSession, job: Job) -> JobRead:
     host_name, project = job_service.names(session, job)
+    source = job.source or {}
     return JobRead(
         id=job.id, project=project, suite=job.suite, scenario=job.scenario,
         params=job.params, host_tags=job.host_tags, repetitions=job.repetitions,
         timeout_s=job.timeout_s, profile=job.profile, status=job.status, phase=job.phase,
+        repo=source.get("repo"), ref=source.get("ref"), commit=source.get("commit"),
+        base=source.get("base"),
         progress=job.progress,
         host_name=host_name, run_id=job.run_id,
         attempts=job.attempts, error=job.error,

@@ -1,20 +1,28 @@
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field, StringConstraints
+from pydantic import ConfigDict, Field, StringConstraints, model_validator
 
 from latlab.core.schemas import Schema
 from latlab.models import JobStatus
+from latlab.repos.schemas import Name, Ref
 from latlab_contract.estimate import MAX_TIMEOUT_S
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
+
+
+class Compare(Schema):
+    base: Ref = Field(description="The branch, tag or commit measured as the base")
+    head: Ref = Field(description="The one measured beside it")
 
 
 class JobCreate(Schema):
     model_config = ConfigDict(json_schema_extra={"examples": [
         {"suite": "echo", "scenario": "default", "params": {"count": 50000}},
         {"suite": "http-order", "scenario": "large", "repetitions": 2,
-         "params": {"loads": "c,rust,go", "pin_cpus": "1", "mlock": True}}]})
+         "params": {"loads": "c,rust,go", "pin_cpus": "1", "mlock": True}},
+        {"suite": "http-order", "scenario": "steady", "params": {"server": "repo"},
+         "repo": "orders", "compare": {"base": "main", "head": "4f1c2e7"}}]})
 
     suite: Slug
     scenario: Slug = "default"
@@ -29,6 +37,23 @@ class JobCreate(Schema):
     profile: bool = Field(False, description="After the repetitions, one more trial per "
                           "series with each program's CPU profiled (perf, py-spy or "
                           "async-profiler); that trial enters no statistic")
+    repo: Name | None = Field(None, description="A repository of the project whose code the "
+                              "suite builds and measures (a suite with `[repo]`)")
+    ref: Ref | None = Field(None, description="The repository's branch, tag or commit "
+                            "measured (default: its default branch), resolved to a commit "
+                            "when the job is launched")
+    compare: Compare | None = Field(
+        None, description="A try job: both commits built and their trials interleaved on "
+        "one host (a warm-up of each first), series labelled side=base and side=head; the "
+        "run's verdict is head against base. Ten repetitions unless given")
+
+    @model_validator(mode="after")
+    def one_source(self) -> "JobCreate":
+        if (self.ref is not None or self.compare is not None) and self.repo is None:
+            raise ValueError("`ref` and `compare` need `repo`")
+        if self.ref is not None and self.compare is not None:
+            raise ValueError("give `ref` or `compare`, not both")
+        return self
 
 
 class JobCreated(Schema):
@@ -62,6 +87,11 @@ class JobRead(Schema):
     repetitions: int
     timeout_s: int
     profile: bool
+    repo: str | None = Field(description="The repository built and measured")
+    ref: str | None = Field(description="Its ref as given (a try job's head)")
+    commit: str | None = Field(description="The commit the ref named at launch")
+    base: dict[str, str] | None = Field(
+        description='A try job\'s base: {"ref", "commit"}')
     status: JobStatus
     phase: str | None
     progress: float

@@ -20,8 +20,9 @@ from latlab.core.settings import get_settings
 from latlab.core.validation import BodyInvalid
 from latlab.hosts import service as host_service
 from latlab.jobs.schemas import JobCreate, JobEstimate
-from latlab.models import Host, Job, JobStatus, Project
-from latlab_contract import EXECUTE_JOB, JobEvent, JobSpec, host_queue
+from latlab.models import Host, Job, JobStatus, Project, Repository
+from latlab.repos import service as repos
+from latlab_contract import EXECUTE_JOB, JobEvent, JobSpec, RepoCheckout, host_queue
 from latlab_contract.estimate import (
     MAX_TIMEOUT_S,
     MIN_TIMEOUT_S,
@@ -40,6 +41,9 @@ TRANSITIONS: dict[JobStatus, set[JobStatus]] = {
     **{status: set() for status in TERMINAL},
 }
 MAX_ATTEMPTS = 2
+# Repetitions of a try job that names none: enough for the gate to fail a regression
+# (`gate.CONFIRM_TRIALS`) from one job.
+TRY_REPETITIONS = 10
 
 
 class InvalidTransition(Conflict):
@@ -72,6 +76,7 @@ class Plan:
     """A job request checked against the suite catalogue: what it would run, for how long."""
 
     params: dict[str, Any]
+    repetitions: int
     estimate: JobEstimate
 
 
@@ -87,12 +92,18 @@ def plan(session: Session, request: JobCreate) -> Plan:
         raise Unprocessable(
             f"suite '{suite.id}' has no scenario '{request.scenario}' "
             f"(it has: {', '.join(sorted(suite.scenarios))})", "$.scenario")
+    if request.repo is not None and not suite.builds_repo:
+        raise Unprocessable(f"suite '{suite.id}' measures the lab's own programs; it builds "
+                            f"no repository", "$.repo")
     params = merge_params(suite.params_schema, suite.scenarios[request.scenario].params,
                           request.params)
     validate_params(suite.params_schema, params)
-    trials = request.repetitions + request.profile
+    repetitions = (TRY_REPETITIONS if request.compare is not None
+                   and "repetitions" not in request.model_fields_set else request.repetitions)
+    trials = repetitions + request.profile
     contexts = series_contexts(suite.axes, params)
-    estimate = suite.estimate_s(contexts, trials)
+    # A try job measures two commits: each series runs twice a repetition.
+    estimate = suite.estimate_s(contexts, trials * (2 if request.compare else 1))
     limit = request.timeout_s
     if limit is None:
         limit = MIN_TIMEOUT_S if estimate is None else timeout_s(estimate)
@@ -103,8 +114,8 @@ def plan(session: Session, request: JobCreate) -> Plan:
                 f"suite's estimate), more than a job may take ({MAX_TIMEOUT_S // 3600} h with "
                 f"its margin): give fewer repetitions or series, or shorter trials",
                 "$.repetitions")
-    return Plan(params, JobEstimate(series=len(contexts), trials=trials, estimate_s=estimate,
-                                    timeout_s=limit))
+    return Plan(params, repetitions, JobEstimate(series=len(contexts), trials=trials,
+                                                 estimate_s=estimate, timeout_s=limit))
 
 
 def _duration(seconds: float) -> str:
@@ -120,13 +131,20 @@ def create_jobs(session: Session, project: Project, request: JobCreate,
     if not hosts:
         tags = ", ".join(request.host_tags) or "(any)"
         raise Conflict(f"no online host with tags {tags} offers suite '{request.suite}'")
+    repository, source = None, None
+    if request.repo is not None:
+        compare = None if request.compare is None else (request.compare.base,
+                                                        request.compare.head)
+        repository, source = repos.source(session, project.id, request.repo, request.ref,
+                                          compare)
     targets: list[Host | None] = list(hosts) if request.all_matching else [None]
     jobs = []
     for target in targets:
         job = Job(
             project_id=project.id, suite=request.suite, scenario=request.scenario,
-            params=params, host_tags=request.host_tags, repetitions=request.repetitions,
+            params=params, host_tags=request.host_tags, repetitions=planned.repetitions,
             timeout_s=planned.estimate.timeout_s, profile=request.profile,
+            repository_id=None if repository is None else repository.id, source=source,
             status=JobStatus.queued,
             progress=0.0, attempts=0,
             pinned_host_id=None if target is None else target.id, created_by_id=created_by_id,
@@ -178,6 +196,10 @@ def dispatch_queued(session: Session) -> list[Job]:
         ]
         if not candidates:
             continue
+        if job.source is not None and job.repository_id is None:
+            transition(job, JobStatus.failed, error=f"repository '{job.source['repo']}' was "
+                       f"removed before the job started")
+            continue
         host = min(candidates, key=lambda h: (busy.get(h.id, 0), h.name))
         _dispatch(session, job, host)
         busy[host.id] = busy.get(host.id, 0) + 1
@@ -196,11 +218,24 @@ def _dispatch(session: Session, job: Job, host: Host) -> None:
     spec = JobSpec(job_id=job.id, attempt=job.attempts, project=project.slug, suite=job.suite,
                    scenario=job.scenario, params=job.params, repetitions=job.repetitions,
                    timeout_s=job.timeout_s, baseline_version=job.baseline_version,
-                   profile=job.profile)
+                   profile=job.profile, **_source_spec(session, job))
     # The runner also bounds each program by the job's time; these limits are the backstop.
     limits = {"soft_time_limit": job.timeout_s + 15, "time_limit": job.timeout_s + 45}
     tasks.enqueue(session, EXECUTE_JOB, host_queue(host.name), task_id=task_id(job),
                   options=limits, spec=spec.model_dump())
+
+
+def _source_spec(session: Session, job: Job) -> dict[str, Any]:
+    """The repository a job builds, as its runner fetches it (with its credentials, which
+    travel in the task only), and the commits it measures."""
+    if job.source is None or job.repository_id is None:
+        return {}
+    repo = session.get(Repository, job.repository_id)
+    assert repo is not None
+    base = job.source.get("base")
+    return {"repo": RepoCheckout(repo=repo.name, url=repo.url, secret=repo.secret,
+                                 build_network=repo.build_network),
+            "commit": job.source["commit"], "base_commit": base and base["commit"]}
 
 
 def task_id(job: Job) -> str:

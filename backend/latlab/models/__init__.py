@@ -16,6 +16,7 @@ from latlab.models.host import Host
 from latlab.models.job import Job, JobStatus, Schedule
 from latlab.models.outbox import OutboxMessage
 from latlab.models.project import Project, ProjectMember
+from latlab.models.repository import Repository
 from latlab.models.rollup import Rollup
 from latlab.models.run import Profile, Run, Series, Trial
 from latlab.models.suite import Suite
@@ -39,6 +40,7 @@ __all__ = [
     "Profile",
     "Project",
     "ProjectMember",
+    "Repository",
     "Role",
     "Rollup",
     "Run",

@@ -61,6 +61,12 @@ class Job(Base):
     baseline_version: Mapped[str | None] = mapped_column(String(64))
     # One more trial per series with each program's CPU profiled (`runs.profiles`).
     profile: Mapped[bool] = mapped_column(default=False)
+    # A job that builds a repository of the project: its commit, resolved from the ref given
+    # when the job was launched ({"repo", "ref", "commit"}), and a try job's base
+    # (`"base": {"ref", "commit"}`), measured beside it.
+    repository_id: Mapped[int | None] = mapped_column(
+        ForeignKey("repository.id", ondelete="SET NULL"))
+    source: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     created_at: Mapped[datetime]
     dispatched_at: Mapped[datetime | None]
     started_at: Mapped[datetime | None]

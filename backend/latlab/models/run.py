@@ -45,6 +45,8 @@ class Run(Base):
     created_at: Mapped[datetime]
     source_kind: Mapped[str] = mapped_column(String(16))
     commit: Mapped[str | None] = mapped_column(String(64), index=True)
+    # The repository of the project whose code the run measured (a job that built it).
+    repo: Mapped[str | None] = mapped_column(String(64))
     branch: Mapped[str | None] = mapped_column(String(200), index=True)
     build_url: Mapped[str | None] = mapped_column(Text)
     pull_request: Mapped[int | None]

@@ -115,6 +115,7 @@ def submit(
         created_at=get_clock().now(),
         source_kind=body.source.kind,
         commit=body.source.commit,
+        repo=body.source.repo,
         branch=body.source.branch,
         build_url=body.source.build_url,
         pull_request=body.source.pull_request,

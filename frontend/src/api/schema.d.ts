@@ -693,6 +693,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/repositories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Repositories
+         * @description The project's repositories (never their credentials).
+         */
+        get: operations["list_repositories_api_v1_repositories_get"];
+        put?: never;
+        /**
+         * Create Repository
+         * @description Register a git repository whose code the lab's hosts may build and measure at a
+         *     commit. The lab reads its default branch first, with the credentials given: a repository
+         *     it cannot read is refused, saying why.
+         */
+        post: operations["create_repository_api_v1_repositories_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/repositories/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Repository Route
+         * @description A repository (never its credentials).
+         */
+        get: operations["get_repository_route_api_v1_repositories__name__get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete Repository
+         * @description Remove a repository: its runs keep its name and commits; its queued jobs fail.
+         */
+        delete: operations["delete_repository_api_v1_repositories__name__delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update Repository
+         * @description Change a repository's address, default branch, credentials or build network; a new
+         *     address, branch or secret is read first.
+         */
+        patch: operations["update_repository_api_v1_repositories__name__patch"];
+        trace?: never;
+    };
+    "/api/v1/repositories/{name}/commits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Commits
+         * @description The newest commits reachable from `ref`, newest first, fetched now: what a try job
+         *     or a job at a commit may name.
+         */
+        get: operations["list_commits_api_v1_repositories__name__commits_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/compare": {
         parameters: {
             query?: never;
@@ -1346,7 +1422,7 @@ export interface components {
              * Entity Type
              * @enum {string}
              */
-            entity_type: "user" | "project" | "project_member" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule";
+            entity_type: "user" | "project" | "project_member" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule" | "repository";
             /** Entity Id */
             entity_id: number;
             /**
@@ -1512,6 +1588,33 @@ export interface components {
              * @description A muted channel is sent nothing
              */
             muted: boolean;
+        };
+        /** CommitRead */
+        CommitRead: {
+            /** Sha */
+            sha: string;
+            /** Subject */
+            subject: string;
+            /** Author */
+            author: string;
+            /**
+             * Committed At
+             * Format: date-time
+             */
+            committed_at: string;
+        };
+        /** Compare */
+        Compare: {
+            /**
+             * Base
+             * @description The branch, tag or commit measured as the base
+             */
+            base: string;
+            /**
+             * Head
+             * @description The one measured beside it
+             */
+            head: string;
         };
         /** CompareRead */
         CompareRead: {
@@ -1907,6 +2010,18 @@ export interface components {
          *       "scenario": "large",
          *       "suite": "http-order"
          *     }
+         * @example {
+         *       "compare": {
+         *         "base": "main",
+         *         "head": "4f1c2e7"
+         *       },
+         *       "params": {
+         *         "server": "repo"
+         *       },
+         *       "repo": "orders",
+         *       "scenario": "steady",
+         *       "suite": "http-order"
+         *     }
          */
         JobCreate: {
             /** Suite */
@@ -1951,6 +2066,18 @@ export interface components {
              * @default false
              */
             profile: boolean;
+            /**
+             * Repo
+             * @description A repository of the project whose code the suite builds and measures (a suite with `[repo]`)
+             */
+            repo?: string | null;
+            /**
+             * Ref
+             * @description The repository's branch, tag or commit measured (default: its default branch), resolved to a commit when the job is launched
+             */
+            ref?: string | null;
+            /** @description A try job: both commits built and their trials interleaved on one host (a warm-up of each first), series labelled side=base and side=head; the run's verdict is head against base. Ten repetitions unless given */
+            compare?: components["schemas"]["Compare"] | null;
         };
         /** JobCreated */
         JobCreated: {
@@ -2019,6 +2146,28 @@ export interface components {
             timeout_s: number;
             /** Profile */
             profile: boolean;
+            /**
+             * Repo
+             * @description The repository built and measured
+             */
+            repo: string | null;
+            /**
+             * Ref
+             * @description Its ref as given (a try job's head)
+             */
+            ref: string | null;
+            /**
+             * Commit
+             * @description The commit the ref named at launch
+             */
+            commit: string | null;
+            /**
+             * Base
+             * @description A try job's base: {"ref", "commit"}
+             */
+            base: {
+                [key: string]: string;
+            } | null;
             status: components["schemas"]["JobStatus"];
             /** Phase */
             phase: string | null;
@@ -2445,6 +2594,83 @@ export interface components {
              * @description An archived project keeps its data for reading and takes nothing new (runs, jobs, rules, channels, schedules, tokens)
              */
             archived?: boolean | null;
+        };
+        /**
+         * RepositoryCreate
+         * @example {
+         *       "default_branch": "main",
+         *       "name": "orders",
+         *       "secret": "ci-bot:glpat-...",
+         *       "url": "https://git.example.com/trading/orders.git"
+         *     }
+         */
+        RepositoryCreate: {
+            /** Name */
+            name: string;
+            /**
+             * Url
+             * @description file://, git://, http(s):// or ssh://; no credentials in it
+             */
+            url: string;
+            /**
+             * Default Branch
+             * @default main
+             */
+            default_branch: string;
+            /**
+             * Secret
+             * @description Credentials, write-only (never shown again, never logged, never in a job or a run): for http(s) `user:token` or a token; for ssh a private key
+             */
+            secret?: string | null;
+            /**
+             * Build Network
+             * @description Its build may use the network (to fetch dependencies); otherwise it runs with loopback only, like the code it builds
+             * @default false
+             */
+            build_network: boolean;
+        };
+        /** RepositoryRead */
+        RepositoryRead: {
+            /** Id */
+            id: number;
+            /** Name */
+            name: string;
+            /** Url */
+            url: string;
+            /** Default Branch */
+            default_branch: string;
+            /** Has Secret */
+            has_secret: boolean;
+            /** Build Network */
+            build_network: boolean;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+        };
+        /** RepositoryUpdate */
+        RepositoryUpdate: {
+            /** Url */
+            url?: string | null;
+            /** Default Branch */
+            default_branch?: string | null;
+            /**
+             * Secret
+             * @description Credentials, write-only (never shown again, never logged, never in a job or a run): for http(s) `user:token` or a token; for ssh a private key
+             */
+            secret?: string | null;
+            /**
+             * Forget Secret
+             * @description Remove the credentials
+             * @default false
+             */
+            forget_secret: boolean;
+            /**
+             * Build Network
+             * @description Its build may use the network (to fetch dependencies); otherwise it runs with loopback only, like the code it builds
+             */
+            build_network?: boolean | null;
         };
         /** RetentionRead */
         RetentionRead: {
@@ -3183,6 +3409,12 @@ export interface components {
              * @default []
              */
             sla_templates: components["schemas"]["SlaTemplate"][];
+            /**
+             * Builds Repo
+             * @description Its jobs build the code of a repository of the project at a commit (`[repo]` in suite.toml)
+             * @default false
+             */
+            builds_repo: boolean;
             /**
              * Hosts
              * @description Online hosts that offer the suite
@@ -4046,6 +4278,12 @@ export interface components {
              */
             commit: string | null;
             /**
+             * Repo
+             * @description The project's repository the commit is of (a job that built it)
+             * @default null
+             */
+            repo: string | null;
+            /**
              * Branch
              * @default null
              */
@@ -4198,6 +4436,7 @@ export interface components {
              * @default {
              *       "kind": "ci",
              *       "commit": null,
+             *       "repo": null,
              *       "branch": null,
              *       "build_url": null,
              *       "pull_request": null,
@@ -4864,7 +5103,7 @@ export interface operations {
     list_audit_events_api_v1_audit_get: {
         parameters: {
             query?: {
-                entity_type?: ("user" | "project" | "project_member" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule") | null;
+                entity_type?: ("user" | "project" | "project_member" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule" | "repository") | null;
                 entity_id?: number | null;
                 action?: ("create" | "update" | "delete") | null;
                 actor_user_id?: number | null;
@@ -6717,6 +6956,375 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    list_repositories_api_v1_repositories_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepositoryRead"][];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    create_repository_api_v1_repositories_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RepositoryCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepositoryRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    get_repository_route_api_v1_repositories__name__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepositoryRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    delete_repository_api_v1_repositories__name__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    update_repository_api_v1_repositories__name__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RepositoryUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepositoryRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    list_commits_api_v1_repositories__name__commits_get: {
+        parameters: {
+            query?: {
+                /** @description Branch, tag or commit; default: the default branch */
+                ref?: string | null;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommitRead"][];
+                };
             };
             /** @description No valid credentials: sign in, or send a live bearer token */
             401: {

@@ -1,0 +1,142 @@
+"""A team's own code on the lab's hosts, end to end with real git and real builds: a
+repository registered (over git://, file:// and http with credentials), a try job building two
+of its commits and interleaving them on one host (api -> Redis -> a real runner -> ingest ->
+Postgres), its verdict; a job running the repository's own benchmark command (the `harness`
+suite); and what is refused, saying why, storing nothing."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+from git_servers import git_daemon, http_git
+
+from tests.test_jobs_e2e import _finish, _online
+
+ROOT = Path(__file__).resolve().parents[2]
+MAKE_REPO = ROOT / "examples" / "order-repo" / "make_repo.py"
+# A few orders a trial through the Python client (it needs no build of its own).
+ORDERS = {"server": "repo", "loads": "python", "orders": 200, "connections": 4,
+          "warmup": 20}
+
+
+@pytest.fixture(scope="module")
+def orders_repo(tmp_path_factory) -> dict:
+    """The example order server's repository: a few commits, the fifth slows every order."""
+    base = tmp_path_factory.mktemp("served")
+    made = subprocess.run([sys.executable, str(MAKE_REPO), str(base / "orders"), "--commits",
+                           "6", "--slow-at", "5"], capture_output=True, check=True, timeout=120)
+    return {"base": base, **json.loads(made.stdout)}
+
+
+def _register(client: httpx.Client, **body) -> httpx.Response:
+    return client.post("/api/v1/repositories", json=body)
+
+
+def test_a_try_job_builds_two_commits_and_judges_head_against_base(
+        member, ingest_worker, start_runner, orders_repo) -> None:
+    start_runner("lab-try")
+    _online(member, "lab-try")
+    with http_git(orders_repo["base"], "ci-bot", "s3cret-token") as served:
+        url = f"{served}orders"
+        wrong = _register(member, name="orders", url=url, secret="ci-bot:wrong")
+        assert wrong.status_code == 422, wrong.text
+        assert "wrong" not in wrong.text and "refused" in wrong.text
+        assert member.get("/api/v1/repositories").json() == []  # nothing stored
+        created = _register(member, name="orders", url=url, secret="ci-bot:s3cret-token")
+        assert created.status_code == 201, created.text
+        assert created.json()["has_secret"] and "secret" not in created.json()
+
+        commits = member.get("/api/v1/repositories/orders/commits").json()
+        assert [c["sha"] for c in commits] == orders_repo["commits"][::-1]
+        unknown = member.post("/api/v1/jobs", json={
+            "suite": "http-order", "params": ORDERS, "repo": "orders",
+            "compare": {"base": "v1.0", "head": "no-such-branch"}})
+        assert unknown.status_code == 422, unknown.text
+        assert "no-such-branch" in unknown.text
+        assert member.get("/api/v1/jobs").json()["total"] == 0
+
+        launched = member.post("/api/v1/jobs", json={
+            "suite": "http-order", "scenario": "small", "params": ORDERS, "repo": "orders",
+            "repetitions": 3, "compare": {"base": "v1.0", "head": "main"}})
+        assert launched.status_code == 202, launched.text
+        job, seen = _finish(member, launched.json()["id"], timeout=900)
+    assert job["status"] == "succeeded", (job, seen)
+    assert job["commit"] == orders_repo["commits"][-1]
+    assert job["base"] == {"ref": "v1.0", "commit": orders_repo["tags"]["v1.0"]}
+    run = member.get(f"/api/v1/runs/{job['run_id']}").json()
+    assert run["source"]["commit"] == orders_repo["commits"][-1]
+    assert run["source"]["repo"] == "orders"
+    sides = sorted(s["labels"]["side"] for s in run["series"])
+    assert sides == ["base", "head"], run["series"]
+    assert all(s["labels"]["repo"] == "orders" and len(s["trials"]) == 3
+               for s in run["series"])
+    assert run["verdict"] in ("pass", "fail", "inconclusive")
+    judged = {r["metric"] for r in run["verdict_reasons"]}
+    assert {"p99", "throughput"} <= judged, run["verdict_reasons"]
+    assert "s3cret-token" not in json.dumps([job, run])
+
+
+def test_the_harness_suite_runs_a_repositorys_benchmarks_at_a_commit(
+        member, ingest_worker, start_runner, orders_repo) -> None:
+    start_runner("lab-bench")
+    _online(member, "lab-bench")
+    url = f"file://{orders_repo['path']}"
+    assert _register(member, name="orders", url=url).status_code == 201
+    launched = member.post("/api/v1/jobs", json={
+        "suite": "harness", "repo": "orders", "ref": "v1.0", "repetitions": 2,
+        "params": {"command": ["go", "test", "-run", "^$", "-bench", "ParseOrder",
+                               "-benchtime", "200x"], "format": "go-bench"}})
+    assert launched.status_code == 202, launched.text
+    job, seen = _finish(member, launched.json()["id"], timeout=900)
+    assert job["status"] == "succeeded", (job, seen)
+    run = member.get(f"/api/v1/runs/{job['run_id']}").json()
+    assert run["source"]["commit"] == orders_repo["tags"]["v1.0"]
+    names = {s["labels"].get("benchmark") for s in run["series"]}
+    assert any("ParseOrder" in (n or "") for n in names), run["series"]
+    assert all(s["labels"]["repo"] == "orders" for s in run["series"])
+
+
+def test_a_failed_build_fails_the_job_with_its_log_and_stores_nothing(
+        member, ingest_worker, start_runner, orders_repo) -> None:
+    start_runner("lab-broken")
+    _online(member, "lab-broken")
+    with git_daemon(orders_repo["base"]) as served:
+        assert _register(member, name="orders", url=f"{served}orders").status_code == 201
+        launched = member.post("/api/v1/jobs", json={
+            "suite": "http-order", "scenario": "small", "repo": "orders", "repetitions": 1,
+            "params": {**ORDERS, "repo_build": ["go", "build", "-o", "order-server",
+                                                "./no-such-package"]}})
+        assert launched.status_code == 202, launched.text
+        job, _ = _finish(member, launched.json()["id"], timeout=600)
+    assert job["status"] == "failed" and job["run_id"] is None
+    assert "building orders at" in job["error"] and "no-such-package" in job["error"], job
+    assert member.get("/api/v1/runs").json()["total"] == 0
+
+
+def test_repositories_the_lab_cannot_read_are_refused_saying_why(
+        member, orders_repo, tmp_path) -> None:
+    """(Another project sees none of them: `test_tenancy`.)"""
+    gone = tmp_path / "gone"
+    shutil.copytree(orders_repo["path"], gone)
+    refused = {
+        "scp-like url": {"name": "a", "url": "git@example.com:team/a.git"},
+        "credentials in the url": {"name": "a", "url": "https://bot:pw@example.com/a.git"},
+        "no such branch": {"name": "a", "url": f"file://{gone}", "default_branch": "trunk"},
+        "not a repository": {"name": "a", "url": f"file://{tmp_path}/nothing"},
+        "a secret git:// cannot carry": {"name": "a", "url": f"file://{gone}",
+                                         "secret": "token"},
+        "a bad name": {"name": "A B", "url": f"file://{gone}"},
+    }
+    for why, body in refused.items():
+        answer = _register(member, **body)
+        assert answer.status_code == 422, (why, answer.text)
+    assert member.get("/api/v1/repositories").json() == []
+
+    assert _register(member, name="gone", url=f"file://{gone}").status_code == 201
+    shutil.rmtree(gone)
+    vanished = member.get("/api/v1/repositories/gone/commits")
+    assert vanished.status_code == 422 and "cannot fetch gone" in vanished.text
