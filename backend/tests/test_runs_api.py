@@ -42,7 +42,7 @@ def test_run_detail_has_series_trials_host_and_source(client, actors) -> None:
     run = client.get(f"/api/v1/runs/{run_id}", headers=headers).json()
     assert run["suite"] == "http-order" and run["scenario"] == "medium"
     assert run["host_name"] == "lab-07" and run["host_fingerprint"]["governor"] == "performance"
-    assert run["source"] == {"kind": "ci", "commit": "9f1c2e7", "branch": "main",
+    assert run["source"] == {"kind": "ci", "repo": None, "commit": "9f1c2e7", "branch": "main",
                              "build_url": "https://ci.example/builds/1", "pull_request": 42,
                              "start_point": None}
     assert run["series_count"] == 2 and run["trial_count"] == 4

@@ -304,7 +304,8 @@ def _summary(run: Run, project: str) -> RunSummary:
     return RunSummary(
         id=run.id, project=project, suite=run.suite, scenario=run.scenario,
         host_name=run.host_name,
-        source=SourceRead(kind=run.source_kind, commit=run.commit, branch=run.branch,
+        source=SourceRead(kind=run.source_kind, repo=run.repo, commit=run.commit,
+                          branch=run.branch,
                           build_url=run.build_url, pull_request=run.pull_request,
                           start_point=None if run.start_branch is None else StartPointRead(
                               branch=run.start_branch, commit=run.start_commit)),

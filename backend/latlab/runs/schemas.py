@@ -24,6 +24,8 @@ class StartPointRead(Schema):
 
 class SourceRead(Schema):
     kind: str
+    repo: str | None = Field(None, description="The project's repository whose code the run "
+                             "measured (a job that built it); `commit` is then its commit")
     commit: str | None
     branch: str | None
     build_url: str | None
@@ -46,7 +48,7 @@ class GateWindow(Schema):
 
 class VerdictReason(Schema):
     kind: Literal["regression", "suspected-regression", "too-few-trials", "sla",
-                  "not-compared", "errors", "failures"] = Field(
+                  "not-compared", "errors", "failures", "try"] = Field(
         description="regression: a tested regression (fails the gate): against the series' "
         "history (its window) at any number of trials, against one baseline run with enough "
         "trials; "
@@ -58,7 +60,8 @@ class VerdictReason(Schema):
         "not printed by the harness, too few samples): a run with nothing compared is "
         "no-baseline, never pass; errors: more failed operations than the project's "
         "max_error_rate (fails); failures: failed operations within it, or expected by the "
-        "submission (a warning)")
+        "submission (a warning); try: a try job's head against its base on a gated metric, "
+        "not a regression (a regression of head is `regression`)")
     series: dict[str, str]
     metric: str
     message: str
@@ -74,6 +77,12 @@ class VerdictReason(Schema):
     smallest_change: dict[str, float] | None = Field(
         None, description="Judged against history: the smallest change the window lets the "
         "gate see, relative, by candidate trials (\"1\", \"3\", \"5\")")
+    outcome: Literal["regressed", "improved", "unchanged", "untested", "suspected"] | None = (
+        Field(None, description="A try job's: what head did against base"))
+    interval: list[float] | None = Field(
+        None, description="A try job's: the change's 95 % interval [low, high], relative")
+    detectable: float | None = Field(
+        None, description="A try job's: the smallest change it could have seen, relative")
 
 
 class GateEvidence(Schema):

@@ -3271,6 +3271,11 @@ export interface components {
         SourceRead: {
             /** Kind */
             kind: string;
+            /**
+             * Repo
+             * @description The project's repository whose code the run measured (a job that built it); `commit` is then its commit
+             */
+            repo?: string | null;
             /** Commit */
             commit: string | null;
             /** Branch */
@@ -3825,10 +3830,10 @@ export interface components {
         VerdictReason: {
             /**
              * Kind
-             * @description regression: a tested regression (fails the gate): against the series' history (its window) at any number of trials, against one baseline run with enough trials; suspected-regression: tested, but from fewer trials than a confirmation takes (for a lab job, which the lab measures again: any gate metric whose trials do not rule out a 7.5 % change for the worse); too-few-trials: a change the trials cannot test; sla: a rule's breach (fails); not-compared: a series or gated metric the gate judged nothing of (new, vanished, not printed by the harness, too few samples): a run with nothing compared is no-baseline, never pass; errors: more failed operations than the project's max_error_rate (fails); failures: failed operations within it, or expected by the submission (a warning)
+             * @description regression: a tested regression (fails the gate): against the series' history (its window) at any number of trials, against one baseline run with enough trials; suspected-regression: tested, but from fewer trials than a confirmation takes (for a lab job, which the lab measures again: any gate metric whose trials do not rule out a 7.5 % change for the worse); too-few-trials: a change the trials cannot test; sla: a rule's breach (fails); not-compared: a series or gated metric the gate judged nothing of (new, vanished, not printed by the harness, too few samples): a run with nothing compared is no-baseline, never pass; errors: more failed operations than the project's max_error_rate (fails); failures: failed operations within it, or expected by the submission (a warning); try: a try job's head against its base on a gated metric, not a regression (a regression of head is `regression`)
              * @enum {string}
              */
-            kind: "regression" | "suspected-regression" | "too-few-trials" | "sla" | "not-compared" | "errors" | "failures";
+            kind: "regression" | "suspected-regression" | "too-few-trials" | "sla" | "not-compared" | "errors" | "failures" | "try";
             /** Series */
             series: {
                 [key: string]: string;
@@ -3863,6 +3868,21 @@ export interface components {
             smallest_change?: {
                 [key: string]: number;
             } | null;
+            /**
+             * Outcome
+             * @description A try job's: what head did against base
+             */
+            outcome?: ("regressed" | "improved" | "unchanged" | "untested" | "suspected") | null;
+            /**
+             * Interval
+             * @description A try job's: the change's 95 % interval [low, high], relative
+             */
+            interval?: number[] | null;
+            /**
+             * Detectable
+             * @description A try job's: the smallest change it could have seen, relative
+             */
+            detectable?: number | null;
         };
         /**
          * VocabularyRead
