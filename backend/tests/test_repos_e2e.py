@@ -5,15 +5,19 @@ Postgres), its verdict; a job running the repository's own benchmark command (th
 suite); and what is refused, saying why, storing nothing."""
 
 import json
+import os
+import pwd
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from git_servers import git_daemon, http_git
+from git_servers import git_daemon, git_repository, http_git
 
+from latlab_workers.sandbox import running_as
 from tests.test_jobs_e2e import _finish, _online
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,3 +145,56 @@ def test_repositories_the_lab_cannot_read_are_refused_saying_why(
     shutil.rmtree(gone)
     vanished = member.get("/api/v1/repositories/gone/commits")
     assert vanished.status_code == 422 and "cannot fetch gone" in vanished.text
+
+
+PROBE = '''import json, os, socket, sys, time
+ports = [int(p) for p in sys.argv[1:]]
+def reaches(port):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+        return True
+    except OSError:
+        return False
+found = {"env": dict(os.environ), "reached": {p: reaches(p) for p in ports},
+         "uid": os.getuid()}
+if os.fork() == 0:  # a daemon: its own session, its parent gone
+    os.setsid()
+    if os.fork() == 0:
+        with open("daemon.pid", "w") as out:
+            out.write(str(os.getpid()))
+        time.sleep(600)
+    os._exit(0)
+json.dump(found, open("probe.json", "w"))
+'''
+BENCH = "print('goos: linux\\nBenchmarkProbe-2 \\t 100 \\t 1234 ns/op\\nPASS')\n"
+
+
+def test_code_under_test_sees_no_secret_reaches_no_lab_port_and_leaves_nothing_running(
+        member, ingest_worker, start_runner, tmp_path) -> None:
+    """From inside a build, through the real runner: the build step's environment holds
+    none of the runner's, the lab's Redis and Postgres ports are not there, and the daemon
+    it started is gone once the job ends."""
+    git_repository(tmp_path / "probe", [{"probe.py": PROBE, "bench.py": BENCH}])
+    start_runner("lab-probe")
+    _online(member, "lab-probe")
+    assert _register(member, name="probe", url=f"file://{tmp_path / 'probe'}"
+                     ).status_code == 201
+    ports = [str(urlsplit(os.environ[name]).port)
+             for name in ("LATLAB_REDIS_URL", "LATLAB_DATABASE_URL")]
+    launched = member.post("/api/v1/jobs", json={
+        "suite": "harness", "repo": "probe", "repetitions": 1, "params": {
+            "build": ["python3", "probe.py", *ports], "command": ["python3", "bench.py"],
+            "format": "go-bench"}})
+    assert launched.status_code == 202, launched.text
+    job, seen = _finish(member, launched.json()["id"], timeout=300)
+    assert job["status"] == "succeeded", (job["error"], seen)
+    probe = max(Path("/var/cache/latlab/code/builds").glob("*/src/probe.json"),
+                key=lambda p: p.stat().st_mtime)
+    found = json.loads(probe.read_text())
+    code_user = pwd.getpwnam("latlab-code").pw_uid
+    assert found["uid"] == code_user
+    assert not [k for k in found["env"] if k.startswith(("LATLAB_", "CELERY"))], found["env"]
+    assert not any(os.environ["LATLAB_REDIS_URL"] in v for v in found["env"].values())
+    assert found["reached"] == {port: False for port in ports}, found
+    daemon = int((probe.parent / "daemon.pid").read_text())
+    assert daemon not in running_as(code_user)  # (a zombie until init reaps it, at most)
