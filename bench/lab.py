@@ -212,10 +212,12 @@ def _wait_for_host(client: httpx.Client, name: str,
 
 
 def run_job(lab: Lab, suite: str, scenario: str, params: dict[str, Any],
-            repetitions: int | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Launch a job on the bench's host and wait for it: (the job, its run)."""
+            repetitions: int | None = None, fields: dict[str, Any] | None = None
+            ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Launch a job on the bench's host and wait for it: (the job, its run). `fields`: more
+    of the request (a repository's `repo` and `ref`, a try job's `compare`)."""
     body: dict[str, Any] = {"suite": suite, "scenario": scenario, "params": params,
-                            "host_tags": [lab.host_tag]}
+                            "host_tags": [lab.host_tag], **(fields or {})}
     if repetitions is not None:
         body["repetitions"] = repetitions
     response = lab.api.post("/jobs", json=body)
