@@ -6,6 +6,7 @@ Each test runs inside an outer transaction that is rolled back; tests that need 
 """
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -374,6 +375,21 @@ def start_runner(build_cache, ingest_worker):
     yield start
     for runner in runners:
         runner.stop()
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.fixture(scope="session")
+def orders_repo(tmp_path_factory) -> dict:
+    """The example order server's repository (examples/order-repo): six commits, the fifth
+    slowing every order, tag v1.0 on the third. One for the session, at one path: a runner
+    builds each of its commits once, whichever test asks first."""
+    base = tmp_path_factory.mktemp("served")
+    made = subprocess.run([sys.executable, str(EXAMPLES / "order-repo" / "make_repo.py"),
+                           str(base / "orders"), "--commits", "6", "--slow-at", "5"],
+                          capture_output=True, check=True, timeout=120)
+    return {"base": base, **json.loads(made.stdout)}
 
 
 @pytest.fixture

@@ -8,33 +8,19 @@ import json
 import os
 import pwd
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
-import pytest
 from git_servers import git_daemon, git_repository, http_git
 
 from latlab_workers.sandbox import running_as
 from tests.test_jobs_e2e import _finish, _online
 
-ROOT = Path(__file__).resolve().parents[2]
-MAKE_REPO = ROOT / "examples" / "order-repo" / "make_repo.py"
 # A thousand orders a trial (a P99 the gate trusts: 10 beyond it) through the Python client
 # (it needs no build of its own).
 ORDERS = {"server": "repo", "loads": "python", "orders": 1000, "connections": 4,
           "warmup": 20}
-
-
-@pytest.fixture(scope="module")
-def orders_repo(tmp_path_factory) -> dict:
-    """The example order server's repository: a few commits, the fifth slows every order."""
-    base = tmp_path_factory.mktemp("served")
-    made = subprocess.run([sys.executable, str(MAKE_REPO), str(base / "orders"), "--commits",
-                           "6", "--slow-at", "5"], capture_output=True, check=True, timeout=120)
-    return {"base": base, **json.loads(made.stdout)}
 
 
 def _register(client: httpx.Client, **body) -> httpx.Response:
@@ -42,7 +28,7 @@ def _register(client: httpx.Client, **body) -> httpx.Response:
 
 
 def test_a_try_job_builds_two_commits_and_judges_head_against_base(
-        member, ingest_worker, start_runner, orders_repo) -> None:
+        member, ingest_worker, start_runner, orders_repo, tmp_path) -> None:
     start_runner("lab-try")
     _online(member, "lab-try")
     with http_git(orders_repo["base"], "ci-bot", "s3cret-token") as served:
@@ -54,21 +40,27 @@ def test_a_try_job_builds_two_commits_and_judges_head_against_base(
         created = _register(member, name="orders", url=url, secret="ci-bot:s3cret-token")
         assert created.status_code == 201, created.text
         assert created.json()["has_secret"] and "secret" not in created.json()
-
         commits = member.get("/api/v1/repositories/orders/commits").json()
         assert [c["sha"] for c in commits] == orders_repo["commits"][::-1]
-        unknown = member.post("/api/v1/jobs", json={
-            "suite": "http-order", "scenario": "small", "params": ORDERS, "repo": "orders",
-            "compare": {"base": "v1.0", "head": "no-such-branch"}})
-        assert unknown.status_code == 422, unknown.text
-        assert "no-such-branch" in unknown.text
-        assert member.get("/api/v1/jobs").json()["total"] == 0
+    # The same repository on the lab's disk (where the session's other tests have it, so
+    # each commit is built once): a new address is read before it is kept.
+    assert member.patch("/api/v1/repositories/orders", json={
+        "url": f"file://{tmp_path}/nothing", "forget_secret": True}).status_code == 422
+    moved = member.patch("/api/v1/repositories/orders", json={
+        "url": f"file://{orders_repo['path']}", "forget_secret": True})
+    assert moved.status_code == 200 and not moved.json()["has_secret"], moved.text
+    unknown = member.post("/api/v1/jobs", json={
+        "suite": "http-order", "scenario": "small", "params": ORDERS, "repo": "orders",
+        "compare": {"base": "v1.0", "head": "no-such-branch"}})
+    assert unknown.status_code == 422, unknown.text
+    assert "no-such-branch" in unknown.text
+    assert member.get("/api/v1/jobs").json()["total"] == 0
 
-        launched = member.post("/api/v1/jobs", json={
-            "suite": "http-order", "scenario": "small", "params": ORDERS, "repo": "orders",
-            "repetitions": 3, "compare": {"base": "v1.0", "head": "main"}})
-        assert launched.status_code == 202, launched.text
-        job, seen = _finish(member, launched.json()["id"], timeout=900)
+    launched = member.post("/api/v1/jobs", json={
+        "suite": "http-order", "scenario": "small", "params": ORDERS, "repo": "orders",
+        "repetitions": 3, "compare": {"base": "v1.0", "head": "main"}})
+    assert launched.status_code == 202, launched.text
+    job, seen = _finish(member, launched.json()["id"], timeout=900)
     assert job["status"] == "succeeded", (job["error"], seen)
     assert job["commit"] == orders_repo["commits"][-1]
     assert job["base"] == {"ref": "v1.0", "commit": orders_repo["tags"]["v1.0"]}
