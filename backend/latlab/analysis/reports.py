@@ -127,6 +127,35 @@ def evidence_rows(submitted: dict[str, Any]) -> list[Row]:
     return rows + reason_rows(submitted)
 
 
+def try_rows(run: dict[str, Any], link: str | None = None) -> list[Row]:
+    """A try job's run (`GET /runs/{id}`): each gate metric of each series, head against
+    base as its reason says (failed when it regressed, doubted when its trials could not
+    settle a change), with the change's 95 % interval and the smallest change the job could
+    see; then the reasons that are rows of their own (`reason_rows`). `link`: the two sides'
+    comparison."""
+    info = run.get("metric_info", {})
+    rows = []
+    for reason in run["verdict_reasons"]:
+        if reason["kind"] in _OWN_ROWS:
+            continue
+        base, head = reason.get("baseline"), reason.get("candidate")
+        changed = base is not None and head is not None
+        interval, seen = reason.get("interval"), reason.get("detectable")
+        notes = ([f"95 % interval {100 * interval[0]:+.1f} % to {100 * interval[1]:+.1f} %"]
+                 if interval else [])
+        notes += [f"could see {100 * seen:.1f} %"] if seen is not None else []
+        rows.append(Row(
+            labels=reason["series"], metric=reason["metric"],
+            unit=info.get(reason["metric"], {}).get("unit", ""), baseline=base,
+            candidate=head, delta=head - base if changed else None,
+            delta_pct=100 * (head / base - 1) if changed and base else None,
+            verdict=reason.get("outcome") or "inconclusive", evidence=reason["message"],
+            failed=reason["kind"] == "regression",
+            doubted=reason["kind"] not in ("try", "regression"),
+            link=link, note="; ".join(notes)))
+    return rows + reason_rows({"reasons": run["verdict_reasons"], "url": link})
+
+
 def run_rows(run: dict[str, Any], metrics: Collection[str]) -> list[Row]:
     """Rows of a run that has nothing to be compared with (`GET /runs/{id}`): each series'
     value of each of `metrics`, as its first entry in a history."""

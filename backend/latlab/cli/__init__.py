@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from latlab.cli import admin, jobs, login, runs, submit
+from latlab.cli import admin, jobs, login, repos, runs, submit, tries
 from latlab.cli.errors import CliError
 
 HELP = """The lab from a terminal or CI.
@@ -16,6 +16,8 @@ HELP = """The lab from a terminal or CI.
     latlab suites [SUITE]                      what online hosts can run, its params
     latlab run SUITE [SCENARIO] -p k=v --wait  a job: progress, its run's table, the verdict
     latlab job JOB [--wait | --cancel]         one job
+    latlab repos [add NAME URL | commits NAME] your git repositories, one's newest commits
+    latlab try --repo R --base REF --head REF  a try job: head against base on one host
     latlab runs --suite S                      recent runs
     latlab show RUN                            a run's table and verdict
     latlab compare BASELINE CANDIDATE          the lab's verdicts, metric by metric
@@ -35,6 +37,8 @@ app.command()(login.config)
 app.command()(jobs.suites)
 app.command()(jobs.run)
 app.command()(jobs.job)
+app.add_typer(repos.app)
+app.command("try")(tries.try_job)
 app.command()(runs.runs)
 app.command()(runs.show)
 app.command()(runs.compare)

@@ -94,21 +94,15 @@ def run(
     page)."""
     lab = Lab.with_token(settings(url, token))
     found = find_suite(lab, suite)
-    if scenario is not None and scenario not in found["scenarios"]:
-        raise CliError(f"suite '{suite}' has no scenario '{scenario}' (it has: "
-                       f"{', '.join(sorted(found['scenarios']))})")
     request: dict[str, Any] = {"suite": suite, "params": typed_params(found, param or []),
                                "host_tags": tag or [], "profile": profile}
     if repetitions is not None:
         request["repetitions"] = repetitions
     if timeout is not None:
         request["timeout_s"] = timeout
-    if scenario is None:
-        scenario, estimate = _lightest(lab, found, request)
-    else:
-        estimate = lab.post("/jobs/estimate", {**request, "scenario": scenario})
+    scenario, estimate = estimated(lab, found, request, scenario)
     job = lab.post("/jobs", {**request, "scenario": scenario})
-    err.print(f"job {job['id']}: {suite}/{scenario}, {_about(estimate)} · {lab.page('/jobs')}")
+    err.print(f"job {job['id']}: {suite}/{scenario}, {about(estimate)} · {lab.page('/jobs')}")
     if not wait:
         out.print(job["id"])
         return
@@ -144,6 +138,18 @@ def find_suite(lab: Lab, suite: str) -> dict[str, Any]:
     return offered[suite]
 
 
+def estimated(lab: Lab, suite: dict[str, Any], request: dict[str, Any],
+              scenario: str | None) -> tuple[str, dict[str, Any]]:
+    """The scenario to run (the one asked for, else `_lightest`) and the lab's estimate of
+    the request in it (`POST /jobs/estimate`)."""
+    if scenario is None:
+        return _lightest(lab, suite, request)
+    if scenario not in suite["scenarios"]:
+        raise CliError(f"suite '{suite['id']}' has no scenario '{scenario}' (it has: "
+                       f"{', '.join(sorted(suite['scenarios']))})")
+    return scenario, lab.post("/jobs/estimate", {**request, "scenario": scenario})
+
+
 def _lightest(lab: Lab, suite: dict[str, Any],
               request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The scenario the lab estimates shortest for this request (one without an estimate
@@ -162,7 +168,7 @@ def _lightest(lab: Lab, suite: dict[str, Any],
     return name, estimates[name]
 
 
-def _about(estimate: dict[str, Any]) -> str:
+def about(estimate: dict[str, Any]) -> str:
     work = f"{estimate['series']} series x {estimate['trials']} trials"
     seconds = estimate["estimate_s"]
     return work if seconds is None else f"about {seconds:.0f} s ({work})"
@@ -170,17 +176,25 @@ def _about(estimate: dict[str, Any]) -> str:
 
 def _finish(lab: Lab, job_id: int, fail_on: FailOn) -> int:
     """Watches the job to its end, then shows its run; the exit status of its verdict."""
+    run = shown_run(lab, job_id)
+    return INTERRUPTED if run is None else exit_status(fail_on, run.get("verdict"))
+
+
+def shown_run(lab: Lab, job_id: int) -> dict[str, Any] | None:
+    """Watches the job to its end, then shows its run (its table and verdict) and returns
+    it; None when the watch was interrupted (the job goes on). A job that did not succeed is
+    `Unreachable`, with its error."""
     try:
         done = _watch(lab, job_id)
     except KeyboardInterrupt:
         err.print(f"stopped watching; job {job_id} goes on (latlab job {job_id} --wait, "
                   "or --cancel)")
-        return INTERRUPTED
+        return None
     if done["status"] != "succeeded" or done["run_id"] is None:
         raise Unreachable(f"job {job_id} {done['status']}: {done.get('error') or 'no run'}")
-    run = lab.get(f"/runs/{done['run_id']}")
+    run: dict[str, Any] = lab.get(f"/runs/{done['run_id']}")
     show_run(lab, run)
-    return exit_status(fail_on, run.get("verdict"))
+    return run
 
 
 def _watch(lab: Lab, job_id: int) -> dict[str, Any]:

@@ -19,6 +19,9 @@ from latlab.cli.config import (
 from latlab.cli.output import out
 
 SCOPES = ["read", "runs:write", "jobs:write"]
+PasswordOption = Annotated[str | None, typer.Option(
+    envvar="LATLAB_PASSWORD", show_default=False,
+    help="With --email (asked for when not given).")]
 
 
 def login(
@@ -29,16 +32,13 @@ def login(
     email: Annotated[str | None, typer.Option(
         help="Sign in with your account instead: a token for this machine is made (scopes "
              "read, runs:write, jobs:write).")] = None,
-    password: Annotated[str | None, typer.Option(
-        envvar="LATLAB_PASSWORD", show_default=False,
-        help="With --email (asked for when not given).")] = None,
+    password: PasswordOption = None,
 ) -> None:
     """Keep the lab's address and a token in the config file, checked against the lab first;
     LATLAB_URL and LATLAB_TOKEN still override it."""
     target = settings(url, None).url
     if email is not None:
-        secret = password or typer.prompt("password", hide_input=True)
-        token = _new_token(target, email, secret)
+        token = _new_token(signed_in(target, email, password))
     elif token is None:
         token = typer.prompt("API token", hide_input=True)
     Lab(Settings(target, token, {})).get("/runs", limit=1)  # an unknown token stops here
@@ -55,10 +55,17 @@ def config(url: UrlOption = None, token: TokenOption = None) -> None:
     out.print(f"token: {masked(chosen.token)}  ({chosen.sources['token']})")
 
 
-def _new_token(url: str, email: str, password: str) -> str:
-    """Signs in (a session cookie for this client only) and makes a token with it."""
+def signed_in(url: str, email: str, password: str | None) -> Lab:
+    """A client of the lab signed in as the account (a session cookie for this client only),
+    for what a token may not do; the password is asked for when not given."""
     lab = Lab(Settings(url, None, {}))
-    lab.post("/auth/login", {"email": email, "password": password})
+    lab.post("/auth/login", {"email": email,
+                             "password": password or typer.prompt("password", hide_input=True)})
+    return lab
+
+
+def _new_token(lab: Lab) -> str:
+    """A token for this machine, made by the signed-in client."""
     made = lab.post("/tokens", {"name": f"latlab CLI on {socket.gethostname()}"[:200],
                                 "scopes": SCOPES})
     return str(made["token"])

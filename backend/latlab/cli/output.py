@@ -1,6 +1,7 @@
 """How the commands print: tables and verdicts on standard output, progress and notes on
 standard error; values in the units the lab gives them (the contract's `quantity`)."""
 
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -80,3 +81,9 @@ def verdict_lines(run: dict[str, Any], page: str) -> None:
         out.print(f"baseline: run {run['baseline_run_id']} "
                   f"(latlab compare {run['baseline_run_id']} {run['id']})")
     out.print(page)
+
+
+def write_report(path: Path, text: str) -> None:
+    """A report file (`--summary`, `--junit`), its folder made when missing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")

@@ -14,6 +14,7 @@ from latlab.analysis import reports
 from latlab.cli.client import Lab
 from latlab.cli.config import TokenOption, UrlOption, settings
 from latlab.cli.errors import CliError, Refused, Rejected
+from latlab.cli.output import write_report
 from latlab.cli.verdicts import FailOnOption, exit_status
 from latlab_contract import parsers, pprof
 from latlab_contract.result import SourceIn, StartPoint
@@ -257,15 +258,9 @@ def _write_reports(lab: Lab, result: dict[str, Any], summary: Path | None,
         lines += [f"- {skipped}"] if skipped else []
         lines += [f"- warning: {warning}" for warning in (compare or {}).get("warnings", [])]
         lines += [f"- note: {note}" for note in result.get("notes", [])]
-        _write(summary, reports.markdown(rows, title=f"latlab: {verdict}", lines=lines))
+        write_report(summary, reports.markdown(rows, title=f"latlab: {verdict}", lines=lines))
     if junit:  # nothing was judged without a baseline: one skipped case says why
-        _write(junit, reports.junit(rows if compare or judged else reports.reason_rows(result),
-                                    name=name,
-                                    timestamp=datetime.now(UTC),
-                                    properties={"verdict": verdict, **links},
-                                    skipped=skipped))
-
-
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+        write_report(junit, reports.junit(
+            rows if compare or judged else reports.reason_rows(result), name=name,
+            timestamp=datetime.now(UTC), properties={"verdict": verdict, **links},
+            skipped=skipped))
