@@ -3,7 +3,6 @@ command line (its credentials read from a file or the environment), its commits 
 a try job launched and watched in a terminal (tmux) through a real runner that builds both
 commits of the example order server; what the lab refuses stops the CLI with its reason."""
 
-import json
 import re
 import subprocess
 import sys
@@ -20,8 +19,6 @@ from tests.conftest import Actors
 from tests.test_cli_terminal import EXIT_BY_VERDICT, latlab, tables
 from tests.test_jobs_e2e import _online
 
-ROOT = Path(__file__).resolve().parents[2]
-MAKE_REPO = ROOT / "examples" / "order-repo" / "make_repo.py"
 PASSWORD = "correct horse battery"  # the Actors' users'
 # A few orders a trial through the Python client (it needs no build of its own): enough for
 # a P99 to be judged (10 orders beyond it), and trials enough for a tested verdict (4 a side).
@@ -30,15 +27,6 @@ TRY = ["--repo", "orders", "--base", "v1.0", "--head", "main", "--param", "loads
        "--repetitions", "4"]
 TRY_TIMEOUT_S = 900  # two Go builds (~40 s each) and 3 x 2 trials, with a wide margin
 POLL_S = 0.3
-
-
-@pytest.fixture(scope="module")
-def orders_repo(tmp_path_factory) -> dict:
-    """The example order server's repository: a few commits, the fifth slows every order."""
-    base = tmp_path_factory.mktemp("served")
-    made = subprocess.run([sys.executable, str(MAKE_REPO), str(base / "orders"), "--commits",
-                           "6", "--slow-at", "5"], capture_output=True, check=True, timeout=120)
-    return {"base": base, **json.loads(made.stdout)}
 
 
 @pytest.fixture
