@@ -12,6 +12,8 @@ import { JobsPage } from "./pages/JobsPage";
 import { LoginPage } from "./pages/LoginPage";
 import { NotFoundPage } from "./pages/NotFoundPage";
 import { OverviewPage } from "./pages/OverviewPage";
+import { RepositoriesPage } from "./pages/RepositoriesPage";
+import { RepositoryPage } from "./pages/RepositoryPage";
 import { RunsPage } from "./pages/RunsPage";
 import { SettingsPage } from "./pages/SettingsPage";
 
@@ -103,6 +105,8 @@ export function App() {
             <Route path="alerts" element={<AlertsPage />} />
             <Route path="hosts" element={<HostsPage />} />
             <Route path="jobs" element={<JobsPage />} />
+            <Route path="repositories" element={<RepositoriesPage />} />
+            <Route path="repositories/:name" element={<RepositoryPage />} />
             <Route path="settings" element={<SettingsPage />} />
             <Route path="*" element={<NotFoundPage />} />
           </Route>

@@ -21,6 +21,18 @@ function hasActive(page: JobPage | undefined): boolean {
   return page?.items.some((job) => isActive(job.status)) ?? false;
 }
 
+/** One job: what it measured (a try job's base and head commits), its status and run. */
+export function useJob(jobId: number | null) {
+  return useQuery({
+    queryKey: keys.jobs.detail(jobId ?? 0),
+    queryFn: ({ signal }) =>
+      unwrap(
+        api.GET("/api/v1/jobs/{job_id}", { params: { path: { job_id: jobId ?? 0 } }, signal }),
+      ),
+    enabled: jobId !== null,
+  });
+}
+
 /** What a launch would run and for how long (the API checks it as it checks a launch). */
 export function useJobEstimate(body: JobCreate | undefined) {
   return useQuery({

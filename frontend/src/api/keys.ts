@@ -55,7 +55,14 @@ export const keys = {
   jobs: {
     all: ["jobs"] as const,
     list: (query: JobListQuery) => [...keys.jobs.all, "list", query] as const,
+    detail: (jobId: number) => [...keys.jobs.all, "detail", jobId] as const,
     estimate: (body: JobCreate) => [...keys.jobs.all, "estimate", body] as const,
+  },
+  repos: {
+    all: ["repos"] as const,
+    list: () => [...keys.repos.all, "list"] as const,
+    detail: (name: string) => [...keys.repos.all, "detail", name] as const,
+    commits: (name: string, ref: string) => [...keys.repos.detail(name), "commits", ref] as const,
   },
   alerts: {
     all: ["alerts"] as const,

@@ -91,6 +91,16 @@ export type JobPage = Json<paths["/api/v1/jobs"]["get"]["responses"][200]>;
 export type JobRead = JobPage["items"][number];
 export type JobStatus = JobRead["status"];
 
+export type RepositoryRead = Json<
+  paths["/api/v1/repositories"]["get"]["responses"][200]
+>[number];
+export type RepositoryCreate = NonNullable<
+  paths["/api/v1/repositories"]["post"]["requestBody"]
+>["content"]["application/json"];
+export type CommitRead = Json<
+  paths["/api/v1/repositories/{name}/commits"]["get"]["responses"][200]
+>[number];
+
 export type AlertListQuery = NonNullable<paths["/api/v1/alerts"]["get"]["parameters"]["query"]>;
 export type AlertPage = Json<paths["/api/v1/alerts"]["get"]["responses"][200]>;
 export type AlertRead = AlertPage["items"][number];

@@ -72,6 +72,12 @@ export function formatProgress(progress: number): string {
  */
 export const LAB_REPETITIONS = 5;
 
+/**
+ * A try job's default repetitions (the API's, when none are given): ten trials of each commit,
+ * interleaved, so that a change of a few percent can be told from noise.
+ */
+export const TRY_REPETITIONS = 10;
+
 /** Whole repetitions 1..100 (the API's bounds). */
 export function parseRepetitions(text: string): { value: number } | { error: string } {
   const value = Number(text);

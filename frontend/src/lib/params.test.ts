@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 
 import {
   checkParams,
+  defaultPlaceholder,
   describeConstraints,
   effectiveDefaults,
   initialInputs,
@@ -56,6 +57,13 @@ describe("paramFields", () => {
   it("has no fields for a schema without properties", () => {
     expect(paramFields({ type: "object" })).toEqual([]);
     expect(paramFields(null)).toEqual([]);
+  });
+
+  it("shows a blank field's default", () => {
+    const [count, , loads] = paramFields(schema);
+    expect(defaultPlaceholder(count!, 20_000)).toBe("default 20000");
+    expect(defaultPlaceholder(loads!, ["python", "c"])).toBe("default python,c");
+    expect(defaultPlaceholder(loads!, "")).toBe("");
   });
 
   it("says a field's rule in words", () => {
@@ -124,6 +132,43 @@ describe("checkParams", () => {
   });
 });
 
+describe("argument lists", () => {
+  // The harness suite's command (GET /suites): an argv list, never a shell line.
+  const [command] = paramFields({
+    properties: {
+      command: {
+        type: "array",
+        items: { type: "string" },
+        default: ["go", "test", "-bench", "."],
+      },
+    },
+  });
+  const defaults = { command: ["go", "test", "-bench", "."] };
+
+  it("are typed as JSON lists of strings, the default shown as one", () => {
+    expect(command!.kind).toBe("list");
+    expect(describeConstraints(command!)).toBe('a JSON list of strings, e.g. ["make", "bench"]');
+    expect(defaultPlaceholder(command!, defaults.command)).toBe(
+      'default ["go","test","-bench","."]',
+    );
+    expect(
+      checkParams([command!], { command: '["cargo", "bench", "--", "--quick"]' }, defaults),
+    ).toEqual({ params: { command: ["cargo", "bench", "--", "--quick"] }, errors: {} });
+  });
+
+  it("send nothing when the list is the default, and refuse what is not a list", () => {
+    expect(checkParams([command!], { command: '["go","test","-bench","."]' }, defaults)).toEqual({
+      params: {},
+      errors: {},
+    });
+    for (const typed of ["go test -bench .", '["go", 1]', '{"go": "test"}']) {
+      expect(checkParams([command!], { command: typed }, defaults).errors.command).toBe(
+        'must be a JSON list of strings, e.g. ["make", "bench"]',
+      );
+    }
+  });
+});
+
 describe("problemsByField", () => {
   it("sorts the server's problems to fields by JSON path", () => {
     expect(
@@ -142,5 +187,14 @@ describe("problemsByField", () => {
       fields: {},
       other: ["no online host has the tags hft-tuned"],
     });
+  });
+
+  it("sorts a body's own fields with another prefix", () => {
+    expect(
+      problemsByField(
+        { detail: [{ path: "$.url", message: "cannot read it" }, { path: "$", message: "no" }] },
+        "$.",
+      ),
+    ).toEqual({ fields: { url: "cannot read it" }, other: ["no"] });
   });
 });

@@ -4,7 +4,8 @@
  * wins; this only saves a round trip and says which field is wrong.
  */
 
-export type ParamKind = "integer" | "number" | "string" | "boolean" | "enum";
+/** `list`: an argument list (an array of strings), typed as JSON: ["go", "test", "-bench", "."]. */
+export type ParamKind = "integer" | "number" | "string" | "boolean" | "enum" | "list";
 
 export interface ParamField {
   name: string;
@@ -82,9 +83,14 @@ export function initialInputs(
   return inputs;
 }
 
+const KIND_WORDS: Partial<Record<ParamKind, string>> = {
+  enum: "one of the list",
+  list: 'a JSON list of strings, e.g. ["make", "bench"]',
+};
+
 /** A field's rule in words, for its hint: "integer, 1 – 10,000,000". */
 export function describeConstraints(field: ParamField): string {
-  const parts: string[] = [field.kind === "enum" ? "one of the list" : field.kind];
+  const parts: string[] = [KIND_WORDS[field.kind] ?? field.kind];
   const low = field.minimum ?? field.exclusiveMinimum;
   const high = field.maximum ?? field.exclusiveMaximum;
   if (low !== undefined && high !== undefined) parts.push(`${grouped(low)} – ${grouped(high)}`);
@@ -107,7 +113,7 @@ export function checkParams(
     if (input === undefined || input === "") continue;
     const parsed = parseParam(field, input);
     if ("error" in parsed) errors[field.name] = parsed.error;
-    else if (parsed.value !== defaults[field.name]) params[field.name] = parsed.value;
+    else if (!sameValue(parsed.value, defaults[field.name])) params[field.name] = parsed.value;
   }
   return { params, errors };
 }
@@ -134,14 +140,46 @@ export function parseParam(
       return field.options?.includes(text) ? { value: text } : { error: "pick one of the list" };
     case "string":
       return checkText(field, String(input));
+    case "list":
+      return parseList(text);
   }
 }
 
-/** Problems of a 4xx answer ({path: "$.params.count", message}) sorted to their fields. */
-export function problemsByField(body: unknown): {
+/** What a blank field shows greyed: "default 20000", a list's default as JSON. */
+export function defaultPlaceholder(field: ParamField, value: unknown): string {
+  if (value === undefined || value === "") return "";
+  return `default ${field.kind === "list" ? JSON.stringify(value) : String(value)}`;
+}
+
+function parseList(text: string): { value: string[] } | { error: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) {
+    return { error: 'must be a JSON list of strings, e.g. ["make", "bench"]' };
+  }
+  return { value };
+}
+
+function sameValue(value: unknown, other: unknown): boolean {
+  return Array.isArray(value) ? JSON.stringify(value) === JSON.stringify(other) : value === other;
+}
+
+/**
+ * Problems of a 4xx answer ({path: "$.params.count", message}) sorted to their fields: those
+ * under `prefix` (a job's params by default; "$." for a body's own fields).
+ */
+export function problemsByField(
+  body: unknown,
+  prefix = "$.params.",
+): {
   fields: Record<string, string>;
   other: string[];
 } {
+  const under = new RegExp(`^${prefix.replace(/[.$]/g, "\\$&")}([A-Za-z_][A-Za-z0-9_.-]*)$`);
   const fields: Record<string, string> = {};
   const other: string[] = [];
   const detail = isRecord(body) ? body.detail : undefined;
@@ -157,7 +195,7 @@ export function problemsByField(body: unknown): {
             : null;
       if (message === null) continue;
       const path = typeof problem.path === "string" ? problem.path : "";
-      const match = /^\$\.params\.([A-Za-z_][A-Za-z0-9_.-]*)$/.exec(path);
+      const match = under.exec(path);
       if (match) fields[match[1]!] = message;
       else other.push(path && path !== "$" ? `${path}: ${message}` : message);
     }
@@ -202,6 +240,7 @@ function kindOf(spec: Record<string, unknown>): ParamKind {
   if (Array.isArray(spec.enum)) return "enum";
   const type = Array.isArray(spec.type) ? spec.type.find((t) => t !== "null") : spec.type;
   if (type === "integer" || type === "number" || type === "boolean") return type;
+  if (type === "array") return "list";
   return "string";
 }
 
@@ -209,6 +248,6 @@ function grouped(value: number): string {
   return value.toLocaleString("en-US");
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -3,11 +3,10 @@ import { useSearchParams } from "react-router";
 
 import { usePermissions } from "../api/auth";
 import { errorMessage } from "../api/client";
-import { useHosts, useSuites } from "../api/hosts";
 import { useCancelJob, useJobs } from "../api/jobs";
 import type { JobListQuery, JobRead } from "../api/types";
 import { EmptyState, ErrorState, Loading } from "../components/common/Status";
-import { JobLaunchForm } from "../components/jobs/JobLaunchForm";
+import { LaunchPanel } from "../components/jobs/LaunchPanel";
 import { JobsTable } from "../components/jobs/JobsTable";
 import { Pagination } from "../components/runs/Pagination";
 import { JOB_STATUSES } from "../lib/jobs";
@@ -108,28 +107,4 @@ export function JobsPage() {
       )}
     </section>
   );
-}
-
-function LaunchPanel({ onLaunched }: { onLaunched: (ids: number[]) => void }) {
-  const suites = useSuites();
-  const hosts = useHosts(10_000);
-  const knownTags = [...new Set((hosts.data ?? []).flatMap((host) => host.tags))].sort();
-  if (suites.isPending) return <Loading label="Loading the suite catalogue…" />;
-  if (suites.isError) {
-    return (
-      <ErrorState
-        title="Could not load the suite catalogue"
-        message={errorMessage(suites.error)}
-        onRetry={() => void suites.refetch()}
-      />
-    );
-  }
-  if (suites.data.length === 0) {
-    return (
-      <EmptyState title="No suites to launch">
-        The catalogue lists what online hosts advertise: start a runner worker on a host.
-      </EmptyState>
-    );
-  }
-  return <JobLaunchForm suites={suites.data} knownTags={knownTags} onLaunched={onLaunched} />;
 }

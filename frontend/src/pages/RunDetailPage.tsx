@@ -4,6 +4,7 @@ import { Link, useParams } from "react-router";
 import { useBaselines, usePinBaseline } from "../api/analysis";
 import { useMe, usePermissions } from "../api/auth";
 import { ApiError, errorMessage } from "../api/client";
+import { useJob } from "../api/jobs";
 import { useSwitchProject } from "../api/projects";
 import {
   useProfiles,
@@ -22,6 +23,7 @@ import { EmptyState, ErrorState, Loading, QueryResult } from "../components/comm
 import { RunVerdictBadge } from "../components/common/VerdictBadge";
 import { Fingerprint } from "../components/hosts/Fingerprint";
 import { GateEvidence } from "../components/runs/GateEvidence";
+import { HeadVsBase } from "../components/runs/HeadVsBase";
 import { CompareSeriesForm } from "../components/runs/CompareSeriesForm";
 import { RunDownloads } from "../components/runs/RunDownloads";
 import { RunBanner } from "../components/runs/RunBanner";
@@ -45,6 +47,7 @@ import { intervalRows, trialsWithIntervals } from "../lib/intervals";
 import { isPointSeries, pointEstimates } from "../lib/pointEstimates";
 import { spectrumLines } from "../lib/spectrum";
 import { trendHref } from "../lib/trends";
+import { isTryRun } from "../lib/tries";
 import { tuningSummary } from "../lib/tuning";
 import { usePageTitle } from "../hooks/usePageTitle";
 
@@ -103,6 +106,8 @@ function useOpenInRunProject(runId: number, missing: boolean) {
 function RunBody({ run }: { run: RunRead }) {
   const tuning = useMemo(() => tuningSummary(run.series), [run.series]);
   const context = useRunContext(run.id);
+  // A try job's base commit is its job's.
+  const job = useJob(isTryRun(run) ? run.job_id : null);
   const axes = useMemo(
     () => comparableAxes(run.series, run.sweep?.axis),
     [run.series, run.sweep],
@@ -147,21 +152,13 @@ function RunBody({ run }: { run: RunRead }) {
         </p>
       )}
 
-      <h2 id="ci-verdict">CI verdict</h2>
-      {run.verdict_reasons.length > 0 ? (
-        <div className="table-scroll">
-          <VerdictReasons reasons={run.verdict_reasons} metricInfo={run.metric_info} />
-        </div>
+      {isTryRun(run) ? (
+        <section aria-labelledby="ci-verdict">
+          <h2 id="ci-verdict">Head vs base</h2>
+          <HeadVsBase run={run} job={job.data} />
+        </section>
       ) : (
-        <p className="muted">
-          {run.verdict === "pass"
-            ? run.gate_evidence.length > 0
-              ? "Passed: no SLA rule breached and no regression against the window of its history."
-              : `Passed: no SLA rule breached and no regression against run #${String(run.baseline_run_id ?? "")}.`
-            : run.verdict === "no-baseline"
-              ? "No SLA rule breached; there was no comparable earlier run to compare against."
-              : "This run was not judged."}
-        </p>
+        <CiVerdict run={run} />
       )}
       {run.gate_evidence.length > 0 && (
         <>
@@ -250,6 +247,30 @@ function RunBody({ run }: { run: RunRead }) {
           <TuningApplied entries={tuning} trialCount={run.trial_count} />
         </div>
       </div>
+    </>
+  );
+}
+
+/** The CI gate's verdict: its reasons, or what a verdict without reasons means. */
+function CiVerdict({ run }: { run: RunRead }) {
+  return (
+    <>
+      <h2 id="ci-verdict">CI verdict</h2>
+      {run.verdict_reasons.length > 0 ? (
+        <div className="table-scroll">
+          <VerdictReasons reasons={run.verdict_reasons} metricInfo={run.metric_info} />
+        </div>
+      ) : (
+        <p className="muted">
+          {run.verdict === "pass"
+            ? run.gate_evidence.length > 0
+              ? "Passed: no SLA rule breached and no regression against the window of its history."
+              : `Passed: no SLA rule breached and no regression against run #${String(run.baseline_run_id ?? "")}.`
+            : run.verdict === "no-baseline"
+              ? "No SLA rule breached; there was no comparable earlier run to compare against."
+              : "This run was not judged."}
+        </p>
+      )}
     </>
   );
 }

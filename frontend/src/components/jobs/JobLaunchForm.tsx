@@ -1,4 +1,4 @@
-import { useDeferredValue, useMemo, useState, type FormEvent } from "react";
+import { useDeferredValue, useMemo, useState, type FormEvent, type ReactNode } from "react";
 
 import { ApiError, errorMessage } from "../../api/client";
 import { useCreateJob, useJobEstimate } from "../../api/jobs";
@@ -12,36 +12,53 @@ import {
   problemsByField,
   type ParamInputs,
 } from "../../lib/params";
+import { repoParamInputs, targetFields, targetProblem, type RepoTarget } from "../../lib/repos";
 import { Field, FormErrors } from "../common/Field";
 import { ParamInput } from "./ParamInput";
+
+/** A job of a repository's code: what it measures, and the fields that choose it. */
+export interface RepoLaunch {
+  target: RepoTarget;
+  /** Its fields, first in the form (the refs). */
+  fields: ReactNode;
+  /** The repetitions the form starts with (a try job's default differs). */
+  repetitions: number;
+}
 
 /**
  * Launch a job from the suite catalogue: the scenario, its parameters as the suite's schema
  * describes them (checked here, then by the server, whose problems land on their fields),
  * host tags, repetitions and a timeout (by default from the job's estimate, shown as the
- * form changes).
+ * form changes). With `repo`, the job measures a repository's code (launched from its page):
+ * a param choosing the server starts at the repository's.
  */
 export function JobLaunchForm({
   suites,
   knownTags,
   onLaunched,
+  title = "Launch a job",
+  repo,
 }: {
   suites: SuiteRead[];
   knownTags: string[];
   onLaunched: (jobIds: number[]) => void;
+  title?: string;
+  repo?: RepoLaunch;
 }) {
   const [suiteId, setSuiteId] = useState(suites[0]?.id ?? "");
   const suite = suites.find((item) => item.id === suiteId) ?? suites[0];
   if (suite === undefined) return null;
   return (
     <SuiteForm
-      // A new suite starts a fresh form: its params differ.
-      key={suite.id}
+      // A new suite starts a fresh form: its params differ (and so do a try job's repetitions).
+      key={`${suite.id} ${String(repo?.repetitions ?? LAB_REPETITIONS)}`}
       suite={suite}
       suites={suites}
       onSuite={setSuiteId}
       knownTags={knownTags}
       onLaunched={onLaunched}
+      title={title}
+      repo={repo}
     />
   );
 }
@@ -52,12 +69,16 @@ function SuiteForm({
   onSuite,
   knownTags,
   onLaunched,
+  title,
+  repo,
 }: {
   suite: SuiteRead;
   suites: SuiteRead[];
   onSuite: (id: string) => void;
   knownTags: string[];
   onLaunched: (jobIds: number[]) => void;
+  title: string;
+  repo: RepoLaunch | undefined;
 }) {
   const scenarios = Object.entries(suite.scenarios);
   // The suite's lightest scenario first: a new user's first launch should not be its longest.
@@ -70,11 +91,16 @@ function SuiteForm({
     () => effectiveDefaults(fields, suite.scenarios[scenario]?.params ?? {}),
     [fields, suite.scenarios, scenario],
   );
-  const [inputs, setInputs] = useState<ParamInputs>(() => initialInputs(fields, defaults));
+  const [inputs, setInputs] = useState<ParamInputs>(() => ({
+    ...initialInputs(fields, defaults),
+    ...(repo === undefined ? {} : repoParamInputs(suite.params_schema)),
+  }));
   const [tagsText, setTagsText] = useState("");
   const [allMatching, setAllMatching] = useState(false);
   const [profile, setProfile] = useState(false);
-  const [repetitionsText, setRepetitionsText] = useState(String(LAB_REPETITIONS));
+  const [repetitionsText, setRepetitionsText] = useState(
+    String(repo?.repetitions ?? LAB_REPETITIONS),
+  );
   const [timeoutText, setTimeoutText] = useState("");
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [launchErrors, setLaunchErrors] = useState<Partial<Record<keyof LaunchText, string>>>({});
@@ -88,8 +114,9 @@ function SuiteForm({
       repetitions: repetitionsText,
       timeout: timeoutText,
     });
+    const unpicked = repo === undefined ? null : targetProblem(repo.target);
     const body: JobCreate | undefined =
-      "errors" in launch || Object.keys(check.errors).length > 0
+      "errors" in launch || Object.keys(check.errors).length > 0 || unpicked !== null
         ? undefined
         : {
             suite: suite.id,
@@ -98,9 +125,10 @@ function SuiteForm({
             all_matching: allMatching,
             profile,
             ...launch.fields,
+            ...(repo === undefined ? {} : targetFields(repo.target)),
           };
     const launchProblems = "errors" in launch ? launch.errors : {};
-    return { paramErrors: check.errors, launchProblems, body };
+    return { paramErrors: check.errors, launchProblems, unpicked, body };
   }
   // The API estimates the request as the form changes, once its fields check out.
   const draft = useDeferredValue(checked().body, undefined);
@@ -120,10 +148,10 @@ function SuiteForm({
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const { paramErrors, launchProblems, body } = checked();
+    const { paramErrors, launchProblems, unpicked, body } = checked();
     setErrors(paramErrors);
     setLaunchErrors(launchProblems);
-    setFormErrors([]);
+    setFormErrors(unpicked === null ? [] : [unpicked]);
     if (body === undefined) return;
     create.mutate(body, {
       onSuccess: (created) =>
@@ -146,8 +174,9 @@ function SuiteForm({
 
   return (
     <form className="panel launch-form" onSubmit={submit} noValidate aria-labelledby="launch-title">
-      <h2 id="launch-title">Launch a job</h2>
+      <h2 id="launch-title">{title}</h2>
       <div className="form-grid">
+        {repo?.fields}
         <Field label="Suite" hint={suite.description}>
           {(control) => (
             <select {...control} value={suite.id} onChange={(event) => onSuite(event.target.value)}>
@@ -194,7 +223,12 @@ function SuiteForm({
         </Field>
         <Field
           label="Repetitions"
-          hint={`Trials in the run, 1 – 100; the lab's default is ${String(LAB_REPETITIONS)}`}
+          hint={
+            repo !== undefined && "compare" in repo.target
+              ? "Trials of each commit, interleaved, 1 – 100; a try job's default is " +
+                String(repo.repetitions)
+              : `Trials in the run, 1 – 100; the lab's default is ${String(LAB_REPETITIONS)}`
+          }
           error={launchErrors.repetitions}
         >
           {(control) => (

@@ -4,6 +4,7 @@ import { Link } from "react-router";
 import type { JobRead } from "../../api/types";
 import { formatDateTime, formatDuration } from "../../lib/format";
 import { isActive, statusTone } from "../../lib/jobs";
+import { describeRepoJob } from "../../lib/repos";
 import { Badge } from "../common/Badge";
 import { ProgressBar } from "../common/ProgressBar";
 
@@ -59,6 +60,11 @@ export function JobsTable({
             <td>#{job.id}</td>
             <td className="wrap">
               {job.suite} / {job.scenario}
+              {job.repo !== null && (
+                <div className="small mono" data-testid="job-repo">
+                  {describeRepoJob(job)}
+                </div>
+              )}
               {Object.keys(job.params).length > 0 && (
                 <div className="small muted mono">
                   {Object.entries(job.params)

@@ -1,5 +1,5 @@
 import type { ParamField } from "../../lib/params";
-import { describeConstraints } from "../../lib/params";
+import { defaultPlaceholder, describeConstraints } from "../../lib/params";
 import { Field } from "../common/Field";
 
 /** One parameter of a suite, as the input its schema calls for; blank means the default. */
@@ -34,8 +34,7 @@ export function ParamInput({
       </div>
     );
   }
-  const placeholder =
-    defaultValue === undefined || defaultValue === "" ? "" : `default ${String(defaultValue)}`;
+  const placeholder = defaultPlaceholder(field, defaultValue);
   return (
     <Field label={<span className="mono">{field.name}</span>} hint={hint} error={error}>
       {(control) =>

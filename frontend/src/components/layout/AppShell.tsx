@@ -11,6 +11,7 @@ const NAV = [
   { to: "/alerts", label: "Alerts", end: false },
   { to: "/hosts", label: "Hosts", end: false },
   { to: "/jobs", label: "Jobs", end: false },
+  { to: "/repositories", label: "Repositories", end: false },
   { to: "/settings", label: "Settings", end: false },
 ] as const;
 

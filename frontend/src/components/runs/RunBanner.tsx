@@ -45,12 +45,14 @@ export function RunBanner({
             {": "}
             {run.verdict_reasons
               .slice(0, 3)
-              .map(
-                (reason) =>
-                  (reason.metric
-                    ? `${metricLabel(reason.metric, run.metric_info[reason.metric])} of `
-                    : "") + `${formatLabels(reason.series)} (${reason.kind.replace(/-/g, " ")})`,
-              )
+              .map((reason) => {
+                const metric = reason.metric
+                  ? `${metricLabel(reason.metric, run.metric_info[reason.metric])} of `
+                  : "";
+                // A try job's metric by what head did against base.
+                const what = (reason.outcome ?? reason.kind).replace(/-/g, " ");
+                return `${metric}${formatLabels(reason.series)} (${what})`;
+              })
               .join("; ")}
             {run.verdict_reasons.length > 3 && ` and ${String(run.verdict_reasons.length - 3)} more`}
             {" · "}

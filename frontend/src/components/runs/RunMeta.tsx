@@ -2,6 +2,7 @@ import { Link } from "react-router";
 
 import type { RunRead } from "../../api/types";
 import { formatDateTime, formatDuration, trialsPerSeries } from "../../lib/format";
+import { repositoryHref } from "../../lib/repos";
 
 export function RunMeta({ run }: { run: RunRead }) {
   const params = Object.entries(run.params);
@@ -46,7 +47,14 @@ export function RunMeta({ run }: { run: RunRead }) {
       </div>
       <div>
         <dt>Commit</dt>
-        <dd className="mono">{run.source.commit ?? "—"}</dd>
+        <dd className="mono">
+          {run.source.repo && (
+            <>
+              <Link to={repositoryHref(run.source.repo)}>{run.source.repo}</Link> @{" "}
+            </>
+          )}
+          {run.source.commit ?? "—"}
+        </dd>
       </div>
       <div>
         <dt>Started</dt>

@@ -2,6 +2,8 @@ import { Link } from "react-router";
 
 import type { MetricInfo, VerdictReason } from "../../api/types";
 import { formatLabels } from "../../lib/format";
+import { formatShare } from "../../lib/trends";
+import { formatInterval, OUTCOME_TONE, reasonChange } from "../../lib/tries";
 import { metricLabel } from "../../lib/vocabulary";
 import { Badge } from "../common/Badge";
 
@@ -13,12 +15,15 @@ const REASON_NAMES: Record<VerdictReason["kind"], string> = {
   "not-compared": "not compared",
   errors: "errors",
   failures: "failures",
+  try: "head vs base",
 };
 
 const FAILING: ReadonlySet<VerdictReason["kind"]> = new Set(["regression", "errors"]);
 
 /** Why a run failed its CI gate (SLA breaches, regressions against the baseline, failed
- * operations past the project's rate), and what the gate could not compare. */
+ * operations past the project's rate), and what the gate could not compare. A try job's
+ * reasons (head against base) add what each metric did, its change with the 95 % interval,
+ * and the smallest change the job could have seen. */
 export function VerdictReasons({
   reasons,
   metricInfo,
@@ -26,6 +31,7 @@ export function VerdictReasons({
   reasons: VerdictReason[];
   metricInfo: Record<string, MetricInfo>;
 }) {
+  const tried = reasons.some((reason) => reason.outcome != null);
   return (
     <table className="table reasons-table">
       <thead>
@@ -33,12 +39,22 @@ export function VerdictReasons({
           <th scope="col">Kind</th>
           <th scope="col">Series</th>
           <th scope="col">Metric</th>
+          {tried && (
+            <>
+              <th scope="col">Outcome</th>
+              <th scope="col" className="num">
+                Change
+              </th>
+              <th scope="col">95 % interval</th>
+              <th scope="col">Could see</th>
+            </>
+          )}
           <th scope="col">What happened</th>
         </tr>
       </thead>
       <tbody>
         {reasons.map((reason, index) => (
-          <tr key={index}>
+          <tr key={index} data-kind={reason.kind} data-metric={reason.metric || undefined}>
             <td>
               <Badge
                 tone={
@@ -51,9 +67,10 @@ export function VerdictReasons({
             </td>
             <td>{formatLabels(reason.series)}</td>
             <td>{reason.metric ? metricLabel(reason.metric, metricInfo[reason.metric]) : "—"}</td>
+            {tried && <TriedCells reason={reason} />}
             <td className="wrap">
               {reason.message}
-              {reason.rule_id !== null && (
+              {reason.rule_id != null && (
                 <>
                   {" "}
                   <Link to="/settings#sla-rules" className="small">
@@ -66,5 +83,29 @@ export function VerdictReasons({
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** Head against base on one metric: its outcome, change, interval and the job's resolution. */
+function TriedCells({ reason }: { reason: VerdictReason }) {
+  return (
+    <>
+      <td data-column="outcome">
+        {reason.outcome ? (
+          <Badge tone={OUTCOME_TONE[reason.outcome]}>{reason.outcome}</Badge>
+        ) : (
+          "—"
+        )}
+      </td>
+      <td className="num nowrap" data-column="change">
+        {reasonChange(reason) ?? "—"}
+      </td>
+      <td className="nowrap" data-column="interval">
+        {formatInterval(reason.interval) ?? "—"}
+      </td>
+      <td className="nowrap" data-column="detectable">
+        {reason.detectable != null ? formatShare(reason.detectable) : "—"}
+      </td>
+    </>
   );
 }

@@ -1,0 +1,48 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+
+import { api, unwrap } from "./client";
+import { keys } from "./keys";
+import type { RepositoryCreate } from "./types";
+
+/** The project's repositories (never their credentials). */
+export function useRepositories() {
+  return useQuery({
+    queryKey: keys.repos.list(),
+    queryFn: ({ signal }) => unwrap(api.GET("/api/v1/repositories", { signal })),
+  });
+}
+
+export function useRepository(name: string) {
+  return useQuery({
+    queryKey: keys.repos.detail(name),
+    queryFn: ({ signal }) =>
+      unwrap(api.GET("/api/v1/repositories/{name}", { params: { path: { name } }, signal })),
+  });
+}
+
+/**
+ * The newest commits reachable from `ref` ("": the default branch), fetched by the lab as it
+ * answers; the previous ref's stay shown while another is read.
+ */
+export function useCommits(name: string, ref: string) {
+  return useQuery({
+    queryKey: keys.repos.commits(name, ref),
+    queryFn: ({ signal }) =>
+      unwrap(
+        api.GET("/api/v1/repositories/{name}/commits", {
+          params: { path: { name }, query: ref === "" ? {} : { ref } },
+          signal,
+        }),
+      ),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** Registers a repository; the lab reads it first, and a 422 says why it could not. */
+export function useCreateRepository() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: RepositoryCreate) => unwrap(api.POST("/api/v1/repositories", { body })),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: keys.repos.all }),
+  });
+}
