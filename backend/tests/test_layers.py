@@ -21,6 +21,7 @@ LAYERS = [
     ("latlab.core",),
     ("latlab.audit",),
     ("latlab.projects",),
+    ("latlab.repos",),
     ("latlab.auth",),
     ("latlab.suites",),
     ("latlab.hosts",),

@@ -220,12 +220,13 @@ def _agent(program: Program, context: Context) -> str | None:
         return None
 
 
-def parse_output(suite: Suite, load: Program, output: str, context: Context) -> Parsed:
-    """A load program's output, read by its parser (its `output`, rendered: a harness's
-    format may be a job's param)."""
+def parse_output(suite: Suite, load: Program, output: str,
+                 context: Context | None = None) -> Parsed:
+    """A load program's output, read by its parser (its `output`, rendered over `context`:
+    a harness's format may be a job's param)."""
     assert load.output is not None
     try:
-        name = render_one(load.output, context)
+        name = render_one(load.output, context or {})
     except TemplateError as error:
         raise JobError(f"{load.name}: output: {error}") from error
     try:

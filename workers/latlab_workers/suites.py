@@ -84,7 +84,8 @@ class Suite:
             if name in axis_params and schema.get("type") != "array":
                 one = {k: v for k, v in schema.items() if k not in ("default", "description")}
                 properties[name] = {
-                    **{k: v for k, v in schema.items() if k in ("default", "description")},
+                    **{k: v for k, v in schema.items()
+                       if k in ("default", "description", "x-history-key")},
                     "anyOf": [one, {"type": "array", "items": one, "minItems": 1,
                                     "maxItems": MAX_AXIS_VALUES, "uniqueItems": True}],
                 }
