@@ -50,3 +50,18 @@ export function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message;
   return "Something went wrong.";
 }
+
+/** What a form shows of a refused request: the problems `split` puts on its fields, and the
+ * rest; the error's own message when the body said nothing usable, or for a failure that is
+ * not a refusal (a 5xx, the network). */
+export function refusal<Fields>(
+  error: unknown,
+  split: (body: unknown) => { fields: Fields; other: string[] },
+): { fields: Fields | Record<string, never>; other: string[] } {
+  if (!(error instanceof ApiError) || error.status >= 500) {
+    return { fields: {}, other: [errorMessage(error)] };
+  }
+  const problems = split(error.body);
+  const said = problems.other.length > 0 || Object.keys(problems.fields as object).length > 0;
+  return { fields: problems.fields, other: said ? problems.other : [error.message] };
+}

@@ -1,6 +1,6 @@
 import { useDeferredValue, useMemo, useState, type FormEvent, type ReactNode } from "react";
 
-import { ApiError, errorMessage } from "../../api/client";
+import { errorMessage, refusal } from "../../api/client";
 import { useCreateJob, useJobEstimate } from "../../api/jobs";
 import type { JobCreate, SuiteRead } from "../../api/types";
 import { checkLaunch, describeEstimate, LAB_REPETITIONS, type LaunchText } from "../../lib/jobs";
@@ -157,17 +157,9 @@ function SuiteForm({
       onSuccess: (created) =>
         onLaunched(created.job_ids.length > 0 ? created.job_ids : [created.id]),
       onError: (error) => {
-        if (error instanceof ApiError && error.status < 500) {
-          const problems = problemsByField(error.body);
-          setErrors(problems.fields);
-          setFormErrors(
-            problems.other.length > 0 || Object.keys(problems.fields).length > 0
-              ? problems.other
-              : [error.message],
-          );
-        } else {
-          setFormErrors([errorMessage(error)]);
-        }
+        const problems = refusal(error, problemsByField);
+        setErrors(problems.fields);
+        setFormErrors(problems.other);
       },
     });
   }

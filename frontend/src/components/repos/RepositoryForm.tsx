@@ -1,6 +1,6 @@
 import { useState } from "react";
 
-import { ApiError, errorMessage } from "../../api/client";
+import { refusal } from "../../api/client";
 import { useCreateRepository } from "../../api/repos";
 import {
   checkRepository,
@@ -44,17 +44,9 @@ export function RepositoryForm() {
         setDone(`Repository "${repo.name}" registered.`);
       },
       onError: (error) => {
-        if (error instanceof ApiError && error.status < 500) {
-          const problems = registrationProblems(error.body);
-          setErrors(problems.fields);
-          setFormErrors(
-            problems.other.length > 0 || Object.keys(problems.fields).length > 0
-              ? problems.other
-              : [error.message],
-          );
-        } else {
-          setFormErrors([errorMessage(error)]);
-        }
+        const problems = refusal(error, registrationProblems);
+        setErrors(problems.fields);
+        setFormErrors(problems.other);
       },
     });
   }
