@@ -95,14 +95,19 @@ def check_secret(url: str, secret: str | None) -> str | None:
     return secret
 
 
+# The environment every git the lab runs starts from: a system path, and nothing of its
+# caller's (no token, no broker URL).
+BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C", "HOME": "/nonexistent"}
+
+
 def git_env(url: str, secret: str | None, scratch: Path) -> dict[str, str]:
-    """What to add to git's environment to fetch `url` with `secret` and nothing else: no
-    system or user configuration, no credential helper, no prompt (a missing or wrong
+    """git's whole environment to fetch `url` with `secret` and nothing else (HOME is
+    `scratch`): no system or user configuration, no credential helper, no prompt (a missing or wrong
     credential fails at once), only the transports a repository may use. An http(s) secret
     becomes an Authorization header for that URL only, through git's GIT_CONFIG_* variables;
     an ssh key is written 0600 into `scratch` (a private directory the caller removes)."""
-    env = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": "",
-           "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+    env = {**BASE_ENV, "HOME": str(scratch), "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "",
+           "SSH_ASKPASS": "", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
            "GIT_ALLOW_PROTOCOL": ALLOWED_PROTOCOLS}
     config = {"credential.helper": ""}  # an empty value clears any helper
     scheme = urlsplit(check_url(url)).scheme

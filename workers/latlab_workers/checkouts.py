@@ -22,8 +22,6 @@ from latlab_workers.sandbox import Sandbox
 
 SHA = re.compile(r"[0-9a-f]{40}")
 LOG_TAIL = 2000
-# The path of git and ssh, and nothing else of the runner's environment.
-GIT_PATH = "/usr/local/bin:/usr/bin:/bin"
 # Every branch and tag: what a server that refuses a commit asked for by sha sends instead.
 ALL_REFS = ["+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"]
 
@@ -47,8 +45,7 @@ def fetch(repo: RepoCheckout, commit: str, dest: Path, deadline: float) -> None:
         raise JobError(f"fetching {repo.repo}: '{commit[:50]}' is not a 40-hex commit sha")
     with tempfile.TemporaryDirectory(prefix="latlab-git-") as scratch:
         try:
-            env = {"PATH": GIT_PATH, "HOME": scratch, "LC_ALL": "C",
-                   **git_env(repo.url, repo.secret, Path(scratch))}
+            env = git_env(repo.url, repo.secret, Path(scratch))
         except ValueError as error:
             raise _fetch_failed(repo, commit, str(error)) from None
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from latlab.core.errors import Unprocessable
 from latlab.core.settings import get_settings
 from latlab.models import Repository
-from latlab_contract.repos import git_env, git_error
+from latlab_contract.repos import BASE_ENV, git_env, git_error
 
 _SHA = re.compile(r"^[0-9a-f]{40}$")
 _REFS = ["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"]
@@ -100,7 +100,7 @@ def _rev_parse(mirror: Path, ref: str) -> str | None:
     completed = subprocess.run(
         ["git", "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"],
         cwd=mirror, capture_output=True, timeout=get_settings().git_timeout_s, check=False,
-        env=_base_env())
+        env=BASE_ENV)
     sha = completed.stdout.decode().strip()
     return sha if completed.returncode == 0 and _SHA.match(sha) else None
 
@@ -109,7 +109,7 @@ def _git(args: list[str], scratch: Path, url: str, secret: str | None, failure: 
          cwd: Path | None = None, path: str = "$.url") -> str:
     """Runs git with the repository's credentials; a failure is a `GitFailed` saying
     `failure` and git's reason."""
-    env = {**_base_env(), **git_env(url, secret, scratch)}
+    env = git_env(url, secret, scratch)
     try:
         completed = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True,
                                    timeout=get_settings().git_timeout_s, check=False)
@@ -119,10 +119,6 @@ def _git(args: list[str], scratch: Path, url: str, secret: str | None, failure: 
     if completed.returncode != 0:
         raise GitFailed(f"{failure}: {git_error(completed.stderr)}", path)
     return completed.stdout.decode(errors="replace")
-
-
-def _base_env() -> dict[str, str]:
-    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/nonexistent", "LANG": "C.UTF-8"}
 
 
 def _mirror_path(repo: Repository) -> Path:
