@@ -21,17 +21,22 @@ POWER = 0.8
 
 def judge(comparison: RunComparison, gate_metrics: tuple[str, ...],
           min_effect: float) -> tuple[gate.RunVerdict, list[dict[str, Any]]]:
-    """The verdict and one reason per judged gate metric (kind `try`, or `regression`), the
-    gate's own where its trials could not settle a change."""
+    """The verdict and one reason per judged gate metric (kind `try`, or `regression`), in
+    the gate's words where its trials could not settle a change, always with the outcome,
+    the interval and the smallest change the job could see."""
     result = gate.judge(comparison, gate_metrics, confirm_trials=1, min_effect=min_effect)
     if not result.judged:
         return "no-baseline", result.reasons
     doubts = {(label_key(r["series"]), r["metric"]): r for r in result.reasons
               if r["kind"] != "regression"}
-    keys = [(label_key(j.labels), j.metric.metric) for j in result.judged]
-    reasons = [doubts.pop(key) if key in doubts else _reason(j)
-               for key, j in zip(keys, result.judged, strict=True)]
-    return result.verdict, [*reasons, *doubts.values()]
+    reasons = []
+    for judged in result.judged:
+        reason = _reason(judged)
+        doubt = doubts.get((label_key(judged.labels), judged.metric.metric))
+        if doubt is not None:
+            reason.update(kind=doubt["kind"], message=doubt["message"])
+        reasons.append(reason)
+    return result.verdict, reasons
 
 
 def _reason(judged: gate.Judged) -> dict[str, Any]:
