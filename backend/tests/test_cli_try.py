@@ -21,10 +21,11 @@ from tests.test_jobs_e2e import _online
 
 PASSWORD = "correct horse battery"  # the Actors' users'
 # A few orders a trial through the Python client (it needs no build of its own): enough for
-# a P99 to be judged (10 orders beyond it), and trials enough for a tested verdict (4 a side).
+# a P99 to be judged (10 orders beyond it), and trials enough for a tested verdict (4 a side),
+# in stages of at most a minute of lab time.
 TRY = ["--repo", "orders", "--base", "v1.0", "--head", "main", "--param", "loads=python",
        "--param", "orders=2000", "--param", "connections=4", "--param", "warmup=20",
-       "--repetitions", "4"]
+       "--repetitions", "4", "--max-minutes", "1"]
 TRY_TIMEOUT_S = 900  # two Go builds (~40 s each) and 3 x 2 trials, with a wide margin
 POLL_S = 0.3
 

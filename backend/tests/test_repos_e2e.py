@@ -7,6 +7,7 @@ suite); and what is refused, saying why, storing nothing."""
 import json
 import os
 import pwd
+import re
 import shutil
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -56,9 +57,11 @@ def test_a_try_job_builds_two_commits_and_judges_head_against_base(
     assert "no-such-branch" in unknown.text
     assert member.get("/api/v1/jobs").json()["total"] == 0
 
+    # Two trials a side first: undecided (no test settles a change from them), the job is
+    # queued again on its host for as many again, then four more, all in its one run.
     launched = member.post("/api/v1/jobs", json={
         "suite": "http-order", "scenario": "small", "params": ORDERS, "repo": "orders",
-        "repetitions": 3, "compare": {"base": "v1.0", "head": "main"}})
+        "repetitions": 2, "compare": {"base": "v1.0", "head": "main"}})
     assert launched.status_code == 202, launched.text
     job, seen = _finish(member, launched.json()["id"], timeout=900)
     assert job["status"] == "succeeded", (job["error"], seen)
@@ -69,8 +72,13 @@ def test_a_try_job_builds_two_commits_and_judges_head_against_base(
     assert run["source"]["repo"] == "orders"
     sides = sorted(s["labels"]["side"] for s in run["series"])
     assert sides == ["base", "head"], run["series"]
-    assert all(s["labels"]["repo"] == "orders" and len(s["trials"]) == 3
+    measured = [stage["trials"] for stage in job["stages"]["measured"]]
+    assert job["stages"]["looks"] == [2, 4, 8] and measured[:2] == [2, 2], job["stages"]
+    assert all(s["labels"]["repo"] == "orders" and len(s["trials"]) == sum(measured)
                for s in run["series"])
+    [stages] = [r["message"] for r in run["verdict_reasons"] if r["kind"] == "stages"]
+    assert re.match(rf"(un)?decided at look {len(measured)} of 3, {sum(measured)} trials a "
+                    rf"side", stages), stages
     assert run["verdict"] in ("pass", "fail", "inconclusive")
     judged = {r["metric"] for r in run["verdict_reasons"]}
     assert {"p99", "throughput"} <= judged, run["verdict_reasons"]

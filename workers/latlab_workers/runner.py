@@ -289,7 +289,8 @@ def _variants(spec: JobSpec, suite: Suite, params: dict[str, Any], code: CodeUnd
 def _order(spec: JobSpec, plans: list[tuple[_Variant, SeriesPlan]]) -> list[int]:
     """The plans each repetition measures, in turn: every side's series (repetition-major,
     so slow drift of the host spreads over all series alike); a try job's two sides in a
-    random order each repetition (seeded by the job), so neither always goes first."""
+    random order each repetition (seeded by the job and its attempt: a later stage's is its
+    own), so neither always goes first."""
     sides: dict[int, list[int]] = {}
     for index, (variant, _) in enumerate(plans):
         sides.setdefault(id(variant), []).append(index)
@@ -297,7 +298,7 @@ def _order(spec: JobSpec, plans: list[tuple[_Variant, SeriesPlan]]) -> list[int]
     for repetition in range(spec.repetitions):
         turn = list(sides.values())
         if spec.base_commit is not None:
-            random.Random(f"{spec.job_id}/{repetition}").shuffle(turn)
+            random.Random(f"{spec.job_id}/{spec.attempt}/{repetition}").shuffle(turn)
         order += [index for side in turn for index in side]
     return order
 

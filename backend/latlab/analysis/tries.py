@@ -4,27 +4,40 @@ It is a measurement made to decide, as a confirmation is: a change that passes H
 over the gated metrics and the minimum effect counts whatever the trials, and is tested
 two-sided (a try asks "what did my change do?", faster included). Each metric says the
 change, its 95 % interval, and the smallest change the job could have seen (from its trials'
-spread), so "no change" is read with its resolution."""
+spread), so "no change" is read with its resolution.
+
+It is sequential: the job looks at its trials after its first stage and, while undecided,
+measures as many again and looks again, up to `LOOKS` (1, 2 and 4 times the first stage's
+trials, doubling as Pinpoint does). Each look tests at `LOOK_ALPHA`, the lab's alpha shared
+over the looks (Bonferroni), so identical commits are called changed at any look at most
+`ALPHA` of the time (simulated against scipy's Mann-Whitney in tests/test_tries.py). A look
+decides when a gate metric changed, or when every one of them could have shown a change of
+the minimum effect and none did; stopping for that spends no alpha."""
 
 from typing import Any
 
 from latlab.analysis import gate
 from latlab.analysis.compare import RunComparison
-from latlab.analysis.stats import change_interval, detectable_change
+from latlab.analysis.stats import ALPHA, change_interval, detectable_change
 from latlab.runs.keys import label_key
 
 SIDE = "side"
 BASE = {SIDE: "base"}
 HEAD = {SIDE: "head"}
 POWER = 0.8
+LOOKS = (1, 2, 4)  # the trials a side at each look, in first stages
+LOOK_ALPHA = ALPHA / len(LOOKS)
+CHANGED = ("regressed", "improved")
 
 
 def judge(comparison: RunComparison, gate_metrics: tuple[str, ...],
-          min_effect: float) -> tuple[gate.RunVerdict, list[dict[str, Any]]]:
+          min_effect: float, alpha: float = LOOK_ALPHA
+          ) -> tuple[gate.RunVerdict, list[dict[str, Any]]]:
     """The verdict and one reason per judged gate metric (kind `try`, or `regression`), in
     the gate's words where its trials could not settle a change, always with the outcome,
     the interval and the smallest change the job could see."""
-    result = gate.judge(comparison, gate_metrics, confirm_trials=1, min_effect=min_effect)
+    result = gate.judge(comparison, gate_metrics, confirm_trials=1, alpha=alpha,
+                        min_effect=min_effect)
     if not result.judged:
         return "no-baseline", result.reasons
     doubts = {(label_key(r["series"]), r["metric"]): r for r in result.reasons
@@ -37,6 +50,16 @@ def judge(comparison: RunComparison, gate_metrics: tuple[str, ...],
             reason.update(kind=doubt["kind"], message=doubt["message"])
         reasons.append(reason)
     return result.verdict, reasons
+
+
+def decided(reasons: list[dict[str, Any]], min_effect: float) -> bool:
+    """Whether a look settles the job: a gate metric changed, or every one could have shown
+    a change of `min_effect` and none did."""
+    judged = [r for r in reasons if "outcome" in r]
+    if any(r["outcome"] in CHANGED for r in judged):
+        return True
+    return bool(judged) and all(r["detectable"] is not None and r["detectable"] <= min_effect
+                                for r in judged)
 
 
 def _reason(judged: gate.Judged) -> dict[str, Any]:

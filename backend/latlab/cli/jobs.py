@@ -219,4 +219,8 @@ def _watch(lab: Lab, job_id: int) -> dict[str, Any]:
 def _state(job: dict[str, Any]) -> str:
     where = f" on {job['host_name']}" if job.get("host_name") else ""
     phase = f" · {job['phase']}" if job.get("phase") and job["status"] == "running" else ""
-    return f"job {job['id']} {job['suite']}/{job['scenario']}{where}: {job['status']}{phase}"
+    stages = job.get("stages")
+    look = (f" · look {len(stages['measured']) + 1} of {len(stages['looks'])}"
+            if stages and job["status"] not in FINISHED else "")
+    return (f"job {job['id']} {job['suite']}/{job['scenario']}{where}: {job['status']}{phase}"
+            f"{look}")

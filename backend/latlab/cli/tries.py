@@ -44,8 +44,12 @@ def try_job(
         help="A param of the suite (repeat), typed by its schema: orders=5000.")] = None,
     repetitions: Annotated[int | None, typer.Option(
         "--repetitions", "-r", min=1, max=100,
-        help="Trials of each side per series (default: the lab's for a try job, 10, "
-             "enough for the gate to fail a regression).")] = None,
+        help="Trials of each side per series in the first stage (default: 10); undecided, "
+             "the job measures as many again, then twice as many, and looks again.")] = None,
+    max_minutes: Annotated[int | None, typer.Option(
+        "--max-minutes", min=1, metavar="MINUTES",
+        help="A cap of lab time: no stage starts that would take the job past it "
+             "(default: it stops at a decision or its last look).")] = None,
     host_tag: Annotated[list[str] | None, typer.Option(
         "--host-tag", "--tag", metavar="TAG", help="Run on a host with this tag (repeat).")]
     = None,
@@ -78,7 +82,8 @@ def try_job(
         params.setdefault("server", "repo")
     request: dict[str, Any] = {"suite": suite, "params": params, "host_tags": host_tag or [],
                                "profile": profile, "repo": repo,
-                               "compare": {"base": base, "head": head}}
+                               "compare": {"base": base, "head": head,
+                                           "max_minutes": max_minutes}}
     if repetitions is not None:
         request["repetitions"] = repetitions
     if timeout is not None:

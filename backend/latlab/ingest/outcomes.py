@@ -6,7 +6,7 @@ from latlab.core.errors import Unprocessable
 from latlab.core.validation import BodyInvalid
 from latlab.ingest import service as ingest
 from latlab.jobs import service as job_service
-from latlab.models import Project
+from latlab.models import JobStatus, Project
 from latlab_contract import JobOutcome
 from latlab_contract.result import RunCreate
 
@@ -26,4 +26,7 @@ def apply_outcome(session: Session, outcome: JobOutcome) -> None:
     except (ValueError, Unprocessable, BodyInvalid) as error:
         job_service.refused(session, job, f"the runner's result was refused: {error}")
     else:
-        job_service.succeeded(session, job, submission.run.id)
+        if job.status is JobStatus.queued:  # a try job measuring another stage
+            job_service.dispatch_queued(session)
+        else:
+            job_service.succeeded(session, job, submission.run.id)

@@ -16,9 +16,11 @@ from sqlalchemy.orm import Session
 
 from latlab.alerts import history, rules
 from latlab.analysis import baselines, compare, coverage, gate, thresholds, tries
+from latlab.analysis.stats import ALPHA
 from latlab.analysis.window import window_stats
-from latlab.jobs import confirmation
-from latlab.models import Job, Project, Run
+from latlab.jobs import confirmation, stages
+from latlab.jobs import service as job_service
+from latlab.models import Job, JobStatus, Project, Run
 from latlab.runs import service as run_service
 from latlab.runs import submission
 from latlab.runs.keys import label_key
@@ -42,7 +44,16 @@ class Judgement:
 def ingest(session: Session, project: Project, body: RunCreate, *, request_hash: str,
            idempotency_key: str | None = None, job: Job | None = None
            ) -> submission.Submission:
-    """Stores a `latlab.result/v1` document and judges it; a replay is not judged again."""
+    """Stores a `latlab.result/v1` document and judges it; a replay is not judged again. A
+    try job's later stage adds its trials to the job's run, which is judged again on all of
+    them (`jobs.stages`)."""
+    if job is not None and job.stages is not None:
+        stages.record(job, body.started_at, body.finished_at)
+        if job.run_id is not None:
+            run = run_service.load_run(session, job.run_id)
+            submission.extend(session, run, body)
+            judge(session, run)
+            return submission.Submission(run, replayed=False)
     stored = submission.submit(
         session, project, body, request_hash=request_hash, idempotency_key=idempotency_key,
         job_id=None if job is None else job.id,
@@ -59,7 +70,7 @@ def judge(session: Session, run: Run) -> Judgement:
         return _settle(session, run)
     job = None if run.job_id is None else session.get(Job, run.job_id)
     if job is not None and job.source is not None and job.source.get("base"):
-        return _try(session, run)
+        return _try(session, run, job)
     vocabulary = suite_service.run_vocabulary(session, run)
     gate_metrics = suite_service.gate(session, run)
     pinned = baselines.pinned_baseline(session, run)
@@ -164,20 +175,50 @@ def _window_branches(session: Session, run: Run) -> list[tuple[str, datetime | N
     return branches
 
 
-def _try(session: Session, run: Run) -> Judgement:
-    """A try job's run: its head against its base, measured beside it (`analysis.tries`); no
-    history, baseline or alert is involved, the failures its programs reported are."""
+def _try(session: Session, run: Run, job: Job) -> Judgement:
+    """A try job's run: its head against its base, measured beside it (`analysis.tries`),
+    at this look of its stages; undecided, the job measures more (`jobs.stages`). No history,
+    baseline or alert is involved, the failures its programs reported are (and end it)."""
     vocabulary = suite_service.run_vocabulary(session, run)
     limits = _limits(session, run)
     comparison = compare.compare_runs(run, run, vocabulary, baseline_labels=tries.BASE,
                                        candidate_labels=tries.HEAD,
                                        min_effect=limits.min_effect)
+    staged = job.stages is not None
     verdict, reasons = tries.judge(comparison, suite_service.gate(session, run),
-                                   limits.min_effect)
+                                   limits.min_effect, tries.LOOK_ALPHA if staged else ALPHA)
     errors = coverage.failures(run, limits)
+    if staged:
+        job.run_id = run.id  # the one run its stages add their trials to
+        reasons = [*reasons, _stage(job, reasons, bool(errors), limits.min_effect)]
+        if job.status is JobStatus.queued:
+            verdict = "inconclusive"
     run.verdict = "fail" if any(r["kind"] == "errors" for r in errors) else verdict
     run.verdict_reasons = [*reasons, *errors]
     return Judgement(run.verdict, run.verdict_reasons, None, gate.GateResult(verdict))
+
+
+def _stage(job: Job, reasons: list[dict[str, Any]], failed: bool, min_effect: float
+           ) -> dict[str, Any]:
+    """What this look of a try job decided, queueing its next stage when undecided."""
+    number, looks = stages.look(job)
+    trials = stages.measured(job)
+    def said(message: str) -> dict[str, Any]:
+        return {"kind": "stages", "series": {}, "metric": "", "message": message}
+
+    at = (f"look {number} of {looks}, {trials} trials a side, {stages.spent_s(job) / 60:.1f} "
+          f"min of lab time; "
+          f"each look tests at {tries.LOOK_ALPHA:.3g}")
+    if failed:
+        return said(f"stopped at {at}: its programs failed")
+    if tries.decided(reasons, min_effect):
+        return said(f"decided at {at}")
+    more, why = stages.next_stage(job)
+    if more is None:
+        return said(f"undecided at {at}; stopped at {why}")
+    job_service.measure_more(job, more)
+    return said(f"undecided at {at}: measuring {more} more trials a side (look {number + 1} "
+                f"of {looks})")
 
 
 def _settle(session: Session, check: Run) -> Judgement:

@@ -107,6 +107,8 @@ def job_read(session: DbSession, job: Job) -> JobRead:
         timeout_s=job.timeout_s, profile=job.profile, status=job.status, phase=job.phase,
         repo=source.get("repo"), ref=source.get("ref"), commit=source.get("commit"),
         base=source.get("base"),
+        stages=None if job.stages is None else {
+            k: v for k, v in job.stages.items() if k != "first_attempt"},
         progress=job.progress,
         host_name=host_name, run_id=job.run_id,
         attempts=job.attempts, error=job.error,

@@ -14,6 +14,10 @@ Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
 class Compare(Schema):
     base: Ref = Field(description="The branch, tag or commit measured as the base")
     head: Ref = Field(description="The one measured beside it")
+    max_minutes: Annotated[int | None, Field(
+        ge=1, le=MAX_TIMEOUT_S // 60, description="A cap of lab time over the job's stages: "
+        "no stage starts that would take it past the cap. By default the job stops only at "
+        "a decision or its last look (four times its first stage's trials)")] = None
 
 
 class JobCreate(Schema):
@@ -45,7 +49,9 @@ class JobCreate(Schema):
     compare: Compare | None = Field(
         None, description="A try job: both commits built and their trials interleaved on "
         "one host (a warm-up of each first), series labelled side=base and side=head; the "
-        "run's verdict is head against base. Ten repetitions unless given")
+        "run's verdict is head against base. Measured in stages until decided: its first "
+        "stage's repetitions (ten unless given), then as many again and twice as many again "
+        "while undecided, all in one run")
 
     @model_validator(mode="after")
     def one_source(self) -> "JobCreate":
@@ -92,6 +98,9 @@ class JobRead(Schema):
     commit: str | None = Field(description="The commit the ref named at launch")
     base: dict[str, str] | None = Field(
         description='A try job\'s base: {"ref", "commit"}')
+    stages: dict[str, Any] | None = Field(
+        description='A try job\'s stages: {"looks": trials a side at each look, "cap_s": its '
+        'cap of lab time or null, "measured": [{"trials", "seconds"}] of each stage so far}')
     status: JobStatus
     phase: str | None
     progress: float

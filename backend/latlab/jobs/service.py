@@ -19,6 +19,7 @@ from latlab.core.errors import Conflict, NotFound, Unprocessable
 from latlab.core.settings import get_settings
 from latlab.core.validation import BodyInvalid
 from latlab.hosts import service as host_service
+from latlab.jobs import stages
 from latlab.jobs.schemas import JobCreate, JobEstimate
 from latlab.models import Host, Job, JobStatus, Project, Repository
 from latlab.repos import service as repos
@@ -41,8 +42,8 @@ TRANSITIONS: dict[JobStatus, set[JobStatus]] = {
     **{status: set() for status in TERMINAL},
 }
 MAX_ATTEMPTS = 2
-# Repetitions of a try job that names none: enough for the gate to fail a regression
-# (`gate.CONFIRM_TRIALS`) from one job.
+# Repetitions of a try job's first stage when it names none: enough for the gate to fail a
+# regression (`gate.CONFIRM_TRIALS`) at its first look.
 TRY_REPETITIONS = 10
 
 
@@ -145,6 +146,8 @@ def create_jobs(session: Session, project: Project, request: JobCreate,
             params=params, host_tags=request.host_tags, repetitions=planned.repetitions,
             timeout_s=planned.estimate.timeout_s, profile=request.profile,
             repository_id=None if repository is None else repository.id, source=source,
+            stages=None if request.compare is None else stages.plan(
+                planned.repetitions, request.compare.max_minutes),
             status=JobStatus.queued,
             progress=0.0, attempts=0,
             pinned_host_id=None if target is None else target.id, created_by_id=created_by_id,
@@ -218,7 +221,7 @@ def _dispatch(session: Session, job: Job, host: Host) -> None:
     spec = JobSpec(job_id=job.id, attempt=job.attempts, project=project.slug, suite=job.suite,
                    scenario=job.scenario, params=job.params, repetitions=job.repetitions,
                    timeout_s=job.timeout_s, baseline_version=job.baseline_version,
-                   profile=job.profile, **_source_spec(session, job))
+                   profile=job.profile and job.run_id is None, **_source_spec(session, job))
     # The runner also bounds each program by the job's time; these limits are the backstop.
     limits = {"soft_time_limit": job.timeout_s + 15, "time_limit": job.timeout_s + 45}
     tasks.enqueue(session, EXECUTE_JOB, host_queue(host.name), task_id=task_id(job),
@@ -310,6 +313,22 @@ def apply_event(session: Session, event: JobEvent) -> None:
         dispatch_queued(session)
 
 
+def measure_more(job: Job, more: int) -> None:
+    """Queues a try job again on its host for its next stage (`jobs.stages`), of `more`
+    trials a side; its first stage's profiles are not taken again."""
+    assert job.stages is not None and job.host_id is not None
+    job.pinned_host_id = job.host_id
+    job.repetitions = more
+    job.stages = {**job.stages, "first_attempt": job.attempts + 1}
+    transition(job, JobStatus.queued)
+    job.started_at = None  # the stage's own start, which its timeout counts from
+
+
+def _stage_attempts(job: Job) -> int:
+    """The attempts of the job's current stage (a job measured in stages)."""
+    return job.attempts - int((job.stages or {}).get("first_attempt", 1)) + 1
+
+
 def succeeded(session: Session, job: Job, run_id: int) -> None:
     """The job's run is stored (`ingest.outcomes`)."""
     job.run_id = run_id
@@ -361,7 +380,7 @@ def watchdog(session: Session) -> list[Job]:
         if not silent:
             continue
         lost.append(job)
-        if job.attempts < MAX_ATTEMPTS:
+        if _stage_attempts(job) < MAX_ATTEMPTS:
             transition(job, JobStatus.queued, error=f"attempt {job.attempts} lost: {reason}")
         else:
             transition(job, JobStatus.failed,

@@ -67,6 +67,9 @@ class Job(Base):
     repository_id: Mapped[int | None] = mapped_column(
         ForeignKey("repository.id", ondelete="SET NULL"))
     source: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    # A try job measured in stages until decided (`jobs.stages`): its looks (trials a side
+    # at each), its cap of lab time, the stages measured so far.
+    stages: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     created_at: Mapped[datetime]
     dispatched_at: Mapped[datetime | None]
     started_at: Mapped[datetime | None]

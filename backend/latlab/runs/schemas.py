@@ -48,7 +48,7 @@ class GateWindow(Schema):
 
 class VerdictReason(Schema):
     kind: Literal["regression", "suspected-regression", "too-few-trials", "sla",
-                  "not-compared", "errors", "failures", "try"] = Field(
+                  "not-compared", "errors", "failures", "try", "stages"] = Field(
         description="regression: a tested regression (fails the gate): against the series' "
         "history (its window) at any number of trials, against one baseline run with enough "
         "trials; "
@@ -61,7 +61,9 @@ class VerdictReason(Schema):
         "no-baseline, never pass; errors: more failed operations than the project's "
         "max_error_rate (fails); failures: failed operations within it, or expected by the "
         "submission (a warning); try: a try job's head against its base on a gated metric, "
-        "not a regression (a regression of head is `regression`)")
+        "not a regression (a regression of head is `regression`); stages: where a try job's "
+        "stages stopped (decided, or undecided at its last look or its cap of lab time) or "
+        "that it measures more")
     series: dict[str, str]
     metric: str
     message: str

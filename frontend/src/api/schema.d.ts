@@ -1615,6 +1615,11 @@ export interface components {
              * @description The one measured beside it
              */
             head: string;
+            /**
+             * Max Minutes
+             * @description A cap of lab time over the job's stages: no stage starts that would take it past the cap. By default the job stops only at a decision or its last look (four times its first stage's trials)
+             */
+            max_minutes?: number | null;
         };
         /** CompareRead */
         CompareRead: {
@@ -2076,7 +2081,7 @@ export interface components {
              * @description The repository's branch, tag or commit measured (default: its default branch), resolved to a commit when the job is launched
              */
             ref?: string | null;
-            /** @description A try job: both commits built and their trials interleaved on one host (a warm-up of each first), series labelled side=base and side=head; the run's verdict is head against base. Ten repetitions unless given */
+            /** @description A try job: both commits built and their trials interleaved on one host (a warm-up of each first), series labelled side=base and side=head; the run's verdict is head against base. Measured in stages until decided: its first stage's repetitions (ten unless given), then as many again and twice as many again while undecided, all in one run */
             compare?: components["schemas"]["Compare"] | null;
         };
         /** JobCreated */
@@ -2167,6 +2172,13 @@ export interface components {
              */
             base: {
                 [key: string]: string;
+            } | null;
+            /**
+             * Stages
+             * @description A try job's stages: {"looks": trials a side at each look, "cap_s": its cap of lab time or null, "measured": [{"trials", "seconds"}] of each stage so far}
+             */
+            stages: {
+                [key: string]: unknown;
             } | null;
             status: components["schemas"]["JobStatus"];
             /** Phase */
@@ -3830,10 +3842,10 @@ export interface components {
         VerdictReason: {
             /**
              * Kind
-             * @description regression: a tested regression (fails the gate): against the series' history (its window) at any number of trials, against one baseline run with enough trials; suspected-regression: tested, but from fewer trials than a confirmation takes (for a lab job, which the lab measures again: any gate metric whose trials do not rule out a 7.5 % change for the worse); too-few-trials: a change the trials cannot test; sla: a rule's breach (fails); not-compared: a series or gated metric the gate judged nothing of (new, vanished, not printed by the harness, too few samples): a run with nothing compared is no-baseline, never pass; errors: more failed operations than the project's max_error_rate (fails); failures: failed operations within it, or expected by the submission (a warning); try: a try job's head against its base on a gated metric, not a regression (a regression of head is `regression`)
+             * @description regression: a tested regression (fails the gate): against the series' history (its window) at any number of trials, against one baseline run with enough trials; suspected-regression: tested, but from fewer trials than a confirmation takes (for a lab job, which the lab measures again: any gate metric whose trials do not rule out a 7.5 % change for the worse); too-few-trials: a change the trials cannot test; sla: a rule's breach (fails); not-compared: a series or gated metric the gate judged nothing of (new, vanished, not printed by the harness, too few samples): a run with nothing compared is no-baseline, never pass; errors: more failed operations than the project's max_error_rate (fails); failures: failed operations within it, or expected by the submission (a warning); try: a try job's head against its base on a gated metric, not a regression (a regression of head is `regression`); stages: where a try job's stages stopped (decided, or undecided at its last look or its cap of lab time) or that it measures more
              * @enum {string}
              */
-            kind: "regression" | "suspected-regression" | "too-few-trials" | "sla" | "not-compared" | "errors" | "failures" | "try";
+            kind: "regression" | "suspected-regression" | "too-few-trials" | "sla" | "not-compared" | "errors" | "failures" | "try" | "stages";
             /** Series */
             series: {
                 [key: string]: string;

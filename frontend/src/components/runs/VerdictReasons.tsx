@@ -16,6 +16,7 @@ const REASON_NAMES: Record<VerdictReason["kind"], string> = {
   errors: "errors",
   failures: "failures",
   try: "head vs base",
+  stages: "stages",
 };
 
 const FAILING: ReadonlySet<VerdictReason["kind"]> = new Set(["regression", "errors"]);
