@@ -240,7 +240,10 @@ def wait_job(lab: Lab, job_id: int, timeout_s: float = 1800) -> dict[str, Any]:
 
 
 def job_minutes(job: dict[str, Any]) -> float:
-    """The lab time a job took, from its start to its end (nan if it never started)."""
+    """The lab time a job took, from its start to its end (nan if it never started); a try
+    job's, its stages' (each stage starts the job again)."""
+    if job.get("stages"):
+        return float(sum(stage["seconds"] for stage in job["stages"]["measured"])) / 60
     if not job["started_at"] or not job["finished_at"]:
         return float("nan")
     return (_at(job["finished_at"]) - _at(job["started_at"])).total_seconds() / 60

@@ -11,8 +11,9 @@ before it is read (a real change of the code; the p99 it adds is measured, not a
 2. starts a throwaway lab (bench/lab.py), registers the repository over file://, and runs
    `--jobs` try jobs base = head = main (A/A: a `regressed` outcome is a false alarm) and
    `--jobs` try jobs base = main, head = the planted commit (A/B: the verdict should fail),
-   http-order `server=repo` in `--scenario` with the lab's try defaults (10 repetitions,
-   trials interleaved in a random order per pair, two-sided, Holm over the gate metrics);
+   http-order `server=repo` in `--scenario` with the lab's try defaults (stages of 10, 10
+   and 20 repetitions while undecided, trials interleaved in a random order per pair,
+   two-sided at alpha / 3 per look, Holm over the gate metrics);
 3. CI alone: `--history` jobs at main, each as one CI run of the lab's default repetitions,
    make the window the gate judges a run against (`analysis.window`, `gate.judge_window`);
    `--ci-runs` jobs at the planted commit are judged against it. The smallest change each
@@ -247,7 +248,7 @@ def _report(aa: list[dict[str, Any]], ab: list[dict[str, Any]], ci: dict[str, An
           f"(range x{min(o['p99_ratio'] for o in ab):.3f}-x{max(o['p99_ratio'] for o in ab):.3f})"
           f", A/A median x{_median(o['p99_ratio'] for o in aa):.3f}")
     print(f"lab minutes per try job: median {statistics.median(minutes):.2f}, max "
-          f"{max(minutes):.2f} ({args.repetitions or 10} repetitions a side)")
+          f"{max(minutes):.2f} (stages from {args.repetitions or 10} repetitions a side)")
     print(f"CI alone ({args.history}-run window at main, runs of {ci['trials']} trials; run "
           f"spread {_pct(ci['spread'])}): the planted head regressed in "
           f"{_rate(ci['regressed'], ci['runs'])}"

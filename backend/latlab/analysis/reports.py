@@ -50,6 +50,8 @@ def series_name(labels: dict[str, Any]) -> str:
 def reason_line(reason: dict[str, Any]) -> str:
     """A verdict's reason on one line: `kind: series / metric: message` (the metric left out
     where the reason is about the whole series)."""
+    if not reason["series"] and not reason.get("metric"):  # about the whole run (a try's stages)
+        return f"{reason['kind']}: {reason['message']}"
     metric = f" / {reason['metric']}" if reason.get("metric") else ""
     return f"{reason['kind']}: {series_name(reason['series'])}{metric}: {reason['message']}"
 
@@ -136,7 +138,7 @@ def try_rows(run: dict[str, Any], link: str | None = None) -> list[Row]:
     info = run.get("metric_info", {})
     rows = []
     for reason in run["verdict_reasons"]:
-        if reason["kind"] in _OWN_ROWS:
+        if reason["kind"] in _OWN_ROWS or reason["kind"] == "stages":  # said in its line
             continue
         base, head = reason.get("baseline"), reason.get("candidate")
         changed = base is not None and head is not None
