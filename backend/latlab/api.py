@@ -6,6 +6,7 @@ from latlab.alerts.router import router as alerts_router
 from latlab.analysis.router import router as analysis_router
 from latlab.auth.router import projects_router
 from latlab.auth.router import router as auth_router
+from latlab.bisections.router import router as bisections_router
 from latlab.core.params import plain_query
 from latlab.hosts.router import router as hosts_router
 from latlab.ingest.router import router as ingest_router
@@ -21,5 +22,6 @@ api_router.include_router(runs_router)
 api_router.include_router(hosts_router)
 api_router.include_router(jobs_router)
 api_router.include_router(repos_router)
+api_router.include_router(bisections_router)
 api_router.include_router(analysis_router)
 api_router.include_router(alerts_router)

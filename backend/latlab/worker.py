@@ -18,6 +18,7 @@ from latlab.alerts.history import check_missing_data
 from latlab.alerts.lifecycle import DELIVER
 from latlab.audit import recorder
 from latlab.audit import service as audit_service
+from latlab.bisections import service as bisection_service
 from latlab.core import tasks
 from latlab.core.clock import get_clock
 from latlab.core.db import get_engine, get_sessionmaker
@@ -51,6 +52,7 @@ app.conf.update(
         "prune-sessions": {"task": "maintenance.prune_sessions", "schedule": 3600.0},
         "prune-audit": {"task": "maintenance.prune_audit", "schedule": 3600.0},
         "job-watchdog": {"task": "jobs.watchdog", "schedule": 5.0},
+        "bisections": {"task": "bisections.advance", "schedule": 5.0},
         "outbox-relay": {"task": "outbox.relay", "schedule": 5.0},
         "schedules": {"task": "schedules.run_due", "schedule": 30.0},
         "redeliver": {"task": "alerts.redeliver", "schedule": 15.0},
@@ -89,6 +91,13 @@ def job_outcome(outcome: dict[str, Any]) -> None:
     """A job's result: stored as its run through the same service as `POST /runs`."""
     with get_sessionmaker()() as session, session.begin():
         outcomes.apply_outcome(session, JobOutcome.model_validate(outcome))
+
+
+@app.task(name="bisections.advance", soft_time_limit=60)
+def bisections_advance() -> int:
+    """Moves bisections whose step has ended on to their next step or their end."""
+    with get_sessionmaker()() as session, session.begin():
+        return len(bisection_service.advance(session))
 
 
 @app.task(name="jobs.watchdog", soft_time_limit=30)

@@ -30,6 +30,7 @@ LAYERS = [
     ("latlab.alerts",),
     ("latlab.jobs",),
     ("latlab.ingest",),
+    ("latlab.bisections",),
     ("latlab.monitoring",),
     ("http",),  # every domain's router.py and dependencies.py
     ("latlab.api", "latlab.worker", "latlab.main", "latlab.cli", "latlab.localstack"),

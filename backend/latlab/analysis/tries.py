@@ -18,7 +18,7 @@ from typing import Any
 
 from latlab.analysis import gate
 from latlab.analysis.compare import RunComparison
-from latlab.analysis.stats import ALPHA, change_interval, detectable_change
+from latlab.analysis.stats import ALPHA, change_interval, detectable_change, smallest_p
 from latlab.runs.keys import label_key
 
 SIDE = "side"
@@ -53,20 +53,24 @@ def judge(comparison: RunComparison, gate_metrics: tuple[str, ...],
 
 
 def decided(reasons: list[dict[str, Any]], min_effect: float) -> bool:
-    """Whether a look settles the job: a gate metric changed, or every one could have shown
-    a change of `min_effect` and none did."""
+    """Whether a look settles the job: a gate metric changed, or every one is unchanged and
+    could have shown a change of `min_effect` (a change its trials cannot test is not)."""
     judged = [r for r in reasons if "outcome" in r]
     if any(r["outcome"] in CHANGED for r in judged):
         return True
-    return bool(judged) and all(r["detectable"] is not None and r["detectable"] <= min_effect
-                                for r in judged)
+    return bool(judged) and all(
+        r["outcome"] == "unchanged" and r["detectable"] is not None
+        and r["detectable"] <= min_effect for r in judged)
 
 
 def _reason(judged: gate.Judged) -> dict[str, Any]:
     item = judged.metric
     compared = item.comparison
     interval = change_interval(item.baseline_values, item.candidate_values)
-    seen = (None if compared.spread is None else detectable_change(
+    # None when no change could be tested: the trials' spread, or too few of them for the
+    # test to reach its level at all.
+    seen = (None if compared.spread is None or smallest_p(
+        item.baseline_trials, item.candidate_trials) > judged.level else detectable_change(
         compared.spread, min(item.baseline_trials, item.candidate_trials), judged.level,
         POWER))
     parts = [f"{compared.reason.split(' (')[0]} (head {_value(compared.candidate)} vs base "

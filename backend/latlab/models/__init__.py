@@ -12,6 +12,7 @@ from latlab.models.alert import (
 )
 from latlab.models.audit import AuditEvent
 from latlab.models.base import Base
+from latlab.models.bisection import Bisection
 from latlab.models.host import Host
 from latlab.models.job import Job, JobStatus, Schedule
 from latlab.models.outbox import OutboxMessage
@@ -29,6 +30,7 @@ __all__ = [
     "AuditEvent",
     "Base",
     "Baseline",
+    "Bisection",
     "Channel",
     "DeliveryAttempt",
     "Host",

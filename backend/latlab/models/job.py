@@ -70,6 +70,9 @@ class Job(Base):
     # A try job measured in stages until decided (`jobs.stages`): its looks (trials a side
     # at each), its cap of lab time, the stages measured so far.
     stages: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    # A step of a bisection (`bisections.service`).
+    bisection_id: Mapped[int | None] = mapped_column(
+        ForeignKey("bisection.id", ondelete="SET NULL"))
     created_at: Mapped[datetime]
     dispatched_at: Mapped[datetime | None]
     started_at: Mapped[datetime | None]

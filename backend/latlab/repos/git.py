@@ -64,6 +64,38 @@ def commits(repo: Repository, ref: str, limit: int) -> list[Commit]:
     return found
 
 
+def first_parent(repo: Repository, good: str, bad: str, limit: int) -> list[Commit]:
+    """The commits from `good` to `bad` along `bad`'s first parents (a merge is one commit),
+    oldest first, both included: a bisection's range. Refused when `good` is not on that path
+    (not an ancestor, or only through a merged branch), or when more than `limit` commits
+    lie between them."""
+    mirror = _sync(repo)
+    with _scratch() as scratch:
+        text = _git(["log", "--first-parent", "--reverse", f"--max-count={limit + 1}",
+                     "--format=%H%x00%P%x00%s%x00%an%x00%cI", f"{bad}", f"^{good}", "--"],
+                    scratch, repo.url, None, "cannot list commits", cwd=mirror, path="$.bad")
+    rows = [line.split("\x00") for line in text.splitlines()]
+    if not rows:
+        raise GitFailed(f"{bad[:10]} is {good[:10]} or older: nothing lies between them",
+                        "$.bad")
+    if len(rows) > limit:
+        raise GitFailed(f"more than {limit} commits lie between {good[:10]} and {bad[:10]}",
+                        "$.good")
+    if rows[0][1].split(" ")[0] != good:
+        raise GitFailed(f"{good[:10]} is not on {bad[:10]}'s first-parent history", "$.good")
+    found = [Commit(good, *_described(mirror, good))]
+    return found + [Commit(sha, subject, author, datetime.fromisoformat(when))
+                    for sha, _, subject, author, when in rows]
+
+
+def _described(mirror: Path, sha: str) -> tuple[str, str, datetime]:
+    completed = subprocess.run(["git", "log", "-1", "--format=%s%x00%an%x00%cI", sha, "--"],
+                               cwd=mirror, capture_output=True, check=True, env=BASE_ENV,
+                               timeout=get_settings().git_timeout_s)
+    subject, author, when = completed.stdout.decode(errors="replace").strip().split("\x00")
+    return subject, author, datetime.fromisoformat(when)
+
+
 def forget(repo: Repository) -> None:
     """Deletes the repository's mirror (it was removed, or now points elsewhere)."""
     shutil.rmtree(_mirror_path(repo), ignore_errors=True)

@@ -769,6 +769,73 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/bisections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Bisections
+         * @description The project's bisections, newest first.
+         */
+        get: operations["list_bisections_api_v1_bisections_get"];
+        put?: never;
+        /**
+         * Create Bisection
+         * @description Search the commits between `good` and `bad` (first-parent history) for the one that
+         *     made the series' metric worse, each step a try job on one host: the ends side by side
+         *     first ("not reproduced" when they show no regression), then halving the range. The same
+         *     question asked again answers with the bisection already asked (200).
+         */
+        post: operations["create_bisection_api_v1_bisections_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bisections/{bisection_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Bisection
+         * @description A bisection: its commits as the search knows them, its steps, how it ended.
+         */
+        get: operations["read_bisection_api_v1_bisections__bisection_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bisections/{bisection_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel Bisection
+         * @description End a running bisection; its step's job is cancelled.
+         */
+        post: operations["cancel_bisection_api_v1_bisections__bisection_id__cancel_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/compare": {
         parameters: {
             query?: never;
@@ -1481,6 +1548,133 @@ export interface components {
              */
             created_at: string;
         };
+        /**
+         * BisectionCreate
+         * @example {
+         *       "bad": "main",
+         *       "good": "v1.0",
+         *       "metric": "p99",
+         *       "params": {
+         *         "server": "repo"
+         *       },
+         *       "repo": "orders",
+         *       "scenario": "steady",
+         *       "suite": "http-order"
+         *     }
+         */
+        BisectionCreate: {
+            /** Repo */
+            repo: string;
+            /**
+             * Good
+             * @description A commit (or branch, tag) without the regression
+             */
+            good: string;
+            /**
+             * Bad
+             * @description A later one with it; `good` must be on its first-parent history
+             */
+            bad: string;
+            /** Suite */
+            suite: string;
+            /**
+             * Scenario
+             * @default default
+             */
+            scenario: string;
+            /**
+             * Params
+             * @default {}
+             */
+            params: {
+                [key: string]: unknown;
+            };
+            /**
+             * Series
+             * @description The labels of the series judged (e.g. {"client": "go"}); empty: any series of the run
+             * @default {}
+             */
+            series: {
+                [key: string]: string;
+            };
+            /**
+             * Metric
+             * @description The gate metric whose regression is searched for
+             * @default p99
+             */
+            metric: string;
+            /**
+             * Host Tags
+             * @default []
+             */
+            host_tags: string[];
+            /**
+             * Repetitions
+             * @description Trials a side in each step's first stage (a step is a try job: more while undecided)
+             * @default 10
+             */
+            repetitions: number;
+            /**
+             * Max Minutes
+             * @description A cap of lab time over all steps; reaching it ends the search with the narrowest range found
+             */
+            max_minutes?: number | null;
+        };
+        /** BisectionRead */
+        BisectionRead: {
+            /** Id */
+            id: number;
+            /** Repo */
+            repo: string;
+            /** Good */
+            good: string;
+            /** Bad */
+            bad: string;
+            /** Suite */
+            suite: string;
+            /** Scenario */
+            scenario: string;
+            /** Params */
+            params: {
+                [key: string]: unknown;
+            };
+            /** Series */
+            series: {
+                [key: string]: unknown;
+            };
+            /** Metric */
+            metric: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "running" | "found" | "not-reproduced" | "narrowed" | "failed" | "cancelled";
+            /**
+             * Commits
+             * @description Oldest first, good to bad
+             */
+            commits: components["schemas"]["CommitState"][];
+            /** Steps */
+            steps: components["schemas"]["Step"][];
+            /**
+             * Result
+             * @description {"culprit": {"sha", "subject", "author", "change", "interval", "share"}} or {"range": [sha...]}
+             */
+            result: {
+                [key: string]: unknown;
+            } | null;
+            /** Message */
+            message: string | null;
+            /** Max Minutes */
+            max_minutes: number | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Finished At */
+            finished_at: string | null;
+        };
         /** ChangePointRead */
         ChangePointRead: {
             /** Index */
@@ -1602,6 +1796,21 @@ export interface components {
              * Format: date-time
              */
             committed_at: string;
+        };
+        /** CommitState */
+        CommitState: {
+            /** Sha */
+            sha: string;
+            /** Subject */
+            subject: string;
+            /** Author */
+            author: string;
+            /**
+             * State
+             * @description What the search knows of it: good (measured, or older than a good one), bad (likewise), the culprit, does not build, or not known
+             * @enum {string}
+             */
+            state: "good" | "bad" | "culprit" | "unbuildable" | "unknown";
         };
         /** Compare */
         Compare: {
@@ -3352,6 +3561,41 @@ export interface components {
             branch: string;
             /** Commit */
             commit: string | null;
+        };
+        /** Step */
+        Step: {
+            /**
+             * Kind
+             * @description ends: good against bad, first; search: the newest good commit against the middle of the range; culprit: the culprit beside its parent
+             * @enum {string}
+             */
+            kind: "ends" | "search" | "culprit";
+            /** Base */
+            base: string;
+            /** Head */
+            head: string;
+            /** Job Id */
+            job_id: number;
+            /** Run Id */
+            run_id?: number | null;
+            /**
+             * Outcome
+             * @description The try verdict's on the metric: regressed, improved, unchanged, untested (undecided); unbuildable (the head does not build); null while measured
+             */
+            outcome?: string | null;
+            /**
+             * Change
+             * @description Head against base, relative (+0.1: 10 % higher)
+             */
+            change?: number | null;
+            /** Interval */
+            interval?: number[] | null;
+            /** Detectable */
+            detectable?: number | null;
+            /** Minutes */
+            minutes?: number | null;
+            /** Said */
+            said?: string | null;
         };
         /** SuiteRead */
         SuiteRead: {
@@ -7379,6 +7623,265 @@ export interface operations {
             };
             /** @description No such object in the caller's project */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    list_bisections_api_v1_bisections_get: {
+        parameters: {
+            query?: {
+                /** @description Items per page */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BisectionRead"][];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    create_bisection_api_v1_bisections_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BisectionCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BisectionRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description Too many requests (failed sign-ins, or over a fair-use limit); see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+        };
+    };
+    read_bisection_api_v1_bisections__bisection_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bisection_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BisectionRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    cancel_bisection_api_v1_bisections__bisection_id__cancel_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bisection_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BisectionRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request conflicts with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

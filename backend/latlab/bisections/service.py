@@ -1,0 +1,278 @@
+"""Which commit did it: a bisection searches a repository's first-parent history between a
+good and a bad commit for the one that made a series' metric worse. Every step is a try job
+(`jobs.stages`: both commits built on one host, trials interleaved, measured until decided,
+judged as any try job is), so each says what it measured.
+
+1. The ends first, side by side: good against bad. A regression they do not show ends the
+   search, "not reproduced", with what was measured.
+2. Then halving: the newest commit known good against the middle of the range left; the
+   middle regressed -> it is the new bad end, else the new good end. A commit that does not
+   build is skipped (the nearest one to the middle that may is measured instead), and said
+   so; when only such commits are left the search ends on the range ("narrowed").
+3. The culprit is measured beside its parent (unless the last step did exactly that): its
+   change, interval and share of the whole change the ends showed. A share well under the
+   whole is said: other commits of the range contributed too.
+
+The lab's beat advances bisections (`advance`) whenever a step's job has ended, so a lab that
+restarts resumes them where they were; a step whose job failed for another reason (not a
+build of its head) ends the search, saying why. A cap of lab time ends it with the narrowest
+range found. Two bisections of one range, suite, series and metric are one."""
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from latlab.bisections.schemas import BisectionCreate
+from latlab.core.clock import get_clock
+from latlab.core.errors import Conflict
+from latlab.jobs import service as job_service
+from latlab.jobs import stages
+from latlab.jobs.schemas import Compare, JobCreate
+from latlab.models import Bisection, Job, JobStatus, Project, Run
+from latlab.repos import git
+from latlab.repos import service as repos
+from latlab.runs import service as run_service
+
+MAX_COMMITS = 1024
+RUNNING = "running"
+ENDED = ("found", "not-reproduced", "narrowed", "failed", "cancelled")
+# A culprit whose own change is under this share of the whole is not the whole story.
+WHOLE_SHARE = 0.5
+
+
+def create(session: Session, project: Project, request: BisectionCreate,
+           created_by_id: int | None) -> tuple[Bisection, bool]:
+    """The bisection of the request's range (a new one, its first step launched, or the one
+    already searching or done for the same question), and whether it is new."""
+    repo = repos.get(session, project.id, request.repo, "$.repo")
+    good = git.resolve(repo, request.good, "$.good")
+    bad = git.resolve(repo, request.bad, "$.bad")
+    history = git.first_parent(repo, good, bad, MAX_COMMITS)
+    same = session.scalar(select(Bisection).where(
+        Bisection.project_id == project.id, Bisection.repository_id == repo.id,
+        Bisection.status.not_in(("failed", "cancelled")), Bisection.suite == request.suite,
+        Bisection.scenario == request.scenario, Bisection.metric == request.metric,
+        Bisection.params == request.params, Bisection.series == request.series,
+        Bisection.commits[0]["sha"].astext == good,
+        Bisection.commits[-1]["sha"].astext == bad))
+    if same is not None:
+        return same, False
+    bisection = Bisection(
+        project_id=project.id, repository_id=repo.id, repo=repo.name, suite=request.suite,
+        scenario=request.scenario, params=request.params, series=request.series,
+        metric=request.metric, host_tags=request.host_tags,
+        commits=[{"sha": c.sha, "subject": c.subject, "author": c.author} for c in history],
+        good=0, bad=len(history) - 1, unbuildable=[], steps=[], status=RUNNING,
+        max_minutes=request.max_minutes, created_by_id=created_by_id,
+        created_at=get_clock().now(), repetitions=request.repetitions)
+    session.add(bisection)
+    session.flush()
+    _measure(session, bisection, 0, len(history) - 1)
+    return bisection, True
+
+
+def cancel(session: Session, bisection: Bisection) -> None:
+    """Ends a running bisection and cancels the job of its step."""
+    if bisection.status != RUNNING:
+        raise Conflict(f"bisection {bisection.id} has already ended ({bisection.status})")
+    job = _step_job(session, bisection)
+    if job is not None and job.status not in job_service.TERMINAL:
+        job_service.cancel(session, job)
+    _end(bisection, "cancelled", None, "cancelled by request")
+
+
+def advance(session: Session) -> list[Bisection]:
+    """Moves every running bisection whose step has ended on to its next step or its end."""
+    moved = []
+    for bisection in session.scalars(select(Bisection).where(Bisection.status == RUNNING)
+                                     .order_by(Bisection.id).with_for_update(skip_locked=True)):
+        job = _step_job(session, bisection)
+        if job is None or job.status in job_service.TERMINAL:
+            _settle(session, bisection, job)
+            moved.append(bisection)
+    return moved
+
+
+def state(bisection: Bisection, index: int) -> str:
+    """What the search knows of a commit of its range."""
+    sha = bisection.commits[index]["sha"]
+    culprit = (bisection.result or {}).get("culprit")
+    if culprit is not None and culprit["sha"] == sha:
+        return "culprit"
+    if sha in bisection.unbuildable:
+        return "unbuildable"
+    if index <= bisection.good:
+        return "good"
+    return "bad" if index >= bisection.bad else "unknown"
+
+
+def _settle(session: Session, bisection: Bisection, job: Job | None) -> None:
+    """Reads the step's job, then takes the next step or ends."""
+    step = dict(bisection.steps[-1])
+    base, head = (bisection.commits[i]["sha"] for i in (step["base_index"],
+                                                      step["head_index"]))
+    if job is None or job.status is not JobStatus.succeeded:
+        error = "its job was removed" if job is None else f"job {job.id} {job.status}: {job.error}"
+        if job is not None and job.error and f" at {head[:12]} " in job.error and (
+                job.error.startswith(f"building {bisection.repo}")
+                or job.error.startswith(f"fetching {bisection.repo}")) and step["kind"] == "search":
+            step.update(outcome="unbuildable", said=job.error, minutes=_minutes(job))
+            _record(bisection, step)
+            bisection.unbuildable = [*bisection.unbuildable, head]
+            _next(session, bisection)
+            return
+        _record(bisection, {**step, "said": error})
+        _end(bisection, "failed", None, f"step {len(bisection.steps)} ({base[:10]} against "
+             f"{head[:10]}) did not measure: {error}")
+        return
+    assert job.run_id is not None
+    run = run_service.load_run(session, job.run_id)
+    judged = _judged(run, bisection)
+    if judged is None:
+        _record(bisection, {**step, "run_id": run.id})
+        _end(bisection, "failed", None, f"step {len(bisection.steps)}'s run {run.id} judged "
+             f"no {bisection.metric} of a series with {bisection.series or 'any labels'}")
+        return
+    step.update(run_id=run.id, outcome=judged["outcome"], change=_change(judged),
+                interval=judged.get("interval"), detectable=judged.get("detectable"),
+                minutes=_minutes(job), said=judged["message"])
+    _record(bisection, step)
+    regressed = judged["outcome"] == "regressed"
+    if step["kind"] == "ends":
+        if not regressed:
+            _end(bisection, "not-reproduced", None,
+                 f"not reproduced: {bisection.commits[-1]['sha'][:10]} measured beside "
+                 f"{bisection.commits[0]['sha'][:10]} did not regress ({judged['message']})")
+            return
+    elif step["kind"] == "culprit":
+        _found(bisection, step, regressed)
+        return
+    elif regressed:
+        bisection.bad = step["head_index"]
+    else:
+        bisection.good = step["head_index"]
+    _next(session, bisection)
+
+
+def _next(session: Session, bisection: Bisection) -> None:
+    """The next step, or the end the search has come to."""
+    spent = sum(step.get("minutes") or 0 for step in bisection.steps)
+    if bisection.max_minutes is not None and spent >= bisection.max_minutes:
+        _narrowed(bisection, f"its cap of lab time ({bisection.max_minutes} min) was reached")
+        return
+    if bisection.bad - bisection.good == 1:
+        last = bisection.steps[-1]
+        if (last["base_index"], last["head_index"]) == (bisection.good, bisection.bad):
+            _found(bisection, last, True)
+        else:
+            _measure(session, bisection, bisection.good, bisection.bad, "culprit")
+        return
+    middle = _middle(bisection)
+    if middle is None:
+        _narrowed(bisection, f"the {bisection.bad - bisection.good - 1} commits between do not "
+                  f"build")
+        return
+    _measure(session, bisection, bisection.good, middle)
+
+
+def _middle(bisection: Bisection) -> int | None:
+    """The commit strictly between the ends nearest the middle that may build."""
+    good, bad = bisection.good, bisection.bad
+    middle = (good + bad) // 2
+    between = sorted(range(good + 1, bad), key=lambda i: (abs(i - middle), i))
+    return next((i for i in between
+                 if bisection.commits[i]["sha"] not in bisection.unbuildable), None)
+
+
+def _measure(session: Session, bisection: Bisection, base: int, head: int,
+             kind: str | None = None) -> None:
+    """Launches a step: a try job of two commits of the range."""
+    shas = [bisection.commits[i]["sha"] for i in (base, head)]
+    step_kind = kind or ("ends" if not bisection.steps else "search")
+    try:
+        job, = job_service.create_jobs(session, session.get_one(Project, bisection.project_id),
+                                       JobCreate(
+            suite=bisection.suite, scenario=bisection.scenario, params=bisection.params,
+            host_tags=bisection.host_tags, repetitions=bisection.repetitions,
+            repo=bisection.repo, compare=Compare(base=shas[0], head=shas[1]),
+            # The culprit beside its parent: where the time went, when it is found.
+            profile=step_kind == "culprit"), created_by_id=bisection.created_by_id)
+    except Conflict as error:  # no host offers the suite now: the search cannot go on
+        _end(bisection, "failed", None, f"cannot measure {shas[0][:10]} against "
+             f"{shas[1][:10]}: {error.detail}")
+        return
+    job.bisection_id = bisection.id
+    bisection.steps = [*bisection.steps, {
+        "kind": step_kind, "base_index": base, "head_index": head, "base": shas[0],
+        "head": shas[1], "job_id": job.id}]
+
+
+def _found(bisection: Bisection, step: dict[str, Any], regressed: bool) -> None:
+    culprit = bisection.commits[step["head_index"]]
+    if not regressed:
+        _narrowed(bisection, f"{culprit['sha'][:10]} measured beside its parent did not "
+                  f"regress, though the search led to it (the change may be spread over "
+                  f"several commits)")
+        return
+    whole = bisection.steps[0].get("change")
+    share = None if not whole or step.get("change") is None else step["change"] / whole
+    result = {"culprit": {**culprit, "change": step.get("change"),
+                          "interval": step.get("interval"), "share": share,
+                          "run_id": step.get("run_id")}}
+    message = (f"culprit: {culprit['sha'][:10]} {culprit['subject']} ({culprit['author']}), "
+               f"{_pct(step.get('change'))} {bisection.metric}"
+               f"{_interval(step.get('interval'))}, measured side by side")
+    if share is not None and share < WHOLE_SHARE:
+        message += (f"; it is {100 * share:.0f} % of the whole change "
+                    f"({_pct(whole)}): other commits of the range contributed")
+    _end(bisection, "found", result, message)
+
+
+def _narrowed(bisection: Bisection, why: str) -> None:
+    shas = [c["sha"] for c in bisection.commits[bisection.good + 1:bisection.bad + 1]]
+    _end(bisection, "narrowed", {"range": shas},
+         f"one of these {len(shas)}: {', '.join(s[:10] for s in shas)}; {why}")
+
+
+def _end(bisection: Bisection, status: str, result: dict[str, Any] | None,
+         message: str) -> None:
+    bisection.status = status
+    bisection.result = result
+    bisection.message = message
+    bisection.finished_at = get_clock().now()
+
+
+def _record(bisection: Bisection, step: dict[str, Any]) -> None:
+    bisection.steps = [*bisection.steps[:-1], step]
+
+
+def _step_job(session: Session, bisection: Bisection) -> Job | None:
+    return session.get(Job, bisection.steps[-1]["job_id"]) if bisection.steps else None
+
+
+def _judged(run: Run, bisection: Bisection) -> dict[str, Any] | None:
+    """The try verdict's reason on the bisection's metric of its series (the regressed one,
+    when several series carry its labels)."""
+    found = [r for r in run.verdict_reasons
+             if r.get("outcome") is not None and r["metric"] == bisection.metric
+             and all(r["series"].get(k) == v for k, v in bisection.series.items())]
+    return next((r for r in found if r["outcome"] == "regressed"), found[0] if found else None)
+
+
+def _change(reason: dict[str, Any]) -> float | None:
+    base, head = reason.get("baseline"), reason.get("candidate")
+    return None if not base or head is None else head / base - 1
+
+
+def _minutes(job: Job) -> float:
+    return round(stages.spent_s(job) / 60, 2)
+
+
+def _pct(change: float | None) -> str:
+    return "?" if change is None else f"{100 * change:+.1f} %"
+
+
+def _interval(interval: list[float] | None) -> str:
+    return "" if not interval else (f" [{100 * interval[0]:+.1f} % to "
+                                    f"{100 * interval[1]:+.1f} %]")
