@@ -11,17 +11,31 @@ import pytest
 from git_servers import git_repository
 from sqlalchemy import select
 
+from latlab.alerts.delivery import blocks, fallback_text
+from latlab.alerts.lifecycle import alert_context, raise_or_clear
 from latlab.bisections import service
 from latlab.bisections.router import bisection_read
 from latlab.bisections.schemas import BisectionCreate
+from latlab.core.clock import get_clock
 from latlab.core.errors import Unprocessable
 from latlab.hosts import service as host_service
 from latlab.ingest.outcomes import apply_outcome
 from latlab.jobs import service as job_service
-from latlab.models import Bisection, Job, JobStatus, Project
+from latlab.models import (
+    Alert,
+    Bisection,
+    Channel,
+    Job,
+    JobStatus,
+    Notification,
+    Project,
+    Severity,
+)
 from latlab.repos import service as repos
 from latlab.repos.schemas import RepositoryCreate
+from latlab.runs import submission
 from latlab_contract import Heartbeat, JobEvent, JobOutcome
+from latlab_contract.result import RunCreate
 from latlab_workers.suites import SUITES_DIR, load_suite
 
 HTTP_ORDER = load_suite(SUITES_DIR / "http-order").info()
@@ -168,3 +182,59 @@ def test_ends_that_are_not_one_first_parent_history_are_refused(db, project, sha
     with pytest.raises(Unprocessable, match="no branch, tag or commit 'f00'"):
         _bisect(db, project, "f00", shas[0])
     assert db.scalar(select(Bisection)) is None
+
+
+def _regression(db, project: Project, shas: list[str]) -> tuple[Any, Any, Alert]:
+    """Runs at shas[0] and shas[-1] of repository jobs, and the regression alert a
+    confirmation opened on the later one's client=go p99."""
+    rng = np.random.default_rng(4)
+    runs = []
+    for sha, level in ((shas[0], 1.0), (shas[-1], 1.3)):
+        runs.append(submission.submit(db, project, RunCreate.model_validate({
+            "schema": "latlab.result/v1", "suite": "http-order", "scenario": "small",
+            "params": {"server": "repo"}, "started_at": "2026-11-28T03:00:00Z",
+            "source": {"kind": "job", "commit": sha, "repo": "orders"},
+            "host": {"name": "lab-1", "tags": ["local"], "fingerprint": {}},
+            "series": [{"labels": {"client": "go", "repo": "orders"},
+                        "trials": _trials(rng, level, 5)}]}),
+            request_hash=sha).run)
+    baseline, run = runs
+    context = alert_context(run, {"client": "go", "repo": "orders"}, "p99", "ns",
+                            f"key-{run.id}")
+    raise_or_clear(db, "regression", True, {**context, "baseline_run_id": baseline.id},
+                   kind="regression", severity=Severity.critical,
+                   message="http-order/small [client=go]: p99 rose 30 %")
+    alert = db.scalar(select(Alert).where(Alert.run_id == run.id))
+    return baseline, run, alert
+
+
+@pytest.mark.parametrize("mode", ["off", "ask", "automatic"])
+def test_a_confirmed_regression_is_bisected_as_its_project_says(db, project, shas,
+                                                                 mode) -> None:
+    db.add(Channel(project_id=project.id, name="team", kind="slack",
+                   url="http://127.0.0.1:9/hook", created_at=get_clock().now()))
+    project.bisect_regressions = mode
+    baseline, run, alert = _regression(db, project, shas)
+    service.for_regression(db, project, run, baseline)
+    bisection = db.scalar(select(Bisection))
+    if mode == "off":
+        assert bisection is None and alert.message.endswith("rose 30 %")
+        return
+    if mode == "ask":
+        assert bisection is None
+        assert alert.message.endswith(
+            f"; find the commit: latlab bisect --repo orders --good {shas[0][:12]} --bad "
+            f"{shas[-1][:12]} --suite http-order --scenario small --metric p99")
+        return
+    assert alert.bisection_id == bisection.id
+    assert alert.message.endswith(f"; bisection {bisection.id} searches its 8 commits")
+    assert (bisection.series, bisection.metric) == ({"client": "go", "repo": "orders"}, "p99")
+    _search(db, bisection, _levels(shas, 6))
+    [told] = db.scalars(select(Notification).where(Notification.event == "bisected")).all()
+    assert told.payload["message"] == (
+        f"http-order/small [client=go, repo=orders]: {bisection.message}")
+    assert told.payload["bisection_url"].endswith(f"/bisections/{bisection.id}")
+    assert fallback_text(told.payload).startswith(f"[BISECTED] http-order/small [client=go, "
+                                                  f"repo=orders]: culprit: {shas[6][:10]} ")
+    assert any("bisection>" in element["text"] for block in blocks(told.payload)
+               if block["type"] == "context" for element in block["elements"])

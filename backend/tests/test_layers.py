@@ -29,8 +29,8 @@ LAYERS = [
     ("latlab.analysis",),
     ("latlab.alerts",),
     ("latlab.jobs",),
-    ("latlab.ingest",),
     ("latlab.bisections",),
+    ("latlab.ingest",),
     ("latlab.monitoring",),
     ("http",),  # every domain's router.py and dependencies.py
     ("latlab.api", "latlab.worker", "latlab.main", "latlab.cli", "latlab.localstack"),

@@ -1,5 +1,6 @@
 """Bisections: the search for the commit that made a repository's series slower, each step a
-try job (`job.bisection_id`).
+try job (`job.bisection_id`), started by a confirmed regression's alert (`alert.bisection_id`)
+when its project says so (`project.bisect_regressions`).
 
 Revision ID: 0021
 Revises: 0020
@@ -57,14 +58,20 @@ def upgrade() -> None:
     )
     op.create_index(op.f('ix_bisection_project_id'), 'bisection', ['project_id'])
     op.create_index(op.f('ix_bisection_status'), 'bisection', ['status'])
-    op.add_column('job', sa.Column('bisection_id', sa.BigInteger(), nullable=True))
-    op.create_foreign_key(op.f('fk_job_bisection_id_bisection'), 'job', 'bisection',
-                          ['bisection_id'], ['id'], ondelete='SET NULL')
+    for table in ('job', 'alert'):
+        op.add_column(table, sa.Column('bisection_id', sa.BigInteger(), nullable=True))
+        op.create_foreign_key(op.f(f'fk_{table}_bisection_id_bisection'), table, 'bisection',
+                              ['bisection_id'], ['id'], ondelete='SET NULL')
+    op.add_column('project', sa.Column('bisect_regressions', sa.String(length=16),
+                                       server_default='off', nullable=False))
 
 
 def downgrade() -> None:
-    op.drop_constraint(op.f('fk_job_bisection_id_bisection'), 'job', type_='foreignkey')
-    op.drop_column('job', 'bisection_id')
+    op.drop_column('project', 'bisect_regressions')
+    for table in ('alert', 'job'):
+        op.drop_constraint(op.f(f'fk_{table}_bisection_id_bisection'), table,
+                           type_='foreignkey')
+        op.drop_column(table, 'bisection_id')
     op.drop_index(op.f('ix_bisection_status'), table_name='bisection')
     op.drop_index(op.f('ix_bisection_project_id'), table_name='bisection')
     op.drop_table('bisection')

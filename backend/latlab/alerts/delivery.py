@@ -211,8 +211,8 @@ def post(kind: str, url: str, payload: dict[str, Any],
 
 
 def fallback_text(payload: dict[str, Any]) -> str:
-    verb = {"opened": "ALERT", "resolved": "RESOLVED", "test": "TEST"}.get(payload["event"],
-                                                                         "ALERT")
+    verb = {"opened": "ALERT", "resolved": "RESOLVED", "test": "TEST",
+            "bisected": "BISECTED"}.get(payload["event"], "ALERT")
     repeat = f" ({payload['may_repeat']})" if payload.get("may_repeat") else ""
     return f"[{verb}] {payload['message']}{repeat}"
 
@@ -220,9 +220,11 @@ def fallback_text(payload: dict[str, Any]) -> str:
 def blocks(payload: dict[str, Any]) -> list[dict[str, Any]]:
     """Block Kit: what happened, value vs threshold and baseline, links."""
     icon = {"opened": ":rotating_light:" if payload.get("severity") == "critical"
-            else ":warning:", "resolved": ":white_check_mark:", "test": ":wave:"}
+            else ":warning:", "resolved": ":white_check_mark:", "test": ":wave:",
+            "bisected": ":mag:"}
     title = {"opened": f"{payload.get('kind', 'alert')} ({payload.get('severity')})",
-             "resolved": "resolved", "test": "test message"}[payload["event"]]
+             "resolved": "resolved", "test": "test message",
+             "bisected": "bisection of a regression"}[payload["event"]]
     fields = []
     if payload.get("metric"):
         fields.append(f"*Metric*\n{payload['metric']}")
@@ -239,7 +241,8 @@ def blocks(payload: dict[str, Any]) -> list[dict[str, Any]]:
     links = [f"<{payload[k]}|{label}>" for k, label in (
         ("compare_url", "compare with baseline"), ("run_url", "run"),
         ("confirmation_url", "confirmation run"),
-        ("profiles_url", "where the time went (flame graphs)"), ("alert_url", "alert"))
+        ("profiles_url", "where the time went (flame graphs)"), ("bisection_url", "bisection"),
+        ("alert_url", "alert"))
         if payload.get(k)]
     result: list[dict[str, Any]] = [
         {"type": "section", "text": {"type": "mrkdwn", "text":

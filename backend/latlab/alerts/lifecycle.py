@@ -80,9 +80,11 @@ def acknowledge(alert: Alert, by_id: int, note: str | None = None) -> None:
     alert.updated_at = alert.acknowledged_at
 
 
-def notify(session: Session, alert: Alert, event: str) -> list[Notification]:
+def notify(session: Session, alert: Alert, event: str, message: str | None = None
+           ) -> list[Notification]:
     """Stores one outbox row per channel (the alert's, else all of its project's) and sends
-    their delivery after the commit; a muted channel's row is kept, marked `muted`."""
+    their delivery after the commit; a muted channel's row is kept, marked `muted`.
+    `message`: what this event says, where it is not the alert's own (a bisection's end)."""
     query = select(Channel).where(Channel.project_id == alert.project_id)
     if alert.channel_ids:
         query = query.where(Channel.id.in_(alert.channel_ids))
@@ -90,7 +92,7 @@ def notify(session: Session, alert: Alert, event: str) -> list[Notification]:
     rows = []
     for channel in session.scalars(query):
         row = Notification(alert_id=alert.id, channel_id=channel.id, event=event,
-                           payload=payload(alert, event),
+                           payload=payload(alert, event, message),
                            status="muted" if channel.muted else "pending", attempts=0,
                            created_at=now, next_attempt_at=now)
         session.add(row)
@@ -102,7 +104,7 @@ def notify(session: Session, alert: Alert, event: str) -> list[Notification]:
     return rows
 
 
-def payload(alert: Alert, event: str) -> dict[str, Any]:
+def payload(alert: Alert, event: str, message: str | None = None) -> dict[str, Any]:
     """What the message says, frozen when the event happens."""
     base = get_settings().public_url.rstrip("/")
     compare_url = (f"{base}/compare?baseline={alert.baseline_run_id}&candidate={alert.run_id}"
@@ -112,7 +114,7 @@ def payload(alert: Alert, event: str) -> dict[str, Any]:
         "severity": alert.severity.value, "suite": alert.suite, "scenario": alert.scenario,
         "series": alert.series_labels, "metric": alert.metric, "unit": alert.unit,
         "value": alert.value, "threshold": alert.threshold,
-        "baseline_value": alert.baseline_value, "message": alert.message,
+        "baseline_value": alert.baseline_value, "message": message or alert.message,
         "run_url": f"{base}/runs/{alert.run_id}" if alert.run_id else None,
         "compare_url": compare_url, "alert_url": f"{base}/alerts/{alert.id}",
         "confirmation_url": (f"{base}/runs/{alert.confirmation_run_id}"
@@ -120,6 +122,8 @@ def payload(alert: Alert, event: str) -> dict[str, Any]:
         "profiles_url": (profiles_url(base, alert.confirmation_run_id)
                          if alert.confirmation_run_id else None),
         "resolution": alert.resolution, "note": alert.note,
+        "bisection_url": (f"{base}/bisections/{alert.bisection_id}" if alert.bisection_id
+                          else None),
     }
 
 

@@ -18,6 +18,7 @@ from latlab.alerts import history, rules
 from latlab.analysis import baselines, compare, coverage, gate, thresholds, tries
 from latlab.analysis.stats import ALPHA
 from latlab.analysis.window import window_stats
+from latlab.bisections import service as bisections
 from latlab.jobs import confirmation, stages
 from latlab.jobs import service as job_service
 from latlab.models import Job, JobStatus, Project, Run
@@ -262,6 +263,9 @@ def _settle(session: Session, check: Run) -> Judgement:
         suspected.verdict = "pass"
     if shown and baseline is not None:
         rules.gate_alerts(session, suspected, baseline, result, gate_metrics, confirmation=check)
+        project = session.get(Project, suspected.project_id)
+        assert project is not None
+        bisections.for_regression(session, project, suspected, baseline)
     return Judgement(check.verdict, check.verdict_reasons, baseline, result)
 
 

@@ -110,6 +110,9 @@ class Alert(Base):
     # The run whose measurement confirmed a regression before anyone was alerted.
     confirmation_run_id: Mapped[int | None] = mapped_column(
         ForeignKey("run.id", ondelete="SET NULL"))
+    # The bisection searching for the commit that caused it (a repository's regression).
+    bisection_id: Mapped[int | None] = mapped_column(
+        ForeignKey("bisection.id", ondelete="SET NULL"))
     channel_ids: Mapped[list[int] | None] = mapped_column(ARRAY(BigInteger))
     occurrences: Mapped[int] = mapped_column(default=1)
     opened_at: Mapped[datetime]

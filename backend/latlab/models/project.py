@@ -20,6 +20,10 @@ class Project(Base):
     created_at: Mapped[datetime]
     # Confirm a suspected regression of any lab job before alerting (scheduled jobs always do).
     confirm_regressions: Mapped[bool] = mapped_column(default=False)
+    # A confirmed regression of a repository's series between two commits: "automatic" starts
+    # its bisection, "ask" says how to start one, "off" neither.
+    bisect_regressions: Mapped[str] = mapped_column(String(16), default="off",
+                                                    server_default="off")
     # Channels may reach loopback, private and link-local addresses (an admin's choice).
     allow_private_webhooks: Mapped[bool] = mapped_column(default=False)
     # An archived project keeps its data for reading and takes nothing new.

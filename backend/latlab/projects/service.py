@@ -38,6 +38,7 @@ def create(session: Session, request: ProjectCreate, creator: User) -> Project:
         raise Conflict(f"a project '{request.slug}' exists")
     project = Project(slug=request.slug, name=request.name,
                       confirm_regressions=request.confirm_regressions,
+                      bisect_regressions=request.bisect_regressions,
                       created_at=get_clock().now())
     session.add(project)
     session.flush()
@@ -50,6 +51,8 @@ def update(session: Session, project: Project, request: ProjectUpdate) -> Projec
         project.name = request.name
     if request.confirm_regressions is not None:
         project.confirm_regressions = request.confirm_regressions
+    if request.bisect_regressions is not None:
+        project.bisect_regressions = request.bisect_regressions
     if request.allow_private_webhooks is not None:
         project.allow_private_webhooks = request.allow_private_webhooks
     if request.archived is not None:

@@ -2764,6 +2764,13 @@ export interface components {
              * @default false
              */
             confirm_regressions: boolean;
+            /**
+             * Bisect Regressions
+             * @description A confirmed regression of a repository's series between two commits: automatic starts its bisection (lab time), ask says how to start one on the alert, off neither
+             * @default off
+             * @enum {string}
+             */
+            bisect_regressions: "off" | "ask" | "automatic";
         };
         /** ProjectRead */
         ProjectRead: {
@@ -2775,6 +2782,11 @@ export interface components {
             name: string;
             /** Confirm Regressions */
             confirm_regressions: boolean;
+            /**
+             * Bisect Regressions
+             * @enum {string}
+             */
+            bisect_regressions: "off" | "ask" | "automatic";
             /** Allow Private Webhooks */
             allow_private_webhooks: boolean;
             /**
@@ -2805,6 +2817,11 @@ export interface components {
              * @description Measure a suspected regression of any lab job again before alerting (scheduled jobs always are)
              */
             confirm_regressions?: boolean | null;
+            /**
+             * Bisect Regressions
+             * @description A confirmed regression of a repository's series between two commits: automatic starts its bisection (lab time), ask says how to start one on the alert, off neither
+             */
+            bisect_regressions?: ("off" | "ask" | "automatic") | null;
             /**
              * Allow Private Webhooks
              * @description Let channels call loopback, private and link-local addresses (a receiver inside the lab's network); off, such URLs are refused
