@@ -74,6 +74,8 @@ class AlertRead(Schema):
     baseline_run_id: int | None
     confirmation_run_id: int | None = Field(
         description="The run that measured the regression again before anyone was alerted")
+    bisection_id: int | None = Field(
+        description="The bisection searching for the commit that caused the regression")
     rule_id: int | None
     occurrences: int
     opened_at: datetime

@@ -1395,6 +1395,11 @@ export interface components {
              * @description The run that measured the regression again before anyone was alerted
              */
             confirmation_run_id: number | null;
+            /**
+             * Bisection Id
+             * @description The bisection searching for the commit that caused the regression
+             */
+            bisection_id: number | null;
             /** Rule Id */
             rule_id: number | null;
             /** Occurrences */
