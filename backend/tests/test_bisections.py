@@ -238,3 +238,18 @@ def test_a_confirmed_regression_is_bisected_as_its_project_says(db, project, sha
                                                   f"repo=orders]: culprit: {shas[6][:10]} ")
     assert any("bisection>" in element["text"] for block in blocks(told.payload)
                if block["type"] == "context" for element in block["elements"])
+
+
+def test_a_history_rewritten_under_a_bisection_ends_it_saying_so(db, project, shas) -> None:
+    bisection = _bisect(db, project, shas[0], shas[-1])
+    job = db.get(Job, bisection.steps[-1]["job_id"])
+    job_service.apply_event(db, JobEvent(
+        job_id=job.id, attempt=job.attempts, status="failed",
+        error=f"fetching orders at {shas[-1][:12]} failed: fatal: remote error: upload-pack: "
+              f"not our ref {shas[-1]}"))
+    assert service.advance(db) == [bisection]
+    assert bisection.status == "failed" and bisection.result is None
+    assert bisection.message.startswith(f"step 1 ({shas[0][:10]} against {shas[-1][:10]}) did "
+                                        f"not measure: job {job.id} failed: fetching orders")
+    assert bisection.message.endswith("(was the repository's history rewritten? a "
+                                      "bisection's commits must stay fetchable)")

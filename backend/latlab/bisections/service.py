@@ -152,21 +152,8 @@ def state(bisection: Bisection, index: int) -> str:
 def _settle(session: Session, bisection: Bisection, job: Job | None) -> None:
     """Reads the step's job, then takes the next step or ends."""
     step = dict(bisection.steps[-1])
-    base, head = (bisection.commits[i]["sha"] for i in (step["base_index"],
-                                                      step["head_index"]))
     if job is None or job.status is not JobStatus.succeeded:
-        error = "its job was removed" if job is None else f"job {job.id} {job.status}: {job.error}"
-        if job is not None and job.error and f" at {head[:12]} " in job.error and (
-                job.error.startswith(f"building {bisection.repo}")
-                or job.error.startswith(f"fetching {bisection.repo}")) and step["kind"] == "search":
-            step.update(outcome="unbuildable", said=job.error, minutes=_minutes(job))
-            _record(bisection, step)
-            bisection.unbuildable = [*bisection.unbuildable, head]
-            _next(session, bisection)
-            return
-        _record(bisection, {**step, "said": error})
-        _end(bisection, "failed", None, f"step {len(bisection.steps)} ({base[:10]} against "
-             f"{head[:10]}) did not measure: {error}")
+        _unmeasured(session, bisection, step, job)
         return
     assert job.run_id is not None
     run = run_service.load_run(session, job.run_id)
@@ -195,6 +182,29 @@ def _settle(session: Session, bisection: Bisection, job: Job | None) -> None:
     else:
         bisection.good = step["head_index"]
     _next(session, bisection)
+
+
+def _unmeasured(session: Session, bisection: Bisection, step: dict[str, Any],
+                job: Job | None) -> None:
+    """A step whose job did not succeed: a search step's head that does not build is
+    skipped; anything else ends the search, saying why."""
+    reason = "its job was removed" if job is None else (
+        f"job {job.id} {job.status}: {job.error}")
+    error = job.error or "" if job is not None else ""
+    if error.startswith(f"building {bisection.repo} at {step['head'][:12]} ") and (
+            step["kind"] == "search"):
+        assert job is not None
+        _record(bisection, {**step, "outcome": "unbuildable", "said": error,
+                            "minutes": _minutes(job)})
+        bisection.unbuildable = [*bisection.unbuildable, step["head"]]
+        _next(session, bisection)
+        return
+    if error.startswith(f"fetching {bisection.repo} at "):
+        reason += (" (was the repository's history rewritten? a bisection's commits must "
+                   "stay fetchable)")
+    _record(bisection, {**step, "said": reason})
+    _end(bisection, "failed", None, f"step {len(bisection.steps)} ({step['base'][:10]} "
+         f"against {step['head'][:10]}) did not measure: {reason}")
 
 
 def _next(session: Session, bisection: Bisection) -> None:
