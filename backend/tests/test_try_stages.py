@@ -94,9 +94,11 @@ def test_an_undecided_job_measures_more_in_one_run_until_its_last_look(try_job, 
     assert _stages_said(run).startswith("undecided at look 1 of 3, 3 trials a side, 0.5 min")
     assert "measuring 3 more trials a side (look 2 of 3)" in _stages_said(run)
 
+    first_timeout = try_job.timeout_s
     same = _report(db, try_job, _stage(rng, 3, 1.0))
     assert same.id == run.id
     assert try_job.status is JobStatus.dispatched and try_job.repetitions == 6
+    assert try_job.timeout_s == 2 * first_timeout  # twice the trials, twice the time
     run = _report(db, try_job, _stage(rng, 6, 1.0))
     assert try_job.status is JobStatus.succeeded and try_job.run_id == run.id
     assert [len(s.trials) for s in run.series] == [12, 12]

@@ -5,6 +5,7 @@ to; events of an older attempt, or for a finished job, are ignored, so a redeliv
 is harmless.
 """
 
+import math
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -318,6 +319,8 @@ def measure_more(job: Job, more: int) -> None:
     trials a side; its first stage's profiles are not taken again."""
     assert job.stages is not None and job.host_id is not None
     job.pinned_host_id = job.host_id
+    # Its time limit grows with its trials (the first stage's also had the builds).
+    job.timeout_s = min(MAX_TIMEOUT_S, math.ceil(job.timeout_s * more / job.repetitions))
     job.repetitions = more
     job.stages = {**job.stages, "first_attempt": job.attempts + 1}
     transition(job, JobStatus.queued)
