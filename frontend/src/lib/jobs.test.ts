@@ -9,6 +9,7 @@ import {
   formatSeconds,
   isActive,
   LAB_REPETITIONS,
+  parseMaxMinutes,
   parseRepetitions,
   parseTags,
   parseTimeout,
@@ -48,6 +49,16 @@ describe("jobs", () => {
     expect(parseTimeout("900")).toEqual({ value: 900 });
     expect(parseTimeout("5")).toHaveProperty("error");
     expect(parseTimeout(" ")).toEqual({ value: undefined });
+  });
+
+  it("checks a try job's cap of lab time against the API's bounds", () => {
+    const [bounded] = openapi.components.schemas.Compare.properties.max_minutes.anyOf;
+    expect(bounded).toMatchObject({ type: "integer", minimum: 1, maximum: 360 });
+    expect(parseMaxMinutes("1")).toEqual({ value: 1 });
+    expect(parseMaxMinutes(" 360 ")).toEqual({ value: 360 });
+    expect(parseMaxMinutes("")).toEqual({ value: undefined });
+    for (const text of ["0", "361", "2.5", "-5", "ten"])
+      expect(parseMaxMinutes(text)).toEqual({ error: "whole minutes from 1 to 360" });
   });
 
   it("says how long a job takes in the unit that reads best", () => {

@@ -73,8 +73,8 @@ export function formatProgress(progress: number): string {
 export const LAB_REPETITIONS = 5;
 
 /**
- * A try job's default repetitions (the API's, when none are given): ten trials of each commit,
- * interleaved, so that a change of a few percent can be told from noise.
+ * A try job's default repetitions (the API's, when none are given): ten trials of each commit
+ * in its first stage, interleaved, so that a change of a few percent can be told from noise.
  */
 export const TRY_REPETITIONS = 10;
 
@@ -92,6 +92,18 @@ export function parseTimeout(text: string): { value: number | undefined } | { er
   const value = Number(text);
   if (!/^\d+$/.test(text.trim()) || value < 10 || value > 21_600)
     return { error: "whole seconds from 10 to 21,600" };
+  return { value };
+}
+
+/**
+ * A try job's cap of lab time over its stages, in whole minutes 1..360 (the API's bounds);
+ * blank: none, the job stops at a decision or at its last look.
+ */
+export function parseMaxMinutes(text: string): { value: number | undefined } | { error: string } {
+  if (text.trim() === "") return { value: undefined };
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || value < 1 || value > 360)
+    return { error: "whole minutes from 1 to 360" };
   return { value };
 }
 

@@ -98,6 +98,10 @@ describe("repository jobs", () => {
       repo: "orders",
       compare: { base: "v1.0", head: SHA },
     });
+    expect(targetFields({ repo: "orders", compare: { base: "v1.0", head: SHA } }, 30)).toEqual({
+      repo: "orders",
+      compare: { base: "v1.0", head: SHA, max_minutes: 30 },
+    });
   });
 
   it("waits for every commit to be picked; base = head is an A/A test", () => {

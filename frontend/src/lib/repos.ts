@@ -84,12 +84,22 @@ export type RepoTarget =
   | { repo: string; ref: string }
   | { repo: string; compare: { base: string; head: string } };
 
-/** The part of a job's request that names the repository's code. */
-export function targetFields(target: RepoTarget): Pick<JobCreate, "repo" | "ref" | "compare"> {
+/**
+ * The part of a job's request that names the repository's code; a try job's, with its cap of
+ * lab time over its stages when `maxMinutes` is given.
+ */
+export function targetFields(
+  target: RepoTarget,
+  maxMinutes?: number,
+): Pick<JobCreate, "repo" | "ref" | "compare"> {
   if ("compare" in target) {
     return {
       repo: target.repo,
-      compare: { base: target.compare.base.trim(), head: target.compare.head.trim() },
+      compare: {
+        base: target.compare.base.trim(),
+        head: target.compare.head.trim(),
+        ...(maxMinutes === undefined ? {} : { max_minutes: maxMinutes }),
+      },
     };
   }
   return { repo: target.repo, ref: target.ref.trim() };

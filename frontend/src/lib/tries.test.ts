@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import openapi from "../../openapi.json";
 import { TRY_REPETITIONS } from "./jobs";
 import {
+  describeStages,
   formatInterval,
   isTryRun,
   OUTCOME_TONE,
@@ -50,7 +51,46 @@ describe("a try job's run", () => {
 
   it("starts from the API's repetitions for a try job", () => {
     const compare = openapi.components.schemas.JobCreate.properties.compare;
-    expect(compare.description).toMatch(/Ten repetitions unless given/);
+    expect(compare.description).toMatch(/its first stage's repetitions \(ten unless given\)/);
     expect(TRY_REPETITIONS).toBe(10);
+  });
+});
+
+describe("a try job's stages", () => {
+  const looks = [10, 20, 40];
+  const measured = [
+    { trials: 10, seconds: 93.1 },
+    { trials: 10, seconds: 88.9 },
+    { trials: 20, seconds: 70 },
+  ];
+  const stages = (done: number) => ({ looks, cap_s: null, measured: measured.slice(0, done) });
+
+  it("says the look a job measures toward, and the trials it has", () => {
+    expect(describeStages({ status: "queued", stages: stages(0) })).toBe("look 1 of 3");
+    expect(describeStages({ status: "running", stages: stages(1) })).toBe(
+      "look 2 of 3 · 10 trials a side measured",
+    );
+    expect(describeStages({ status: "queued", stages: stages(2) })).toBe(
+      "look 3 of 3 · 20 trials a side measured",
+    );
+  });
+
+  it("sums its stages once it ended", () => {
+    expect(describeStages({ status: "succeeded", stages: stages(1) })).toBe(
+      "1 stage · 10 trials a side · 1.6 min",
+    );
+    expect(describeStages({ status: "succeeded", stages: stages(3) })).toBe(
+      "3 stages · 40 trials a side · 4.2 min",
+    );
+    expect(describeStages({ status: "cancelled", stages: stages(2) })).toBe(
+      "2 stages · 20 trials a side · 3.0 min",
+    );
+    expect(describeStages({ status: "failed", stages: stages(0) })).toBeNull();
+  });
+
+  it("is nothing for a job without stages, or with stages it cannot read", () => {
+    expect(describeStages({ status: "running", stages: null })).toBeNull();
+    expect(describeStages({ status: "running", stages: { looks: [], measured: [] } })).toBeNull();
+    expect(describeStages({ status: "running", stages: { measured: [] } })).toBeNull();
   });
 });

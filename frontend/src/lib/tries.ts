@@ -2,11 +2,14 @@
  * A try job's run read as a comparison: its series carry `side=base|head` (both commits
  * measured on one host, trials interleaved), its verdict is head against base, and each gated
  * metric's reason says the change, its 95 % interval and the smallest change the job could
- * have seen.
+ * have seen. It is measured in stages until decided: looks at 1, 2 and 4 times its first
+ * stage's trials, all in one run.
  */
 
-import type { RunRead, VerdictReason } from "../api/types";
+import type { JobRead, RunRead, VerdictReason } from "../api/types";
 import { compareHref, type Tone } from "./compare";
+import { isActive } from "./jobs";
+import { isRecord } from "./params";
 import { formatDeltaPct } from "./units";
 
 /** The label that tells a try job's two commits apart. */
@@ -51,4 +54,48 @@ export function formatInterval(interval: readonly number[] | null | undefined): 
   if (!interval || interval.length !== 2) return null;
   const [low, high] = interval as [number, number];
   return `${formatDeltaPct(100 * low)} to ${formatDeltaPct(100 * high)}`;
+}
+
+/** A try job's stages as the API gives them (`JobRead.stages`, free-form JSON there). */
+interface Stages {
+  /** Trials a side at each look. */
+  looks: number[];
+  /** Each finished stage: its trials a side and the lab seconds it took. */
+  measured: { trials: number; seconds: number }[];
+}
+
+/**
+ * Where a try job's stages are, for its line in the jobs list: "look 2 of 3 · 10 trials a side
+ * measured" while it measures (or waits for) a stage, "3 stages · 40 trials a side · 4.2 min"
+ * once it ended; null for a job without stages, or one that ended before a stage came back.
+ */
+export function describeStages(job: Pick<JobRead, "stages" | "status">): string | null {
+  const stages = readStages(job.stages);
+  if (stages === null) return null;
+  const trials = stages.measured.reduce((sum, stage) => sum + stage.trials, 0);
+  if (isActive(job.status)) {
+    const look = Math.min(stages.measured.length + 1, stages.looks.length);
+    const at = `look ${String(look)} of ${String(stages.looks.length)}`;
+    return trials === 0 ? at : `${at} · ${String(trials)} trials a side measured`;
+  }
+  const count = stages.measured.length;
+  if (count === 0) return null;
+  const seconds = stages.measured.reduce((sum, stage) => sum + stage.seconds, 0);
+  return [
+    `${String(count)} ${count === 1 ? "stage" : "stages"}`,
+    `${String(trials)} trials a side`,
+    `${(seconds / 60).toFixed(1)} min`,
+  ].join(" · ");
+}
+
+function readStages(value: unknown): Stages | null {
+  if (!isRecord(value) || !Array.isArray(value.looks) || !Array.isArray(value.measured))
+    return null;
+  const looks = value.looks.filter((look): look is number => typeof look === "number");
+  const measured = value.measured.flatMap((stage: unknown) =>
+    isRecord(stage) && typeof stage.trials === "number" && typeof stage.seconds === "number"
+      ? [{ trials: stage.trials, seconds: stage.seconds }]
+      : [],
+  );
+  return looks.length > 0 ? { looks, measured } : null;
 }

@@ -126,6 +126,9 @@ test("a repository: registered, its commits, a try job launched, watched and rea
     // Five a side: every gated metric gets tested (with fewer, a change the trials cannot
     // settle is "too few trials", without an interval).
     await repetitions.fill("5");
+    // A minute's cap of lab time keeps the job short: no stage starts that would take it past
+    // the cap.
+    await form.getByRole("textbox", { name: "Cap (minutes)" }).fill("1");
     for (const [name, value] of [
       ["loads", "python"],
       ["orders", "2000"], // enough beyond the p99 for the gate to judge it
@@ -155,6 +158,11 @@ test("a repository: registered, its commits, a try job launched, watched and rea
         [data-status="cancelled"], [data-status="timed_out"])`)
       .waitFor({ timeout: JOB_TIMEOUT_MS });
     assert.equal(await row.getAttribute("data-status"), "succeeded", await row.innerText());
+    // Where its stages ended: how many, the trials a side they measured, their lab time.
+    assert.match(
+      await row.getByTestId("job-stages").innerText(),
+      /^\d stages? · \d+ trials a side · [\d.]+ min$/,
+    );
     await screenshot(page, "repos-03-job");
     await row.getByRole("link", { name: /^Run #\d+$/ }).click();
   });
@@ -189,6 +197,10 @@ test("a repository: registered, its commits, a try job launched, watched and rea
       intervals.every((text) => /^[+−±][\d.]+% to [+−±][\d.]+%$/.test(text)),
       intervals.join(" | "),
     );
+    // One line says where the job's stages stopped, and at which of its three looks.
+    const stages = table.locator('tr[data-kind="stages"]');
+    assert.equal(await stages.count(), 1, await table.innerText());
+    assert.match(await stages.innerText(), /(decided|undecided) at look \d of 3/);
     await screenshot(page, "repos-04-try-run");
 
     await panel.getByRole("link", { name: "Compare head with base" }).click();

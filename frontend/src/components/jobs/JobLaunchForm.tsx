@@ -3,7 +3,13 @@ import { useDeferredValue, useMemo, useState, type FormEvent, type ReactNode } f
 import { errorMessage, refusal } from "../../api/client";
 import { useCreateJob, useJobEstimate } from "../../api/jobs";
 import type { JobCreate, SuiteRead } from "../../api/types";
-import { checkLaunch, describeEstimate, LAB_REPETITIONS, type LaunchText } from "../../lib/jobs";
+import {
+  checkLaunch,
+  describeEstimate,
+  LAB_REPETITIONS,
+  parseMaxMinutes,
+  type LaunchText,
+} from "../../lib/jobs";
 import {
   checkParams,
   effectiveDefaults,
@@ -24,6 +30,9 @@ export interface RepoLaunch {
   /** The repetitions the form starts with (a try job's default differs). */
   repetitions: number;
 }
+
+/** The launch fields' errors: the form's own, and a try job's cap of lab time. */
+type LaunchErrors = Partial<Record<keyof LaunchText | "maxMinutes", string>>;
 
 /**
  * Launch a job from the suite catalogue: the scenario, its parameters as the suite's schema
@@ -81,6 +90,7 @@ function SuiteForm({
   repo: RepoLaunch | undefined;
 }) {
   const scenarios = Object.entries(suite.scenarios);
+  const tryJob = repo !== undefined && "compare" in repo.target;
   // The suite's lightest scenario first: a new user's first launch should not be its longest.
   const [scenario, setScenario] = useState(
     suite.lightest_scenario ??
@@ -102,8 +112,9 @@ function SuiteForm({
     String(repo?.repetitions ?? LAB_REPETITIONS),
   );
   const [timeoutText, setTimeoutText] = useState("");
+  const [maxMinutesText, setMaxMinutesText] = useState("");
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [launchErrors, setLaunchErrors] = useState<Partial<Record<keyof LaunchText, string>>>({});
+  const [launchErrors, setLaunchErrors] = useState<LaunchErrors>({});
   const [formErrors, setFormErrors] = useState<string[]>([]);
   const create = useCreateJob();
   // The form checked: an error per field, or the request as it stands.
@@ -114,9 +125,14 @@ function SuiteForm({
       repetitions: repetitionsText,
       timeout: timeoutText,
     });
+    // Only a try job has stages to cap.
+    const maxMinutes = parseMaxMinutes(tryJob ? maxMinutesText : "");
     const unpicked = repo === undefined ? null : targetProblem(repo.target);
     const body: JobCreate | undefined =
-      "errors" in launch || Object.keys(check.errors).length > 0 || unpicked !== null
+      "errors" in launch ||
+      "error" in maxMinutes ||
+      Object.keys(check.errors).length > 0 ||
+      unpicked !== null
         ? undefined
         : {
             suite: suite.id,
@@ -125,9 +141,12 @@ function SuiteForm({
             all_matching: allMatching,
             profile,
             ...launch.fields,
-            ...(repo === undefined ? {} : targetFields(repo.target)),
+            ...(repo === undefined ? {} : targetFields(repo.target, maxMinutes.value)),
           };
-    const launchProblems = "errors" in launch ? launch.errors : {};
+    const launchProblems: LaunchErrors = {
+      ...("errors" in launch ? launch.errors : {}),
+      ...("error" in maxMinutes ? { maxMinutes: maxMinutes.error } : {}),
+    };
     return { paramErrors: check.errors, launchProblems, unpicked, body };
   }
   // The API estimates the request as the form changes, once its fields check out.
@@ -216,8 +235,9 @@ function SuiteForm({
         <Field
           label="Repetitions"
           hint={
-            repo !== undefined && "compare" in repo.target
-              ? "Trials of each commit, interleaved, 1 – 100; a try job's default is " +
+            tryJob
+              ? "Trials of each commit in the first stage, interleaved, 1 – 100 (then as many " +
+                "again, and twice as many again, while undecided); a try job's default is " +
                 String(repo.repetitions)
               : `Trials in the run, 1 – 100; the lab's default is ${String(LAB_REPETITIONS)}`
           }
@@ -249,6 +269,23 @@ function SuiteForm({
             />
           )}
         </Field>
+        {tryJob && (
+          <Field
+            label="Cap (minutes)"
+            hint="Lab time the job's stages may take, 1 – 360; blank: it stops at a decision or its last look"
+            error={launchErrors.maxMinutes}
+          >
+            {(control) => (
+              <input
+                {...control}
+                inputMode="numeric"
+                value={maxMinutesText}
+                placeholder="no cap"
+                onChange={(event) => setMaxMinutesText(event.target.value)}
+              />
+            )}
+          </Field>
+        )}
         <div className="field field-check">
           <label>
             <input

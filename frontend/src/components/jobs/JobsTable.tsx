@@ -5,6 +5,7 @@ import type { JobRead } from "../../api/types";
 import { formatDateTime, formatDuration } from "../../lib/format";
 import { isActive, statusTone } from "../../lib/jobs";
 import { describeRepoJob } from "../../lib/repos";
+import { describeStages } from "../../lib/tries";
 import { Badge } from "../common/Badge";
 import { ProgressBar } from "../common/ProgressBar";
 
@@ -65,6 +66,7 @@ export function JobsTable({
                   {describeRepoJob(job)}
                 </div>
               )}
+              <JobStages job={job} />
               {Object.keys(job.params).length > 0 && (
                 <div className="small muted mono">
                   {Object.entries(job.params)
@@ -122,5 +124,16 @@ export function JobsTable({
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** Where a try job's stages are, under what it measures. */
+function JobStages({ job }: { job: JobRead }) {
+  const text = describeStages(job);
+  if (text === null) return null;
+  return (
+    <div className="small muted" data-testid="job-stages">
+      {text}
+    </div>
   );
 }
