@@ -134,7 +134,7 @@ function ProjectCreateForm() {
     setErrors(found);
     if (Object.keys(found).length > 0) return;
     create.mutate(
-      { slug, name: name.trim(), confirm_regressions: false },
+      { slug, name: name.trim(), confirm_regressions: false, bisect_regressions: "off" },
       {
         onSuccess: (project) => {
           setSlug("");
