@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from latlab.cli import admin, jobs, login, repos, runs, submit, tries
+from latlab.cli import admin, bisect, jobs, login, repos, runs, submit, tries
 from latlab.cli.errors import CliError
 
 HELP = """The lab from a terminal or CI.
@@ -18,6 +18,7 @@ HELP = """The lab from a terminal or CI.
     latlab job JOB [--wait | --cancel]         one job
     latlab repos [add NAME URL | commits NAME] your git repositories, one's newest commits
     latlab try --repo R --base REF --head REF  a try job: head against base on one host
+    latlab bisect --repo R --good A --bad B    the commit that made a metric worse
     latlab runs --suite S                      recent runs
     latlab show RUN                            a run's table and verdict
     latlab compare BASELINE CANDIDATE          the lab's verdicts, metric by metric
@@ -27,7 +28,8 @@ HELP = """The lab from a terminal or CI.
 
 Exit status: 0 done (a run passed, had no baseline, or was inconclusive), 1 the verdict
 fails (or `submit` was refused), 2 a usage error or a request the lab refuses, 3 no verdict
-(the lab unreachable or failing, a job that did not succeed), 130 interrupted.
+(the lab unreachable or failing, a job that did not succeed, a bisection that failed), 4 a
+bisection that named no commit (not reproduced, or only a range), 130 interrupted.
 """
 
 app = typer.Typer(name="latlab", help=HELP, no_args_is_help=True, add_completion=False,
@@ -39,6 +41,7 @@ app.command()(jobs.run)
 app.command()(jobs.job)
 app.add_typer(repos.app)
 app.command("try")(tries.try_job)
+app.command("bisect")(bisect.bisect)
 app.command()(runs.runs)
 app.command()(runs.show)
 app.command()(runs.compare)
