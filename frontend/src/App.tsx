@@ -7,6 +7,8 @@ import { keys } from "./api/keys";
 import { Loading } from "./components/common/Status";
 import { AlertsPage } from "./pages/AlertsPage";
 import { AuthedLayout } from "./pages/AuthedLayout";
+import { BisectionPage } from "./pages/BisectionPage";
+import { BisectionsPage } from "./pages/BisectionsPage";
 import { HostsPage } from "./pages/HostsPage";
 import { JobsPage } from "./pages/JobsPage";
 import { LoginPage } from "./pages/LoginPage";
@@ -107,6 +109,8 @@ export function App() {
             <Route path="jobs" element={<JobsPage />} />
             <Route path="repositories" element={<RepositoriesPage />} />
             <Route path="repositories/:name" element={<RepositoryPage />} />
+            <Route path="bisections" element={<BisectionsPage />} />
+            <Route path="bisections/:bisectionId" element={<BisectionPage />} />
             <Route path="settings" element={<SettingsPage />} />
             <Route path="*" element={<NotFoundPage />} />
           </Route>

@@ -64,6 +64,11 @@ export const keys = {
     detail: (name: string) => [...keys.repos.all, "detail", name] as const,
     commits: (name: string, ref: string) => [...keys.repos.detail(name), "commits", ref] as const,
   },
+  bisections: {
+    all: ["bisections"] as const,
+    list: () => [...keys.bisections.all, "list"] as const,
+    detail: (bisectionId: number) => [...keys.bisections.all, "detail", bisectionId] as const,
+  },
   alerts: {
     all: ["alerts"] as const,
     list: (query: AlertListQuery) => [...keys.alerts.all, "list", query] as const,

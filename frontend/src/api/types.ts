@@ -101,6 +101,17 @@ export type CommitRead = Json<
   paths["/api/v1/repositories/{name}/commits"]["get"]["responses"][200]
 >[number];
 
+export type BisectionCreate = NonNullable<
+  paths["/api/v1/bisections"]["post"]["requestBody"]
+>["content"]["application/json"];
+export type BisectionRead = Json<
+  paths["/api/v1/bisections/{bisection_id}"]["get"]["responses"][200]
+>;
+export type BisectionStatus = BisectionRead["status"];
+export type BisectionCommit = BisectionRead["commits"][number];
+export type CommitState = BisectionCommit["state"];
+export type BisectionStep = BisectionRead["steps"][number];
+
 export type AlertListQuery = NonNullable<paths["/api/v1/alerts"]["get"]["parameters"]["query"]>;
 export type AlertPage = Json<paths["/api/v1/alerts"]["get"]["responses"][200]>;
 export type AlertRead = AlertPage["items"][number];

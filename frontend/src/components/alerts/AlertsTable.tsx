@@ -18,6 +18,7 @@ import {
   type CommitGroup,
   type TriageAction,
 } from "../../lib/alerts";
+import { bisectionHref } from "../../lib/bisections";
 import { formatDateTime, formatLabels } from "../../lib/format";
 import { Badge } from "../common/Badge";
 
@@ -135,6 +136,16 @@ export function AlertsTable({
                         <Link to={link.href}>{link.text}</Link>{" "}
                       </Fragment>
                     ))}
+                    {alert.bisection_id !== null && (
+                      <>
+                        <Link
+                          to={bisectionHref(alert.bisection_id)}
+                          title="The search for the commit that caused it"
+                        >
+                          Bisection #{alert.bisection_id}
+                        </Link>{" "}
+                      </>
+                    )}
                     {profiles && (
                       <>
                         <Link

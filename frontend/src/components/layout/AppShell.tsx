@@ -12,6 +12,7 @@ const NAV = [
   { to: "/hosts", label: "Hosts", end: false },
   { to: "/jobs", label: "Jobs", end: false },
   { to: "/repositories", label: "Repositories", end: false },
+  { to: "/bisections", label: "Bisections", end: false },
   { to: "/settings", label: "Settings", end: false },
 ] as const;
 

@@ -1,0 +1,74 @@
+import { Link } from "react-router";
+
+import type { BisectionStep } from "../../api/types";
+import { formatChange, jobHref, STEP_KINDS, stepOutcome } from "../../lib/bisections";
+import { shortCommit } from "../../lib/format";
+import { Badge } from "../common/Badge";
+
+/**
+ * A bisection's steps in order, each a try job of two commits of the range: what it measured,
+ * the outcome on the bisection's metric, head against base with its 95 % interval, its lab
+ * minutes, its job and run, and what it said. The last step of a running bisection is still
+ * being measured.
+ */
+export function StepsTable({ steps, running }: { steps: BisectionStep[]; running: boolean }) {
+  return (
+    <table className="table bisect-steps">
+      <thead>
+        <tr>
+          <th scope="col">#</th>
+          <th scope="col">Kind</th>
+          <th scope="col">Base → head</th>
+          <th scope="col">Outcome</th>
+          <th scope="col" className="num">
+            Change (95 % interval)
+          </th>
+          <th scope="col" className="num">
+            Minutes
+          </th>
+          <th scope="col">Job</th>
+          <th scope="col">Run</th>
+          <th scope="col">What it said</th>
+        </tr>
+      </thead>
+      <tbody>
+        {steps.map((step, index) => {
+          const outcome = stepOutcome(step.outcome, running && index === steps.length - 1);
+          return (
+            <tr
+              key={step.job_id}
+              data-step={index + 1}
+              data-kind={step.kind}
+              data-outcome={step.outcome ?? ""}
+            >
+              <td>{index + 1}</td>
+              <td className="nowrap">{STEP_KINDS[step.kind]}</td>
+              <td className="mono nowrap">
+                <span title={step.base}>{shortCommit(step.base)}</span> →{" "}
+                <span title={step.head}>{shortCommit(step.head)}</span>
+              </td>
+              <td>
+                <Badge tone={outcome.tone}>{outcome.text}</Badge>
+              </td>
+              <td className="num nowrap" data-column="change">
+                {formatChange(step.change, step.interval)}
+              </td>
+              <td className="num">{step.minutes != null ? step.minutes.toFixed(1) : "—"}</td>
+              <td>
+                <Link to={jobHref(step.job_id)}>Job #{step.job_id}</Link>
+              </td>
+              <td>
+                {step.run_id != null ? (
+                  <Link to={`/runs/${String(step.run_id)}`}>Run #{step.run_id}</Link>
+                ) : (
+                  "—"
+                )}
+              </td>
+              <td className="wrap small">{step.said ?? ""}</td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
