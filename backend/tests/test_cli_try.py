@@ -225,9 +225,13 @@ def test_try_waits_in_a_terminal_then_prints_the_verdict_and_writes_the_summary(
             f"({job['base']['commit'][:10]})") in text
     for reason in run["verdict_reasons"]:
         assert reason["message"] in text, text
+    # A row per gated metric; where the job's stages stopped is a line of its own.
+    [stages] = [r["message"] for r in run["verdict_reasons"] if r["kind"] == "stages"]
+    assert f"- stages: {stages}\n" in text, text
+    judged = [r for r in run["verdict_reasons"] if r["kind"] != "stages"]
     table = [line for line in text.splitlines() if line.startswith("| ")][2:]
-    assert len(table) == len(run["verdict_reasons"]), text
-    for reason in run["verdict_reasons"]:
+    assert len(table) == len(judged), text
+    for reason in judged:
         row = next(line for line in table if f"| {reason['metric']} |" in line)
         assert (reason.get("outcome") or "inconclusive") in row, row
         if reason.get("interval") is not None:
