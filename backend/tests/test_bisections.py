@@ -3,6 +3,7 @@ step a real try job whose stages' outcomes are applied as the ingest worker appl
 trials made to be slower from a planted commit on; the beat's `advance` moves the search on.
 A real runner's bisection: tests/test_bisections_e2e.py."""
 
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -253,3 +254,27 @@ def test_a_history_rewritten_under_a_bisection_ends_it_saying_so(db, project, sh
                                         f"not measure: job {job.id} failed: fetching orders")
     assert bisection.message.endswith("(was the repository's history rewritten? a "
                                       "bisection's commits must stay fetchable)")
+
+
+def test_two_commits_that_each_made_it_slower_are_both_named_with_their_shares(
+        db, project, shas) -> None:
+    """Commit 3 made it 15 % slower, commit 6 another 13 %: the first culprit found is half
+    the whole change, so both sides of it are searched too."""
+    level = {sha: 1.0 if i < 3 else 1.15 if i < 6 else 1.30 for i, sha in enumerate(shas)}
+    bisection = _search(db, _bisect(db, project, shas[0], shas[-1]), level)
+    assert bisection.status == "found", bisection.message
+    culprits = bisection.result["culprits"]
+    assert [c["sha"] for c in culprits] == [shas[3], shas[6]]
+    assert [round(c["share"], 1) for c in culprits] == [0.5, 0.4]
+    assert bisection.result["culprit"]["sha"] == shas[3]  # the larger share
+    assert bisection.message.startswith(f"culprits: {shas[3][:10]} ")
+    assert f"; {shas[6][:10]} " in bisection.message
+    assert re.fullmatch(r"culprits: .*, 50 % of the whole \+29\.\d %; .*, 4\d % of the whole "
+                        r"\+29\.\d %, measured side by side", bisection.message), bisection.message
+    # Before commit 3, nothing: the search had measured that part's ends already (0 against
+    # 2), so they were not measured again; after it, its ends first, then the search.
+    assert [(s["base"], s["head"], s["outcome"]) for s in bisection.steps
+            if s["base"] == shas[0] and s["head"] == shas[2]] == [(shas[0], shas[2],
+                                                                   "unchanged")]
+    assert [s["kind"] for s in bisection.steps if s["base"] == shas[3]][0] == "ends"
+    assert [service.state(bisection, i) for i in (3, 6)] == ["culprit", "culprit"]

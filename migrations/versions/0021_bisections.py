@@ -37,6 +37,7 @@ def upgrade() -> None:
         sa.Column('good', sa.BigInteger(), nullable=False),
         sa.Column('bad', sa.BigInteger(), nullable=False),
         sa.Column('unbuildable', json, nullable=False),
+        sa.Column('pending', json, nullable=True),
         sa.Column('steps', json, nullable=False),
         sa.Column('status', sa.String(length=16), nullable=False),
         sa.Column('result', json, nullable=True),

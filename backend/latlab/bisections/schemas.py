@@ -86,9 +86,9 @@ class BisectionRead(Schema):
     status: Status
     commits: list[CommitState] = Field(description="Oldest first, good to bad")
     steps: list[Step]
-    result: dict[str, Any] | None = Field(description='{"culprit": {"sha", "subject", '
-                                          '"author", "change", "interval", "share"}} or '
-                                          '{"range": [sha...]}')
+    result: dict[str, Any] | None = Field(
+        description='{"culprit": {"sha", "subject", "author", "change", "interval", "share", '
+        '"run_id"}, "culprits": [every one found, oldest first]} or {"range": [sha...]}')
     message: str | None
     max_minutes: int | None
     created_at: datetime

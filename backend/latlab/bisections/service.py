@@ -10,8 +10,10 @@ judged as any try job is), so each says what it measured.
    build is skipped (the nearest one to the middle that may is measured instead), and said
    so; when only such commits are left the search ends on the range ("narrowed").
 3. The culprit is measured beside its parent (unless the last step did exactly that): its
-   change, interval and share of the whole change the ends showed. A share well under the
-   whole is said: other commits of the range contributed too.
+   change, interval and share of the whole change the ends showed. Under three quarters of
+   the whole, the parts of the range before and after it are searched the same way (their
+   ends first), once: every culprit is named with its share, and what is still unexplained
+   is said.
 
 The lab's beat advances bisections (`advance`) whenever a step's job has ended, so a lab that
 restarts resumes them where they were; a step whose job failed for another reason (not a
@@ -38,8 +40,9 @@ from latlab.runs import service as run_service
 MAX_COMMITS = 1024
 RUNNING = "running"
 ENDED = ("found", "not-reproduced", "narrowed", "failed", "cancelled")
-# A culprit whose own change is under this share of the whole is not the whole story.
-WHOLE_SHARE = 0.5
+# A culprit whose own change is under this share of the whole is not the whole story: the
+# search goes on to both sides of it.
+WHOLE_SHARE = 0.75
 
 
 def create(session: Session, project: Project, request: BisectionCreate,
@@ -139,8 +142,7 @@ def _tell(session: Session, bisection: Bisection) -> None:
 def state(bisection: Bisection, index: int) -> str:
     """What the search knows of a commit of its range."""
     sha = bisection.commits[index]["sha"]
-    culprit = (bisection.result or {}).get("culprit")
-    if culprit is not None and culprit["sha"] == sha:
+    if any(culprit["sha"] == sha for culprit in _culprits(bisection)):
         return "culprit"
     if sha in bisection.unbuildable:
         return "unbuildable"
@@ -169,13 +171,16 @@ def _settle(session: Session, bisection: Bisection, job: Job | None) -> None:
     _record(bisection, step)
     regressed = judged["outcome"] == "regressed"
     if step["kind"] == "ends":
-        if not regressed:
+        if not regressed and bisection.pending is None:
             _end(bisection, "not-reproduced", None,
                  f"not reproduced: {bisection.commits[-1]['sha'][:10]} measured beside "
                  f"{bisection.commits[0]['sha'][:10]} did not regress ({judged['message']})")
             return
+        if not regressed:  # a part of the range left after a culprit: nothing more there
+            _next_range(session, bisection)
+            return
     elif step["kind"] == "culprit":
-        _found(bisection, step, regressed)
+        _found(session, bisection, step, regressed)
         return
     elif regressed:
         bisection.bad = step["head_index"]
@@ -209,14 +214,17 @@ def _unmeasured(session: Session, bisection: Bisection, step: dict[str, Any],
 
 def _next(session: Session, bisection: Bisection) -> None:
     """The next step, or the end the search has come to."""
-    spent = sum(step.get("minutes") or 0 for step in bisection.steps)
-    if bisection.max_minutes is not None and spent >= bisection.max_minutes:
-        _narrowed(bisection, f"its cap of lab time ({bisection.max_minutes} min) was reached")
+    if _capped(bisection):
+        cap = f"its cap of lab time ({bisection.max_minutes} min) was reached"
+        if _culprits(bisection):
+            _finish(bisection, f"; {cap} before the rest of the range was searched")
+        else:
+            _narrowed(bisection, cap)
         return
     if bisection.bad - bisection.good == 1:
         last = bisection.steps[-1]
         if (last["base_index"], last["head_index"]) == (bisection.good, bisection.bad):
-            _found(bisection, last, True)
+            _found(session, bisection, last, True)
         else:
             _measure(session, bisection, bisection.good, bisection.bad, "culprit")
         return
@@ -260,25 +268,80 @@ def _measure(session: Session, bisection: Bisection, base: int, head: int,
         "head": shas[1], "job_id": job.id}]
 
 
-def _found(bisection: Bisection, step: dict[str, Any], regressed: bool) -> None:
+def _found(session: Session, bisection: Bisection, step: dict[str, Any],
+           regressed: bool) -> None:
+    """The search led to a commit, measured beside its parent. The first one found, when it
+    is under `WHOLE_SHARE` of the whole change, sends the search on to both sides of it: the
+    ends of each part measured, the part that regressed searched in turn."""
     culprit = bisection.commits[step["head_index"]]
-    if not regressed:
+    found = _culprits(bisection)
+    if regressed:
+        whole = bisection.steps[0].get("change")
+        share = None if not whole or step.get("change") is None else step["change"] / whole
+        found.append({**culprit, "change": step.get("change"), "interval": step.get("interval"),
+                      "share": share, "run_id": step.get("run_id")})
+        bisection.result = {"culprit": max(found, key=lambda c: c["share"] or 0),
+                            "culprits": found}
+        if bisection.pending is None and share is not None and share < WHOLE_SHARE:
+            at, last = step["head_index"], len(bisection.commits) - 1
+            bisection.pending = [part for part in ([0, at - 1], [at, last])
+                                 if part[1] > part[0]]
+    elif not found:
         _narrowed(bisection, f"{culprit['sha'][:10]} measured beside its parent did not "
                   f"regress, though the search led to it (the change may be spread over "
                   f"several commits)")
         return
+    _next_range(session, bisection)
+
+
+def _next_range(session: Session, bisection: Bisection) -> None:
+    """The ends of the next part of the range left to search, or the end."""
+    if not bisection.pending or _capped(bisection):
+        _finish(bisection)
+        return
+    (good, bad), *rest = bisection.pending
+    bisection.pending = rest
+    bisection.good, bisection.bad = good, bad
+    # A pair an earlier step measured is not measured again.
+    earlier = next((step["outcome"] for step in bisection.steps
+                    if (step["base_index"], step["head_index"]) == (good, bad)
+                    and step.get("outcome") not in (None, "unbuildable")), None)
+    if earlier is None:
+        _measure(session, bisection, good, bad, "ends")
+    elif earlier == "regressed":
+        _next(session, bisection)
+    else:
+        _next_range(session, bisection)
+
+
+def _finish(bisection: Bisection, note: str = "") -> None:
+    """Ends with the culprits found: each with its change, interval and share of the whole."""
+    found = _culprits(bisection)
     whole = bisection.steps[0].get("change")
-    share = None if not whole or step.get("change") is None else step["change"] / whole
-    result = {"culprit": {**culprit, "change": step.get("change"),
-                          "interval": step.get("interval"), "share": share,
-                          "run_id": step.get("run_id")}}
-    message = (f"culprit: {culprit['sha'][:10]} {culprit['subject']} ({culprit['author']}), "
-               f"{_pct(step.get('change'))} {bisection.metric}"
-               f"{_interval(step.get('interval'))}, measured side by side")
-    if share is not None and share < WHOLE_SHARE:
-        message += (f"; it is {100 * share:.0f} % of the whole change "
-                    f"({_pct(whole)}): other commits of the range contributed")
-    _end(bisection, "found", result, message)
+
+    def named(culprit: dict[str, Any]) -> str:
+        share = culprit["share"]
+        part = ("" if share is None or (len(found) == 1 and share >= WHOLE_SHARE)
+                else f", {100 * share:.0f} % of the whole {_pct(whole)}")
+        return (f"{culprit['sha'][:10]} {culprit['subject']} ({culprit['author']}), "
+                f"{_pct(culprit['change'])} {bisection.metric}"
+                f"{_interval(culprit['interval'])}{part}")
+
+    message = (f"culprit{'s' if len(found) > 1 else ''}: {'; '.join(map(named, found))}, "
+               f"measured side by side")
+    explained = sum(c["share"] or 0 for c in found)
+    if explained < WHOLE_SHARE:
+        message += "; other commits of the range contributed"
+    _end(bisection, "found", bisection.result, message + note)
+
+
+def _culprits(bisection: Bisection) -> list[dict[str, Any]]:
+    return list((bisection.result or {}).get("culprits", []))
+
+
+def _capped(bisection: Bisection) -> bool:
+    spent = sum(step.get("minutes") or 0 for step in bisection.steps)
+    return bisection.max_minutes is not None and spent >= bisection.max_minutes
 
 
 def _narrowed(bisection: Bisection, why: str) -> None:

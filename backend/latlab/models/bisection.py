@@ -35,6 +35,9 @@ class Bisection(Base):
     good: Mapped[int] = mapped_column(default=0)
     bad: Mapped[int]
     unbuildable: Mapped[list[str]] = mapped_column(JSONB, default=list)
+    # After a culprit under the whole change: the parts of the range (index pairs) still to
+    # search; None before.
+    pending: Mapped[list[list[int]] | None] = mapped_column(JSONB)
     # Each step as it was measured: {"kind" (ends, search, culprit), "base_index",
     # "head_index", "base", "head", "job_id", "run_id", "outcome", "change", "interval",
     # "detectable", "minutes", "said"}.

@@ -1663,7 +1663,7 @@ export interface components {
             steps: components["schemas"]["Step"][];
             /**
              * Result
-             * @description {"culprit": {"sha", "subject", "author", "change", "interval", "share"}} or {"range": [sha...]}
+             * @description {"culprit": {"sha", "subject", "author", "change", "interval", "share", "run_id"}, "culprits": [every one found, oldest first]} or {"range": [sha...]}
              */
             result: {
                 [key: string]: unknown;
