@@ -48,8 +48,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from scipy.stats import binomtest
-
+from bench import planted
 from bench.lab import Lab, job_minutes, run_job, running_lab
 from bench.precision import _value as trial_value
 from latlab.analysis import gate
@@ -60,27 +59,10 @@ from latlab_contract.vocabulary import Vocabulary
 from latlab_workers.code import CodeUnderTest
 from latlab_workers.suites import SUITES_DIR, load_suite
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "order-repo"
 SUITE = "http-order"
 PARAMS = {"server": "repo"}
 REPO = "orders"
 BUILD_TIMEOUT_S = 900
-# The planted commit: every order spins on the CPU before the server reads it.
-PLANTED_CALL = ("\tstart := time.Now()\n\torder, err := readOrder(w, r)\n",
-                "\tstart := time.Now()\n\tspinPlanted()\n\torder, err := readOrder(w, r)\n")
-PLANTED_GO = """package main
-
-import "time"
-
-// plantedWork is bench/try.py's planted slowdown: the CPU every order spins before it is read.
-const plantedWork = {work_ns} * time.Nanosecond
-
-func spinPlanted() {{
-\tfor start := time.Now(); time.Since(start) < plantedWork; {{
-\t}}
-}}
-"""
-
 
 def main() -> None:
     options = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -106,7 +88,7 @@ def main() -> None:
     if args.code_user:
         os.environ["LATLAB_CODE_USER"] = args.code_user  # this process's builds and the runner's
     with tempfile.TemporaryDirectory(prefix="latlab-try-repo-") as made:
-        base, head = _planted_repo(Path(made) / "orders", args.work_ns)
+        base, head = planted.on_top(Path(made) / "orders", args.work_ns)
         url = f"file://{made}/orders"
         builds = _build_twice(url, base, args.scenario)
         print(f"build of main: first {builds[0]:.1f} s, second {builds[1]:.3f} s", flush=True)
@@ -131,23 +113,6 @@ def main() -> None:
     print(f"\nlab time: {minutes:.1f} min; http-order/{args.scenario} server=repo, "
           f"planted {args.work_ns} ns of CPU per order")
     sys.exit(_report(aa, ab, ci, builds, args))
-
-
-def _planted_repo(dest: Path, work_ns: int) -> tuple[str, str]:
-    """The example repository, and a commit on top of its `main` planting `work_ns` of CPU
-    per order: (main's sha, the planted commit's)."""
-    sys.path.insert(0, str(EXAMPLE))
-    try:
-        import make_repo  # the example's script, from its folder (not a package)
-        from history import Append, Change, Replace
-    finally:
-        sys.path.remove(str(EXAMPLE))
-    made = make_repo.make_repo(dest, 2, 2)
-    planted = Change(f"bench: {work_ns} ns of CPU per order, planted", (
-        Append("planted.go", PLANTED_GO.format(work_ns=work_ns)),
-        Replace("server.go", *PLANTED_CALL)))
-    make_repo.apply(dest, planted)
-    return str(made["commits"][-1]), str(make_repo.commit(dest, planted.message, 3))
 
 
 def _build_twice(url: str, commit: str, scenario: str) -> tuple[float, float]:
@@ -241,9 +206,9 @@ def _report(aa: list[dict[str, Any]], ab: list[dict[str, Any]], ci: dict[str, An
     minutes = [o["minutes"] for o in aa + ab]
     seen = [o["detectable"] for o in aa + ab if o["detectable"] is not None]
     try_seen = statistics.median(seen) if seen else float("nan")
-    print(f"A/A try jobs, a false `regressed`:  {_rate(false_alarms, len(aa))}")
+    print(f"A/A try jobs, a false `regressed`:  {planted.rate(false_alarms, len(aa))}")
     print(f"A/B try jobs, the planted slowdown confirmed (verdict fail): "
-          f"{_rate(confirmed, len(ab))}; p99 regressed in {p99_confirmed}")
+          f"{planted.rate(confirmed, len(ab))}; p99 regressed in {p99_confirmed}")
     print(f"head/base p99 side by side: A/B median x{_median(o['p99_ratio'] for o in ab):.3f} "
           f"(range x{min(o['p99_ratio'] for o in ab):.3f}-x{max(o['p99_ratio'] for o in ab):.3f})"
           f", A/A median x{_median(o['p99_ratio'] for o in aa):.3f}")
@@ -251,7 +216,7 @@ def _report(aa: list[dict[str, Any]], ab: list[dict[str, Any]], ci: dict[str, An
           f"{max(minutes):.2f} (stages from {args.repetitions or 10} repetitions a side)")
     print(f"CI alone ({args.history}-run window at main, runs of {ci['trials']} trials; run "
           f"spread {_pct(ci['spread'])}): the planted head regressed in "
-          f"{_rate(ci['regressed'], ci['runs'])}"
+          f"{planted.rate(ci['regressed'], ci['runs'])}"
           + (f"; head/window p99 x{ci['p99_ratio']:.3f}" if ci["p99_ratio"] else ""))
     print(f"smallest detectable p99 change: try job {_pct(try_seen)} (median of {len(seen)}) "
           f"vs CI history {_pct(ci['smallest'])}: ratio {try_seen / ci['smallest']:.2f}")
@@ -264,14 +229,6 @@ def _report(aa: list[dict[str, Any]], ab: list[dict[str, Any]], ci: dict[str, An
           + ("" if args.jobs >= 20 else f"   (a reduced run: {args.jobs} jobs, not the "
                                          f"targets' 20)"))
     return 0 if all(ok.values()) else 1
-
-
-def _rate(k: int, n: int) -> str:
-    interval = binomtest(k, n).proportion_ci(method="exact") if n else None
-    if interval is None:
-        return f"{k}/{n}"
-    return (f"{k}/{n} = {100 * k / n:.1f} % (95 % CI {100 * interval.low:.1f}-"
-            f"{100 * interval.high:.1f} %)")
 
 
 def _median(values: Any) -> float:

@@ -276,5 +276,5 @@ def test_two_commits_that_each_made_it_slower_are_both_named_with_their_shares(
     assert [(s["base"], s["head"], s["outcome"]) for s in bisection.steps
             if s["base"] == shas[0] and s["head"] == shas[2]] == [(shas[0], shas[2],
                                                                    "unchanged")]
-    assert [s["kind"] for s in bisection.steps if s["base"] == shas[3]][0] == "ends"
+    assert next(s["kind"] for s in bisection.steps if s["base"] == shas[3]) == "ends"
     assert [service.state(bisection, i) for i in (3, 6)] == ["culprit", "culprit"]
