@@ -8,7 +8,7 @@ import pytest
 from git_servers import git_repository
 from sqlalchemy import select
 
-from latlab.models import Job, JobStatus, Project, Role
+from latlab.models import Bisection, Job, JobStatus, Project, Role
 from tests.factories import result
 
 MARK = "bravo"  # every name in project B carries it; nothing of project A does
@@ -55,6 +55,15 @@ def two_projects(client, actors, db, tmp_path) -> dict[str, Any]:
               host_tags=[], repetitions=1, timeout_s=60, status=JobStatus.running, progress=0,
               attempts=1, host_id=host_id, created_at=project_b.created_at, programs=[])
     db.add(job)
+    # B's search for a commit (made as its beat would leave it: a step measuring).
+    bisection = Bisection(
+        project_id=project_b.id, repo=f"{MARK}-repo", suite=f"{MARK}-suite",
+        scenario="default", params={}, series={"client": MARK}, metric="p99", host_tags=[],
+        repetitions=10, commits=[{"sha": f"{n}" * 40, "subject": f"{MARK} {n}",
+                                  "author": MARK} for n in (1, 2)],
+        good=0, bad=1, unbuildable=[], steps=[], status="running",
+        created_at=project_b.created_at)
+    db.add(bisection)
     db.flush()
     series_id = client.get(f"/api/v1/runs/{second['id']}").json()["series"][0]["id"]
     (profile,) = client.get(f"/api/v1/runs/{second['id']}/profiles").json()
@@ -63,7 +72,7 @@ def two_projects(client, actors, db, tmp_path) -> dict[str, Any]:
         "run_id": second["id"], "series_id": series_id, "alert_id": alerts[0]["id"],
         "job_id": job.id, "slug": MARK, "host_id": host_id, "channel_id": channel["id"], "index": 0,
         "rule_id": rule["id"], "baseline_id": baseline["id"], "schedule_id": schedule.json()["id"],
-        "profile_id": profile["id"], "name": f"{MARK}-repo"},
+        "profile_id": profile["id"], "name": f"{MARK}-repo", "bisection_id": bisection.id},
         "queries": {"baseline": first["id"], "candidate": second["id"],
                     "suite": f"{MARK}-suite", "scenario": "medium"}}
 
@@ -101,7 +110,8 @@ def test_a_token_of_project_a_sees_nothing_of_project_b(client, two_projects) ->
     looked = _walk(client, headers, two_projects)
     assert {"/api/v1/runs", "/api/v1/alerts", "/api/v1/sla-rules", "/api/v1/channels",
             "/api/v1/baselines", "/api/v1/schedules", "/api/v1/jobs",
-            "/api/v1/alerts/{alert_id}/deliveries", "/api/v1/projects"} <= set(looked)
+            "/api/v1/alerts/{alert_id}/deliveries", "/api/v1/projects", "/api/v1/bisections",
+            "/api/v1/bisections/{bisection_id}"} <= set(looked)
     # The walk is not blind: A's own data is there.
     assert [r["id"] for r in client.get("/api/v1/runs", headers=headers).json()["items"]] == [
         two_projects["alpha_run"]]
@@ -125,8 +135,9 @@ def test_project_b_objects_cannot_be_changed_from_project_a(client, actors,
                                                             two_projects) -> None:
     headers = two_projects["tokens"]["alpha"]
     ids = two_projects["ids"]
-    assert client.post(f"/api/v1/jobs/{ids['job_id']}/cancel",
-                       headers=headers).status_code == 404
+    for cancel in (f"/api/v1/jobs/{ids['job_id']}/cancel",
+                   f"/api/v1/bisections/{ids['bisection_id']}/cancel"):
+        assert client.post(cancel, headers=headers).status_code == 404, cancel
     actors.login(client, Role.member)
     client.put("/api/v1/auth/project", json={"project": "default"})
     for method, url in [
