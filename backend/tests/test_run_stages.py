@@ -1,5 +1,5 @@
 """A try job measured in stages: a later stage's trials are added to the job's run
-(`runs.submission.extend`), and its series are summarised again over all their trials. The
+(`runs.extension.extend`), and its series are summarised again over all their trials. The
 references are computed here from the raw samples (numpy's inverted_cdf is nearest rank)."""
 
 import json
@@ -13,7 +13,8 @@ from sqlalchemy import func, select, update
 from latlab.core.errors import Unprocessable
 from latlab.models import Profile, Run, Scope, Series, Trial
 from latlab.runs import service as run_service
-from latlab.runs.submission import extend, parse_result
+from latlab.runs.extension import extend
+from latlab.runs.submission import parse_result
 from latlab_contract.result import RunCreate
 from tests.factories import result, samples
 

@@ -22,8 +22,8 @@ from latlab.bisections import service as bisections
 from latlab.jobs import confirmation, stages
 from latlab.jobs import service as job_service
 from latlab.models import Job, JobStatus, Project, Run
+from latlab.runs import extension, submission
 from latlab.runs import service as run_service
-from latlab.runs import submission
 from latlab.runs.keys import label_key
 from latlab.suites import service as suite_service
 from latlab_contract.result import RunCreate
@@ -52,7 +52,7 @@ def ingest(session: Session, project: Project, body: RunCreate, *, request_hash:
         stages.record(job, body.started_at, body.finished_at)
         if job.run_id is not None:
             run = run_service.load_run(session, job.run_id)
-            submission.extend(session, run, body)
+            extension.extend(session, run, body)
             judge(session, run)
             return submission.Submission(run, replayed=False)
     stored = submission.submit(

@@ -2,7 +2,7 @@
 the job's repetitions; while a look at all its trials so far leaves it undecided, the same job
 is queued again, pinned to its host, to measure as many trials again as the next look needs
 (the builds are the host's already), and the runner's next result adds its trials to the
-job's one run (`runs.submission.extend`). It stops at a decision, at its last look, or when
+job's one run (`runs.extension.extend`). It stops at a decision, at its last look, or when
 the next stage would take it past its cap of lab time (each stage's time is measured: the
 next one's is the last one's per trial, times its trials).
 

@@ -7,7 +7,7 @@ import json
 import statistics
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from typing import Any
@@ -29,7 +29,7 @@ from latlab.core.errors import (
 )
 from latlab.core.settings import get_settings
 from latlab.core.validation import parse_body, strict_json
-from latlab.models import Host, Profile, Project, Run, Series, Trial
+from latlab.models import Host, Project, Run
 from latlab.runs import keys, profiles, samples, store
 from latlab.runs.histogram import Histogram, Summary
 from latlab.runs.keys import label_key
@@ -151,11 +151,11 @@ def submit(
     series_ids = store.reserve_ids(session, "series", len(body.series))
     omitted = suite_service.omitted_params(session, run.suite)
     store.copy_rows(session, "series", store.SERIES_COLUMNS, (
-        _series(run, series_id, item, item_trials, omitted)
+        series_row(run, series_id, item, item_trials, omitted)
         for series_id, item, item_trials in zip(series_ids, body.series, trials, strict=True)))
     trial_ids = iter(store.reserve_ids(session, "trial", run.trial_count))
     store.copy_rows(session, "trial", store.TRIAL_COLUMNS, (
-        _trial(next(trial_ids), run, series_id, index, data)
+        trial_row(next(trial_ids), run, series_id, index, data)
         for series_id, item_trials in zip(series_ids, trials, strict=True)
         for index, data in enumerate(item_trials)))
     if body.profiles:
@@ -164,47 +164,6 @@ def submit(
             for series_id, item in zip(series_ids, body.series, strict=True)}, body.profiles))
         session.flush()
     return Submission(run, replayed=False)
-
-
-def extend(session: Session, run: Run, body: RunCreate) -> None:
-    """Adds a later stage's trials to `run` (a try job measured in stages, `jobs.stages`):
-    each series' new trials go after its own, and its summary, metrics and failures are
-    computed again over all its trials as `submit` computes them, so one run holds the whole
-    job. A body of another suite, scenario or set of series is refused; everything is read
-    and checked before anything is written, so a refused body stores nothing."""
-    if (body.suite, body.scenario) != (run.suite, run.scenario):
-        raise Unprocessable(
-            f"run {run.id} measured {run.suite}/{run.scenario}, this stage "
-            f"{body.suite}/{body.scenario}: a stage adds trials to the run it continues")
-    trials = read_trials(body)
-    series = {row.label_key: row for row in session.scalars(
-        select(Series).where(Series.run_id == run.id))}
-    _check_same_series(run, set(series), body)
-    _check_profiles_new(session, run, series, body)
-    rows = [series[label_key(item.labels)] for item in body.series]
-    earlier = _stored_trials(session, run, rows)
-    aggregates = [
-        # Only the aggregates are taken: the series' keys (history, params) stay as stored.
-        _series(run, row.id, item, [_trial_data_of(run, t) for t in earlier[row.id]]
-                + item_trials, omitted={})
-        for row, item, item_trials in zip(rows, body.series, trials, strict=True)]
-    added = sum(len(item_trials) for item_trials in trials)
-    trial_ids = iter(store.reserve_ids(session, "trial", added))
-    store.copy_rows(session, "trial", store.TRIAL_COLUMNS, (
-        _trial(next(trial_ids), run, row.id, earlier[row.id][-1].index + 1 + index, data)
-        for row, item_trials in zip(rows, trials, strict=True)
-        for index, data in enumerate(item_trials)))
-    for row, computed in zip(rows, aggregates, strict=True):
-        for column in _AGGREGATES:
-            setattr(row, column, computed[column])
-        # The trials went in by COPY, behind the ORM: a collection loaded before is stale.
-        session.expire(row, ["trials"])
-    run.trial_count += added
-    if body.finished_at is not None:
-        run.finished_at = body.finished_at
-    session.add_all(profiles.rows(run, {key: row.id for key, row in series.items()},
-                                  body.profiles))
-    session.flush()
 
 
 def adapt(raw: bytes | bytearray, query: AdapterQuery) -> RunCreate:
@@ -333,7 +292,7 @@ def _histogram(latency: Latency, path: str) -> Histogram:
     return Histogram.from_hdr(latency.hdr, f"{path}.hdr")
 
 
-def _series(run: Run, series_id: int, item: SeriesIn, trials: list[TrialData],
+def series_row(run: Run, series_id: int, item: SeriesIn, trials: list[TrialData],
             omitted: dict[str, Any]) -> dict[str, Any]:
     uncorrected = [t.uncorrected for t in trials if t.uncorrected is not None]
     merged_uncorrected = (
@@ -369,62 +328,6 @@ def _series(run: Run, series_id: int, item: SeriesIn, trials: list[TrialData],
     }
 
 
-# The columns of a series computed over its trials (`_series`), again when a stage adds some.
-_AGGREGATES = ("summary", "summary_origin", "summary_uncorrected", "metrics", "failures")
-
-
-def _check_same_series(run: Run, stored: set[str], body: RunCreate) -> None:
-    given = {label_key(item.labels) for item in body.series}
-    if given == stored:
-        return
-    differences = [f"{what} {', '.join(sorted(keys))}" for what, keys in (
-        ("lacks the run's", stored - given), ("adds", given - stored)) if keys]
-    raise Unprocessable(f"this stage's series are not run {run.id}'s: it "
-                        f"{' and '.join(differences)}", "$.series")
-
-
-def _check_profiles_new(session: Session, run: Run, series: dict[str, Series],
-                        body: RunCreate) -> None:
-    """A series keeps one profile of a program: a stage may not profile one again."""
-    if not body.profiles:
-        return
-    taken = {(series_id, program) for series_id, program in session.execute(
-        select(Profile.series_id, Profile.program).where(Profile.run_id == run.id))}
-    for index, profile in enumerate(body.profiles):
-        if (series[label_key(profile.labels)].id, profile.program) in taken:
-            raise Unprocessable(f"run {run.id}'s series {label_key(profile.labels)} has a "
-                                f"profile of {profile.program} already",
-                                f"$.profiles[{index}]")
-
-
-def _stored_trials(session: Session, run: Run, rows: list[Series]) -> dict[int, list[Trial]]:
-    """The series' trials, by series id, in order."""
-    stored: dict[int, list[Trial]] = {row.id: [] for row in rows}
-    for trial in session.scalars(
-            select(Trial).where(Trial.series_id.in_(list(stored)),
-                                Trial.started_at == run.started_at)  # its partition
-            .order_by(Trial.series_id, Trial.index)):
-        stored[trial.series_id].append(trial)
-    return stored
-
-
-def _trial_data_of(run: Run, trial: Trial) -> TrialData:
-    """A stored trial as `_series` reads a submitted one, its histograms decoded again."""
-    if trial.histogram is None:
-        # Retention retires histograms after weeks; a run a stage extends is minutes old.
-        raise Unprocessable(f"run {run.id}'s histograms were retired: its series cannot be "
-                            "merged again with more trials")
-    return TrialData(
-        histogram=Histogram.from_blob(trial.histogram),
-        uncorrected=None if trial.histogram_uncorrected is None
-        else Histogram.from_blob(trial.histogram_uncorrected),
-        summary=Summary(**{field.name: getattr(trial, field.name) for field in fields(Summary)}),
-        summary_uncorrected=None if trial.summary_uncorrected is None
-        else Summary(**trial.summary_uncorrected),
-        origin=trial.summary_origin, metrics=trial.metrics, failures=trial.failures,
-        intervals=trial.intervals, tuning=trial.tuning, disturbed=trial.disturbed)
-
-
 def _failures_of(trials: Iterable[dict[str, Any] | None]) -> dict[str, Any] | None:
     """Trials' failures added up: failed of attempted (None when a trial's attempts are
     unknown), the first trials' words, how many trials failed; None when none did."""
@@ -452,7 +355,7 @@ def _merged_origin(trials: list[TrialData]) -> dict[str, Any] | None:
     return origin
 
 
-def _trial(trial_id: int, run: Run, series_id: int, index: int,
+def trial_row(trial_id: int, run: Run, series_id: int, index: int,
            data: TrialData) -> dict[str, Any]:
     return {
         "id": trial_id, "started_at": run.started_at, "series_id": series_id, "index": index,
