@@ -20,7 +20,7 @@ COPY migrations migrations
 COPY --from=dashboard /src/frontend/dist frontend/dist
 ENV LATLAB_FRONTEND_DIST=/app/frontend/dist
 EXPOSE 8000
-CMD ["uvicorn", "latlab.main:app", "--host", "0.0.0.0", "--port", "8000", "--timeout-keep-alive", "20"]
+CMD ["uvicorn", "latlab.main:app", "--host", "0.0.0.0", "--port", "8000", "--timeout-keep-alive", "20", "--no-proxy-headers"]
 
 # A lab host: builds the suites' programs in its own cache, with the toolchains the suites
 # declare ([toolchain] in each suite.toml), installed by the same script as on bare hosts.

@@ -35,12 +35,26 @@ the shifted ones (McNemar's exact test on the candidates only one of the two cau
 every cell and shift compared; both judge the same candidates); every cell where it is lower
 at all is listed.
 
-    .venv/bin/python -m bench.gate [--histories 30] [--aa 10] [--shifted 3] [--clients 3]
+Creep alerts (`analysis.creep`, raised by `alerts.history` on each run of main), on histories
+of their own in the same lab: one-trial runs whose p99 spreads lognormally from run to run
+({3, 6 %}), at two levels of the creep test (the project's `false_alarm`, set by suite: 1 %,
+the default, and the lab's 5 %). Flat histories of `CREEP_FLAT_RUNS` runs give the A/A rate:
+the share of the runs the test could judge (from its `MIN_RUNS`-th) that opened a creep alert,
+and of the histories with one. Ramps (+64 % over 7 runs, the issue's 111 -> 182 µs, and +20 %
+over 10; each alone, and after 20 flat runs) give the share caught (a creep alert holding at
+a ramp run: open, and seen at that run), the ramp run it was first caught at, and for
+comparison the share in which a change-point alert opened on a ramp run, and in which either
+did. Rates with 95 % Clopper-Pearson intervals.
 
-The default, 18,720 submissions, takes about 15 minutes on 2 cores (~22 a second).
+    .venv/bin/python -m bench.gate [--histories 30] [--aa 10] [--shifted 3] [--clients 3]
+                                   [--creep-histories 25]
+
+The gate's default cells, 18,720 submissions, take about 15 minutes on 2 cores (~22 a second);
+`--histories 0` leaves them out (`--creep-histories 0` the creep's).
 """
 
 import argparse
+import functools
 import itertools
 import math
 import os
@@ -49,7 +63,8 @@ import statistics
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -61,12 +76,16 @@ import numpy.typing as npt
 from scipy.stats import binomtest
 from scipy.stats import nct as noncentral_t
 from scipy.stats import t as student
-from sqlalchemy import create_engine
+from sqlalchemy import Engine, create_engine, select
 from sqlalchemy.orm import Session
 
 from bench.aa import _wilson as wilson
 from bench.lab import Processes, bench_token, start_services, wait_for_api, work_dir
+from bench.planted import rate as exact_rate
 from latlab import localstack
+from latlab.analysis import thresholds
+from latlab.analysis.creep import MIN_RUNS
+from latlab.models import Alert
 
 SPREADS = (0.02, 0.05, 0.10)
 WINDOWS = (10, 30)
@@ -81,6 +100,15 @@ MIN_EFFECT = 0.05  # the gate's default: smaller changes never fail
 ADMIN = (f"gate-admin-{os.getpid()}@lab.test", "gate-admin-password")
 
 Cell = tuple[float, int, int, float]  # spread, window, candidate trials, shift
+
+CREEP_LEVELS = (0.01, 0.05)  # the creep test's level (`false_alarm`): the default, the lab's ALPHA
+CREEP_SPREADS = (0.03, 0.06)
+CREEP_FLAT_RUNS = 40
+# (rise, over this many runs, after this many flat runs); (0, 0, CREEP_FLAT_RUNS) is flat.
+Shape = tuple[float, int, int]
+CREEP_SHAPES: tuple[Shape, ...] = ((0.0, 0, CREEP_FLAT_RUNS), (0.64, 7, 0), (0.64, 7, 20),
+                                   (0.20, 10, 0), (0.20, 10, 20))
+CreepCell = tuple[float, float, Shape]  # level, spread, shape
 
 
 @dataclass
@@ -113,9 +141,41 @@ class Tally:
         self.window_runs += window_runs or 0
 
 
+@dataclass
+class CreepTally:
+    """One creep cell's histories: where creep (and change-point) alerts opened."""
+
+    histories: int = 0
+    tested: int = 0  # flat runs the creep test could judge (from its MIN_RUNS-th run on)
+    opened: int = 0  # creep alerts opened on those runs
+    flat_histories: int = 0  # histories with a creep alert opened on a flat run
+    caught: int = 0  # ramps with a creep alert holding at a ramp run
+    caught_at: list[int] = field(default_factory=list)  # the ramp run (from 1) first caught
+    change_points: int = 0  # ramps with a change-point alert opened on a ramp run
+    either: int = 0  # ramps caught by a creep or a change-point alert
+
+    def add(self, flat: int, opened: list[int], held: list[int],
+            change_points: list[int]) -> None:
+        """One history of `flat` flat runs (then its ramp, if any), with the runs (from 0)
+        that opened a creep alert, those a creep alert held at, and those that opened a
+        change-point alert."""
+        before = [i for i in opened if i < flat]
+        ramp = [i - flat + 1 for i in held if i >= flat]
+        self.histories += 1
+        self.tested += max(0, flat - MIN_RUNS + 1)
+        self.opened += len(before)
+        self.flat_histories += bool(before)
+        self.caught += bool(ramp)
+        self.caught_at.extend(ramp[:1])
+        changed = any(i >= flat for i in change_points)
+        self.change_points += changed
+        self.either += bool(ramp) or changed
+
+
 class Results:
     def __init__(self, expected: int) -> None:
         self.cells: dict[Cell, Tally] = {}
+        self.creep: dict[CreepCell, CreepTally] = {}
         self.expected = expected
         self.submitted = 0
         self.mismatched = 0  # candidates whose judged p99 is not the one drawn
@@ -127,6 +187,11 @@ class Results:
         with self.lock:
             self.cells.setdefault(cell, Tally()).add(failed, alerted, window_runs, history,
                                                      gate_p, bencher_score)
+
+    def add_creep(self, cell: CreepCell, flat: int, opened: list[int], held: list[int],
+                  change_points: list[int]) -> None:
+        with self.lock:
+            self.creep.setdefault(cell, CreepTally()).add(flat, opened, held, change_points)
 
     def count_submission(self) -> None:
         with self.lock:
@@ -156,9 +221,13 @@ def main() -> int:
                          help="the gate's test (a gate setting; the power targets are t's)")
     options.add_argument("--detail", action="store_true",
                          help="also every cell and shift with both intervals")
+    options.add_argument("--creep-histories", type=int, default=25,
+                         help="histories per creep level, spread and shape")
     args = options.parse_args()
     per_history = len(TRIALS) * (args.aa + args.shifted * len(SHIFTS))
-    expected = args.histories * len(SPREADS) * sum(w + per_history for w in WINDOWS)
+    expected = (args.histories * len(SPREADS) * sum(w + per_history for w in WINDOWS)
+                + args.creep_histories * len(CREEP_LEVELS) * len(CREEP_SPREADS)
+                * sum(flat + steps for _, steps, flat in CREEP_SHAPES))
     began = time.monotonic()
     work = work_dir()
     services = start_services(work)
@@ -174,25 +243,33 @@ def main() -> int:
             "--port", str(port), "--log-level", "warning"],
             env={**os.environ, "LATLAB_PUBLIC_URL": url})
         wait_for_api(url)
-        _set_windows(url, args.test)
+        _set_gate_settings(url, args.test)
         results = Results(expected)
-        jobs: queue.SimpleQueue[tuple[float, int, int]] = queue.SimpleQueue()
+        template = _template(args.samples, args.seed)
+        jobs: queue.SimpleQueue[Callable[[httpx.Client], None]] = queue.SimpleQueue()
         # Index outermost, so an interrupted run has covered every cell alike.
         for index, spread, window in itertools.product(range(args.histories), SPREADS,
                                                        WINDOWS):
-            jobs.put((spread, window, index))
-        template = _template(args.samples, args.seed)
+            jobs.put(functools.partial(_history, spread=spread, window=window, index=index,
+                                       template=template, args=args, results=results))
+        engine = create_engine(database_url, pool_size=args.clients)
+        for index, cell in itertools.product(range(args.creep_histories), _creep_cells()):
+            jobs.put(functools.partial(_creep_history, engine=engine, cell=cell, index=index,
+                                       template=template, args=args, results=results))
         with ThreadPoolExecutor(args.clients) as pool:
-            clients = [pool.submit(_client, url, token, jobs, template, args, results)
-                       for _ in range(args.clients)]
+            clients = [pool.submit(_client, url, token, jobs) for _ in range(args.clients)]
             for client in clients:
                 client.result()
+        engine.dispose()
         wall = (time.monotonic() - results.started, time.monotonic() - began)
     finally:
         processes.stop_all()
         for service in reversed(services):
             service.stop()
-    return _report(results, args, wall)
+    code = _report(results, args, wall) if args.histories else 0
+    if args.creep_histories:
+        _creep_report(results, args, wall)
+    return code
 
 
 def _create_admin(database_url: str) -> None:
@@ -207,14 +284,17 @@ def _create_admin(database_url: str) -> None:
     engine.dispose()
 
 
-def _set_windows(url: str, test: str) -> None:
-    """Each history suite's window and the gate's test, as an admin sets them."""
+def _set_gate_settings(url: str, test: str) -> None:
+    """Each gate history suite's window and the gate's test, and each creep suite's level, as
+    an admin sets them."""
     with httpx.Client(base_url=f"{url}/api/v1", timeout=60) as admin:
         admin.post("/auth/login", json={"email": ADMIN[0], "password": ADMIN[1]}
                    ).raise_for_status()
         admin.put("/gate-settings", json={"suites": {
-            _suite(spread, window): {"window": window, "test": test}
-            for spread in SPREADS for window in WINDOWS}}).raise_for_status()
+            **{_suite(spread, window): {"window": window, "test": test}
+               for spread in SPREADS for window in WINDOWS},
+            **{_creep_suite(level): {"false_alarm": level} for level in CREEP_LEVELS}}}
+                  ).raise_for_status()
 
 
 def _suite(spread: float, window: int) -> str:
@@ -228,17 +308,37 @@ def _template(samples: int, seed: int) -> npt.NDArray[np.float64]:
     return scaled
 
 
-def _client(url: str, token: str, jobs: "queue.SimpleQueue[tuple[float, int, int]]",
-            template: npt.NDArray[np.float64], args: argparse.Namespace,
-            results: Results) -> None:
+def _client(url: str, token: str,
+            jobs: "queue.SimpleQueue[Callable[[httpx.Client], None]]") -> None:
+    """Takes the next history from `jobs` and submits it, until none is left."""
     with httpx.Client(base_url=f"{url}/api/v1", timeout=120,
                       headers={"Authorization": f"Bearer {token}"}) as client:
         while True:
             try:
-                spread, window, index = jobs.get_nowait()
+                job = jobs.get_nowait()
             except queue.Empty:
                 return
-            _history(client, spread, window, index, template, args, results)
+            job(client)
+
+
+def _submit(client: httpx.Client, template: npt.NDArray[np.float64], results: Results,
+            suite: str, scenario: str, branch: str, at: datetime, commit: str,
+            p99s: npt.NDArray[np.float64]) -> dict[str, Any]:
+    """`POST /runs` of a run of one series whose trials' p99 are `p99s`."""
+    document = {
+        "schema": "latlab.result/v1", "suite": suite, "scenario": scenario,
+        "started_at": at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "source": {"kind": "ci", "branch": branch, "commit": commit},
+        "host": {"name": "gate-bench", "tags": ["bench"]},
+        "series": [{"labels": {"client": "bench"}, "trials": [
+            {"latency": {"samples_ns": np.rint(template * p99).astype(np.int64).tolist()}}
+            for p99 in p99s]}]}
+    answer = client.post("/runs", json=document)
+    if answer.status_code != 201:
+        raise RuntimeError(f"POST /runs: {answer.status_code} {answer.text[:500]}")
+    results.count_submission()
+    created: dict[str, Any] = answer.json()
+    return created
 
 
 def _history(client: httpx.Client, spread: float, window: int, index: int,
@@ -252,19 +352,7 @@ def _history(client: httpx.Client, spread: float, window: int, index: int,
     def submit(branch: str, at: datetime, commit: str, level: float, trials: int
                ) -> dict[str, Any]:
         p99s = level * np.exp(rng.normal(0.0, trial_sd, trials))
-        document = {
-            "schema": "latlab.result/v1", "suite": suite, "scenario": scenario,
-            "started_at": at.strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "source": {"kind": "ci", "branch": branch, "commit": commit},
-            "host": {"name": "gate-bench", "tags": ["bench"]},
-            "series": [{"labels": {"client": "bench"}, "trials": [
-                {"latency": {"samples_ns": np.rint(template * p99).astype(np.int64).tolist()}}
-                for p99 in p99s]}]}
-        answer = client.post("/runs", json=document)
-        if answer.status_code != 201:
-            raise RuntimeError(f"POST /runs: {answer.status_code} {answer.text[:500]}")
-        results.count_submission()
-        created: dict[str, Any] = answer.json()
+        created = _submit(client, template, results, suite, scenario, branch, at, commit, p99s)
         created["p99"] = float(statistics.median(np.rint(p99s)))
         return created
 
@@ -302,6 +390,54 @@ def _candidates(args: argparse.Namespace) -> Iterator[tuple[int, float, int]]:
         for shift in (0.0, *SHIFTS):
             for replicate in range(args.aa if shift == 0 else args.shifted):
                 yield trials, shift, replicate
+
+
+def _creep_cells() -> list[CreepCell]:
+    return list(itertools.product(CREEP_LEVELS, CREEP_SPREADS, CREEP_SHAPES))
+
+
+def _creep_suite(level: float) -> str:
+    return f"creep-a{round(100 * level):02d}"
+
+
+def _creep_history(client: httpx.Client, engine: Engine, cell: CreepCell, index: int,
+                   template: npt.NDArray[np.float64], args: argparse.Namespace,
+                   results: Results) -> None:
+    """One history on main: its flat runs, then its ramp (the first ramp run at the flat
+    level, the last `rise` above it), each run one trial at its level times the run-to-run
+    noise; after each run, whether it opened a creep or a change-point alert, and whether a
+    creep alert holds at it (open, last seen at it)."""
+    level, spread, (rise, steps, flat) = cell
+    rng = np.random.default_rng([args.seed, 1000 + _creep_cells().index(cell), index])
+    suite = _creep_suite(level)
+    scenario = f"s{round(100 * spread):02d}-r{round(100 * rise)}x{steps}-f{flat}-h{index:04d}"
+    levels = [1.0] * flat + [(1 + rise) ** (k / (steps - 1)) for k in range(steps)]
+    opened: dict[str, list[int]] = {"creep": [], "change-point": []}
+    held: list[int] = []
+    seen: Counter[str] = Counter()
+    for i, run_level in enumerate(levels):
+        p99 = LEVEL_NS * run_level * math.exp(rng.normal(0.0, spread))
+        run = _submit(client, template, results, suite, scenario, "main",
+                      START + timedelta(minutes=i), f"{index:04x}{i:04x}", np.asarray([p99]))
+        now, current = _alerts(engine, suite, scenario, run["id"])
+        for kind, runs in opened.items():
+            if now[kind] > seen[kind]:
+                runs.append(i)
+        if "creep" in current:
+            held.append(i)
+        seen = now
+    results.add_creep(cell, flat, opened["creep"], held, opened["change-point"])
+
+
+def _alerts(engine: Engine, suite: str, scenario: str, run_id: int
+            ) -> tuple[Counter[str], set[str]]:
+    """How many alerts of each kind a history has opened so far, and the kinds of its open
+    ones last seen at `run_id` (the lab's own rows)."""
+    with engine.connect() as connection:
+        rows = connection.execute(select(Alert.kind, Alert.state, Alert.run_id).where(
+            Alert.suite == suite, Alert.scenario == scenario)).all()
+    return (Counter(kind for kind, _, _ in rows),
+            {kind for kind, state, seen_at in rows if state != "resolved" and seen_at == run_id})
 
 
 def _stored_p99(client: httpx.Client, run_id: int) -> float:
@@ -464,6 +600,32 @@ def _targets(cells: dict[Cell, Tally], groups: list[tuple[float, int, int]]) -> 
     for line in lower:
         print(f"    lower: {line}")
     return 0 if not clear and powered and not significant else 1
+
+
+def _creep_report(results: Results, args: argparse.Namespace,
+                  wall: tuple[float, float]) -> None:
+    print()
+    print(f"Creep alerts: {args.creep_histories} histories a cell of one-trial runs on main "
+          f"(p99 lognormal from run to run; the test judges a run from the {MIN_RUNS}th of its "
+          f"history on, over the newest {thresholds.DEFAULT.window}); 95 % Clopper-Pearson "
+          f"intervals; {results.submitted} submissions in all, {wall[1] / 60:.1f} min")
+    for level, spread in itertools.product(CREEP_LEVELS, CREEP_SPREADS):
+        print(f"level {100 * level:g} %, spread {100 * spread:g} %:")
+        for shape in CREEP_SHAPES:
+            tally = results.creep.get((level, spread, shape), CreepTally())
+            rise, steps, flat = shape
+            if not steps:
+                print(f"  flat, {flat} runs: runs opening a creep alert "
+                      f"{exact_rate(tally.opened, tally.tested)}; histories with one "
+                      f"{exact_rate(tally.flat_histories, tally.histories)}")
+                continue
+            at = (f", first at ramp run {statistics.median(tally.caught_at):g} (median)"
+                  if tally.caught_at else "")
+            print(f"  +{100 * rise:g} % over {steps} runs after {flat} flat: caught "
+                  f"{exact_rate(tally.caught, tally.histories)}{at}; a change-point alert "
+                  f"on a ramp run {tally.change_points}/{tally.histories}, either "
+                  f"{tally.either}/{tally.histories}"
+                  + (f"; creep alerts before the ramp {tally.opened}" if tally.opened else ""))
 
 
 def _ceiling(spread: float, window: int, shift: float) -> float:

@@ -41,9 +41,10 @@ def templates(seed: int = 1) -> list[dict[str, Any]]:
 
 
 def load(session: Session, runs: int, *, trials: int = 1, batch: int = 20_000,
-         every: timedelta = timedelta(minutes=10), start: datetime = START) -> int:
-    """Stores `runs` runs (two series, `trials` trials each) of the default project, one every
-    `every` from `start`; returns the first run's id."""
+         every: timedelta = timedelta(minutes=10), start: datetime = START,
+         suite: str = SUITE, clients: tuple[str, ...] = CLIENTS) -> int:
+    """Stores `runs` runs of `suite` (a series per client, `trials` trials each) of the default
+    project, one every `every` from `start`; returns the first run's id."""
     project_id = session.scalar(select(Project.id).where(Project.slug == "default"))
     assert project_id is not None
     shapes = templates()
@@ -54,11 +55,11 @@ def load(session: Session, runs: int, *, trials: int = 1, batch: int = 20_000,
         run_ids = store.reserve_ids(session, "run", count)
         first = first if first is not None else run_ids[0]
         run_rows = [_run(run_id, project_id, offset + i, start + every * (offset + i),
-                         trials) for i, run_id in enumerate(run_ids)]
+                         trials, suite, len(clients)) for i, run_id in enumerate(run_ids)]
         store.copy_rows(session, "run", store.RUN_COLUMNS, run_rows)
-        series_ids = iter(store.reserve_ids(session, "series", count * len(CLIENTS)))
+        series_ids = iter(store.reserve_ids(session, "series", count * len(clients)))
         series_rows = [_series(next(series_ids), project_id, run, client, shapes[0])
-                       for run in run_rows for client in CLIENTS]
+                       for run in run_rows for client in clients]
         store.copy_rows(session, "series", store.SERIES_COLUMNS, series_rows)
         trial_ids = iter(store.reserve_ids(session, "trial", len(series_rows) * trials))
         store.copy_rows(session, "trial", store.TRIAL_COLUMNS, _trials(
@@ -69,16 +70,16 @@ def load(session: Session, runs: int, *, trials: int = 1, batch: int = 20_000,
 
 
 def _run(run_id: int, project_id: int, index: int, started_at: datetime,
-         trials: int) -> dict[str, Any]:
+         trials: int, suite: str, series: int) -> dict[str, Any]:
     return {
-        "id": run_id, "project_id": project_id, "suite": SUITE,
+        "id": run_id, "project_id": project_id, "suite": suite,
         "scenario": SCENARIOS[index % len(SCENARIOS)], "params": PARAMS,
         "started_at": started_at, "finished_at": started_at + timedelta(seconds=12),
         "created_at": started_at, "source_kind": "ci", "commit": f"{index:08x}",
         "branch": "main" if index % 5 else f"feature-{index % 7}",
         "host_name": HOSTS[index % len(HOSTS)], "host_tags": ["bench"],
         "host_fingerprint": {"cpu_model": "bench"}, "verdict": "pass", "verdict_reasons": [],
-        "metric_info": {}, "series_count": len(CLIENTS), "trial_count": len(CLIENTS) * trials,
+        "metric_info": {}, "series_count": series, "trial_count": series * trials,
     }
 
 
@@ -90,7 +91,7 @@ def _series(series_id: int, project_id: int, run: dict[str, Any], client: str,
         "id": series_id, "run_id": run["id"], "labels": labels, "label_key": label_key,
         "summary": {k: v for k, v in shape.items() if k not in ("histogram", "exact")},
         "summary_uncorrected": None, "metrics": {"throughput": 100_000.0},
-        "history": keys.history(project_id, SUITE, run["scenario"], label_key),
+        "history": keys.history(project_id, run["suite"], run["scenario"], label_key),
         "params_key": keys.params_key(run["params"]), "started_at": run["started_at"],
         "branch": run["branch"], "host_name": run["host_name"],
     }

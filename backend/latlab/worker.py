@@ -25,7 +25,7 @@ from latlab.core.db import get_engine, get_sessionmaker
 from latlab.core.settings import get_settings
 from latlab.hosts import service as host_service
 from latlab.ingest import outcomes
-from latlab.jobs import schedules
+from latlab.jobs import schedules, watchdog
 from latlab.jobs import service as job_service
 from latlab.models import LoginSession
 from latlab.runs import maintenance
@@ -104,7 +104,7 @@ def bisections_advance() -> int:
 def jobs_watchdog() -> int:
     """Retries or fails jobs whose runner went silent; dispatches queued jobs."""
     with get_sessionmaker()() as session, session.begin():
-        return len(job_service.watchdog(session))
+        return len(watchdog.find_lost(session))
 
 
 @app.task(name="schedules.run_due", soft_time_limit=60)

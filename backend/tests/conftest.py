@@ -131,7 +131,7 @@ def forget_failed_logins() -> Iterator[None]:
     from latlab.core import rate_limits
 
     client = redis.Redis.from_url(REDIS_URL)
-    for prefix in (throttle.PREFIX, rate_limits.PREFIX):
+    for prefix in (throttle.KEYS, rate_limits.PREFIX):
         for key in client.scan_iter(f"{prefix}*"):
             client.delete(key)
     client.close()
@@ -233,7 +233,7 @@ def start_api(**settings: str) -> "tuple[str, subprocess.Popen[bytes]]":
     url = f"http://127.0.0.1:{port}"
     process = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "latlab.main:app", "--host", "127.0.0.1",
-         "--port", str(port), "--log-level", "warning"],
+         "--port", str(port), "--log-level", "warning", "--no-proxy-headers"],
         env={**os.environ, "LATLAB_PUBLIC_URL": url, **settings},
     )
     deadline = time.monotonic() + 60

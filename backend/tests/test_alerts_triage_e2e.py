@@ -65,6 +65,8 @@ def test_alerts_are_triaged_by_commit_in_the_dashboard(committed_db, live_server
     committed_db.expire_all()
     alerts = list(committed_db.scalars(select(Alert)))
     assert {a.state for a in alerts if a.run_id == feature_run} == {AlertState.resolved}
+    assert [(a.note, a.acknowledged_by_id) for a in alerts
+            if a.run_id == feature_run and a.note] == [(f"row: {NOTE}", admin.id)]
     on_main = [a for a in alerts if a.run_id == main_run]
     assert sorted(a.state.value for a in on_main) == ["acknowledged", "open", "open", "open"]
     assert [a.note for a in on_main if a.state is AlertState.acknowledged] == [NOTE]

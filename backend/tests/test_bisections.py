@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from latlab.alerts.delivery import blocks, fallback_text
 from latlab.alerts.lifecycle import alert_context, raise_or_clear
-from latlab.bisections import service
+from latlab.bisections import regressions, service
 from latlab.bisections.router import bisection_read
 from latlab.bisections.schemas import BisectionCreate
 from latlab.core.clock import get_clock
@@ -216,16 +216,18 @@ def test_a_confirmed_regression_is_bisected_as_its_project_says(db, project, sha
                    url="http://127.0.0.1:9/hook", created_at=get_clock().now()))
     project.bisect_regressions = mode
     baseline, run, alert = _regression(db, project, shas)
-    service.for_regression(db, project, run, baseline)
+    regressions.for_regression(db, project, run, baseline)
     bisection = db.scalar(select(Bisection))
     if mode == "off":
         assert bisection is None and alert.message.endswith("rose 30 %")
         return
     if mode == "ask":
         assert bisection is None
+        # The command asks the regression's question: its params, series and hosts.
         assert alert.message.endswith(
             f"; find the commit: latlab bisect --repo orders --good {shas[0][:12]} --bad "
-            f"{shas[-1][:12]} --suite http-order --scenario small --metric p99")
+            f"{shas[-1][:12]} --suite http-order --scenario small -p server=repo --series "
+            f"client=go --series repo=orders --host-tag local --metric p99")
         return
     assert alert.bisection_id == bisection.id
     assert alert.message.endswith(f"; bisection {bisection.id} searches its 8 commits")

@@ -3,6 +3,7 @@
 workers on it, each in a process group of its own, killed with SIGKILL mid-task. Every wait
 is bounded; none of the assertions times anything."""
 
+import contextlib
 import os
 import signal
 import socket
@@ -15,6 +16,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+import redis
+from kombu import Connection, Message, Queue
 from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
@@ -37,6 +40,7 @@ from latlab.models import (
     Severity,
 )
 from latlab_contract import ALERTS_QUEUE, INGEST_QUEUE, JOB_OUTCOME, JobOutcome
+from latlab_contract.broker import BROKER_ERRORS, TRANSPORT_OPTIONS
 from tests.conftest import (
     JSON,
     Actors,
@@ -291,3 +295,46 @@ def test_a_send_cut_by_a_killed_alerts_worker_shows_as_two_attempts(
     assert again["alert_id"] == first["alert_id"] and again["attempt"] == 2
     assert "may repeat the one first sent at" in again["may_repeat"]
     assert "may repeat" in delivery.fallback_text(again)
+
+
+def test_an_acknowledgement_cut_by_a_frozen_redis_does_not_stop_the_consumer(broker) -> None:  # noqa: F811
+    """A consumer taking one message at a time acknowledges one while Redis is frozen: the
+    acknowledgement fails ("Couldn't ack"), Redis thaws, and the next message is still taken
+    (kombu alone kept the first in its book of held messages and never took another: a
+    chaos soak's ingest worker stayed idle with results waiting), and the failed removal from
+    the broker's unacked set is made up once the broker answers again."""
+    queue = Queue("ack-fault", routing_key="ack-fault")
+    # A short socket timeout: the frozen acknowledgement fails within seconds.
+    options = {**TRANSPORT_OPTIONS, "socket_timeout": 1.0, "health_check_interval": 0}
+    taken: list[int] = []
+    failed_acks: list[bool] = []
+
+    def on_message(body: dict, message: Message) -> None:
+        taken.append(body["n"])
+        if body["n"] == 1:
+            broker.signal(signal.SIGSTOP)
+            try:
+                message.ack()
+            except BROKER_ERRORS:
+                failed_acks.append(True)
+            finally:
+                broker.signal(signal.SIGCONT)
+        else:
+            message.ack()
+
+    def drain_until(count: int) -> bool:
+        with contextlib.suppress(TimeoutError):
+            connection.drain_events(timeout=0.5)
+        return len(taken) >= count
+
+    with Connection(broker.url, transport_options=options) as connection:
+        producer = connection.Producer()
+        producer.publish({"n": 1}, routing_key="ack-fault", declare=[queue])
+        with connection.Consumer(queues=[queue], callbacks=[on_message], accept=["json"]) as c:
+            c.qos(prefetch_count=1)
+            wait_for(lambda: drain_until(1), timeout=30, interval=0)
+            assert failed_acks == [True]
+            producer.publish({"n": 2}, routing_key="ack-fault", declare=[queue])
+            wait_for(lambda: drain_until(2), timeout=30, interval=0)
+    assert taken == [1, 2]
+    assert redis.Redis.from_url(broker.url).hlen("unacked") == 0

@@ -42,6 +42,10 @@ def test_submit_prints_the_run_url_and_retries_store_once(committed_db, live_ser
     assert first.stdout.startswith(f"{live_server}/runs/")
     again = _submit(live_server, token, path)
     assert again.stdout == first.stdout
+    # The repeat is said to be one (the same document: the same idempotency key).
+    run_id = first.stdout.strip().rsplit("/", 1)[1]
+    assert "replayed" not in first.stderr
+    assert f"replayed: the lab already had this submission, run {run_id};" in again.stderr
 
 
 class ResettingProxy:

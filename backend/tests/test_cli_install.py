@@ -53,3 +53,15 @@ def test_the_api_package_takes_only_this_repositorys_workers() -> None:
                if Requirement(r).name == workers["name"]]
     version = Version(workers["version"])
     assert version.local and str(ours.specifier) == f"=={version}"
+
+
+def test_the_cli_starts_without_the_servers_stack() -> None:
+    """Every command but `ensure-admin` is a client of the API: loading the CLI loads no
+    database layer, web framework, password hashing or statistics library (it took 1.8 s to
+    start when `ensure-admin`'s imports came with it; 0.55 s without, `latlab --help` here)."""
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, latlab.cli; "
+         "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"],
+        capture_output=True, text=True, timeout=60, check=True).stdout.split()
+    assert not {"sqlalchemy", "fastapi", "starlette", "argon2", "psycopg", "scipy",
+                "celery"} & set(loaded)

@@ -45,6 +45,18 @@ def tables(text: str) -> list[tuple[str, list[str], list[list[str]]]]:
     return found
 
 
+def _unwrapped(rows: list[list[str]]) -> list[list[str]]:
+    """Table rows with a wrapped label put back on one line: rich continues it on the next
+    line, the row's other cells (its last, the verdict) empty there."""
+    whole: list[list[str]] = []
+    for row in rows:
+        if whole and not row[-1]:
+            whole[-1] = [f"{a} {b}".strip() for a, b in zip(whole[-1], row, strict=True)]
+        else:
+            whole.append(list(row))
+    return whole
+
+
 def _cells(line: str, bar: str) -> list[str]:
     return [cell.strip() for cell in line.strip().strip(bar).split(bar)]
 
@@ -82,24 +94,40 @@ def _two_clients(rust_ns: float, started_at: str, seed: int) -> dict:
 
 def test_compare_prints_the_verdicts_the_dashboard_reads(lab) -> None:
     """Rust 30 % slower in the candidate: the CLI's rows are the API's (`GET /compare`, the
-    dashboard's compare page), metric by metric, and its overall line counts them."""
+    dashboard's compare page), metric by metric; the series that changed come first (go, not
+    changed, only with --all), its overall line counts the verdicts and names each
+    regression."""
     env, http = lab
     baseline = _submit(http, _two_clients(350_000, "2026-11-22T10:00:00Z", seed=1))
     candidate = _submit(http, _two_clients(455_000, "2026-11-22T11:00:00Z", seed=11))
     answer = http.get("/compare", params={"baseline": baseline, "candidate": candidate}).json()
+    expected = {", ".join(f"{k}={v}" for k, v in sorted(s["labels"].items())):
+                [(m["label"] + ("" if m["reliable"] else "*"), m["verdict"])
+                 for m in s["metrics"]] for s in answer["series"]}
+    changed = [title for title, rows in expected.items()
+               if any(verdict in ("regressed", "improved") for _, verdict in rows)]
+    assert changed == ["client=rust, transport=tcp"], expected
     shown = latlab("compare", str(baseline), str(candidate), env=env)
     assert shown.returncode == 0, shown.stderr
     printed = {title: [(row[0], row[-1]) for row in rows]
                for title, _, rows in tables(shown.stdout)}
-    expected = {", ".join(f"{k}={v}" for k, v in sorted(s["labels"].items())):
-                [(m["label"] + ("" if m["reliable"] else "*"), m["verdict"])
-                 for m in s["metrics"]] for s in answer["series"]}
-    assert printed == expected, shown.stdout
+    assert printed == {title: expected[title] for title in changed}, shown.stdout
+    assert "1 of 2 series without a significant change not shown (--all shows every " \
+           "series)" in shown.stdout
+    every = latlab("compare", str(baseline), str(candidate), "--all", env=env)
+    assert [title for title, _, _ in tables(every.stdout)] == [
+        "client=rust, transport=tcp", "client=go, transport=tcp"], every.stdout
+    assert {title: [(row[0], row[-1]) for row in rows]
+            for title, _, rows in tables(every.stdout)} == expected
     verdicts = [m["verdict"] for s in answer["series"] for m in s["metrics"]]
-    assert "regressed" in verdicts  # the fixture's slower rust: not a table of "unchanged"
     overall = ", ".join(f"{verdicts.count(v)} {v}" for v in ("regressed", "improved",
                                                               "inconclusive") if v in verdicts)
     assert f"overall: {overall}\n" in shown.stdout
+    rust = next(s for s in answer["series"] if s["labels"]["client"] == "rust")
+    for m in rust["metrics"]:
+        if m["verdict"] == "regressed":
+            assert (f"  regressed: client=rust, transport=tcp {m['label']} "
+                    f"{m['delta_pct']:+.1f} %\n") in shown.stdout
     assert f"baseline   run {baseline}  http-order/medium" in shown.stdout
     # Two series of one run, matched on their other labels: nothing in common says so.
     apart = latlab("compare", str(candidate), str(candidate), "--baseline-series",
@@ -122,6 +150,9 @@ def test_runs_and_show_print_what_the_api_holds(lab) -> None:
     assert [row[0] for row in rows] == [str(second), str(first)]
     everything = tables(latlab("runs", "-n", "5", env=env).stdout)[0][2]
     assert [row[0] for row in everything] == [str(other), str(second), str(first)]
+    # --suite is a prefix in any case, as the dashboard's filter.
+    prefixed = tables(latlab("runs", "--suite", "HTTP", env=env).stdout)[0][2]
+    assert [row[0] for row in prefixed] == [str(second), str(first)]
 
     run = http.get(f"/runs/{second}").json()
     shown = latlab("show", str(second), env=env)
@@ -161,6 +192,17 @@ def test_trends_print_the_history_point_by_point(lab) -> None:
                                    "(lower is better) · branch main")
     nothing = latlab("trends", "http-order", "medium", "--label", "client=none", env=env)
     assert nothing.returncode == 0 and "no runs in this history" in nothing.stdout
+    # No --label: the series the newest run shows first in lists, said with how to choose.
+    newest = http.get("/runs", params={"suite": "http-order", "limit": 1}).json()["items"][0]
+    found = latlab("trends", "http-order", "medium", env=env)
+    assert found.returncode == 0, found.stderr
+    named = ", ".join(f"{k}={v}" for k, v in newest["headline"]["series"].items())
+    assert found.stdout.startswith(f"http-order/medium · {named} · P99")
+    assert f"the newest run, #{ids[-1]}, shows it first of its 2" in found.stderr
+    assert "--label NAME=VALUE" in found.stderr
+    absent = latlab("trends", "no-such-suite", "medium", env=env)
+    assert (absent.returncode, absent.stderr) == (
+        2, "latlab: no run of no-such-suite/medium has a series\n")
 
 
 def test_params_are_typed_by_the_suites_schema(lab, start_runner) -> None:
@@ -256,3 +298,48 @@ def test_one_config_file_env_overrides_it(lab, live_server, committed_db) -> Non
     token = path.read_text().split('token = "')[1].split('"')[0]
     assert token.startswith("llt_") and token != env["LATLAB_TOKEN"]
     assert latlab("runs", env=bare).returncode == 0
+
+
+def test_at_80_columns_no_number_or_verdict_is_cut(lab) -> None:
+    """In an 80-column terminal the tables keep every number and verdict whole (rich alone
+    printed "149,…" and "inco…"): labels wrap, and what still does not fit is left out, said
+    under the table with how to see it."""
+    env, http = lab
+    narrow = {**env, "COLUMNS": "80"}
+    baseline = _submit(http, _two_clients(350_000, "2026-11-22T10:00:00Z", seed=1))
+    candidate = _submit(http, _two_clients(455_000, "2026-11-22T11:00:00Z", seed=11))
+    answer = http.get("/compare", params={"baseline": baseline, "candidate": candidate}).json()
+    run = http.get(f"/runs/{candidate}").json()
+    for args in (("compare", str(baseline), str(candidate), "--all", "--evidence"),
+                 ("show", str(candidate)), ("runs",)):
+        shown = latlab(*args, env=narrow)
+        assert shown.returncode == 0, shown.stderr
+        assert "…" not in shown.stdout, shown.stdout
+        # (Sentences, the verdict's reasons, are the terminal's to wrap.)
+        assert max(len(line) for line in shown.stdout.splitlines()
+                   if line[:1] in "┏┃┡│└") <= 80, shown.stdout
+    compared = latlab("compare", str(baseline), str(candidate), "--all", "--evidence",
+                      env=narrow).stdout
+    assert "left out at 80 columns: evidence" in compared
+    assert "(latlab --wide, or a wider terminal, shows them)" in compared
+    # --wide keeps every column, whatever the terminal.
+    wide = latlab("--wide", "compare", str(baseline), str(candidate), "--all", "--evidence",
+                  env=narrow).stdout
+    assert "left out" not in wide and "…" not in wide, wide
+    assert {"evidence", "change", "baseline"} <= set(tables(wide)[0][1]), wide
+    # Every metric's row holds the API's change % and verdict whole (read as a reader would).
+    printed = {title: {row[0]: row for row in _unwrapped(rows)}
+               for title, _, rows in tables(compared)}
+    for series in answer["series"]:
+        rows = printed[", ".join(f"{k}={v}" for k, v in sorted(series["labels"].items()))]
+        for m in series["metrics"]:
+            row = rows[m["label"] + ("" if m["reliable"] else "*")]
+            assert row[-1] == m["verdict"], row
+            if m["delta_pct"] is not None:
+                assert f"{m['delta_pct']:+.1f} %" in row, row
+    ((_, header, rows),) = tables(latlab("show", str(candidate), env=narrow).stdout)
+    assert "P99" in header
+    for series, row in zip(run["series"], rows, strict=True):
+        assert row[header.index("P99")] == quantity(series["summary"]["p99"], "ns")
+        if "samples" in header:
+            assert row[header.index("samples")] == f"{series['summary']['count']:,}"

@@ -185,15 +185,21 @@ def test_try_waits_in_a_terminal_then_prints_the_verdict_and_writes_the_summary(
     shell = Terminal(tmp_path, ["try", *TRY, "--wait", "--summary", str(summary)], env)
     terminal.append(shell)
     progress: list[str] = []  # each line of the job's progress bar, as it changed
-    deadline = time.monotonic() + TRY_TIMEOUT_S
-    while (status := shell.exit_status()) is None:
-        assert time.monotonic() < deadline, shell.screen()
-        bar = [line for line in shell.screen().splitlines() if f"job {first + 1} " in line
+
+    def watch() -> str:
+        screen = shell.screen()
+        bar = [line for line in screen.splitlines() if f"job {first + 1} " in line
                and "%" in line]
         if bar and (not progress or progress[-1] != bar[-1]):
             progress.append(bar[-1])
+        return screen
+
+    deadline = time.monotonic() + TRY_TIMEOUT_S
+    while (status := shell.exit_status()) is None:
+        assert time.monotonic() < deadline, shell.screen()
+        watch()
         time.sleep(POLL_S)
-    screen = shell.screen()
+    screen = watch()  # the bar's last state can come between a look and the command's end
     job = http.get(f"/jobs/{first + 1}").json()
     assert job["status"] == "succeeded", (job["error"], screen)
     earlier = http.get(f"/jobs/{first}").json()

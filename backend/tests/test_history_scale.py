@@ -18,7 +18,7 @@ from sqlalchemy import event, select, text
 from sqlalchemy.orm import Session
 
 from bench import history as synthetic
-from latlab.analysis import compare, trends
+from latlab.analysis import baselines, compare, trends
 from latlab.models import Profile, Project, Rollup, Run, Scope, Trial
 from latlab.runs import keys, maintenance
 from latlab.runs import service as run_service
@@ -76,8 +76,11 @@ def test_history_reads_are_index_lookups(db: Session) -> None:
                     {"client": "rust"}), metric="p99", project_id=project_id,
                 params=synthetic.PARAMS, branch="main", host=host)
             trends.trend(db, query)
-            trends.branches(db, query)
-            trends.params_sets(db, query)
+            trends.choices(db, query)
+        # A run's windows, as the gate and the trends page read them: one range per history.
+        baselines.history_windows(db, candidate, ["p99", "p50"], 30)
+        baselines.history_windows(db, candidate, ["p99"], 30,
+                                  label_key=candidate.series[0].label_key)
         run_service.list_runs(db, run_service.RunFilters(project_id=project_id), 50, 0)
         run_service.list_runs(db, run_service.RunFilters(project_id=project_id,
                                                          suite="http-order"), 50, 0)

@@ -6,22 +6,25 @@ import math
 import pytest
 from sqlalchemy import select
 
+from latlab.core import tasks
 from latlab.core.errors import Conflict
+from latlab.core.settings import get_settings
 from latlab.hosts import service as host_service
-from latlab.jobs import schedules
+from latlab.jobs import schedules, watchdog
 from latlab.jobs import service as job_service
 from latlab.jobs.schemas import JobCreate, ScheduleCreate
-from latlab.models import JobStatus, Project
-from latlab_contract import Heartbeat, JobEvent
+from latlab.models import JobStatus, OutboxMessage, Project
+from latlab_contract import Attempt, Heartbeat, JobEvent, attempt_key
 from latlab_workers.suites import SUITES_DIR, load_suite
 
 ECHO = load_suite(SUITES_DIR / "echo").info()
 
 
-def _host(db, name: str, tags: list[str]):
+def _host(db, name: str, tags: list[str], running: tuple[int, int] | None = None):
+    """A heartbeat of host `name`, executing attempt (job id, attempt) or nothing."""
     return host_service.record_heartbeat(db, Heartbeat(
         name=name, tags=tags, fingerprint={"kernel": "6.1", "governor": "performance"},
-        suites=[ECHO]))
+        suites=[ECHO], running=running and Attempt(job_id=running[0], attempt=running[1])))
 
 
 def _project(db) -> Project:
@@ -35,7 +38,7 @@ def test_hosts_go_offline_after_three_missed_heartbeats(db, clock) -> None:
     assert host_service.is_online(host)
     clock.advance(seconds=2)
     assert not host_service.is_online(host)
-    assert host_service.catalogue(db) == {}
+    assert host_service.catalogue(db, _project(db).id) == {}
 
 
 def test_least_busy_matching_host_gets_the_job_then_jobs_queue(db) -> None:
@@ -48,7 +51,7 @@ def test_least_busy_matching_host_gets_the_job_then_jobs_queue(db) -> None:
     third, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo",
                                                                 host_tags=["x86"]))
     assert first.status is JobStatus.dispatched and second.status is JobStatus.dispatched
-    assert {first.host_id, second.host_id} == {h.id for h in host_service.list_hosts(db)}
+    assert {first.host_id, second.host_id} == {h.id for h in host_service.list_hosts(db, None)}
     assert third.status is JobStatus.queued and third.host_id is None
     job_service.apply_event(db, JobEvent(job_id=first.id, attempt=1, status="failed",
                                          error="boom"))
@@ -91,18 +94,91 @@ def test_watchdog_retries_a_silent_job_once_then_fails_it(db, clock) -> None:
     job, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo"))
     job_service.apply_event(db, JobEvent(job_id=job.id, attempt=1, phase="measure"))
     clock.advance(seconds=4)
-    assert job_service.watchdog(db) == []
+    assert watchdog.find_lost(db) == []
     clock.advance(seconds=2)  # LATLAB_JOB_SILENCE_S is 5 in tests
     _host(db, "lab-1", ["local"])  # the host is still announcing itself
-    assert job_service.watchdog(db) == [job]
+    assert watchdog.find_lost(db) == [job]
     assert job.status is JobStatus.dispatched and job.attempts == 2
     assert "attempt 1 lost" in job.error
     job_service.apply_event(db, JobEvent(job_id=job.id, attempt=2, phase="build"))
     clock.advance(seconds=6)
     _host(db, "lab-1", ["local"])
-    job_service.watchdog(db)
+    watchdog.find_lost(db)
     assert job.status is JobStatus.failed and "not retried again" in job.error
     assert job.finished_at == clock.now()
+
+
+def _expected(db, job_id: int) -> list[str | None]:
+    """What the lab told runners, in order, of the attempt it expects of the job."""
+    return [m.kwargs["value"] for m in db.scalars(
+        select(OutboxMessage).where(OutboxMessage.task == tasks.EXPECT)
+        .order_by(OutboxMessage.id)) if m.kwargs["key"] == attempt_key(job_id)]
+
+
+def test_runners_are_told_which_attempt_the_lab_expects(db, clock) -> None:
+    _host(db, "lab-1", ["local"])
+    job, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo"))
+    first = job_service.task_id(job)
+    job_service.apply_event(db, JobEvent(job_id=job.id, attempt=1, phase="measure"))
+    clock.advance(seconds=6)
+    _host(db, "lab-1", ["local"])  # the runner said it runs nothing: attempt 1 is lost
+    assert watchdog.find_lost(db) == [job] and job.attempts == 2
+    second = job_service.task_id(job)
+    job_service.cancel(db, job)
+    assert _expected(db, job.id) == [first, None, second, None]
+    # The lost attempt's late events change nothing: not even a queued job's progress.
+    job_service.apply_event(db, JobEvent(job_id=job.id, attempt=2, phase="report",
+                                         progress=90))
+    assert job.status is JobStatus.cancelled and job.progress == 0
+
+
+def test_a_host_still_executing_an_attempt_the_lab_ended_is_given_nothing(db, clock) -> None:
+    _host(db, "lab-1", ["local"])
+    ended, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo"))
+    job_service.apply_event(db, JobEvent(job_id=ended.id, attempt=1, phase="measure"))
+    _host(db, "lab-1", ["local"], running=(ended.id, 1))
+    clock.advance(seconds=1)
+    job_service.apply_event(db, JobEvent(job_id=ended.id, attempt=1, status="failed",
+                                         error="the lab gave up"))
+    # Its heartbeat from before the lab's decision is not believed over it (that runner may
+    # have died since): the next job is dispatched.
+    nxt, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo"))
+    assert nxt.status is JobStatus.dispatched
+    job_service.cancel(db, nxt)
+    clock.advance(seconds=1)
+    _host(db, "lab-1", ["local"], running=(ended.id, 1))  # after it: still executing it
+    waiting, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo"))
+    assert waiting.status is JobStatus.queued
+    clock.advance(seconds=1)
+    _host(db, "lab-1", ["local"])  # done with it
+    job_service.dispatch_queued(db)  # as the ingest worker does after each heartbeat
+    assert waiting.status is JobStatus.dispatched
+
+
+def test_a_job_sent_to_a_busy_host_waits_for_it_and_is_not_failed(db, clock) -> None:
+    """The pickup time counts from when the host said it was free."""
+    _host(db, "lab-1", ["local"])
+    ended, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo"))
+    job_service.apply_event(db, JobEvent(job_id=ended.id, attempt=1, status="failed",
+                                         error="the lab gave up"))
+    sent, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo"))
+    assert sent.status is JobStatus.dispatched  # before the host says it is busy
+    for message in db.scalars(select(OutboxMessage)):
+        message.sent_at = clock.now()  # its task left for the broker
+    pickup = get_settings().job_pickup_s
+    for _ in range(3):
+        clock.advance(seconds=pickup)
+        _host(db, "lab-1", ["local"], running=(ended.id, 1))
+        assert watchdog.find_lost(db) == [] and sent.status is JobStatus.dispatched
+    _host(db, "lab-1", ["local"])  # free, and taking it
+    clock.advance(seconds=pickup - 1)
+    _host(db, "lab-1", ["local"], running=(sent.id, 1))
+    assert watchdog.find_lost(db) == [] and sent.status is JobStatus.dispatched
+    clock.advance(seconds=2)
+    _host(db, "lab-1", ["local"])  # free since pickup + 1 s, and never took it: lost
+    clock.advance(seconds=pickup + 1)
+    _host(db, "lab-1", ["local"])
+    assert watchdog.find_lost(db) == [sent] and "attempt 1 lost" in sent.error
 
 
 def test_schedules_launch_due_jobs(db, clock) -> None:

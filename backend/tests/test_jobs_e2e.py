@@ -9,7 +9,11 @@ from datetime import datetime
 
 import httpx
 import pytest
+from sqlalchemy import select
 
+from latlab.core import clock as clock_module
+from latlab.jobs import service as job_service
+from latlab.models import Host, Job, JobStatus
 from tests.conftest import wait_for
 
 SMALL = {"count": 2000, "warmup": 100}
@@ -195,6 +199,83 @@ def test_a_killed_runner_loses_no_job(member, ingest_worker, start_runner, beat)
     assert job["attempts"] == 2 and job["status"] != "running"
     nxt = member.post("/api/v1/jobs", json={"suite": "echo", "params": SMALL}).json()
     assert _finish(member, nxt["id"])[0]["status"] == "succeeded"
+
+
+@pytest.fixture
+def real_clock() -> None:
+    """This process writes to the lab's book beside its workers: on their clock."""
+    clock_module.set_clock(clock_module.SystemClock())  # the autouse `clock` puts it back
+
+
+def _give_up(committed_db, job_id: int, dispatch: bool = False) -> None:
+    """The lab ends a job without telling its runner (as its watchdog does when a frozen
+    Redis held the runner's events back): no revocation, only its own book and what it
+    tells runners of the attempt it expects."""
+    job = committed_db.get(Job, job_id, populate_existing=True)
+    job_service.transition(job, JobStatus.failed, error="the lab gave up on it")
+    if dispatch:
+        job_service.dispatch_queued(committed_db)
+    committed_db.commit()
+
+
+def _running(committed_db, name: str) -> dict | None:
+    """What the host's runner said at its last heartbeat it was executing."""
+    committed_db.rollback()  # a fresh look
+    return committed_db.scalar(select(Host.running).where(Host.name == name))
+
+
+def test_a_runner_starts_no_attempt_the_lab_gave_up_on(member, committed_db, ingest_worker,
+                                                       start_runner, real_clock) -> None:
+    runner = start_runner("lab-stale-start")
+    _online(member, "lab-stale-start")
+    os.killpg(runner.process.pid, signal.SIGSTOP)  # the runner, frozen: the task waits
+    try:
+        stale = member.post("/api/v1/jobs", json={
+            "suite": "echo", "params": {"count": 10_000_000, "duration_s": 10}}).json()["id"]
+        assert member.get(f"/api/v1/jobs/{stale}").json()["status"] == "dispatched"
+        _give_up(committed_db, stale)
+    finally:
+        os.killpg(runner.process.pid, signal.SIGCONT)
+    nxt = member.post("/api/v1/jobs", json={"suite": "echo", "params": SMALL}).json()["id"]
+    seen = []  # what the runner said it executed, heartbeat after heartbeat
+
+    def finished() -> bool:
+        seen.append(_running(committed_db, "lab-stale-start"))
+        return member.get(f"/api/v1/jobs/{nxt}").json()["status"] == "succeeded"
+
+    wait_for(finished, timeout=120, interval=0.2)
+    assert {"job_id": stale, "attempt": 1} not in seen, seen
+    assert member.get(f"/api/v1/jobs/{stale}").json()["error"] == "the lab gave up on it"
+
+
+def test_a_host_busy_with_work_the_lab_gave_up_on_gets_nothing_more_and_its_queue_waits(
+        member, committed_db, ingest_worker, start_runner, beat, real_clock) -> None:
+    """Longer than the pickup time (30 s in tests): the job sent to the busy host waits for
+    it, and the next job is not sent to it at all; both run once it is free."""
+    start_runner("lab-stale")
+    _online(member, "lab-stale")
+    abandoned = member.post("/api/v1/jobs", json={
+        "suite": "echo", "params": {"count": 10_000_000, "duration_s": 40},
+        "repetitions": 1}).json()["id"]
+    wait_for(lambda: member.get(f"/api/v1/jobs/{abandoned}").json()["phase"] == "measure",
+             timeout=300)
+    sent = member.post("/api/v1/jobs", json={"suite": "echo", "params": SMALL}).json()["id"]
+    assert member.get(f"/api/v1/jobs/{sent}").json()["status"] == "queued"
+    _give_up(committed_db, abandoned, dispatch=True)
+    # Dispatched at once (the host's last word came before the lab's decision); it waits in
+    # the host's queue behind the attempt its runner still executes.
+    assert member.get(f"/api/v1/jobs/{sent}").json()["status"] == "dispatched"
+    wait_for(lambda: _running(committed_db, "lab-stale") == {"job_id": abandoned,
+                                                            "attempt": 1}, timeout=30)
+    held = member.post("/api/v1/jobs", json={"suite": "echo", "params": SMALL}).json()["id"]
+    assert member.get(f"/api/v1/jobs/{held}").json()["status"] == "queued"
+    first, _ = _finish(member, sent, timeout=180)
+    assert first["status"] == "succeeded" and first["attempts"] == 1, first
+    assert datetime.fromisoformat(first["started_at"]) > datetime.fromisoformat(
+        member.get(f"/api/v1/jobs/{held}").json()["created_at"])
+    second, _ = _finish(member, held, timeout=120)
+    assert second["status"] == "succeeded" and second["attempts"] == 1, second
+    assert member.get(f"/api/v1/jobs/{abandoned}").json()["status"] == "failed"
 
 
 def _alive(pid: int) -> bool:

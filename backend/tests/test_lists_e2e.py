@@ -2,7 +2,8 @@
 without common series, and a run page's banner, summary table and history, in Chromium
 (frontend/tests/e2e/lists.test.mjs, screenshots), on a history the old pages got wrong: 31
 suites with runs older than the last 100 (the overview built from the last 100 runs showed
-one), a failing suite among them, and two runs of different series."""
+one), a failing suite among them, two runs of different series, and two runs of 30 series
+whose comparison has one regression."""
 
 import os
 import subprocess
@@ -31,6 +32,22 @@ def submit(client: httpx.Client, suite: str, scenario: str, at: datetime,
                       finished_at=(at + timedelta(seconds=5)).isoformat(),
                       series=[{"labels": labels or {"client": "rust", "load": "hdr"},
                                "trials": [trial]}, *(more or [])])
+    response = client.post("/api/v1/runs", json=document)
+    assert response.status_code == 201, response.text
+    return int(response.json()["id"])
+
+
+def submit_wide(client: httpx.Client, at: datetime, slower: str | None) -> int:
+    """A run of 30 series (client=c0 ... c29), 8 trials each; two such runs are the same
+    but for the `slower` series, 1.5x slower in every trial."""
+    series = [{"labels": {"client": f"c{i}"}, "trials": [
+        {"latency": {"samples_ns": samples(n=200, seed=trial,
+                                           scale_ns=525_000 if f"c{i}" == slower else 350_000)}}
+        for trial in range(8)]} for i in range(30)]
+    # Commits alike in their first 7 characters: the trend's axis must tell them apart.
+    document = result(suite="wide", scenario="default", started_at=at.isoformat(),
+                      finished_at=(at + timedelta(seconds=5)).isoformat(), series=series,
+                      commit=f"feed000{2 if slower else 1}{'a' * 32}")
     response = client.post("/api/v1/runs", json=document)
     assert response.status_code == 201, response.text
     return int(response.json()["id"])
@@ -76,11 +93,21 @@ def test_overview_runs_list_and_compare_in_chromium(committed_db, live_server) -
     rust = submit(client, "pair", "default", T0 + timedelta(hours=3), {"client": "rust"})
     go = submit(client, "pair", "default", T0 + timedelta(hours=3, minutes=1), {"client": "go"})
 
+    wide = [submit_wide(client, T0 - timedelta(days=2, hours=-i), slower="c17" if i else None)
+            for i in range(2)]
+    # The newer one's gate named c17 (the runs are too few for a window: set by hand).
+    newer = committed_db.get_one(Run, wide[1])
+    newer.verdict = "fail"
+    newer.verdict_reasons = [{"kind": "regression", "series": {"client": "c17"}, "metric": "p99",
+                              "message": "P99 +50 % against its window"}]
+    committed_db.commit()
+
     completed = subprocess.run(
         ["node", "--test", "tests/e2e/lists.test.mjs"], cwd=FRONTEND,
         env={**os.environ, "LATLAB_URL": live_server, "LATLAB_EMAIL": admin.email,
              "LATLAB_PASSWORD": PASSWORD, "LATLAB_FAILING_RUN": str(failing),
-             "LATLAB_PAIR_RUNS": f"{rust},{go}", "LATLAB_BENCH_RUN": str(bench_run),
+             "LATLAB_PAIR_RUNS": f"{rust},{go}", "LATLAB_WIDE_RUNS": f"{wide[0]},{wide[1]}",
+             "LATLAB_BENCH_RUN": str(bench_run),
              "LATLAB_SCREENSHOT_DIR": str(FRONTEND / "tests" / "e2e" / "screenshots")},
         capture_output=True, text=True, timeout=300, check=False,
     )

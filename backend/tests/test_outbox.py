@@ -17,7 +17,8 @@ from latlab import localstack
 from latlab.core import tasks
 from latlab.core.settings import get_settings
 from latlab.jobs import service as job_service
-from latlab.models import Job, JobStatus, OutboxMessage, Project
+from latlab.jobs import watchdog
+from latlab.models import Host, Job, JobStatus, OutboxMessage, Project
 from latlab_contract import EXECUTE_JOB
 
 QUEUE = "outbox-test"
@@ -142,23 +143,26 @@ def test_a_job_whose_task_waits_in_the_outbox_is_not_lost(db, clock) -> None:
     could not leave within the pickup time is withdrawn and the job queued again, its
     attempt not spent, whatever holds the outbox (the broker away, the relay not running)."""
     project = db.scalar(select(Project).where(Project.slug == "default"))
+    host = Host(name="none", created_at=clock.now())  # no runner: it never heard of it
+    db.add(host)
+    db.flush()
     job = Job(project_id=project.id, suite="echo", scenario="default", params={},
               host_tags=[], repetitions=1, status=JobStatus.dispatched, progress=0.0,
               attempts=1, created_at=clock.now(), dispatched_at=clock.now(), programs=[],
-              timeout_s=60)
+              timeout_s=60, host_id=host.id)
     db.add(job)
     db.flush()
     tasks.enqueue(db, EXECUTE_JOB, "host.none", task_id=job_service.task_id(job), spec={})
     db.flush()
     pickup = get_settings().job_pickup_s
     clock.advance(seconds=pickup - 1)
-    assert job_service.watchdog(db) == [] and job.status is JobStatus.dispatched
+    assert watchdog.find_lost(db) == [] and job.status is JobStatus.dispatched
     message = db.scalar(select(OutboxMessage).where(OutboxMessage.task == EXECUTE_JOB))
     message.sent_at = clock.now()  # the broker is back and the relay sent it
     clock.advance(seconds=pickup - 1)
-    assert job_service.watchdog(db) == []
+    assert watchdog.find_lost(db) == []
     clock.advance(seconds=2)
-    assert job_service.watchdog(db) == [job] and job.status is JobStatus.queued
+    assert watchdog.find_lost(db) == [job] and job.status is JobStatus.queued
     assert job.attempts == 1 and "attempt 1 lost" in job.error
 
     # Attempt 2's task never leaves: withdrawn after the pickup time, attempt 2 not spent.
@@ -166,7 +170,7 @@ def test_a_job_whose_task_waits_in_the_outbox_is_not_lost(db, clock) -> None:
     tasks.enqueue(db, EXECUTE_JOB, "host.none", task_id=job_service.task_id(job), spec={})
     db.flush()
     clock.advance(seconds=pickup + 1)
-    assert job_service.watchdog(db) == [job] and job.status is JobStatus.queued
+    assert watchdog.find_lost(db) == [job] and job.status is JobStatus.queued
     assert job.attempts == 1 and "attempt 2 not sent" in job.error
     assert db.scalar(select(func.count()).select_from(OutboxMessage).where(
-        OutboxMessage.sent_at.is_(None))) == 0  # withdrawn: it never leaves
+        OutboxMessage.task == EXECUTE_JOB, OutboxMessage.sent_at.is_(None))) == 0  # withdrawn

@@ -4,6 +4,7 @@ the runs list's filters, orders and headline columns."""
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
+import pytest
 
 from latlab.models import Alert, AlertState, Run, Scope, Severity
 from tests.factories import result, samples
@@ -137,3 +138,47 @@ def test_run_context_has_each_series_history_baseline_and_alerts(client, actors,
     # The go series of the first run has its own history.
     assert [p["run_id"] for p in body["series"][1]["history"]] == ids
     assert client.get("/api/v1/runs/999999/context", headers=headers).status_code == 404
+
+
+def test_lists_show_the_series_a_run_failed_on_with_its_change_against_its_window(
+        client, actors) -> None:
+    """Six runs of rust and go, then one whose go series is 1.6x slower: its gate fails on go,
+    and the overview and the runs list show go (not rust, the first series), its P99 and its
+    change against the window's centre, each read from the gate's own evidence."""
+    headers = actors.token(Scope.runs_write, Scope.read)
+
+    def submit(i: int, go_scale: float) -> int:
+        at = T0 + timedelta(hours=i)
+        document = result(suite="pick", scenario="default", started_at=at.isoformat(),
+                          finished_at=(at + timedelta(seconds=5)).isoformat(), series=[
+                              {"labels": {"client": name}, "trials": [
+                                  {"latency": {"samples_ns": samples(n=2000, seed=10 * i + t,
+                                                                     scale_ns=scale)}}
+                                  for t in range(5)]}
+                              for name, scale in (("rust", 350_000), ("go", go_scale))])
+        response = client.post("/api/v1/runs", json=document, headers=headers)
+        assert response.status_code == 201, response.text
+        return int(response.json()["id"])
+
+    for i in range(6):
+        submit(i, 400_000)
+    slow = submit(6, 640_000)
+    run = client.get(f"/api/v1/runs/{slow}", headers=headers).json()
+    assert run["verdict"] == "fail", run["verdict_reasons"]
+    evidence = next(e for e in run["gate_evidence"]
+                    if e["series"] == {"client": "go"} and e["metric"] == "p99")
+    go = next(s for s in run["series"] if s["labels"] == {"client": "go"})
+
+    row = client.get("/api/v1/overview", headers=headers).json()["items"][0]
+    assert row["run"]["id"] == slow and row["failing"]
+    for headline in (row["run"]["headline"], client.get(
+            "/api/v1/runs", params={"suite": "pick", "limit": 1},
+            headers=headers).json()["items"][0]["headline"]):
+        assert headline["series"] == {"client": "go"}
+        assert headline["p99"] == go["summary"]["p99"]
+        assert headline["window_delta_pct"] == pytest.approx(
+            (evidence["value"] / evidence["centre"] - 1) * 100)
+        assert headline["window_delta_pct"] > 30
+    # The sparkline follows go through the earlier runs.
+    assert row["spark"][-1]["p99"] == go["summary"]["p99"]
+    assert all(p["p99"] < go["summary"]["p99"] / 1.3 for p in row["spark"][:-1])

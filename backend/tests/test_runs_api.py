@@ -72,6 +72,35 @@ def test_spectrum_points_come_from_the_histogram(client, actors) -> None:
                       headers=headers).status_code == 404
 
 
+def test_spectra_of_several_series_in_one_request(client, actors) -> None:
+    """A big run's chart asks its series' spectra in one request, in the order it wants, at
+    most 40 at a time; a series of another run is not found."""
+    headers = actors.token(Scope.runs_write, Scope.read)
+    document = result(series=[{"labels": {"client": name}, "trials": [
+        {"latency": {"samples_ns": samples(500, seed=seed, scale_ns=scale)}}]}
+        for name, seed, scale in (("a", 1, 100_000), ("b", 2, 400_000))])
+    run_id = client.post("/api/v1/runs", json=document, headers=headers).json()["id"]
+    other = client.post("/api/v1/runs", json=result(), headers=headers).json()["id"]
+    a, b = (s["id"] for s in client.get(f"/api/v1/runs/{run_id}", headers=headers).json()["series"])
+    answer = client.get(f"/api/v1/runs/{run_id}/spectra", params={"series_id": [b, a]},
+                        headers=headers)
+    assert answer.status_code == 200
+    assert [s["series_id"] for s in answer.json()] == [b, a]
+    for spectrum, seed, scale in zip(answer.json(), (2, 1), (400_000, 100_000), strict=True):
+        top = max(samples(500, seed=seed, scale_ns=scale))
+        assert top <= spectrum["corrected"][-1]["value"] <= top * 1.001
+        single = client.get(f"/api/v1/runs/{run_id}/series/{spectrum['series_id']}/spectrum",
+                            headers=headers).json()
+        assert spectrum == single
+    foreign = client.get(f"/api/v1/runs/{other}", headers=headers).json()["series"][0]["id"]
+    missing = client.get(f"/api/v1/runs/{run_id}/spectra", params={"series_id": [a, foreign]},
+                         headers=headers)
+    assert missing.status_code == 404 and str(foreign) in missing.json()["detail"]
+    for params in ({}, {"series_id": list(range(1, 42))}, {"series_id": [0]}):
+        assert client.get(f"/api/v1/runs/{run_id}/spectra", params=params,
+                          headers=headers).status_code == 422
+
+
 def test_open_loop_runs_keep_both_views(client, actors) -> None:
     corrected = samples(2000, seed=1, scale_ns=900_000)
     uncorrected = samples(2000, seed=1, scale_ns=300_000)

@@ -8,11 +8,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
+from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
+from latlab.auth import throttle
 from latlab.core import security
+from latlab.core.settings import get_settings
 from latlab.models import Channel, Role, Run, Scope
+from tests.conftest import JSON
 from tests.factories import result
 
 PASSWORD = "correct horse battery"
@@ -40,14 +45,92 @@ def test_failed_sign_ins_are_throttled_per_account_with_retry_after(client, acto
     assert other.id != user.id
 
 
-def test_failed_sign_ins_are_throttled_per_address(client, actors, clock) -> None:
+def test_failures_from_one_address_slow_that_address_with_growing_delays(
+        client, actors, clock) -> None:
     actors.user(email="carol@lab.test")
-    for index in range(50):
+    for index in range(20):  # an address's first 20 failures in the window cost nothing
         assert _login(client, f"nobody-{index}@lab.test", "wrong").status_code == 401
-    refused = _login(client, "carol@lab.test", PASSWORD)
-    assert refused.status_code == 429 and "Retry-After" in refused.headers
-    clock.advance(seconds=901)
+    # Then each attempt claims the address's next one: due after a delay that doubles with
+    # each failure, up to a minute.
+    for index, delay in enumerate([1, 2, 4, 8, 16, 32, 60, 60]):
+        assert _login(client, f"guess-{index}@lab.test", "wrong").status_code == 401
+        refused = _login(client, "carol@lab.test", PASSWORD)
+        assert refused.status_code == 429, refused.text
+        assert int(refused.headers["Retry-After"]) == delay
+        assert refused.json()["detail"] == ("many failed sign-ins from this address; the next "
+                                            f"may come in {delay} s")
+        clock.advance(seconds=delay - 0.5)
+        assert _login(client, "carol@lab.test", PASSWORD).status_code == 429
+        clock.advance(seconds=0.5)
+    # A person behind the address waits a minute at most, never the window.
     assert _login(client, "carol@lab.test", PASSWORD).status_code == 200
+    clock.advance(seconds=901)  # the failures left the window: no delay at all
+    for _ in range(3):
+        assert _login(client, "carol@lab.test", PASSWORD).status_code == 200
+
+
+def test_two_clients_behind_one_proxy_a_guesser_does_not_lock_out_a_known_browser(
+        client, actors, clock, monkeypatch) -> None:
+    """A proxy at 10.9.0.1 forwards a browser and an API fuzzer from one office address."""
+    monkeypatch.setattr(get_settings(), "trusted_proxies", "10.9.0.0/24")
+    office = {**JSON, "X-Forwarded-For": "203.0.113.7, 10.9.0.1"}
+    browser = TestClient(client.app, headers=office, client=("10.9.0.1", 40001))
+    fuzzer = TestClient(client.app, headers=office, client=("10.9.0.1", 40002))
+    newcomer = TestClient(client.app, headers=office, client=("10.9.0.1", 40003))
+    actors.user(email="erin@lab.test")
+    actors.user(email="fay@lab.test")
+    assert _login(browser, "erin@lab.test", PASSWORD).status_code == 200
+    assert browser.cookies.get(throttle.DEVICE_COOKIE)
+
+    for index in range(40):  # the fuzzer: everyone's account, erin's too, past every limit
+        _login(fuzzer, "erin@lab.test" if index % 2 else f"x-{index}@lab.test", "wrong")
+    assert _login(fuzzer, "erin@lab.test", PASSWORD).status_code == 429  # erin's account: shut
+    # Erin's browser signed in before: neither the address's failures nor her account's hold
+    # it. A newcomer behind the same address waits the address's delay, not the window.
+    assert _login(browser, "erin@lab.test", PASSWORD).status_code == 200
+    slowed = _login(newcomer, "fay@lab.test", PASSWORD)
+    assert slowed.status_code == 429 and int(slowed.headers["Retry-After"]) <= 60
+    clock.advance(seconds=int(slowed.headers["Retry-After"]))
+    assert _login(newcomer, "fay@lab.test", PASSWORD).status_code == 200
+    # The failures were the office's, not the proxy's: another address behind it is free.
+    elsewhere = TestClient(client.app, client=("10.9.0.1", 40004),
+                           headers={**JSON, "X-Forwarded-For": "198.51.100.20"})
+    assert _login(elsewhere, "erin@lab.test", "wrong").status_code == 401
+    # A wrong password from erin's browser counts against the browser: at the account's
+    # limit it is a browser like any other.
+    for _ in range(5):
+        assert _login(browser, "erin@lab.test", "wrong").status_code == 401
+    assert _login(browser, "erin@lab.test", PASSWORD).status_code == 429
+
+
+def test_x_forwarded_for_counts_only_from_a_trusted_proxy(client, actors, monkeypatch) -> None:
+    """A client that sends X-Forwarded-For itself is counted under its own address."""
+    monkeypatch.setattr(get_settings(), "trusted_proxies", "10.9.0.1")
+    actors.user(email="gus@lab.test")
+    for index in range(21):  # each failure claiming another address
+        spoof = TestClient(client.app, client=("198.51.100.9", 40000 + index),
+                           headers={**JSON, "X-Forwarded-For": f"192.0.2.{index}"})
+        assert _login(spoof, f"nobody-{index}@lab.test", "wrong").status_code == 401
+    spoof = TestClient(client.app, client=("198.51.100.9", 41000),
+                       headers={**JSON, "X-Forwarded-For": "192.0.2.200"})
+    assert _login(spoof, "gus@lab.test", PASSWORD).status_code == 429
+    proxied = TestClient(client.app, client=("10.9.0.1", 41001),
+                         headers={**JSON, "X-Forwarded-For": "198.51.100.9"})
+    assert _login(proxied, "gus@lab.test", PASSWORD).status_code == 429  # the same client
+    direct = TestClient(client.app, client=("192.0.2.5", 41002), headers=JSON)
+    assert _login(direct, "gus@lab.test", PASSWORD).status_code == 200
+
+
+def test_the_api_as_make_up_runs_it_does_not_take_x_forwarded_for_from_loopback(
+        live_server) -> None:
+    """uvicorn trusts X-Forwarded-For from 127.0.0.1 unless told not to; the lab's api is."""
+    with httpx.Client(base_url=live_server, timeout=30) as spoof:
+        for index in range(21):
+            spoof.post("/api/v1/auth/login", headers={"X-Forwarded-For": f"192.0.2.{index}"},
+                       json={"email": f"nobody-{index}@lab.test", "password": "wrong"})
+        refused = spoof.post("/api/v1/auth/login", headers={"X-Forwarded-For": "192.0.2.99"},
+                             json={"email": "nobody@lab.test", "password": "wrong"})
+    assert refused.status_code == 429, refused.text
 
 
 def test_an_unknown_email_costs_a_password_check_like_a_known_one(client, actors,

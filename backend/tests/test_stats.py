@@ -182,13 +182,18 @@ def test_the_enumerated_p_value_equals_scipys_exact_one_without_ties() -> None:
             assert mann_whitney_p(baseline, candidate) == pytest.approx(float(exact.pvalue))
 
 
-def test_the_spread_is_numpys_pooled_standard_deviation_over_the_baseline_median() -> None:
+def test_the_spread_is_numpys_pooled_standard_deviation_of_each_side_over_its_median() -> None:
     rng = np.random.default_rng(11)
     before, after = rng.normal(100, 8, 5), rng.normal(110, 12, 7)
-    pooled = np.sqrt((4 * np.var(before, ddof=1) + 6 * np.var(after, ddof=1)) / 10)
+    pooled = np.sqrt((4 * np.var(before / np.median(before), ddof=1)
+                      + 6 * np.var(after / np.median(after), ddof=1)) / 10)
     spread = compare(list(before), list(after), "lower").spread
-    assert spread == pytest.approx(pooled / np.median(before))
+    assert spread == pytest.approx(pooled)
     assert compare([1.0], [1.0, 2.0], "lower").spread is None
+    # A side eight times slower with the same relative noise: the same spread, not eight
+    # times the baseline's (a large regression is not noise).
+    assert compare(list(before), list(8 * before), "lower").spread == pytest.approx(
+        np.std(before / np.median(before), ddof=1))
 
 
 @pytest.mark.parametrize("spread, effect, alpha", [(0.2, 0.1, 0.025), (0.1, 0.1, 0.0125)])

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from latlab.models import Scope
+from latlab.models import Run, Scope
 from latlab.suites import service as suite_service
 from latlab_workers.suites import load_suites
 from tests.factories import result
@@ -148,3 +148,47 @@ def test_a_param_the_suite_added_later_keeps_one_history_in_the_trend(db, client
     newest = _trend(client, headers, params=json.dumps(at_default))
     assert [p["run_id"] for p in newest["points"]] == before + after
     assert [p["run_id"] for p in _trend(client, headers)["points"]] == [pinned]
+
+
+def test_a_scenario_s_series_and_metrics_come_from_its_newest_runs(client, actors, db) -> None:
+    """What the trends page offers to draw, without the runs' details: the series of the
+    newest five runs (a series only an older run had included), the one the newest run failed
+    on first and marked, the metrics with the latency percentiles; a run asked for is
+    included; a scenario without runs is 404."""
+    headers = actors.token(Scope.runs_write, Scope.read)
+
+    def submit(clients: list[str], at: str) -> int:
+        document = result(started_at=at, finished_at=at, series=[
+            {"labels": {"client": name}, "trials": [{"latency": {"samples_ns": [
+                350_000 + i for i in range(200)]}, "metrics": {"throughput": 1000.0}}]}
+            for name in clients])
+        response = client.post("/api/v1/runs", json=document, headers=headers)
+        assert response.status_code == 201, response.text
+        return int(response.json()["id"])
+
+    oldest = submit(["retired"], "2026-11-01T10:00:00Z")
+    for day in range(2, 6):
+        submit(["rust", "old"], f"2026-11-0{day}T10:00:00Z")
+    newest = submit(["rust", "go"], "2026-11-09T10:00:00Z")
+    run = db.get_one(Run, newest)
+    run.verdict_reasons = [{"kind": "regression", "series": {"client": "go"}, "metric": "p99",
+                            "message": "P99 +40 % against its window"}]
+    db.flush()
+
+    answer = client.get("/api/v1/trends/series", headers=headers,
+                        params={"suite": "http-order", "scenario": "medium"})
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["newest_run_id"] == newest
+    assert [(s["labels"]["client"], s["failing"]) for s in body["series"]] == [
+        ("go", True), ("rust", False), ("old", False)]
+    names = [m["name"] for m in body["metrics"]]
+    assert {"p50", "p99", "throughput"} <= set(names) and "count" not in names
+    with_oldest = client.get("/api/v1/trends/series", headers=headers, params={
+        "suite": "http-order", "scenario": "medium", "run_id": oldest}).json()
+    assert with_oldest["newest_run_id"] == oldest
+    assert {s["labels"]["client"] for s in with_oldest["series"]} == {
+        "retired", "go", "rust", "old"}
+    missing = client.get("/api/v1/trends/series", headers=headers,
+                         params={"suite": "http-order", "scenario": "nothing"})
+    assert missing.status_code == 404

@@ -15,7 +15,7 @@ from latlab.core.clock import get_clock
 from latlab.hosts import service as host_service
 from latlab.ingest.outcomes import apply_outcome
 from latlab.jobs import service as job_service
-from latlab.jobs import stages
+from latlab.jobs import stages, watchdog
 from latlab.models import Job, JobStatus, Project, Repository, Run
 from latlab.runs import service as run_service
 from latlab_contract import Heartbeat, JobOutcome
@@ -144,7 +144,7 @@ def test_a_lost_attempt_of_a_later_stage_is_retried(try_job, db, clock) -> None:
     host_service.record_heartbeat(db, Heartbeat(
         name="lab-s", tags=["local"], fingerprint={},
         suites=[load_suite(SUITES_DIR / "http-order").info()]))
-    assert job_service.watchdog(db) == [try_job]
+    assert watchdog.find_lost(db) == [try_job]
     assert try_job.status is JobStatus.dispatched and try_job.attempts == 3
     assert "attempt 2 lost" in (try_job.error or "")
     run = _report(db, try_job, _stage(rng, 3, 1.0))

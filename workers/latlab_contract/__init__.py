@@ -31,6 +31,12 @@ def host_queue(host_name: str) -> str:
     return f"host.{host_name}"
 
 
+def attempt_key(job_id: int) -> str:
+    """The Redis key that holds the task id of the attempt the lab expects of a job: set with
+    its dispatch, deleted when the attempt ends. A runner starts only the attempt it names."""
+    return f"latlab:attempt:{job_id}"
+
+
 class Wire(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -99,13 +105,19 @@ class SuiteInfo(Wire):
         return min(sorted(estimates), key=estimates.__getitem__) if estimates else None
 
 
+class Attempt(Wire):
+    job_id: int
+    attempt: int
+
+
 class Heartbeat(Wire):
     name: str
     tags: list[str]
     address: str | None = None
     fingerprint: dict[str, Any]
     suites: list[SuiteInfo]
-    running_job_id: int | None = None
+    running: Attempt | None = Field(
+        None, description="The attempt the runner is executing, whatever the lab thinks")
 
 
 Sha = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")]

@@ -7,14 +7,18 @@ connection (`Error on restarting Gossip: AttributeError: 'NoneType' object has n
 ...`; celery/kombu #582, celery #8030, #8091), which can kill or silence a worker. latlab uses
 none of them (hosts announce themselves with tasks, and task ids are never reused, so revoked
 ids need no sharing), so its consumer leaves them out. Every socket has a timeout, so a frozen
-broker is an error after seconds, never a hang, and workers retry the connection forever.
+broker is an error after seconds, never a hang, and workers retry the connection forever; an
+acknowledgement the broker did not take leaves the worker free to take the next task (`QoS`).
 """
 
+import contextlib
 from typing import Any
 
 import redis
 from celery.worker.consumer import Consumer as CeleryConsumer
 from kombu.exceptions import KombuError
+from kombu.transport import redis as kombu_redis
+from kombu.transport import virtual
 
 # Seconds: a publish to a broker that does not answer fails after this long.
 SOCKET_TIMEOUT_S = 5.0
@@ -29,6 +33,57 @@ TRANSPORT_OPTIONS: dict[str, Any] = {
     # A consumer on a half-open connection reconnects within brpop_timeout + 2 x this.
     "health_check_interval": 5,
 }
+
+
+# kombu's, untyped: acknowledgements over Redis, and the channel's own book of held messages.
+_RedisQoS: Any = kombu_redis.QoS
+_book_ack: Any = virtual.QoS.ack
+
+
+class QoS(_RedisQoS):  # type: ignore[misc]  # kombu ships no types
+    """kombu's acknowledgements over Redis, for a broker that stops answering mid-ack.
+
+    kombu acknowledges a message by removing it from the broker's unacked set, then from the
+    channel's own book of messages held. When the removal fails (Redis frozen: a socket
+    timeout, "Couldn't ack") the book keeps the message, and a worker that takes one message
+    at a time never takes another: it stays connected and idle for good (celery#2415; seen
+    here when a chaos soak froze Redis as the ingest worker acknowledged a result, and every
+    job outcome and watchdog pass after it waited). Here the book lets the message go either
+    way, and a removal that failed is owed: tried again with the next acknowledgement and
+    before the next message is recorded. A worker killed meanwhile leaves the message in its
+    node's unacked set, given back when it starts again (`NodeConsumer`): a finished task
+    run once more, which tasks allow."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.owed: set[str] = set()
+
+    def append(self, message: Any, delivery_tag: str) -> None:
+        with contextlib.suppress(*BROKER_ERRORS):
+            self._settle_owed()
+        super().append(message, delivery_tag)
+
+    def ack(self, delivery_tag: str) -> None:
+        self.owed.add(delivery_tag)
+        try:
+            self._settle_owed()
+        finally:
+            _book_ack(self, delivery_tag)
+
+    def reject(self, delivery_tag: str, requeue: bool = False) -> None:
+        try:
+            super().reject(delivery_tag, requeue)
+        finally:  # a failed give-back leaves it unacked: given back as a killed worker's is
+            _book_ack(self, delivery_tag)
+
+    def _settle_owed(self) -> None:
+        for tag in sorted(self.owed):
+            self._remove_from_indices(tag).execute()
+            self.owed.discard(tag)
+
+
+# Every Redis channel of every latlab process acknowledges this way.
+kombu_redis.Channel.QoS = QoS
 
 
 class Consumer(CeleryConsumer):  # type: ignore[misc]  # Celery ships no types

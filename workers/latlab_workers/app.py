@@ -7,11 +7,14 @@ It announces itself (name, tags, fingerprint, suites) at start and every ~10 s, 
 specs with the generic runner, and sends progress and outcomes to the ingest queue.
 """
 
+import multiprocessing
+import os
 import sys
 import threading
 import time
 from typing import Any
 
+import redis
 from celery import Celery
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_process_init, worker_ready, worker_shutdown
@@ -22,12 +25,14 @@ from latlab_contract import (
     INGEST_QUEUE,
     JOB_EVENT,
     JOB_OUTCOME,
+    Attempt,
     Heartbeat,
     JobEvent,
     JobOutcome,
     JobSpec,
     Phase,
     ProgramInfo,
+    attempt_key,
     host_queue,
 )
 from latlab_contract.broker import BROKER_ERRORS, CELERY_DEFAULTS, TRANSPORT_OPTIONS
@@ -63,12 +68,57 @@ def _report(error: Exception) -> None:
         print(f"suite not offered: {error}", file=sys.stderr, flush=True)
 
 
+# The attempt the pool process is executing (job id, attempt, the process's pid; zeros when
+# none), made before the pool forks so the heartbeat thread of the main process reads it.
+_running = multiprocessing.RawArray("q", 3)
+# How long a task waits for Redis to say whether the lab still expects its attempt.
+EXPECTED_PATIENCE_S = 10.0
+
+
+def running() -> Attempt | None:
+    """The attempt this runner is executing: told to the lab with every heartbeat, so a host
+    still busy with work the lab gave up on is given nothing more."""
+    job_id, attempt, pid = _running
+    if not pid:
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:  # the pool process died mid-job: nothing runs
+        return None
+    return Attempt(job_id=job_id, attempt=attempt)
+
+
 def heartbeat() -> Heartbeat:
     return Heartbeat(
         name=settings.host_name, tags=settings.tags, address=settings.host_address,
         fingerprint=read_fingerprint(),
         suites=[s.info() for s in load_suites(settings.suites_dir, on_error=_report).values()],
+        running=running(),
     )
+
+
+def expected(job_id: int, task_id: str) -> bool:
+    """Whether the lab still expects the attempt of this task (`attempt_key`): an attempt it
+    superseded, failed or cancelled while the task waited in the queue is not started. Redis
+    away for EXPECTED_PATIENCE_S: not started either (the lab's watchdog runs the job again)."""
+    client = redis.Redis.from_url(settings.redis_url, socket_timeout=2, socket_connect_timeout=2)
+    deadline = time.monotonic() + EXPECTED_PATIENCE_S
+    try:
+        while True:
+            try:
+                if client.get(attempt_key(job_id)) == task_id.encode():
+                    return True
+                print(f"job {job_id}: the lab no longer expects this attempt; not started",
+                      flush=True)
+                return False
+            except redis.RedisError as error:
+                if time.monotonic() >= deadline:
+                    print(f"job {job_id}: cannot ask whether it is still expected ({error}); "
+                          "not started", flush=True)
+                    return False
+                time.sleep(1.0)
+    finally:
+        client.close()
 
 
 def _send(task: str, patience_s: float = 0.0, **kwargs: Any) -> bool:
@@ -142,10 +192,21 @@ class _EventReporter:
             self.send(event)
 
 
-@app.task(name=EXECUTE_JOB)
-def execute_job(spec: dict[str, Any]) -> None:
-    """Executes one frozen job spec and reports its outcome (or why it ended)."""
+@app.task(name=EXECUTE_JOB, bind=True)
+def execute_job(task: Any, spec: dict[str, Any]) -> None:
+    """Executes one frozen job spec, when the lab still expects it, and reports its outcome
+    (or why it ended)."""
     job = JobSpec.model_validate(spec)
+    if not expected(job.job_id, task.request.id):
+        return
+    _running[:] = [job.job_id, job.attempt, os.getpid()]
+    try:
+        _execute(job)
+    finally:
+        _running[:] = [0, 0, 0]
+
+
+def _execute(job: JobSpec) -> None:
     reporter = _EventReporter(job)
     reporter.send(reporter.last)
     groups: list[ProgramGroup] = []

@@ -26,9 +26,11 @@ def alert_context(run: Run, labels: dict[str, Any], metric: str, unit: str,
 
 
 def raise_or_clear(session: Session, source: str, active: bool, context: dict[str, Any],
-                    *, kind: str, severity: Severity, message: str) -> None:
+                    *, kind: str, severity: Severity, message: str,
+                    resolution: str | None = None) -> None:
     """One open alert per (source, history): opened once, updated while the condition
-    holds (without a new message), resolved when it clears."""
+    holds (without a new message), resolved when it clears: a recovery in the context's run,
+    unless `resolution` says why."""
     now = get_clock().now()
     alert = session.scalar(select(Alert).where(
         Alert.source == source, Alert.history_key == context["history_key"],
@@ -51,8 +53,9 @@ def raise_or_clear(session: Session, source: str, active: bool, context: dict[st
         alert.baseline_value = context.get("baseline_value")
         alert.message = message
     elif not active and alert is not None:
-        resolution = (f"recovered in run {context['run_id']}" if context.get("run_id")
-                      else "recovered")
+        if resolution is None:
+            resolution = (f"recovered in run {context['run_id']}" if context.get("run_id")
+                          else "recovered")
         resolve(session, alert, by_id=None, resolution=resolution)
 
 

@@ -1,6 +1,7 @@
 """What a run is compared with: the pinned baseline of its branch (else of main), else the
 latest comparable run of main the gate passed; and the identity of a series over time."""
 
+import dataclasses
 import hashlib
 import json
 import statistics
@@ -9,10 +10,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import or_, select, union_all
 from sqlalchemy.orm import Session
 
 from latlab.analysis import changepoints
+from latlab.core.cache import memo
 from latlab.core.clock import get_clock
 from latlab.core.errors import NotFound
 from latlab.models import Baseline, Run, Series, Trial
@@ -113,28 +115,34 @@ class HistoryRun:
 
 
 def history_windows(session: Session, run: Run, metrics: Sequence[str], size: int, *,
-                    branch: str = DEFAULT_BRANCH, until: datetime | None = None
+                    branch: str = DEFAULT_BRANCH, until: datetime | None = None,
+                    label_key: str | None = None
                     ) -> dict[tuple[str, str], list[HistoryRun]]:
-    """For each series of `run` and each metric, the window it is judged against: the last
-    `size` runs of its history (same history and params keys) on `branch` before it (or up
-    to `until`, a start point) on hosts of its class, after the history's latest change
-    point, oldest first. Every run counts, whatever its verdict: a window chosen by verdicts
-    would ratchet towards lucky runs. Keyed by (the series' label key, metric)."""
-    mine = {(s.history, s.params_key): s.label_key for s in run.series if s.history}
+    """For each series of `run` (or the one of `label_key`) and each metric, the window it is
+    judged against: the last `size` runs of its history (same history and params keys) on
+    `branch` before it (or up to `until`, a start point) on hosts of its class, after the
+    history's latest change point, oldest first. Every run counts, whatever its verdict: a
+    window chosen by verdicts would ratchet towards lucky runs. Keyed by (the series' label
+    key, metric). Each history is read as its own index range (newest first, `_LOOKBACK`
+    windows deep), so the read costs the same however long the histories grow."""
+    mine = {(s.history, s.params_key): s.label_key for s in run.series
+            if s.history and label_key in (None, s.label_key)}
     if not mine:
         return {}
     cutoff = until if until is not None else run.started_at
-    rows = session.execute(
+    ranges = [
         select(Series.id, Series.history, Series.params_key, Series.started_at, Run.id,
                Run.commit, Run.host_fingerprint, Run.host_tags)
         .join(Run, Run.id == Series.run_id)
-        .where(Series.history.in_({history for history, _ in mine}),
-               Series.params_key.in_({params for _, params in mine}),
+        .where(Series.history == history, Series.params_key == params_key,
                on_default_branch(Series.branch) if branch == DEFAULT_BRANCH
                else Series.branch == branch,
                Series.started_at <= cutoff, Series.run_id != run.id)
         .order_by(Series.started_at.desc(), Series.id.desc())
-        .limit(_LOOKBACK * size * len(mine))).all()
+        .limit(_LOOKBACK * size)
+        for history, params_key in mine]
+    rows = sorted(session.execute(ranges[0] if len(ranges) == 1 else union_all(*ranges)),
+                  key=lambda row: (row[3], row[0]), reverse=True)  # newest first
     wanted = host_class(run)
     chosen: dict[tuple[str, str], list[Any]] = {}
     for row in rows:
@@ -188,5 +196,15 @@ def _trial_values(session: Session, series_ids: list[int], metrics: Sequence[str
 def _since_last_change(history: list[HistoryRun]) -> list[HistoryRun]:
     """The runs after the latest change point of their values (the median of each run's
     trials): a window does not mix the levels before and after a change."""
-    points = changepoints.detect([statistics.median(item.values) for item in history])
+    points = change_points([statistics.median(item.values) for item in history])
     return history[points[-1].index:] if points else history
+
+
+def change_points(values: list[float]) -> list[changepoints.ChangePoint]:
+    """E-Divisive change points of a history, remembered by its values: the ingest worker
+    finds them for each new run (its window, its trend), so the dashboard's trends and the
+    windows they show read them at once."""
+    digest = hashlib.sha256(json.dumps(values).encode()).hexdigest()
+    found = memo(f"latlab:change-points:v1:{digest}",
+                 lambda: [dataclasses.asdict(c) for c in changepoints.detect(values)])
+    return [changepoints.ChangePoint(**c) for c in found]

@@ -23,9 +23,11 @@ from latlab.analysis.schemas import (
     SeriesDelta,
     StackDelta,
     TrendBranch,
+    TrendCatalogue,
     TrendParamsSet,
     TrendPoint,
     TrendRead,
+    TrendSeries,
     TrendWindow,
 )
 from latlab.auth.dependencies import Admin, Member, Reader, rate_limited
@@ -197,6 +199,21 @@ def _labels(text: str | None, name: str) -> dict[str, str]:
             isinstance(k, str) and isinstance(v, str) for k, v in labels.items()):
         raise Unprocessable(f"{name} must be a JSON object of strings", f"query.{name}")
     return labels
+
+
+@router.get("/trends/series", responses=documented(NotFound))
+def trend_series(principal: Reader, session: DbSession, suite: Text, scenario: Text,
+                 run_id: Annotated[int | None, Query(
+                     ge=1, le=INT64_MAX, description="A run whose series to include (a "
+                     "trend opened from it)")] = None) -> TrendCatalogue:
+    """The series and metrics a scenario's trend can draw: those of its newest runs, the ones
+    the newest run failed on first (labels and metrics only, not the runs' details)."""
+    found = history.catalogue(session, principal.project_id, suite, scenario, run_id)
+    if found is None:
+        raise NotFound(f"no run of {suite}/{scenario}")
+    return TrendCatalogue(
+        newest_run_id=found.newest_run_id, metrics=found.metrics,
+        series=[TrendSeries(labels=labels, failing=failing) for labels, failing in found.series])
 
 
 @router.get("/trends", responses=documented(NotFound),

@@ -5,6 +5,7 @@ from pydantic import ConfigDict, Field, StringConstraints
 
 from latlab.core.schemas import Schema
 from latlab.runs.schemas import GateEvidence
+from latlab_contract.vocabulary import MetricInfo
 
 
 class MetricDelta(Schema):
@@ -168,6 +169,19 @@ class TrendWindow(Schema):
                     "at the project's false-alarm level where the gate takes Holm's over its "
                     "gated metrics")
     evidence: GateEvidence
+
+
+class TrendSeries(Schema):
+    labels: dict[str, str]
+    failing: bool = Field(description="The newest run's verdict failed on this series (a "
+                          "regression, a suspected one, an SLA breach)")
+
+
+class TrendCatalogue(Schema):
+    newest_run_id: int = Field(description="The scenario's newest run (or the run asked for)")
+    series: list[TrendSeries] = Field(description="The series of its newest runs, those the "
+                                      "newest failed on first")
+    metrics: list[MetricInfo] = Field(description="Their metrics and latency percentiles")
 
 
 class TrendRead(Schema):

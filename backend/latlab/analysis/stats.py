@@ -26,7 +26,8 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy.stats import bootstrap, chi2, mannwhitneyu, norm, rankdata
+from scipy.special import stdtr
+from scipy.stats import bootstrap, chi2, mannwhitneyu, norm
 from scipy.stats import t as student
 
 from latlab_contract.vocabulary import Direction
@@ -58,7 +59,7 @@ class Comparison:
     @property
     def effect(self) -> float:
         """The relative change of the medians (+0.1 = 10 % higher)."""
-        return _relative_change(self.baseline, self.candidate)
+        return relative_change(self.baseline, self.candidate)
 
     def is_worse(self, direction: Direction) -> bool:
         """Whether the change goes the bad way for a metric with this direction."""
@@ -73,7 +74,7 @@ def compare(baseline: Sequence[float], candidate: Sequence[float], direction: Di
     if not baseline or not candidate:
         raise ValueError("compare needs at least one trial value on each side")
     before, after = float(statistics.median(baseline)), float(statistics.median(candidate))
-    effect = _relative_change(before, after)
+    effect = relative_change(before, after)
     delta_pct = None if before == 0 else 100.0 * effect
     big = abs(effect) >= min_effect
     method = "mann-whitney"
@@ -91,7 +92,7 @@ def compare(baseline: Sequence[float], candidate: Sequence[float], direction: Di
         change = describe_change(delta_pct, after - before)
         return Comparison(before, after, after - before, delta_pct, verdict, confidence,
                           p_value, method, f"{change} ({evidence}{note})",
-                          _spread(baseline, candidate, before))
+                          _spread(baseline, candidate, before, after))
 
     if not decidable:
         needed = trials_needed(alpha)
@@ -128,11 +129,12 @@ def welch_log_p(baseline: Sequence[float], candidate: Sequence[float],
         return 1.0 if after.mean() == before.mean() else 0.0
     score = (after.mean() - before.mean()) / math.sqrt(va + vb)
     df = (va + vb) ** 2 / (va ** 2 / (len(before) - 1) + vb ** 2 / (len(after) - 1))
+    # scipy's Student t CDF as the bare ufunc (`t.cdf` costs 20x more in argument checks).
     if alternative == "greater":
-        return float(student.sf(score, df))
+        return float(stdtr(df, -score))
     if alternative == "less":
-        return float(student.cdf(score, df))
-    return float(min(1.0, 2 * student.sf(abs(score), df)))
+        return float(stdtr(df, score))
+    return float(min(1.0, 2 * stdtr(df, -abs(score))))
 
 
 def rules_out(baseline: Sequence[float], candidate: Sequence[float], direction: Direction,
@@ -239,7 +241,7 @@ def mann_whitney_p(baseline: Sequence[float], candidate: Sequence[float],
         outcome = mannwhitneyu(candidate, baseline, alternative=alternative,
                                method="asymptotic")
         return min(1.0, float(outcome.pvalue))
-    ranks = rankdata(pooled)
+    ranks = _midranks(pooled)
     rank_sums = ranks[_splits(len(pooled), size)].sum(axis=1)
     observed = ranks[:size].sum()
     tolerance = 1e-9 * max(1.0, abs(observed))
@@ -252,27 +254,47 @@ def mann_whitney_p(baseline: Sequence[float], candidate: Sequence[float],
     return min(1.0, 2.0 * min(greater, less))
 
 
+def _midranks(values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Ranks from 1, ties sharing their mean rank (scipy's `rankdata`, method "average",
+    without its array-API wrapping, which costs more than a few trials' ranking)."""
+    order = np.argsort(values, kind="mergesort")
+    ordered = values[order]
+    starts = np.concatenate(([True], ordered[1:] != ordered[:-1]))
+    group = np.cumsum(starts) - 1  # each sorted value's group of equal values
+    edges = np.concatenate((np.flatnonzero(starts), [len(values)]))
+    ranks = np.empty(len(values))
+    ranks[order] = (edges[group] + edges[group + 1] + 1) / 2.0
+    return ranks
+
+
 @lru_cache(maxsize=64)
 def _splits(total: int, size: int) -> npt.NDArray[np.intp]:
     """Every choice of `size` positions out of `total`, one per row."""
     return np.array(list(itertools.combinations(range(total), size)), dtype=np.intp)
 
 
-def _spread(baseline: Sequence[float], candidate: Sequence[float],
-            before: float) -> float | None:
-    if len(baseline) < 2 or len(candidate) < 2 or before == 0:
+def _spread(baseline: Sequence[float], candidate: Sequence[float], before: float,
+            after: float) -> float | None:
+    """How widely a trial's value spreads around its side's level, relative to it: the pooled
+    standard deviation of each side's values over its own median. Benchmark noise scales
+    with the level, so a side 8x slower spreads 8x wider in absolute terms but not relatively;
+    pooled around the baseline's median, a large change would read as large noise (and its
+    confirmation be sized at the most trials)."""
+    if len(baseline) < 2 or len(candidate) < 2 or before == 0 or after == 0:
         return None
-    pooled = ((len(baseline) - 1) * statistics.variance(baseline)
-              + (len(candidate) - 1) * statistics.variance(candidate)) / (
-                  len(baseline) + len(candidate) - 2)
-    return math.sqrt(pooled) / abs(before)
+    # Sums of squares in floats (`statistics.variance` is exact, in fractions, and slow).
+    squares = sum(float(np.sum((scaled - scaled.mean()) ** 2)) for scaled in (
+        np.asarray(baseline, dtype=np.float64) / abs(before),
+        np.asarray(candidate, dtype=np.float64) / abs(after)))
+    return math.sqrt(squares / (len(baseline) + len(candidate) - 2))
 
 
 def _direction_verdict(effect: float, direction: Direction) -> Verdict:
     return "regressed" if (effect > 0) == (direction == "lower") else "improved"
 
 
-def _relative_change(before: float, after: float) -> float:
+def relative_change(before: float, after: float) -> float:
+    """`after` relative to `before` (+0.1 = 10 % higher; infinite from a zero to a non-zero)."""
     if before == 0:
         return 0.0 if after == 0 else math.copysign(math.inf, after)
     return (after - before) / abs(before)

@@ -12,6 +12,9 @@ alarm it allows and the smallest change it fails on, set per project, suite and 
 before the run fails as `errors` (default 1 %).
 
 A fixed limit (`p99 < 2 ms`) is an SLA rule (`/sla-rules`), not a gate setting.
+
+The creep alert (`analysis.creep`) reads the same settings: it tests the newest `window` runs
+of main at the `false_alarm` level, and a creep under `min_effect` is none.
 """
 
 from dataclasses import dataclass, replace

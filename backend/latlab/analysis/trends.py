@@ -19,9 +19,10 @@ from latlab.core.cache import memo
 from latlab.models import Rollup, Run, Series
 from latlab.runs import keys
 from latlab.runs import service as run_service
-from latlab.runs.service import DEFAULT_BRANCH, on_default_branch, series_value
+from latlab.runs.overview import FAILING_REASONS
+from latlab.runs.service import DEFAULT_BRANCH, on_default_branch, series_value_column
 from latlab.suites import service as suite_service
-from latlab_contract.vocabulary import MetricInfo
+from latlab_contract.vocabulary import LATENCY_KEYS, MetricInfo
 
 
 @dataclass(frozen=True)
@@ -103,8 +104,9 @@ class TrendView:
 
 
 # Branches and params sets are counted among the history's newest runs, so the read costs
-# the same however long the history grows.
-CHOICES_LOOKBACK = 5_000
+# the same however long the history grows (a thousand: months of a series' runs at a few a
+# day; 5,000 cost the trends page 14 ms of its 47).
+CHOICES_LOOKBACK = 1_000
 
 
 def view(session: Session, query: TrendQuery, info: MetricInfo,
@@ -115,8 +117,8 @@ def view(session: Session, query: TrendQuery, info: MetricInfo,
     if query.params is None:
         query = dataclasses.replace(query, params=latest_params(session, query))
     points, found = trend(session, query)
-    return TrendView(query, points, found, branches(session, query),
-                     params_sets(session, query),
+    branches, params_sets = choices(session, query)
+    return TrendView(query, points, found, branches, params_sets,
                      latest_window(session, query, points, info, gate_settings))
 
 
@@ -128,7 +130,7 @@ def trend(session: Session, query: TrendQuery
     if (query.since is not None and _from_rollups(query)
             and _runs_since(session, query) > query.limit):
         points = _rollup_points(session, query)
-        return points, change_points([p.value for p in points])
+        return points, baselines.change_points([p.value for p in points])
     series_filter = _history_filter(query)
     if (params_key := _params_key(session, query)) is not None:
         series_filter.append(Series.params_key == params_key)
@@ -138,29 +140,30 @@ def trend(session: Session, query: TrendQuery
         series_filter.append(_on_branch(query.branch))
     if query.since is not None:
         series_filter.append(Series.started_at >= query.since)
-    rows = _newest(session, series_filter, query.limit)
+    rows = _newest(session, series_filter, query.metric, query.limit)
     if query.through_run_id is not None and all(r[0] != query.through_run_id for r in rows):
         through = session.execute(
             select(Series.started_at, Series.id).where(
                 *series_filter, Series.run_id == query.through_run_id)).first()
         if through is not None:
             rows = _newest(session, [*series_filter, tuple_(Series.started_at, Series.id)
-                                     <= tuple_(through[0], through[1])], query.limit)
-    points = []
-    for run_id, commit, series in reversed(rows):
-        value = series_value(series, query.metric)
-        if value is not None:
-            points.append(TrendPoint(run_id, series.started_at, value, commit, series.branch,
-                                     series.host_name))
-    return points, change_points([p.value for p in points])
+                                     <= tuple_(through[0], through[1])], query.metric,
+                           query.limit)
+    points = [TrendPoint(run_id, started_at, value, commit, branch, host_name)
+              for run_id, commit, started_at, branch, host_name, value in reversed(rows)
+              if value is not None]
+    return points, baselines.change_points([p.value for p in points])
 
 
-def _newest(session: Session, series_filter: list[ColumnElement[bool]], limit: int
-            ) -> Sequence[Row[int, str | None, Series]]:
-    """The newest `limit` series of a history, newest first, with their run's id and commit.
-    Runs started in the same second keep their order of arrival (the series' ids)."""
+def _newest(session: Session, series_filter: list[ColumnElement[bool]], metric: str,
+            limit: int
+            ) -> Sequence[Row[int, str | None, datetime, str | None, str | None, float]]:
+    """The newest `limit` series of a history, newest first: their run's id and commit, start,
+    branch, host and the metric's value. Runs started in the same second keep their order of
+    arrival (the series' ids)."""
     return session.execute(
-        select(Run.id, Run.commit, Series)
+        select(Run.id, Run.commit, Series.started_at, Series.branch, Series.host_name,
+               series_value_column(metric))
         .join(Run, Run.id == Series.run_id)
         .where(*series_filter)
         .order_by(Series.started_at.desc(), Series.id.desc())
@@ -218,73 +221,91 @@ def latest_params(session: Session, query: TrendQuery) -> dict[str, Any] | None:
                           .limit(1))
 
 
-def branches(session: Session, query: TrendQuery) -> list[BranchRuns]:
-    """The branches with runs of the history with the params drawn (a run naming no branch
-    is the default branch's), among its newest `CHOICES_LOOKBACK` runs, the most recent
-    first."""
-    recent = select(Series.branch, Series.started_at).where(*_history_filter(query))
-    if (params_key := _params_key(session, query)) is not None:
-        recent = recent.where(Series.params_key == params_key)
+def choices(session: Session, query: TrendQuery) -> tuple[list[BranchRuns], list[ParamsSet]]:
+    """What else the history holds, among its newest `CHOICES_LOOKBACK` runs (on the query's
+    host), the most recent first: the branches with runs of the params drawn (a run naming no
+    branch is the default branch's), and the params sets with runs on the branch drawn (the
+    other histories a change of params started). One index range, counted by branch and
+    params key."""
+    recent = select(Series.branch, Series.params_key, Series.started_at, Series.run_id).where(
+        *_history_filter(query))
     if query.host:
         recent = recent.where(Series.host_name == query.host)
     newest = recent.order_by(Series.started_at.desc()).limit(CHOICES_LOOKBACK).subquery()
     name = func.coalesce(newest.c.branch, DEFAULT_BRANCH)
-    rows = session.execute(select(name, func.count(), func.max(newest.c.started_at))
-                           .group_by(name)).all()
-    return sorted((BranchRuns(branch, count, last) for branch, count, last in rows),
-                  key=lambda b: b.last_started_at, reverse=True)
-
-
-def params_sets(session: Session, query: TrendQuery) -> list[ParamsSet]:
-    """The params sets with runs of the history on the branch drawn (and host), among its
-    newest `CHOICES_LOOKBACK` runs, the most recent first: the other histories a change of
-    params started."""
-    recent = select(Series.params_key, Series.started_at, Series.run_id).where(
-        *_history_filter(query))
-    if query.branch:
-        recent = recent.where(_on_branch(query.branch))
-    if query.host:
-        recent = recent.where(Series.host_name == query.host)
-    newest = recent.order_by(Series.started_at.desc()).limit(CHOICES_LOOKBACK).subquery()
     counted = session.execute(
-        select(newest.c.params_key, func.count(), func.max(newest.c.started_at),
+        select(name, newest.c.params_key, func.count(), func.max(newest.c.started_at),
                func.max(newest.c.run_id))
-        .group_by(newest.c.params_key)).all()
-    params: dict[int, dict[str, Any]] = {run_id: value for run_id, value in session.execute(
-        select(Run.id, Run.params).where(Run.id.in_([row[3] for row in counted])))}
+        .group_by(name, newest.c.params_key)).all()
     drawn = _params_key(session, query)
-    return sorted((ParamsSet(params[run_id], count, run_id, last, key == drawn)
-                   for key, count, last, run_id in counted),
-                  key=lambda p: (p.last_started_at, p.last_run_id), reverse=True)
+    by_branch: dict[str, BranchRuns] = {}
+    by_params: dict[str, tuple[int, datetime, int]] = {}
+    for branch, key, count, last, run_id in counted:
+        if drawn is None or key == drawn:
+            seen = by_branch.get(branch)
+            by_branch[branch] = BranchRuns(branch, count + (seen.runs if seen else 0),
+                                           max(last, seen.last_started_at) if seen else last)
+        if query.branch is None or branch == query.branch:
+            runs, started, newest_run = by_params.get(key, (0, last, run_id))
+            by_params[key] = (runs + count, max(started, last), max(newest_run, run_id))
+    params: dict[int, dict[str, Any]] = {run_id: value for run_id, value in session.execute(
+        select(Run.id, Run.params).where(Run.id.in_([p[2] for p in by_params.values()])))}
+    return (sorted(by_branch.values(), key=lambda b: b.last_started_at, reverse=True),
+            sorted((ParamsSet(params[run_id], runs, run_id, last, key == drawn)
+                    for key, (runs, last, run_id) in by_params.items()),
+                   key=lambda p: (p.last_started_at, p.last_run_id), reverse=True))
 
 
 def latest_window(session: Session, query: TrendQuery, points: list[TrendPoint],
                   info: MetricInfo, gate_settings: dict[str, Any]) -> LatestWindow | None:
     """The window of the trend's latest run: the gate's evidence when it judged this series'
     metric against one; else the same computed on the branch drawn, for this metric alone
-    (at the project's false-alarm level, where the gate takes Holm's over its metrics). None
-    for days of rollups, or a history too short for a window."""
+    (at the project's false-alarm level, where the gate takes Holm's over its metrics), and
+    remembered by the run, as the gate's evidence is kept with it: a run submitted later with
+    an earlier start does not join a window already judged. None for days of rollups, or a
+    history too short for a window."""
     if not points or points[-1].run_id is None:
         return None
-    run = run_service.load_run(session, points[-1].run_id, query.project_id)
-    series = next((s for s in run.series if s.label_key == query.label_key), None)
-    if series is None:
+    run_id = points[-1].run_id
+    found = session.execute(
+        select(Run.gate_evidence, Run.suite, Run.scenario, Run.created_at, Series.labels)
+        .join(Series, Series.run_id == Run.id)
+        .where(Run.id == run_id, Run.project_id == query.project_id,
+               Series.label_key == query.label_key)).first()
+    if found is None:
         return None
-    for evidence in run.gate_evidence or []:
-        if evidence.get("metric") == query.metric and evidence.get("series") == series.labels:
+    stored, suite, scenario, created_at, labels = found
+    for evidence in stored or []:
+        if evidence.get("metric") == query.metric and evidence.get("series") == labels:
             # Evidence stored before it named its unit names none.
-            return LatestWindow(run.id, "gate", {"unit": info.unit, **evidence})
-    limits = thresholds.effective(gate_settings, run.suite, run.scenario)
+            return LatestWindow(run_id, "gate", {"unit": info.unit, **evidence})
+    limits = thresholds.effective(gate_settings, suite, scenario)
     branch = query.branch or DEFAULT_BRANCH
-    history = baselines.history_windows(session, run, [query.metric], limits.window,
-                                        branch=branch).get((series.label_key, query.metric), [])
+    # The run by its id and the moment it was stored: ids of another database (a test's, a
+    # lab set up again beside the same Redis) are other runs.
+    asked = json.dumps([run_id, created_at, query.label_key, query.metric, branch,
+                        dataclasses.asdict(limits)], sort_keys=True, default=str)
+    computed = memo(f"latlab:window:v1:{hashlib.sha256(asked.encode()).hexdigest()}",
+                    lambda: _window(session, run_id, query, info, limits, branch))
+    return None if computed is None else LatestWindow(run_id, "computed", computed)
+
+
+def _window(session: Session, run_id: int, query: TrendQuery, info: MetricInfo,
+            limits: thresholds.Thresholds, branch: str) -> dict[str, Any] | None:
+    """The gate's evidence for one series' metric of a run, judged against its window now."""
+    run = run_service.load_run(session, run_id, query.project_id)
+    series = next(s for s in run.series if s.label_key == query.label_key)
+    history = baselines.history_windows(
+        session, run, [query.metric], limits.window, branch=branch,
+        label_key=series.label_key).get((series.label_key, query.metric), [])
     stats = window_stats([item.values for item in history])
     values = tuple(compare.trial_values(series, query.metric))
     if stats is None or not values:
         return None
     judged = gate.judge_window([(series.labels, info, values)],
                                [gate.Window(branch, history, stats)], limits)
-    return LatestWindow(run.id, "computed", judged.evidence[0])
+    evidence: dict[str, Any] = judged.evidence[0]
+    return evidence
 
 
 def _params_key(session: Session, query: TrendQuery) -> str | None:
@@ -304,10 +325,50 @@ def _on_branch(branch: str) -> ColumnElement[bool]:
         Series.branch == branch)
 
 
-def change_points(values: list[float]) -> list[changepoints.ChangePoint]:
-    """E-Divisive change points of a history, remembered by its values: the ingest worker
-    finds them for each new run, so the dashboard's trends read them at once."""
-    digest = hashlib.sha256(json.dumps(values).encode()).hexdigest()
-    found = memo(f"latlab:change-points:v1:{digest}",
-                 lambda: [dataclasses.asdict(c) for c in changepoints.detect(values)])
-    return [changepoints.ChangePoint(**c) for c in found]
+# The newest runs of a scenario whose series and metrics its trends page offers.
+CATALOGUE_RUNS = 5
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """What a scenario's trends page can draw: the series of its newest runs (labels, and
+    whether the newest run's verdict failed on it) and their metrics."""
+
+    newest_run_id: int
+    series: list[tuple[dict[str, str], bool]]
+    metrics: list[MetricInfo]
+
+
+def catalogue(session: Session, project_id: int, suite: str, scenario: str,
+              run_id: int | None = None) -> Catalogue | None:
+    """The union of the series of the scenario's newest runs (and of run `run_id`, a trend
+    opened from it): the series the newest run failed on first (a regression, a suspected
+    one, an SLA breach), then in the order met, newest run first; their metrics with the
+    latency percentiles, by name. Labels and metrics only: a run of 400 series answers in
+    one small read, where its details are megabytes. None: the scenario has no run."""
+    runs = list(session.scalars(
+        select(Run).where(Run.project_id == project_id, Run.suite == suite,
+                          Run.scenario == scenario)
+        .order_by(Run.started_at.desc(), Run.id.desc()).limit(CATALOGUE_RUNS)))
+    if run_id is not None and all(run.id != run_id for run in runs):
+        focus = session.get(Run, run_id)
+        if focus is not None and focus.project_id == project_id:
+            runs.insert(0, focus)
+    if not runs:
+        return None
+    order = {run.id: index for index, run in enumerate(runs)}
+    rows = sorted(session.execute(
+        select(Series.run_id, Series.id, Series.labels, Series.metrics)
+        .where(Series.run_id.in_(list(order)))).all(),
+        key=lambda row: (order[row.run_id], row.id))
+    failing = {keys.label_key(reason["series"]) for reason in runs[0].verdict_reasons or []
+               if reason.get("kind") in FAILING_REASONS and isinstance(reason.get("series"), dict)}
+    found: dict[str, tuple[dict[str, str], bool]] = {}
+    for row in rows:
+        key = keys.label_key(row.labels)
+        found.setdefault(key, (row.labels, key in failing))
+    series = [s for s in found.values() if s[1]] + [s for s in found.values() if not s[1]]
+    vocabulary = suite_service.run_vocabulary(session, runs[0])
+    names = list(LATENCY_KEYS) + sorted({name for row in rows for name in row.metrics or {}}
+                                        - set(LATENCY_KEYS) - {"count"})
+    return Catalogue(runs[0].id, series, [vocabulary.info(name) for name in names])

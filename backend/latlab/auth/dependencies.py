@@ -1,4 +1,6 @@
 from collections.abc import Callable
+from functools import lru_cache
+from ipaddress import IPv4Network, IPv6Network, ip_address, ip_network
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -13,6 +15,7 @@ from latlab.core.errors import Forbidden, TooManyRequests, Unauthorized
 from latlab.core.limits import NO_CREDENTIALS
 from latlab.core.openapi import raises
 from latlab.core.rate_limits import Use
+from latlab.core.settings import get_settings
 from latlab.models import Role, Scope
 
 SESSION_COOKIE = "latlab_session"
@@ -104,8 +107,33 @@ def rate_limited(use: Use) -> list[fastapi_params.Depends]:
 
 
 def client_address(request: Request) -> str:
-    """The peer's address (behind a proxy, uvicorn's --proxy-headers makes it the client's)."""
-    return request.client.host if request.client else "unknown"
+    """The client's address: the peer's, or, when the peer is a trusted proxy, the last
+    address in X-Forwarded-For that is not one (a client can prepend anything; what a trusted
+    proxy appended is true). The api runs with uvicorn's own proxy handling off."""
+    peer = request.client.host if request.client else "unknown"
+    proxies = _trusted_proxies(get_settings().trusted_proxies)
+    if not _trusted(peer, proxies):
+        return peer
+    chain = [hop.strip() for header in request.headers.getlist("x-forwarded-for")
+             for hop in header.split(",") if hop.strip()]
+    for hop in reversed(chain):
+        if not _trusted(hop, proxies):
+            return hop
+    return chain[0] if chain else peer
+
+
+@lru_cache
+def _trusted_proxies(setting: str) -> tuple[IPv4Network | IPv6Network, ...]:
+    return tuple(ip_network(each.strip(), strict=False) for each in setting.split(",")
+                 if each.strip())
+
+
+def _trusted(address: str, proxies: tuple[IPv4Network | IPv6Network, ...]) -> bool:
+    try:
+        ip = ip_address(address)
+    except ValueError:  # not an address (e.g. a test client's name): never a proxy
+        return False
+    return any(ip in network for network in proxies)
 
 
 Reader = Annotated[Principal, Depends(requires(Scope.read))]

@@ -4,7 +4,7 @@ from fastapi import APIRouter, Depends, Query, Request, Response, status
 
 from latlab.audit import service as audit
 from latlab.audit.schemas import Action, AuditEventRead, AuditPage, EntityType
-from latlab.auth import service
+from latlab.auth import service, throttle
 from latlab.auth.dependencies import (
     SESSION_COOKIE,
     Admin,
@@ -49,16 +49,22 @@ projects_router = APIRouter(tags=["projects"], route_class=ApiRoute)
 @router.post("/auth/login", responses=documented(Unauthorized, TooManyRequests))
 def login(body: LoginRequest, request: Request, response: Response,
           session: DbSession) -> MeRead:
-    """Sign in with email and password; sets the HttpOnly session cookie. Failed sign-ins
-    are throttled per account and per address (429 with Retry-After)."""
-    user = service.authenticate(session, body.email, body.password, client_address(request))
+    """Sign in with email and password; sets the HttpOnly session cookie, and a device
+    cookie that lets this browser past other clients' failed sign-ins later. Failed sign-ins
+    are throttled per account (429 with Retry-After) and slowed per address."""
+    device = request.cookies.get(throttle.DEVICE_COOKIE)
+    user, device = service.authenticate(
+        session, body.email, body.password, client_address(request),
+        device if device and len(device) <= 64 else None)
     cookie = service.open_session(session, user)
     settings = get_settings()
-    response.set_cookie(
-        SESSION_COOKIE, cookie, httponly=True, samesite="lax",
-        secure=settings.public_url.startswith("https://"),
-        max_age=settings.session_days * 86400, path="/",
-    )
+    secure = settings.public_url.startswith("https://")
+    response.set_cookie(SESSION_COOKIE, cookie, httponly=True, samesite="lax", secure=secure,
+                        max_age=settings.session_days * 86400, path="/")
+    if device:
+        response.set_cookie(throttle.DEVICE_COOKIE, device, httponly=True, samesite="strict",
+                            secure=secure, max_age=settings.login_device_days * 86400,
+                            path="/api/v1/auth/login")
     return _me(session, user, projects.default_for(session, user))
 
 

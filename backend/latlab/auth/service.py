@@ -85,11 +85,13 @@ class Principal:
             raise Forbidden(f"{who} lacks the '{scope}' permission")
 
 
-def authenticate(session: Session, email: str, password: str, address: str) -> User:
-    """The user with this email and password. Unknown emails cost the same password check as
-    known ones; failures are throttled per account and per address."""
+def authenticate(session: Session, email: str, password: str, address: str,
+                 device: str | None) -> tuple[User, str | None]:
+    """The user with this email and password, and the device cookie to give the browser.
+    Unknown emails cost the same password check as known ones; failures are throttled per
+    account, address and device (`throttle`)."""
     email = email.strip().lower()
-    throttle.check(email, address)
+    throttle.check(email, address, device)
     user = session.scalar(select(User).where(User.email == email))
     if user is None:
         dummy_verify(password)
@@ -97,10 +99,9 @@ def authenticate(session: Session, email: str, password: str, address: str) -> U
     else:
         valid = verify_password(user.password_hash, password) and user.is_active
     if user is None or not valid:
-        throttle.failed(email, address)
+        throttle.failed(email, address, device)
         raise Unauthorized("wrong email or password")
-    throttle.succeeded(email)
-    return user
+    return user, throttle.succeeded(email, device)
 
 
 def open_session(session: Session, user: User) -> str:

@@ -2,6 +2,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Response, status
 from sqlalchemy import select
+from sqlalchemy.orm import object_session
 
 from latlab.auth.dependencies import JobWriter, Reader, rate_limited
 from latlab.bisections import service
@@ -12,7 +13,7 @@ from latlab.core.openapi import documented, raises
 from latlab.core.params import Id, Limit
 from latlab.core.rate_limits import Use
 from latlab.core.routing import ApiRoute
-from latlab.models import Bisection
+from latlab.models import Bisection, Repository
 from latlab.projects import service as projects
 
 router = APIRouter(tags=["bisections"], route_class=ApiRoute)
@@ -72,7 +73,8 @@ def cancel_bisection(bisection: BisectionFromPath, principal: JobWriter,
 
 def bisection_read(bisection: Bisection) -> BisectionRead:
     return BisectionRead(
-        id=bisection.id, repo=bisection.repo, good=bisection.commits[0]["sha"],
+        id=bisection.id, repo=bisection.repo, commit_url=_commit_url(bisection),
+        good=bisection.commits[0]["sha"],
         bad=bisection.commits[-1]["sha"], suite=bisection.suite, scenario=bisection.scenario,
         params=bisection.params, series=bisection.series, metric=bisection.metric,
         status=bisection.status,
@@ -82,3 +84,13 @@ def bisection_read(bisection: Bisection) -> BisectionRead:
                for step in bisection.steps], result=bisection.result,
         message=bisection.message, max_minutes=bisection.max_minutes,
         created_at=bisection.created_at, finished_at=bisection.finished_at)
+
+
+def _commit_url(bisection: Bisection) -> str | None:
+    """The commit URL of the bisection's repository, while it is registered (one query per
+    repository a session reads, its identity map remembering it)."""
+    session = object_session(bisection)
+    if session is None or bisection.repository_id is None:
+        return None
+    repository = session.get(Repository, bisection.repository_id)
+    return None if repository is None else repository.commit_url

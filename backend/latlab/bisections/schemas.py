@@ -76,6 +76,9 @@ class Step(Schema):
 class BisectionRead(Schema):
     id: int
     repo: str
+    commit_url: str | None = Field(
+        description="The repository's commit URL ({sha} in it is replaced by a "
+        "commit's full sha); null when it has none")
     good: str
     bad: str
     suite: str

@@ -28,11 +28,12 @@ from sqlalchemy.orm import Session
 from latlab.alerts.lifecycle import notify
 from latlab.bisections.schemas import BisectionCreate
 from latlab.core.clock import get_clock
-from latlab.core.errors import Conflict, Unprocessable
+from latlab.core.errors import Conflict
 from latlab.jobs import service as job_service
 from latlab.jobs import stages
 from latlab.jobs.schemas import Compare, JobCreate
-from latlab.models import Alert, AlertState, Bisection, Job, JobStatus, Project, Run
+from latlab.models import Alert, Bisection, Job, JobStatus, Project, Run
+from latlab.models.job import ENDED_JOB
 from latlab.repos import git
 from latlab.repos import service as repos
 from latlab.runs import service as run_service
@@ -76,42 +77,12 @@ def create(session: Session, project: Project, request: BisectionCreate,
     return bisection, True
 
 
-def for_regression(session: Session, project: Project, run: Run, baseline: Run) -> None:
-    """A regression of a repository's series confirmed between the baseline's commit and the
-    run's: each of its open alerts gets its bisection (the project's `bisect_regressions`
-    is automatic) or says how to start one (ask)."""
-    if (project.bisect_regressions == "off" or run.repo is None or baseline.repo != run.repo
-            or None in (run.commit, baseline.commit) or run.commit == baseline.commit):
-        return
-    assert run.commit is not None and baseline.commit is not None
-    for alert in session.scalars(select(Alert).where(
-            Alert.run_id == run.id, Alert.kind == "regression",
-            Alert.state != AlertState.resolved)):
-        request = BisectionCreate(
-            repo=run.repo, good=baseline.commit, bad=run.commit, suite=run.suite,
-            scenario=run.scenario, params=run.params, series=alert.series_labels,
-            metric=alert.metric, host_tags=[] if run.host_tags is None else run.host_tags)
-        if project.bisect_regressions == "ask":
-            alert.message += (f"; find the commit: latlab bisect --repo {run.repo} --good "
-                              f"{baseline.commit[:12]} --bad {run.commit[:12]} --suite "
-                              f"{run.suite} --scenario {run.scenario} --metric {alert.metric}")
-            continue
-        try:
-            bisection, _ = create(session, project, request, None)
-        except (Unprocessable, Conflict) as error:
-            alert.message += f"; not bisected: {error.detail}"
-            continue
-        alert.bisection_id = bisection.id
-        alert.message += (f"; bisection {bisection.id} searches its "
-                          f"{len(bisection.commits) - 1} commits")
-
-
 def cancel(session: Session, bisection: Bisection) -> None:
     """Ends a running bisection and cancels the job of its step."""
     if bisection.status != RUNNING:
         raise Conflict(f"bisection {bisection.id} has already ended ({bisection.status})")
     job = _step_job(session, bisection)
-    if job is not None and job.status not in job_service.TERMINAL:
+    if job is not None and job.status not in ENDED_JOB:
         job_service.cancel(session, job)
     _end(bisection, "cancelled", None, "cancelled by request")
     _tell(session, bisection)
@@ -123,7 +94,7 @@ def advance(session: Session) -> list[Bisection]:
     for bisection in session.scalars(select(Bisection).where(Bisection.status == RUNNING)
                                      .order_by(Bisection.id).with_for_update(skip_locked=True)):
         job = _step_job(session, bisection)
-        if job is None or job.status in job_service.TERMINAL:
+        if job is None or job.status in ENDED_JOB:
             _settle(session, bisection, job)
             if bisection.status != RUNNING:
                 _tell(session, bisection)

@@ -6,8 +6,9 @@ import sys
 
 import typer
 
-from latlab.cli import admin, bisect, jobs, login, repos, runs, submit, tries
+from latlab.cli import bisect, jobs, login, repos, runs, submit, tries
 from latlab.cli.errors import CliError
+from latlab.cli.output import WIDE, out
 
 HELP = """The lab from a terminal or CI.
 
@@ -26,6 +27,9 @@ HELP = """The lab from a terminal or CI.
     latlab submit result.json                  submit a result or a harness's output (CI)
     latlab ensure-admin                        create the admin (make up uses it)
 
+Tables fit the terminal, leaving columns out and saying which; `latlab --wide COMMAND` keeps
+them all.
+
 Exit status: 0 done (a run passed, had no baseline, or was inconclusive), 1 the verdict
 fails (or `submit` was refused), 2 a usage error or a request the lab refuses, 3 no verdict
 (the lab unreachable or failing, a job that did not succeed, a bisection that failed), 4 a
@@ -34,6 +38,16 @@ bisection that named no commit (not reproduced, or only a range), 130 interrupte
 
 app = typer.Typer(name="latlab", help=HELP, no_args_is_help=True, add_completion=False,
                   rich_markup_mode=None, pretty_exceptions_enable=False)
+
+
+@app.callback()
+def options(wide: bool = typer.Option(
+        False, "--wide", help="Tables as wide as they need, every column kept (they fit the "
+        "terminal otherwise, leaving columns out and saying which)")) -> None:
+    if wide:
+        out.width = WIDE
+
+
 app.command()(login.login)
 app.command()(login.config)
 app.command()(jobs.suites)
@@ -47,7 +61,17 @@ app.command()(runs.show)
 app.command()(runs.compare)
 app.command()(runs.trends)
 app.command()(submit.submit)
-app.command("ensure-admin")(admin.ensure_admin)
+
+
+@app.command("ensure-admin")
+def ensure_admin() -> None:
+    """Create the admin from LATLAB_ADMIN_EMAIL / LATLAB_ADMIN_PASSWORD, or with a generated
+    password (make up uses it)."""
+    # The database, its models and password hashing load for this command alone: every other
+    # command is a client of the API and starts without them.
+    from latlab.cli import admin
+
+    admin.ensure_admin()
 
 
 def main(argv: list[str] | None = None) -> int:

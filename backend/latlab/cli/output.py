@@ -13,6 +13,8 @@ from latlab_contract.vocabulary import LATENCY_LABELS, quantity
 # Markup off: labels and the lab's messages may hold brackets; lines are never re-wrapped.
 out = Console(markup=False, highlight=False, soft_wrap=True)
 err = Console(stderr=True, markup=False, highlight=False, soft_wrap=True)
+# `latlab --wide`: the width tables are given, whatever the terminal's.
+WIDE = 1000
 
 STYLES = {"pass": "green", "fail": "bold red", "inconclusive": "yellow",
           "no-baseline": "cyan", "improved": "green", "regressed": "bold red",

@@ -8,7 +8,8 @@ import typer
 
 from latlab.cli.client import Lab
 from latlab.cli.config import TokenOption, UrlOption, settings
-from latlab.cli.output import moment, out, source_text, verdict_lines
+from latlab.cli.errors import CliError
+from latlab.cli.output import err, labels_text, moment, out, source_text, verdict_lines
 from latlab.cli.params import label_pairs
 from latlab.cli.tables import print_compare, print_trend, run_table, runs_table
 
@@ -18,7 +19,9 @@ Limit = Annotated[int, typer.Option("--limit", "-n", min=1, max=200,
 
 
 def runs(
-    suite: Annotated[str | None, typer.Option(help="Only this suite's runs.")] = None,
+    suite: Annotated[str | None, typer.Option(
+        help="Only runs of suites starting with this, in any case (as the dashboard filters: "
+             "--suite zmq gives zmq and zmq-pubsub).")] = None,
     scenario: Annotated[str | None, typer.Option(help="Only this scenario's.")] = None,
     branch: Annotated[str | None, typer.Option(help="Only this branch's.")] = None,
     host: Annotated[str | None, typer.Option(help="Only those measured on this host.")]
@@ -33,7 +36,7 @@ def runs(
     token: TokenOption = None,
 ) -> None:
     """The project's recent runs, newest first, with their verdicts and headline P99."""
-    filters = {"suite": suite, "scenario": scenario, "branch": branch, "host": host,
+    filters = {"suite_prefix": suite, "scenario": scenario, "branch": branch, "host": host,
                "source": source, "verdict": verdict}
     page = Lab.with_token(settings(url, token)).get(
         "/runs", limit=limit, **{k: v for k, v in filters.items() if v is not None})
@@ -74,17 +77,20 @@ def compare(
         metavar="LABEL=VALUE", help="The same for the candidate.")] = None,
     evidence: Annotated[bool, typer.Option(help="Show each verdict's test and p-value.")]
     = False,
+    every: Annotated[bool, typer.Option(
+        "--all", help="Every series, not only those that changed.")] = False,
     url: UrlOption = None,
     token: TokenOption = None,
 ) -> None:
-    """Candidate against baseline: per series and metric both values, the change and the
-    lab's verdict (GET /compare, as the dashboard's compare page)."""
+    """Candidate against baseline: the series that changed, the largest change first (every
+    series with --all), per metric both values, the change and the lab's verdict (GET
+    /compare, as the dashboard's compare page), then each regression by name."""
     lab = Lab.with_token(settings(url, token))
     query: dict[str, Any] = {"baseline": baseline, "candidate": candidate}
     for side, pairs in (("baseline", baseline_series), ("candidate", candidate_series)):
         if pairs:
             query[f"{side}_labels"] = json.dumps(label_pairs(pairs, f"--{side}-series"))
-    print_compare(lab.get("/compare", **query), evidence)
+    print_compare(lab.get("/compare", **query), evidence, every)
     out.print(lab.page(f"/compare?baseline={baseline}&candidate={candidate}"))
 
 
@@ -94,7 +100,9 @@ def trends(
     metric: Annotated[str, typer.Option("--metric", "-m", help="p50, p99, p999, throughput, "
                                         "or any metric of the suite.")] = "p99",
     label: Annotated[list[str] | None, typer.Option(
-        metavar="LABEL=VALUE", help="The series' labels (repeat), e.g. transport=tcp.")]
+        metavar="LABEL=VALUE", help="The series' labels (repeat), e.g. transport=tcp. Default: "
+        "the series the newest run shows first (the one it failed on, else its worst against "
+        "its window, else its first).")]
     = None,
     branch: Annotated[str | None, typer.Option(help="Default: main.")] = None,
     host: Annotated[str | None, typer.Option(help="Only runs on this host.")] = None,
@@ -107,9 +115,24 @@ def trends(
 ) -> None:
     """A series' history: its metric run after run, the change points found in it and the
     window the latest run is judged against (GET /trends, as the dashboard's trends page)."""
+    lab = Lab.with_token(settings(url, token))
+    labels = label_pairs(label, "--label") if label else _headline_series(lab, suite, scenario)
     query = {"suite": suite, "scenario": scenario, "metric": metric, "branch": branch,
              "host": host, "params": params, "limit": max(limit, 2),
-             "labels": json.dumps(label_pairs(label, "--label"))}
-    trend = Lab.with_token(settings(url, token)).get(
-        "/trends", **{k: v for k, v in query.items() if v is not None})
+             "labels": json.dumps(labels)}
+    trend = lab.get("/trends", **{k: v for k, v in query.items() if v is not None})
     print_trend(trend)
+
+
+def _headline_series(lab: Lab, suite: str, scenario: str) -> dict[str, str]:
+    """The series the newest run of `suite`/`scenario` shows in lists, said on stderr with the
+    others to choose from."""
+    newest = lab.get("/runs", suite=suite, scenario=scenario, limit=1)["items"]
+    if not newest or newest[0]["headline"] is None:
+        raise CliError(f"no run of {suite}/{scenario} has a series")
+    labels: dict[str, str] = newest[0]["headline"]["series"]
+    count = newest[0]["series_count"]
+    if count > 1:
+        err.print(f"series {labels_text(labels)} (the newest run, #{newest[0]['id']}, shows "
+                 f"it first of its {count}; --label NAME=VALUE to choose another)")
+    return labels

@@ -212,6 +212,10 @@ def _with_profiles(body: bytes, specs: list[str]) -> bytes:
 
 def _print_verdict(result: dict[str, Any]) -> None:
     print(result["url"])
+    if result.get("replayed"):
+        # The same document (or --idempotency-key) again: nothing new was stored.
+        print(f"replayed: the lab already had this submission, run {result.get('id')}; "
+              "nothing new stored, its verdict as it was given", file=sys.stderr)
     print(f"verdict: {result.get('verdict')}", file=sys.stderr)
     for reason in result.get("reasons", []):
         print(f"  {reports.reason_line(reason)}", file=sys.stderr)

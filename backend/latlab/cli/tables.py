@@ -3,8 +3,10 @@ trend. Verdicts and units are the lab's own, shown as they come."""
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -26,6 +28,44 @@ HEADLINE = "throughput"
 ALARMS = ("errors", "timeouts")  # shown when not zero
 UNRELIABLE = "* fewer than 10 samples beyond it: not a number to trust"
 SPARKS = "▁▂▃▄▅▆▇█"
+
+
+# Columns that may wrap at a narrow terminal: labels and sentences, never numbers or verdicts.
+WRAPPING = ("evidence", "change point", "suite", "scenario", "host", "source")
+
+
+def fitted(table: Table, droppable: Sequence[str]) -> Table:
+    """`table` as the terminal can show it whole: numbers and verdicts never cut (rich would
+    shorten them to "149,…" and "inco…"), labels wrapped, and when it is still too wide the
+    `droppable` columns left out in that order, said in its caption with how to see them."""
+    for column in table.columns:
+        wrapping = str(column.header) in WRAPPING or (
+            column.justify == "left" and column is table.columns[0])
+        column.no_wrap = not wrapping
+        column.overflow = "fold"
+    left_out = []
+    for header in droppable:
+        if _needed(table) <= out.width:
+            break
+        table.columns = [c for c in table.columns if str(c.header) != header]
+        left_out.append(header)
+    if left_out:
+        note = (f"left out at {out.width} columns: {', '.join(left_out)} (latlab --wide, or "
+                "a wider terminal, shows them)")
+        table.caption = f"{table.caption}\n{note}" if table.caption else note
+    return table
+
+
+def _needed(table: Table) -> int:
+    """The width `table` needs with no cell cut: a wrapping column its longest word, any other
+    its longest cell; one space each side of a cell and a border between columns and at both
+    ends."""
+    options = out.options
+    return len(table.columns) + 1 + sum(
+        2 + max(Measurement.get(out, options, cell).minimum if not column.no_wrap
+                else Measurement.get(out, options, cell).maximum
+                for cell in (column.header, *column.cells))
+        for column in table.columns)
 
 
 def run_table(run: dict[str, Any], every_metric: bool = False) -> Table:
@@ -64,7 +104,8 @@ def run_table(run: dict[str, Any], every_metric: bool = False) -> Table:
               for name in metrics])
     if doubtful:
         table.caption = UNRELIABLE
-    return table
+    return fitted(table, ["P90", "max", "P99.9", "samples",
+                          *(metric_name(n, info.get(n, {}).get("label")) for n in metrics)])
 
 
 def runs_table(page: dict[str, Any]) -> Table:
@@ -82,12 +123,26 @@ def runs_table(page: dict[str, Any]) -> Table:
                       styled(run.get("verdict")), str(run["series_count"]),
                       value(headline.get("p99"), "ns"),
                       value(headline.get("throughput"), "req/s"))
-    return table
+    return fitted(table, ["source", "host", "series", "scenario", "throughput", "started"])
 
 
-def print_compare(compare: dict[str, Any], evidence: bool) -> None:
-    """Each matched series' metrics with the lab's verdicts, then the verdicts counted as
-    the dashboard's compare page counts them."""
+# A series' place in a comparison: by its gravest verdict, then by its largest change of it.
+_GRAVITY = {"regressed": 0, "improved": 1, "inconclusive": 2, "unchanged": 3}
+CHANGED = ("regressed", "improved")
+
+
+def _gravity(series: dict[str, Any]) -> tuple[int, float]:
+    metrics = series["metrics"]
+    grave = min((_GRAVITY.get(m["verdict"], 3) for m in metrics), default=3)
+    largest = max((abs(m["delta_pct"]) for m in metrics if m["delta_pct"] is not None
+                   and _GRAVITY.get(m["verdict"], 3) == grave), default=0.0)
+    return grave, -largest
+
+
+def print_compare(compare: dict[str, Any], evidence: bool, everything: bool = False) -> None:
+    """The series that changed (regressed, then improved; the largest change first) with
+    their metrics and the lab's verdicts, or every series (`everything`); then the verdicts
+    counted as the dashboard's compare page counts them, and each regression by name."""
     for side in ("baseline", "candidate"):
         ref = compare[side]
         selector = compare.get(f"{side}_labels") or {}
@@ -95,7 +150,10 @@ def print_compare(compare: dict[str, Any], evidence: bool) -> None:
                   f"{source_text({'kind': '', **ref})}  {ref.get('host_name') or ''}  "
                   f"{moment(ref['started_at'])}"
                   + (f"  series {labels_text(selector)}" if selector else ""))
-    for series in compare["series"]:
+    ordered = sorted(compare["series"], key=_gravity)
+    shown = ordered if everything else [
+        s for s in ordered if any(m["verdict"] in CHANGED for m in s["metrics"])]
+    for series in shown:
         table = Table(title=labels_text(series["labels"]), title_justify="left")
         for column in ("metric", "baseline", "candidate", "change", "change %", "verdict",
                        *(["evidence"] if evidence else [])):
@@ -112,13 +170,21 @@ def print_compare(compare: dict[str, Any], evidence: bool) -> None:
                           delta(m["delta"], m["unit"]), percent(m["delta_pct"]),
                           styled(m["verdict"]), *([m["evidence"]] if evidence else []))
         table.caption = UNRELIABLE if doubtful else None
-        out.print(table)
+        out.print(fitted(table, ["evidence", "change", "baseline"]))
     for side in ("baseline", "candidate"):
         for labels in compare[f"unmatched_{side}"]:
             out.print(f"only in the {side}: {labels_text(labels)}")
     for warning in compare["warnings"]:
         out.print(Text(f"warning: {warning}", style="yellow"))
+    if len(shown) < len(ordered):
+        out.print(f"{len(ordered) - len(shown)} of {len(ordered)} series without a "
+                  f"significant change not shown (--all shows every series)")
     out.print(Text("overall: ").append_text(headline(compare)))
+    for series in ordered:
+        for m in series["metrics"]:
+            if m["verdict"] == "regressed":
+                out.print(Text("  regressed: ", style="red").append(
+                    f"{labels_text(series['labels'])} {m['label']} {percent(m['delta_pct'])}"))
 
 
 def headline(compare: dict[str, Any]) -> Text:
@@ -165,7 +231,7 @@ def print_trend(trend: dict[str, Any]) -> None:
             "" if change is None else f"{percent(change['delta_pct'])} "
             f"({value(change['before'], unit)} → {value(change['after'], unit)}, "
             f"p = {change['p_value']:.2g})")
-    out.print(table)
+    out.print(fitted(table, ["host", "started", "commit"]))
     if trend.get("window"):
         out.print(f"latest run {trend['window']['run_id']}: "
                   f"{trend['window']['evidence']['message']}")

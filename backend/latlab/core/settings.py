@@ -4,8 +4,10 @@ The runner worker has its own settings (in `latlab_workers`) and no database URL
 """
 
 from functools import lru_cache
+from ipaddress import ip_network
 from pathlib import Path
 
+from pydantic import field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -32,10 +34,20 @@ class Settings(BaseSettings):
     session_days: int = 14
     default_project: str = "default"
     frontend_dist: str = ""
-    # Failed sign-ins allowed per account and per client address within the window.
+    # Sign-in throttling (`latlab.auth.throttle`), over a sliding window: an account with this
+    # many failures refuses further sign-ins (429), except from a browser that signed in to it
+    # before (its device cookie, kept this many days); an address with this many failures
+    # spaces its further attempts by a delay that doubles with each failure, up to the
+    # maximum, so one client behind a shared address slows itself, not everyone behind it.
     login_account_failures: int = 5
-    login_address_failures: int = 50
+    login_address_failures: int = 20
+    login_address_delay_s: float = 1.0
+    login_address_delay_max_s: float = 60.0
     login_window_s: float = 900.0
+    login_device_days: int = 90
+    # Proxies (addresses or networks, comma-separated) whose X-Forwarded-For names the client;
+    # the header is ignored from anyone else. Empty: the peer is the client.
+    trusted_proxies: str = ""
     # Fair use (`latlab.core.rate_limits`): requests allowed per caller (an API token or a
     # signed-in user) and per client address, as a burst that refills over the window; 0 turns
     # a limit off. Above them: 429 with Retry-After. Sized so that one caller cannot take a
@@ -73,6 +85,14 @@ class Settings(BaseSettings):
     delivery_backoff_max_s: float = 300.0
     # One delivery attempt waits this long at most for a receiver (connect, each read/write).
     delivery_timeout_s: float = 5.0
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, value: str) -> str:
+        for each in value.split(","):
+            if each.strip():
+                ip_network(each.strip(), strict=False)  # a ValueError names the bad one
+        return value
 
 
 @lru_cache

@@ -1,14 +1,15 @@
 """Messages to Celery leave through a transactional outbox.
 
-`enqueue` (a task) and `revoke` (stop a running task) write an `OutboxMessage` row in the
-caller's transaction: a rollback drops it, a commit keeps it, so a stored run or job never
-loses its follow-up and no task ever refers to an uncommitted row. Right after the commit,
-once the session has given its connection back to the pool, the rows are sent: a broker that
-is down or frozen costs the caller at most the sender's short socket timeouts and never holds a
-database connection meanwhile (a frozen Redis used to fill the api's pool). What could not be
-sent stays for `relay` (beat, every few seconds), which sends it once the broker is back.
-Delivery is at least once: tasks re-read the database and ignore what is done. The api never
-imports worker code: tasks are sent by name.
+`enqueue` (a task), `revoke` (stop a running task) and `expect` (a Redis key runners read)
+write an `OutboxMessage` row in the caller's transaction: a rollback drops it, a commit keeps
+it, so a stored run or job never loses its follow-up and no task ever refers to an
+uncommitted row. Right after the commit, once the session has given its connection back to
+the pool, the rows are sent: a broker that is down or frozen costs the caller at most the
+sender's short socket timeouts and never holds a database connection meanwhile (a frozen
+Redis used to fill the api's pool). What could not be sent stays for `relay` (beat, every few
+seconds), which sends it once the broker is back. Delivery is at least once: tasks re-read
+the database and ignore what is done. The api never imports worker code: tasks are sent by
+name.
 """
 
 import logging
@@ -24,12 +25,17 @@ from sqlalchemy.orm import Session, SessionTransaction
 
 from latlab.core.clock import get_clock
 from latlab.core.db import get_sessionmaker
+from latlab.core.kv import redis_client
 from latlab.core.settings import get_settings
 from latlab.models import OutboxMessage
 from latlab_contract.broker import BROKER_ERRORS, CELERY_DEFAULTS, TRANSPORT_OPTIONS
 
 log = logging.getLogger(__name__)
 REVOKE = "celery.control.revoke"
+EXPECT = "redis.set"
+# A key `expect` sets outlives any attempt (the longest job time limit is hours) and is
+# deleted when the attempt ends; the expiry only bounds what a lost deletion leaves.
+EXPECT_TTL_S = 2 * 86400
 # The relay leaves fresh rows to the sender that wrote them, which gives up on a broker that
 # does not answer well before then.
 RELAY_AFTER = timedelta(seconds=2)
@@ -80,6 +86,12 @@ def revoke(session: Session, task_id: str, signal: str = "SIGTERM") -> None:
     """Stops task `task_id` wherever it runs (its process group gets `signal`), once the
     transaction commits."""
     enqueue(session, REVOKE, "", task_id=task_id, options={"signal": signal})
+
+
+def expect(session: Session, key: str, value: str | None) -> None:
+    """Sets (None: deletes) Redis key `key` once the transaction commits, in order with the
+    tasks around it: what runners read of the lab's state (`latlab_contract.attempt_key`)."""
+    enqueue(session, EXPECT, "", key=key, value=value)
 
 
 def left_at(session: Session, task_id: str, default: datetime) -> datetime | None:
@@ -140,6 +152,13 @@ def _send(message: _Message) -> None:
             connection.ensure_connection(max_retries=0)
             sender.control.revoke(message.task_id, terminate=True, connection=connection,
                                   signal=message.options.get("signal", "SIGTERM"))
+    elif message.task == EXPECT:
+        key, value = message.kwargs["key"], message.kwargs["value"]
+        with redis_client() as client:  # the broker's Redis, with the sender's timeouts
+            if value is None:
+                client.delete(key)
+            else:
+                client.set(key, value, ex=EXPECT_TTL_S)
     else:
         # No publish retries here: an unsent message is the relay's to send again.
         sender.send_task(message.task, kwargs=message.kwargs, queue=message.queue,

@@ -1,10 +1,11 @@
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field
 
 from latlab.core.schemas import Schema
 from latlab.hosts.tuning import TuningCheck
+from latlab.projects.schemas import ProjectSlug
 from latlab_contract import SuiteInfo
 
 
@@ -31,6 +32,14 @@ class HostRead(Schema):
     busy: bool = Field(description="Running a job (of any project)")
     current_job: CurrentJob | None = Field(description="The job it runs, if of the caller's "
                                            "project")
+    projects: list[str] | None = Field(
+        description="The projects it serves (their jobs run on it, their members see it); "
+        "null: every project. Others than the caller's are shown to admins only")
+
+
+class HostProjects(Schema):
+    projects: Annotated[list[ProjectSlug], Field(max_length=500)] | None = Field(
+        description="The projects the host serves from now on; null: every project")
 
 
 class SuiteRead(SuiteInfo):

@@ -18,7 +18,7 @@ from latlab.alerts import history, rules
 from latlab.analysis import baselines, compare, coverage, gate, thresholds, tries
 from latlab.analysis.stats import ALPHA
 from latlab.analysis.window import window_stats
-from latlab.bisections import service as bisections
+from latlab.bisections import regressions
 from latlab.jobs import confirmation, stages
 from latlab.jobs import service as job_service
 from latlab.models import Job, JobStatus, Project, Run
@@ -119,7 +119,7 @@ def judge(session: Session, run: Run) -> Judgement:
     run.gate_evidence = result.evidence
     if baseline is not None:
         rules.gate_alerts(session, run, baseline, result, gate_metrics)
-    history.change_points(session, run, vocabulary)
+    history.trend_alerts(session, run, vocabulary, limits)
     return Judgement(run.verdict, run.verdict_reasons, baseline, result)
 
 
@@ -265,7 +265,7 @@ def _settle(session: Session, check: Run) -> Judgement:
         rules.gate_alerts(session, suspected, baseline, result, gate_metrics, confirmation=check)
         project = session.get(Project, suspected.project_id)
         assert project is not None
-        bisections.for_regression(session, project, suspected, baseline)
+        regressions.for_regression(session, project, suspected, baseline)
     return Judgement(check.verdict, check.verdict_reasons, baseline, result)
 
 

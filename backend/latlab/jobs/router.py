@@ -51,7 +51,7 @@ def estimate_job(body: JobCreate, principal: Reader, session: DbSession) -> JobE
     """What a job of this request would run and how long it should take, checked as
     `POST /jobs` checks it (a request too long for any timeout is refused the same way),
     without creating it."""
-    return job_service.plan(session, body).estimate
+    return job_service.plan(session, principal.project_id, body).estimate
 
 
 @router.get("/jobs")

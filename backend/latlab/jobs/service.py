@@ -7,24 +7,30 @@ is harmless.
 
 import math
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 from jsonschema import Draft202012Validator
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 
 from latlab.core import tasks
 from latlab.core.clock import get_clock
 from latlab.core.errors import Conflict, NotFound, Unprocessable
-from latlab.core.settings import get_settings
 from latlab.core.validation import BodyInvalid
 from latlab.hosts import service as host_service
 from latlab.jobs import stages
 from latlab.jobs.schemas import JobCreate, JobEstimate
 from latlab.models import Host, Job, JobStatus, Project, Repository
+from latlab.models.job import ACTIVE_JOB, ENDED_JOB
 from latlab.repos import service as repos
-from latlab_contract import EXECUTE_JOB, JobEvent, JobSpec, RepoCheckout, host_queue
+from latlab_contract import (
+    EXECUTE_JOB,
+    JobEvent,
+    JobSpec,
+    RepoCheckout,
+    attempt_key,
+    host_queue,
+)
 from latlab_contract.estimate import (
     MAX_TIMEOUT_S,
     MIN_TIMEOUT_S,
@@ -33,16 +39,13 @@ from latlab_contract.estimate import (
 )
 from latlab_contract.params import merge_params
 
-ACTIVE = (JobStatus.dispatched, JobStatus.running)
-TERMINAL = (JobStatus.succeeded, JobStatus.failed, JobStatus.cancelled, JobStatus.timed_out)
 TRANSITIONS: dict[JobStatus, set[JobStatus]] = {
     JobStatus.queued: {JobStatus.dispatched, JobStatus.cancelled, JobStatus.failed},
     # Back to queued: the runner was lost and the job is retried.
-    JobStatus.dispatched: {JobStatus.running, JobStatus.queued, *TERMINAL},
-    JobStatus.running: {JobStatus.queued, *TERMINAL} - {JobStatus.running},
-    **{status: set() for status in TERMINAL},
+    JobStatus.dispatched: {JobStatus.running, JobStatus.queued, *ENDED_JOB},
+    JobStatus.running: {JobStatus.queued, *ENDED_JOB} - {JobStatus.running},
+    **{status: set() for status in ENDED_JOB},
 }
-MAX_ATTEMPTS = 2
 # Repetitions of a try job's first stage when it names none: enough for the gate to fail a
 # regression (`gate.CONFIRM_TRIALS`) at its first look.
 TRY_REPETITIONS = 10
@@ -53,19 +56,26 @@ class InvalidTransition(Conflict):
 
 
 def transition(job: Job, status: JobStatus, error: str | None = None) -> None:
-    """The one place a job's status changes."""
+    """The one place a job's status changes, and so the one place that tells runners which
+    attempt the lab expects (`attempt_key`, read before they start one)."""
     if status not in TRANSITIONS[job.status]:
         raise InvalidTransition(f"job {job.id} is {job.status}; it cannot become {status}")
+    session = object_session(job)
+    assert session is not None
     now = get_clock().now()
+    ended = job.status in ACTIVE_JOB and status not in ACTIVE_JOB
     job.status = status
     if status is JobStatus.dispatched:
         job.dispatched_at = now
+        tasks.expect(session, attempt_key(job.id), task_id(job))
     elif status is JobStatus.running:
         job.started_at = job.started_at or now
     elif status is JobStatus.queued:
         job.host_id = None
         job.programs = []
-    if status in TERMINAL:
+    if ended:
+        tasks.expect(session, attempt_key(job.id), None)
+    if status in ENDED_JOB:
         job.finished_at = now
         job.programs = []
     if error is not None:
@@ -82,13 +92,13 @@ class Plan:
     estimate: JobEstimate
 
 
-def plan(session: Session, request: JobCreate) -> Plan:
+def plan(session: Session, project_id: int, request: JobCreate) -> Plan:
     """Validates a request against what online hosts offer (its suite, scenario and params)
     and estimates its time: a request whose estimate needs more than the longest timeout is
     refused, with the estimate."""
-    offered = host_service.catalogue(session)
+    offered = host_service.catalogue(session, project_id)
     if request.suite not in offered:
-        raise Conflict(f"no online host offers suite '{request.suite}'")
+        raise Conflict(f"no online host of the project offers suite '{request.suite}'")
     suite, _ = offered[request.suite]
     if request.scenario not in suite.scenarios:
         raise Unprocessable(
@@ -127,12 +137,13 @@ def _duration(seconds: float) -> str:
 def create_jobs(session: Session, project: Project, request: JobCreate,
                 created_by_id: int | None = None, schedule_id: int | None = None) -> list[Job]:
     """Validates the request against what online hosts offer and dispatches it."""
-    planned = plan(session, request)
+    planned = plan(session, project.id, request)
     params = planned.params
-    hosts = matching_hosts(session, request.suite, request.host_tags)
+    hosts = matching_hosts(session, project.id, request.suite, request.host_tags)
     if not hosts:
         tags = ", ".join(request.host_tags) or "(any)"
-        raise Conflict(f"no online host with tags {tags} offers suite '{request.suite}'")
+        raise Conflict(f"no online host of the project with tags {tags} offers suite "
+                       f"'{request.suite}'")
     repository, source = None, None
     if request.repo is not None:
         compare = None if request.compare is None else (request.compare.base,
@@ -174,9 +185,10 @@ def validate_params(schema: dict[str, Any], params: dict[str, Any]) -> None:
         ])
 
 
-def matching_hosts(session: Session, suite: str, tags: list[str]) -> list[Host]:
+def matching_hosts(session: Session, project_id: int, suite: str,
+                   tags: list[str]) -> list[Host]:
     return [
-        host for host in host_service.online_hosts(session)
+        host for host in host_service.online_hosts(session, project_id)
         if set(tags) <= set(host.tags) and any(s.id == suite for s in host_service.suites_of(host))
     ]
 
@@ -190,13 +202,20 @@ def dispatch_queued(session: Session) -> list[Job]:
     if not queued:
         return []
     busy = dict(session.execute(
-        select(Job.host_id, func.count()).where(Job.status.in_(ACTIVE)).group_by(Job.host_id)
+        select(Job.host_id, func.count()).where(Job.status.in_(ACTIVE_JOB))
+        .group_by(Job.host_id)
     ).all())
     dispatched = []
     for job in queued:
+        pinned = job.pinned_host_id and session.get(Host, job.pinned_host_id)
+        if pinned and not host_service.serves(pinned, job.project_id):
+            transition(job, JobStatus.failed, error=f"host {pinned.name} no longer serves the "
+                       f"project; the job was measuring there")
+            continue
         candidates = [
-            h for h in matching_hosts(session, job.suite, job.host_tags)
+            h for h in matching_hosts(session, job.project_id, job.suite, job.host_tags)
             if busy.get(h.id, 0) == 0 and job.pinned_host_id in (None, h.id)
+            and not host_service.busy_elsewhere(session, h)
         ]
         if not candidates:
             continue
@@ -278,9 +297,9 @@ def names(session: Session, job: Job) -> tuple[str | None, str]:
 
 def cancel(session: Session, job: Job) -> None:
     """Cancels a job; a running one has its task revoked, which kills its program group."""
-    if job.status in TERMINAL:
+    if job.status in ENDED_JOB:
         raise Conflict(f"job {job.id} has already ended ({job.status})")
-    was_active = job.status in ACTIVE
+    was_active = job.status in ACTIVE_JOB
     transition(job, JobStatus.cancelled, error="cancelled by request")
     if was_active:
         tasks.revoke(session, task_id(job))
@@ -288,10 +307,11 @@ def cancel(session: Session, job: Job) -> None:
 
 
 def claim(session: Session, job_id: int, attempt: int) -> Job | None:
-    """The job a runner reports on, locked, while that attempt is its current one and it has
-    not ended (a redelivered or late report finds None); a dispatched job is now running."""
+    """The job a runner reports on, locked, while that attempt is its current one and it is on
+    its host (a redelivered or late report, or one of an attempt the lab gave up on, finds
+    None); a dispatched job is now running."""
     job = session.scalar(select(Job).where(Job.id == job_id).with_for_update())
-    if job is None or job.attempts != attempt or job.status in TERMINAL:
+    if job is None or job.attempts != attempt or job.status not in ACTIVE_JOB:
         return None
     if job.status is JobStatus.dispatched:
         transition(job, JobStatus.running)
@@ -327,11 +347,6 @@ def measure_more(job: Job, more: int) -> None:
     job.started_at = None  # the stage's own start, which its timeout counts from
 
 
-def _stage_attempts(job: Job) -> int:
-    """The attempts of the job's current stage (a job measured in stages)."""
-    return job.attempts - int((job.stages or {}).get("first_attempt", 1)) + 1
-
-
 def succeeded(session: Session, job: Job, run_id: int) -> None:
     """The job's run is stored (`ingest.outcomes`)."""
     job.run_id = run_id
@@ -345,48 +360,3 @@ def refused(session: Session, job: Job, error: str) -> None:
     """The job's result could not be stored."""
     transition(job, JobStatus.failed, error=error)
     dispatch_queued(session)
-
-
-def watchdog(session: Session) -> list[Job]:
-    """Finds jobs whose runner went silent: retried once, then failed with the reason. A
-    job whose task could not leave for the broker within the pickup time is dispatched again
-    with a fresh message, its attempt not spent."""
-    settings = get_settings()
-    now = get_clock().now()
-    pickup = timedelta(seconds=settings.job_pickup_s)
-    lost = []
-    for job in session.scalars(
-        select(Job).where(Job.status.in_(ACTIVE)).with_for_update(skip_locked=True)
-    ):
-        if job.status is JobStatus.running:
-            silent = now - (job.last_event_at or now) > timedelta(seconds=settings.job_silence_s)
-            reason = f"the runner went silent for more than {settings.job_silence_s:.0f} s"
-            overdue = job.started_at is not None and now - job.started_at > timedelta(
-                seconds=job.timeout_s + settings.job_silence_s)
-            if overdue and not silent:
-                transition(job, JobStatus.timed_out, error=f"ran past {job.timeout_s} s")
-                continue
-        else:
-            # Counted from when its task left the outbox: a broker outage loses no job.
-            sent = tasks.left_at(session, task_id(job), default=job.dispatched_at or now)
-            if sent is None:
-                if now - (job.dispatched_at or now) > pickup and tasks.withdraw(
-                        session, task_id(job)):
-                    lost.append(job)
-                    job.attempts -= 1  # no runner could have had it
-                    transition(job, JobStatus.queued, error=(
-                        f"attempt {job.attempts + 1} not sent: its task did not leave for the "
-                        f"broker within {settings.job_pickup_s:.0f} s; dispatched again"))
-                continue
-            silent = now - sent > pickup
-            reason = f"no runner picked the job up within {settings.job_pickup_s:.0f} s"
-        if not silent:
-            continue
-        lost.append(job)
-        if _stage_attempts(job) < MAX_ATTEMPTS:
-            transition(job, JobStatus.queued, error=f"attempt {job.attempts} lost: {reason}")
-        else:
-            transition(job, JobStatus.failed,
-                       error=f"attempt {job.attempts} lost: {reason}; not retried again")
-    dispatch_queued(session)
-    return lost

@@ -9,7 +9,7 @@ next one's is the last one's per trial, times its trials).
 `job.stages`: {"looks": trials a side at each look, "cap_s": lab seconds or null,
 "measured": [{"trials", "seconds"} per stage], "first_attempt": the stage's first attempt}.
 `jobs.service.measure_more` queues the next stage; a stage's lost attempt is retried as any
-job's is (`MAX_ATTEMPTS` counted within the stage)."""
+job's is (`watchdog.MAX_ATTEMPTS` counted within the stage)."""
 
 from datetime import datetime
 from typing import Any

@@ -49,7 +49,8 @@ def programs(env: dict[str, str], services: list[Program]) -> list[Program]:
         *services,
         Program("api", [str(bin_dir / "uvicorn"), "latlab.main:app", "--host",
                         env["LATLAB_HOST"], "--port", env["LATLAB_PORT"], "--log-level", "info",
-                        "--timeout-keep-alive", str(KEEP_ALIVE_S)]),
+                        "--timeout-keep-alive", str(KEEP_ALIVE_S),
+                        "--no-proxy-headers"]),  # the api reads trusted proxies itself
         Program("ingest", [*celery, "latlab.worker", "worker", "-Q", INGEST_QUEUE, "-c", "1",
                            "-n", "ingest@%h", "--loglevel", "WARNING"], orphan_signal="QUIT"),
         Program("alerts", [*celery, "latlab.worker", "worker", "-Q", ALERTS_QUEUE, "-c", "2",

@@ -86,7 +86,8 @@ class Alert(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     project_id: Mapped[int] = mapped_column(ForeignKey("project.id", ondelete="CASCADE"))
-    # What raised it: "rule:<id>", "regression", "improvement", "change-point".
+    # What raised it: "rule:<id>", "regression", "improvement", "change-point:<metric>",
+    # "creep:<metric>", "missing-data".
     source: Mapped[str] = mapped_column(String(64))
     rule_id: Mapped[int | None] = mapped_column(ForeignKey("sla_rule.id", ondelete="SET NULL"))
     history_key: Mapped[str] = mapped_column(Text)

@@ -1,7 +1,7 @@
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import String
+from sqlalchemy import Integer, String
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -24,3 +24,9 @@ class Host(Base):
     last_seen_at: Mapped[datetime | None]
     # Set only by runner heartbeats; a CI-named host is never "online".
     heartbeat_at: Mapped[datetime | None]
+    # The attempt ({job_id, attempt}) its runner said it was executing at its last heartbeat,
+    # whatever the lab's book says; and since when it has said it executes nothing.
+    running: Mapped[dict[str, Any] | None]
+    idle_since: Mapped[datetime | None]
+    # The projects (ids) whose jobs it runs and whose members see it; None: every project.
+    serves: Mapped[list[int] | None] = mapped_column(ARRAY(Integer))

@@ -19,6 +19,10 @@ class JobStatus(enum.StrEnum):
     timed_out = "timed_out"
 
 
+# A job on a host (sent to its runner, or running there), and a job that has ended.
+ACTIVE_JOB = (JobStatus.dispatched, JobStatus.running)
+ENDED_JOB = (JobStatus.succeeded, JobStatus.failed, JobStatus.cancelled, JobStatus.timed_out)
+
 class Job(Base):
     """A request to execute a suite scenario on a host whose tags match."""
 

@@ -9,7 +9,8 @@ from latlab.models.base import Base
 class Repository(Base):
     """A git repository of a project whose code the lab's hosts build and measure at a commit
     (`repos`): where it is fetched from, with which credentials (`secret`, write-only in the
-    API), and whether its build may use the network."""
+    API), whether its build may use the network, and where a person reads one of its commits
+    (`commit_url`, a URL template with `{sha}` in it)."""
 
     __tablename__ = "repository"
     __table_args__ = (UniqueConstraint("project_id", "name"),)
@@ -21,4 +22,5 @@ class Repository(Base):
     default_branch: Mapped[str] = mapped_column(String(200))
     secret: Mapped[str | None] = mapped_column(Text)
     build_network: Mapped[bool] = mapped_column(default=False)
+    commit_url: Mapped[str | None] = mapped_column(String(1000))
     created_at: Mapped[datetime]

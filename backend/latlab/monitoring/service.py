@@ -89,7 +89,7 @@ class LatestResult:
 
 def lab_health(session: Session) -> LabHealth:
     now = get_clock().now()
-    runners = [host for host in host_service.list_hosts(session)
+    runners = [host for host in host_service.list_hosts(session, None)
                if host.heartbeat_at is not None]
     unsent, oldest = session.execute(
         select(func.count(), func.min(OutboxMessage.created_at))

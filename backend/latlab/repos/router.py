@@ -56,8 +56,8 @@ def get_repository_route(repo: RepositoryFromPath) -> RepositoryRead:
 @router.patch("/repositories/{name}", responses=documented(Unprocessable))
 def update_repository(repo: RepositoryFromPath, body: RepositoryUpdate, principal: Member,
                       session: DbSession) -> RepositoryRead:
-    """Change a repository's address, default branch, credentials or build network; a new
-    address, branch or secret is read first."""
+    """Change a repository's address, default branch, credentials, build network or commit
+    URL (null removes it); a new address, branch or secret is read first."""
     projects.writable(principal.project)
     return repository_read(service.update(session, repo, body))
 
@@ -83,4 +83,5 @@ def list_commits(repo: RepositoryFromPath,
 def repository_read(repo: Repository) -> RepositoryRead:
     return RepositoryRead(id=repo.id, name=repo.name, url=repo.url,
                           default_branch=repo.default_branch, has_secret=repo.secret is not None,
-                          build_network=repo.build_network, created_at=repo.created_at)
+                          build_network=repo.build_network, commit_url=repo.commit_url,
+                          created_at=repo.created_at)

@@ -37,7 +37,8 @@ def create(session: Session, project: Project, request: RepositoryCreate) -> Rep
     git.check(request.url, request.secret, request.default_branch)
     repo = Repository(project_id=project.id, name=request.name, url=request.url,
                       default_branch=request.default_branch, secret=request.secret,
-                      build_network=request.build_network, created_at=get_clock().now())
+                      build_network=request.build_network, commit_url=request.commit_url,
+                      created_at=get_clock().now())
     session.add(repo)
     session.flush()
     return repo
@@ -45,7 +46,7 @@ def create(session: Session, project: Project, request: RepositoryCreate) -> Rep
 
 def update(session: Session, repo: Repository, request: RepositoryUpdate) -> Repository:
     """Changes a repository; a new address, branch or secret is read first, as at
-    registration."""
+    registration. Its commit URL changes when the request names it (null removes it)."""
     url = request.url or repo.url
     secret = None if request.forget_secret else request.secret or repo.secret
     branch = request.default_branch or repo.default_branch
@@ -60,6 +61,8 @@ def update(session: Session, repo: Repository, request: RepositoryUpdate) -> Rep
     repo.url, repo.secret, repo.default_branch = url, secret, branch
     if request.build_network is not None:
         repo.build_network = request.build_network
+    if "commit_url" in request.model_fields_set:
+        repo.commit_url = request.commit_url
     session.flush()
     return repo
 

@@ -1,6 +1,6 @@
 """What a run page shows around a run: each series' recent history (P99 and throughput of the
 runs before it on its branch with its params), its value in the run's baseline, and the alerts
-the run opened.
+the run opened with the bisections searching for their commit.
 
 A series' history is an index range (`history`, `params_key`, `started_at`), so the histories
 of all of a run's series are one query of one index probe per series.
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
-from latlab.models import Alert, Run, Series
+from latlab.models import Alert, Bisection, Run, Series
 from latlab.runs.overview import number
 from latlab.runs.service import DEFAULT_BRANCH
 
@@ -45,6 +45,7 @@ class Context:
     histories: dict[int, list[Point]]  # series id -> oldest first, ending at this run
     baseline: dict[int, Point]  # series id -> the same labels in the baseline run
     alerts: list[Alert]
+    bisections: dict[int, Bisection]  # bisection id -> the one an alert links to
 
 
 def of_run(session: Session, run: Run) -> Context:
@@ -52,9 +53,13 @@ def of_run(session: Session, run: Run) -> Context:
     for series_id, run_id, p99, throughput in session.execute(
             _HISTORIES, {"run": run.id, "limit": HISTORY_RUNS, "default": DEFAULT_BRANCH}):
         histories.setdefault(series_id, []).append(Point(run_id, p99, throughput))
-    return Context(histories=histories, baseline=_baseline(session, run),
-                   alerts=list(session.scalars(
-                       select(Alert).where(Alert.run_id == run.id).order_by(Alert.id))))
+    alerts = list(session.scalars(
+        select(Alert).where(Alert.run_id == run.id).order_by(Alert.id)))
+    linked = {a.bisection_id for a in alerts if a.bisection_id is not None}
+    bisections = {} if not linked else {b.id: b for b in session.scalars(
+        select(Bisection).where(Bisection.id.in_(linked)))}
+    return Context(histories=histories, baseline=_baseline(session, run), alerts=alerts,
+                   bisections=bisections)
 
 
 def _baseline(session: Session, run: Run) -> dict[int, Point]:

@@ -1,5 +1,6 @@
 """The lab at a glance: every suite and scenario with its latest run, and a run's headline
-(its first series' P99 and throughput) for lists and sparklines.
+(the series it failed on, else the one furthest above its window, else its first: P99,
+throughput and the change against its window) for lists and sparklines.
 
 The pairs are found by skipping through the `(project, suite, scenario, started)` index (a
 recursive query that jumps from one pair to the next), so the overview costs one index probe
@@ -15,9 +16,12 @@ from sqlalchemy.dialects.postgresql import distinct_on
 from sqlalchemy.orm import Session
 
 from latlab.models import Alert, AlertState, Run, Series, Severity, Suite
+from latlab.runs.keys import label_key
 
 # Points in each pair's sparkline: its latest runs, oldest first.
 SPARK_RUNS = 20
+# The verdict reasons that name the series a list shows for a run.
+FAILING_REASONS = ("regression", "suspected-regression", "sla")
 
 _LATEST_PER_PAIR = text("""
     WITH RECURSIVE pairs(suite, scenario) AS (
@@ -49,8 +53,8 @@ _RECENT_OF_PAIRS = text("""
 
 @dataclass(frozen=True)
 class Headline:
-    """A run's first series (by id: the one its document listed first): its label and P99 in
-    ns, and its throughput when the harness reported one."""
+    """The series a list shows for a run (`headline_key`): its labels, P99 in ns, throughput
+    when the harness reported one, and its P99's change against its history's window."""
 
     series: dict[str, Any]
     label_key: str
@@ -58,6 +62,8 @@ class Headline:
     throughput: float | None
     # Its P99 was not printed by the harness: interpolated in a rebuilt histogram (shown ~).
     p99_interpolated: bool = False
+    # % of the P99 over the window's centre, as the gate judged it (None: not judged so).
+    window_delta_pct: float | None = None
 
 
 @dataclass(frozen=True)
@@ -74,20 +80,44 @@ class PairRow:
         return self.run.verdict == "fail" or self.critical_alerts > 0
 
 
-def headlines(session: Session, run_ids: list[int]) -> dict[int, Headline]:
-    """Each run's headline, in one query."""
-    if not run_ids:
-        return {}
-    rows = session.execute(
-        select(Series.run_id, Series.labels, Series.label_key, Series.summary, Series.metrics,
+def window_changes(run: Run) -> dict[str, float]:
+    """Per series (label key): its P99's change in % against its window's centre, as the
+    gate judged it (`gate_evidence`)."""
+    return {label_key(e["series"]): (e["value"] / e["centre"] - 1) * 100
+            for e in run.gate_evidence or [] if e.get("metric") == "p99"
+            and isinstance(e.get("series"), dict) and number(e.get("value")) is not None
+            and (number(e.get("centre")) or 0) > 0}
+
+
+def headline_key(run: Run, changes: dict[str, float]) -> str | None:
+    """The label key of the series a list shows for `run`: the first its verdict failed on (a
+    regression, a suspected one, an SLA breach), else the one whose P99 rose furthest above
+    its window's centre (`changes`); None: neither, its first series."""
+    for reason in run.verdict_reasons or []:
+        if reason.get("kind") in FAILING_REASONS and isinstance(reason.get("series"), dict):
+            return label_key(reason["series"])
+    return max(changes, key=changes.__getitem__, default=None)
+
+
+def headlines(session: Session, runs: list[Run]) -> dict[int, Headline]:
+    """Each run's headline, in at most two queries."""
+    changes = {run.id: window_changes(run) for run in runs}
+    chosen = {run.id: key for run in runs
+              if (key := headline_key(run, changes[run.id])) is not None}
+    columns = (Series.run_id, Series.labels, Series.label_key, Series.summary, Series.metrics,
                Series.summary_origin)
-        .where(Series.run_id.in_(run_ids))
-        .order_by(Series.run_id, Series.id)
-        .ext(distinct_on(Series.run_id))
-    ).all()
+    rows = list(session.execute(select(*columns).where(
+        tuple_(Series.run_id, Series.label_key).in_(list(chosen.items()))))) if chosen else []
+    found = {row[0] for row in rows}
+    first = [run.id for run in runs if run.id not in found]
+    if first:
+        rows += session.execute(select(*columns).where(Series.run_id.in_(first))
+                                .order_by(Series.run_id, Series.id)
+                                .ext(distinct_on(Series.run_id))).all()
     return {run_id: Headline(series=labels, label_key=key, p99=number(summary.get("p99")),
                              throughput=number(metrics.get("throughput")),
-                             p99_interpolated="p99" in (origin or {}).get("interpolated", []))
+                             p99_interpolated="p99" in (origin or {}).get("interpolated", []),
+                             window_delta_pct=changes[run_id].get(key))
             for run_id, labels, key, summary, metrics, origin in rows}
 
 
@@ -110,7 +140,7 @@ def latest_per_pair(session: Session, project_id: int, limit: int, offset: int
                  spark=[], headline=None) for run in runs),
         key=lambda row: (not row.failing, row.run.suite, row.run.scenario))
     page = rows[offset:offset + limit]
-    lines = headlines(session, [row.run.id for row in page])
+    lines = headlines(session, [row.run for row in page])
     recent = _recent_ids(session, project_id, [row.run.id for row in page])
     # Each sparkline follows the latest run's headline series through the earlier runs.
     wanted = [(run_id, lines[row.run.id].label_key) for row in page if row.run.id in lines

@@ -6,17 +6,18 @@ from fastapi.responses import PlainTextResponse
 from latlab.auth.dependencies import Admin, Reader, rate_limited
 from latlab.core.db import DbSession
 from latlab.core.errors import NotFound
-from latlab.core.params import Id, Limit, Offset
+from latlab.core.params import Id, IdItem, Limit, Offset
 from latlab.core.rate_limits import Use
 from latlab.core.routing import ApiRoute
 from latlab.core.schemas import Moment
-from latlab.models import Project, Run
+from latlab.models import Project, Run, Series
 from latlab.projects import service as projects
 from latlab.projects.schemas import CurrentProject
 from latlab.runs import context, exports, overview, profiles, service
 from latlab.runs.dependencies import RunFromPath
 from latlab.runs.schemas import (
     AlertRef,
+    BisectionRef,
     ContextPoint,
     Headline,
     OverviewPage,
@@ -73,7 +74,7 @@ def list_runs(
         suite_prefix=suite_prefix,
     )
     rows, total, more = service.list_runs(session, filters, limit, offset, order)
-    lines = overview.headlines(session, [run.id for run, _ in rows])
+    lines = overview.headlines(session, [run for run, _ in rows])
     return RunPage(
         items=[_list_item(run, slug, lines.get(run.id)) for run, slug in rows],
         total=total, total_capped=more, limit=limit, offset=offset,
@@ -160,13 +161,37 @@ def get_run_context(run: RunFromPath, session: DbSession) -> RunContext:
             baseline=point(found.baseline[s.id]) if s.id in found.baseline else None)
             for s in run.series],
         alerts=[AlertRef(id=a.id, severity=a.severity, state=a.state, metric=a.metric,
-                         message=a.message) for a in found.alerts])
+                         message=a.message, bisection=_bisection_ref(found, a.bisection_id))
+                for a in found.alerts])
+
+
+def _bisection_ref(found: context.Context, bisection_id: int | None) -> BisectionRef | None:
+    bisection = found.bisections.get(bisection_id) if bisection_id is not None else None
+    return None if bisection is None else BisectionRef(
+        id=bisection.id, status=bisection.status, message=bisection.message)
+
+
+# The spectra one request may ask for: what a chart shows at once, not a whole 400-series run.
+MAX_SPECTRA = 40
 
 
 @router.get("/runs/{run_id}/series/{series_id}/spectrum")
 def get_spectrum(run: RunFromPath, series_id: Id, session: DbSession) -> Spectrum:
     """Percentile spectrum of a series (all trials merged), for charts."""
-    series = service.get_series(session, run, series_id)
+    return _spectrum(service.get_series(session, run, series_id))
+
+
+@router.get("/runs/{run_id}/spectra", responses={404: {"description": "No such run, or a "
+                                                 "series it does not have"}})
+def get_spectra(run: RunFromPath, session: DbSession,
+                series_id: Annotated[list[IdItem], Query(min_length=1, max_length=MAX_SPECTRA,
+                                                     description="Series of the run, in the "
+                                                     "order wanted")]) -> list[Spectrum]:
+    """The percentile spectra of several series of a run in one request (at most 40)."""
+    return [_spectrum(series) for series in service.get_series_of(session, run, series_id)]
+
+
+def _spectrum(series: Series) -> Spectrum:
     corrected, uncorrected = service.spectrum(series)
     return Spectrum(
         series_id=series.id, labels=series.labels,
@@ -297,7 +322,7 @@ def _list_item(run: Run, project: str, line: overview.Headline | None) -> RunLis
         **_summary(run, project).model_dump(),
         headline=None if line is None else Headline(
             series=line.series, p99=line.p99, throughput=line.throughput,
-            p99_interpolated=line.p99_interpolated))
+            p99_interpolated=line.p99_interpolated, window_delta_pct=line.window_delta_pct))
 
 
 def _summary(run: Run, project: str) -> RunSummary:

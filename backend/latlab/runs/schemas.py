@@ -157,17 +157,24 @@ class RunSummary(ReadSchema):
 
 
 class Headline(Schema):
-    series: dict[str, Any] = Field(description="The labels of the run's first series")
+    series: dict[str, Any] = Field(description="The labels of the series a list shows: the "
+                                   "first the run's verdict failed on (a regression, a "
+                                   "suspected one, an SLA breach), else the one whose P99 the "
+                                   "gate found furthest above its window, else the first")
     p99: float | None = Field(description="Its P99 in ns (all trials merged)")
     throughput: float | None = Field(description="Its throughput metric, when reported")
     p99_interpolated: bool = Field(
         False, description="The harness did not print a P99: this one is interpolated in a "
         "histogram rebuilt from the percentiles it printed (shown ~)")
+    window_delta_pct: float | None = Field(
+        None, description="Its P99's change in % against the centre of its history's window, "
+        "as the CI gate judged it (None: not judged against a window)")
 
 
 class RunListItem(RunSummary):
     headline: Headline | None = Field(
-        description="The run's first series' P99 and throughput, for lists (None: no series)")
+        description="The P99 and throughput of the series a list shows for the run (None: no "
+        "series)")
 
 
 class RunPage(Schema):
@@ -355,12 +362,22 @@ class SeriesContext(Schema):
     baseline: ContextPoint | None = Field(description="The same series in the run's baseline")
 
 
+class BisectionRef(Schema):
+    id: int
+    status: str = Field(description="running, found, not-reproduced, narrowed, failed or "
+                                    "cancelled")
+    message: str | None = Field(description="How it ended (the culprit and its change); "
+                                            "null while it searches")
+
+
 class AlertRef(Schema):
     id: int
     severity: str
     state: str
     metric: str
     message: str
+    bisection: BisectionRef | None = Field(
+        description="The bisection searching for the commit that caused the regression")
 
 
 class RunContext(Schema):

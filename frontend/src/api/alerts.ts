@@ -29,11 +29,22 @@ export function useDeliveries(alertId: number) {
 export function useAlertAction() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ alertId, action }: { alertId: number; action: "acknowledge" | "resolve" }) => {
+    mutationFn: ({
+      alertId,
+      action,
+      note,
+    }: {
+      alertId: number;
+      action: "acknowledge" | "resolve";
+      note?: string;
+    }) => {
       const params = { path: { alert_id: alertId } };
       return unwrap(
         action === "acknowledge"
-          ? api.POST("/api/v1/alerts/{alert_id}/acknowledge", { params })
+          ? api.POST("/api/v1/alerts/{alert_id}/acknowledge", {
+              params,
+              body: note ? { note } : undefined,
+            })
           : api.POST("/api/v1/alerts/{alert_id}/resolve", { params }),
       );
     },

@@ -83,6 +83,20 @@ function combineTrends(results: UseQueryResult<TrendRead>[]): TrendsResult {
   };
 }
 
+/** The series and metrics a scenario's trend can draw (its newest runs', and `runId`'s). */
+export function useTrendSeries(suite: string, scenario: string, runId: number | null) {
+  return useQuery({
+    queryKey: keys.analysis.trendSeries(suite, scenario, runId),
+    queryFn: ({ signal }) =>
+      unwrap(
+        api.GET("/api/v1/trends/series", {
+          params: { query: { suite, scenario, ...(runId === null ? {} : { run_id: runId }) } },
+          signal,
+        }),
+      ),
+  });
+}
+
 export function useBaselines() {
   return useQuery({
     queryKey: keys.analysis.baselines(),

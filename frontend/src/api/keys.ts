@@ -30,8 +30,8 @@ export const keys = {
     project: (runId: number) => [...keys.runs.detail(runId), "project"] as const,
     context: (runId: number) => [...keys.runs.detail(runId), "context"] as const,
     overview: (query: OverviewQuery) => [...keys.runs.all, "overview", query] as const,
-    spectrum: (runId: number, seriesId: number) =>
-      [...keys.runs.detail(runId), "spectrum", seriesId] as const,
+    spectra: (runId: number, seriesIds: number[]) =>
+      [...keys.runs.detail(runId), "spectra", seriesIds] as const,
     profiles: (runId: number) => [...keys.runs.detail(runId), "profiles"] as const,
     profile: (runId: number, profileId: number) =>
       [...keys.runs.profiles(runId), profileId] as const,
@@ -44,6 +44,8 @@ export const keys = {
     compareProfiles: (query: ProfileCompareQuery) =>
       [...keys.analysis.all, "compare-profiles", query] as const,
     trends: (query: TrendQuery) => [...keys.analysis.all, "trends", query] as const,
+    trendSeries: (suite: string, scenario: string, runId: number | null) =>
+      [...keys.analysis.all, "trend-series", suite, scenario, runId] as const,
     baselines: () => [...keys.analysis.all, "baselines"] as const,
     gateSettings: () => [...keys.analysis.all, "gate-settings"] as const,
   },

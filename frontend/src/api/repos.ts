@@ -2,7 +2,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 
 import { api, unwrap } from "./client";
 import { keys } from "./keys";
-import type { RepositoryCreate } from "./types";
+import type { RepositoryCreate, RepositoryUpdate } from "./types";
 
 /** The project's repositories (never their credentials). */
 export function useRepositories() {
@@ -44,5 +44,22 @@ export function useCreateRepository() {
   return useMutation({
     mutationFn: (body: RepositoryCreate) => unwrap(api.POST("/api/v1/repositories", { body })),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: keys.repos.all }),
+  });
+}
+
+/**
+ * Changes a repository (e.g. its commit URL; null removes it); a 422 says why it could not.
+ * Its commits are not read again; its bisections are (they carry its commit URL).
+ */
+export function useUpdateRepository(name: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: RepositoryUpdate) =>
+      unwrap(api.PATCH("/api/v1/repositories/{name}", { params: { path: { name } }, body })),
+    onSuccess: (repo) => {
+      queryClient.setQueryData(keys.repos.detail(name), repo);
+      void queryClient.invalidateQueries({ queryKey: keys.repos.list() });
+      void queryClient.invalidateQueries({ queryKey: keys.bisections.all });
+    },
   });
 }

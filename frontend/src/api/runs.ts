@@ -36,18 +36,23 @@ export function useRun(runId: number) {
 }
 
 /**
- * The project a run belongs to, asked when the run is not in the session's project (a shared
- * URL): the API answers for projects the user may use, 404 otherwise.
+ * The project each run belongs to, asked when the runs are not in the session's project (a
+ * shared URL): the API answers for projects the user may use, 404 otherwise.
  */
-export function useRunProject(runId: number, enabled: boolean) {
-  return useQuery({
-    enabled,
-    queryKey: keys.runs.project(runId),
-    queryFn: ({ signal }) =>
-      unwrap(
-        api.GET("/api/v1/runs/{run_id}/project", { params: { path: { run_id: runId } }, signal }),
-      ),
-    retry: false,
+export function useRunProjects(runIds: number[], enabled: boolean) {
+  return useQueries({
+    queries: runIds.map((runId) => ({
+      enabled,
+      queryKey: keys.runs.project(runId),
+      queryFn: ({ signal }: { signal: AbortSignal }) =>
+        unwrap(
+          api.GET("/api/v1/runs/{run_id}/project", {
+            params: { path: { run_id: runId } },
+            signal,
+          }),
+        ),
+      retry: false,
+    })),
   });
 }
 
@@ -127,34 +132,47 @@ export interface SpectraResult {
   error: Error | null;
 }
 
-/** The spectra of several series of one run, fetched in parallel. */
+/** The spectra of several series of one run: one request. */
 export function useSpectra(runId: number, seriesIds: number[]): SpectraResult {
   return useSeriesSpectra(seriesIds.map((seriesId) => ({ runId, seriesId })));
 }
 
-/** The spectra of series of any runs, fetched in parallel. */
+/** The spectra of series of any runs: one request per run (the API's batch is at most 40). */
 export function useSeriesSpectra(series: { runId: number; seriesId: number }[]): SpectraResult {
+  const byRun = new Map<number, number[]>();
+  for (const { runId, seriesId } of series) byRun.set(runId, [...(byRun.get(runId) ?? []), seriesId]);
   return useQueries({
-    queries: series.map(({ runId, seriesId }) => ({
-      queryKey: keys.runs.spectrum(runId, seriesId),
-      queryFn: ({ signal }: { signal: AbortSignal }) =>
-        unwrap(
-          api.GET("/api/v1/runs/{run_id}/series/{series_id}/spectrum", {
-            params: { path: { run_id: runId, series_id: seriesId } },
-            signal,
-          }),
-        ),
-      staleTime: Infinity,
-    })),
+    queries: [...byRun].flatMap(([runId, ids]) =>
+      chunks(ids, MAX_SPECTRA).map((chunk) => ({
+        queryKey: keys.runs.spectra(runId, chunk),
+        queryFn: ({ signal }: { signal: AbortSignal }) =>
+          unwrap(
+            api.GET("/api/v1/runs/{run_id}/spectra", {
+              params: { path: { run_id: runId }, query: { series_id: chunk } },
+              signal,
+            }),
+          ),
+        staleTime: Infinity,
+      })),
+    ),
     combine: combineSpectra,
   });
 }
 
+/** The most spectra the API gives in one request. */
+export const MAX_SPECTRA = 40;
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size));
+  return out;
+}
+
 // Module-level, so TanStack Query re-runs it only when a result changes; an inline function
 // would hand the chart a new array on every render.
-function combineSpectra(results: UseQueryResult<Spectrum>[]): SpectraResult {
+function combineSpectra(results: UseQueryResult<Spectrum[]>[]): SpectraResult {
   return {
-    data: results.flatMap((result) => (result.data === undefined ? [] : [result.data])),
+    data: results.flatMap((result) => result.data ?? []),
     isPending: results.some((result) => result.isPending),
     error: results.find((result) => result.error !== null)?.error ?? null,
   };

@@ -15,8 +15,9 @@ export interface paths {
         put?: never;
         /**
          * Login
-         * @description Sign in with email and password; sets the HttpOnly session cookie. Failed sign-ins
-         *     are throttled per account and per address (429 with Retry-After).
+         * @description Sign in with email and password; sets the HttpOnly session cookie, and a device
+         *     cookie that lets this browser past other clients' failed sign-ins later. Failed sign-ins
+         *     are throttled per account (429 with Retry-After) and slowed per address.
          */
         post: operations["login_api_v1_auth_login_post"];
         delete?: never;
@@ -376,6 +377,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/runs/{run_id}/spectra": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Spectra
+         * @description The percentile spectra of several series of a run in one request (at most 40).
+         */
+        get: operations["get_spectra_api_v1_runs__run_id__spectra_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/vocabulary": {
         parameters: {
             query?: never;
@@ -511,7 +532,8 @@ export interface paths {
         };
         /**
          * List Hosts
-         * @description Lab hosts: tags, online state, fingerprint, tuning checks and current job.
+         * @description The hosts that serve the caller's project (an admin: every host): tags, online state,
+         *     fingerprint, tuning checks, current job and the projects each serves.
          */
         get: operations["list_hosts_api_v1_hosts_get"];
         put?: never;
@@ -531,10 +553,31 @@ export interface paths {
         };
         /**
          * Get Host
-         * @description One host.
+         * @description One host (a host that does not serve the caller's project is a 404, but to admins).
          */
         get: operations["get_host_api_v1_hosts__host_id__get"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/hosts/{host_id}/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set Host Projects
+         * @description The projects a host serves (admin only): only their jobs are dispatched to it and
+         *     only their members see it; null serves every project. A job already on it goes on.
+         */
+        put: operations["set_host_projects_api_v1_hosts__host_id__projects_put"];
         post?: never;
         delete?: never;
         options?: never;
@@ -551,7 +594,8 @@ export interface paths {
         };
         /**
          * List Suites
-         * @description The catalogue: suites, scenarios and parameter schemas that online hosts advertise.
+         * @description The catalogue: suites, scenarios and parameter schemas that the online hosts serving
+         *     the caller's project advertise.
          */
         get: operations["list_suites_api_v1_suites_get"];
         put?: never;
@@ -742,8 +786,8 @@ export interface paths {
         head?: never;
         /**
          * Update Repository
-         * @description Change a repository's address, default branch, credentials or build network; a new
-         *     address, branch or secret is read first.
+         * @description Change a repository's address, default branch, credentials, build network or commit
+         *     URL (null removes it); a new address, branch or secret is read first.
          */
         patch: operations["update_repository_api_v1_repositories__name__patch"];
         trace?: never;
@@ -870,6 +914,27 @@ export interface paths {
          *     differential flame graph.
          */
         get: operations["compare_profiles_api_v1_compare_profiles_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trends/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Trend Series
+         * @description The series and metrics a scenario's trend can draw: those of its newest runs, the ones
+         *     the newest run failed on first (labels and metrics only, not the runs' details).
+         */
+        get: operations["trend_series_api_v1_trends_series_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1457,6 +1522,8 @@ export interface components {
             metric: string;
             /** Message */
             message: string;
+            /** @description The bisection searching for the commit that caused the regression */
+            bisection: components["schemas"]["BisectionRef"] | null;
         };
         /**
          * AlertState
@@ -1494,7 +1561,7 @@ export interface components {
              * Entity Type
              * @enum {string}
              */
-            entity_type: "user" | "project" | "project_member" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule" | "repository";
+            entity_type: "user" | "project" | "project_member" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule" | "repository" | "host";
             /** Entity Id */
             entity_id: number;
             /**
@@ -1631,6 +1698,11 @@ export interface components {
             id: number;
             /** Repo */
             repo: string;
+            /**
+             * Commit Url
+             * @description The repository's commit URL ({sha} in it is replaced by a commit's full sha); null when it has none
+             */
+            commit_url: string | null;
             /** Good */
             good: string;
             /** Bad */
@@ -1679,6 +1751,21 @@ export interface components {
             created_at: string;
             /** Finished At */
             finished_at: string | null;
+        };
+        /** BisectionRef */
+        BisectionRef: {
+            /** Id */
+            id: number;
+            /**
+             * Status
+             * @description running, found, not-reproduced, narrowed, failed or cancelled
+             */
+            status: string;
+            /**
+             * Message
+             * @description How it ended (the culprit and its change); null while it searches
+             */
+            message: string | null;
         };
         /** ChangePointRead */
         ChangePointRead: {
@@ -2156,7 +2243,7 @@ export interface components {
         Headline: {
             /**
              * Series
-             * @description The labels of the run's first series
+             * @description The labels of the series a list shows: the first the run's verdict failed on (a regression, a suspected one, an SLA breach), else the one whose P99 the gate found furthest above its window, else the first
              */
             series: {
                 [key: string]: unknown;
@@ -2177,6 +2264,19 @@ export interface components {
              * @default false
              */
             p99_interpolated: boolean;
+            /**
+             * Window Delta Pct
+             * @description Its P99's change in % against the centre of its history's window, as the CI gate judged it (None: not judged against a window)
+             */
+            window_delta_pct?: number | null;
+        };
+        /** HostProjects */
+        HostProjects: {
+            /**
+             * Projects
+             * @description The projects the host serves from now on; null: every project
+             */
+            projects: string[] | null;
         };
         /** HostRead */
         HostRead: {
@@ -2209,6 +2309,11 @@ export interface components {
             busy: boolean;
             /** @description The job it runs, if of the caller's project */
             current_job: components["schemas"]["CurrentJob"] | null;
+            /**
+             * Projects
+             * @description The projects it serves (their jobs run on it, their members see it); null: every project. Others than the caller's are shown to admins only
+             */
+            projects: string[] | null;
         };
         /**
          * JobCreate
@@ -2841,6 +2946,7 @@ export interface components {
         /**
          * RepositoryCreate
          * @example {
+         *       "commit_url": "https://git.example.com/trading/orders/-/commit/{sha}",
          *       "default_branch": "main",
          *       "name": "orders",
          *       "secret": "ci-bot:glpat-...",
@@ -2871,6 +2977,11 @@ export interface components {
              * @default false
              */
             build_network: boolean;
+            /**
+             * Commit Url
+             * @description Where a person reads one of its commits: an http(s) URL with {sha} once in it, replaced by the commit's full sha (e.g. https://github.com/team/orders/commit/{sha}); the dashboard links commits to it
+             */
+            commit_url?: string | null;
         };
         /** RepositoryRead */
         RepositoryRead: {
@@ -2886,6 +2997,11 @@ export interface components {
             has_secret: boolean;
             /** Build Network */
             build_network: boolean;
+            /**
+             * Commit Url
+             * @description Its commits' links: {sha} in it is replaced by a commit's full sha; null: none
+             */
+            commit_url: string | null;
             /**
              * Created At
              * Format: date-time
@@ -2914,6 +3030,11 @@ export interface components {
              * @description Its build may use the network (to fetch dependencies); otherwise it runs with loopback only, like the code it builds
              */
             build_network?: boolean | null;
+            /**
+             * Commit Url
+             * @description Where a person reads one of its commits: an http(s) URL with {sha} once in it, replaced by the commit's full sha (e.g. https://github.com/team/orders/commit/{sha}); the dashboard links commits to it; null removes it, left out keeps it
+             */
+            commit_url?: string | null;
         };
         /** RetentionRead */
         RetentionRead: {
@@ -3048,7 +3169,7 @@ export interface components {
              * @description When retention removed the trials' histograms (summaries stay)
              */
             histograms_retired_at: string | null;
-            /** @description The run's first series' P99 and throughput, for lists (None: no series) */
+            /** @description The P99 and throughput of the series a list shows for the run (None: no series) */
             headline: components["schemas"]["Headline"] | null;
         };
         /** RunPage */
@@ -3843,6 +3964,24 @@ export interface components {
              */
             last_started_at: string;
         };
+        /** TrendCatalogue */
+        TrendCatalogue: {
+            /**
+             * Newest Run Id
+             * @description The scenario's newest run (or the run asked for)
+             */
+            newest_run_id: number;
+            /**
+             * Series
+             * @description The series of its newest runs, those the newest failed on first
+             */
+            series: components["schemas"]["TrendSeries"][];
+            /**
+             * Metrics
+             * @description Their metrics and latency percentiles
+             */
+            metrics: components["schemas"]["MetricInfo"][];
+        };
         /** TrendParamsSet */
         TrendParamsSet: {
             /** Params */
@@ -3953,6 +4092,18 @@ export interface components {
             change_points: components["schemas"]["ChangePointRead"][];
             /** @description The latest run's window (None: days of rollups, or too short a history) */
             window?: components["schemas"]["TrendWindow"] | null;
+        };
+        /** TrendSeries */
+        TrendSeries: {
+            /** Labels */
+            labels: {
+                [key: string]: string;
+            };
+            /**
+             * Failing
+             * @description The newest run's verdict failed on this series (a regression, a suspected one, an SLA breach)
+             */
+            failing: boolean;
         };
         /**
          * TrendWindow
@@ -5401,7 +5552,7 @@ export interface operations {
     list_audit_events_api_v1_audit_get: {
         parameters: {
             query?: {
-                entity_type?: ("user" | "project" | "project_member" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule" | "repository") | null;
+                entity_type?: ("user" | "project" | "project_member" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule" | "repository" | "host") | null;
                 entity_id?: number | null;
                 action?: ("create" | "update" | "delete") | null;
                 actor_user_id?: number | null;
@@ -6180,6 +6331,66 @@ export interface operations {
             };
         };
     };
+    get_spectra_api_v1_runs__run_id__spectra_get: {
+        parameters: {
+            query: {
+                /** @description Series of the run, in the order wanted */
+                series_id: number[];
+            };
+            header?: never;
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Spectrum"][];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such run, or a series it does not have */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
     vocabulary_api_v1_vocabulary_get: {
         parameters: {
             query?: never;
@@ -6721,6 +6932,78 @@ export interface operations {
             };
             /** @description No such object in the caller's project */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    set_host_projects_api_v1_hosts__host_id__projects_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HostProjects"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8074,6 +8357,68 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Message"];
+                };
+            };
+        };
+    };
+    trend_series_api_v1_trends_series_get: {
+        parameters: {
+            query: {
+                suite: string;
+                scenario: string;
+                /** @description A run whose series to include (a trend opened from it) */
+                run_id?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrendCatalogue"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };

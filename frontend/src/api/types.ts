@@ -97,6 +97,9 @@ export type RepositoryRead = Json<
 export type RepositoryCreate = NonNullable<
   paths["/api/v1/repositories"]["post"]["requestBody"]
 >["content"]["application/json"];
+export type RepositoryUpdate = NonNullable<
+  paths["/api/v1/repositories/{name}"]["patch"]["requestBody"]
+>["content"]["application/json"];
 export type CommitRead = Json<
   paths["/api/v1/repositories/{name}/commits"]["get"]["responses"][200]
 >[number];

@@ -9,7 +9,7 @@ import {
   commitCellClass,
   commitTitle,
   countStates,
-  culpritOf,
+  culpritsOf,
   describeRange,
   EMPTY_FORM,
   formatChange,
@@ -20,6 +20,7 @@ import {
   parseParams,
   rangeOf,
   REPETITIONS,
+  sharesSum,
   STATUS,
   STEP_KINDS,
   stepMinutes,
@@ -115,20 +116,21 @@ describe("a bisection's commits and steps", () => {
     expect(jobHref(12)).toBe("/jobs?job=12");
   });
 
-  it("reads the culprit or the range of a result", () => {
-    const result = {
-      culprit: {
-        sha: BAD,
-        subject: "order: check stock",
-        author: "Order Team",
-        change: 0.3,
-        interval: [0.281, 0.319],
-        share: 0.95,
-        run_id: 41,
-      },
+  it("reads the culprits or the range of a result", () => {
+    const culprit = {
+      sha: BAD,
+      subject: "order: check stock",
+      author: "Order Team",
+      change: 0.3,
+      interval: [0.281, 0.319],
+      share: 0.62,
+      run_id: 41,
     };
-    expect(culpritOf(result)).toEqual(result.culprit);
-    expect(culpritOf({ culprit: { sha: BAD, interval: ["x"] } })).toEqual({
+    const other = { ...culprit, sha: GOOD, subject: "order: log", change: 0.15, share: 0.31 };
+    const result = { culprit, culprits: [other, culprit] };
+    expect(culpritsOf(result)).toEqual([other, culprit]);
+    expect(culpritsOf({ culprit })).toEqual([culprit]);
+    const bare = {
       sha: BAD,
       subject: "",
       author: "",
@@ -136,11 +138,24 @@ describe("a bisection's commits and steps", () => {
       interval: null,
       share: null,
       run_id: null,
-    });
-    expect(culpritOf({ range: [BAD] })).toBeNull();
-    expect(culpritOf(null)).toBeNull();
+    };
+    expect(culpritsOf({ culprit: { sha: BAD, interval: ["x"] } })).toEqual([bare]);
+    expect(culpritsOf({ culprits: [{ sha: 3 }, "x", null, { sha: BAD }], culprit })).toEqual([
+      bare,
+    ]);
+    expect(culpritsOf({ culprits: [], culprit })).toEqual([]);
+    expect(culpritsOf({ culprit: { subject: "no sha" } })).toEqual([]);
+    expect(culpritsOf({ range: [BAD] })).toEqual([]);
+    expect(culpritsOf(null)).toEqual([]);
     expect(rangeOf({ range: [GOOD, BAD, 3] })).toEqual([GOOD, BAD]);
     expect(rangeOf(result)).toBeNull();
+  });
+
+  it("sums the culprits' shares, only when every one is known", () => {
+    expect(sharesSum([{ share: 0.62 }, { share: 0.31 }])).toBeCloseTo(0.93);
+    expect(sharesSum([{ share: 0.62 }, { share: null }])).toBeNull();
+    expect(sharesSum([{ share: Number.NaN }])).toBeNull();
+    expect(sharesSum([])).toBeNull();
   });
 });
 

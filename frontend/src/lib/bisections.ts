@@ -130,7 +130,7 @@ export function describeRange(bisection: Pick<BisectionRead, "repo" | "good" | "
   return `${bisection.repo} ${shortCommit(bisection.good)}..${shortCommit(bisection.bad)}`;
 }
 
-/** The commit a found bisection named, as its result gives it. */
+/** A commit a found bisection named, as its result gives it. */
 export interface Culprit {
   sha: string;
   subject: string;
@@ -142,9 +142,32 @@ export interface Culprit {
   run_id: number | null;
 }
 
-/** The culprit of a bisection's result (`{"culprit": {...}}`), or null. */
-export function culpritOf(result: BisectionRead["result"]): Culprit | null {
-  const culprit = result?.culprit;
+/**
+ * The commits a found bisection named, in the order found: its result's `culprits` (each
+ * with its share of the whole change), or `[culprit]` from a result without that list;
+ * entries without a sha are skipped. None for a result that names no commit.
+ */
+export function culpritsOf(result: BisectionRead["result"]): Culprit[] {
+  const culprits: unknown = result?.culprits;
+  const entries: unknown[] = Array.isArray(culprits) ? culprits : [result?.culprit];
+  return entries.flatMap((entry) => {
+    const culprit = readCulprit(entry);
+    return culprit === null ? [] : [culprit];
+  });
+}
+
+/** The sum of the culprits' shares of the whole change; null for none, or a share unknown. */
+export function sharesSum(culprits: readonly Pick<Culprit, "share">[]): number | null {
+  if (culprits.length === 0) return null;
+  let sum = 0;
+  for (const { share } of culprits) {
+    if (share === null || !Number.isFinite(share)) return null;
+    sum += share;
+  }
+  return sum;
+}
+
+function readCulprit(culprit: unknown): Culprit | null {
   if (!isRecord(culprit) || typeof culprit.sha !== "string") return null;
   const text = (value: unknown) => (typeof value === "string" ? value : "");
   const number = (value: unknown) => (typeof value === "number" ? value : null);

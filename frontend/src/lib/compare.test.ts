@@ -7,6 +7,9 @@ import {
   compareHref,
   confirmationProfilesHref,
   countVerdicts,
+  filterSeries,
+  orderByChange,
+  regressions,
   parseRunId,
   oldestFirst,
   profilesHref,
@@ -216,5 +219,61 @@ describe("compare labels", () => {
     const { shown, unchanged } = splitUnchanged(rows[0]!.rows);
     expect(shown.map((row) => row.metric)).toEqual(["p99"]);
     expect(unchanged.map((row) => row.metric)).toEqual(["p50"]);
+  });
+});
+
+describe("a comparison of many series", () => {
+  function one(client: string, ...metrics: Partial<MetricDelta>[]): SeriesDelta {
+    return {
+      labels: { client },
+      baseline_series_id: 1,
+      candidate_series_id: 2,
+      baseline_labels: { client },
+      candidate_labels: { client },
+      metrics: metrics.map(metric),
+    };
+  }
+  const many = [
+    one("quiet", { verdict: "inconclusive", delta_pct: 60 }),
+    one("small-regression", { verdict: "regressed", delta_pct: 5 }),
+    one("improved", { verdict: "improved", delta_pct: -50, delta: -1 }),
+    one("big-regression", { verdict: "unchanged", delta_pct: 1 }, { verdict: "regressed", delta_pct: 40.9 }),
+    one("same", { verdict: "unchanged", delta_pct: 0.5 }),
+  ];
+  const names = (items: SeriesDelta[]) => items.map((item) => String(item.labels.client));
+
+  it("puts regressions first, the largest first, then improvements, then the rest by size", () => {
+    expect(names(orderByChange(many))).toEqual([
+      "big-regression",
+      "small-regression",
+      "improved",
+      "quiet",
+      "same",
+    ]);
+  });
+
+  it("filters to changed, failing or searched series", () => {
+    const none = { search: "", changedOnly: false, failingOnly: false };
+    expect(filterSeries(many, none)).toHaveLength(5);
+    expect(names(filterSeries(many, { ...none, changedOnly: true }))).toEqual([
+      "small-regression",
+      "improved",
+      "big-regression",
+    ]);
+    expect(names(filterSeries(many, { ...none, failingOnly: true }))).toEqual([
+      "small-regression",
+      "big-regression",
+    ]);
+    expect(names(filterSeries(many, { ...none, search: "  CLIENT=big  regr " }))).toEqual([
+      "big-regression",
+    ]);
+    expect(filterSeries(many, { ...none, search: "nothing-like-it" })).toEqual([]);
+  });
+
+  it("names each regressed series by its largest regressed metric, the largest first", () => {
+    expect(regressions(many)).toEqual([
+      "client=big-regression P99 +40.9%",
+      "client=small-regression P99 +5%",
+    ]);
   });
 });

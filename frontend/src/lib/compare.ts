@@ -5,7 +5,7 @@
  */
 
 import type { Direction, SeriesDelta, Verdict } from "../api/types";
-import { formatLabels, stringLabels } from "./format";
+import { formatLabels, labelsMatch, stringLabels } from "./format";
 import { formatDelta, formatDeltaPct, formatValue } from "./units";
 import { metricLabel } from "./vocabulary";
 
@@ -219,4 +219,60 @@ export function oldestFirst<T extends Picked>(picked: T[]): T[] {
 export function togglePick<T extends { id: number }>(picked: T[], run: T, max = 2): T[] {
   if (picked.some((item) => item.id === run.id)) return picked.filter((item) => item.id !== run.id);
   return picked.length >= max ? picked : [...picked, run];
+}
+
+const SIGNIFICANT: ReadonlySet<Verdict> = new Set<Verdict>(["regressed", "improved"]);
+
+/** How far a series moved: 0 for a regression, 1 an improvement, 2 neither; then its size. */
+function changeKey(item: SeriesDelta): [number, number] {
+  const tier = item.metrics.some((m) => m.verdict === "regressed")
+    ? 0
+    : item.metrics.some((m) => m.verdict === "improved")
+      ? 1
+      : 2;
+  const counted = tier < 2 ? item.metrics.filter((m) => SIGNIFICANT.has(m.verdict)) : item.metrics;
+  return [tier, Math.max(0, ...counted.map((m) => Math.abs(m.delta_pct ?? 0)))];
+}
+
+/**
+ * The series that moved first: regressed ones, then improved ones, each by its largest
+ * significant change (|Δ %|), then the rest by their largest change; ties keep their order.
+ */
+export function orderByChange(series: SeriesDelta[]): SeriesDelta[] {
+  const keyed = series.map((item, index) => ({ item, index, key: changeKey(item) }));
+  keyed.sort((a, b) => a.key[0] - b.key[0] || b.key[1] - a.key[1] || a.index - b.index);
+  return keyed.map(({ item }) => item);
+}
+
+export interface SeriesFilter {
+  /** Words every shown series' labels contain (any case), e.g. "go p=1000". */
+  search: string;
+  /** Only series with a metric regressed or improved. */
+  changedOnly: boolean;
+  /** Only series with a metric regressed. */
+  failingOnly: boolean;
+}
+
+/** A comparison's series with the filter applied, in their order. */
+export function filterSeries(series: SeriesDelta[], filter: SeriesFilter): SeriesDelta[] {
+  return series.filter((item) => {
+    if (filter.failingOnly && !item.metrics.some((m) => m.verdict === "regressed")) return false;
+    if (filter.changedOnly && !item.metrics.some((m) => SIGNIFICANT.has(m.verdict))) return false;
+    return labelsMatch(stringLabels(item.labels), filter.search);
+  });
+}
+
+/**
+ * The regressions for the headline, the largest first: "client=go P99 +40.9 %" for each
+ * series' largest regressed metric.
+ */
+export function regressions(series: SeriesDelta[]): string[] {
+  return orderByChange(series).flatMap((item) => {
+    const worst = item.metrics
+      .filter((m) => m.verdict === "regressed")
+      .sort((a, b) => Math.abs(b.delta_pct ?? 0) - Math.abs(a.delta_pct ?? 0))[0];
+    if (worst === undefined) return [];
+    const name = formatLabels(stringLabels(item.labels));
+    return [`${name} ${metricLabel(worst.metric, worst)} ${formatDeltaPct(worst.delta_pct)}`];
+  });
 }

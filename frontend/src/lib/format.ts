@@ -7,6 +7,16 @@ export function formatLabels(labels: Record<string, string>): string {
   return entries.map(([key, value]) => `${key}=${shortened(value)}`).join(", ");
 }
 
+/** Whether a series' labels hold every word of a search (any case): "go p=1000". */
+export function labelsMatch(labels: Record<string, string>, search: string): boolean {
+  const name = formatLabels(labels).toLowerCase();
+  return search
+    .toLowerCase()
+    .split(/\s+/)
+    .filter(Boolean)
+    .every((word) => name.includes(word));
+}
+
 /** Label values may be up to 1,024 characters (a hyperfine command line): a long one is
  * shown by its start and end. */
 const LONGEST_SHOWN = 120;

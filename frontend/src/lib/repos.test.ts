@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 
 import {
   checkRepository,
+  commitHref,
+  commitUrlProblem,
   describeRepoJob,
   EMPTY_REPOSITORY,
   namesCommit,
@@ -62,6 +64,55 @@ describe("checkRepository", () => {
       "name",
       "url",
     ]);
+  });
+
+  it("sends a commit URL when one is typed, and checks it first", () => {
+    const text = { ...EMPTY_REPOSITORY, name: "orders", url: "https://github.com/team/orders" };
+    const checked = checkRepository({ ...text, commit_url: ` ${GITHUB} ` });
+    expect("body" in checked && checked.body.commit_url).toBe(GITHUB);
+    expect(checkRepository({ ...text, commit_url: "  " })).toEqual(checkRepository(text));
+    const refused = checkRepository({ ...text, commit_url: "https://github.com/team/orders" });
+    expect("errors" in refused && Object.keys(refused.errors)).toEqual(["commit_url"]);
+  });
+});
+
+const GITHUB = "https://github.com/team/orders/commit/{sha}";
+
+describe("a repository's commit URL", () => {
+  it("links a commit: its sha in place of {sha}", () => {
+    expect(commitHref(GITHUB, SHA)).toBe(`https://github.com/team/orders/commit/${SHA}`);
+    expect(commitHref("http://git.lab:8080/orders/-/commit/{sha}?view=parallel", BASE_SHA)).toBe(
+      `http://git.lab:8080/orders/-/commit/${BASE_SHA}?view=parallel`,
+    );
+  });
+
+  it("links nothing without one, or with one the dashboard would not follow", () => {
+    expect(commitHref(null, SHA)).toBeNull();
+    expect(commitHref(undefined, SHA)).toBeNull();
+    expect(commitHref("", SHA)).toBeNull();
+    expect(commitHref("javascript:alert('{sha}')", SHA)).toBeNull();
+    expect(commitHref("https://github.com/team/orders/commits", SHA)).toBeNull();
+    expect(commitHref(GITHUB, "")).toBeNull();
+  });
+
+  it("is checked as the API checks it; blank is none", () => {
+    expect(commitUrlProblem("")).toBeNull();
+    expect(commitUrlProblem(` ${GITHUB} `)).toBeNull();
+    expect(commitUrlProblem("ftp://example.com/{sha}")).toMatch(/http/);
+    expect(commitUrlProblem("https://github.com/team orders/{sha}")).toMatch(/spaces/);
+    expect(commitUrlProblem("https://github.com/team/orders/commit/")).toMatch(/exactly once/);
+    expect(commitUrlProblem("https://github.com/{sha}/compare/{sha}")).toMatch(/exactly once/);
+    expect(commitUrlProblem("https://bot:tok@github.com/orders/commit/{sha}")).toMatch(
+      /credentials/,
+    );
+  });
+
+  it("has its refusals put on its field", () => {
+    expect(
+      registrationProblems({
+        detail: [{ path: "$.commit_url", message: "a commit URL contains {sha} exactly once" }],
+      }),
+    ).toEqual({ fields: { commit_url: "a commit URL contains {sha} exactly once" }, other: [] });
   });
 });
 

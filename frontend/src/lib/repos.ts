@@ -1,7 +1,8 @@
 /**
  * Repositories as the dashboard registers and launches them: the registration form checked
  * before it is sent (the API reads the repository and says the rest), its 422 problems put on
- * their fields, and what a job of a repository's code names: one ref, or base and head.
+ * their fields, what a job of a repository's code names: one ref, or base and head; and where a
+ * person reads one of its commits (its commit URL, `{sha}` in it).
  */
 
 import type { JobCreate, JobRead, RepositoryCreate } from "../api/types";
@@ -20,13 +21,15 @@ export interface RepositoryText {
   default_branch: string;
   secret: string;
   build_network: boolean;
+  /** Its commit URL template; blank: none. */
+  commit_url: string;
 }
 
-export type RepositoryField = "name" | "url" | "default_branch" | "secret";
+export type RepositoryField = "name" | "url" | "default_branch" | "secret" | "commit_url";
 
 type FieldErrors = Partial<Record<RepositoryField, string>>;
 
-const FIELDS: readonly string[] = ["name", "url", "default_branch", "secret"];
+const FIELDS: readonly string[] = ["name", "url", "default_branch", "secret", "commit_url"];
 /** The API's rule for a repository's name. */
 const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 /** The transports git may be pointed at. */
@@ -38,7 +41,44 @@ export const EMPTY_REPOSITORY: RepositoryText = {
   default_branch: "main",
   secret: "",
   build_network: false,
+  commit_url: "",
 };
+
+/** Where a commit's sha goes in a repository's commit URL. */
+export const SHA_PLACEHOLDER = "{sha}";
+
+/** What a commit URL looks like, for a form's placeholder and hints. */
+export const COMMIT_URL_EXAMPLE = "https://github.com/team/orders/commit/{sha}";
+
+/**
+ * Why a commit URL as typed would be refused (the API's rules: http(s), `{sha}` exactly once,
+ * no credentials), or null when it may be sent; blank is none, and fine.
+ */
+export function commitUrlProblem(text: string): string | null {
+  const template = text.trim();
+  if (template === "") return null;
+  if (!/^https?:\/\/[^/?#\s]+/.test(template) || /\s/.test(template)) {
+    return "an http:// or https:// URL, without spaces";
+  }
+  if (template.split(SHA_PLACEHOLDER).length !== 2) {
+    return `${SHA_PLACEHOLDER} exactly once, where the commit's sha goes`;
+  }
+  const host = template.replace(/^https?:\/\//, "").split(/[/?#]/)[0] ?? "";
+  if (host.includes("@")) return "no credentials (user:password@) in it";
+  return null;
+}
+
+/**
+ * The link of a commit of a repository: its commit URL with the sha in place of `{sha}`; null
+ * when the repository has none (or one the dashboard would not follow: not http(s)).
+ */
+export function commitHref(commitUrl: string | null | undefined, sha: string): string | null {
+  if (!commitUrl || !/^https?:\/\//i.test(commitUrl) || !commitUrl.includes(SHA_PLACEHOLDER)) {
+    return null;
+  }
+  if (sha.trim() === "") return null;
+  return commitUrl.replace(SHA_PLACEHOLDER, encodeURIComponent(sha));
+}
 
 /** The request, or an error per field; a blank secret is none. */
 export function checkRepository(
@@ -50,6 +90,8 @@ export function checkRepository(
     errors.url = "a file://, git://, http(s):// or ssh:// URL";
   }
   if (text.default_branch.trim() === "") errors.default_branch = "a branch";
+  const commitUrl = commitUrlProblem(text.commit_url);
+  if (commitUrl !== null) errors.commit_url = commitUrl;
   if (Object.keys(errors).length > 0) return { errors };
   return {
     body: {
@@ -58,6 +100,7 @@ export function checkRepository(
       default_branch: text.default_branch.trim(),
       build_network: text.build_network,
       ...(text.secret === "" ? {} : { secret: text.secret }),
+      ...(text.commit_url.trim() === "" ? {} : { commit_url: text.commit_url.trim() }),
     },
   };
 }

@@ -7,6 +7,7 @@ import {
   percentileToX,
   spectrumLines,
   spectrumRows,
+  xLabel,
   xDomain,
   xToPercentile,
   type SpectrumInput,
@@ -73,9 +74,14 @@ describe("spectrumLines", () => {
 });
 
 describe("spectrumRows", () => {
-  it("merges points by percentile, sorted, without p = 100", () => {
+  it("merges points by percentile, sorted, the max one nine past the last", () => {
     const rows = spectrumRows(spectrumLines([rust, go]));
-    expect(rows.map((r) => r.percentile)).toEqual([0, 50, 90, 99, 99.9]);
+    expect(rows.map((r) => r.percentile)).toEqual([0, 50, 90, 99, 99.9, 100]);
+    // The max (percentile 100) one "nine" past 99.9 %, where 99.99 % would be, labelled max.
+    expect(rows[5]!.x).toBeCloseTo(10_000, 6);
+    expect(rows[5]!.values).toEqual({ s7: 900_000 });
+    expect(xLabel(rows)(rows[5]!.x)).toBe("max");
+    expect(xLabel(rows)(rows[4]!.x)).toBe("99.9%");
     expect(rows[1]).toEqual({
       x: 2,
       percentile: 50,
@@ -94,8 +100,14 @@ describe("percentileTicks", () => {
   it("keeps the standard ticks inside the data's range", () => {
     const rows = spectrumRows(spectrumLines([rust]));
     expect(xDomain(rows)[0]).toBe(1);
-    expect(xDomain(rows)[1]).toBeCloseTo(1000, 6);
-    expect(percentileTicks(rows).map((t) => t.label)).toEqual(["50%", "90%", "99%", "99.9%"]);
+    expect(xDomain(rows)[1]).toBeCloseTo(10_000, 6);
+    expect(percentileTicks(rows).map((t) => t.label)).toEqual([
+      "50%",
+      "90%",
+      "99%",
+      "99.9%",
+      "max",
+    ]);
   });
 
   it("includes 99.99% when the data reaches it", () => {

@@ -75,11 +75,17 @@ export function spectrumLines(spectra: SpectrumInput[]): SpectrumLine[] {
   });
 }
 
-/** Merges the lines' points into rows sorted by percentile; percentiles of 100 are dropped. */
+/**
+ * Merges the lines' points into rows sorted by percentile. The 100 % point (each line's max)
+ * is off the 1 / (1 - p) scale: it is drawn one "nine" past the last other point (x ten times
+ * as far) and labelled "max" (`xLabel`).
+ */
 export function spectrumRows(lines: SpectrumLine[]): SpectrumRow[] {
   const rows = new Map<string, SpectrumRow>();
+  const maxima: Record<string, number> = {};
   for (const line of lines) {
     for (const point of line.points) {
+      if (point.percentile === 100) maxima[line.key] = point.value;
       if (!(point.percentile >= 0 && point.percentile < 100)) continue;
       const id = point.percentile.toFixed(9);
       let row = rows.get(id);
@@ -90,17 +96,31 @@ export function spectrumRows(lines: SpectrumLine[]): SpectrumRow[] {
       row.values[line.key] = point.value;
     }
   }
-  return [...rows.values()].sort((a, b) => a.percentile - b.percentile);
+  const sorted = [...rows.values()].sort((a, b) => a.percentile - b.percentile);
+  const last = sorted[sorted.length - 1];
+  if (last !== undefined && Object.keys(maxima).length > 0) {
+    sorted.push({ x: last.x * 10, percentile: 100, values: maxima });
+  }
+  return sorted;
 }
 
-/** The standard ticks that fall within the rows' x range. */
+/** Axis and tooltip labels of a chart's x values: "99.9%", and "max" for the 100 % point. */
+export function xLabel(rows: SpectrumRow[]): (x: number) => string {
+  const top = rows[rows.length - 1];
+  return (x) =>
+    top?.percentile === 100 && Math.abs(x - top.x) <= 1e-9 * top.x ? "max" : formatX(x);
+}
+
+/** The standard ticks that fall within the rows' x range, and "max" when it is drawn. */
 export function percentileTicks(rows: SpectrumRow[]): PercentileTick[] {
   if (rows.length === 0) return [];
-  const [minX, maxX] = xDomain(rows);
+  const top = rows[rows.length - 1]!;
+  const finite = top.percentile === 100 ? rows.slice(0, -1) : rows;
   const slack = 1e-9;
-  return TICK_PERCENTILES.map((p) => ({ x: percentileToX(p), label: formatPercentile(p) })).filter(
-    (tick) => tick.x >= minX * (1 - slack) && tick.x <= maxX * (1 + slack),
-  );
+  const [minX, maxX] = finite.length > 0 ? xDomain(finite) : [top.x, top.x];
+  const ticks = TICK_PERCENTILES.map((p) => ({ x: percentileToX(p), label: formatPercentile(p) }))
+    .filter((tick) => tick.x >= minX * (1 - slack) && tick.x <= maxX * (1 + slack));
+  return top.percentile === 100 ? [...ticks, { x: top.x, label: "max" }] : ticks;
 }
 
 export function xDomain(rows: SpectrumRow[]): [number, number] {

@@ -12,8 +12,8 @@ import {
   mergeTrendRows,
   trendHref,
   paramsParam,
-  rowLabel,
-  scenarioCatalogue,
+  rowLabels,
+  trendChoices,
   smallestChangeText,
   thresholdInUnit,
   trendRows,
@@ -262,24 +262,49 @@ describe("mergeTrendRows", () => {
       [2, 9],
     ]);
     expect(rows[1]!.values).toEqual({ rust: 500_000 });
-    expect(rows.map(rowLabel)).toEqual(["c0ffee7", "c0ffee8", "c0ffee9"]);
+    expect(rowLabels(rows)).toEqual(["c0ffee7", "c0ffee8", "c0ffee9"]);
   });
 });
 
 describe("the x axis", () => {
   it("labels rows by commit, else run, else day", () => {
-    expect(rowLabel({ t: 0, runId: 3, commit: "0123456789abcdef" })).toBe("0123456");
-    expect(rowLabel({ t: 0, runId: 3, commit: null })).toBe("#3");
-    expect(rowLabel({ t: Date.UTC(2026, 10, 22), runId: null, commit: null })).toBe("11-22");
+    expect(
+      rowLabels([
+        { t: 0, runId: 3, commit: "0123456789abcdef" },
+        { t: 0, runId: 4, commit: null },
+        { t: Date.UTC(2026, 10, 22), runId: null, commit: null },
+      ]),
+    ).toEqual(["0123456", "#4", "11-22"]);
+  });
+
+  it("shortens commits only as far as they stay apart", () => {
+    const feed = (n: number, commit: string) => ({ t: 0, runId: n, commit });
+    expect(
+      rowLabels([
+        feed(1, "feed0001aaaaaaaa"),
+        feed(2, "feed0002aaaaaaaa"),
+        feed(3, "feed0002aaaaaaaa"), // the same commit twice: one label
+        feed(4, "abcdef0123456789"),
+      ]),
+    ).toEqual(["feed0001", "feed0002", "feed0002", "abcdef01"]);
   });
 
   it("ticks every row up to a dozen, then evenly with both ends", () => {
-    expect(indexTicks(0)).toEqual([]);
-    expect(indexTicks(3)).toEqual([0, 1, 2]);
-    const ticks = indexTicks(200);
+    expect(indexTicks(0, -1)).toEqual([]);
+    expect(indexTicks(0, 2)).toEqual([0, 1, 2]);
+    const ticks = indexTicks(0, 199);
     expect(ticks).toHaveLength(12);
     expect(ticks[0]).toBe(0);
     expect(ticks[11]).toBe(199);
+  });
+
+  it("ticks a zoomed range within it, its right edge labelled with its own row", () => {
+    expect(indexTicks(40, 44)).toEqual([40, 41, 42, 43, 44]);
+    const ticks = indexTicks(50, 149);
+    expect(ticks).toHaveLength(12);
+    expect(ticks[0]).toBe(50);
+    expect(ticks[11]).toBe(149);
+    expect(ticks.every((tick) => tick >= 50 && tick <= 149)).toBe(true);
   });
 });
 
@@ -374,28 +399,16 @@ describe("params", () => {
   });
 });
 
-describe("scenarioCatalogue", () => {
-  it("unites the series and metrics of recent runs", () => {
-    const info = (name: string) => ({
-      name,
-      label: name.toUpperCase(),
-      unit: "ns",
-      direction: "lower",
-    });
-    const catalogue = scenarioCatalogue([
-      {
-        series: [{ labels: { client: "rust" } }],
-        metric_info: { p99: info("p99"), count: info("count") },
-      },
-      {
-        series: [{ labels: { client: "go" } }, { labels: { client: "rust" } }],
-        metric_info: { p99: info("p99"), throughput: info("throughput") },
-      },
+describe("trendChoices", () => {
+  it("keys the API's series by their labels, failing ones marked", () => {
+    expect(
+      trendChoices([
+        { labels: { client: "go", load: "hdr" }, failing: true },
+        { labels: { client: "rust" }, failing: false },
+      ]),
+    ).toEqual([
+      { key: '{"client":"go","load":"hdr"}', labels: { client: "go", load: "hdr" }, failing: true },
+      { key: '{"client":"rust"}', labels: { client: "rust" }, failing: false },
     ]);
-    expect(catalogue.series).toEqual([
-      { key: '{"client":"rust"}', labels: { client: "rust" } },
-      { key: '{"client":"go"}', labels: { client: "go" } },
-    ]);
-    expect(catalogue.metrics.map((m) => m.name)).toEqual(["p99", "throughput"]);
   });
 });

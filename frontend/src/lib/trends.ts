@@ -226,17 +226,34 @@ export function mergeTrendRows(trends: { key: string; points: TrendPoint[] }[]):
 }
 
 /** At most `most` evenly spaced rows to label on the x axis, the first and the last among them. */
-export function indexTicks(count: number, most = 12): number[] {
+export function indexTicks(first: number, last: number, most = 12): number[] {
+  const count = last - first + 1;
   if (count <= 0) return [];
-  if (count <= most) return Array.from({ length: count }, (_, index) => index);
+  if (count <= most) return Array.from({ length: count }, (_, index) => first + index);
   const step = (count - 1) / (most - 1);
-  return [...new Set(Array.from({ length: most }, (_, index) => Math.round(index * step)))];
+  return [
+    ...new Set(Array.from({ length: most }, (_, index) => first + Math.round(index * step))),
+  ];
 }
 
-/** A row's label on the x axis: its commit (7 digits), else its run, else its day. */
-export function rowLabel(row: Pick<MergedTrendRow, "t" | "runId" | "commit">): string {
-  if (row.runId === null) return new Date(row.t).toISOString().slice(5, 10);
-  return row.commit ? row.commit.slice(0, 7) : `#${String(row.runId)}`;
+type LabelledRow = Pick<MergedTrendRow, "t" | "runId" | "commit">;
+
+/**
+ * The rows' labels on the x axis: a row's commit, else its run, else its day. Commits are
+ * shortened to the fewest characters, at least 7, that keep the distinct commits drawn apart
+ * (`feed0001...` and `feed0002...` both read `feed000` at 7: `feed0001` and `feed0002` here).
+ */
+export function rowLabels(rows: LabelledRow[]): string[] {
+  const commits = [
+    ...new Set(rows.flatMap((row) => (row.runId !== null && row.commit ? [row.commit] : []))),
+  ];
+  let length = 7;
+  const distinct = () => new Set(commits.map((commit) => commit.slice(0, length))).size;
+  while (distinct() < commits.length) length += 1;
+  return rows.map((row) => {
+    if (row.runId === null) return new Date(row.t).toISOString().slice(5, 10);
+    return row.commit ? row.commit.slice(0, length) : `#${String(row.runId)}`;
+  });
 }
 
 /** The band a latest run's window draws: from its first run to the run judged, centre to bound. */
@@ -338,24 +355,17 @@ export function mergeParamsSets(sets: TrendParamsSet[][]): TrendParamsSet[] {
 export interface SeriesChoice {
   key: string;
   labels: Record<string, string>;
+  /** The newest run's verdict names the series: a regression, a suspected one, an SLA breach. */
+  failing: boolean;
 }
 
-/**
- * The series and metrics a scenario's recent runs have: their union, series in the order met
- * (newest run first), metrics by name; "count" is a sample count, not a metric to trend.
- */
-export function scenarioCatalogue<M extends { name: string }>(
-  runs: { series: { labels: Record<string, string> }[]; metric_info: Record<string, M> }[],
-): { series: SeriesChoice[]; metrics: M[] } {
-  const series = new Map<string, SeriesChoice>();
-  const metrics = new Map<string, M>();
-  for (const run of runs) {
-    for (const item of run.series) {
-      const key = labelsParam(item.labels);
-      if (!series.has(key)) series.set(key, { key, labels: item.labels });
-    }
-    for (const info of Object.values(run.metric_info))
-      if (info.name !== "count") metrics.set(info.name, info);
-  }
-  return { series: [...series.values()], metrics: [...metrics.values()] };
+/** The API's catalogue of a scenario's series as the trend's choices, keyed by their labels. */
+export function trendChoices(
+  series: { labels: Record<string, string>; failing: boolean }[],
+): SeriesChoice[] {
+  return series.map((item) => ({
+    key: labelsParam(item.labels),
+    labels: item.labels,
+    failing: item.failing,
+  }));
 }

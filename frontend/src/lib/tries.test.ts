@@ -10,6 +10,7 @@ import {
   reasonChange,
   TRY_SELECTORS,
   tryCompareHref,
+  tryProfilesHref,
 } from "./tries";
 
 describe("a try job's run", () => {
@@ -32,6 +33,17 @@ describe("a try job's run", () => {
       candidate_labels: JSON.stringify(TRY_SELECTORS.candidate),
     });
     expect(TRY_SELECTORS).toEqual({ baseline: { side: "base" }, candidate: { side: "head" } });
+  });
+
+  it("opens the differential flame graph of its own two sides", () => {
+    const href = new URL(tryProfilesHref(42), "http://lab");
+    expect(href.pathname).toBe("/compare/profiles");
+    expect(Object.fromEntries(href.searchParams)).toEqual({
+      baseline: "42",
+      candidate: "42",
+      baseline_labels: JSON.stringify(TRY_SELECTORS.baseline),
+      candidate_labels: JSON.stringify(TRY_SELECTORS.candidate),
+    });
   });
 
   it("reads each metric's change and its interval", () => {

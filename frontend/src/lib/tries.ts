@@ -7,7 +7,7 @@
  */
 
 import type { JobRead, RunRead, VerdictReason } from "../api/types";
-import { compareHref, type Tone } from "./compare";
+import { compareHref, profilesHref, type Tone } from "./compare";
 import { isActive } from "./jobs";
 import { isRecord } from "./params";
 import { formatDeltaPct } from "./units";
@@ -29,6 +29,16 @@ export function isTryRun(run: Pick<RunRead, "series">): boolean {
 /** The run's head compared with its base, series by series, on the compare page. */
 export function tryCompareHref(runId: number): string {
   return compareHref(runId, runId, TRY_SELECTORS.baseline, TRY_SELECTORS.candidate);
+}
+
+/** The differential flame graph of the run's head against its base (both sides profiled). */
+export function tryProfilesHref(runId: number): string {
+  return profilesHref({
+    baseline: runId,
+    candidate: runId,
+    baseline_labels: JSON.stringify(TRY_SELECTORS.baseline),
+    candidate_labels: JSON.stringify(TRY_SELECTORS.candidate),
+  });
 }
 
 export type Outcome = NonNullable<VerdictReason["outcome"]>;

@@ -9,6 +9,7 @@ import {
   describeMetric,
   latencyKeys,
   latencyValue,
+  metricHeaders,
   metricLabel,
   minTailSamples,
   summaryKeys,
@@ -109,5 +110,21 @@ describe("configureVocabulary", () => {
     expect(minTailSamples()).toBe(20);
     // A unit the vocabulary does not call a time is shown as it is.
     expect(formatValue(2000, "ms")).toBe("2,000 ms");
+  });
+});
+
+describe("metricHeaders", () => {
+  it("tells apart metrics that share a label by their names", () => {
+    const cpu = (name: string) => ({ name, label: "CPU time", unit: "s", direction: "lower" as const });
+    const headers = metricHeaders(["cpu_s.server", "cpu_s.client", "throughput"], {
+      "cpu_s.server": cpu("cpu_s.server"),
+      "cpu_s.client": cpu("cpu_s.client"),
+    });
+    expect(headers).toEqual({
+      "cpu_s.server": "CPU time (cpu_s.server)",
+      "cpu_s.client": "CPU time (cpu_s.client)",
+      throughput: metricLabel("throughput"),
+    });
+    expect(new Set(Object.values(headers)).size).toBe(3);
   });
 });

@@ -70,3 +70,21 @@ export function metricLabel(name: string, known?: Pick<MetricInfo, "label">): st
   if (known !== undefined && known.label !== name) return known.label;
   return vocabulary.metrics[name]?.label ?? name;
 }
+
+/**
+ * Column headers for metrics shown side by side: each metric's label, and where two share one
+ * (each program's "CPU time") the metric's own name after it, so no two columns read alike.
+ */
+export function metricHeaders(
+  names: string[],
+  info: Partial<Record<string, Pick<MetricInfo, "label">>>,
+): Record<string, string> {
+  const labels = names.map((name) => metricLabel(name, info[name]));
+  return Object.fromEntries(
+    names.map((name, index) => {
+      const label = labels[index]!;
+      const shared = labels.filter((other) => other === label).length > 1;
+      return [name, shared ? `${label} (${name})` : label];
+    }),
+  );
+}

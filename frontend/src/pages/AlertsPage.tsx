@@ -97,10 +97,10 @@ export function AlertsPage() {
     );
   }
 
-  function act(alert: AlertRead, kind: TriageAction) {
+  function act(alert: AlertRead, kind: TriageAction, note?: string) {
     setActionError(null);
     action.mutate(
-      { alertId: alert.id, action: kind },
+      { alertId: alert.id, action: kind, note },
       {
         onError: (error) =>
           setActionError(`Could not ${kind} alert #${String(alert.id)}: ${errorMessage(error)}`),

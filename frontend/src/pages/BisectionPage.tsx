@@ -10,6 +10,7 @@ import { CommitStrip } from "../components/bisections/CommitStrip";
 import { StepsTable } from "../components/bisections/StepsTable";
 import { Badge } from "../components/common/Badge";
 import { EmptyState, ErrorState, QueryResult } from "../components/common/Status";
+import { CommitLink } from "../components/repos/CommitLink";
 import { isRunning, STATUS, stepMinutes } from "../lib/bisections";
 import { formatDateTime, formatLabels, shortCommit, stringLabels } from "../lib/format";
 import { repositoryHref } from "../lib/repos";
@@ -110,8 +111,13 @@ function BisectionBody({ bisection }: { bisection: BisectionRead }) {
           <dd>
             <Link to={repositoryHref(bisection.repo)}>{bisection.repo}</Link>{" "}
             <span className="mono">
-              <span title={bisection.good}>{shortCommit(bisection.good)}</span>..
-              <span title={bisection.bad}>{shortCommit(bisection.bad)}</span>
+              <CommitLink sha={bisection.good} commitUrl={bisection.commit_url}>
+                <span title={bisection.good}>{shortCommit(bisection.good)}</span>
+              </CommitLink>
+              ..
+              <CommitLink sha={bisection.bad} commitUrl={bisection.commit_url}>
+                <span title={bisection.bad}>{shortCommit(bisection.bad)}</span>
+              </CommitLink>
             </span>
           </dd>
         </div>
@@ -155,7 +161,7 @@ function BisectionBody({ bisection }: { bisection: BisectionRead }) {
       </dl>
 
       <h2>Commits</h2>
-      <CommitStrip commits={bisection.commits} />
+      <CommitStrip commits={bisection.commits} commitUrl={bisection.commit_url} />
 
       <BisectionResult bisection={bisection} />
 
@@ -164,7 +170,7 @@ function BisectionBody({ bisection }: { bisection: BisectionRead }) {
         <EmptyState title="No step yet" />
       ) : (
         <div className="table-scroll">
-          <StepsTable steps={bisection.steps} running={running} />
+          <StepsTable steps={bisection.steps} running={running} commitUrl={bisection.commit_url} />
         </div>
       )}
     </>

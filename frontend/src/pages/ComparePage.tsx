@@ -1,30 +1,38 @@
-import { useMemo, type FormEvent } from "react";
+import { useMemo, useState, type FormEvent } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router";
 
 import { useCompare } from "../api/analysis";
 import { SeveralRuns } from "../components/compare/SeveralRuns";
 import { errorMessage } from "../api/client";
 import { useRun, useSpectra } from "../api/runs";
-import type { CompareQuery, CompareRead } from "../api/types";
+import type { CompareQuery, CompareRead, SeriesDelta } from "../api/types";
 import { CurveChart } from "../components/charts/CurveChart";
 import { SpectrumChart } from "../components/charts/SpectrumChart";
+import { MissingRuns } from "../components/common/MissingRuns";
 import { EmptyState, ErrorState, Loading, QueryResult } from "../components/common/Status";
 import { CompareTable } from "../components/compare/CompareTable";
+import { GateVerdict } from "../components/compare/GateVerdict";
 import { RunRefCard } from "../components/compare/RunRefCard";
+import { SeriesFilterBar } from "../components/compare/SeriesFilterBar";
 import {
   compareGroups,
   compareHref,
   countVerdicts,
+  filterSeries,
+  orderByChange,
   parseRunId,
   profilesHref,
+  regressions,
   sideNames,
   verdictHeadline,
+  type SeriesFilter,
 } from "../lib/compare";
 import { compareCurveMetrics, compareCurves } from "../lib/curves";
 import { formatLabels } from "../lib/format";
 import { overlayLines, type SpectrumPair } from "../lib/spectrum";
 import { parseRunIds } from "../lib/multiCompare";
 import { metricLabel } from "../lib/vocabulary";
+import { isNotFound, useOpenInRunProject } from "../hooks/useOpenInRunProject";
 import { usePageTitle } from "../hooks/usePageTitle";
 
 /** /compare?baseline=A&candidate=B: the address is the comparison, so it can be shared. */
@@ -136,20 +144,41 @@ function PickRuns({ baseline, candidate }: { baseline: number | null; candidate:
 }
 
 function Comparison({ query }: { query: CompareQuery }) {
+  const compare = useCompare(query);
+  // Runs of another project of the user's (a shared link): opened there.
+  const runIds = [query.baseline, query.candidate];
+  const home = useOpenInRunProject(runIds, isNotFound(compare.error));
   return (
-    <QueryResult
-      query={useCompare(query)}
-      loading="Comparing…"
-      missing="One of these runs does not exist"
-    >
-      {(compare) => <ComparisonBody compare={compare} />}
-    </QueryResult>
+    <MissingRuns home={home} runIds={runIds}>
+      <QueryResult
+        query={compare}
+        loading="Comparing…"
+        missing="One of these runs does not exist"
+      >
+        {(found) => <ComparisonBody compare={found} />}
+      </QueryResult>
+    </MissingRuns>
   );
 }
 
+// A comparison with more series than this opens on the changed ones only.
+const CHANGED_ONLY_ABOVE = 20;
+// The spectra drawn at once: the first of the series shown, in their order.
+const SPECTRA_SHOWN = 12;
+// The regressions the headline names; the rest are counted.
+const HEADLINE_NAMES = 5;
+
 function ComparisonBody({ compare }: { compare: CompareRead }) {
-  const groups = useMemo(() => compareGroups(compare.series), [compare.series]);
+  const ordered = useMemo(() => orderByChange(compare.series), [compare.series]);
+  const [filter, setFilter] = useState<SeriesFilter>({
+    search: "",
+    changedOnly: compare.series.length > CHANGED_ONLY_ABOVE,
+    failingOnly: false,
+  });
+  const shown = useMemo(() => filterSeries(ordered, filter), [ordered, filter]);
+  const groups = useMemo(() => compareGroups(shown), [shown]);
   const counts = countVerdicts(compare.series);
+  const regressed = regressions(compare.series);
   const sides = sideNames(compare.baseline_labels, compare.candidate_labels);
   return (
     <>
@@ -158,6 +187,15 @@ function ComparisonBody({ compare }: { compare: CompareRead }) {
         {selector(compare.candidate_labels)} against #{compare.baseline.id}
         {selector(compare.baseline_labels)}: <strong>{verdictHeadline(counts)}</strong>
       </p>
+      {regressed.length > 0 && (
+        <p className="regressions" aria-label="Regressions">
+          Regressed: {regressed.slice(0, HEADLINE_NAMES).join("; ")}
+          {regressed.length > HEADLINE_NAMES
+            ? `; and ${String(regressed.length - HEADLINE_NAMES)} more`
+            : ""}
+        </p>
+      )}
+      <GateVerdict runId={compare.candidate.id} />
       <div className="two-columns">
         <RunRefCard role="Baseline" run={compare.baseline} />
         <RunRefCard role="Candidate" run={compare.candidate} />
@@ -173,17 +211,32 @@ function ComparisonBody({ compare }: { compare: CompareRead }) {
         </div>
       )}
       <h2>Metrics</h2>
-      {groups.length === 0 ? (
+      {compare.series.length === 0 ? (
         <EmptyState title="No series in common">
           The two runs share no series labels to compare.
         </EmptyState>
       ) : (
         <>
-          <div className="table-scroll">
-            <CompareTable groups={groups} sides={sides} />
-          </div>
+          {compare.series.length > 1 && (
+            <SeriesFilterBar
+              filter={filter}
+              onChange={setFilter}
+              shown={shown.length}
+              total={compare.series.length}
+            />
+          )}
+          {groups.length === 0 ? (
+            <EmptyState title="No series match">
+              None of the {compare.series.length} series compared matches these filters.
+            </EmptyState>
+          ) : (
+            <div className="table-scroll">
+              <CompareTable groups={groups} sides={sides} />
+            </div>
+          )}
           <p className="muted small">
-            Each value is the median of its side&apos;s trials; verdicts test the trials
+            Series that regressed come first, then those that improved, each by the size of its
+            change. Each value is the median of its side&apos;s trials; verdicts test the trials
             themselves (hover or focus a verdict for the test and its p-value). A significant change is green when the metric moved the good way for its
             direction, red when it moved the bad way.
           </p>
@@ -192,10 +245,16 @@ function ComparisonBody({ compare }: { compare: CompareRead }) {
       <SweepOverlay compare={compare} />
       <Unmatched title="Only in the baseline" series={compare.unmatched_baseline} />
       <Unmatched title="Only in the candidate" series={compare.unmatched_candidate} />
-      {compare.series.length > 0 && (
+      {shown.length > 0 && (
         <>
           <h2>Percentile spectra</h2>
-          <OverlaidSpectra compare={compare} />
+          {shown.length > SPECTRA_SHOWN && (
+            <p className="muted small">
+              The first {SPECTRA_SHOWN} of the {shown.length} series shown above; search or filter
+              to draw others.
+            </p>
+          )}
+          <OverlaidSpectra compare={compare} series={shown.slice(0, SPECTRA_SHOWN)} />
         </>
       )}
     </>
@@ -262,17 +321,17 @@ function labelsOf(labels: Record<string, unknown>): Record<string, string> {
   return Object.fromEntries(Object.entries(labels).map(([key, value]) => [key, String(value)]));
 }
 
-function OverlaidSpectra({ compare }: { compare: CompareRead }) {
+function OverlaidSpectra({ compare, series }: { compare: CompareRead; series: SeriesDelta[] }) {
   const baseline = useSpectra(
     compare.baseline.id,
-    compare.series.map((item) => item.baseline_series_id),
+    series.map((item) => item.baseline_series_id),
   );
   const candidate = useSpectra(
     compare.candidate.id,
-    compare.series.map((item) => item.candidate_series_id),
+    series.map((item) => item.candidate_series_id),
   );
   const lines = useMemo(() => {
-    const pairs: SpectrumPair[] = compare.series.flatMap((item) => {
+    const pairs: SpectrumPair[] = series.flatMap((item) => {
       const before = baseline.data.find(
         (spectrum) => spectrum.series_id === item.baseline_series_id,
       );
@@ -284,7 +343,7 @@ function OverlaidSpectra({ compare }: { compare: CompareRead }) {
         : [];
     });
     return overlayLines(pairs, sideNames(compare.baseline_labels, compare.candidate_labels));
-  }, [compare, baseline.data, candidate.data]);
+  }, [compare, series, baseline.data, candidate.data]);
   const error = baseline.error ?? candidate.error;
   if (error) return <ErrorState title="Could not load the spectra" message={errorMessage(error)} />;
   if (baseline.isPending || candidate.isPending) return <Loading label="Loading spectra…" />;

@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from "react";
+import { useMemo, useState, type ReactNode } from "react";
 import { Link } from "react-router";
 
 import { useAlerts } from "../api/alerts";
@@ -13,8 +13,10 @@ import { Badge } from "../components/common/Badge";
 import { ProgressBar } from "../components/common/ProgressBar";
 import { EmptyState, ErrorState, Loading } from "../components/common/Status";
 import { RunVerdictBadge } from "../components/common/VerdictBadge";
+import { WindowDelta } from "../components/runs/WindowDelta";
 import { alertLink, severityTone } from "../lib/alerts";
 import { formatDateTime, formatLabels, shortCommit, stringLabels } from "../lib/format";
+import { relativeToMedian, sharedDomain } from "../lib/sparkline";
 import { formatValue } from "../lib/units";
 import { isActive } from "../lib/jobs";
 import { hostCounts } from "../lib/overview";
@@ -101,6 +103,7 @@ function OpenAlerts() {
 function LatestRuns() {
   const [offset, setOffset] = useState(0);
   const overview = useOverview({ limit: OVERVIEW_PAGE, offset });
+  const sparks = useMemo(() => sharedSparks(overview.data?.items ?? []), [overview.data]);
   return (
     <Card title="Latest run per suite and scenario" link={{ to: "/runs", text: "All runs" }} wide>
       {overview.isPending ? (
@@ -119,13 +122,21 @@ function LatestRuns() {
                 <th scope="col">Suite / scenario</th>
                 <th scope="col">Latest run</th>
                 <th scope="col">Verdict</th>
-                <th scope="col">P99 of its latest runs</th>
+                <th scope="col">
+                  P99 of its latest runs{" "}
+                  <span className="muted small">(each as % of its median, one scale for all)</span>
+                </th>
                 <th scope="col">Started</th>
               </tr>
             </thead>
             <tbody>
-              {overview.data.items.map((row) => (
-                <OverviewLine key={`${row.run.suite}/${row.run.scenario}`} row={row} />
+              {overview.data.items.map((row, index) => (
+                <OverviewLine
+                  key={`${row.run.suite}/${row.run.scenario}`}
+                  row={row}
+                  spark={sparks.values[index] ?? []}
+                  domain={sparks.domain}
+                />
               ))}
             </tbody>
           </table>
@@ -149,7 +160,21 @@ function LatestRuns() {
 
 const OVERVIEW_PAGE = 25;
 
-function OverviewLine({ row }: { row: OverviewRow }) {
+/** Every row's sparkline as % of its median, and the one scale they share. */
+function sharedSparks(rows: OverviewRow[]) {
+  const values = rows.map((row) => relativeToMedian(row.spark.map((point) => point.p99)));
+  return { values, domain: sharedDomain(values) };
+}
+
+function OverviewLine({
+  row,
+  spark,
+  domain,
+}: {
+  row: OverviewRow;
+  spark: (number | null)[];
+  domain: [number, number];
+}) {
   const { run } = row;
   const headline = run.headline;
   return (
@@ -184,8 +209,9 @@ function OverviewLine({ row }: { row: OverviewRow }) {
         {headline?.p99 != null && (
           <span className="spark-cell">
             <Sparkline
-              values={row.spark.map((point) => point.p99)}
-              label={`P99 of ${formatLabels(stringLabels(headline.series))} over the last ${String(row.spark.length)} runs`}
+              values={spark}
+              domain={domain}
+              label={`P99 of ${formatLabels(stringLabels(headline.series))} over the last ${String(row.spark.length)} runs, as % of its median (±${String(Math.round(domain[1]))} % shared by every row)`}
             />
             <span
               className="small"
@@ -193,6 +219,8 @@ function OverviewLine({ row }: { row: OverviewRow }) {
             >
               {(headline.p99_interpolated ? "~" : "") + formatValue(headline.p99, "ns")}
             </span>
+            <WindowDelta pct={headline.window_delta_pct ?? null} />
+            <span className="muted small">{formatLabels(stringLabels(headline.series))}</span>
           </span>
         )}
       </td>

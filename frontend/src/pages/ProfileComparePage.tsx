@@ -4,6 +4,7 @@ import { Link, useSearchParams } from "react-router";
 import { useProfileCompare } from "../api/analysis";
 import type { ProfileCompareQuery, ProfileCompareRead, ProfileDelta } from "../api/types";
 import { FlameGraph } from "../components/charts/FlameGraph";
+import { MissingRuns } from "../components/common/MissingRuns";
 import { EmptyState, QueryResult } from "../components/common/Status";
 import { RunRefCard } from "../components/compare/RunRefCard";
 import { ChangedFramesTable } from "../components/profiles/ChangedFramesTable";
@@ -11,6 +12,7 @@ import { DiffLegend } from "../components/profiles/DiffLegend";
 import { parseRunId } from "../lib/compare";
 import { changedFrames, diffTree, profileName } from "../lib/flamegraph";
 import { formatLabels } from "../lib/format";
+import { isNotFound, useOpenInRunProject } from "../hooks/useOpenInRunProject";
 import { usePageTitle } from "../hooks/usePageTitle";
 
 /**
@@ -55,14 +57,20 @@ export function ProfileComparePage() {
 }
 
 function ProfileComparison({ query }: { query: ProfileCompareQuery }) {
+  const compare = useProfileCompare(query);
+  // Runs of another project of the user's (a shared link, an alert's): opened there.
+  const runIds = [query.baseline, query.candidate];
+  const home = useOpenInRunProject(runIds, isNotFound(compare.error));
   return (
-    <QueryResult
-      query={useProfileCompare(query)}
-      loading="Comparing the profiles…"
-      missing="One of these runs does not exist"
-    >
-      {(compare) => <ProfileComparisonBody compare={compare} />}
-    </QueryResult>
+    <MissingRuns home={home} runIds={runIds}>
+      <QueryResult
+        query={compare}
+        loading="Comparing the profiles…"
+        missing="One of these runs does not exist"
+      >
+        {(found) => <ProfileComparisonBody compare={found} />}
+      </QueryResult>
+    </MissingRuns>
   );
 }
 

@@ -9,13 +9,17 @@ import { Field } from "../components/common/Field";
 import { EmptyState, ErrorState, Loading, QueryResult } from "../components/common/Status";
 import { LaunchPanel } from "../components/jobs/LaunchPanel";
 import { CommitsTable, type Side } from "../components/repos/CommitsTable";
+import { CommitUrlForm } from "../components/repos/CommitUrlForm";
 import { LAB_REPETITIONS, TRY_REPETITIONS } from "../lib/jobs";
 import type { RepoTarget } from "../lib/repos";
 import { usePageTitle } from "../hooks/usePageTitle";
 
 const REF_HINT = "A branch, tag or commit; or pick one in the list above";
 
-/** /repositories/:name: its recent commits, and jobs launched at them (members). */
+/**
+ * /repositories/:name: its recent commits (linked to its site when it has a commit URL, which
+ * members set here), and jobs launched at them (members).
+ */
 export function RepositoryPage() {
   const { name = "" } = useParams();
   usePageTitle(`${name} · Repositories`);
@@ -85,6 +89,12 @@ function RepositoryBody({ repo }: { repo: RepositoryRead }) {
           <dt>Build network</dt>
           <dd>{repo.build_network ? "on" : "off (loopback only)"}</dd>
         </div>
+        <div className="meta-wide">
+          <dt>Commit URL</dt>
+          <dd className={repo.commit_url ? "mono" : undefined} data-testid="commit-url">
+            {repo.commit_url ?? "none (commits are not linked)"}
+          </dd>
+        </div>
       </dl>
 
       <h2>Recent commits</h2>
@@ -119,6 +129,7 @@ function RepositoryBody({ repo }: { repo: RepositoryRead }) {
         <div className="table-scroll">
           <CommitsTable
             commits={commits.data}
+            commitUrl={repo.commit_url}
             pick={
               canWrite
                 ? { base: refs.base, head: refs.head, onPick: pick, onRunAt: runAt }
@@ -190,6 +201,7 @@ function RepositoryBody({ repo }: { repo: RepositoryRead }) {
           }}
         />
       )}
+      {canWrite && <CommitUrlForm repo={repo} />}
     </>
   );
 }

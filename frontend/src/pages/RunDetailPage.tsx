@@ -1,24 +1,16 @@
-import { useEffect, useMemo, useState } from "react";
+import { useMemo, useState } from "react";
 import { Link, useParams } from "react-router";
 
 import { useBaselines, usePinBaseline } from "../api/analysis";
-import { useMe, usePermissions } from "../api/auth";
-import { ApiError, errorMessage } from "../api/client";
+import { usePermissions } from "../api/auth";
+import { errorMessage } from "../api/client";
 import { useJob } from "../api/jobs";
-import { useSwitchProject } from "../api/projects";
-import {
-  useProfiles,
-  useProfileStacks,
-  useRun,
-  useRunContext,
-  useRunProject,
-  useSpectra,
-} from "../api/runs";
+import { useProfiles, useProfileStacks, useRun, useRunContext } from "../api/runs";
 import type { MetricInfo, ProfileRead, RunRead, SeriesRead } from "../api/types";
 import { FlameGraph } from "../components/charts/FlameGraph";
 import { IntervalsChart } from "../components/charts/IntervalsChart";
 import { PointEstimateChart } from "../components/charts/PointEstimateChart";
-import { SpectrumChart } from "../components/charts/SpectrumChart";
+import { MissingRuns } from "../components/common/MissingRuns";
 import { EmptyState, ErrorState, Loading, QueryResult } from "../components/common/Status";
 import { RunVerdictBadge } from "../components/common/VerdictBadge";
 import { Fingerprint } from "../components/hosts/Fingerprint";
@@ -29,6 +21,7 @@ import { RunDownloads } from "../components/runs/RunDownloads";
 import { RunBanner } from "../components/runs/RunBanner";
 import { RunMeta } from "../components/runs/RunMeta";
 import { SeriesSummaryTable } from "../components/runs/SeriesSummaryTable";
+import { SpectrumPanel } from "../components/runs/SpectrumPanel";
 import { SweepCurves } from "../components/runs/SweepCurves";
 import { TrialsTable } from "../components/runs/TrialsTable";
 import { TuningApplied } from "../components/runs/TuningApplied";
@@ -45,10 +38,10 @@ import {
 import { formatLabels, stringLabels } from "../lib/format";
 import { intervalRows, trialsWithIntervals } from "../lib/intervals";
 import { isPointSeries, pointEstimates } from "../lib/pointEstimates";
-import { spectrumLines } from "../lib/spectrum";
 import { trendHref } from "../lib/trends";
 import { isTryRun } from "../lib/tries";
 import { tuningSummary } from "../lib/tuning";
+import { isNotFound, useOpenInRunProject } from "../hooks/useOpenInRunProject";
 import { usePageTitle } from "../hooks/usePageTitle";
 
 export function RunDetailPage() {
@@ -62,7 +55,7 @@ export function RunDetailPage() {
 
 function RunDetail({ runId }: { runId: number }) {
   const run = useRun(runId);
-  useOpenInRunProject(runId, run.error instanceof ApiError && run.error.status === 404);
+  const home = useOpenInRunProject([runId], isNotFound(run.error));
   usePageTitle(
     run.data === undefined
       ? `Run #${String(runId)}`
@@ -74,33 +67,17 @@ function RunDetail({ runId }: { runId: number }) {
       <p className="breadcrumb">
         <Link to="/runs">Runs</Link> / #{runId}
       </p>
-      <QueryResult
-        query={run}
-        loading="Loading run…"
-        missing={`Run #${String(runId)} does not exist`}
-      >
-        {(found) => <RunBody run={found} />}
-      </QueryResult>
+      <MissingRuns home={home} runIds={[runId]}>
+        <QueryResult
+          query={run}
+          loading="Loading run…"
+          missing={`Run #${String(runId)} does not exist`}
+        >
+          {(found) => <RunBody run={found} />}
+        </QueryResult>
+      </MissingRuns>
     </section>
   );
-}
-
-/**
- * A run URL opened while the session shows another project: when the user may use the run's
- * project, the session switches to it (the page remounts there and finds the run).
- */
-function useOpenInRunProject(runId: number, missing: boolean) {
-  const home = useRunProject(runId, missing);
-  const me = useMe();
-  const switchProject = useSwitchProject();
-  const target = home.data?.project;
-  const current = me.data?.project?.slug;
-  const { isIdle, mutate } = switchProject;
-  useEffect(() => {
-    if (target !== undefined && current !== undefined && target !== current && isIdle) {
-      mutate(target);
-    }
-  }, [target, current, isIdle, mutate]);
 }
 
 function RunBody({ run }: { run: RunRead }) {
@@ -215,7 +192,7 @@ function RunBody({ run }: { run: RunRead }) {
               <h2>Percentile spectrum</h2>
               <SpectrumPanel
                 runId={run.id}
-                seriesIds={run.series.filter((series) => !isPointSeries(series)).map((s) => s.id)}
+                series={run.series.filter((series) => !isPointSeries(series))}
               />
             </>
           )}
@@ -299,19 +276,6 @@ function PinBaseline({ run }: { run: RunRead }) {
       )}
     </>
   );
-}
-
-function SpectrumPanel({ runId, seriesIds }: { runId: number; seriesIds: number[] }) {
-  const spectra = useSpectra(runId, seriesIds);
-  const lines = useMemo(() => spectrumLines(spectra.data), [spectra.data]);
-  if (spectra.error) {
-    return <ErrorState title="Could not load the spectrum" message={errorMessage(spectra.error)} />;
-  }
-  if (spectra.isPending) return <Loading label="Loading spectrum…" />;
-  if (spectra.data.every((spectrum) => spectrum.corrected.length === 0)) {
-    return <EmptyState title="No percentile data for this run" />;
-  }
-  return <SpectrumChart lines={lines} />;
 }
 
 /**

@@ -1,40 +1,22 @@
 import { useMemo, type FormEvent } from "react";
-import { Link, useNavigate, useSearchParams } from "react-router";
+import { Link, useSearchParams } from "react-router";
 
-import { useRules } from "../api/alerts";
-import { useTrends } from "../api/analysis";
+import { useTrendSeries } from "../api/analysis";
 import { errorMessage } from "../api/client";
 import { useSuites } from "../api/hosts";
-import { useRunDetails, useRuns } from "../api/runs";
-import type { MetricInfo, TrendBranch, TrendQuery, TrendRead } from "../api/types";
-import { TrendChart, type TrendLine } from "../components/charts/TrendChart";
+import { useRunDetails } from "../api/runs";
+import type { MetricInfo } from "../api/types";
+import { MissingRuns } from "../components/common/MissingRuns";
 import { EmptyState, ErrorState, Loading } from "../components/common/Status";
-import { formatDateTime, formatLabels, shortCommit } from "../lib/format";
-import {
-  changeMarkers,
-  formatParams,
-  formatShare,
-  matchingThresholds,
-  mergeParamsSets,
-  mergeTrendRows,
-  paramsParam,
-  scenarioCatalogue,
-  smallestChangeText,
-  windowBand,
-  type SeriesChoice,
-  type Threshold,
-} from "../lib/trends";
-import { formatValue } from "../lib/units";
+import { SeriesPicker } from "../components/trends/SeriesPicker";
+import { TrendPanel } from "../components/trends/TrendPanel";
+import { trendChoices, type SeriesChoice } from "../lib/trends";
 import { metricLabel } from "../lib/vocabulary";
+import { isNotFound, useOpenInRunProject } from "../hooks/useOpenInRunProject";
 import { usePageTitle } from "../hooks/usePageTitle";
 
 /** At most this many series are drawn when none are chosen (the first found in recent runs). */
 const DEFAULT_SERIES = 6;
-const DIRECTION_TEXT: Record<string, string> = {
-  lower: "lower is better",
-  higher: "higher is better",
-  none: "no better direction",
-};
 
 /**
  * A metric run after run per series, on one branch (main unless another is chosen) with one
@@ -161,11 +143,8 @@ function TrendFilters({
   );
 }
 
-/** How many recent runs say which series and metrics a scenario has. */
-const RECENT_RUNS = 5;
-
-/** The scenario's recent runs (and the run the trend was opened from) say which series and
- * metrics there are. */
+/** The run the trend was opened from, when the URL names one: a run of another project of
+ * the user's (a shared link, an alert's) opens there. */
 function LatestRun({
   suite,
   scenario,
@@ -175,48 +154,48 @@ function LatestRun({
   scenario: string;
   focusRunId: number | null;
 }) {
-  const runs = useRuns({ suite, scenario, limit: RECENT_RUNS, offset: 0 });
-  if (runs.isPending) return <Loading label="Looking for runs…" />;
-  if (runs.isError)
-    return <ErrorState message={errorMessage(runs.error)} onRetry={() => void runs.refetch()} />;
-  if (runs.data.items.length === 0) {
+  const focusIds = focusRunId === null ? [] : [focusRunId];
+  const focus = useRunDetails(focusIds);
+  const home = useOpenInRunProject(focusIds, isNotFound(focus.error));
+  return (
+    <MissingRuns home={home} runIds={focusIds}>
+      <ScenarioRuns suite={suite} scenario={scenario} focusRunId={focusRunId} />
+    </MissingRuns>
+  );
+}
+
+/** The scenario's series and metrics (its newest runs', and the run the trend was opened
+ * from): what the trend can draw. */
+function ScenarioRuns({
+  suite,
+  scenario,
+  focusRunId,
+}: {
+  suite: string;
+  scenario: string;
+  focusRunId: number | null;
+}) {
+  const found = useTrendSeries(suite, scenario, focusRunId);
+  const series = useMemo(() => trendChoices(found.data?.series ?? []), [found.data]);
+  if (found.isPending) return <Loading label="Loading series…" />;
+  if (isNotFound(found.error)) {
     return (
       <EmptyState title={`No runs of ${suite} / ${scenario}`}>
         Check the names, or <Link to="/runs">browse the runs</Link>.
       </EmptyState>
     );
   }
-  const runIds = runs.data.items.map((run) => run.id);
+  if (found.isError)
+    return <ErrorState message={errorMessage(found.error)} onRetry={() => void found.refetch()} />;
   return (
-    <RecentRuns
-      suite={suite}
-      scenario={scenario}
-      runIds={focusRunId === null || runIds.includes(focusRunId) ? runIds : [focusRunId, ...runIds]}
-    />
+    <TrendView suite={suite} scenario={scenario} series={series} metrics={found.data.metrics} />
   );
 }
 
-function RecentRuns({
-  suite,
-  scenario,
-  runIds,
-}: {
-  suite: string;
-  scenario: string;
-  runIds: number[];
-}) {
-  const runs = useRunDetails(runIds);
-  const catalogue = useMemo(() => scenarioCatalogue(runs.data), [runs.data]);
-  if (runs.error) return <ErrorState message={errorMessage(runs.error)} />;
-  if (runs.isPending) return <Loading label="Loading series…" />;
-  return (
-    <TrendView
-      suite={suite}
-      scenario={scenario}
-      series={catalogue.series}
-      metrics={catalogue.metrics}
-    />
-  );
+/** What a trend draws before the reader chooses: the failing series, else the first few. */
+function defaultSeries(series: SeriesChoice[]): SeriesChoice[] {
+  const failing = series.filter((item) => item.failing);
+  return (failing.length > 0 ? failing : series).slice(0, DEFAULT_SERIES);
 }
 
 function TrendView({
@@ -238,7 +217,7 @@ function TrendView({
   const selected =
     chosen.length > 0
       ? allSeries.filter((series) => chosen.includes(series.key))
-      : allSeries.slice(0, DEFAULT_SERIES);
+      : defaultSeries(allSeries);
 
   function setMetric(name: string) {
     const next = new URLSearchParams(search);
@@ -269,19 +248,11 @@ function TrendView({
           </select>
         </label>
         {allSeries.length > 1 && (
-          <fieldset className="checks">
-            <legend>Series</legend>
-            {allSeries.map((series) => (
-              <label key={series.key}>
-                <input
-                  type="checkbox"
-                  checked={selected.some((item) => item.key === series.key)}
-                  onChange={() => toggleSeries(series.key)}
-                />{" "}
-                {formatLabels(series.labels)}
-              </label>
-            ))}
-          </fieldset>
+          <SeriesPicker
+            series={allSeries}
+            selected={new Set(selected.map((series) => series.key))}
+            onToggle={toggleSeries}
+          />
         )}
       </div>
       {selected.length === 0 ? (
@@ -304,362 +275,8 @@ function TrendView({
   );
 }
 
-function TrendPanel({
-  suite,
-  scenario,
-  metric,
-  label,
-  series,
-  branch,
-  host,
-  days,
-  params,
-  runId,
-}: {
-  suite: string;
-  scenario: string;
-  metric: string;
-  label: string;
-  series: SeriesChoice[];
-  branch: string | null;
-  host: string | null;
-  days: string | null;
-  params: string | null;
-  runId: number | null;
-}) {
-  const navigate = useNavigate();
-  const [search, setSearch] = useSearchParams();
-  const queries = useMemo(
-    () =>
-      series.map((item): TrendQuery => ({
-        suite,
-        scenario,
-        metric,
-        labels: item.key,
-        ...(branch ? { branch } : {}),
-        ...(host ? { host } : {}),
-        ...(days ? { since: sinceDays(Number(days)) } : {}),
-        ...(params ? { params } : {}),
-        ...(runId !== null ? { run_id: runId } : {}),
-      })),
-    [series, suite, scenario, metric, branch, host, days, params, runId],
-  );
-  const trends = useTrends(queries);
-  const rules = useRules();
-
-  const loaded = trends.data.filter((trend): trend is TrendRead => trend !== undefined);
-  const chart = useMemo(() => {
-    const withKeys = series.flatMap((item, index) => {
-      const trend = trends.data[index];
-      return trend ? [{ key: item.key, labels: item.labels, trend, index }] : [];
-    });
-    const rows = mergeTrendRows(
-      withKeys.map((item) => ({ key: item.key, points: item.trend.points })),
-    );
-    const lines: TrendLine[] = withKeys.map((item) => ({
-      key: item.key,
-      name: formatLabels(item.labels),
-      seriesIndex: item.index,
-      changes: changeMarkers(item.trend.points, item.trend.change_points, rows),
-      window: windowBand(rows, item.trend.window),
-    }));
-    return { rows, lines };
-  }, [series, trends.data]);
-
-  const unit = loaded[0]?.unit ?? "";
-  const direction = loaded[0]?.direction ?? "none";
-  const thresholds = useMemo(() => {
-    const found = new Map<number, Threshold>();
-    for (const item of series) {
-      for (const threshold of matchingThresholds(
-        rules.data ?? [],
-        { suite, scenario, metric, labels: item.labels },
-        unit,
-      )) {
-        found.set(threshold.ruleId, threshold);
-      }
-    }
-    return [...found.values()];
-  }, [rules.data, series, suite, scenario, metric, unit]);
-
-  function choose(values: Record<string, string | null>) {
-    const next = new URLSearchParams(search);
-    for (const [name, value] of Object.entries(values)) {
-      if (value === null) next.delete(name);
-      else next.set(name, value);
-    }
-    setSearch(next);
-  }
-
-  if (trends.error)
-    return <ErrorState title="Could not load the trend" message={errorMessage(trends.error)} />;
-  if (trends.isPending) return <Loading label="Loading trend…" />;
-  const history = (
-    <HistoryChoice
-      trends={loaded}
-      names={series.map((item) => formatLabels(item.labels))}
-      onBranch={(name) => choose({ branch: name, params: null, run: null })}
-      onParams={(value) => choose({ params: value, run: null })}
-    />
-  );
-  if (chart.rows.length === 0) {
-    return (
-      <>
-        {history}
-        <EmptyState title="No values of this metric yet">
-          No run of these series on this branch with these params has it.
-        </EmptyState>
-      </>
-    );
-  }
-  const format = (value: number) => formatValue(value, unit);
-  const changes = chart.lines.flatMap((line) => line.changes.map((change) => ({ line, change })));
-  const windows = chart.lines.flatMap((line) => (line.window ? [{ line, band: line.window }] : []));
-
-  const daily = loaded.some((trend) => trend.resolution === "day");
-  return (
-    <>
-      {history}
-      {daily && (
-        <p className="warning" role="note">
-          This range holds more runs than a chart shows: each point is a day&apos;s median from
-          the daily rollups (hover for the day), not a run.
-        </p>
-      )}
-      <p className="muted small">
-        {label} in {unit || "no unit"}, {DIRECTION_TEXT[direction] ?? direction}, run after run
-        (labelled by commit). Circles and dashed verticals mark change points;{" "}
-        {windows.length > 0 ? "the shaded band is the latest run's window, centre to bound; " : ""}
-        {thresholds.length > 0 ? "dashed horizontals are SLA thresholds; " : ""}click a point to
-        open its run.
-      </p>
-      <TrendChart
-        rows={chart.rows}
-        lines={chart.lines}
-        thresholds={thresholds}
-        unit={unit}
-        onOpenRun={(id) => void navigate(`/runs/${String(id)}`)}
-      />
-      {windows.length > 0 && (
-        <ul className="trend-windows" aria-label="Windows">
-          {windows.map(({ line, band }) => {
-            const evidence = band.evidence;
-            const window = evidence.window;
-            return (
-              <li key={line.key} data-series={line.key}>
-                <strong>{line.name}</strong>: run{" "}
-                <Link to={`/runs/${String(band.runId)}`}>#{band.runId}</Link>{" "}
-                {band.source === "gate" ? "was judged" : "would be judged"} against the window of
-                its last {window.runs} runs on {window.branch} (
-                <Link to={`/runs/${String(window.first_run_id)}`}>#{window.first_run_id}</Link>
-                {window.first_commit ? ` @ ${shortCommit(window.first_commit)}` : ""} to{" "}
-                <Link to={`/runs/${String(window.last_run_id)}`}>#{window.last_run_id}</Link>
-                {window.last_commit ? ` @ ${shortCommit(window.last_commit)}` : ""}): centre{" "}
-                {format(evidence.centre)}, bound {format(evidence.bound)}; its value{" "}
-                {format(evidence.value)} ({evidence.outcome}).{" "}
-                <span data-testid="smallest-change">
-                  The smallest change it lets the gate see:{" "}
-                  {smallestChangeText(evidence.smallest_change)}.
-                </span>
-                {band.source === "computed" && (
-                  <span className="muted small">
-                    {" "}
-                    Computed for this metric alone at a false-alarm level of{" "}
-                    {formatShare(evidence.level)}: the gate did not judge it against a window.
-                  </span>
-                )}
-              </li>
-            );
-          })}
-        </ul>
-      )}
-      <h2 id="change-points">Change points</h2>
-      {changes.length === 0 ? (
-        <p className="muted">No change point in this history.</p>
-      ) : (
-        <div className="table-scroll">
-          <table className="table" aria-labelledby="change-points">
-            <thead>
-              <tr>
-                <th scope="col">Series</th>
-                <th scope="col">First run after</th>
-                <th scope="col" className="num">
-                  Before
-                </th>
-                <th scope="col" className="num">
-                  After
-                </th>
-                <th scope="col" className="num">
-                  Change
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {changes.map(({ line, change }) => (
-                <tr key={`${line.key}-${String(change.x)}`}>
-                  <th scope="row">{line.name}</th>
-                  <td>
-                    {change.runId === null ? (
-                      formatDateTime(new Date(change.t).toISOString()).slice(0, 10)
-                    ) : (
-                      <Link to={`/runs/${String(change.runId)}`}>#{change.runId}</Link>
-                    )}
-                  </td>
-                  <td className="num">{format(change.before)}</td>
-                  <td className="num">{format(change.after)}</td>
-                  <td className="num">{change.label}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <details className="points">
-        <summary>
-          Every point ({chart.rows.length} {daily ? "days" : "runs"})
-        </summary>
-        <div className="table-scroll">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Run</th>
-                <th scope="col">Commit</th>
-                <th scope="col">Started</th>
-                {chart.lines.map((line) => (
-                  <th key={line.key} scope="col" className="num">
-                    {line.name}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {[...chart.rows].reverse().map((row) => (
-                <tr key={row.index}>
-                  <td>
-                    {row.runId === null ? (
-                      "day"
-                    ) : (
-                      <Link to={`/runs/${String(row.runId)}`}>#{row.runId}</Link>
-                    )}
-                  </td>
-                  <td className="mono">{shortCommit(row.commit)}</td>
-                  <td className="nowrap">{formatDateTime(new Date(row.t).toISOString())}</td>
-                  {chart.lines.map((line) => (
-                    <td key={line.key} className="num">
-                      {row.values[line.key] === undefined ? "" : format(row.values[line.key]!)}
-                    </td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      </details>
-    </>
-  );
-}
-
-/**
- * Which history is drawn: the branch and params, named, with the other branches and params
- * sets of the series to choose from (each is a history of its own).
- */
-function HistoryChoice({
-  trends,
-  names,
-  onBranch,
-  onParams,
-}: {
-  trends: TrendRead[];
-  names: string[];
-  onBranch: (name: string) => void;
-  onParams: (params: string) => void;
-}) {
-  const first = trends[0];
-  if (first === undefined) return null;
-  const branch = first.branch;
-  const branches = new Map<string, TrendBranch>();
-  for (const item of trends.flatMap((trend) => trend.branches))
-    if ((branches.get(item.name)?.runs ?? -1) < item.runs) branches.set(item.name, item);
-  const others = [...branches.values()].filter((item) => item.name !== branch);
-  const sets = mergeParamsSets(trends.map((trend) => trend.params_sets));
-  const drawn = [...new Set(trends.map((trend) => paramsParam(trend.params)))];
-  // The set drawn as the answer names it (a param the suite added later may be left out of
-  // the params asked for).
-  const current = sets.find((set) => set.drawn);
-  const value = drawn.length === 1 && current ? paramsParam(current.params) : "";
-  return (
-    <div className="trend-history" role="group" aria-label="History drawn">
-      <p>
-        Branch <strong data-testid="trend-branch">{branch}</strong>
-        {others.length > 0 && (
-          <>
-            {" "}
-            <span className="muted">· other branches:</span>{" "}
-            {others.map((item, index) => (
-              <span key={item.name}>
-                {index > 0 && ", "}
-                <button type="button" className="link-button" onClick={() => onBranch(item.name)}>
-                  {item.name}
-                </button>{" "}
-                <span className="muted small">({runs(item.runs)})</span>
-              </span>
-            ))}
-          </>
-        )}
-      </p>
-      <p>
-        Params{" "}
-        {drawn.length === 1 ? (
-          <strong data-testid="trend-params">{formatParams(first.params)}</strong>
-        ) : (
-          <span data-testid="trend-params">
-            {trends.map((trend, index) => (
-              <span key={index}>
-                {index > 0 && "; "}
-                {names[index]}: <strong>{formatParams(trend.params)}</strong>
-              </span>
-            ))}
-          </span>
-        )}
-        {sets.length > 1 && (
-          <>
-            {" "}
-            <label>
-              <span className="muted">· draw the runs with</span>{" "}
-              <select
-                aria-label="Params"
-                value={value}
-                onChange={(event) => event.target.value && onParams(event.target.value)}
-              >
-                {value === "" && <option value="">(choose params)</option>}
-                {sets.map((set) => (
-                  <option key={paramsParam(set.params)} value={paramsParam(set.params)}>
-                    {formatParams(set.params)} ({runs(set.runs)})
-                  </option>
-                ))}
-              </select>
-            </label>
-          </>
-        )}
-      </p>
-    </div>
-  );
-}
-
-function runs(count: number): string {
-  return `${String(count)} run${count === 1 ? "" : "s"}`;
-}
-
 /** The run the trend was opened from (?run=), when the URL names one. */
 function focusRun(text: string | null): number | null {
   const id = Number(text);
   return text !== null && Number.isInteger(id) && id > 0 ? id : null;
-}
-
-/** The start of a range of `days` days back, at midnight UTC (stable within a day, so the
- * query key does not change on every render). */
-function sinceDays(days: number): string {
-  const today = new Date();
-  today.setUTCHours(0, 0, 0, 0);
-  return new Date(today.getTime() - days * 86_400_000).toISOString();
 }

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { labUrl, requireEnv, screenshot, signedInSession } from "./browser.mjs";
+import { labUrl, requireEnv, screenshot, signedInSession, tick } from "./browser.mjs";
 
 const baseUrl = labUrl();
 const runId = requireEnv("LATLAB_IOT_RUN_ID");
@@ -34,7 +34,7 @@ test("actor-iot: a device sweep per mode, actor compared with sync", async (t) =
     // The suite's own metrics, with their units from its suite.toml: its rate always shown,
     // the others chosen (alerts fired is not among the first few).
     await session.page.getByText("Columns", { exact: true }).click();
-    await session.page.locator(".column-chooser").getByLabel("alerts fired").check();
+    await tick(session.page.locator(".column-chooser").getByLabel("alerts fired"));
     await session.page.getByRole("columnheader", { name: "alerts fired" }).first().waitFor();
     assert.match(await session.page.locator('td[data-column="messages_per_s"]').first().innerText(),
       /msg\/s$/);

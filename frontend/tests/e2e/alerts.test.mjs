@@ -14,13 +14,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { labUrl, requireEnv, screenshot, signedInSession } from "./browser.mjs";
+import { labUrl, requireEnv, screenshot, signedInSession, tick } from "./browser.mjs";
 
 const baseUrl = labUrl();
 const featureRunId = requireEnv("LATLAB_FEATURE_RUN_ID");
 const mainRunId = requireEnv("LATLAB_MAIN_RUN_ID");
 const assignee = requireEnv("LATLAB_ASSIGNEE");
 const note = requireEnv("LATLAB_NOTE");
+const email = requireEnv("LATLAB_EMAIL");
 
 const session = signedInSession(baseUrl);
 
@@ -86,14 +87,18 @@ test("alerts: grouped by commit, linked, noted, assigned and resolved in bulk", 
     await openAlerts();
     const row = rows("bbbb222").first();
     const alertId = await row.getAttribute("data-alert-id");
-    await row.getByRole("checkbox", { name: `Select alert #${alertId}` }).check();
+    await tick(row.getByRole("checkbox", { name: `Select alert #${alertId}` }));
     const bar = page.getByRole("group", { name: "Selected alerts" });
     assert.match(await bar.innerText(), /1 selected/);
     await bar.getByLabel("Note").fill(note);
     await bar.getByRole("button", { name: "Acknowledge selected (1)" }).click();
     const acknowledged = page.locator(`tr[data-alert-id="${alertId}"]`);
     await acknowledged.getByText("acknowledged", { exact: true }).waitFor();
-    assert.equal(await acknowledged.getByTestId("alert-note").innerText(), `Note: ${note}`);
+    assert.equal(await acknowledged.getByTestId("alert-note").innerText(), note);
+    assert.match(
+      await acknowledged.getByTestId("alert-acknowledged").innerText(),
+      new RegExp(`^Acknowledged by ${email.replace(/[.]/g, "\\.")}, .+: `),
+    );
     await bar.waitFor({ state: "detached" });
 
     const picker = acknowledged.getByRole("combobox", { name: `Assignee of alert #${alertId}` });
@@ -106,7 +111,7 @@ test("alerts: grouped by commit, linked, noted, assigned and resolved in bulk", 
     await page.reload();
     const again = page.locator(`tr[data-alert-id="${alertId}"]`);
     await again.getByTestId("alert-note").waitFor();
-    assert.equal(await again.getByTestId("alert-note").innerText(), `Note: ${note}`);
+    assert.equal(await again.getByTestId("alert-note").innerText(), note);
     const chosen = again.getByRole("combobox", { name: `Assignee of alert #${alertId}` });
     assert.equal(await chosen.locator("option:checked").innerText(), assignee);
     await screenshot(page, "alerts-03-noted-and-assigned");
@@ -119,12 +124,24 @@ test("alerts: grouped by commit, linked, noted, assigned and resolved in bulk", 
     assert.equal(await page.locator("tr[data-alert-id]").getAttribute("data-alert-id"), alertId);
   });
 
+  await t.test("a row's Acknowledge takes a note of its own", async () => {
+    const { page } = session;
+    await openAlerts();
+    const row = rows("aaaa111").first();
+    const alertId = await row.getAttribute("data-alert-id");
+    await row.getByRole("button", { name: "Acknowledge" }).click();
+    await row.getByLabel(`Note for alert #${alertId}`).fill(`row: ${note}`);
+    await row.getByRole("button", { name: "Acknowledge" }).click();
+    const acknowledged = page.locator(`tr[data-alert-id="${alertId}"]`);
+    await acknowledged.getByText("acknowledged", { exact: true }).waitFor();
+    assert.equal(await acknowledged.getByTestId("alert-note").innerText(), `row: ${note}`);
+  });
+
   await t.test("one commit's alerts are resolved at once", async () => {
     const { page } = session;
     await openAlerts();
-    await group("aaaa111")
-      .getByRole("checkbox", { name: "Select the alerts of commit aaaa111" })
-      .check();
+    await tick(group("aaaa111")
+      .getByRole("checkbox", { name: "Select the alerts of commit aaaa111" }));
     const bar = page.getByRole("group", { name: "Selected alerts" });
     assert.match(await bar.innerText(), /4 selected/);
     await bar.getByRole("button", { name: "Resolve selected (4)" }).click();

@@ -84,3 +84,19 @@ export function signedInSession(baseUrl) {
 export async function screenshot(page, name) {
   await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });
 }
+
+/**
+ * Ticks (or unticks) a checkbox and waits until it shows so. Playwright's `check()` reads the box
+ * right after its click, but a box whose state lives in the URL changes only when the router's
+ * navigation renders (React Router runs it as a transition), which on a loaded machine comes
+ * later: `check()` would call that a click that did nothing.
+ */
+export async function tick(box, checked = true) {
+  if ((await box.isChecked()) === checked) return;
+  await box.click();
+  const deadline = Date.now() + TIMEOUT_MS;
+  while ((await box.isChecked()) !== checked) {
+    if (Date.now() > deadline) throw new Error(`the box did not become ${checked ? "ticked" : "unticked"}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

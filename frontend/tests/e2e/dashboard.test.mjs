@@ -20,6 +20,7 @@ import {
   requireEnv,
   screenshot,
   signIn as signInAt,
+  tick,
 } from "./browser.mjs";
 
 const baseUrl = labUrl();
@@ -113,9 +114,12 @@ test("dashboard: the acceptance walk-through", async (t) => {
     await count.fill("-1");
     await form.getByRole("button", { name: "Launch" }).click();
     await form.getByText("must be at least 0").waitFor();
+    // No estimate for a form that does not check out (the last one would be stale).
+    const estimate = form.getByRole("status", { name: "Estimate" });
+    assert.equal((await estimate.innerText()).trim(), "");
+    await count.fill("");
 
     // The API estimates the job as the form changes; one too long for any timeout says so.
-    const estimate = form.getByRole("status", { name: "Estimate" });
     await estimate
       .filter({ hasText: /^About \d+ s: 1 series × 5 trials; timeout 15 min$/ })
       .waitFor();
@@ -127,8 +131,17 @@ test("dashboard: the acceptance walk-through", async (t) => {
     await estimate
       .filter({ hasText: /^Cannot run as it stands: .*about 100 h \(1 series x 100 trials/ })
       .waitFor();
+    // Repetitions out of range: said as typed, no stale estimate, Launch held.
+    const launch = form.getByRole("button", { name: "Launch" });
+    for (const bad of ["100000", "0", "-3"]) {
+      await repetitions.fill(bad);
+      await estimate.filter({ hasText: "No estimate until the fields marked above are fixed." }).waitFor();
+      await form.getByText("a whole number from 1 to 100").waitFor();
+      assert.equal(await launch.isDisabled(), true, bad);
+    }
     await duration.fill("");
     await repetitions.fill("1");
+    assert.equal(await launch.isDisabled(), false);
 
     await count.fill("2000");
     await form.getByRole("textbox", { name: "warmup", exact: true }).fill("100");
@@ -183,8 +196,8 @@ test("dashboard: the acceptance walk-through", async (t) => {
       .getByRole("link", { name: "Runs" })
       .click();
     await page.getByRole("heading", { name: "Runs", level: 1 }).waitFor();
-    await page.getByLabel(`Pick run #${baselineId} to compare`).check();
-    await page.getByLabel(`Pick run #${candidateId} to compare`).check();
+    await tick(page.getByLabel(`Pick run #${baselineId} to compare`));
+    await tick(page.getByLabel(`Pick run #${candidateId} to compare`));
     await screenshot(page, "06-runs");
     await page.getByRole("button", { name: "Compare", exact: true }).click();
     await page.waitForURL(`${baseUrl}/compare?baseline=${baselineId}&candidate=${candidateId}`);
@@ -286,6 +299,7 @@ test("dashboard: the acceptance walk-through", async (t) => {
         `/compare?baseline=${baselineId}&candidate=${candidateId}`,
       );
       const alertId = await row.getAttribute("data-alert-id");
+      await row.getByRole("button", { name: "Acknowledge" }).click(); // a note may follow
       await row.getByRole("button", { name: "Acknowledge" }).click();
       await page.getByLabel("State").selectOption("");
       await page.waitForURL(/\/alerts$/);

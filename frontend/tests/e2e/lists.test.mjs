@@ -7,12 +7,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { labUrl, requireEnv, screenshot, signedInSession } from "./browser.mjs";
+import { labUrl, requireEnv, screenshot, signedInSession, tick } from "./browser.mjs";
 
 const baseUrl = labUrl();
 const failingRun = requireEnv("LATLAB_FAILING_RUN");
 const [rustRun, goRun] = requireEnv("LATLAB_PAIR_RUNS").split(",");
 const benchRun = requireEnv("LATLAB_BENCH_RUN");
+const [wideBefore, wideAfter] = requireEnv("LATLAB_WIDE_RUNS").split(",");
 const session = signedInSession(baseUrl);
 
 test("the overview lists every suite and scenario, failing first, past the last 100 runs", async () => {
@@ -28,12 +29,14 @@ test("the overview lists every suite and scenario, failing first, past the last 
   // Its sparkline: the pair's two runs.
   await first
     // (Postgres keeps JSON keys shortest first: load before client.)
-    .getByRole("figure", { name: /^P99 of load=hdr, client=rust over the last 2 runs$/ })
+    .getByRole("figure", {
+      name: /^P99 of load=hdr, client=rust over the last 2 runs, as % of its median \(±\d+ % shared by every row\)$/,
+    })
     .waitFor();
-  // 33 pairs, 25 a page: suite-00 (its one run is older than the last 100) is on the first
+  // 34 pairs, 25 a page: suite-00 (its one run is older than the last 100) is on the first
   // page, suite-29 on the second.
   await card.locator('tr[data-suite="suite-00"]').waitFor();
-  await card.getByText(/1.25 of 33/).waitFor();
+  await card.getByText(/1.25 of 34/).waitFor();
   await card.getByRole("button", { name: /next/i }).click();
   await card.locator('tr[data-suite="suite-29"]').waitFor();
   await screenshot(page, "lists-overview");
@@ -53,7 +56,13 @@ test("the runs list filters by verdict and suite prefix, sorts, and shows P99", 
   await filters.getByRole("button", { name: "Apply" }).click();
   await page.waitForURL(/verdict=fail/);
   await table.locator(`tr[data-run-id="${failingRun}"]`).waitFor();
-  await page.waitForFunction(() => document.querySelectorAll("table.runs-table tbody tr").length === 1);
+  await table.locator(`tr[data-run-id="${wideAfter}"]`).waitFor();
+  // Its P99 is of the series its gate named (client=c17), not its first (client=c0).
+  assert.equal(
+    await table.locator(`tr[data-run-id="${wideAfter}"] td.num`).first().getAttribute("title"),
+    "series: client=c17",
+  );
+  await page.waitForFunction(() => document.querySelectorAll("table.runs-table tbody tr").length === 2);
 
   await page.goto(`${baseUrl}/runs`);
   await filters.getByLabel("Suite").fill("SUITE-2");
@@ -83,7 +92,7 @@ test("up to six picked runs side by side; a seventh pick is refused", async () =
   await page.goto(`${baseUrl}/runs?suite=busy`);
   const boxes = page.locator("table.runs-table tbody input[type=checkbox]");
   await boxes.nth(6).waitFor();
-  for (let i = 0; i < 6; i += 1) await boxes.nth(i).check();
+  for (let i = 0; i < 6; i += 1) await tick(boxes.nth(i));
   assert.equal(await boxes.nth(6).isDisabled(), true);
   await page.getByText(/at most 6 runs/).waitFor();
   await page.getByRole("button", { name: "Compare", exact: true }).click();
@@ -107,6 +116,89 @@ test("a comparison of runs with no series in common says so", async () => {
   await screenshot(page, "lists-compare-nothing-in-common");
 });
 
+test("30 series compared: the regression named and first, filters, a search, spectra in one request a run", async () => {
+  const { page } = session;
+  const spectra = [];
+  const listen = (request) => {
+    if (/\/spectr/.test(request.url())) spectra.push(new URL(request.url()).pathname);
+  };
+  page.on("request", listen);
+  try {
+    await page.goto(`${baseUrl}/compare?baseline=${wideBefore}&candidate=${wideAfter}`);
+    const regressions = page.getByLabel("Regressions");
+    await regressions.waitFor();
+    assert.match(await regressions.innerText(), /^Regressed: client=c17 P\d+ \+\d+(\.\d+)?%$/);
+    await page.getByLabel("CI gate verdict").waitFor();
+    const table = page.locator("table.compare-table");
+    const groups = table.locator("tbody[data-series]");
+    // More than 20 series: the changed ones only, at first.
+    const filters = page.getByRole("search", { name: "Series compared" });
+    assert.equal(await filters.getByLabel("Changed only").isChecked(), true);
+    await page.waitForFunction(() => document.querySelectorAll("table.compare-table tbody[data-series]").length === 1);
+    assert.equal(await groups.first().getAttribute("data-series"), "client=c17");
+    await tick(filters.getByLabel("Changed only"), false);
+    await page.waitForFunction(() => document.querySelectorAll("table.compare-table tbody[data-series]").length === 30);
+    assert.equal(await groups.first().getAttribute("data-series"), "client=c17");
+    await filters.getByText("30 of 30 series").waitFor();
+    await filters.getByLabel("Series").fill("client=c2");
+    await page.waitForFunction(() => document.querySelectorAll("table.compare-table tbody[data-series]").length === 11);
+    await tick(filters.getByLabel("Regressed only"));
+    await page.getByText("No series match").waitFor();
+    await tick(filters.getByLabel("Regressed only"), false);
+    const figure = page.getByRole("figure", { name: "Baseline and candidate latency by percentile" });
+    await figure.locator("path.recharts-line-curve").first().waitFor();
+    await screenshot(page, "lists-compare-wide");
+
+    // Spectra: one request a run for the series drawn, never one a series.
+    assert.ok(spectra.length > 0);
+    assert.ok(spectra.every((path) => /\/runs\/\d+\/spectra$/.test(path)), spectra.join(" "));
+
+    spectra.length = 0;
+    await page.goto(`${baseUrl}/runs/${wideAfter}`);
+    const drawn = page.getByRole("search", { name: "Series in the spectrum" });
+    await drawn.getByText("the first 12 of 30 matching series drawn").waitFor();
+    const spectrum = page.getByRole("figure", { name: "Latency by percentile", exact: true });
+    await spectrum.locator("path.recharts-line-curve").first().waitFor();
+    // The spectrum reaches the max: its last tick, one "nine" past the last percentile.
+    const tickLabels = spectrum.locator(".recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value");
+    await tickLabels.getByText("max", { exact: true }).waitFor();
+    const ticks = await tickLabels.allTextContents();
+    assert.equal(ticks.at(-1), "max", ticks.join(" "));
+    await drawn.getByLabel("Series").fill("c17");
+    await drawn.getByText("1 of 30 series drawn").waitFor();
+    await page.getByRole("figure", { name: "Latency by percentile", exact: true }).locator("path.recharts-line-curve").first().waitFor();
+    assert.deepEqual(spectra, [`/api/v1/runs/${wideAfter}/spectra`, `/api/v1/runs/${wideAfter}/spectra`]);
+  } finally {
+    page.off("request", listen);
+  }
+});
+
+test("a trend of 30 series: the one the newest run failed on ticked first, the rest by a search", async () => {
+  const { page } = session;
+  await page.goto(`${baseUrl}/trends?suite=wide&scenario=default`);
+  const picker = page.getByRole("group", { name: "Series" });
+  await picker.waitFor();
+  const ticked = picker.locator("input[type=checkbox]:checked");
+  await page.waitForFunction(() => document.querySelectorAll("fieldset.checks input[type=checkbox]").length === 21);
+  assert.equal(await ticked.count(), 1);
+  const first = picker.locator("label").filter({ has: page.locator("input:checked") });
+  assert.match(await first.innerText(), /client=c17\s*failing/);
+  await picker.getByText("9 more of 30 series: search to find them").waitFor();
+  await picker.getByLabel("Find").fill("c29");
+  await page.waitForFunction(() => document.querySelectorAll("fieldset.checks input[type=checkbox]").length === 2);
+  await tick(picker.getByLabel("client=c29"));
+  await page.waitForURL((url) => url.searchParams.getAll("series").length === 2);
+  assert.equal(await ticked.count(), 2);
+  // Two commits alike in 7 characters, told apart on the axis.
+  const axis = page.locator('figure[aria-label="Metric over time"] .recharts-xAxis-tick-labels');
+  await axis.getByText("feed0002", { exact: true }).waitFor();
+  assert.deepEqual(await axis.locator(".recharts-cartesian-axis-tick-value").allTextContents(), [
+    "feed0001",
+    "feed0002",
+  ]);
+  await screenshot(page, "lists-trend-wide");
+});
+
 test("a trend chart: log scale, a legend click hides its line, a drag zooms", async () => {
   const { page } = session;
   await page.goto(`${baseUrl}/trends?suite=busy&scenario=quick&metric=p99`);
@@ -128,7 +220,7 @@ test("a trend chart: log scale, a legend click hides its line, a drag zooms", as
   };
   const linear = await ticks("y");
   assert.ok(linear.length > 1, JSON.stringify(linear));
-  await chart.getByLabel("Log scale").check();
+  await tick(chart.getByLabel("Log scale"));
   await changed("y", linear);
   await screenshot(page, "lists-trend-log");
 
@@ -139,21 +231,29 @@ test("a trend chart: log scale, a legend click hides its line, a drag zooms", as
   await chart.locator(".recharts-legend-item").first().click();
   await lines.first().waitFor();
 
+  const logTicks = await ticks("y");
+  await tick(chart.getByLabel("Log scale"), false);
+  const fullY = await changed("y", logTicks);
   const before = await ticks("x");
   const plot = await chart.locator(".recharts-cartesian-grid").boundingBox();
   const y = plot.y + plot.height / 2;
+  // A few runs of the seven-step cycle (350 us x 1..7): the value axis refits to them.
   await page.mouse.move(plot.x + plot.width * 0.3, y);
   await page.mouse.down();
-  await page.mouse.move(plot.x + plot.width * 0.45, y, { steps: 5 });
-  await page.mouse.move(plot.x + plot.width * 0.6, y, { steps: 5 });
+  await page.mouse.move(plot.x + plot.width * 0.32, y, { steps: 5 });
+  await page.mouse.move(plot.x + plot.width * 0.34, y, { steps: 5 });
   await page.mouse.up();
   const reset = chart.getByRole("button", { name: "Reset zoom" });
   await reset.waitFor();
-  await changed("x", before);
+  const zoomed = await changed("x", before);
+  // Every label on the zoomed axis is a run inside the zoom: at most the handful dragged over.
+  assert.ok(zoomed.length >= 2 && zoomed.length <= 8, JSON.stringify(zoomed));
+  await changed("y", fullY);
   await screenshot(page, "lists-trend-zoomed");
   await reset.click();
   await reset.waitFor({ state: "detached" });
   assert.deepEqual(await ticks("x"), before);
+  assert.deepEqual(await ticks("y"), fullY);
 });
 
 test("a run page: its banner, one line of shared labels, columns to choose, each series' history", async () => {
@@ -179,7 +279,7 @@ test("a run page: its banner, one line of shared labels, columns to choose, each
   const headers = () => table.locator("thead th").allInnerTexts();
   assert.ok((await headers()).includes("P50"));
   await page.getByText("Columns", { exact: true }).click();
-  await page.locator(".column-chooser").getByLabel("P50", { exact: true }).uncheck();
+  await tick(page.locator(".column-chooser").getByLabel("P50", { exact: true }), false);
   await page.waitForFunction(
     () => ![...document.querySelectorAll("table.summary-table thead th")].some((th) => th.textContent === "P50"),
   );

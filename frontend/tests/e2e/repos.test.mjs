@@ -15,7 +15,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
-import { labUrl, launchBrowser, newPage, requireEnv, screenshot, signIn } from "./browser.mjs";
+import { labUrl, launchBrowser, newPage, requireEnv, screenshot, signIn, tick } from "./browser.mjs";
 
 const baseUrl = labUrl();
 const repoUrl = requireEnv("LATLAB_REPO_URL");
@@ -112,8 +112,8 @@ test("a repository: registered, its commits, a try job launched, watched and rea
 
   let jobId;
   await t.test("base and head picked from the list launch a try job, then watched", async () => {
-    await page.getByLabel(`Base: ${short(base)}`).check();
-    await page.getByLabel(`Head: ${short(head)}`).check();
+    await tick(page.getByLabel(`Base: ${short(base)}`));
+    await tick(page.getByLabel(`Head: ${short(head)}`));
     const form = page.getByRole("form", { name: "Launch a try job" });
     assert.equal(await form.getByLabel("Base", { exact: true }).inputValue(), base);
     assert.equal(await form.getByLabel("Head", { exact: true }).inputValue(), head);

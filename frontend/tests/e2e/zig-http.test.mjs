@@ -38,6 +38,16 @@ test("zig-http: the seed's sweep as curves, zig against go", async (t) => {
       .allInnerTexts();
     assert.ok(cells.length > 0);
     assert.ok(cells.every((text) => !/^~?0 ns/.test(text.trim())), cells.join(" | "));
+    // Each program's CPU time is a column of its own, and no two columns read alike.
+    const columns = (
+      await session.page.locator("details.column-chooser label").allTextContents()
+    ).map((text) => text.trim());
+    assert.equal(new Set(columns).size, columns.length, columns.join(" | "));
+    assert.ok(columns.filter((text) => text.startsWith("CPU time (")).length >= 2, columns.join(" | "));
+    const headers = (
+      await session.page.locator("table.summary-table thead th").allTextContents()
+    ).filter((text) => text.trim());
+    assert.equal(new Set(headers).size, headers.length, headers.join(" | "));
     await screenshot(session.page, "zig-http-01-seed-curves");
   });
 

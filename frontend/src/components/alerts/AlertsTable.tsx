@@ -48,10 +48,11 @@ export function AlertsTable({
   thresholdUnits: Record<number, string>;
   canWrite: boolean;
   pending: number | null;
-  onAction: (alert: AlertRead, action: TriageAction) => void;
+  onAction: (alert: AlertRead, action: TriageAction, note?: string) => void;
   triage: Triage;
 }) {
   const [expanded, setExpanded] = useState<number | null>(null);
+  const [noting, setNoting] = useState<{ id: number; note: string } | null>(null);
   const columns = canWrite ? 9 : 8;
   return (
     <table className="table alerts-table">
@@ -108,9 +109,15 @@ export function AlertsTable({
                       {formatLabels(seriesLabels(alert))} · {alert.metric} · {alert.kind}
                     </span>
                     <div className="small">{alert.message}</div>
-                    {alert.note && (
-                      <div className="small alert-note" data-testid="alert-note">
-                        Note: {alert.note}
+                    {alert.acknowledged_by_id !== null && (
+                      <div className="small alert-note" data-testid="alert-acknowledged">
+                        Acknowledged by {assigneeName(triage.assignees, alert.acknowledged_by_id)}
+                        {alert.acknowledged_at && `, ${formatDateTime(alert.acknowledged_at)}`}
+                        {alert.note && (
+                          <>
+                            : <span data-testid="alert-note">{alert.note}</span>
+                          </>
+                        )}
                       </div>
                     )}
                     {alert.resolution && <div className="small muted">{alert.resolution}</div>}
@@ -167,15 +174,50 @@ export function AlertsTable({
                   </td>
                   <td>
                     <div className="actions">
-                      {canWrite && alert.state === "open" && (
+                      {canWrite && alert.state === "open" && noting?.id !== alert.id && (
                         <button
                           type="button"
                           className="button button-small"
                           disabled={pending === alert.id}
-                          onClick={() => onAction(alert, "acknowledge")}
+                          onClick={() => setNoting({ id: alert.id, note: "" })}
                         >
                           Acknowledge
                         </button>
+                      )}
+                      {canWrite && alert.state === "open" && noting?.id === alert.id && (
+                        <form
+                          className="ack-form"
+                          onSubmit={(event) => {
+                            event.preventDefault();
+                            onAction(alert, "acknowledge", noting.note.trim() || undefined);
+                            setNoting(null);
+                          }}
+                        >
+                          <input
+                            aria-label={`Note for alert #${String(alert.id)}`}
+                            placeholder="note (optional)"
+                            maxLength={2000}
+                            value={noting.note}
+                            autoFocus
+                            onChange={(event) =>
+                              setNoting({ id: alert.id, note: event.target.value })
+                            }
+                          />
+                          <button
+                            type="submit"
+                            className="button button-small"
+                            disabled={pending === alert.id}
+                          >
+                            Acknowledge
+                          </button>
+                          <button
+                            type="button"
+                            className="link-button small"
+                            onClick={() => setNoting(null)}
+                          >
+                            Cancel
+                          </button>
+                        </form>
                       )}
                       {canWrite && alert.state !== "resolved" && (
                         <button

@@ -13,6 +13,7 @@ const sha = (digit: string) => digit.repeat(40);
 const found: BisectionRead = {
   id: 3,
   repo: "orders",
+  commit_url: null,
   good: sha("0"),
   bad: sha("3"),
   suite: "http-order",
@@ -93,6 +94,40 @@ describe("a bisection's page parts", () => {
     expect(html).toContain('title="2222222222 order: check stock (Order Team): culprit"');
     expect(html).toContain('aria-label="Legend"');
     expect(html).toMatch(/culprit <span class="muted">\(1\)<\/span>/);
+    expect(html).not.toContain("<a");
+    expect(html).toContain('<p class="bisect-ends small muted" aria-hidden="true">');
+  });
+
+  it("links each cell and each end of the strip to its commit with a commit URL", () => {
+    const template = "https://github.com/team/orders/commit/{sha}";
+    const html = render(<CommitStrip commits={found.commits} commitUrl={template} />);
+    const link = (digit: string) => `https://github.com/team/orders/commit/${sha(digit)}`;
+    // Each cell is a link, but not a tab stop (a range has up to a thousand commits).
+    const cells = [...html.matchAll(/<li class="bisect-cell [^>]*><a ([^>]*)>/g)];
+    expect(cells.map((cell) => cell[1])).toEqual(
+      ["0", "1", "2", "3"].map(
+        (digit) =>
+          `class="commit-link" href="${link(digit)}" target="_blank" rel="noreferrer" tabindex="-1"`,
+      ),
+    );
+    // The ends are links a keyboard reaches, shown to assistive technology.
+    expect(html).toContain('<p class="bisect-ends small muted">');
+    for (const digit of ["0", "3"]) {
+      expect(html).toContain(
+        `<a class="commit-link" href="${link(digit)}" target="_blank" rel="noreferrer">` +
+          `<span class="mono" title="${sha(digit)}">${digit.repeat(10)}</span></a>`,
+      );
+    }
+  });
+
+  it("links the steps' commits with a commit URL", () => {
+    const template = "https://github.com/team/orders/commit/{sha}";
+    const html = render(<StepsTable steps={found.steps} running={false} commitUrl={template} />);
+    expect(html.match(/class="commit-link"/g)).toHaveLength(6);
+    expect(html).toContain(`href="https://github.com/team/orders/commit/${sha("2")}"`);
+    expect(render(<StepsTable steps={found.steps} running={false} />)).not.toContain(
+      "commit-link",
+    );
   });
 
   it("lists the steps with their outcome, change, job and run", () => {

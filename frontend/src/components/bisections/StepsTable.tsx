@@ -4,14 +4,23 @@ import type { BisectionStep } from "../../api/types";
 import { formatChange, jobHref, STEP_KINDS, stepOutcome } from "../../lib/bisections";
 import { shortCommit } from "../../lib/format";
 import { Badge } from "../common/Badge";
+import { CommitLink } from "../repos/CommitLink";
 
 /**
  * A bisection's steps in order, each a try job of two commits of the range: what it measured,
  * the outcome on the bisection's metric, head against base with its 95 % interval, its lab
  * minutes, its job and run, and what it said. The last step of a running bisection is still
- * being measured.
+ * being measured. Its commits link to the repository's site when it has a commit URL.
  */
-export function StepsTable({ steps, running }: { steps: BisectionStep[]; running: boolean }) {
+export function StepsTable({
+  steps,
+  running,
+  commitUrl = null,
+}: {
+  steps: BisectionStep[];
+  running: boolean;
+  commitUrl?: string | null;
+}) {
   return (
     <table className="table bisect-steps">
       <thead>
@@ -44,8 +53,13 @@ export function StepsTable({ steps, running }: { steps: BisectionStep[]; running
               <td>{index + 1}</td>
               <td className="nowrap">{STEP_KINDS[step.kind]}</td>
               <td className="mono nowrap">
-                <span title={step.base}>{shortCommit(step.base)}</span> →{" "}
-                <span title={step.head}>{shortCommit(step.head)}</span>
+                <CommitLink sha={step.base} commitUrl={commitUrl}>
+                  <span title={step.base}>{shortCommit(step.base)}</span>
+                </CommitLink>{" "}
+                →{" "}
+                <CommitLink sha={step.head} commitUrl={commitUrl}>
+                  <span title={step.head}>{shortCommit(step.head)}</span>
+                </CommitLink>
               </td>
               <td>
                 <Badge tone={outcome.tone}>{outcome.text}</Badge>

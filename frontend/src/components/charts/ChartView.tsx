@@ -86,9 +86,38 @@ export function useChartView(names: string[]): ChartView {
 
 /** Props for a value axis under the view: on a log scale, from the smallest positive value
  * (a log axis has no zero). */
-export function valueAxis(view: ChartView, values: (number | null | undefined)[]) {
-  if (!view.log) return { scale: "auto" as const, domain: ["auto", "auto"] as [string, string] };
-  const positive = values.filter((value): value is number => value != null && value > 0);
+/**
+ * The values a zoomed chart shows: those of the rows whose x lies in the zoom (every row's
+ * when not zoomed), so the value axis refits to what is drawn.
+ */
+export function shownValues<Row extends { values: Record<string, number | undefined> }>(
+  zoom: [number, number] | null,
+  rows: Row[],
+  x: (row: Row) => number,
+): number[] {
+  const shown = zoom === null ? rows : rows.filter((row) => x(row) >= zoom[0] && x(row) <= zoom[1]);
+  return shown.flatMap((row) =>
+    Object.values(row.values).filter((value): value is number => value !== undefined),
+  );
+}
+
+/** The value axis: linear, or log from the smallest positive value; fitted to `values`
+ * (`shownValues`) when zoomed. */
+export function valueAxis(view: ChartView, values: number[]) {
+  if (!view.log) {
+    if (view.zoom === null || values.length === 0) {
+      return { scale: "auto" as const, domain: ["auto", "auto"] as [string, string] };
+    }
+    const low = Math.min(...values);
+    const high = Math.max(...values);
+    const margin = (high - low) * 0.05 || Math.abs(high) * 0.05 || 1;
+    return {
+      scale: "auto" as const,
+      domain: [Math.max(0, low - margin), high + margin] as [number, number],
+      allowDataOverflow: true,
+    };
+  }
+  const positive = values.filter((value) => value > 0);
   const low = positive.length > 0 ? Math.min(...positive) : 1;
   return {
     scale: "log" as const,

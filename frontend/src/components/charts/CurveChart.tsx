@@ -13,7 +13,7 @@ import {
 import type { Verdict } from "../../api/types";
 import { curveRows, logScale, type Curve, type CurveRow } from "../../lib/curves";
 import { formatNumber, formatValue } from "../../lib/units";
-import { ChartToolbar, useChartView, valueAxis } from "./ChartView";
+import { ChartToolbar, shownValues, useChartView, valueAxis } from "./ChartView";
 import { colour } from "./palette";
 
 const VERDICT_COLOUR: Record<Verdict, string> = {
@@ -43,7 +43,7 @@ export function CurveChart({
   const rows = useMemo(() => curveRows(curves), [curves]);
   const log = logScale(rows);
   const view = useChartView(curves.map((curve) => curve.name));
-  const values = useMemo(() => rows.flatMap((row) => Object.values(row.values)), [rows]);
+  const values = useMemo(() => shownValues(view.zoom, rows, (row) => row.x), [view.zoom, rows]);
   return (
     <figure className="chart curve-chart" aria-label={`${metricLabel} against ${axis}`}>
       <figcaption>

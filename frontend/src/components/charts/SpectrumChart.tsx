@@ -11,7 +11,7 @@ import {
 } from "recharts";
 
 import {
-  formatX,
+  xLabel,
   percentileTicks,
   spectrumRows,
   xDomain,
@@ -19,7 +19,7 @@ import {
   type SpectrumRow,
 } from "../../lib/spectrum";
 import { formatNs } from "../../lib/units";
-import { ChartToolbar, useChartView, valueAxis } from "./ChartView";
+import { ChartToolbar, shownValues, useChartView, valueAxis } from "./ChartView";
 import { colour } from "./palette";
 
 /**
@@ -36,12 +36,12 @@ export function SpectrumChart({
   height?: number;
   label?: string;
 }) {
-  const { rows, ticks, domain } = useMemo(() => {
+  const { rows, ticks, domain, label: xText } = useMemo(() => {
     const rows = spectrumRows(lines);
-    return { rows, ticks: percentileTicks(rows), domain: xDomain(rows) };
+    return { rows, ticks: percentileTicks(rows), domain: xDomain(rows), label: xLabel(rows) };
   }, [lines]);
   const view = useChartView(lines.map((line) => line.name));
-  const values = useMemo(() => rows.flatMap((row) => Object.values(row.values)), [rows]);
+  const values = useMemo(() => shownValues(view.zoom, rows, (row) => row.x), [view.zoom, rows]);
 
   return (
     <figure className="chart" aria-label={label}>
@@ -56,7 +56,7 @@ export function SpectrumChart({
             domain={view.zoom ?? domain}
             allowDataOverflow
             ticks={ticks.map((tick) => tick.x)}
-            tickFormatter={formatX}
+            tickFormatter={xText}
             label={{ value: "percentile", position: "insideBottomRight", offset: -4 }}
           />
           <YAxis
@@ -67,7 +67,7 @@ export function SpectrumChart({
             label={{ value: "latency", angle: -90, position: "insideLeft" }}
           />
           <Tooltip
-            labelFormatter={(x) => (typeof x === "number" ? formatX(x) : String(x))}
+            labelFormatter={(x) => (typeof x === "number" ? xText(x) : String(x))}
             formatter={(value) => (typeof value === "number" ? formatNs(value) : String(value))}
           />
           <Legend onClick={view.onLegendClick} />

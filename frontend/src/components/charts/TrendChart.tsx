@@ -14,14 +14,14 @@ import {
 
 import {
   indexTicks,
-  rowLabel,
+  rowLabels,
   type ChangeMarker,
   type MergedTrendRow,
   type Threshold,
   type WindowBand,
 } from "../../lib/trends";
 import { formatValue } from "../../lib/units";
-import { ChartToolbar, useChartView, valueAxis } from "./ChartView";
+import { ChartToolbar, shownValues, useChartView, valueAxis } from "./ChartView";
 import { colour } from "./palette";
 
 export interface TrendLine {
@@ -57,11 +57,10 @@ export function TrendChart({
 }) {
   const format = (value: number) => formatValue(value, unit);
   const view = useChartView(lines.map((line) => line.name));
-  const values = rows.flatMap((row) => Object.values(row.values));
-  const label = (index: unknown) => {
-    const row = typeof index === "number" ? rows[index] : undefined;
-    return row ? rowLabel(row) : "";
-  };
+  const values = shownValues(view.zoom, rows, (row) => row.index);
+  const [first, last] = view.zoom ?? [0, rows.length - 1];
+  const labels = rowLabels(rows);
+  const label = (index: unknown) => (typeof index === "number" ? (labels[index] ?? "") : "");
   return (
     <figure className="chart" aria-label="Metric over time">
       <ChartToolbar view={view} />
@@ -77,7 +76,7 @@ export function TrendChart({
             type="number"
             domain={view.zoom ?? [0, Math.max(rows.length - 1, 1)]}
             allowDataOverflow
-            ticks={indexTicks(rows.length)}
+            ticks={indexTicks(Math.ceil(first), Math.floor(last))}
             allowDecimals={false}
             tickFormatter={label}
             padding={{ left: 12, right: 12 }}
@@ -89,7 +88,7 @@ export function TrendChart({
               if (!row) return "";
               const when = formatTime(row.t);
               if (row.runId === null) return `day of ${when}`;
-              const commit = row.commit ? ` · ${row.commit.slice(0, 10)}` : "";
+              const commit = row.commit ? ` · ${row.commit}` : "";
               return `run #${String(row.runId)}${commit} · ${when}`;
             }}
             formatter={(value) => (typeof value === "number" ? format(value) : String(value))}

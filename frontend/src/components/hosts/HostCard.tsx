@@ -38,6 +38,10 @@ export function HostCard({ host }: { host: HostRead }) {
           <dd>{host.suites.length > 0 ? host.suites.join(", ") : "—"}</dd>
         </div>
         <div>
+          <dt>Serves</dt>
+          <dd>{host.projects ? host.projects.join(", ") : "every project"}</dd>
+        </div>
+        <div>
           <dt>Current job</dt>
           <dd>
             {host.current_job ? (
@@ -55,7 +59,7 @@ export function HostCard({ host }: { host: HostRead }) {
                 />
               </span>
             ) : (
-              <span className="muted">idle</span>
+              <span className="muted">{host.busy ? "busy with another project's job" : "idle"}</span>
             )}
           </dd>
         </div>

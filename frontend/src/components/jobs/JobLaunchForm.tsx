@@ -114,7 +114,6 @@ function SuiteForm({
   const [timeoutText, setTimeoutText] = useState("");
   const [maxMinutesText, setMaxMinutesText] = useState("");
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [launchErrors, setLaunchErrors] = useState<LaunchErrors>({});
   const [formErrors, setFormErrors] = useState<string[]>([]);
   const create = useCreateJob();
   // The form checked: an error per field, or the request as it stands.
@@ -149,8 +148,13 @@ function SuiteForm({
     };
     return { paramErrors: check.errors, launchProblems, unpicked, body };
   }
+  // Repetitions, timeout and cap are checked as they are typed: a value out of range says so
+  // at once, holds the Launch button and shows no estimate (the last one would be stale).
+  const live = checked();
+  const launchErrors = live.launchProblems;
+  const launchable = Object.keys(launchErrors).length === 0;
   // The API estimates the request as the form changes, once its fields check out.
-  const draft = useDeferredValue(checked().body, undefined);
+  const draft = useDeferredValue(live.body, undefined);
   const estimate = useJobEstimate(draft);
 
   function changeScenario(name: string) {
@@ -167,9 +171,8 @@ function SuiteForm({
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const { paramErrors, launchProblems, unpicked, body } = checked();
+    const { paramErrors, unpicked, body } = checked();
     setErrors(paramErrors);
-    setLaunchErrors(launchProblems);
     setFormErrors(unpicked === null ? [] : [unpicked]);
     if (body === undefined) return;
     create.mutate(body, {
@@ -330,15 +333,21 @@ function SuiteForm({
         </fieldset>
       )}
       <output className="muted small launch-estimate" aria-label="Estimate">
-        {estimate.isError
-          ? `Cannot run as it stands: ${errorMessage(estimate.error)}`
-          : estimate.data === undefined
-            ? "\u00a0"
-            : describeEstimate(estimate.data)}
+        {!launchable
+          ? "No estimate until the fields marked above are fixed."
+          : estimate.isError
+            ? `Cannot run as it stands: ${errorMessage(estimate.error)}`
+            : estimate.data === undefined || live.body === undefined
+              ? "\u00a0"
+              : describeEstimate(estimate.data)}
       </output>
       <FormErrors messages={formErrors} />
       <div className="form-actions">
-        <button type="submit" className="button button-primary" disabled={create.isPending}>
+        <button
+          type="submit"
+          className="button button-primary"
+          disabled={create.isPending || !launchable}
+        >
           {create.isPending ? "Launching…" : "Launch"}
         </button>
         {Object.keys(errors).length + Object.keys(launchErrors).length > 0 && (

@@ -50,4 +50,17 @@ describe("CommitsTable", () => {
     expect(html.match(/>Run at this commit</g)).toHaveLength(2);
     expect(html).toContain('aria-label="Run at 1a2b3c4d5e"');
   });
+
+  it("links each commit to the repository's site when it has a commit URL", () => {
+    const template = "https://github.com/team/orders/commit/{sha}";
+    const html = renderToStaticMarkup(<CommitsTable commits={commits} commitUrl={template} />);
+    for (const commit of commits) {
+      expect(html).toContain(
+        `<td class="mono" title="${commit.sha}"><a class="commit-link" ` +
+          `href="https://github.com/team/orders/commit/${commit.sha}" target="_blank" ` +
+          `rel="noreferrer">${commit.sha.slice(0, 10)}</a></td>`,
+      );
+    }
+    expect(renderToStaticMarkup(<CommitsTable commits={commits} />)).not.toContain("<a");
+  });
 });

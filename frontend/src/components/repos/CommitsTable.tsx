@@ -1,18 +1,22 @@
 import type { CommitRead } from "../../api/types";
 import { formatDateTime, shortCommit } from "../../lib/format";
 import { namesCommit } from "../../lib/repos";
+import { CommitLink } from "./CommitLink";
 
 export type Side = "base" | "head";
 
 /**
- * A repository's recent commits, newest first. With `pick`, each commit can be taken as a try
- * job's base or head, or run on its own.
+ * A repository's recent commits, newest first, each linked to the repository's site when it
+ * has a commit URL. With `pick`, each commit can be taken as a try job's base or head, or run
+ * on its own.
  */
 export function CommitsTable({
   commits,
+  commitUrl = null,
   pick,
 }: {
   commits: CommitRead[];
+  commitUrl?: string | null;
   pick?: {
     base: string;
     head: string;
@@ -46,7 +50,9 @@ export function CommitsTable({
           return (
             <tr key={commit.sha} data-sha={commit.sha} className={picked ? "picked" : undefined}>
               <td className="mono" title={commit.sha}>
-                {short}
+                <CommitLink sha={commit.sha} commitUrl={commitUrl}>
+                  {short}
+                </CommitLink>
               </td>
               <td className="wrap">{commit.subject}</td>
               <td>{commit.author}</td>

@@ -4,6 +4,7 @@ import { refusal } from "../../api/client";
 import { useCreateRepository } from "../../api/repos";
 import {
   checkRepository,
+  COMMIT_URL_EXAMPLE,
   EMPTY_REPOSITORY,
   registrationProblems,
   type RepositoryField,
@@ -15,7 +16,8 @@ import { CreateForm } from "../settings/CreateForm";
 /**
  * Register a git repository: the lab reads its default branch with the credentials given
  * before it keeps anything, and says why it could not (on the field it names). Nothing typed
- * is cleared until it is registered; the secret is write-only.
+ * is cleared until it is registered; the secret is write-only. Its commit URL, optional, is
+ * where the dashboard links its commits.
  */
 export function RepositoryForm() {
   const create = useCreateRepository();
@@ -138,6 +140,21 @@ export function RepositoryForm() {
             />
           )
         }
+      </Field>
+      <Field
+        label="Commit URL"
+        hint="Optional: where a commit is read, {sha} standing for its sha (commits link there)"
+        error={errors.commit_url}
+      >
+        {(control) => (
+          <input
+            {...control}
+            value={text.commit_url}
+            placeholder={COMMIT_URL_EXAMPLE}
+            spellCheck={false}
+            onChange={(event) => change("commit_url", event.target.value)}
+          />
+        )}
       </Field>
     </CreateForm>
   );

@@ -1,6 +1,7 @@
 import { Link } from "react-router";
 
 import type { RunContext, RunRead } from "../../api/types";
+import { bisectionHref } from "../../lib/bisections";
 import type { TuningEntry } from "../../lib/tuning";
 import { formatLabels } from "../../lib/format";
 import { metricLabel } from "../../lib/vocabulary";
@@ -102,10 +103,28 @@ export function RunBanner({
               </Badge>{" "}
               <Link to={`/alerts?state=${alert.state}`}>alert #{alert.id}</Link> ({alert.state}):{" "}
               {alert.message}
+              {alert.bisection && <AlertBisection bisection={alert.bisection} />}
             </li>
           ))}
         </ul>
       )}
     </section>
+  );
+}
+
+/** The bisection an alert started: searching, or how it ended (the culprits and their change). */
+function AlertBisection({
+  bisection,
+}: {
+  bisection: NonNullable<RunContext["alerts"][number]["bisection"]>;
+}) {
+  const said =
+    bisection.status === "running"
+      ? "searching for the commit"
+      : (bisection.message ?? bisection.status.replace(/-/g, " "));
+  return (
+    <div data-testid="alert-bisection">
+      <Link to={bisectionHref(bisection.id)}>Bisection #{bisection.id}</Link>: {said}
+    </div>
   );
 }

@@ -5,9 +5,11 @@ import { formatDateTime, formatLabels, shortCommit, stringLabels } from "../../l
 import { nextOrder, type RunOrder } from "../../lib/runFilters";
 import { formatValue } from "../../lib/units";
 import { RunVerdictBadge } from "../common/VerdictBadge";
+import { WindowDelta } from "./WindowDelta";
 
 /**
- * Runs, one per row, with their headline (first series' P99 and throughput); a row opens its
+ * Runs, one per row, with their headline (the series failed on, else the worst, else the
+ * first: P99 and throughput); a row opens its
  * run. With `picked` the first column holds a checkbox per run, to choose runs to compare;
  * with `onOrder` the Suite and Started headers sort the list (on the server, all pages).
  */
@@ -137,10 +139,13 @@ function SortHeader({
   );
 }
 
-/** The run's first series: P99 and throughput, the series named on hover. */
+/**
+ * The series the run failed on (else its worst against its window, else its first): P99,
+ * its change against its window, throughput; the series named on hover.
+ */
 function Headline({ run }: { run: RunSummary }) {
   const headline = run.headline;
-  const title = headline ? `first series: ${formatLabels(stringLabels(headline.series))}` : undefined;
+  const title = headline ? `series: ${formatLabels(stringLabels(headline.series))}` : undefined;
   const guessed = headline?.p99_interpolated
     ? "; ~ interpolated: the harness printed no P99"
     : "";
@@ -149,7 +154,8 @@ function Headline({ run }: { run: RunSummary }) {
       <td className="num nowrap" title={title && title + guessed}>
         {headline?.p99 != null
           ? (guessed ? "~" : "") + formatValue(headline.p99, "ns")
-          : "—"}
+          : "—"}{" "}
+        <WindowDelta pct={headline?.window_delta_pct ?? null} />
       </td>
       <td className="num nowrap" title={title}>
         {headline?.throughput != null ? formatValue(headline.throughput, "") : "—"}

@@ -6,7 +6,7 @@ import { formatLabels } from "../../lib/format";
 import { formatLatency, type Origin, originNote } from "../../lib/origin";
 import { changePct, DEFAULT_COLUMNS, rowLabels, splitLabels } from "../../lib/summaryTable";
 import { formatCount, formatDeltaPct, formatNs, formatValue } from "../../lib/units";
-import { latencyValue, metricLabel, summaryKeys } from "../../lib/vocabulary";
+import { latencyValue, metricHeaders, metricLabel, summaryKeys } from "../../lib/vocabulary";
 import { Sparkline } from "../charts/Sparkline";
 
 /**
@@ -46,6 +46,7 @@ export function SeriesSummaryTable({
   const byId = new Map((context ?? []).map((item) => [item.series_id, item]));
   const withBaseline = (context ?? []).some((item) => item.baseline !== null);
   const rowProps = { columns, metricNames, metricInfo };
+  const headers = metricHeaders(["count", ...columns, ...metricNames], metricInfo);
 
   function toggle(name: string) {
     setShown((current) => {
@@ -71,7 +72,7 @@ export function SeriesSummaryTable({
             {optional.map((name) => (
               <label key={name} className="small">
                 <input type="checkbox" checked={shown.has(name)} onChange={() => toggle(name)} />{" "}
-                {metricLabel(name, metricInfo[name])}
+                {metricHeaders(optional, metricInfo)[name]}
               </label>
             ))}
           </fieldset>
@@ -96,7 +97,7 @@ export function SeriesSummaryTable({
               )}
               {["count", ...columns, ...metricNames].map((name) => (
                 <th key={name} scope="col" className="num">
-                  {metricLabel(name, metricInfo[name])}
+                  {headers[name]}
                 </th>
               ))}
             </tr>

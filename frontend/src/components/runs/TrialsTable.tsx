@@ -2,7 +2,7 @@ import type { MetricInfo, SeriesRead } from "../../api/types";
 import { formatLabels } from "../../lib/format";
 import { formatLatency, originNote } from "../../lib/origin";
 import { formatCount, formatValue } from "../../lib/units";
-import { latencyValue, metricLabel, trialKeys } from "../../lib/vocabulary";
+import { latencyValue, metricHeaders, trialKeys } from "../../lib/vocabulary";
 
 /**
  * Every trial of every series: its own summary and metrics (statistics across runs use these
@@ -22,6 +22,7 @@ export function TrialsTable({
     ),
   ];
   const columns = trialKeys();
+  const headers = metricHeaders(["count", ...columns, ...metricNames], metricInfo);
   const disturbed = series.flatMap((item) =>
     item.trials
       .filter((trial) => trial.disturbed)
@@ -38,7 +39,7 @@ export function TrialsTable({
             </th>
             {["count", ...columns, ...metricNames].map((name) => (
               <th key={name} scope="col" className="num">
-                {metricLabel(name, metricInfo[name])}
+                {headers[name]}
               </th>
             ))}
           </tr>
