@@ -52,6 +52,17 @@ def bench_token(database_url: str, *scopes: str) -> str:
     return token
 
 
+def bench_host_key(database_url: str, name: str, tag: str) -> str:
+    """The bench runner's host, enrolled as `make up` enrolls its own: the key it signs with."""
+    from latlab.hosts import enrollment
+
+    engine = create_engine(database_url)
+    with Session(engine) as session, session.begin():
+        key = enrollment.reenroll(session, name, [tag]).key
+    engine.dispose()
+    return key
+
+
 def work_dir() -> Path:
     """A directory for the bench's own Postgres and Redis, removed when the bench ends (a
     bench of 1,200 runs of 400 series leaves 2.5 GB: thirty of them filled this disk)."""
@@ -175,6 +186,7 @@ def running_lab(runner_prefix: list[str] | None = None,
         ]
         runner = {**env, "LATLAB_HOST_NAME": host_name, "LATLAB_HOST_TAGS": tag,
                   "LATLAB_BUILD_CACHE": str(build_cache), "LATLAB_HEARTBEAT_S": "1",
+                  "LATLAB_HOST_KEY": bench_host_key(database_url, host_name, tag),
                   **(runner_env or {})}
         runner.pop("LATLAB_DATABASE_URL")  # runners hold no database credentials
         watched.append(processes.start("runner", [

@@ -24,6 +24,7 @@ from latlab.core.clock import get_clock
 from latlab.core.db import get_engine, get_sessionmaker
 from latlab.core.settings import get_settings
 from latlab.hosts import service as host_service
+from latlab.hosts import trust
 from latlab.ingest import outcomes
 from latlab.jobs import schedules, watchdog
 from latlab.jobs import service as job_service
@@ -71,26 +72,33 @@ def _dispose_pool_after_fork(**_: Any) -> None:
     get_engine().dispose(close=False)
 
 
+# What runners send is signed by their host (`latlab.hosts.trust`): a message that is not
+# believed is audited and otherwise ignored.
+
+
 @app.task(name=HOST_HEARTBEAT, ignore_result=True, soft_time_limit=30)
-def host_heartbeat(heartbeat: dict[str, Any]) -> None:
+def host_heartbeat(message: dict[str, Any]) -> None:
     """A runner announces itself: name, tags, fingerprint and the suites it can run."""
     with get_sessionmaker()() as session, session.begin():
-        host_service.record_heartbeat(session, Heartbeat.model_validate(heartbeat))
-        job_service.dispatch_queued(session)
+        if (heartbeat := trust.admit(session, HOST_HEARTBEAT, message)) is not None:
+            host_service.record_heartbeat(session, Heartbeat.model_validate(heartbeat))
+            job_service.dispatch_queued(session)
 
 
 @app.task(name=JOB_EVENT, soft_time_limit=30)
-def job_event(event: dict[str, Any]) -> None:
+def job_event(message: dict[str, Any]) -> None:
     """Progress or an end (failed, timed out, cancelled) reported by a runner."""
     with get_sessionmaker()() as session, session.begin():
-        job_service.apply_event(session, JobEvent.model_validate(event))
+        if (event := trust.admit(session, JOB_EVENT, message)) is not None:
+            job_service.apply_event(session, JobEvent.model_validate(event))
 
 
 @app.task(name=JOB_OUTCOME, soft_time_limit=120, time_limit=180)
-def job_outcome(outcome: dict[str, Any]) -> None:
+def job_outcome(message: dict[str, Any]) -> None:
     """A job's result: stored as its run through the same service as `POST /runs`."""
     with get_sessionmaker()() as session, session.begin():
-        outcomes.apply_outcome(session, JobOutcome.model_validate(outcome))
+        if (outcome := trust.admit(session, JOB_OUTCOME, message)) is not None:
+            outcomes.apply_outcome(session, JobOutcome.model_validate(outcome))
 
 
 @app.task(name="bisections.advance", soft_time_limit=60)

@@ -78,7 +78,8 @@ from latlab.projects import service as projects  # noqa: E402
 
 TABLES = ["audit_event", "delivery_attempt", "notification", "alert", "channel", "sla_rule",
           "baseline", "login_session", "api_token", "trial", "series", "job", "schedule", "run",
-          "host", "project_member", "user", "rollup", "project", "suite", "outbox_message"]
+          "host", "host_invitation", "project_member", "user", "rollup", "project", "suite",
+          "outbox_message"]
 
 
 # Signed-in writes must declare a JSON body (CSRF); the test clients always do.
@@ -335,8 +336,19 @@ class ProcessGroup:
                 self.kill()
 
 
+def enroll_host(name: str, tags: str) -> str:
+    """The key of the host `name`, enrolled as `make up` enrolls its runner: a runner signs
+    its messages with it."""
+    from latlab.core.db import get_sessionmaker
+    from latlab.hosts import enrollment
+
+    with get_sessionmaker()() as session, session.begin():
+        return enrollment.reenroll(session, name, [t for t in tags.split(",") if t]).key
+
+
 class RunnerProcess(ProcessGroup):
-    """A real runner worker (Celery, queue host.<name>) in its own process group."""
+    """A real runner worker (Celery, queue host.<name>) in its own process group, its host
+    enrolled (`enroll_host`) unless `env` gives it a key."""
 
     def __init__(self, name: str, tags: str, build_cache: Path,
                  wrapper: list[str] | None = None, broker_url: str | None = None,
@@ -349,6 +361,8 @@ class RunnerProcess(ProcessGroup):
         env = {**os.environ, "LATLAB_HOST_NAME": name, "LATLAB_HOST_TAGS": tags,
                "LATLAB_BUILD_CACHE": str(build_cache), "LATLAB_HEARTBEAT_S": "1",
                "LATLAB_EVENT_INTERVAL_S": "0.5"}
+        if "LATLAB_HOST_KEY" not in (extra_env or {}):
+            env["LATLAB_HOST_KEY"] = enroll_host(name, tags)
         env.pop("LATLAB_DATABASE_URL", None)  # runners hold no database credentials
         if broker_url is not None:
             env["LATLAB_REDIS_URL"] = broker_url

@@ -31,6 +31,7 @@ from latlab.models import (
     AlertState,
     Channel,
     DeliveryAttempt,
+    Host,
     Job,
     JobStatus,
     Notification,
@@ -41,12 +42,14 @@ from latlab.models import (
 )
 from latlab_contract import ALERTS_QUEUE, INGEST_QUEUE, JOB_OUTCOME, JobOutcome
 from latlab_contract.broker import BROKER_ERRORS, TRANSPORT_OPTIONS
+from latlab_contract.signing import seal
 from tests.conftest import (
     JSON,
     Actors,
     FrozenClock,
     ProcessGroup,
     allow_private_webhooks,
+    enroll_host,
     start_api,
     wait_for,
 )
@@ -234,9 +237,13 @@ def test_a_result_held_by_a_killed_ingest_worker_is_stored_when_it_starts_again(
     visibility timeout, and the watchdog re-ran the job."""
     project = committed_db.scalar(select(Project).where(Project.slug == "default"))
     assert project is not None
-    job = Job(project_id=project.id, suite="http-order", scenario="medium", params={},
-              host_tags=[], repetitions=1, status=JobStatus.dispatched, progress=0.0,
-              attempts=1, created_at=datetime.now(UTC), programs=[], timeout_s=900)
+    key = enroll_host("runner-a", "local")
+    host = committed_db.scalar(select(Host).where(Host.name == "runner-a"))
+    assert host is not None
+    job = Job(project_id=project.id, host_id=host.id, suite="http-order", scenario="medium",
+              params={}, host_tags=[], repetitions=1, status=JobStatus.dispatched,
+              progress=0.0, attempts=1, created_at=datetime.now(UTC), programs=[],
+              timeout_s=900)
     committed_db.add(job)
     committed_db.commit()
     ingest = Worker(INGEST_QUEUE, broker.url, tmp_path / "ingest.log")
@@ -246,8 +253,8 @@ def test_a_result_held_by_a_killed_ingest_worker_is_stored_when_it_starts_again(
             holder.scalar(select(Job).where(Job.id == job.id).with_for_update())
             outcome = JobOutcome(job_id=job.id, attempt=1,
                                  result=result(source={"kind": "job"}, host="runner-a"))
-            tasks.get_sender().send_task(JOB_OUTCOME, queue=INGEST_QUEUE,
-                                         kwargs={"outcome": outcome.model_dump()})
+            tasks.get_sender().send_task(JOB_OUTCOME, queue=INGEST_QUEUE, kwargs={
+                "message": seal(key, JOB_OUTCOME, "runner-a", outcome.model_dump(mode="json"))})
             wait_for(_waiting_on_a_lock, timeout=60)
             ingest.kill()
         assert broker.queued_in(INGEST_QUEUE) == 0  # the message is the dead worker's

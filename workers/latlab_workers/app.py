@@ -36,6 +36,7 @@ from latlab_contract import (
     host_queue,
 )
 from latlab_contract.broker import BROKER_ERRORS, CELERY_DEFAULTS, TRANSPORT_OPTIONS
+from latlab_contract.signing import seal
 from latlab_workers.errors import JobError
 from latlab_workers.fingerprint import read_fingerprint
 from latlab_workers.processes import ProgramGroup, cancellable, die_with_parent
@@ -44,6 +45,10 @@ from latlab_workers.settings import get_settings
 from latlab_workers.suites import load_suites
 
 settings = get_settings()
+if not settings.host_key:
+    sys.exit(f"host {settings.host_name} is not enrolled (no LATLAB_HOST_KEY): ask the lab's "
+             "admin for an invitation and run `latlab-runner join <lab url> <code>`")
+HOST_KEY: str = settings.host_key
 app = Celery("latlab-runner", broker=settings.redis_url)
 app.conf.update(
     CELERY_DEFAULTS,
@@ -121,13 +126,19 @@ def expected(job_id: int, task_id: str) -> bool:
         client.close()
 
 
-def _send(task: str, patience_s: float = 0.0, **kwargs: Any) -> bool:
+def _signed(task: str, body: dict[str, Any]) -> None:
+    """Sends `body` as `task` to the ingest queue, signed with the host's key."""
+    app.send_task(task, kwargs={"message": seal(HOST_KEY, task, settings.host_name, body)},
+                  queue=INGEST_QUEUE)
+
+
+def _send(task: str, body: dict[str, Any], patience_s: float = 0.0) -> bool:
     """Sends `task` to the ingest queue, trying again every second for `patience_s` while the
     broker is away; says whether it left."""
     deadline = time.monotonic() + patience_s
     while True:
         try:
-            app.send_task(task, kwargs=kwargs, queue=INGEST_QUEUE)
+            _signed(task, body)
             return True
         except BROKER_ERRORS as error:
             if time.monotonic() >= deadline:
@@ -139,8 +150,7 @@ def _send(task: str, patience_s: float = 0.0, **kwargs: Any) -> bool:
 def _announce_forever() -> None:
     while not _stop.is_set():
         try:
-            app.send_task(HOST_HEARTBEAT, kwargs={"heartbeat": heartbeat().model_dump()},
-                          queue=INGEST_QUEUE)
+            _signed(HOST_HEARTBEAT, heartbeat().model_dump(mode="json"))
         except Exception as error:  # the broker may be briefly away; keep announcing
             print(f"heartbeat failed: {error}", flush=True)
         _stop.wait(settings.heartbeat_s)
@@ -183,7 +193,7 @@ class _EventReporter:
         self.send(self.last)
 
     def send(self, event: JobEvent, patience_s: float = 0.0) -> None:
-        _send(JOB_EVENT, patience_s, event=event.model_dump())
+        _send(JOB_EVENT, event.model_dump(mode="json"), patience_s)
 
     def _keepalive(self) -> None:
         while not self.done.wait(settings.event_interval_s):
@@ -219,10 +229,10 @@ def _execute(job: JobSpec) -> None:
             result = execute(job, suites[job.suite], host, reporter, settings.build_cache,
                              on_group=groups.append)
         reporter.done.set()
-        _send(JOB_OUTCOME, OUTCOME_PATIENCE_S, outcome=JobOutcome(
+        _send(JOB_OUTCOME, JobOutcome(
             job_id=job.job_id, attempt=job.attempt,
             result=result.model_dump(mode="json", by_alias=True, exclude_none=True),
-        ).model_dump())
+        ).model_dump(mode="json"), OUTCOME_PATIENCE_S)
     except (JobError, SoftTimeLimitExceeded, Exception) as error:
         reporter.done.set()
         status = error.status if isinstance(error, JobError) else (

@@ -1,5 +1,10 @@
-"""Settings of a runner worker. It needs the broker only: no database URL, by design."""
+"""Settings of a runner worker. It needs the broker only: no database URL, by design.
 
+Read from the environment (`LATLAB_*`), then from the file `latlab-runner join` writes
+(`LATLAB_RUNNER_ENV`, by default /etc/latlab/runner.env): the host's name, key and broker.
+"""
+
+import os
 import socket
 from functools import lru_cache
 from pathlib import Path
@@ -10,12 +15,16 @@ from latlab_workers.suites import SUITES_DIR
 
 
 class RunnerSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="LATLAB_", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="LATLAB_", extra="ignore",
+        env_file=os.environ.get("LATLAB_RUNNER_ENV", "/etc/latlab/runner.env"))
 
     redis_url: str = "redis://127.0.0.1:63799/0"
     host_name: str = socket.gethostname()
     host_tags: str = "local"
     host_address: str | None = None
+    # The key the host signs its messages with (`latlab_contract.signing`), given at enrollment.
+    host_key: str | None = None
     suites_dir: Path = SUITES_DIR
     build_cache: Path = Path.home() / ".cache" / "latlab" / "builds"
     code_user: str = "latlab-code"  # what a repository builds and runs runs as (sandbox.py)

@@ -1,7 +1,8 @@
 """Request bodies: who may send one, and how large, decided before a byte of it is read.
 
 A body to the api from a caller with no credentials at all (no bearer token, no session
-cookie) is refused with 401 unread, except on sign-in. Run submissions may be up to
+cookie) is refused with 401 unread, except on sign-in and a host's join (whose invitation code,
+in the body, is its credential). Run submissions may be up to
 `max_body_bytes`; every other body up to `max_json_bytes`. Larger ones are refused with 413
 before they are parsed, including chunked bodies without a Content-Length. (Run submissions
 check the token itself before reading the body: see `latlab.runs.router`.)
@@ -14,7 +15,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 NO_CREDENTIALS = "sign in, or send 'Authorization: Bearer <token>'"
 SUBMISSION = ("POST", "/api/v1/runs")
-UNAUTHENTICATED = {("POST", "/api/v1/auth/login")}
+UNAUTHENTICATED = {("POST", "/api/v1/auth/login"), ("POST", "/api/v1/hosts/join")}
 
 
 class BodyTooLarge(Exception):

@@ -16,6 +16,8 @@ class Settings(BaseSettings):
 
     database_url: str = "postgresql+psycopg://latlab@127.0.0.1:54329/latlab"
     redis_url: str = "redis://127.0.0.1:63799/0"
+    # The broker URL hosts that join (`latlab-runner join`) are given; empty: redis_url.
+    runner_redis_url: str = ""
     # Bounds on waiting for Postgres (seconds): connecting, and one statement.
     db_connect_timeout_s: int = 3
     db_statement_timeout_s: int = 120

@@ -1,16 +1,31 @@
-from fastapi import APIRouter
+import shlex
+from datetime import timedelta
+
+from fastapi import APIRouter, status
 from sqlalchemy import select
 
 from latlab.auth.dependencies import Admin, Reader
 from latlab.auth.service import Principal
 from latlab.core.db import DbSession
-from latlab.core.errors import NotFound
+from latlab.core.errors import Conflict, Gone, NotFound
 from latlab.core.openapi import documented
 from latlab.core.params import Id
 from latlab.core.routing import ApiRoute
-from latlab.hosts import service
-from latlab.hosts.schemas import CurrentJob, HostProjects, HostRead, SuiteRead
+from latlab.core.settings import get_settings
+from latlab.hosts import enrollment, service
+from latlab.hosts.schemas import (
+    CurrentJob,
+    HostProjects,
+    HostRead,
+    InvitationCreate,
+    InvitationRead,
+    JoinGrant,
+    JoinRequest,
+    SuiteRead,
+)
 from latlab.hosts.tuning import tuning_checks
+from latlab.jobs import service as jobs
+from latlab.jobs import watchdog
 from latlab.models import Host, Project
 from latlab.projects import service as projects
 
@@ -44,6 +59,45 @@ def set_host_projects(host_id: Id, body: HostProjects, admin: Admin,
     return _host_read(session, host, admin, _slugs(session))
 
 
+@router.post("/hosts/invitations", status_code=status.HTTP_201_CREATED,
+             responses=documented(NotFound))
+def invite_host(body: InvitationCreate, admin: Admin, session: DbSession) -> InvitationRead:
+    """Invite a machine to join the lab as a host (admin only): a one-time code, good for
+    `expires_in_hours`, and the command that joins with it (`latlab-runner join`)."""
+    ids = None if body.projects is None else [
+        projects.get(session, slug).id for slug in body.projects]
+    invitation, code = enrollment.invite(
+        session, body.name, body.tags, ids, admin.user.id if admin.user else None,
+        timedelta(hours=body.expires_in_hours))
+    return InvitationRead(
+        id=invitation.id, name=invitation.name, tags=invitation.tags, projects=body.projects,
+        expires_at=invitation.expires_at, code=code,
+        command=shlex.join(["latlab-runner", "join", get_settings().public_url, code]))
+
+
+@router.post("/hosts/join", responses=documented(NotFound, Conflict, Gone))
+def join_lab(body: JoinRequest, session: DbSession) -> JoinGrant:
+    """A machine joins the lab with an invitation's code (no sign-in: the code is the
+    credential, good once): it receives its host's name, tags, key and broker URL."""
+    joined = enrollment.join(session, body.code)
+    settings = get_settings()
+    return JoinGrant(name=joined.host.name, tags=joined.host.tags, key=joined.key,
+                     broker_url=settings.runner_redis_url or settings.redis_url)
+
+
+@router.post("/hosts/{host_id}/revoke", responses=documented(NotFound))
+def revoke_host(host_id: Id, admin: Admin, session: DbSession) -> HostRead:
+    """Revoke a host (admin only): no message in its name is believed from now on, it is
+    offline at once, and the job it ran is retried elsewhere (or failed, its attempts
+    spent). It joins again only with a new invitation."""
+    host = service.get_host(session, host_id, None)
+    job = enrollment.revoke(session, host)
+    if job is not None:
+        watchdog.retry_or_fail(job, f"host {host.name} was revoked")
+        jobs.dispatch_queued(session)
+    return _host_read(session, host, admin, _slugs(session))
+
+
 @router.get("/suites")
 def list_suites(principal: Reader, session: DbSession) -> list[SuiteRead]:
     """The catalogue: suites, scenarios and parameter schemas that the online hosts serving
@@ -73,6 +127,7 @@ def _host_read(session: DbSession, host: Host, principal: Principal,
     return HostRead(
         id=host.id, name=host.name, address=host.address, tags=host.tags,
         online=service.is_online(host), last_heartbeat_at=host.heartbeat_at,
+        enrolled_at=host.enrolled_at if host.secret is not None else None,
         last_seen_at=host.last_seen_at, fingerprint=host.fingerprint,
         tuning=tuning_checks(host.fingerprint) if host.fingerprint else [],
         suites=[s.id for s in service.suites_of(host)], busy=job is not None,

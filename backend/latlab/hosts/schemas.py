@@ -1,7 +1,7 @@
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 
 from latlab.core.schemas import Schema
 from latlab.hosts.tuning import TuningCheck
@@ -24,6 +24,9 @@ class HostRead(Schema):
     address: str | None
     tags: list[str]
     online: bool
+    enrolled_at: datetime | None = Field(
+        description="When its runner joined the lab (null: a host only named by CI "
+        "submissions, or revoked): only an enrolled host's messages are believed")
     last_heartbeat_at: datetime | None
     last_seen_at: datetime | None
     fingerprint: dict[str, Any]
@@ -47,3 +50,39 @@ class SuiteRead(SuiteInfo):
     lightest_scenario: str | None = Field(
         description="The scenario the suite estimates shortest (a launch form's default); null "
         "when the suite estimates none")
+
+
+# A host's name is its queue's (`host.<name>`) and its Redis user's.
+HostName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")]
+HostTag = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
+
+
+class InvitationCreate(Schema):
+    name: HostName = Field(description="The host's name: its queue is host.<name>")
+    tags: Annotated[list[HostTag], Field(max_length=20)] = []
+    projects: Annotated[list[ProjectSlug], Field(max_length=500)] | None = Field(
+        None, description="The projects the host will serve; null: every project")
+    expires_in_hours: int = Field(24, ge=1, le=24 * 30)
+
+
+class InvitationRead(Schema):
+    id: int
+    name: str
+    tags: list[str]
+    projects: list[str] | None
+    expires_at: datetime
+    code: str = Field(description="The one-time code (shown once: only its hash is kept)")
+    command: str = Field(description="What to run on the new machine")
+
+
+class JoinRequest(Schema):
+    code: str = Field(min_length=1, max_length=64)
+
+
+class JoinGrant(Schema):
+    """What a host receives when it joins: its name, tags and key, and the broker to use."""
+
+    name: str
+    tags: list[str]
+    key: str = Field(description="The host's key: its runner signs its messages with it")
+    broker_url: str

@@ -64,13 +64,19 @@ def find_lost(session: Session) -> list[Job]:
         if not silent:
             continue
         lost.append(job)
-        if _stage_attempts(job) < MAX_ATTEMPTS:
-            transition(job, JobStatus.queued, error=f"attempt {job.attempts} lost: {reason}")
-        else:
-            transition(job, JobStatus.failed,
-                       error=f"attempt {job.attempts} lost: {reason}; not retried again")
+        retry_or_fail(job, reason)
     dispatch_queued(session)
     return lost
+
+
+def retry_or_fail(job: Job, reason: str) -> None:
+    """The job's current attempt is lost for `reason`: it is queued again, unless its stage
+    had its attempts, then it fails with the reason."""
+    if _stage_attempts(job) < MAX_ATTEMPTS:
+        transition(job, JobStatus.queued, error=f"attempt {job.attempts} lost: {reason}")
+    else:
+        transition(job, JobStatus.failed,
+                   error=f"attempt {job.attempts} lost: {reason}; not retried again")
 
 
 def _stage_attempts(job: Job) -> int:

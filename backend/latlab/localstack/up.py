@@ -17,6 +17,7 @@ from latlab.core.db import get_sessionmaker
 from latlab.core.errors import AppError
 from latlab.core.migrate import upgrade
 from latlab.core.settings import get_settings
+from latlab.hosts import enrollment
 from latlab.jobs import service as job_service
 from latlab.jobs.schemas import JobCreate
 from latlab.localstack.services import (
@@ -40,6 +41,7 @@ from latlab.localstack.supervisord import (
 )
 from latlab.models import Job, Run
 from latlab.projects import service as projects
+from latlab_contract.signing import write_host_settings
 
 
 def up() -> int:
@@ -63,6 +65,9 @@ def up() -> int:
     env.setdefault("LATLAB_PORT", "8000")
     env.setdefault("LATLAB_PUBLIC_URL", f"http://{env['LATLAB_HOST']}:{env['LATLAB_PORT']}")
     env.setdefault("LATLAB_HOST_NAME", socket.gethostname())
+    # This host's runner is enrolled as any host is (`latlab-runner join`): its name and key
+    # in a settings file of its own, written once the database is up.
+    env["LATLAB_RUNNER_ENV"] = str(data / "runner.env")
     services = []
     pg_port = int(env.get("LATLAB_PG_PORT", "54329"))
     local_pg = "LATLAB_DATABASE_URL" not in env
@@ -105,6 +110,7 @@ def up() -> int:
         admin = subprocess.run([str(bin_dir / "latlab"), "ensure-admin"], env=env, check=True,
                                capture_output=True, text=True).stdout.strip()
         print(admin, flush=True)
+        _enroll_runner(env)
         control = supervisor_rpc(config)
         for program in lab:
             if not program.service:
@@ -124,6 +130,17 @@ def up() -> int:
             # supervisord stops the api and workers first, then Postgres and Redis.
             supervisord.send_signal(signal.SIGTERM)
             supervisord.wait()
+
+
+def _enroll_runner(env: dict[str, str]) -> None:
+    """This machine's host, enrolled with a new key, written where its runner reads it."""
+    name = env["LATLAB_HOST_NAME"]
+    tags = [t for t in env.get("LATLAB_HOST_TAGS", "local").split(",") if t]
+    with get_sessionmaker()() as session, session.begin():
+        key = enrollment.reenroll(session, name, tags).key
+    write_host_settings(Path(env["LATLAB_RUNNER_ENV"]), {
+        "LATLAB_HOST_NAME": name, "LATLAB_HOST_TAGS": ",".join(tags), "LATLAB_HOST_KEY": key,
+        "LATLAB_REDIS_URL": env["LATLAB_REDIS_URL"]})
 
 
 def _banner_when_ready(url: str, admin: str, config: Path) -> None:

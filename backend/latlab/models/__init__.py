@@ -13,7 +13,7 @@ from latlab.models.alert import (
 from latlab.models.audit import AuditEvent
 from latlab.models.base import Base
 from latlab.models.bisection import Bisection
-from latlab.models.host import Host
+from latlab.models.host import Host, HostInvitation
 from latlab.models.job import Job, JobStatus, Schedule
 from latlab.models.outbox import OutboxMessage
 from latlab.models.project import Project, ProjectMember
@@ -34,6 +34,7 @@ __all__ = [
     "Channel",
     "DeliveryAttempt",
     "Host",
+    "HostInvitation",
     "Job",
     "JobStatus",
     "LoginSession",

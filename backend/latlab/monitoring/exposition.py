@@ -5,7 +5,7 @@ base unit; `latlab_recent_*` figures cover `service.WINDOW` (the last hour)."""
 from collections.abc import Iterator
 
 from prometheus_client import generate_latest
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 from sqlalchemy.orm import Session
 
@@ -49,6 +49,14 @@ def _lab(health: LabHealth) -> Iterator[Metric]:
     for host, online in health.hosts.items():
         hosts.add_metric([host], 1.0 if online else 0.0)
     yield hosts
+    refused = CounterMetricFamily(
+        "latlab_messages_refused", "Runner messages (heartbeats, job events, outcomes) the "
+        "lab refused: not signed by the enrolled host they name, or about another host's "
+        "job (each is in the audit log, which keeps them audit_retention_days)",
+        labels=["task"])
+    for task, count in sorted(health.refused.items()):
+        refused.add_metric([task], count)
+    yield refused
     yield GaugeMetricFamily("latlab_outbox_unsent_messages", "Celery messages stored in the "
                             "outbox and not yet sent to the broker", value=health.outbox_unsent)
     yield GaugeMetricFamily("latlab_outbox_oldest_unsent_age_seconds", "Age of the oldest "

@@ -13,14 +13,16 @@ from datetime import timedelta
 from typing import Any
 
 import redis
-from sqlalchemy import ColumnElement, Float, cast, extract, func, select
+from sqlalchemy import ColumnElement, Float, String, cast, extract, func, literal_column, select
 from sqlalchemy.orm import Session
 
 from latlab.analysis.reports import series_name
 from latlab.core.clock import get_clock
 from latlab.core.kv import redis_client
 from latlab.hosts import service as host_service
+from latlab.hosts import trust
 from latlab.models import (
+    AuditEvent,
     Channel,
     DeliveryAttempt,
     Job,
@@ -55,12 +57,14 @@ class Spread:
 @dataclass(frozen=True)
 class LabHealth:
     """The whole lab's plumbing: Celery queues (None: Redis unreachable), runner hosts
-    (name: online), messages waiting in the outbox and the age of the oldest."""
+    (name: online), messages waiting in the outbox and the age of the oldest, and the runner
+    messages refused (`latlab.hosts.trust`) by task, over the audit log's retention."""
 
     queues: dict[str, int] | None
     hosts: dict[str, bool]
     outbox_unsent: int
     outbox_oldest_s: float
+    refused: dict[str, int]
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,10 @@ class LatestResult:
     throughput: float | None
 
 
+# The task of a refused message, as its audit event records it.
+REFUSED_TASK = literal_column("audit_event.after ->> 'task'", String)
+
+
 def lab_health(session: Session) -> LabHealth:
     now = get_clock().now()
     runners = [host for host in host_service.list_hosts(session, None)
@@ -100,6 +108,10 @@ def lab_health(session: Session) -> LabHealth:
         hosts={host.name: host_service.is_online(host, now) for host in runners},
         outbox_unsent=unsent,
         outbox_oldest_s=0.0 if oldest is None else (now - oldest).total_seconds(),
+        refused=dict(session.execute(
+            select(REFUSED_TASK, func.count())
+            .where(AuditEvent.action == trust.REFUSED, AuditEvent.entity_type == "host")
+            .group_by(REFUSED_TASK)).tuples().all()),
     )
 
 

@@ -1,0 +1,97 @@
+"""`latlab-runner`: a machine joins the lab as a host, and runs its runner.
+
+    latlab-runner join https://lab.example 7F3QK-...   # the admin's invitation
+    latlab-runner run                                   # the runner, as its service starts it
+
+`join` trades the invitation's one-time code for the host's name, tags, key and broker URL
+(`POST /api/v1/hosts/join`), writes them to the runner's settings file (owner-only: it holds
+the key) and checks that the broker answers. `run` starts the Celery runner worker on the
+host's queue with those settings (`latlab_workers.settings`).
+"""
+
+import argparse
+import json
+import os
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import redis
+
+from latlab_contract import host_queue
+from latlab_contract.signing import write_host_settings
+
+DEFAULT_ENV = Path(os.environ.get("LATLAB_RUNNER_ENV", "/etc/latlab/runner.env"))
+
+
+class JoinError(Exception):
+    pass
+
+
+def join(lab_url: str, code: str, env_file: Path) -> dict[str, str]:
+    """Joins the lab at `lab_url` with `code`; returns what the lab granted (key left out)."""
+    request = urllib.request.Request(
+        lab_url.rstrip("/") + "/api/v1/hosts/join", method="POST",
+        data=json.dumps({"code": code}).encode(), headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            grant = json.load(response)
+    except urllib.error.HTTPError as error:
+        raise JoinError(f"the lab refused the code ({error.code}): "
+                        f"{_detail(error.read())}") from None
+    except (urllib.error.URLError, OSError) as error:
+        raise JoinError(f"cannot reach the lab at {lab_url}: {error}") from None
+    settings = {"LATLAB_HOST_NAME": grant["name"], "LATLAB_HOST_TAGS": ",".join(grant["tags"]),
+                "LATLAB_HOST_KEY": grant["key"], "LATLAB_REDIS_URL": grant["broker_url"]}
+    write_host_settings(env_file, settings)
+    try:
+        redis.Redis.from_url(grant["broker_url"], socket_timeout=5,
+                             socket_connect_timeout=5).ping()
+    except redis.RedisError as error:
+        raise JoinError(f"joined as {grant['name']} (settings in {env_file}), but the broker "
+                        f"does not answer: {error}") from None
+    return {k: v for k, v in settings.items() if k != "LATLAB_HOST_KEY"}
+
+
+def run() -> None:
+    """Replaces this process with the runner worker of the enrolled host."""
+    from latlab_workers.settings import get_settings
+
+    name = get_settings().host_name
+    os.execv(sys.executable, [sys.executable, "-m", "celery", "-A", "latlab_workers.app",
+                              "worker", "-Q", host_queue(name), "-c", "1", "-n", f"{name}@%h",
+                              "--loglevel", "INFO"])
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="latlab-runner", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    joining = commands.add_parser("join", help="join the lab with an invitation's code")
+    joining.add_argument("lab_url")
+    joining.add_argument("code")
+    joining.add_argument("--env-file", type=Path, default=DEFAULT_ENV,
+                         help=f"where the host's settings go (default {DEFAULT_ENV})")
+    commands.add_parser("run", help="run this host's runner (its service's command)")
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        run()
+    try:
+        granted = join(args.lab_url, args.code, args.env_file)
+    except JoinError as error:
+        sys.exit(f"latlab-runner join: {error}")
+    print(f"joined the lab as host {granted['LATLAB_HOST_NAME']} "
+          f"(tags: {granted['LATLAB_HOST_TAGS'] or 'none'}); the broker answers; "
+          f"settings in {args.env_file}")
+    print("start the runner: latlab-runner run")
+
+
+def _detail(body: bytes) -> str:
+    try:
+        return str(json.loads(body)["detail"])
+    except (ValueError, KeyError, TypeError):
+        return body.decode(errors="replace")[:500]
+
+
+if __name__ == "__main__":
+    main()
