@@ -167,17 +167,23 @@ class JoinedRunner(ProcessGroup):
 
 def test_latlab_runner_join_brings_a_host_online_and_a_job_runs_on_it(
         committed_db, live_server, ingest_worker, build_cache, tmp_path) -> None:
+    """The README's way: `latlab hosts invite` prints the command, run on the new machine."""
     admin = Actors(committed_db).user(Role.admin)
     committed_db.commit()
+    bin_dir = Path(sys.executable).parent
+    invited = subprocess.run(
+        [str(bin_dir / "latlab"), "hosts", "invite", "lab-joined", "--tags", "x86", "--email",
+         admin.email, "--password", "correct horse battery", "--url", live_server],
+        capture_output=True, text=True, timeout=60,
+        env={**os.environ, "LATLAB_CONFIG": str(tmp_path / "latlab.toml")})
+    assert invited.returncode == 0, invited.stderr
+    command = invited.stdout.splitlines()[-1].split()
+    assert command[:3] == ["latlab-runner", "join", live_server], invited.stdout
     api = httpx.Client(base_url=live_server, timeout=30, headers=JSON)
     assert api.post("/api/v1/auth/login", json={
         "email": admin.email, "password": "correct horse battery"}).status_code == 200
-    invitation = api.post("/api/v1/hosts/invitations", json={
-        "name": "lab-joined", "tags": ["x86"]}).json()
-    command = invitation["command"].split()
-    assert command[:3] == ["latlab-runner", "join", live_server]
     env_file = tmp_path / "etc" / "runner.env"
-    join = [str(Path(sys.executable).parent / "latlab-runner"), *command[1:],
+    join = [str(bin_dir / "latlab-runner"), *command[1:],
             "--env-file", str(env_file)]
     joined = subprocess.run(join, capture_output=True, text=True, timeout=60)
     assert joined.returncode == 0, joined.stderr

@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from latlab.cli import bisect, jobs, login, repos, runs, submit, tries
+from latlab.cli import bisect, hosts, jobs, login, repos, runs, submit, tries
 from latlab.cli.errors import CliError
 from latlab.cli.output import WIDE, out
 
@@ -25,6 +25,7 @@ HELP = """The lab from a terminal or CI.
     latlab compare BASELINE CANDIDATE          the lab's verdicts, metric by metric
     latlab trends SUITE SCENARIO -m p99        a series' history and its change points
     latlab submit result.json                  submit a result or a harness's output (CI)
+    latlab hosts invite NAME --tags T          a host joins with the command it prints
     latlab ensure-admin                        create the admin (make up uses it)
 
 Tables fit the terminal, leaving columns out and saying which; `latlab --wide COMMAND` keeps
@@ -54,6 +55,7 @@ app.command()(jobs.suites)
 app.command()(jobs.run)
 app.command()(jobs.job)
 app.add_typer(repos.app)
+app.add_typer(hosts.app)
 app.command("try")(tries.try_job)
 app.command("bisect")(bisect.bisect)
 app.command()(runs.runs)

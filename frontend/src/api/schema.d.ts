@@ -585,6 +585,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/hosts/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite Host
+         * @description Invite a machine to join the lab as a host (admin only): a one-time code, good for
+         *     `expires_in_hours`, and the command that joins with it (`latlab-runner join`).
+         */
+        post: operations["invite_host_api_v1_hosts_invitations_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/hosts/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join Lab
+         * @description A machine joins the lab with an invitation's code (no sign-in: the code is the
+         *     credential, good once): it receives its host's name, tags, key and broker URL.
+         */
+        post: operations["join_lab_api_v1_hosts_join_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/hosts/{host_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke Host
+         * @description Revoke a host (admin only): no message in its name is believed from now on, it is
+         *     offline at once, and the job it ran is retried elsewhere (or failed, its attempts
+         *     spent). It joins again only with a new invitation.
+         */
+        post: operations["revoke_host_api_v1_hosts__host_id__revoke_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/suites": {
         parameters: {
             query?: never;
@@ -2290,6 +2354,11 @@ export interface components {
             tags: string[];
             /** Online */
             online: boolean;
+            /**
+             * Enrolled At
+             * @description When its runner joined the lab (null: a host only named by CI submissions, or revoked): only an enrolled host's messages are believed
+             */
+            enrolled_at: string | null;
             /** Last Heartbeat At */
             last_heartbeat_at: string | null;
             /** Last Seen At */
@@ -2314,6 +2383,55 @@ export interface components {
              * @description The projects it serves (their jobs run on it, their members see it); null: every project. Others than the caller's are shown to admins only
              */
             projects: string[] | null;
+        };
+        /** InvitationCreate */
+        InvitationCreate: {
+            /**
+             * Name
+             * @description The host's name: its queue is host.<name>
+             */
+            name: string;
+            /**
+             * Tags
+             * @default []
+             */
+            tags: string[];
+            /**
+             * Projects
+             * @description The projects the host will serve; null: every project
+             */
+            projects?: string[] | null;
+            /**
+             * Expires In Hours
+             * @default 24
+             */
+            expires_in_hours: number;
+        };
+        /** InvitationRead */
+        InvitationRead: {
+            /** Id */
+            id: number;
+            /** Name */
+            name: string;
+            /** Tags */
+            tags: string[];
+            /** Projects */
+            projects: string[] | null;
+            /**
+             * Expires At
+             * Format: date-time
+             */
+            expires_at: string;
+            /**
+             * Code
+             * @description The one-time code (shown once: only its hash is kept)
+             */
+            code: string;
+            /**
+             * Command
+             * @description What to run on the new machine
+             */
+            command: string;
         };
         /**
          * JobCreate
@@ -2535,6 +2653,28 @@ export interface components {
          * @enum {string}
          */
         JobStatus: "queued" | "dispatched" | "running" | "succeeded" | "failed" | "cancelled" | "timed_out";
+        /**
+         * JoinGrant
+         * @description What a host receives when it joins: its name, tags and key, and the broker to use.
+         */
+        JoinGrant: {
+            /** Name */
+            name: string;
+            /** Tags */
+            tags: string[];
+            /**
+             * Key
+             * @description The host's key: its runner signs its messages with it
+             */
+            key: string;
+            /** Broker Url */
+            broker_url: string;
+        };
+        /** JoinRequest */
+        JoinRequest: {
+            /** Code */
+            code: string;
+        };
         /**
          * LoginRequest
          * @example {
@@ -7004,6 +7144,214 @@ export interface operations {
             };
             /** @description The body is larger than the api takes */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    invite_host_api_v1_hosts_invitations_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    join_lab_api_v1_hosts_join_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JoinRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JoinGrant"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Data retention removed what was asked for; what remains is said in the detail. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    revoke_host_api_v1_hosts__host_id__revoke_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
