@@ -1,7 +1,8 @@
-import { useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 
 import { api, unwrap } from "./client";
 import { keys } from "./keys";
+import type { InvitationCreate } from "./types";
 
 /** Hosts change state on their own (heartbeats, jobs): the list refreshes every few seconds. */
 export function useHosts(refetchInterval: number | false = 5_000) {
@@ -18,5 +19,23 @@ export function useSuites() {
     queryKey: keys.hosts.suites(),
     queryFn: ({ signal }) => unwrap(api.GET("/api/v1/suites", { signal })),
     staleTime: 30_000,
+  });
+}
+
+/** An admin invites a machine to join as a host: its one-time code and join command. */
+export function useInviteHost() {
+  return useMutation({
+    mutationFn: (body: InvitationCreate) =>
+      unwrap(api.POST("/api/v1/hosts/invitations", { body })),
+  });
+}
+
+/** An admin revokes a host: its key is forgotten and its job retried elsewhere. */
+export function useRevokeHost() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (hostId: number) =>
+      unwrap(api.POST("/api/v1/hosts/{host_id}/revoke", { params: { path: { host_id: hostId } } })),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: keys.hosts.all }),
   });
 }

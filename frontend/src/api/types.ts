@@ -79,6 +79,9 @@ export type GateSettings = NonNullable<
 export type GateRule = GateSettingsRead["default"];
 
 export type HostRead = Json<paths["/api/v1/hosts"]["get"]["responses"][200]>[number];
+export type InvitationCreate = NonNullable<
+  paths["/api/v1/hosts/invitations"]["post"]["requestBody"]
+>["content"]["application/json"];
 export type TuningCheck = HostRead["tuning"][number];
 export type SuiteRead = Json<paths["/api/v1/suites"]["get"]["responses"][200]>[number];
 

@@ -89,6 +89,22 @@ test("dashboard: the acceptance walk-through", async (t) => {
       await card.getByText(/^Tuning checks:/).click();
       await card.getByRole("columnheader", { name: "Recommended" }).waitFor();
       await screenshot(page, "03-hosts");
+
+      // An admin invites a machine: the join command, with its one-time code, shown once.
+      const invite = page.getByRole("form", { name: "Invite a host" });
+      await invite.getByLabel("Name").fill("bad name!");
+      await invite.getByRole("button", { name: "Invite" }).click();
+      await invite.getByText("Letters, digits, . _ - (it names the host's queue)").waitFor();
+      await invite.getByLabel("Name").fill("lab-invited");
+      await invite.getByLabel("Tags").fill("x86, tuned");
+      await invite.getByRole("button", { name: "Invite" }).click();
+      const joining = page.getByRole("status", { name: "Join command" });
+      const command = (await joining.locator("pre").innerText()).trim();
+      assert.match(
+        command,
+        new RegExp(`^latlab-runner join ${baseUrl} [2-9A-Z]{5}(-[2-9A-Z]{5}){3}$`),
+      );
+      assert.equal(await invite.getByLabel("Name").inputValue(), "");
     },
   );
 
@@ -337,6 +353,16 @@ test("dashboard: the acceptance walk-through", async (t) => {
     await page.reload();
     await page.locator(".tokens-table tr").filter({ hasText: "e2e-ci" }).waitFor();
     assert.equal(await page.getByText(token).count(), 0, "the token is never shown again");
+  });
+
+  await t.test("an admin revokes the host: its key is forgotten, it goes offline", async () => {
+    await page.goto(`${baseUrl}/hosts`);
+    const card = page.locator(`article[data-host="${hostName}"]`);
+    await card.getByRole("button", { name: `Revoke host ${hostName}` }).click();
+    await card.getByRole("button", { name: "Yes, revoke" }).click();
+    await card.getByText("not enrolled", { exact: true }).waitFor();
+    await card.getByText("offline", { exact: true }).waitFor();
+    assert.equal(await card.getByRole("button", { name: /^Revoke/ }).count(), 0);
   });
 
   await t.test("a viewer sees no write controls", { skip: !viewerEmail }, async () => {

@@ -1,12 +1,16 @@
 import { Link } from "react-router";
 
+import { errorMessage } from "../../api/client";
+import { useRevokeHost } from "../../api/hosts";
 import type { HostRead } from "../../api/types";
 import { formatDateTime } from "../../lib/format";
 import { Badge } from "../common/Badge";
+import { ConfirmButton } from "../common/ConfirmButton";
 import { ProgressBar } from "../common/ProgressBar";
 import { Fingerprint, TuningTable } from "./Fingerprint";
 
-export function HostCard({ host }: { host: HostRead }) {
+export function HostCard({ host, canRevoke }: { host: HostRead; canRevoke: boolean }) {
+  const revoke = useRevokeHost();
   const ok = host.tuning.filter((check) => check.ok === true).length;
   const off = host.tuning.filter((check) => check.ok === false).length;
   return (
@@ -23,6 +27,16 @@ export function HostCard({ host }: { host: HostRead }) {
             {tag}
           </Badge>
         ))}
+        {host.enrolled_at === null && <Badge tone="neutral">not enrolled</Badge>}
+        {canRevoke && host.enrolled_at !== null && (
+          <ConfirmButton
+            label="Revoke"
+            accessibleName={`Revoke host ${host.name}`}
+            onConfirm={() => revoke.mutate(host.id)}
+            disabled={revoke.isPending}
+          />
+        )}
+        {revoke.isError && <span className="text-bad">{errorMessage(revoke.error)}</span>}
       </header>
       <dl className="kv">
         <div>

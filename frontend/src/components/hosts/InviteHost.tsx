@@ -1,0 +1,79 @@
+import { useState } from "react";
+
+import { errorMessage } from "../../api/client";
+import { useInviteHost } from "../../api/hosts";
+import { Field } from "../common/Field";
+import { CreateForm } from "../settings/CreateForm";
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+
+/**
+ * An admin invites a machine to join the lab as a host: its name and tags give a one-time
+ * code, shown once with the command to run on the machine (`latlab-runner join`).
+ */
+export function InviteHost() {
+  const invite = useInviteHost();
+  const [name, setName] = useState("");
+  const [tags, setTags] = useState("");
+  const [error, setError] = useState<string | undefined>();
+  const [command, setCommand] = useState<{ name: string; command: string; until: string }>();
+
+  function submit() {
+    setCommand(undefined);
+    if (!NAME.test(name.trim())) {
+      setError("Letters, digits, . _ - (it names the host's queue)");
+      return;
+    }
+    setError(undefined);
+    const tagList = tags.split(",").map((tag) => tag.trim()).filter(Boolean);
+    invite.mutate(
+      { name: name.trim(), tags: tagList, expires_in_hours: 24 },
+      {
+        onSuccess: (invitation) => {
+          setName("");
+          setTags("");
+          setCommand({
+            name: invitation.name,
+            command: invitation.command,
+            until: invitation.expires_at,
+          });
+        },
+      },
+    );
+  }
+
+  return (
+    <>
+      <CreateForm
+        id="invite-host"
+        title="Invite a host"
+        submitLabel={invite.isPending ? "Inviting…" : "Invite"}
+        pending={invite.isPending}
+        errors={invite.isError ? [errorMessage(invite.error)] : []}
+        onSubmit={submit}
+      >
+        <Field label="Name" hint="Its queue is host.<name>" error={error}>
+          {(control) => (
+            <input {...control} value={name} onChange={(event) => setName(event.target.value)} />
+          )}
+        </Field>
+        <Field label="Tags" hint="Comma-separated: what jobs' host tags select">
+          {(control) => (
+            <input {...control} value={tags} onChange={(event) => setTags(event.target.value)} />
+          )}
+        </Field>
+      </CreateForm>
+      {command && (
+        <div className="panel" role="status" aria-label="Join command">
+          <p>
+            Run this once on the machine that is to be <strong>{command.name}</strong> (the code
+            is good once, until {new Date(command.until).toLocaleString()}; it is not shown
+            again):
+          </p>
+          <pre className="mono">{command.command}</pre>
+          <p className="muted">then start its runner: latlab-runner run</p>
+        </div>
+      )}
+    </>
+  );
+}
