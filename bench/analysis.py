@@ -38,6 +38,7 @@ from bench.lab import bench_token, wait_for_api, work_dir
 from latlab import localstack
 from latlab.models import Project
 from latlab.runs import keys, maintenance
+from latlab_contract import INGEST_WORKER
 
 
 def main() -> None:
@@ -90,11 +91,11 @@ def _run(args: argparse.Namespace, database_url: str, processes: list[subprocess
     processes.append(subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "latlab.main:app", "--port", str(port),
          "--log-level", "warning"], env=env))
-    for queue in ("ingest", "alerts"):  # alert delivery has its own worker
+    for name, queues in (("ingest", INGEST_WORKER), ("alerts", "alerts")):  # alerts apart
         processes.append(subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "latlab.worker", "worker", "-Q", queue,
-             "-c", "1", "-n", f"bench-{queue}-{os.getpid()}@%h", "--loglevel", "WARNING"],
-            env=env, stdout=open(work / f"{queue}.log", "wb"),  # noqa: SIM115
+            [sys.executable, "-m", "celery", "-A", "latlab.worker", "worker", "-Q", queues,
+             "-c", "1", "-n", f"bench-{name}-{os.getpid()}@%h", "--loglevel", "WARNING"],
+            env=env, stdout=open(work / f"{name}.log", "wb"),  # noqa: SIM115
             stderr=subprocess.STDOUT))
     wait_for_api(public_url)
     with httpx.Client(base_url=public_url, headers=headers, timeout=60) as api:

@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 
 from latlab import localstack
 from latlab.core import rate_limits
+from latlab_contract import INGEST_WORKER
 
 # The benches measure the lab itself, as fast as one token can go: the api processes they start
 # have no fair-use limits, unless the environment gives some (`bench.chaos` runs the defaults).
@@ -58,7 +59,7 @@ def bench_host_key(database_url: str, name: str, tag: str) -> str:
 
     engine = create_engine(database_url)
     with Session(engine) as session, session.begin():
-        key = enrollment.reenroll(session, name, [tag]).key
+        key: str = enrollment.reenroll(session, name, [tag]).key
     engine.dispose()
     return key
 
@@ -181,7 +182,8 @@ def running_lab(runner_prefix: list[str] | None = None,
                 sys.executable, "-m", "uvicorn", "latlab.main:app", "--host", "127.0.0.1",
                 "--port", str(port), "--log-level", "warning"], env=env),
             processes.start("ingest", [
-                sys.executable, "-m", "celery", "-A", "latlab.worker", "worker", "-Q", "ingest",
+                sys.executable, "-m", "celery", "-A", "latlab.worker", "worker", "-Q",
+                INGEST_WORKER,
                 "-c", "1", "-n", f"ingest-{host_name}@%h", "--loglevel", "WARNING"], env=env),
         ]
         runner = {**env, "LATLAB_HOST_NAME": host_name, "LATLAB_HOST_TAGS": tag,

@@ -6,6 +6,7 @@ Alert delivery has a queue and a worker of its own: heartbeats, job events and t
 watchdog never wait behind a receiver.
 """
 
+import logging
 from datetime import timedelta
 from typing import Any
 
@@ -36,16 +37,34 @@ from latlab_contract import (
     INGEST_QUEUE,
     JOB_EVENT,
     JOB_OUTCOME,
+    LAB_QUEUE,
     Heartbeat,
     JobEvent,
     JobOutcome,
 )
 from latlab_contract.broker import CELERY_DEFAULTS
 
-app = Celery("latlab", broker=get_settings().redis_url)
+log = logging.getLogger(__name__)
+# What runners may send; they reach the ingest worker on INGEST_QUEUE.
+RUNNER_TASKS = frozenset({HOST_HEARTBEAT, JOB_EVENT, JOB_OUTCOME})
+
+
+class LabTask(Task):  # type: ignore[misc]  # Celery ships no types
+    """A task of this app: the lab's own tasks (beat's, the api's) run only when they came
+    from the lab's queues, never from the queue runners write to."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        queue = (self.request.delivery_info or {}).get("routing_key")
+        if self.name not in RUNNER_TASKS and queue == INGEST_QUEUE:
+            log.warning("task %s refused: it came from the runners' queue", self.name)
+            return None
+        return super().__call__(*args, **kwargs)
+
+
+app = Celery("latlab", broker=get_settings().redis_url, task_cls=LabTask)
 app.conf.update(
     CELERY_DEFAULTS,
-    task_default_queue=INGEST_QUEUE,
+    task_default_queue=LAB_QUEUE,
     # A message held by a killed worker comes back when the worker starts again.
     worker_consumer="latlab_contract.broker:NodeConsumer",
     task_routes={DELIVER: {"queue": ALERTS_QUEUE}, "alerts.redeliver": {"queue": ALERTS_QUEUE}},

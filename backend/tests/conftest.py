@@ -263,7 +263,7 @@ def _celery_worker(queue: str, concurrency: int = 1) -> Iterator[None]:
     """A real Celery worker of the backend on the test broker and database."""
     from latlab.worker import app
 
-    name = f"{queue}-test-{os.getpid()}@%h"
+    name = f"{queue.split(',')[0]}-test-{os.getpid()}@%h"
     process = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "latlab.worker", "worker", "-Q", queue,
          "-c", str(concurrency), "-n", name, "--loglevel", "WARNING"],
@@ -286,7 +286,9 @@ def _celery_worker(queue: str, concurrency: int = 1) -> Iterator[None]:
 @pytest.fixture(scope="session")
 def ingest_worker() -> Iterator[None]:
     """The ingest worker: runner heartbeats, job events and outcomes, the watchdog."""
-    yield from _celery_worker("ingest")
+    from latlab_contract import INGEST_WORKER
+
+    yield from _celery_worker(INGEST_WORKER)
 
 
 @pytest.fixture(scope="session")

@@ -204,3 +204,28 @@ def test_latlab_runner_join_brings_a_host_online_and_a_job_runs_on_it(
         assert job["status"] == "succeeded" and job["host_name"] == "lab-joined", job
     finally:
         runner.stop()
+
+
+def test_the_labs_own_tasks_run_only_from_the_labs_queue(committed_db, ingest_worker) -> None:
+    """The queue runners write to carries their three tasks only: a retention task pushed
+    there is refused by the ingest worker; the same task from the lab's queue runs."""
+    from latlab_contract import LAB_QUEUE
+
+    committed_db.add(AuditEvent(at=get_clock().now() - timedelta(days=3650), actor="old",
+                                entity_type="user", entity_id=1, action="create"))
+    committed_db.commit()
+
+    def old_events() -> int:
+        committed_db.expire_all()
+        return committed_db.scalar(select(func.count()).select_from(AuditEvent)
+                                   .where(AuditEvent.actor == "old"))
+
+    get_sender().send_task("maintenance.prune_audit", queue=INGEST_QUEUE)
+    # A heartbeat sent after it, once applied (refused: no such host), shows the task was
+    # taken before it.
+    get_sender().send_task(HOST_HEARTBEAT, queue=INGEST_QUEUE, kwargs={"message": {}})
+    wait_for(lambda: committed_db.scalar(select(func.count()).select_from(AuditEvent)
+                                         .where(AuditEvent.action == "refused")))
+    assert old_events() == 1
+    get_sender().send_task("maintenance.prune_audit", queue=LAB_QUEUE)
+    wait_for(lambda: old_events() == 0)

@@ -70,13 +70,9 @@ def _unsent(session) -> int:
         OutboxMessage.sent_at.is_(None))) or 0
 
 
-def _commit_in_thread(session, revoke: bool = False) -> None:
-    """Commits with a message queued (a task, or a revoke); fails the test if that does not
-    return in time."""
-    if revoke:
-        tasks.revoke(session, "job-0-attempt-1-0.000000")
-    else:
-        tasks.enqueue(session, "ingest.noop", QUEUE, x=1)
+def _commit_in_thread(session) -> None:
+    """Commits with a task queued; fails the test if that does not return in time."""
+    tasks.enqueue(session, "ingest.noop", QUEUE, x=1)
     done = threading.Event()
 
     def commit() -> None:
@@ -120,22 +116,6 @@ def test_messages_wait_for_a_broker_that_is_down_or_frozen(committed_db, broker,
     clock.advance(seconds=(tasks.KEEP_SENT + timedelta(minutes=1)).total_seconds())
     tasks.relay()
     assert committed_db.scalar(select(func.count()).select_from(OutboxMessage)) == 0
-
-
-def test_a_revoke_to_a_broker_that_is_down_waits_in_the_outbox(committed_db, broker,
-                                                              clock) -> None:
-    """Celery broadcasts a revoke with publish retries and no limit: sent as it is, a revoke
-    to a stopped broker held its caller (a cancel request, the relay) until the broker came
-    back (a sender that had connected before; a fresh one gave up after its connect
-    timeout). It is bounded as a task's send is, and the relay sends it later."""
-    _commit_in_thread(committed_db, revoke=True)
-    assert _unsent(committed_db) == 0
-    broker.stop()
-    _commit_in_thread(committed_db, revoke=True)
-    assert _unsent(committed_db) == 1
-    broker.start()
-    clock.advance(seconds=tasks.RELAY_AFTER.total_seconds())
-    assert tasks.relay() == 1 and _unsent(committed_db) == 0
 
 
 def test_a_job_whose_task_waits_in_the_outbox_is_not_lost(db, clock) -> None:

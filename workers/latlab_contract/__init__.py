@@ -16,7 +16,12 @@ EXECUTE_JOB = "runner.execute_job"
 HOST_HEARTBEAT = "ingest.host_heartbeat"
 JOB_EVENT = "ingest.job_event"
 JOB_OUTCOME = "ingest.job_outcome"
+# What runners send (heartbeats, job events, outcomes): the one queue a host may write to.
 INGEST_QUEUE = "ingest"
+# The lab's own tasks (beat's schedule), consumed by the ingest worker too: no host writes it.
+LAB_QUEUE = "lab"
+# The queues of the ingest worker (`celery worker -Q`).
+INGEST_WORKER = f"{INGEST_QUEUE},{LAB_QUEUE}"
 # Alert delivery has its own queue and worker: a slow receiver delays no heartbeat or job.
 ALERTS_QUEUE = "alerts"
 

@@ -7,8 +7,10 @@ It announces itself (name, tags, fingerprint, suites) at start and every ~10 s, 
 specs with the generic runner, and sends progress and outcomes to the ingest queue.
 """
 
+import contextlib
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 import time
@@ -53,6 +55,9 @@ app = Celery("latlab-runner", broker=settings.redis_url)
 app.conf.update(
     CELERY_DEFAULTS,
     worker_concurrency=1,
+    # Nothing reaches a runner but its queue: no remote control (a cancel is read from the
+    # lab's state, `_EventReporter`).
+    worker_enable_remote_control=False,
     task_default_queue=host_queue(settings.host_name),
     # Lost jobs are found by the api's watchdog; the broker must not redeliver a long job
     # that is still running.
@@ -102,11 +107,16 @@ def heartbeat() -> Heartbeat:
     )
 
 
+def _lab_state() -> redis.Redis:
+    """A connection to the broker's Redis for reading the lab's `attempt_key`s."""
+    return redis.Redis.from_url(settings.redis_url, socket_timeout=2, socket_connect_timeout=2)
+
+
 def expected(job_id: int, task_id: str) -> bool:
     """Whether the lab still expects the attempt of this task (`attempt_key`): an attempt it
     superseded, failed or cancelled while the task waited in the queue is not started. Redis
     away for EXPECTED_PATIENCE_S: not started either (the lab's watchdog runs the job again)."""
-    client = redis.Redis.from_url(settings.redis_url, socket_timeout=2, socket_connect_timeout=2)
+    client = _lab_state()
     deadline = time.monotonic() + EXPECTED_PATIENCE_S
     try:
         while True:
@@ -175,10 +185,15 @@ def _stop_announcing(**_: Any) -> None:
 
 class _EventReporter:
     """Sends progress, and repeats the last one every few seconds so the api knows the job
-    is alive during a long measurement."""
+    is alive during a long measurement. Each time it also asks whether the lab still expects
+    the attempt: one the lab ended (cancelled, failed, given up on) or superseded is stopped,
+    its programs killed, as SIGTERM stops it (`processes.cancellable`). That is how a cancel
+    reaches a runner: through the lab's own state, not a broadcast any broker client could
+    send. A key Redis lost (a restart) stops nothing; the lab's watchdog decides then."""
 
-    def __init__(self, spec: JobSpec) -> None:
+    def __init__(self, spec: JobSpec, task_id: str) -> None:
         self.spec = spec
+        self.task_id = task_id.encode()
         self.last = JobEvent(job_id=spec.job_id, attempt=spec.attempt, status="running")
         self.done = threading.Event()
         self.lock = threading.Lock()
@@ -196,10 +211,23 @@ class _EventReporter:
         _send(JOB_EVENT, event.model_dump(mode="json"), patience_s)
 
     def _keepalive(self) -> None:
-        while not self.done.wait(settings.event_interval_s):
-            with self.lock:
-                event = self.last
-            self.send(event)
+        with contextlib.closing(_lab_state()) as lab:
+            while not self.done.wait(settings.event_interval_s):
+                with self.lock:
+                    event = self.last
+                self.send(event)
+                if not self._expected(lab):
+                    print(f"job {self.spec.job_id}: the lab no longer expects attempt "
+                          f"{self.spec.attempt}; stopping it", flush=True)
+                    os.kill(os.getpid(), signal.SIGTERM)
+                    return
+
+    def _expected(self, lab: redis.Redis) -> bool:
+        try:
+            value = lab.get(attempt_key(self.spec.job_id))
+        except redis.RedisError:
+            return True  # the broker away: nothing is known, nothing is stopped
+        return value is None or value == self.task_id
 
 
 @app.task(name=EXECUTE_JOB, bind=True)
@@ -211,13 +239,13 @@ def execute_job(task: Any, spec: dict[str, Any]) -> None:
         return
     _running[:] = [job.job_id, job.attempt, os.getpid()]
     try:
-        _execute(job)
+        _execute(job, task.request.id)
     finally:
         _running[:] = [0, 0, 0]
 
 
-def _execute(job: JobSpec) -> None:
-    reporter = _EventReporter(job)
+def _execute(job: JobSpec, task_id: str) -> None:
+    reporter = _EventReporter(job, task_id)
     reporter.send(reporter.last)
     groups: list[ProgramGroup] = []
     host = HostIdentity(settings.host_name, settings.tags, dict(read_fingerprint()))

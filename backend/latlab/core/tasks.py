@@ -1,6 +1,7 @@
 """Messages to Celery leave through a transactional outbox.
 
-`enqueue` (a task), `revoke` (stop a running task) and `expect` (a Redis key runners read)
+`enqueue` (a task) and `expect` (a Redis key runners read: which attempt of a job the lab
+expects, `latlab_contract.attempt_key`)
 write an `OutboxMessage` row in the caller's transaction: a rollback drops it, a commit keeps
 it, so a stored run or job never loses its follow-up and no task ever refers to an
 uncommitted row. Right after the commit, once the session has given its connection back to
@@ -31,7 +32,6 @@ from latlab.models import OutboxMessage
 from latlab_contract.broker import BROKER_ERRORS, CELERY_DEFAULTS, TRANSPORT_OPTIONS
 
 log = logging.getLogger(__name__)
-REVOKE = "celery.control.revoke"
 EXPECT = "redis.set"
 # A key `expect` sets outlives any attempt (the longest job time limit is hours) and is
 # deleted when the attempt ends; the expiry only bounds what a lost deletion leaves.
@@ -80,12 +80,6 @@ def enqueue(session: Session, name: str, queue: str, task_id: str | None = None,
                             options=options or {}, created_at=get_clock().now())
     session.add(message)
     session.info.setdefault(_PENDING, []).append(message)
-
-
-def revoke(session: Session, task_id: str, signal: str = "SIGTERM") -> None:
-    """Stops task `task_id` wherever it runs (its process group gets `signal`), once the
-    transaction commits."""
-    enqueue(session, REVOKE, "", task_id=task_id, options={"signal": signal})
 
 
 def expect(session: Session, key: str, value: str | None) -> None:
@@ -143,16 +137,7 @@ def _send_all(messages: list[_Message]) -> list[_Message]:
 
 def _send(message: _Message) -> None:
     sender = get_sender()
-    if message.task == REVOKE:
-        assert message.task_id is not None
-        # Celery broadcasts with publish retries and no limit: to a broker that is down it
-        # would wait, holding its caller, until the broker is back. A connection made once,
-        # within the sender's timeouts, bounds that as a task's send is bounded.
-        with sender.connection_for_write() as connection:
-            connection.ensure_connection(max_retries=0)
-            sender.control.revoke(message.task_id, terminate=True, connection=connection,
-                                  signal=message.options.get("signal", "SIGTERM"))
-    elif message.task == EXPECT:
+    if message.task == EXPECT:
         key, value = message.kwargs["key"], message.kwargs["value"]
         with redis_client() as client:  # the broker's Redis, with the sender's timeouts
             if value is None:

@@ -73,8 +73,8 @@ def transition(job: Job, status: JobStatus, error: str | None = None) -> None:
     elif status is JobStatus.queued:
         job.host_id = None
         job.programs = []
-    if ended:
-        tasks.expect(session, attempt_key(job.id), None)
+    if ended:  # a runner still on the attempt stops (`latlab_workers.app`); none starts it
+        tasks.expect(session, attempt_key(job.id), f"ended:{status.value}")
     if status in ENDED_JOB:
         job.finished_at = now
         job.programs = []
@@ -262,8 +262,8 @@ def _source_spec(session: Session, job: Job) -> dict[str, Any]:
 
 
 def task_id(job: Job) -> str:
-    # Workers remember revoked task ids (and share them when they start), so an id must never
-    # come back: the creation time keeps it unique even where job ids are reused.
+    # An attempt's task id must never come back (a runner starts only the attempt whose id the
+    # lab expects): the creation time keeps it unique even where job ids are reused.
     return f"job-{job.id}-attempt-{job.attempts}-{job.created_at.timestamp():.6f}"
 
 
@@ -296,13 +296,12 @@ def names(session: Session, job: Job) -> tuple[str | None, str]:
 
 
 def cancel(session: Session, job: Job) -> None:
-    """Cancels a job; a running one has its task revoked, which kills its program group."""
+    """Cancels a job. Its runner, which asks whether the lab still expects its attempt at
+    every progress report (`attempt_key`), kills its programs and stops within a report's
+    interval; a task still queued is never started."""
     if job.status in ENDED_JOB:
         raise Conflict(f"job {job.id} has already ended ({job.status})")
-    was_active = job.status in ACTIVE_JOB
     transition(job, JobStatus.cancelled, error="cancelled by request")
-    if was_active:
-        tasks.revoke(session, task_id(job))
     dispatch_queued(session)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from supervisor.xmlrpc import SupervisorTransport
 
 from latlab.localstack.services import setpriv
-from latlab_contract import ALERTS_QUEUE, INGEST_QUEUE, host_queue
+from latlab_contract import ALERTS_QUEUE, INGEST_WORKER, host_queue
 
 REPO = Path(__file__).resolve().parents[3]
 # Seconds the api keeps an idle connection: well above its 503s' `Retry-After` (5 s,
@@ -51,7 +51,7 @@ def programs(env: dict[str, str], services: list[Program]) -> list[Program]:
                         env["LATLAB_HOST"], "--port", env["LATLAB_PORT"], "--log-level", "info",
                         "--timeout-keep-alive", str(KEEP_ALIVE_S),
                         "--no-proxy-headers"]),  # the api reads trusted proxies itself
-        Program("ingest", [*celery, "latlab.worker", "worker", "-Q", INGEST_QUEUE, "-c", "1",
+        Program("ingest", [*celery, "latlab.worker", "worker", "-Q", INGEST_WORKER, "-c", "1",
                            "-n", "ingest@%h", "--loglevel", "WARNING"], orphan_signal="QUIT"),
         Program("alerts", [*celery, "latlab.worker", "worker", "-Q", ALERTS_QUEUE, "-c", "2",
                            "-n", "alerts@%h", "--loglevel", "WARNING"], orphan_signal="QUIT"),

@@ -34,7 +34,7 @@ from latlab.models import (
 )
 from latlab.runs import overview
 from latlab.runs import service as run_service
-from latlab_contract import ALERTS_QUEUE, INGEST_QUEUE, host_queue
+from latlab_contract import ALERTS_QUEUE, INGEST_QUEUE, LAB_QUEUE, host_queue
 
 WINDOW = timedelta(hours=1)
 WINDOW_TEXT = "the last hour"
@@ -102,7 +102,8 @@ def lab_health(session: Session) -> LabHealth:
     unsent, oldest = session.execute(
         select(func.count(), func.min(OutboxMessage.created_at))
         .where(OutboxMessage.sent_at.is_(None))).one()
-    queues = [INGEST_QUEUE, ALERTS_QUEUE, *(host_queue(host.name) for host in runners)]
+    queues = [INGEST_QUEUE, LAB_QUEUE, ALERTS_QUEUE,
+              *(host_queue(host.name) for host in runners)]
     return LabHealth(
         queues=queue_depths(queues),
         hosts={host.name: host_service.is_online(host, now) for host in runners},
