@@ -21,6 +21,7 @@ from typing import Any
 
 import httpx
 import pytest
+import redis
 
 from latlab import localstack
 from tests.conftest import wait_for
@@ -157,6 +158,24 @@ def _stop(process: subprocess.Popen[bytes]) -> int | None:
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         return None
+
+
+def test_the_runner_holds_its_hosts_credentials_not_the_labs(lab) -> None:
+    """`make up`'s runner is enrolled as any host: its settings file (owner-only) holds its
+    key and its own broker user, its environment none of the lab's credentials, and the
+    broker sees it connected as that user."""
+    settings = lab.data / "runner.env"
+    assert oct(settings.stat().st_mode & 0o777) == "0o600"
+    written = dict(line.split("=", 1) for line in settings.read_text().splitlines())
+    assert written["LATLAB_REDIS_URL"].startswith(f"redis://host-{HOST}:")
+    environ = Path(f"/proc/{lab.pids()['runner']}/environ").read_bytes().split(b"\0")
+    assert not [v for v in environ if v.startswith((b"LATLAB_DATABASE_URL=",
+                                                    b"LATLAB_REDIS_URL="))]
+    broker = redis.Redis.from_url(localstack.lab_redis_url(
+        lab.data / "redis", int(lab.env["LATLAB_REDIS_PORT"])))
+    assert any(c["user"] == f"host-{HOST}" for c in broker.client_list())
+    with pytest.raises(redis.AuthenticationError):
+        redis.Redis(port=int(lab.env["LATLAB_REDIS_PORT"])).ping()  # the default user is off
 
 
 def test_a_runner_killed_mid_job_is_restarted_and_its_job_run_again(lab) -> None:

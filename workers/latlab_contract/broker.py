@@ -169,3 +169,34 @@ CELERY_DEFAULTS: dict[str, Any] = {
     "broker_transport_options": TRANSPORT_OPTIONS,
     "worker_consumer": "latlab_contract.broker:Consumer",
 }
+
+
+# kombu's separator between a queue's name and its priority (queue "x" at priority 3 is the
+# list "x\x06\x163").
+_PRIORITY_SEP = b"\x06\x16"
+
+
+def runner_transport_keys(host_name: str) -> dict[str, str]:
+    """Where a host's runner keeps the messages it holds (kombu's unacked hash, its index and
+    mutex): keys of its host's own, which no other host's runner reads."""
+    return {f"{key}_key": f"{key}:host.{host_name}"
+            for key in ("unacked", "unacked_index", "unacked_mutex")}
+
+
+def runner_acl_rules(host_name: str) -> list[bytes]:
+    """What a host's broker user may do (Redis ACL rules, after `reset`): consume its own
+    queue (its priority lists, bindings and the messages it holds), push to the runners'
+    queue (`INGEST_QUEUE`) without reading it, and read which attempt the lab expects of a
+    job; every command but the dangerous and administrative ones, on those keys only, and no
+    channel (runners take no remote control)."""
+    queue = f"host.{host_name}".encode()
+    own = [queue, queue + _PRIORITY_SEP + b"?", b"_kombu.binding." + queue,
+           b"_kombu.binding_permanent." + queue,
+           *(key.encode() for key in runner_transport_keys(host_name).values())]
+    # The runners' queue: written, never read (its length is no read), and declared by
+    # Celery before it publishes (the bindings it adds are never consulted: runners publish
+    # to the queue itself, by the default exchange).
+    ingest = [b"ingest", b"ingest" + _PRIORITY_SEP + b"?", b"_kombu.binding.ingest",
+              b"_kombu.binding_permanent.ingest"]
+    return [*(b"~" + key for key in own), *(b"%W~" + key for key in ingest),
+            b"%R~latlab:attempt:*", b"+@all", b"-@dangerous"]

@@ -37,7 +37,12 @@ from latlab_contract import (
     attempt_key,
     host_queue,
 )
-from latlab_contract.broker import BROKER_ERRORS, CELERY_DEFAULTS, TRANSPORT_OPTIONS
+from latlab_contract.broker import (
+    BROKER_ERRORS,
+    CELERY_DEFAULTS,
+    TRANSPORT_OPTIONS,
+    runner_transport_keys,
+)
 from latlab_contract.signing import seal
 from latlab_workers.errors import JobError
 from latlab_workers.fingerprint import read_fingerprint
@@ -60,8 +65,10 @@ app.conf.update(
     worker_enable_remote_control=False,
     task_default_queue=host_queue(settings.host_name),
     # Lost jobs are found by the api's watchdog; the broker must not redeliver a long job
-    # that is still running.
-    broker_transport_options={**TRANSPORT_OPTIONS, "visibility_timeout": 7 * 3600},
+    # that is still running. The messages it holds are under keys of its host's own, the only
+    # ones beside its queue its broker user may touch (`runner_acl_rules`).
+    broker_transport_options={**TRANSPORT_OPTIONS, "visibility_timeout": 7 * 3600,
+                              **runner_transport_keys(settings.host_name)},
 )
 _stop = threading.Event()
 # A job's outcome waits this long for a broker that is away (then the api's watchdog retries

@@ -4,8 +4,9 @@ An admin invites a host by name (with its tags and the projects it will serve) a
 one-time code; `latlab-runner join <lab url> <code>` on the new machine trades the code for
 the host's key (`POST /hosts/join`), with which its runner signs every message it sends
 (`latlab_contract.signing`, checked by `latlab.hosts.trust`). A code is good once, for
-`INVITATION_TTL`; only its hash is kept. Enrolling a name again gives it a new key: the old
-one is believed no more. Revoking a host forgets its key and takes it offline at once.
+`INVITATION_TTL`; only its hash is kept. Enrolling a name again gives it a new key and broker
+password: the old ones are believed no more. Revoking a host forgets its key, deletes its
+broker user and takes it offline at once.
 """
 
 import hashlib
@@ -18,6 +19,9 @@ from sqlalchemy.orm import Session
 
 from latlab.core.clock import get_clock
 from latlab.core.errors import Conflict, Gone, NotFound
+from latlab.core.kv import redis_client
+from latlab.core.settings import get_settings
+from latlab.hosts import broker_users
 from latlab.hosts.service import current_job
 from latlab.models import Host, HostInvitation, Job
 from latlab_contract.signing import new_key
@@ -31,6 +35,7 @@ CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 class Enrollment:
     host: Host
     key: str
+    broker_url: str  # with the host's own broker user, where the broker has users
 
 
 def invite(session: Session, name: str, tags: list[str], serves: list[int] | None,
@@ -78,7 +83,10 @@ def enroll(session: Session, name: str, tags: list[str],
     host.tags, host.serves = sorted(set(tags)), serves
     host.secret, host.enrolled_at = new_key(), now
     session.flush()
-    return Enrollment(host, host.secret)
+    settings = get_settings()
+    broker_url = broker_users.grant(redis_client(), settings.runner_redis_url
+                                    or settings.redis_url, name)
+    return Enrollment(host, host.secret, broker_url)
 
 
 def reenroll(session: Session, name: str, tags: list[str]) -> Enrollment:
@@ -89,9 +97,10 @@ def reenroll(session: Session, name: str, tags: list[str]) -> Enrollment:
 
 
 def revoke(session: Session, host: Host) -> Job | None:
-    """Forgets the host's key: its messages are refused from now on, and it is offline at once
-    (no job is dispatched to it). Returns the job it was running, which the caller retries
-    or fails."""
+    """Forgets the host's key and deletes its broker user (its connections closed): its
+    messages are refused from now on, and it is offline at once (no job is dispatched to it).
+    Returns the job it was running, which the caller retries or fails."""
+    broker_users.withdraw(redis_client(), host.name)
     host.secret = None
     host.heartbeat_at = None
     host.running = null()

@@ -80,9 +80,8 @@ def join_lab(body: JoinRequest, session: DbSession) -> JoinGrant:
     """A machine joins the lab with an invitation's code (no sign-in: the code is the
     credential, good once): it receives its host's name, tags, key and broker URL."""
     joined = enrollment.join(session, body.code)
-    settings = get_settings()
     return JoinGrant(name=joined.host.name, tags=joined.host.tags, key=joined.key,
-                     broker_url=settings.runner_redis_url or settings.redis_url)
+                     broker_url=joined.broker_url)
 
 
 @router.post("/hosts/{host_id}/revoke", responses=documented(NotFound))

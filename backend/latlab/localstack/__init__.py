@@ -9,6 +9,7 @@ from latlab.localstack.services import (
     LocalStackError,
     Service,
     free_port,
+    lab_redis_url,
     start_postgres,
     start_redis,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "Program",
     "Service",
     "free_port",
+    "lab_redis_url",
     "program_processes",
     "programs",
     "start_postgres",

@@ -1,7 +1,9 @@
 """Postgres and Redis from the system binaries: a throwaway server (tests, benchmarks) or a
 durable one (`make up`, under supervisord). Programs are started with argument lists."""
 
+import hashlib
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -146,29 +148,64 @@ def pg_ready(url: str) -> bool:
         return False
 
 
-def redis_argv(directory: Path, port: int, *, durable: bool = True) -> list[str]:
+def redis_argv(directory: Path, port: int, *, durable: bool = True,
+               users: bool = False) -> list[str]:
+    """redis-server on 127.0.0.1:`port`; with `users`, its users in `directory/users.acl`
+    (`lab_user`): the default user off, the lab's own, and the hosts' the api adds."""
     binary = shutil.which("redis-server")
     if binary is None:
         raise LocalStackError("redis-server not found; install redis-server")
     directory.mkdir(parents=True, exist_ok=True)
+    if users:
+        lab_user(directory)
     return [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
             "--save", "60 1" if durable else "", "--appendonly", "no",
-            "--logfile", str(directory / "redis.log")]
+            "--logfile", str(directory / "redis.log"),
+            *(["--aclfile", str(directory / ACL_FILE)] if users else [])]
 
 
-def start_redis(directory: Path, port: int, *, durable: bool = True) -> Service:
-    process = subprocess.Popen(redis_argv(directory, port, durable=durable),
+ACL_FILE = "users.acl"
+
+
+def lab_user(directory: Path) -> str:
+    """The password of the lab's own Redis user (the api, its workers and beat), made once
+    with the ACL file it is in: the default user off, the lab's user allowed everything.
+    Hosts' users are added to the file by the api (`latlab.hosts.broker_users`)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    secret = directory / "lab.password"
+    if not secret.exists():
+        secret.touch(mode=0o600)
+        secret.write_text(secrets.token_hex(24))
+        (directory / ACL_FILE).unlink(missing_ok=True)
+    password = secret.read_text().strip()
+    acl = directory / ACL_FILE
+    if not acl.exists():
+        acl.touch(mode=0o600)
+        digest = hashlib.sha256(password.encode()).hexdigest()
+        acl.write_text(f"user default off\nuser lab on #{digest} ~* &* +@all\n")
+    return password
+
+
+def lab_redis_url(directory: Path, port: int) -> str:
+    return f"redis://lab:{lab_user(directory)}@127.0.0.1:{port}/0"
+
+
+def start_redis(directory: Path, port: int, *, durable: bool = True,
+                users: bool = False) -> Service:
+    process = subprocess.Popen(redis_argv(directory, port, durable=durable, users=users),
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                start_new_session=True)
     wait_ready(lambda: redis_ready(port), process, "redis", directory / "redis.log")
-    return Service("redis", process, f"redis://127.0.0.1:{port}/0")
+    url = lab_redis_url(directory, port) if users else f"redis://127.0.0.1:{port}/0"
+    return Service("redis", process, url)
 
 
 def redis_ready(port: int) -> bool:
+    """Whether a Redis answers on `port` (asking for a password is an answer)."""
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=1) as connection:
             connection.sendall(b"PING\r\n")
-            return connection.recv(16).startswith(b"+PONG")
+            return connection.recv(16).startswith((b"+PONG", b"-NOAUTH"))
     except OSError:
         return False
 

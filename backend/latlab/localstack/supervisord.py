@@ -57,7 +57,10 @@ def programs(env: dict[str, str], services: list[Program]) -> list[Program]:
                            "-n", "alerts@%h", "--loglevel", "WARNING"], orphan_signal="QUIT"),
         Program("beat", [*celery, "latlab.worker", "beat", "--schedule",
                          f"{data}/celerybeat-schedule", "--loglevel", "WARNING"]),
-        Program("runner", [*celery, "latlab_workers.app", "worker", "-Q",
+        # The runner holds none of the lab's credentials: its host's name, key and broker
+        # user come from its settings file (LATLAB_RUNNER_ENV, written at enrollment).
+        Program("runner", ["env", "-u", "LATLAB_DATABASE_URL", "-u", "LATLAB_REDIS_URL",
+                           *celery, "latlab_workers.app", "worker", "-Q",
                            host_queue(env["LATLAB_HOST_NAME"]), "-c", "1", "-n", "runner@%h",
                            "--loglevel", "INFO"], orphan_signal="QUIT"),
     ]

@@ -24,6 +24,7 @@ from latlab.localstack.services import (
     admin_url,
     create_database,
     init_postgres,
+    lab_redis_url,
     pg_ready,
     postgres_argv,
     postgres_user,
@@ -80,11 +81,11 @@ def up() -> int:
                                     orphan_signal="INT", user=postgres_user()))
     redis_port = int(env.get("LATLAB_REDIS_PORT", "63799"))
     local_redis = "LATLAB_REDIS_URL" not in env
-    if local_redis:
-        env["LATLAB_REDIS_URL"] = f"redis://127.0.0.1:{redis_port}/0"
+    if local_redis:  # with users: the lab's own, and one per host (`hosts.broker_users`)
+        env["LATLAB_REDIS_URL"] = lab_redis_url(data / "redis", redis_port)
         if not redis_ready(redis_port):
-            services.append(Program("redis", redis_argv(data / "redis", redis_port),
-                                    service=True))
+            services.append(Program("redis", redis_argv(data / "redis", redis_port,
+                                                        users=True), service=True))
     bin_dir = Path(sys.executable).parent
     env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
     lab = programs(env, services)
@@ -137,10 +138,10 @@ def _enroll_runner(env: dict[str, str]) -> None:
     name = env["LATLAB_HOST_NAME"]
     tags = [t for t in env.get("LATLAB_HOST_TAGS", "local").split(",") if t]
     with get_sessionmaker()() as session, session.begin():
-        key = enrollment.reenroll(session, name, tags).key
+        enrolled = enrollment.reenroll(session, name, tags)
     write_host_settings(Path(env["LATLAB_RUNNER_ENV"]), {
-        "LATLAB_HOST_NAME": name, "LATLAB_HOST_TAGS": ",".join(tags), "LATLAB_HOST_KEY": key,
-        "LATLAB_REDIS_URL": env["LATLAB_REDIS_URL"]})
+        "LATLAB_HOST_NAME": name, "LATLAB_HOST_TAGS": ",".join(tags),
+        "LATLAB_HOST_KEY": enrolled.key, "LATLAB_REDIS_URL": enrolled.broker_url})
 
 
 def _banner_when_ready(url: str, admin: str, config: Path) -> None:

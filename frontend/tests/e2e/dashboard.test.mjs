@@ -316,7 +316,8 @@ test("dashboard: the acceptance walk-through", async (t) => {
       );
       const alertId = await row.getAttribute("data-alert-id");
       await row.getByRole("button", { name: "Acknowledge" }).click(); // a note may follow
-      await row.getByRole("button", { name: "Acknowledge" }).click();
+      // The note's form replaces the button a render later: its own button sends it.
+      await row.locator("form.ack-form").getByRole("button", { name: "Acknowledge" }).click();
       await page.getByLabel("State").selectOption("");
       await page.waitForURL(/\/alerts$/);
       const acknowledged = page.locator(`tr[data-alert-id="${alertId}"]`);
