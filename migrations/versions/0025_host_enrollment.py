@@ -22,12 +22,12 @@ def upgrade() -> None:
     op.add_column('host', sa.Column('enrolled_at', sa.DateTime(timezone=True), nullable=True))
     op.create_table(
         'host_invitation',
-        sa.Column('id', sa.Integer(), nullable=False),
+        sa.Column('id', sa.BigInteger(), nullable=False),
         sa.Column('name', sa.String(length=200), nullable=False),
         sa.Column('tags', postgresql.ARRAY(sa.String(length=64)), nullable=False),
         sa.Column('serves', postgresql.ARRAY(sa.Integer()), nullable=True),
         sa.Column('code_hash', sa.String(length=64), nullable=False),
-        sa.Column('created_by_id', sa.Integer(), nullable=True),
+        sa.Column('created_by_id', sa.BigInteger(), nullable=True),
         sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
         sa.Column('expires_at', sa.DateTime(timezone=True), nullable=False),
         sa.Column('used_at', sa.DateTime(timezone=True), nullable=True),

@@ -21,8 +21,7 @@ import redis
 
 from latlab_contract import host_queue
 from latlab_contract.signing import write_host_settings
-
-DEFAULT_ENV = Path(os.environ.get("LATLAB_RUNNER_ENV", "/etc/latlab/runner.env"))
+from latlab_workers.settings import RUNNER_ENV, get_settings
 
 
 class JoinError(Exception):
@@ -56,8 +55,6 @@ def join(lab_url: str, code: str, env_file: Path) -> dict[str, str]:
 
 def run() -> None:
     """Replaces this process with the runner worker of the enrolled host."""
-    from latlab_workers.settings import get_settings
-
     name = get_settings().host_name
     os.execv(sys.executable, [sys.executable, "-m", "celery", "-A", "latlab_workers.app",
                               "worker", "-Q", host_queue(name), "-c", "1", "-n", f"{name}@%h",
@@ -70,8 +67,8 @@ def main(argv: list[str] | None = None) -> None:
     joining = commands.add_parser("join", help="join the lab with an invitation's code")
     joining.add_argument("lab_url")
     joining.add_argument("code")
-    joining.add_argument("--env-file", type=Path, default=DEFAULT_ENV,
-                         help=f"where the host's settings go (default {DEFAULT_ENV})")
+    joining.add_argument("--env-file", type=Path, default=RUNNER_ENV,
+                         help=f"where the host's settings go (default {RUNNER_ENV})")
     commands.add_parser("run", help="run this host's runner (its service's command)")
     args = parser.parse_args(argv)
     if args.command == "run":

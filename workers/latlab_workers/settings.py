@@ -13,11 +13,12 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from latlab_workers.suites import SUITES_DIR
 
+# Where `latlab-runner join` writes the host's settings, and the runner reads them.
+RUNNER_ENV = Path(os.environ.get("LATLAB_RUNNER_ENV", "/etc/latlab/runner.env"))
+
 
 class RunnerSettings(BaseSettings):
-    model_config = SettingsConfigDict(
-        env_prefix="LATLAB_", extra="ignore",
-        env_file=os.environ.get("LATLAB_RUNNER_ENV", "/etc/latlab/runner.env"))
+    model_config = SettingsConfigDict(env_prefix="LATLAB_", extra="ignore", env_file=RUNNER_ENV)
 
     redis_url: str = "redis://127.0.0.1:63799/0"
     host_name: str = socket.gethostname()
