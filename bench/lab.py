@@ -59,7 +59,7 @@ def bench_host_key(database_url: str, name: str, tag: str) -> str:
 
     engine = create_engine(database_url)
     with Session(engine) as session, session.begin():
-        key: str = enrollment.reenroll(session, name, [tag]).key
+        key: str = enrollment.reenroll(session, name, [tag]).grant.key
     engine.dispose()
     return key
 

@@ -65,6 +65,7 @@ app = Celery("latlab", broker=get_settings().redis_url, task_cls=LabTask)
 app.conf.update(
     CELERY_DEFAULTS,
     task_default_queue=LAB_QUEUE,
+    broker_use_ssl=get_settings().broker_tls,
     # A message held by a killed worker comes back when the worker starts again.
     worker_consumer="latlab_contract.broker:NodeConsumer",
     task_routes={DELIVER: {"queue": ALERTS_QUEUE}, "alerts.redeliver": {"queue": ALERTS_QUEUE}},

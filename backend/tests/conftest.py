@@ -345,7 +345,7 @@ def enroll_host(name: str, tags: str) -> str:
     from latlab.hosts import enrollment
 
     with get_sessionmaker()() as session, session.begin():
-        return enrollment.reenroll(session, name, [t for t in tags.split(",") if t]).key
+        return enrollment.reenroll(session, name, [t for t in tags.split(",") if t]).grant.key
 
 
 class RunnerProcess(ProcessGroup):

@@ -15,7 +15,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +25,9 @@ import redis
 from latlab import localstack
 from tests.conftest import wait_for
 from tests.factories import result
+from tests.supervised import SupervisedLab, stop, supervised_lab
 from tests.test_alerts_e2e import Receiver
-from tests.test_jobs_e2e import _alive, _finish
+from tests.test_jobs_e2e import _alive
 
 HOST = "fault-lab"
 APP_PROCESSES = ("api", "ingest", "alerts", "beat", "runner")
@@ -35,83 +35,19 @@ LONG_JOB = {"suite": "echo", "params": {"count": 10_000_000, "duration_s": 6}}
 SMALL_JOB = {"suite": "echo", "params": {"count": 2000, "warmup": 100}, "repetitions": 1}
 
 
-@dataclass
-class SupervisedLab:
-    process: subprocess.Popen[bytes]
-    data: Path
-    api: httpx.Client  # signed in as the admin
-    token: dict[str, str]
-    env: dict[str, str]  # `make up`'s
-
-    def up_log(self) -> str:
-        return (self.data / "up.log").read_text(errors="replace")
-
-    def wait_until_up(self) -> None:
-        """Until the admin is signed in and this host's runner is online."""
-        def signed_in() -> bool:
-            if self.process.poll() is not None:
-                raise AssertionError(self.up_log()[-3000:])
-            with contextlib.suppress(httpx.HTTPError):
-                return self.api.post("/api/v1/auth/login", json={
-                    "email": "admin@latlab.local", "password": "fault-lab-admin"}
-                ).status_code == 200
-            return False
-
-        wait_for(signed_in, timeout=180, interval=0.5)
-        wait_for(lambda: any(h["name"] == HOST and h["online"]
-                             for h in self.api.get("/api/v1/hosts").json()), timeout=180)
-
-    def rpc(self) -> Any:
-        return localstack.supervisor_rpc(self.data / "supervisord.conf")
-
-    def pids(self) -> dict[str, int]:
-        return {p["name"]: p["pid"] for p in self.rpc().getAllProcessInfo()}
-
-    def running(self) -> bool:
-        return all(p["statename"] == "RUNNING" for p in self.rpc().getAllProcessInfo())
-
-    def log(self, name: str) -> str:
-        return (self.data / "logs" / f"{name}.log").read_text(errors="replace")
-
-    def finish(self, job_id: int, timeout: float = 300) -> dict:
-        """The job once it ended; if it does not, the error carries the workers' last words."""
-        try:
-            return _finish(self.api, job_id, timeout)[0]
-        except AssertionError as error:
-            tails = "".join(f"\n--- {name}.log ---\n" + "\n".join(self.log(name).splitlines()[-40:])
-                            for name in ("runner", "ingest"))
-            raise AssertionError(f"{error}{tails}") from None
-
-    def submit(self, labels: dict[str, str], key: str | None = None) -> httpx.Response:
-        """A run whose p99 breaches the test's rule (0.1 ms)."""
-        document = result(series=[{"labels": labels, "trials": [
-            {"latency": {"samples_ns": [350_000 + i for i in range(200)]}}]}])
-        headers = {**self.token, **({"Idempotency-Key": key} if key else {})}
-        return self.api.post("/api/v1/runs", json=document, headers=headers)
+def _submit(lab: SupervisedLab, labels: dict[str, str],
+            key: str | None = None) -> httpx.Response:
+    """A run whose p99 breaches the test's rule (0.1 ms)."""
+    document = result(series=[{"labels": labels, "trials": [
+        {"latency": {"samples_ns": [350_000 + i for i in range(200)]}}]}])
+    headers = {**lab.token, **({"Idempotency-Key": key} if key else {})}
+    return lab.api.post("/api/v1/runs", json=document, headers=headers)
 
 
 @pytest.fixture(scope="module")
 def lab(build_cache) -> Iterator[SupervisedLab]:
-    data = Path(tempfile.mkdtemp(prefix="latlab-supervised-"))
-    data.chmod(0o755)  # postgres runs as its own user and must reach its directory
-    port = localstack.free_port()
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("LATLAB_DATABASE_URL", "LATLAB_REDIS_URL")}
-    env.update({
-        "LATLAB_DATA_DIR": str(data), "LATLAB_PORT": str(port),
-        "LATLAB_PG_PORT": str(localstack.free_port()),
-        "LATLAB_REDIS_PORT": str(localstack.free_port()),
-        "LATLAB_PUBLIC_URL": f"http://127.0.0.1:{port}",
-        "LATLAB_ADMIN_PASSWORD": "fault-lab-admin", "LATLAB_HOST_NAME": HOST,
-        "LATLAB_BUILD_CACHE": str(build_cache), "LATLAB_HEARTBEAT_S": "1",
-        "LATLAB_EVENT_INTERVAL_S": "0.5", "LATLAB_DELIVERY_TIMEOUT_S": "1",
-    })
-    # Signed-in writes declare JSON (CSRF), bodies or not.
-    api = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30,
-                       headers={"Content-Type": "application/json"})
-    supervised = SupervisedLab(_make_up(env, data), data, api, {}, env)
-    try:
-        supervised.wait_until_up()
+    with supervised_lab(build_cache, HOST, LATLAB_DELIVERY_TIMEOUT_S="1") as supervised:
+        api = supervised.api
         # The alert receivers are local.
         api.patch("/api/v1/projects/default", json={"allow_private_webhooks": True})
         token = api.post("/api/v1/tokens", json={
@@ -120,23 +56,7 @@ def lab(build_cache) -> Iterator[SupervisedLab]:
         api.post("/api/v1/sla-rules", json={
             "name": "p99 over 0.1 ms", "suite": "http-order", "metric": "p99", "op": ">",
             "threshold": 0.1, "unit": "ms"})
-        # The first-look echo job `make up` launches on an empty lab ends first.
-        first = wait_for(lambda: api.get("/api/v1/jobs").json()["items"], timeout=60)
-        _finish(api, first[-1]["id"])
         yield supervised
-    finally:
-        api.close()
-        stopped = _stop(supervised.process)
-        assert stopped == 0, supervised.up_log()[-3000:]
-    # Ctrl-C's path stopped everything, Postgres and Redis included.
-    assert not (data / "pg" / "data" / "postmaster.pid").exists()
-    shutil.rmtree(data, ignore_errors=True)
-
-
-def _make_up(env: dict[str, str], data: Path) -> subprocess.Popen[bytes]:
-    with open(data / "up.log", "ab") as log:
-        return subprocess.Popen([sys.executable, "-m", "latlab.localstack", "up"], env=env,
-                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
 
 def _session(sid: int) -> list[int]:
@@ -148,16 +68,6 @@ def _session(sid: int) -> list[int]:
             if fields[0] != "Z" and int(fields[3]) == sid:
                 members.append(int(stat.parent.name))
     return members
-
-
-def _stop(process: subprocess.Popen[bytes]) -> int | None:
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(process.pid, signal.SIGTERM)
-    try:
-        return process.wait(90)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        return None
 
 
 def test_the_runner_holds_its_hosts_credentials_not_the_labs(lab) -> None:
@@ -212,7 +122,7 @@ def test_redis_restarted_or_frozen_costs_no_request_and_no_process(lab) -> None:
                  timeout=120)
         lab.rpc().stopProcess("redis")
         # Writes are stored and answered; their follow-ups wait in the outbox.
-        stored = lab.submit({"client": "during-redis-outage"})
+        stored = _submit(lab, {"client": "during-redis-outage"})
         assert stored.status_code == 201 and stored.json()["verdict"] == "fail", stored.text
         job = lab.api.post("/api/v1/jobs", json=SMALL_JOB)
         assert job.status_code == 202, job.text
@@ -229,7 +139,7 @@ def test_redis_restarted_or_frozen_costs_no_request_and_no_process(lab) -> None:
         pid = lab.pids()["redis"]
         os.kill(pid, signal.SIGSTOP)  # frozen: connections hang, nothing answers
         try:
-            frozen = lab.submit({"client": "during-redis-freeze"})
+            frozen = _submit(lab, {"client": "during-redis-freeze"})
             assert frozen.status_code == 201, frozen.text
             job = lab.api.post("/api/v1/jobs", json=SMALL_JOB)
             assert job.status_code == 202, job.text
@@ -252,7 +162,7 @@ def test_postgres_restarted_gives_503s_then_one_run_per_key(lab) -> None:
     before = lab.pids()
     lab.rpc().stopProcess("postgres")
     try:
-        for response in (lab.submit({"client": "key"}, key="across-restart"),
+        for response in (_submit(lab, {"client": "key"}, key="across-restart"),
                          lab.api.get("/api/v1/runs"), lab.api.get("/api/v1/hosts"),
                          lab.api.post("/api/v1/jobs", json=SMALL_JOB)):
             assert response.status_code == 503, response.text
@@ -260,9 +170,9 @@ def test_postgres_restarted_gives_503s_then_one_run_per_key(lab) -> None:
     finally:
         lab.rpc().startProcess("postgres")
     first = wait_for(lambda: (lambda r: r if r.status_code != 503 else None)(
-        lab.submit({"client": "key"}, key="across-restart")), timeout=60)
+        _submit(lab, {"client": "key"}, key="across-restart")), timeout=60)
     assert first.status_code == 201, first.text
-    again = lab.submit({"client": "key"}, key="across-restart")
+    again = _submit(lab, {"client": "key"}, key="across-restart")
     assert again.status_code == 200 and again.json()["id"] == first.json()["id"]
     assert again.json()["replayed"] is True
     # The workers carry on: heartbeats are stored again and a job runs.
@@ -312,7 +222,7 @@ def test_a_receiver_that_never_answers_costs_the_lab_nothing(lab) -> None:
         "name": "silent", "kind": "slack", "url": f"http://127.0.0.1:{port}/hook"}).json()
     job_id = lab.api.post("/api/v1/jobs", json=LONG_JOB).json()["id"]
     started = time.monotonic()
-    alerts = [lab.submit({"client": f"silent-{i}"}) for i in range(4)]
+    alerts = [_submit(lab, {"client": f"silent-{i}"}) for i in range(4)]
     assert all(a.status_code == 201 for a in alerts)
 
     offline: list[dict[str, Any]] = []
@@ -371,8 +281,7 @@ def test_the_lab_ends_with_its_supervisor_and_make_up_starts_it_again(lab) -> No
     assert not postmaster.exists()
     assert "stopped: postgres" in lab.log("supervisord")
 
-    lab.process = _make_up(lab.env, lab.data)
-    lab.wait_until_up()
+    lab.restart()
     assert all(lab.api.get(f"/api/v1/jobs/{job}").status_code == 200 for job in jobs)
     supervisord = lab.rpc().getPID()
     # Postgres's and Celery's children are in supervisord's session too.
@@ -383,8 +292,7 @@ def test_the_lab_ends_with_its_supervisor_and_make_up_starts_it_again(lab) -> No
     wait_for(lambda: not _session(supervisord), timeout=90)
     assert not postmaster.exists()
 
-    lab.process = _make_up(lab.env, lab.data)
-    lab.wait_until_up()
+    lab.restart()
     job = lab.api.post("/api/v1/jobs", json=SMALL_JOB)
     assert lab.finish(job.json()["id"])["status"] == "succeeded"
 
@@ -414,5 +322,5 @@ def test_a_process_that_keeps_dying_is_started_again_with_backoff() -> None:
         assert "exited: crasher (exit status 3; not expected)" in (
             data / "logs" / "supervisord.log").read_text()
     finally:
-        _stop(supervisord)
+        stop(supervisord)
         shutil.rmtree(data, ignore_errors=True)

@@ -155,14 +155,21 @@ def test_forged_messages_are_refused_audited_and_counted(committed_db, ingest_wo
 
 
 class JoinedRunner(ProcessGroup):
-    """`latlab-runner run` with nothing but the settings `latlab-runner join` wrote."""
+    """The runner as the systemd unit `latlab-runner join --service` wrote starts it (its
+    Environment and ExecStart), with none of the tests' settings."""
 
-    def __init__(self, env_file: Path, build_cache: Path) -> None:
+    def __init__(self, unit: Path, build_cache: Path, wrapper: list[str] | None = None
+                 ) -> None:
+        lines = unit.read_text().splitlines()
         env = {k: v for k, v in os.environ.items() if not k.startswith("LATLAB_")}
-        env.update(LATLAB_RUNNER_ENV=str(env_file), LATLAB_BUILD_CACHE=str(build_cache),
-                   LATLAB_HEARTBEAT_S="1", LATLAB_EVENT_INTERVAL_S="0.5")
-        self.process = subprocess.Popen([str(Path(sys.executable).parent / "latlab-runner"),
-                                         "run"], env=env, start_new_session=True)
+        env.update(line.removeprefix("Environment=").split("=", 1) for line in lines
+                   if line.startswith("Environment="))
+        env.update(LATLAB_BUILD_CACHE=str(build_cache), LATLAB_HEARTBEAT_S="1",
+                   LATLAB_EVENT_INTERVAL_S="0.5")
+        command = next(line.removeprefix("ExecStart=").split() for line in lines
+                       if line.startswith("ExecStart="))
+        self.process = subprocess.Popen([*(wrapper or []), *command], env=env,
+                                        start_new_session=True)
 
 
 def test_latlab_runner_join_brings_a_host_online_and_a_job_runs_on_it(
@@ -183,8 +190,8 @@ def test_latlab_runner_join_brings_a_host_online_and_a_job_runs_on_it(
     assert api.post("/api/v1/auth/login", json={
         "email": admin.email, "password": "correct horse battery"}).status_code == 200
     env_file = tmp_path / "etc" / "runner.env"
-    join = [str(bin_dir / "latlab-runner"), *command[1:],
-            "--env-file", str(env_file)]
+    join = [str(bin_dir / "latlab-runner"), *command[1:], "--env-file", str(env_file),
+            "--service", "--unit-dir", str(tmp_path / "units")]
     joined = subprocess.run(join, capture_output=True, text=True, timeout=60)
     assert joined.returncode == 0, joined.stderr
     assert "joined the lab as host lab-joined (tags: x86); the broker answers" in joined.stdout
@@ -193,7 +200,8 @@ def test_latlab_runner_join_brings_a_host_online_and_a_job_runs_on_it(
     assert again.returncode != 0 and "the lab refused the code (409)" in again.stderr
     assert "was used at" in again.stderr
 
-    runner = JoinedRunner(env_file, build_cache)
+    assert f"wrote {tmp_path / 'units' / 'latlab-runner.service'}" in joined.stdout
+    runner = JoinedRunner(tmp_path / "units" / "latlab-runner.service", build_cache)
     try:
         host = _online(api, "lab-joined")
         assert host["tags"] == ["x86"] and host["enrolled_at"] is not None

@@ -1,57 +1,35 @@
 """Several lab hosts on one machine: each runner in its own network namespace, reaching the
 broker over a veth pair, is picked by its tags and stamps its runs with its own identity."""
 
-import os
 import shutil
 import subprocess
-import uuid
 from collections.abc import Iterator
 
 import pytest
 import redis
 
+from tests import netns
 from tests.conftest import REDIS_URL
+from tests.netns import needs_namespaces
 from tests.test_jobs_e2e import SMALL, _finish, _online
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("ip") is None,
-                                reason="network namespaces need root and iproute2")
-
-
-def _ip(*args: str) -> None:
-    subprocess.run(["ip", *args], check=True, capture_output=True)
+pytestmark = needs_namespaces
 
 
 @pytest.fixture
 def namespaces() -> Iterator[dict[str, tuple[str, str]]]:
-    """Two namespaces, each joined to this one by a veth pair; the broker listens on the
-    root side of each pair. Yields {namespace: (its address, the broker's address)}."""
-    suffix = uuid.uuid4().hex[:4]
-    created: dict[str, tuple[str, str]] = {}
-    try:
-        for index, letter in enumerate("ab", start=1):
-            namespace, outer, inner = f"latlab-{letter}-{suffix}", f"ll{letter}o{suffix}", \
-                f"ll{letter}i{suffix}"
-            root_address, host_address = f"10.231.{index}.1", f"10.231.{index}.2"
-            _ip("netns", "add", namespace)
-            created[namespace] = (host_address, root_address)
-            _ip("link", "add", outer, "type", "veth", "peer", "name", inner)
-            _ip("link", "set", inner, "netns", namespace)
-            _ip("addr", "add", f"{root_address}/24", "dev", outer)
-            _ip("link", "set", outer, "up")
-            _ip("-n", namespace, "addr", "add", f"{host_address}/24", "dev", inner)
-            _ip("-n", namespace, "link", "set", inner, "up")
-            _ip("-n", namespace, "link", "set", "lo", "up")
+    """Two namespaces (`tests.netns`); the broker listens on the root side of each pair."""
+    with netns.namespaces(2) as created:
         broker = redis.Redis.from_url(REDIS_URL)
         previous = broker.config_get("bind")["bind"]
         # Reachable only on loopback and the namespaces' private links; no password in tests.
         broker.config_set("bind", " ".join(["127.0.0.1", *(r for _, r in created.values())]))
         broker.config_set("protected-mode", "no")
-        yield created
-        broker.config_set("protected-mode", "yes")
-        broker.config_set("bind", previous)
-    finally:
-        for namespace in created:
-            subprocess.run(["ip", "netns", "del", namespace], check=False)
+        try:
+            yield created
+        finally:
+            broker.config_set("protected-mode", "yes")
+            broker.config_set("bind", previous)
 
 
 def test_jobs_go_to_the_host_with_the_tags(member, start_runner, namespaces) -> None:
@@ -60,7 +38,7 @@ def test_jobs_go_to_the_host_with_the_tags(member, start_runner, namespaces) -> 
     for (namespace, (address, broker)), tags in zip(
             namespaces.items(), ("hft-tuned,x86", "cloud,x86"), strict=True):
         name = namespace.rsplit("-", 1)[0]
-        start_runner(name, tags=tags, wrapper=["ip", "netns", "exec", namespace],
+        start_runner(name, tags=tags, wrapper=netns.inside(namespace),
                      broker_url=f"redis://{broker}:{port}/0", address=address)
         hosts[name] = address
     for name, address in hosts.items():
@@ -92,6 +70,6 @@ def test_a_namespace_reaches_the_broker_over_its_veth(namespaces) -> None:
     namespace, (_, broker) = next(iter(namespaces.items()))
     port = REDIS_URL.rsplit(":", 1)[1].split("/")[0]
     probe = subprocess.run(
-        ["ip", "netns", "exec", namespace, shutil.which("redis-cli") or "redis-cli", "-h",
+        [*netns.inside(namespace), shutil.which("redis-cli") or "redis-cli", "-h",
          broker, "-p", port, "ping"], capture_output=True, text=True, timeout=10, check=False)
     assert probe.stdout.strip() == "PONG"

@@ -150,6 +150,17 @@ class NodeConsumer(Consumer):
         return connection
 
 
+def tls_options(ca: str, certificate: str, key: str) -> dict[str, str] | None:
+    """How a client reaches a broker over TLS (`rediss://`): it believes the broker on the
+    lab's CA only, and shows its own certificate of that CA (the broker asks for one). The
+    same options suit redis-py and Celery's `broker_use_ssl`. None without a CA: plain
+    `redis://`, for a broker on loopback."""
+    if not ca:
+        return None
+    return {"ssl_ca_certs": ca, "ssl_certfile": certificate, "ssl_keyfile": key,
+            "ssl_cert_reqs": "required"}
+
+
 def _nothing(*_: Any, **__: Any) -> None:
     """What a channel of a lost connection does when asked to acknowledge or reject."""
 

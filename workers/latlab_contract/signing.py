@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, Field
+
 KEY_BYTES = 32
 
 
@@ -59,11 +61,45 @@ def _signature(key: str, task: str, host: str, sent_at: float, body: dict[str, A
     return hmac.new(bytes.fromhex(key), message.encode(), hashlib.sha256).hexdigest()
 
 
-def write_host_settings(path: Path, settings: dict[str, str]) -> None:
-    """The runner's settings file (`KEY=value` lines, read by `latlab_workers.settings`),
-    readable by its owner only: it holds the host's key."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+class BrokerCertificates(BaseModel):
+    """TLS to a broker beyond loopback: the lab's CA and the host's certificate and key (PEM),
+    issued at enrollment (`latlab.core.tls`)."""
+
+    ca: str
+    certificate: str
+    key: str
+
+
+class HostGrant(BaseModel):
+    """What a host receives when it joins the lab, and its runner's settings file."""
+
+    name: str
+    tags: list[str]
+    key: str = Field(description="The host's key: its runner signs its messages with it")
+    broker_url: str = Field(description="The broker, as the host's own broker user")
+    broker_tls: BrokerCertificates | None = Field(
+        None, description="Present when the broker is reached over TLS (rediss://)")
+
+    def write(self, path: Path) -> dict[str, str]:
+        """Writes the runner's settings file (`KEY=value` lines, read by
+        `latlab_workers.settings`) and the broker's certificates beside it, readable by their
+        owner only (they hold the host's keys); returns the settings written."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        settings = {"LATLAB_HOST_NAME": self.name, "LATLAB_HOST_TAGS": ",".join(self.tags),
+                    "LATLAB_HOST_KEY": self.key, "LATLAB_REDIS_URL": self.broker_url}
+        if self.broker_tls is not None:
+            for setting, suffix, pem in (("CA", "ca.pem", self.broker_tls.ca),
+                                         ("CERT", "cert.pem", self.broker_tls.certificate),
+                                         ("KEY", "key.pem", self.broker_tls.key)):
+                written = path.with_name(f"{path.stem}.broker-{suffix}")
+                _write_private(written, pem)
+                settings[f"LATLAB_BROKER_{setting}"] = str(written.resolve())
+        _write_private(path, "".join(f"{key}={value}\n" for key, value in settings.items()))
+        return settings
+
+
+def _write_private(path: Path, text: str) -> None:
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "w") as out:
         os.fchmod(out.fileno(), 0o600)
-        out.writelines(f"{key}={value}\n" for key, value in settings.items())
+        out.write(text)

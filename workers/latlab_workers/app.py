@@ -63,6 +63,7 @@ app.conf.update(
     # Nothing reaches a runner but its queue: no remote control (a cancel is read from the
     # lab's state, `_EventReporter`).
     worker_enable_remote_control=False,
+    broker_use_ssl=settings.broker_tls,
     task_default_queue=host_queue(settings.host_name),
     # Lost jobs are found by the api's watchdog; the broker must not redeliver a long job
     # that is still running. The messages it holds are under keys of its host's own, the only
@@ -116,7 +117,8 @@ def heartbeat() -> Heartbeat:
 
 def _lab_state() -> redis.Redis:
     """A connection to the broker's Redis for reading the lab's `attempt_key`s."""
-    return redis.Redis.from_url(settings.redis_url, socket_timeout=2, socket_connect_timeout=2)
+    return redis.Redis.from_url(settings.redis_url, socket_timeout=2, socket_connect_timeout=2,
+                                **(settings.broker_tls or {}))
 
 
 def expected(job_id: int, task_id: str) -> bool:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from latlab_contract.broker import tls_options
 from latlab_workers.suites import SUITES_DIR
 
 # Where `latlab-runner join` writes the host's settings, and the runner reads them.
@@ -26,6 +27,11 @@ class RunnerSettings(BaseSettings):
     host_address: str | None = None
     # The key the host signs its messages with (`latlab_contract.signing`), given at enrollment.
     host_key: str | None = None
+    # TLS to a broker beyond loopback (`rediss://`): the lab's CA, and the host's certificate
+    # and key, issued at enrollment (`latlab_contract.broker.tls_options`).
+    broker_ca: str = ""
+    broker_cert: str = ""
+    broker_key: str = ""
     suites_dir: Path = SUITES_DIR
     build_cache: Path = Path.home() / ".cache" / "latlab" / "builds"
     code_user: str = "latlab-code"  # what a repository builds and runs runs as (sandbox.py)
@@ -34,6 +40,10 @@ class RunnerSettings(BaseSettings):
     code_cache: Path = Path("/var/cache/latlab/code")
     heartbeat_s: float = 10.0
     event_interval_s: float = 2.0
+
+    @property
+    def broker_tls(self) -> dict[str, str] | None:
+        return tls_options(self.broker_ca, self.broker_cert, self.broker_key)
 
     @property
     def tags(self) -> list[str]:

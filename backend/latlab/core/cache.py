@@ -25,8 +25,9 @@ _paused_until = 0.0  # time.monotonic()
 
 @lru_cache
 def _client() -> redis.Redis:
-    return redis.Redis.from_url(get_settings().redis_url, socket_timeout=TIMEOUT_S,
-                                socket_connect_timeout=TIMEOUT_S)
+    settings = get_settings()
+    return redis.Redis.from_url(settings.redis_url, socket_timeout=TIMEOUT_S,
+                                socket_connect_timeout=TIMEOUT_S, **(settings.broker_tls or {}))
 
 
 def _call(command: Callable[[redis.Redis], Any]) -> Any:

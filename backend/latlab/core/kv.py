@@ -11,5 +11,6 @@ from latlab.core.settings import get_settings
 
 @lru_cache
 def redis_client() -> redis.Redis:
-    return redis.Redis.from_url(get_settings().redis_url, socket_timeout=1.0,
-                                socket_connect_timeout=1.0)
+    settings = get_settings()
+    return redis.Redis.from_url(settings.redis_url, socket_timeout=1.0,
+                                socket_connect_timeout=1.0, **(settings.broker_tls or {}))

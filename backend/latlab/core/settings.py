@@ -7,8 +7,10 @@ from functools import lru_cache
 from ipaddress import ip_network
 from pathlib import Path
 
-from pydantic import field_validator
+from pydantic import field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from latlab_contract.broker import tls_options
 
 
 class Settings(BaseSettings):
@@ -18,6 +20,13 @@ class Settings(BaseSettings):
     redis_url: str = "redis://127.0.0.1:63799/0"
     # The broker URL hosts that join (`latlab-runner join`) are given; empty: redis_url.
     runner_redis_url: str = ""
+    # TLS to a broker beyond loopback (`rediss://`, `latlab.core.tls`): the lab's CA, these
+    # processes' own certificate and key, and the CA's key, with which the api issues each
+    # host's certificate at enrollment. Empty: plain `redis://`.
+    broker_ca: str = ""
+    broker_cert: str = ""
+    broker_key: str = ""
+    broker_ca_key: str = ""
     # Bounds on waiting for Postgres (seconds): connecting, and one statement.
     db_connect_timeout_s: int = 3
     db_statement_timeout_s: int = 120
@@ -95,6 +104,19 @@ class Settings(BaseSettings):
             if each.strip():
                 ip_network(each.strip(), strict=False)  # a ValueError names the bad one
         return value
+
+    @model_validator(mode="after")
+    def _hosts_certificates(self) -> "Settings":
+        if ((self.runner_redis_url or self.redis_url).startswith("rediss://")
+                and not (self.broker_ca and self.broker_ca_key)):
+            raise ValueError("hosts reach the broker over TLS (rediss://) but the lab has no "
+                             "CA to issue their certificates: set LATLAB_BROKER_CA and "
+                             "LATLAB_BROKER_CA_KEY")
+        return self
+
+    @property
+    def broker_tls(self) -> dict[str, str] | None:
+        return tls_options(self.broker_ca, self.broker_cert, self.broker_key)
 
 
 @lru_cache

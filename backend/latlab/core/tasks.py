@@ -50,6 +50,7 @@ def get_sender() -> Celery:
     """A Celery client used only to send tasks by name and control messages."""
     sender = Celery("latlab-sender", broker=get_settings().redis_url, set_as_current=False)
     sender.conf.update(CELERY_DEFAULTS, broker_connection_timeout=SEND_TIMEOUT_S,
+                       broker_use_ssl=get_settings().broker_tls,
                        broker_transport_options={
                            **TRANSPORT_OPTIONS, "socket_timeout": SEND_TIMEOUT_S,
                            "socket_connect_timeout": SEND_TIMEOUT_S})

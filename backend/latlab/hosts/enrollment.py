@@ -13,10 +13,12 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from sqlalchemy import null, select
 from sqlalchemy.orm import Session
 
+from latlab.core import tls
 from latlab.core.clock import get_clock
 from latlab.core.errors import Conflict, Gone, NotFound
 from latlab.core.kv import redis_client
@@ -24,7 +26,7 @@ from latlab.core.settings import get_settings
 from latlab.hosts import broker_users
 from latlab.hosts.service import current_job
 from latlab.models import Host, HostInvitation, Job
-from latlab_contract.signing import new_key
+from latlab_contract.signing import BrokerCertificates, HostGrant, new_key
 
 INVITATION_TTL = timedelta(hours=24)
 # Unambiguous letters and digits (no 0/O, 1/I/L): read aloud or retyped without mistakes.
@@ -34,8 +36,7 @@ CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 @dataclass(frozen=True)
 class Enrollment:
     host: Host
-    key: str
-    broker_url: str  # with the host's own broker user, where the broker has users
+    grant: HostGrant  # its key, and the broker as its own user (over TLS beyond loopback)
 
 
 def invite(session: Session, name: str, tags: list[str], serves: list[int] | None,
@@ -81,12 +82,15 @@ def enroll(session: Session, name: str, tags: list[str],
         host = Host(name=name, created_at=now, fingerprint={}, capabilities={})
         session.add(host)
     host.tags, host.serves = sorted(set(tags)), serves
-    host.secret, host.enrolled_at = new_key(), now
+    key = host.secret = new_key()
+    host.enrolled_at = now
     session.flush()
     settings = get_settings()
-    broker_url = broker_users.grant(redis_client(), settings.runner_redis_url
-                                    or settings.redis_url, name)
-    return Enrollment(host, host.secret, broker_url)
+    broker_url = settings.runner_redis_url or settings.redis_url
+    return Enrollment(host, HostGrant(
+        name=name, tags=host.tags, key=key,
+        broker_url=broker_users.grant(redis_client(), broker_url, name),
+        broker_tls=_certificates(name) if broker_url.startswith("rediss://") else None))
 
 
 def reenroll(session: Session, name: str, tags: list[str]) -> Enrollment:
@@ -106,6 +110,14 @@ def revoke(session: Session, host: Host) -> Job | None:
     host.running = null()
     session.flush()
     return current_job(session, host)
+
+
+def _certificates(name: str) -> BrokerCertificates:
+    """The host's certificate for TLS to the broker, issued by the lab's CA."""
+    settings = get_settings()
+    issued = tls.issue(Path(settings.broker_ca), Path(settings.broker_ca_key), f"host-{name}")
+    return BrokerCertificates(ca=Path(settings.broker_ca).read_text(),
+                              certificate=issued.certificate, key=issued.key)
 
 
 def _hash(code: str) -> str:

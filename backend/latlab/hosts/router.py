@@ -19,7 +19,6 @@ from latlab.hosts.schemas import (
     HostRead,
     InvitationCreate,
     InvitationRead,
-    JoinGrant,
     JoinRequest,
     SuiteRead,
 )
@@ -28,6 +27,7 @@ from latlab.jobs import service as jobs
 from latlab.jobs import watchdog
 from latlab.models import Host, Project
 from latlab.projects import service as projects
+from latlab_contract.signing import HostGrant
 
 router = APIRouter(tags=["hosts"], route_class=ApiRoute)
 
@@ -76,12 +76,11 @@ def invite_host(body: InvitationCreate, admin: Admin, session: DbSession) -> Inv
 
 
 @router.post("/hosts/join", responses=documented(NotFound, Conflict, Gone))
-def join_lab(body: JoinRequest, session: DbSession) -> JoinGrant:
+def join_lab(body: JoinRequest, session: DbSession) -> HostGrant:
     """A machine joins the lab with an invitation's code (no sign-in: the code is the
-    credential, good once): it receives its host's name, tags, key and broker URL."""
-    joined = enrollment.join(session, body.code)
-    return JoinGrant(name=joined.host.name, tags=joined.host.tags, key=joined.key,
-                     broker_url=joined.broker_url)
+    credential, good once): it receives its host's name, tags, key and broker URL, and its
+    certificates when the broker is reached over TLS."""
+    return enrollment.join(session, body.code).grant
 
 
 @router.post("/hosts/{host_id}/revoke", responses=documented(NotFound))

@@ -77,12 +77,3 @@ class InvitationRead(Schema):
 
 class JoinRequest(Schema):
     code: str = Field(min_length=1, max_length=64)
-
-
-class JoinGrant(Schema):
-    """What a host receives when it joins: its name, tags and key, and the broker to use."""
-
-    name: str
-    tags: list[str]
-    key: str = Field(description="The host's key: its runner signs its messages with it")
-    broker_url: str

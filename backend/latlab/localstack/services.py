@@ -6,6 +6,7 @@ import os
 import secrets
 import shutil
 import socket
+import ssl
 import subprocess
 import time
 from collections.abc import Callable
@@ -13,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
+
+from latlab.core import tls
 
 
 @dataclass
@@ -148,17 +151,25 @@ def pg_ready(url: str) -> bool:
         return False
 
 
-def redis_argv(directory: Path, port: int, *, durable: bool = True,
-               users: bool = False) -> list[str]:
+def redis_argv(directory: Path, port: int, *, durable: bool = True, users: bool = False,
+               address: str | None = None) -> list[str]:
     """redis-server on 127.0.0.1:`port`; with `users`, its users in `directory/users.acl`
-    (`lab_user`): the default user off, the lab's own, and the hosts' the api adds."""
+    (`lab_user`): the default user off, the lab's own, and the hosts' the api adds. With an
+    `address` other hosts reach it at, it listens there too, over TLS only (`broker_tls`):
+    Redis binds one set of addresses for all its ports, so no plain port is left open."""
     binary = shutil.which("redis-server")
     if binary is None:
         raise LocalStackError("redis-server not found; install redis-server")
     directory.mkdir(parents=True, exist_ok=True)
     if users:
         lab_user(directory)
-    return [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
+    listen = ["--port", str(port), "--bind", "127.0.0.1"]
+    if address is not None:
+        tls = broker_tls(directory, address)
+        listen = ["--port", "0", "--tls-port", str(port), "--bind", "127.0.0.1", address,
+                  "--tls-cert-file", tls["server_cert"], "--tls-key-file", tls["server_key"],
+                  "--tls-ca-cert-file", tls["LATLAB_BROKER_CA"], "--tls-auth-clients", "yes"]
+    return [binary, *listen, "--dir", str(directory),
             "--save", "60 1" if durable else "", "--appendonly", "no",
             "--logfile", str(directory / "redis.log"),
             *(["--aclfile", str(directory / ACL_FILE)] if users else [])]
@@ -186,24 +197,57 @@ def lab_user(directory: Path) -> str:
     return password
 
 
-def lab_redis_url(directory: Path, port: int) -> str:
-    return f"redis://lab:{lab_user(directory)}@127.0.0.1:{port}/0"
+def broker_tls(directory: Path, address: str) -> dict[str, str]:
+    """The lab's CA in `directory/tls` (`latlab.core.tls`), the broker's certificate for
+    127.0.0.1 and `address`, and the lab processes' own: their settings (`LATLAB_BROKER_*`,
+    the CA's key for the api to issue hosts' certificates) and the server's files. Made once;
+    the broker's certificate again when its address changes."""
+    folder = directory / "tls"
+    ca, ca_key = tls.make_ca(folder)
+    server = folder / "server.pem"
+    if not server.exists() or (folder / "server.address").read_text() != address:
+        tls.write_issued(tls.issue(ca, ca_key, "latlab broker", ("127.0.0.1", address)),
+                         server, folder / "server.key")
+        (folder / "server.address").write_text(address)
+    if not (folder / "lab.pem").exists():
+        tls.write_issued(tls.issue(ca, ca_key, "latlab lab"), folder / "lab.pem",
+                         folder / "lab.key")
+    return {"LATLAB_BROKER_CA": str(ca), "LATLAB_BROKER_CA_KEY": str(ca_key),
+            "LATLAB_BROKER_CERT": str(folder / "lab.pem"),
+            "LATLAB_BROKER_KEY": str(folder / "lab.key"),
+            "server_cert": str(server), "server_key": str(folder / "server.key")}
+
+
+def lab_redis_url(directory: Path, port: int, *, secure: bool = False) -> str:
+    """The lab's own URL of its broker (`rediss://`, with `broker_tls`, when `secure`)."""
+    scheme = "rediss" if secure else "redis"
+    return f"{scheme}://lab:{lab_user(directory)}@127.0.0.1:{port}/0"
 
 
 def start_redis(directory: Path, port: int, *, durable: bool = True,
-                users: bool = False) -> Service:
-    process = subprocess.Popen(redis_argv(directory, port, durable=durable, users=users),
+                users: bool = False, address: str | None = None) -> Service:
+    process = subprocess.Popen(redis_argv(directory, port, durable=durable, users=users,
+                                          address=address),
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                start_new_session=True)
-    wait_ready(lambda: redis_ready(port), process, "redis", directory / "redis.log")
-    url = lab_redis_url(directory, port) if users else f"redis://127.0.0.1:{port}/0"
+    tls_files = broker_tls(directory, address) if address is not None else None
+    wait_ready(lambda: redis_ready(port, tls_files), process, "redis", directory / "redis.log")
+    url = lab_redis_url(directory, port, secure=address is not None) if users \
+        else f"redis://127.0.0.1:{port}/0"
     return Service("redis", process, url)
 
 
-def redis_ready(port: int) -> bool:
-    """Whether a Redis answers on `port` (asking for a password is an answer)."""
+def redis_ready(port: int, tls_files: dict[str, str] | None = None) -> bool:
+    """Whether a Redis answers on `port` (asking for a password is an answer); over TLS,
+    as the lab (`broker_tls`), when given its files."""
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1) as connection:
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as plain:
+            connection = plain
+            if tls_files is not None:
+                context = ssl.create_default_context(cafile=tls_files["LATLAB_BROKER_CA"])
+                context.load_cert_chain(tls_files["LATLAB_BROKER_CERT"],
+                                        tls_files["LATLAB_BROKER_KEY"])
+                connection = context.wrap_socket(plain, server_hostname="127.0.0.1")
             connection.sendall(b"PING\r\n")
             return connection.recv(16).startswith((b"+PONG", b"-NOAUTH"))
     except OSError:

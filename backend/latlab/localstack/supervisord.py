@@ -19,6 +19,9 @@ REPO = Path(__file__).resolve().parents[3]
 # `latlab.main.RETRY_AFTER_S`), so a client that waits that long and reuses its connection
 # does not meet the server closing it (uvicorn's default, 5 s, reset such reuses).
 KEEP_ALIVE_S = 20
+# The lab's credentials, which its runner does without (it has its host's own).
+RUNNER_HOLDS_NOT = ("LATLAB_DATABASE_URL", "LATLAB_REDIS_URL", "LATLAB_BROKER_CA",
+                    "LATLAB_BROKER_CERT", "LATLAB_BROKER_KEY", "LATLAB_BROKER_CA_KEY")
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,7 @@ def programs(env: dict[str, str], services: list[Program]) -> list[Program]:
                          f"{data}/celerybeat-schedule", "--loglevel", "WARNING"]),
         # The runner holds none of the lab's credentials: its host's name, key and broker
         # user come from its settings file (LATLAB_RUNNER_ENV, written at enrollment).
-        Program("runner", ["env", "-u", "LATLAB_DATABASE_URL", "-u", "LATLAB_REDIS_URL",
+        Program("runner", ["env", *(a for name in RUNNER_HOLDS_NOT for a in ("-u", name)),
                            *celery, "latlab_workers.app", "worker", "-Q",
                            host_queue(env["LATLAB_HOST_NAME"]), "-c", "1", "-n", "runner@%h",
                            "--loglevel", "INFO"], orphan_signal="QUIT"),

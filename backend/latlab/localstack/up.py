@@ -22,6 +22,7 @@ from latlab.jobs import service as job_service
 from latlab.jobs.schemas import JobCreate
 from latlab.localstack.services import (
     admin_url,
+    broker_tls,
     create_database,
     init_postgres,
     lab_redis_url,
@@ -42,7 +43,6 @@ from latlab.localstack.supervisord import (
 )
 from latlab.models import Job, Run
 from latlab.projects import service as projects
-from latlab_contract.signing import write_host_settings
 
 
 def up() -> int:
@@ -81,11 +81,19 @@ def up() -> int:
                                     orphan_signal="INT", user=postgres_user()))
     redis_port = int(env.get("LATLAB_REDIS_PORT", "63799"))
     local_redis = "LATLAB_REDIS_URL" not in env
+    # An address other hosts reach the broker at: it listens there too, over TLS only.
+    address = env.get("LATLAB_BROKER_ADDRESS") or None
+    tls_files = broker_tls(data / "redis", address) if local_redis and address else None
     if local_redis:  # with users: the lab's own, and one per host (`hosts.broker_users`)
-        env["LATLAB_REDIS_URL"] = lab_redis_url(data / "redis", redis_port)
-        if not redis_ready(redis_port):
+        env["LATLAB_REDIS_URL"] = lab_redis_url(data / "redis", redis_port,
+                                                secure=tls_files is not None)
+        if tls_files is not None:
+            env.update({k: v for k, v in tls_files.items() if k.startswith("LATLAB_")})
+            env.setdefault("LATLAB_RUNNER_REDIS_URL", f"rediss://{address}:{redis_port}/0")
+        if not redis_ready(redis_port, tls_files):
             services.append(Program("redis", redis_argv(data / "redis", redis_port,
-                                                        users=True), service=True))
+                                                        users=True, address=address),
+                                    service=True))
     bin_dir = Path(sys.executable).parent
     env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
     lab = programs(env, services)
@@ -104,7 +112,7 @@ def up() -> int:
                        data / "logs" / "postgres.log", kill=False)
             create_database(pg_port, "latlab")
         if local_redis:
-            wait_ready(lambda: redis_ready(redis_port), supervisord, "redis",
+            wait_ready(lambda: redis_ready(redis_port, tls_files), supervisord, "redis",
                        data / "logs" / "redis.log", kill=False)
         os.environ.update(env)
         upgrade(env["LATLAB_DATABASE_URL"])
@@ -139,9 +147,7 @@ def _enroll_runner(env: dict[str, str]) -> None:
     tags = [t for t in env.get("LATLAB_HOST_TAGS", "local").split(",") if t]
     with get_sessionmaker()() as session, session.begin():
         enrolled = enrollment.reenroll(session, name, tags)
-    write_host_settings(Path(env["LATLAB_RUNNER_ENV"]), {
-        "LATLAB_HOST_NAME": name, "LATLAB_HOST_TAGS": ",".join(tags),
-        "LATLAB_HOST_KEY": enrolled.key, "LATLAB_REDIS_URL": enrolled.broker_url})
+    enrolled.grant.write(Path(env["LATLAB_RUNNER_ENV"]))
 
 
 def _banner_when_ready(url: str, admin: str, config: Path) -> None:

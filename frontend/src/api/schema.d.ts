@@ -618,7 +618,8 @@ export interface paths {
         /**
          * Join Lab
          * @description A machine joins the lab with an invitation's code (no sign-in: the code is the
-         *     credential, good once): it receives its host's name, tags, key and broker URL.
+         *     credential, good once): it receives its host's name, tags, key and broker URL, and its
+         *     certificates when the broker is reached over TLS.
          */
         post: operations["join_lab_api_v1_hosts_join_post"];
         delete?: never;
@@ -1831,6 +1832,19 @@ export interface components {
              */
             message: string | null;
         };
+        /**
+         * BrokerCertificates
+         * @description TLS to a broker beyond loopback: the lab's CA and the host's certificate and key (PEM),
+         *     issued at enrollment (`latlab.core.tls`).
+         */
+        BrokerCertificates: {
+            /** Ca */
+            ca: string;
+            /** Certificate */
+            certificate: string;
+            /** Key */
+            key: string;
+        };
         /** ChangePointRead */
         ChangePointRead: {
             /** Index */
@@ -2334,6 +2348,28 @@ export interface components {
              */
             window_delta_pct?: number | null;
         };
+        /**
+         * HostGrant
+         * @description What a host receives when it joins the lab, and its runner's settings file.
+         */
+        HostGrant: {
+            /** Name */
+            name: string;
+            /** Tags */
+            tags: string[];
+            /**
+             * Key
+             * @description The host's key: its runner signs its messages with it
+             */
+            key: string;
+            /**
+             * Broker Url
+             * @description The broker, as the host's own broker user
+             */
+            broker_url: string;
+            /** @description Present when the broker is reached over TLS (rediss://) */
+            broker_tls?: components["schemas"]["BrokerCertificates"] | null;
+        };
         /** HostProjects */
         HostProjects: {
             /**
@@ -2653,23 +2689,6 @@ export interface components {
          * @enum {string}
          */
         JobStatus: "queued" | "dispatched" | "running" | "succeeded" | "failed" | "cancelled" | "timed_out";
-        /**
-         * JoinGrant
-         * @description What a host receives when it joins: its name, tags and key, and the broker to use.
-         */
-        JoinGrant: {
-            /** Name */
-            name: string;
-            /** Tags */
-            tags: string[];
-            /**
-             * Key
-             * @description The host's key: its runner signs its messages with it
-             */
-            key: string;
-            /** Broker Url */
-            broker_url: string;
-        };
         /** JoinRequest */
         JoinRequest: {
             /** Code */
@@ -7251,7 +7270,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["JoinGrant"];
+                    "application/json": components["schemas"]["HostGrant"];
                 };
             };
             /** @description No valid credentials: sign in, or send a live bearer token */
