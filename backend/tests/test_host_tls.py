@@ -4,6 +4,8 @@ certificate for every client), the host joins with `latlab-runner join` from its
 namespace and runs jobs as its own broker user; a plain connection from it is refused, and a
 revoked host is cut off within seconds while its job runs again elsewhere."""
 
+import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -114,6 +116,74 @@ with socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5) as s:
         answer = b""
 print(answer.decode(errors="replace") or "no answer")
 """
+
+
+# Run in the joined host's namespace with nothing but its settings: what its credentials can
+# and cannot do. Prints {attempt: "allowed" | "refused"}.
+FORGER = """
+import json, sys
+import redis
+from celery import Celery
+from latlab_contract import HOST_HEARTBEAT, INGEST_QUEUE, JOB_OUTCOME, Heartbeat, JobOutcome
+from latlab_contract.signing import seal
+from latlab_workers.settings import get_settings
+from tests.factories import result
+
+settings, job_id, other = get_settings(), int(sys.argv[1]), sys.argv[2]
+me = settings.host_name
+broker = redis.Redis.from_url(settings.redis_url, **settings.broker_tls)
+seen = {}
+for name, attempt in (("the lab's queue", lambda: broker.lpush("lab", "a retention task")),
+                      ("the other host's queue", lambda: broker.rpop("host." + other)),
+                      ("the runners' results", lambda: broker.rpop("ingest"))):
+    try:
+        attempt()
+        seen[name] = "allowed"
+    except redis.exceptions.NoPermissionError:
+        seen[name] = "refused"
+sender = Celery(broker=settings.redis_url)
+sender.conf.update(broker_use_ssl=settings.broker_tls, broker_connection_retry=False)
+outcome = JobOutcome(job_id=job_id, attempt=1, result=result(source={"kind": "job"}, host=me))
+beat = Heartbeat(name=other, tags=["stolen"], fingerprint={}, suites=[])
+for task, body in ((JOB_OUTCOME, outcome), (HOST_HEARTBEAT, beat)):
+    sender.send_task(task, queue=INGEST_QUEUE, retry=False, kwargs={
+        "message": seal(settings.host_key, task, me, body.model_dump(mode="json"))})
+print(json.dumps(seen))
+"""
+
+
+def test_a_joined_hosts_credentials_forge_nothing_and_reach_nothing_else(remote) -> None:
+    """(a) an outcome for the other host's job and (b) a heartbeat in its name, sent from the
+    joined host's namespace with its own key and broker user: refused, audited, the job
+    unaffected; (c) the lab's queue, the other host's queue and the runners' results:
+    refused by Redis."""
+    lab = remote.lab
+    job = lab.api.post("/api/v1/jobs", json={"suite": "echo", "host_tags": ["local"],
+                                             "params": LONG, "repetitions": 1}).json()
+    wait_for(lambda: lab.api.get(f"/api/v1/jobs/{job['id']}").json()["status"] == "running",
+             timeout=120)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LATLAB_")}
+    forged = subprocess.run(
+        [*netns.inside(remote.namespace), sys.executable, "-c", FORGER, str(job["id"]), HOST],
+        env={**env, "LATLAB_RUNNER_ENV": str(remote.env_file)}, cwd=Path(__file__).parents[1],
+        capture_output=True, text=True, timeout=60, check=False)
+    assert forged.returncode == 0, forged.stderr
+    assert json.loads(forged.stdout) == {"the lab's queue": "refused",
+                                         "the other host's queue": "refused",
+                                         "the runners' results": "refused"}
+
+    def refusals() -> list[str]:
+        events = lab.api.get("/api/v1/audit", params={"action": "refused"}).json()["items"]
+        return sorted(e["after"]["reason"] for e in events)
+
+    wait_for(lambda: len(refusals()) == 2, timeout=30)
+    assert refusals() == [f"a heartbeat of host {JOINED} announces '{HOST}'",
+                          f"job {job['id']}'s attempt 1 was not dispatched to host {JOINED}"]
+    finished = lab.finish(job["id"])
+    assert finished["status"] == "succeeded" and finished["host_name"] == HOST, finished
+    run = lab.api.get(f"/api/v1/runs/{finished['run_id']}").json()
+    assert run["host_name"] == HOST
+    assert _online(lab.api, HOST)["tags"] == ["local", "shared"]
 
 
 def test_a_revoked_host_is_cut_off_within_seconds_and_its_job_runs_elsewhere(remote) -> None:

@@ -5,7 +5,7 @@ from latlab.core.schemas import ReadSchema
 
 EntityType = Literal["user", "project", "project_member", "api_token", "sla_rule", "channel",
                      "baseline", "schedule", "repository", "host"]
-Action = Literal["create", "update", "delete"]
+Action = Literal["create", "update", "delete", "refused"]
 
 
 class AuditEventRead(ReadSchema):

@@ -1633,7 +1633,7 @@ export interface components {
              * Action
              * @enum {string}
              */
-            action: "create" | "update" | "delete";
+            action: "create" | "update" | "delete" | "refused";
             /** Before */
             before: {
                 [key: string]: unknown;
@@ -5713,7 +5713,7 @@ export interface operations {
             query?: {
                 entity_type?: ("user" | "project" | "project_member" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule" | "repository" | "host") | null;
                 entity_id?: number | null;
-                action?: ("create" | "update" | "delete") | null;
+                action?: ("create" | "update" | "delete" | "refused") | null;
                 actor_user_id?: number | null;
                 /** @description ISO 8601, inclusive */
                 since?: string | null;
