@@ -9,7 +9,8 @@ from pathlib import Path
 
 import httpx
 
-from tests.conftest import Actors, RunnerProcess
+from tests.conftest import Actors
+from tests.processes import RunnerProcess
 from tests.test_jobs_e2e import _finish, _online
 
 FRONTEND = Path(__file__).resolve().parents[2] / "frontend"

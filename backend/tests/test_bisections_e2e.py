@@ -22,7 +22,8 @@ import pytest
 
 from bench import planted
 from latlab.models import Role
-from tests.conftest import JSON, Actors, ProcessGroup, wait_for
+from tests.conftest import JSON, Actors, wait_for
+from tests.processes import ProcessGroup
 from tests.test_alerts_e2e import Receiver
 from tests.test_jobs_e2e import _finish, _online
 

@@ -14,7 +14,8 @@ from kombu.exceptions import OperationalError
 from latlab import localstack
 from latlab.hosts import broker_users
 from latlab_contract import EXECUTE_JOB, JobSpec, attempt_key
-from tests.conftest import RunnerProcess, wait_for
+from tests.conftest import wait_for
+from tests.processes import RunnerProcess
 
 
 @pytest.fixture

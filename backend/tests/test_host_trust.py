@@ -18,8 +18,9 @@ from latlab.models import AuditEvent, Host, HostInvitation, Job, JobStatus, Proj
 from latlab.monitoring.exposition import exposition
 from latlab_contract import HOST_HEARTBEAT, INGEST_QUEUE, JOB_OUTCOME, Heartbeat, JobOutcome
 from latlab_contract.signing import _signature, new_key, seal
-from tests.conftest import JSON, Actors, ProcessGroup, enroll_host, wait_for
+from tests.conftest import JSON, Actors, wait_for
 from tests.factories import result
+from tests.processes import ProcessGroup, enroll_host
 from tests.test_jobs_e2e import SMALL, _finish, _online
 
 

@@ -7,8 +7,9 @@ from latlab.core.tasks import get_sender
 from latlab.models import Host, Job, JobStatus, Project, Run, Trial
 from latlab_contract import INGEST_QUEUE, JOB_OUTCOME, JobOutcome
 from latlab_contract.signing import seal
-from tests.conftest import enroll_host, wait_for
+from tests.conftest import wait_for
 from tests.factories import result
+from tests.processes import enroll_host
 
 
 def test_outcome_is_stored_once_even_when_delivered_twice(committed_db, ingest_worker) -> None:
