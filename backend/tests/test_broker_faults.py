@@ -47,13 +47,12 @@ from tests.conftest import (
     JSON,
     Actors,
     FrozenClock,
-    ProcessGroup,
     allow_private_webhooks,
-    enroll_host,
     start_api,
     wait_for,
 )
 from tests.factories import result
+from tests.processes import ProcessGroup, enroll_host
 from tests.test_alerts_e2e import Receiver
 from tests.test_outbox import Broker, broker  # noqa: F401  (a fixture)
 
