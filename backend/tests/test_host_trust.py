@@ -23,6 +23,8 @@ from tests.factories import result
 from tests.processes import ProcessGroup, enroll_host
 from tests.test_jobs_e2e import SMALL, _finish, _online
 
+REPO = Path(__file__).resolve().parents[2]
+
 
 def test_an_invitation_enrolls_one_host_once(client, actors, db) -> None:
     actors.login(client, Role.admin)
@@ -191,13 +193,16 @@ def test_latlab_runner_join_brings_a_host_online_and_a_job_runs_on_it(
     assert api.post("/api/v1/auth/login", json={
         "email": admin.email, "password": "correct horse battery"}).status_code == 200
     env_file = tmp_path / "etc" / "runner.env"
-    join = [str(bin_dir / "latlab-runner"), *command[1:], "--env-file", str(env_file),
-            "--service", "--unit-dir", str(tmp_path / "units")]
-    joined = subprocess.run(join, capture_output=True, text=True, timeout=60)
+    # The README's one command on a new machine: toolchains, the runner, join, its service.
+    join = [str(REPO / "scripts" / "join-host.sh"), *command[2:], "--env-file", str(env_file),
+            "--unit-dir", str(tmp_path / "units")]
+    joined = subprocess.run(join, capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "LATLAB_VENV": str(bin_dir.parent)})
     assert joined.returncode == 0, joined.stderr
     assert "joined the lab as host lab-joined (tags: x86); the broker answers" in joined.stdout
     assert stat.S_IMODE(env_file.stat().st_mode) == 0o600
-    again = subprocess.run(join, capture_output=True, text=True, timeout=60)
+    again = subprocess.run(join, capture_output=True, text=True, timeout=120,
+                           env={**os.environ, "LATLAB_VENV": str(bin_dir.parent)})
     assert again.returncode != 0 and "the lab refused the code (409)" in again.stderr
     assert "was used at" in again.stderr
 
