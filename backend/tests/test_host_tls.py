@@ -74,8 +74,8 @@ def test_a_host_joins_over_tls_from_another_link_and_runs_a_job(remote, build_ca
     assert invited.status_code == 201, invited.text
     joined = subprocess.run(
         [*netns.inside(namespace), str(Path(sys.executable).parent / "latlab-runner"),
-         *invited.json()["command"].split()[1:], "--env-file", str(env_file), "--service",
-         "--unit-dir", str(env_file.parent)],
+         "join", *invited.json()["command"].split()[1:], "--env-file", str(env_file),
+         "--service", "--unit-dir", str(env_file.parent)],
         capture_output=True, text=True, timeout=60, check=False)
     assert joined.returncode == 0, joined.stderr
     written = dict(line.split("=", 1) for line in env_file.read_text().splitlines())

@@ -32,7 +32,7 @@ def test_an_invitation_enrolls_one_host_once(client, actors, db) -> None:
         "name": "lab-new", "tags": ["x86", "tuned"], "projects": ["default"]})
     assert invited.status_code == 201, invited.text
     code = invited.json()["code"]
-    assert invited.json()["command"] == f"latlab-runner join http://lab.test {code}"
+    assert invited.json()["command"] == f"scripts/join-host.sh http://lab.test {code}"
     assert db.scalar(select(HostInvitation.code_hash)) != code  # only its hash is kept
     assert client.post("/api/v1/hosts/invitations", json={"name": "bad name!"}
                        ).status_code == 422
@@ -188,13 +188,13 @@ def test_latlab_runner_join_brings_a_host_online_and_a_job_runs_on_it(
         env={**os.environ, "LATLAB_CONFIG": str(tmp_path / "latlab.toml")})
     assert invited.returncode == 0, invited.stderr
     command = invited.stdout.splitlines()[-1].split()
-    assert command[:3] == ["latlab-runner", "join", live_server], invited.stdout
+    assert command[:2] == ["scripts/join-host.sh", live_server], invited.stdout
     api = httpx.Client(base_url=live_server, timeout=30, headers=JSON)
     assert api.post("/api/v1/auth/login", json={
         "email": admin.email, "password": "correct horse battery"}).status_code == 200
     env_file = tmp_path / "etc" / "runner.env"
     # The README's one command on a new machine: toolchains, the runner, join, its service.
-    join = [str(REPO / "scripts" / "join-host.sh"), *command[2:], "--env-file", str(env_file),
+    join = [str(REPO / command[0]), *command[1:], "--env-file", str(env_file),
             "--unit-dir", str(tmp_path / "units")]
     joined = subprocess.run(join, capture_output=True, text=True, timeout=120,
                             env={**os.environ, "LATLAB_VENV": str(bin_dir.parent)})

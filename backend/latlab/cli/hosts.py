@@ -1,5 +1,5 @@
 """`latlab hosts invite`: an admin invites a machine to join the lab as a host; the machine
-joins with the printed command (`latlab-runner join`, from the workers package)."""
+joins with the printed command, run in a checkout of latlab (`scripts/join-host.sh`)."""
 
 from typing import Annotated
 
@@ -40,4 +40,4 @@ def invite(
         "name": name, "tags": [t.strip() for t in tags.split(",") if t.strip()],
         "projects": project or None, "expires_in_hours": hours})
     out.print(f"host {invitation['name']} invited until {invitation['expires_at']}; on the "
-              f"new machine run (once):\n  {invitation['command']}")
+              f"new machine, in a checkout of latlab, run (once):\n  {invitation['command']}")

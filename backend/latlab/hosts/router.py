@@ -63,7 +63,8 @@ def set_host_projects(host_id: Id, body: HostProjects, admin: Admin,
              responses=documented(NotFound))
 def invite_host(body: InvitationCreate, admin: Admin, session: DbSession) -> InvitationRead:
     """Invite a machine to join the lab as a host (admin only): a one-time code, good for
-    `expires_in_hours`, and the command that joins with it (`latlab-runner join`)."""
+    `expires_in_hours`, and the command that joins with it, run in a checkout of latlab
+    (`scripts/join-host.sh`: the toolchains, the runner, `latlab-runner join`, its service)."""
     ids = None if body.projects is None else [
         projects.get(session, slug).id for slug in body.projects]
     invitation, code = enrollment.invite(
@@ -72,7 +73,7 @@ def invite_host(body: InvitationCreate, admin: Admin, session: DbSession) -> Inv
     return InvitationRead(
         id=invitation.id, name=invitation.name, tags=invitation.tags, projects=body.projects,
         expires_at=invitation.expires_at, code=code,
-        command=shlex.join(["latlab-runner", "join", get_settings().public_url, code]))
+        command=shlex.join(["scripts/join-host.sh", get_settings().public_url, code]))
 
 
 @router.post("/hosts/join", responses=documented(NotFound, Conflict, Gone))

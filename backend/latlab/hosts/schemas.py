@@ -72,7 +72,8 @@ class InvitationRead(Schema):
     projects: list[str] | None
     expires_at: datetime
     code: str = Field(description="The one-time code (shown once: only its hash is kept)")
-    command: str = Field(description="What to run on the new machine")
+    command: str = Field(description="What to run on the new machine, in a checkout of "
+                         "latlab")
 
 
 class JoinRequest(Schema):

@@ -597,7 +597,8 @@ export interface paths {
         /**
          * Invite Host
          * @description Invite a machine to join the lab as a host (admin only): a one-time code, good for
-         *     `expires_in_hours`, and the command that joins with it (`latlab-runner join`).
+         *     `expires_in_hours`, and the command that joins with it, run in a checkout of latlab
+         *     (`scripts/join-host.sh`: the toolchains, the runner, `latlab-runner join`, its service).
          */
         post: operations["invite_host_api_v1_hosts_invitations_post"];
         delete?: never;
@@ -2465,7 +2466,7 @@ export interface components {
             code: string;
             /**
              * Command
-             * @description What to run on the new machine
+             * @description What to run on the new machine, in a checkout of latlab
              */
             command: string;
         };

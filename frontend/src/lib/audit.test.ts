@@ -18,4 +18,12 @@ describe("describeChange", () => {
       .toBe("deleted p99");
     expect(describeChange({ action: "create", after: { run_id: 4 } })).toBe("created");
   });
+
+  it("says which message was refused and why", () => {
+    expect(describeChange({
+      action: "refused",
+      after: { task: "ingest.job_outcome", job_id: 7,
+               reason: "job 7's attempt 1 was not dispatched to host lab-b" },
+    })).toBe("refused ingest.job_outcome: job 7's attempt 1 was not dispatched to host lab-b");
+  });
 });

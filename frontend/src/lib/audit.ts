@@ -3,7 +3,7 @@
 type Values = Record<string, unknown> | null | undefined;
 
 export interface AuditChange {
-  action: "create" | "update" | "delete";
+  action: "create" | "update" | "delete" | "refused";
   before?: Values;
   after?: Values;
 }
@@ -12,6 +12,10 @@ export interface AuditChange {
 const NAMES = ["name", "email", "slug", "suite"];
 
 export function describeChange({ action, before, after }: AuditChange): string {
+  if (action === "refused") {
+    // A message the lab did not believe: what it was and why (`latlab.hosts.trust`).
+    return `refused ${show(after?.task)}: ${show(after?.reason)}`;
+  }
   if (action === "update") {
     return Object.keys(after ?? {})
       .map((key) => `${key}: ${show(before?.[key])} → ${show(after?.[key])}`)

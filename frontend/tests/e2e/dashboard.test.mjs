@@ -102,7 +102,7 @@ test("dashboard: the acceptance walk-through", async (t) => {
       const command = (await joining.locator("pre").innerText()).trim();
       assert.match(
         command,
-        new RegExp(`^latlab-runner join ${baseUrl} [2-9A-Z]{5}(-[2-9A-Z]{5}){3}$`),
+        new RegExp(`^scripts/join-host.sh ${baseUrl} [2-9A-Z]{5}(-[2-9A-Z]{5}){3}$`),
       );
       assert.equal(await invite.getByLabel("Name").inputValue(), "");
     },

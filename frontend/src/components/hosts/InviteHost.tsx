@@ -9,7 +9,7 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 /**
  * An admin invites a machine to join the lab as a host: its name and tags give a one-time
- * code, shown once with the command to run on the machine (`latlab-runner join`).
+ * code, shown once with the command to run on the machine (`scripts/join-host.sh`).
  */
 export function InviteHost() {
   const invite = useInviteHost();
@@ -66,12 +66,16 @@ export function InviteHost() {
       {command && (
         <div className="panel" role="status" aria-label="Join command">
           <p>
-            Run this once on the machine that is to be <strong>{command.name}</strong> (the code
+            Run this once, in a checkout of latlab, on the machine that is to be{" "}
+            <strong>{command.name}</strong> (the code
             is good once, until {new Date(command.until).toLocaleString()}; it is not shown
             again):
           </p>
           <pre className="mono">{command.command}</pre>
-          <p className="muted">then start its runner: latlab-runner run</p>
+          <p className="muted">
+            It installs the suites' toolchains and the runner, joins, and starts the runner as a
+            systemd service (without systemd: run latlab-runner run under your supervisor).
+          </p>
         </div>
       )}
     </>
