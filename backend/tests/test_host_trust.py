@@ -14,6 +14,8 @@ from sqlalchemy import func, select
 
 from latlab.core.clock import get_clock
 from latlab.core.tasks import get_sender
+from latlab.hosts import enrollment
+from latlab.hosts import service as host_service
 from latlab.models import AuditEvent, Host, HostInvitation, Job, JobStatus, Project, Role, Run
 from latlab.monitoring.exposition import exposition
 from latlab_contract import HOST_HEARTBEAT, INGEST_QUEUE, JOB_OUTCOME, Heartbeat, JobOutcome
@@ -85,9 +87,6 @@ def test_a_revoked_hosts_job_is_retried_elsewhere_and_its_key_forgotten(
 
 def enroll_host_in(db, name: str) -> None:
     """A host enrolled in the test's transaction, online as a heartbeat leaves it."""
-    from latlab.hosts import enrollment
-    from latlab.hosts import service as host_service
-
     enrollment.reenroll(db, name, [])
     host_service.record_heartbeat(db, Heartbeat(name=name, tags=[], fingerprint={},
                                                 suites=[]))
@@ -243,3 +242,15 @@ def test_the_labs_own_tasks_run_only_from_the_labs_queue(committed_db, ingest_wo
     assert old_events() == 1
     get_sender().send_task("maintenance.prune_audit", queue=LAB_QUEUE)
     wait_for(lambda: old_events() == 0)
+
+
+def test_an_enrolled_hosts_tags_are_its_enrollments(db) -> None:
+    """A runner announcing other tags does not widen the jobs it is sent; a host not enrolled
+    (a CI submission's) keeps what it announces."""
+    enrollment.reenroll(db, "lab-tagged", ["x86"])
+    beat = Heartbeat(name="lab-tagged", tags=["x86", "hft-tuned"], fingerprint={}, suites=[])
+    assert host_service.record_heartbeat(db, beat).tags == ["x86"]
+    loose = Heartbeat(name="lab-loose", tags=["arm"], fingerprint={}, suites=[])
+    assert host_service.record_heartbeat(db, loose).tags == ["arm"]
+    assert host_service.record_heartbeat(db, loose.model_copy(update={"tags": ["arm", "big"]})
+                                         ).tags == ["arm", "big"]

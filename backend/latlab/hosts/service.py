@@ -3,7 +3,7 @@
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, null, select
+from sqlalchemy import case, func, literal, null, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -34,7 +34,11 @@ def record_heartbeat(session: Session, heartbeat: Heartbeat) -> Host:
         .values(name=heartbeat.name, created_at=now, idle_since=None if running else now,
                 **values)
         .on_conflict_do_update(index_elements=[Host.name], set_={
-            **values, "idle_since": null() if running else func.coalesce(Host.idle_since, now)})
+            **values, "idle_since": null() if running else func.coalesce(Host.idle_since, now),
+            # An enrolled host's tags are its enrollment's (the admin's invitation): what a
+            # runner announces does not widen the jobs it is sent.
+            "tags": case((Host.enrolled_at.is_(None), literal(heartbeat.tags, Host.tags.type)),
+                         else_=Host.tags)})
         .returning(Host.id)
     )
     host_id = session.execute(statement).scalar_one()
