@@ -100,7 +100,7 @@ def test_runs_list_filters_by_verdict_and_suite_prefix_and_orders(client, actors
     assert ids(order="started_at") == [echo, echo_fast, zmq]
     assert ids(order="suite") == [echo, echo_fast, zmq]
     assert ids(order="-suite") == [zmq, echo_fast, echo]
-    for bad in ({"verdict": "maybe"}, {"order": "p99"}, {"suite_prefix": "x" * 65}):
+    for bad in ({"verdict": "maybe"}, {"order": "latency"}, {"suite_prefix": "x" * 65}):
         response = client.get("/api/v1/runs", params=bad, headers=headers)
         assert response.status_code == 422, (bad, response.text)
     item = client.get("/api/v1/runs", params={"suite": "zmq"}, headers=headers).json()["items"][0]
@@ -182,3 +182,25 @@ def test_lists_show_the_series_a_run_failed_on_with_its_change_against_its_windo
     # The sparkline follows go through the earlier runs.
     assert row["spark"][-1]["p99"] == go["summary"]["p99"]
     assert all(p["p99"] < go["summary"]["p99"] / 1.3 for p in row["spark"][:-1])
+
+
+def test_runs_list_sorts_by_the_headlines_p99_on_every_page(client, actors, db) -> None:
+    """The order is the server's, over all runs (a page of two shows the slowest two), by the
+    P99 the list shows: each run's nearest-rank P99 (numpy's inverted_cdf)."""
+    headers = actors.token(Scope.runs_write, Scope.read)
+    scales = {_submit(client, headers, "echo", "default", T0 + timedelta(minutes=i),
+                      scale=scale): scale
+              for i, scale in enumerate((300_000, 900_000, 100_000, 600_000))}
+    expected = {run_id: np.percentile(samples(scale_ns=scale), 99, method="inverted_cdf")
+                for run_id, scale in scales.items()}
+
+    def page(order: str, limit: int = 10) -> list[tuple[int, float]]:
+        response = client.get("/api/v1/runs", params={"order": order, "limit": limit},
+                              headers=headers)
+        assert response.status_code == 200, response.text
+        return [(item["id"], item["headline"]["p99"]) for item in response.json()["items"]]
+
+    slowest = sorted(expected, key=expected.__getitem__, reverse=True)
+    assert page("-p99") == [(run_id, expected[run_id]) for run_id in slowest]
+    assert [run_id for run_id, _ in page("-p99", limit=2)] == slowest[:2]
+    assert [run_id for run_id, _ in page("p99")] == slowest[::-1]

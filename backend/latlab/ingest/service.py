@@ -22,7 +22,7 @@ from latlab.bisections import regressions
 from latlab.jobs import confirmation, stages
 from latlab.jobs import service as job_service
 from latlab.models import Job, JobStatus, Project, Run
-from latlab.runs import extension, submission
+from latlab.runs import extension, overview, submission
 from latlab.runs import service as run_service
 from latlab.runs.keys import label_key
 from latlab.suites import service as suite_service
@@ -67,6 +67,12 @@ def ingest(session: Session, project: Project, body: RunCreate, *, request_hash:
 def judge(session: Session, run: Run) -> Judgement:
     """The run's CI verdict (gate and SLA rules) and the alerts it raises or clears."""
     run = run_service.load_run(session, run.id)
+    judgement = _judge(session, run)
+    overview.remember_headline(session, run)
+    return judgement
+
+
+def _judge(session: Session, run: Run) -> Judgement:
     if run.confirms_run_id is not None:
         return _settle(session, run)
     job = None if run.job_id is None else session.get(Job, run.job_id)
@@ -266,6 +272,7 @@ def _settle(session: Session, check: Run) -> Judgement:
         project = session.get(Project, suspected.project_id)
         assert project is not None
         regressions.for_regression(session, project, suspected, baseline)
+    overview.remember_headline(session, suspected)  # a confirmed series is its headline now
     return Judgement(check.verdict, check.verdict_reasons, baseline, result)
 
 

@@ -33,6 +33,7 @@ class Run(Base):
         Index("ix_run_started", "started_at"),
         Index("ix_run_not_rolled_up", "started_at", postgresql_where="rolled_up_at IS NULL"),
         Index("ix_run_created_at", "created_at"),
+        Index("ix_run_project_headline_p99", "project_id", "headline_p99"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -68,6 +69,9 @@ class Run(Base):
     # Against windows of history: per judged metric the window, the value, its bound, p and
     # the smallest change the window lets the gate see (empty: judged against one run).
     gate_evidence: Mapped[list[dict[str, Any]]] = mapped_column(JSONB, default=list)
+    # The P99 of the series a list shows for the run (`runs.overview.headlines`), kept when
+    # the run is judged, so that the runs list can sort by it.
+    headline_p99: Mapped[float | None]
     # Where a CI branch started: its history until it has its own (`source.start_point`).
     start_branch: Mapped[str | None] = mapped_column(String(200))
     start_commit: Mapped[str | None] = mapped_column(String(64))

@@ -121,6 +121,13 @@ def headlines(session: Session, runs: list[Run]) -> dict[int, Headline]:
             for run_id, labels, key, summary, metrics, origin in rows}
 
 
+def remember_headline(session: Session, run: Run) -> None:
+    """Keeps the P99 of the run's headline on the run (`Run.headline_p99`), the runs list's
+    sort key: called whenever the run is judged, as that may change which series it is."""
+    line = headlines(session, [run]).get(run.id)
+    run.headline_p99 = None if line is None else line.p99
+
+
 def latest_run_ids(session: Session, project_id: int) -> list[int]:
     """The id of each suite and scenario pair's latest run (also what `/metrics` reports)."""
     return list(session.scalars(_LATEST_PER_PAIR, {"project": project_id}))

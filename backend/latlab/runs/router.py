@@ -61,9 +61,10 @@ def list_runs(
         Query(description="The CI gate's verdict; none: runs not judged")] = None,
     suite_prefix: Annotated[str | None, Query(
         max_length=64, description="Suites starting with this, case-insensitive")] = None,
-    order: Annotated[Literal["-started_at", "started_at", "suite", "-suite"], Query(
-        description="-started_at: newest first; suite: by suite and scenario, newest first "
-        "within each")] = "-started_at",
+    order: Annotated[Literal["-started_at", "started_at", "suite", "-suite", "-p99", "p99"],
+                     Query(description="-started_at: newest first; suite: by suite and "
+                           "scenario, newest first within each; -p99: by the headline's P99, "
+                           "highest first (runs without one last)")] = "-started_at",
     limit: Limit = 50,
     offset: Offset = 0,
 ) -> RunPage:

@@ -38,13 +38,16 @@ class RunFilters:
 COUNT_LIMIT = 10_000
 
 
-# The orders the runs list offers: newest first (the default), oldest first, or by suite and
-# scenario (newest first within each).
+# The orders the runs list offers: newest first (the default), oldest first, by suite and
+# scenario (newest first within each), or by the P99 of each run's headline series (runs with
+# none last).
 ORDERS = {
     "-started_at": (Run.started_at.desc(), Run.id.desc()),
     "started_at": (Run.started_at.asc(), Run.id.asc()),
     "suite": (Run.suite.asc(), Run.scenario.asc(), Run.started_at.desc(), Run.id.desc()),
     "-suite": (Run.suite.desc(), Run.scenario.desc(), Run.started_at.desc(), Run.id.desc()),
+    "-p99": (Run.headline_p99.desc().nulls_last(), Run.id.desc()),
+    "p99": (Run.headline_p99.asc().nulls_last(), Run.id.desc()),
 }
 
 

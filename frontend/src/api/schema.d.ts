@@ -6036,8 +6036,8 @@ export interface operations {
                 verdict?: ("pass" | "fail" | "inconclusive" | "no-baseline" | "none") | null;
                 /** @description Suites starting with this, case-insensitive */
                 suite_prefix?: string | null;
-                /** @description -started_at: newest first; suite: by suite and scenario, newest first within each */
-                order?: "-started_at" | "started_at" | "suite" | "-suite";
+                /** @description -started_at: newest first; suite: by suite and scenario, newest first within each; -p99: by the headline's P99, highest first (runs without one last) */
+                order?: "-started_at" | "started_at" | "suite" | "-suite" | "-p99" | "p99";
                 /** @description Items per page */
                 limit?: number;
                 /** @description Items to skip */

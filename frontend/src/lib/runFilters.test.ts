@@ -46,6 +46,9 @@ describe("queryFromSearch", () => {
     expect(nextOrder("started_at", "started_at")).toBe("-started_at");
     expect(nextOrder("-started_at", "suite")).toBe("suite");
     expect(nextOrder("suite", "suite")).toBe("-suite");
+    expect(nextOrder("suite", "p99")).toBe("-p99");
+    expect(nextOrder("-p99", "p99")).toBe("p99");
+    expect(nextOrder("p99", "p99")).toBe("-p99");
   });
 
   it("ignores what the API would refuse", () => {

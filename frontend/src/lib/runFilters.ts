@@ -11,7 +11,7 @@ export const SOURCES = ["ci", "job", "manual"] as const;
 /** The gate's verdicts, and "none" for runs it did not judge. */
 export const VERDICTS = ["pass", "fail", "inconclusive", "no-baseline", "none"] as const;
 /** Orders of the list: newest first is the default, so the URL names it only otherwise. */
-export const ORDERS = ["-started_at", "started_at", "suite", "-suite"] as const;
+export const ORDERS = ["-started_at", "started_at", "suite", "-suite", "-p99", "p99"] as const;
 export type RunOrder = (typeof ORDERS)[number];
 
 export type TextFilter = (typeof TEXT_FILTERS)[number];
@@ -86,9 +86,11 @@ function nonNegativeInt(text: string | null, fallback: number): number {
   return text !== null && text !== "" && Number.isInteger(value) && value >= 0 ? value : fallback;
 }
 
-/** The order a column's header sets when clicked: its natural order, or the reverse if the
- * list is in it already. */
-export function nextOrder(current: RunOrder, column: "started_at" | "suite"): RunOrder {
-  if (column === "started_at") return current === "-started_at" ? "started_at" : "-started_at";
-  return current === "suite" ? "-suite" : "suite";
+export type SortColumn = "started_at" | "suite" | "p99";
+
+/** The order a column's header sets when clicked: its natural order (newest, A to Z,
+ * slowest first), or the reverse if the list is in it already. */
+export function nextOrder(current: RunOrder, column: SortColumn): RunOrder {
+  if (column === "suite") return current === "suite" ? "-suite" : "suite";
+  return current === `-${column}` ? column : `-${column}`;
 }

@@ -84,8 +84,32 @@ test("the runs list filters by verdict and suite prefix, sorts, and shows P99", 
   await page.waitForFunction(
     () => document.querySelector("table.runs-table tbody tr td:nth-child(3)")?.textContent === "suite-29",
   );
+  // Sorted by P99 (the server's order, over every page): slowest first, then fastest first.
+  for (const [name, order, sign] of [[/^P99/, "-p99", -1], [/^P99/, "p99", 1]]) {
+    await page.getByRole("button", { name }).click();
+    await page.waitForURL(new RegExp(`order=${order}(&|$)`));
+    await page.waitForFunction(
+      (want) => document.querySelector("table.runs-table thead th[aria-sort]")?.getAttribute("aria-sort") === want,
+      sign < 0 ? "descending" : "ascending",
+    );
+    await page.waitForFunction(() => document.querySelectorAll("table.runs-table tbody tr").length === 10);
+    const cells = await table
+      .locator("tbody tr")
+      .evaluateAll((rows) => rows.map((row) => row.querySelector("td.num")?.textContent ?? ""));
+    const shown = cells.map(nanoseconds);
+    const expected = [...shown].sort((a, b) => sign * (a - b));
+    assert.deepEqual(shown, expected);
+    assert.ok(new Set(shown).size > 1, shown.join(", "));
+  }
   await screenshot(page, "lists-runs-filtered");
 });
+
+/** A P99 cell's text ("412 µs", "~1.20 ms") in nanoseconds. */
+function nanoseconds(text) {
+  const match = /^~?([\d.,]+) (ns|µs|ms|s)$/.exec(text.trim());
+  assert.ok(match, text);
+  return Number(match[1].replaceAll(",", "")) * { ns: 1, µs: 1e3, ms: 1e6, s: 1e9 }[match[2]];
+}
 
 test("up to six picked runs side by side; a seventh pick is refused", async () => {
   const { page } = session;

@@ -2,7 +2,7 @@ import { Link, useNavigate } from "react-router";
 
 import type { RunSummary } from "../../api/types";
 import { formatDateTime, formatLabels, shortCommit, stringLabels } from "../../lib/format";
-import { nextOrder, type RunOrder } from "../../lib/runFilters";
+import { nextOrder, type RunOrder, type SortColumn } from "../../lib/runFilters";
 import { formatValue } from "../../lib/units";
 import { RunVerdictBadge } from "../common/VerdictBadge";
 import { WindowDelta } from "./WindowDelta";
@@ -11,7 +11,7 @@ import { WindowDelta } from "./WindowDelta";
  * Runs, one per row, with their headline (the series failed on, else the worst, else the
  * first: P99 and throughput); a row opens its
  * run. With `picked` the first column holds a checkbox per run, to choose runs to compare;
- * with `onOrder` the Suite and Started headers sort the list (on the server, all pages).
+ * with `onOrder` the Suite, P99 and Started headers sort the list (on the server, all pages).
  */
 export function RunsTable({
   runs,
@@ -47,9 +47,7 @@ export function RunsTable({
           <th scope="col">Host</th>
           <th scope="col">Source</th>
           <th scope="col">Verdict</th>
-          <th scope="col" className="num">
-            P99
-          </th>
+          <SortHeader column="p99" label="P99" order={order} onOrder={onOrder} className="num" />
           <th scope="col" className="num">
             Throughput /s
           </th>
@@ -110,17 +108,20 @@ function SortHeader({
   label,
   order,
   onOrder,
+  className,
 }: {
-  column: "started_at" | "suite";
+  column: SortColumn;
   label: string;
   order: RunOrder;
   onOrder?: (order: RunOrder) => void;
+  className?: string;
 }) {
   const sorted = order.replace("-", "") === column;
   const descending = order.startsWith("-");
   return (
     <th
       scope="col"
+      className={className}
       aria-sort={sorted ? (descending ? "descending" : "ascending") : undefined}
     >
       {onOrder ? (
