@@ -204,11 +204,11 @@ def broker_tls(directory: Path, address: str) -> dict[str, str]:
     the broker's certificate again when its address changes."""
     folder = directory / "tls"
     ca, ca_key = tls.make_ca(folder)
-    server = folder / "server.pem"
-    if not server.exists() or (folder / "server.address").read_text() != address:
+    server, made_for = folder / "server.pem", folder / "server.address"
+    if not server.exists() or not made_for.exists() or made_for.read_text() != address:
         tls.write_issued(tls.issue(ca, ca_key, "latlab broker", ("127.0.0.1", address)),
                          server, folder / "server.key")
-        (folder / "server.address").write_text(address)
+        made_for.write_text(address)
     if not (folder / "lab.pem").exists():
         tls.write_issued(tls.issue(ca, ca_key, "latlab lab"), folder / "lab.pem",
                          folder / "lab.key")
