@@ -75,4 +75,54 @@ test("zig-http: the seed's sweep as curves, zig against go", async (t) => {
       .locator(".curve-grid")
       .screenshot({ path: path.join(screenshotDir, "zig-http-03-verdict-curves.png") });
   });
+
+  await t.test("at 1,400 px every table of the run, the comparison and the jobs fits its box", async () => {
+    const { page } = session;
+    await page.setViewportSize({ width: 1400, height: 900 });
+    const comparison = page.url();
+    for (const [where, ready] of [
+      [`/runs/${runId}`, "table.summary-table tbody tr"],
+      [comparison.slice(baseUrl.length), "main table tbody tr"],
+      ["/jobs", "main table tbody tr"],
+    ]) {
+      await page.goto(`${baseUrl}${where}`);
+      await page.locator(ready).first().waitFor();
+      await page.waitForLoadState("networkidle");
+      const [scrollWidth, innerWidth] = await page.evaluate(() => [
+        document.documentElement.scrollWidth,
+        window.innerWidth,
+      ]);
+      assert.ok(scrollWidth <= innerWidth, `${where} is ${scrollWidth} px wide`);
+      assert.deepEqual(await cutOff(page), [], where);
+    }
+    await screenshot(page, "zig-http-04-run-at-1400");
+  });
 });
+
+/**
+ * Table cells that stick out of the page's main box where no scrolling box of their own lets
+ * the reader reach them (a wide table may scroll inside its box; it may not be cut).
+ */
+function cutOff(page) {
+  return page.evaluate(() => {
+    const main = document.querySelector("main").getBoundingClientRect();
+    const scrolls = (element) => {
+      for (let at = element.parentElement; at && at.tagName !== "MAIN"; at = at.parentElement) {
+        const overflow = getComputedStyle(at).overflowX;
+        if (overflow === "auto" || overflow === "scroll") return at;
+      }
+      return null;
+    };
+    return [...document.querySelectorAll("main th, main td")]
+      .filter((cell) => {
+        const box = scrolls(cell);
+        // Inside a scrolling box, what lies past its edge is reached by scrolling; the box
+        // itself must end inside main.
+        return box
+          ? box.getBoundingClientRect().right > main.right + 0.5
+          : cell.getBoundingClientRect().right > main.right + 0.5;
+      })
+      .slice(0, 8)
+      .map((cell) => `${cell.closest("table")?.className}: ${cell.textContent.slice(0, 30)}`);
+  });
+}
