@@ -44,8 +44,10 @@ def upgrade() -> None:
             "where run_id = any(:ids) order by run_id, id"), {"ids": list(keys)}).all())
         values = [{"id": run_id, "p99": p99.get((run_id, key)) if (run_id, key) in p99
                    else first.get(run_id)} for run_id, key in keys.items()]
-        connection.execute(sa.text("update run set headline_p99 = :p99 where id = :id"),
-                           [v for v in values if v["p99"] is not None])
+        known = [v for v in values if v["p99"] is not None]
+        if known:  # (an empty list of parameters would run the statement once, with none)
+            connection.execute(sa.text("update run set headline_p99 = :p99 where id = :id"),
+                               known)
 
 
 def _key(reasons: list[dict[str, Any]], evidence: list[dict[str, Any]]) -> str | None:
