@@ -19,11 +19,9 @@ import logging
 import math
 import uuid
 
-import redis
-
 from latlab.core.clock import get_clock
 from latlab.core.errors import TooManyRequests
-from latlab.core.kv import redis_client
+from latlab.core.kv import REDIS_ERRORS, redis_client
 from latlab.core.security import new_secret, secret_hash
 from latlab.core.settings import get_settings
 
@@ -98,7 +96,7 @@ def check(email: str, address: str, device: str | None) -> None:
                     settings.login_address_delay_s * 2 ** min(beyond, 32))
         due = float(client.eval(_CLAIM, 1, NEXT_TRY + address, repr(now), repr(delay),
                                 str(math.ceil(window))))
-    except redis.RedisError as error:
+    except REDIS_ERRORS as error:
         log.warning("login throttle unavailable: %s", error)
         return
     if due:
@@ -115,7 +113,7 @@ def failed(email: str, address: str, device: str | None) -> None:
             pipe.zadd(key, {uuid.uuid4().hex: now})
             pipe.expire(key, math.ceil(window) + 1)
         pipe.execute()
-    except redis.RedisError as error:
+    except REDIS_ERRORS as error:
         log.warning("login throttle unavailable: %s", error)
 
 
@@ -130,7 +128,7 @@ def succeeded(email: str, device: str | None) -> str | None:
         pipe.delete(_failures("account", account))
         pipe.set(_device(account, device), 1, ex=get_settings().login_device_days * 86400)
         pipe.execute()
-    except redis.RedisError as error:
+    except REDIS_ERRORS as error:
         log.warning("login throttle unavailable: %s", error)
         return None
     return device

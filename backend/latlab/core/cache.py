@@ -14,6 +14,7 @@ from typing import Any
 
 import redis
 
+from latlab.core.kv import REDIS_ERRORS
 from latlab.core.settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,7 @@ def _call(command: Callable[[redis.Redis], Any]) -> Any:
         return None
     try:
         return command(_client())
-    except redis.RedisError as error:
+    except REDIS_ERRORS as error:
         _paused_until = time.monotonic() + PAUSE_S
         log.warning("cache unavailable for %.0f s: %s", PAUSE_S, error)
         return None

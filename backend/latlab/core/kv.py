@@ -8,6 +8,11 @@ import redis
 
 from latlab.core.settings import get_settings
 
+# What a call to Redis raises when Redis is away. Besides redis-py's own errors: a connection
+# closed under a thread while Redis restarts can surface as OSError (EBADF) or ValueError ("I/O
+# operation on closed file") from the socket's buffer (seen in `test_chaos`, Redis killed).
+REDIS_ERRORS: tuple[type[Exception], ...] = (redis.RedisError, OSError, ValueError)
+
 
 @lru_cache
 def redis_client() -> redis.Redis:

@@ -20,11 +20,10 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 
-import redis
 from redis.commands.core import Script
 
 from latlab.core.errors import TooManyRequests
-from latlab.core.kv import redis_client
+from latlab.core.kv import REDIS_ERRORS, redis_client
 from latlab.core.settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -89,7 +88,7 @@ def spend(use: Use, caller: str | None, address: str) -> None:
     args = [a for b in buckets for a in (b.window_s / b.limit, b.limit)]
     try:
         answer = _script()(keys=[b.key for b in buckets], args=args)
-    except redis.RedisError as error:
+    except REDIS_ERRORS as error:
         _pause_redis(error)
         return
     if len(answer) == 2:
@@ -120,7 +119,7 @@ def _redis_reachable() -> bool:
     return time.monotonic() >= _redis_down_until
 
 
-def _pause_redis(error: redis.RedisError) -> None:
+def _pause_redis(error: Exception) -> None:
     global _redis_down_until
     _redis_down_until = time.monotonic() + REDIS_PAUSE_S
     log.warning("rate limits off for %s s, Redis unavailable: %s", REDIS_PAUSE_S, error)

@@ -12,13 +12,12 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-import redis
 from sqlalchemy import ColumnElement, Float, String, cast, extract, func, literal_column, select
 from sqlalchemy.orm import Session
 
 from latlab.analysis.reports import series_name
 from latlab.core.clock import get_clock
-from latlab.core.kv import redis_client
+from latlab.core.kv import REDIS_ERRORS, redis_client
 from latlab.hosts import service as host_service
 from latlab.hosts import trust
 from latlab.models import (
@@ -124,7 +123,7 @@ def queue_depths(queues: Iterable[str]) -> dict[str, int] | None:
         for name in names:
             pipe.llen(name)
         lengths = pipe.execute()
-    except redis.RedisError:
+    except REDIS_ERRORS:
         return None
     return dict(zip(names, (int(length) for length in lengths), strict=True))
 
