@@ -19,8 +19,15 @@ bisection's first step), printed per case and as a median per size; it is measur
 assumed. Rates carry 95 % Clopper-Pearson intervals; lab minutes are the steps' own.
 
     .venv/bin/python -m bench.bisect [--planted 20] [--none 10] [--pairs 5] [--commits 32]
-        [--work-ns 2500,5000,10000] [--scenario steady] [--repetitions N] [--seed 1]
-        [--code-user USER]
+        [--work-ns 650,1300,2600] [--scenario steady] [--repetitions N] [--seed 1]
+        [--code-user USER] [--record bench/records/bisect.jsonl] [--minutes M]
+
+The default sizes aim at +5, +10 and +20 % p99: on a quiet host of this kind 2,500 ns moved
+the p99 x1.196 (bench.try). A bisection of 32 commits is six or more comparisons of up to 40 +
+40 trials, 10-30 minutes, so the targets' 75 cases take more than a day of lab time: each
+case's outcome is kept in `--record` as it ends (bench/records.py), the cases are taken by
+turns (a size of each, then nothing planted, then a pair) so every sample grows in a sitting
+cut short by `--minutes`, and the same command run again adds the cases still missing.
 
 Runs as root (code under test runs as the code user, in its own network namespace).
 
@@ -43,6 +50,7 @@ from typing import Any
 
 from bench import planted
 from bench.lab import Lab, running_lab
+from bench.records import FOLDER, Records
 
 SUITE = "http-order"
 BISECTION_TIMEOUT_S = 4 * 3600
@@ -54,13 +62,18 @@ def main() -> None:
     options.add_argument("--none", type=int, default=10, help="cases with nothing planted")
     options.add_argument("--pairs", type=int, default=5, help="cases with two planted")
     options.add_argument("--commits", type=int, default=32, help="commits in a case's range")
-    options.add_argument("--work-ns", default="2500,5000,10000",
+    options.add_argument("--work-ns", default="650,1300,2600",
                          help="planted sizes: ns of CPU per order, comma-separated")
     options.add_argument("--scenario", default="steady", help="http-order's scenario")
     options.add_argument("--repetitions", type=int, help="a step's first stage's trials a "
                          "side (default: the lab's, 10)")
     options.add_argument("--seed", type=int, default=1, help="where commits are planted")
     options.add_argument("--code-user", help="the user code under test runs as (see bench.try)")
+    options.add_argument("--record", type=Path, default=FOLDER / "bisect.jsonl",
+                         help="where each case's outcome is kept as it ends; the cases it "
+                         "already holds (with these settings) are not run again")
+    options.add_argument("--minutes", type=float, default=float("inf"),
+                         help="start no bisection after this many minutes of lab time")
     args = options.parse_args()
     sizes = [int(size) for size in args.work_ns.split(",")]
     if os.geteuid() != 0:
@@ -69,23 +82,47 @@ def main() -> None:
         options.error("need --commits >= 3")
     if args.code_user:
         os.environ["LATLAB_CODE_USER"] = args.code_user
-    rng = random.Random(args.seed)
-    cases = ([("planted", size, {k: size for k in planted.positions(rng, args.commits, 1)})
-              for size in sizes for _ in range(args.planted)]
-             + [("none", 0, {}) for _ in range(args.none)]
-             + [("pair", sizes[0], {k: sizes[0] for k in planted.positions(rng, args.commits,
-                                                                             2)})
-                for _ in range(args.pairs)])
-    outcomes = []
+    cases = _cases(random.Random(args.seed), args, sizes)
+    records = Records(args.record)
+    settings = {"seed": args.seed, "commits": args.commits, "sizes": sizes,
+                "scenario": args.scenario, "repetitions": args.repetitions}
+    outcomes = [o for o in records.of("bisection", **settings) if o["case"] < len(cases)]
+    done = {o["case"] for o in outcomes}
+    deadline = time.monotonic() + 60 * args.minutes
     with tempfile.TemporaryDirectory(prefix="latlab-bisect-") as made, running_lab() as lab:
         lab.processes.start("beat", [
             sys.executable, "-m", "celery", "-A", "latlab.worker", "beat", "--schedule",
             str(lab.work / "beat-schedule"), "--loglevel", "WARNING"], env={**os.environ})
-        for number, (kind, size, plants) in enumerate(cases, 1):
-            shas = planted.history_with(Path(made) / f"r{number}", args.commits, plants)
-            outcomes.append(_bisect(lab, f"r{number}", Path(made) / f"r{number}", shas,
-                                    plants, kind, size, args, f"{number}/{len(cases)}"))
+        for number, (kind, size, plants) in enumerate(cases):
+            if number in done:
+                continue
+            if time.monotonic() > deadline:
+                break
+            name = f"r{number + 1}"
+            shas = planted.history_with(Path(made) / name, args.commits, plants)
+            outcomes.append(records.add("bisection", settings, {"case": number, **_bisect(
+                lab, name, Path(made) / name, shas, plants, kind, size, args,
+                f"{number + 1}/{len(cases)}")}))
+    print(f"\n{args.record} holds {len(outcomes)} of {len(cases)} cases with these settings "
+          f"({records.sittings()} day(s))")
     _report(outcomes, sizes)
+
+
+def _cases(rng: random.Random, args: argparse.Namespace, sizes: list[int]
+           ) -> list[tuple[str, int, dict[int, int]]]:
+    """Every case, by turns: one of each planted size, one with nothing planted, one pair;
+    the same list for the same seed (a later sitting finds the cases it has not run)."""
+    cases: list[tuple[str, int, dict[int, int]]] = []
+    for turn in range(max(args.planted, args.none, args.pairs)):
+        if turn < args.planted:
+            cases += [("planted", size, dict.fromkeys(planted.positions(rng, args.commits, 1),
+                                                      size)) for size in sizes]
+        if turn < args.none:
+            cases.append(("none", 0, {}))
+        if turn < args.pairs:
+            cases.append(("pair", sizes[0], dict.fromkeys(
+                planted.positions(rng, args.commits, 2), sizes[0])))
+    return cases
 
 
 def _bisect(lab: Lab, name: str, path: Path, shas: list[str], plants: dict[int, int],
@@ -121,7 +158,8 @@ def _bisect(lab: Lab, name: str, path: Path, shas: list[str], plants: dict[int, 
 
 
 def _report(outcomes: list[dict[str, Any]], sizes: list[int]) -> None:
-    print()
+    if not outcomes:
+        return
     for size in sizes:
         cases = [o for o in outcomes if o["kind"] == "planted" and o["size"] == size]
         if cases:

@@ -1,5 +1,7 @@
 """Dashboard sessions, roles, and API tokens."""
 
+from datetime import datetime
+
 from latlab.models import Role
 
 
@@ -70,6 +72,28 @@ def test_token_secret_is_shown_once_and_stored_hashed(client, actors, db) -> Non
     stored = db.get(ApiToken, created.json()["id"])
     assert stored.token_hash != secret and secret not in stored.token_hash
     assert stored.scopes == ["read", "runs:write"]
+
+
+def test_a_tokens_last_use_is_kept_to_the_minute(client, actors, clock) -> None:
+    """A read is not a write: the last use is written at most once a minute."""
+    actors.login(client)
+    created = client.post("/api/v1/tokens", json={"name": "ci", "scopes": ["read"]}).json()
+    bearer = {"Authorization": f"Bearer {created['token']}"}
+
+    def last_used() -> datetime | None:
+        listed = client.get("/api/v1/tokens").json()
+        value = next(t["last_used_at"] for t in listed if t["id"] == created["id"])
+        return None if value is None else datetime.fromisoformat(value)
+
+    assert last_used() is None
+    first = clock.now()
+    assert client.get("/api/v1/suites", headers=bearer).status_code == 200
+    clock.advance(seconds=59)
+    assert client.get("/api/v1/suites", headers=bearer).status_code == 200
+    assert last_used() == first
+    clock.advance(seconds=1)
+    assert client.get("/api/v1/suites", headers=bearer).status_code == 200
+    assert last_used() == clock.now()
 
 
 def test_token_requests_are_validated(client, actors) -> None:

@@ -23,6 +23,10 @@ from latlab.core.settings import get_settings
 from latlab.models import ApiToken, LoginSession, Project, Role, Scope, User
 from latlab.projects import service as projects
 
+# A token's last use is kept to the minute: written on every request, it made every read a
+# write and a commit.
+LAST_USED_EVERY = timedelta(minutes=1)
+
 ROLE_SCOPES: dict[Role, frozenset[Scope]] = {
     Role.viewer: frozenset({Scope.read, Scope.metrics_read}),
     Role.member: frozenset({Scope.read, Scope.runs_write, Scope.jobs_write, Scope.metrics_read}),
@@ -167,7 +171,8 @@ def principal_from_token(session: Session, secret: str) -> Principal:
     if not projects.may_use(session, owner, token.project_id):
         raise Unauthorized(
             f"this API token's owner is no longer a member of project '{token.project.slug}'")
-    token.last_used_at = now
+    if token.last_used_at is None or now - token.last_used_at >= LAST_USED_EVERY:
+        token.last_used_at = now
     return Principal(token=token, current_project=token.project)
 
 

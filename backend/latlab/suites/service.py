@@ -13,11 +13,18 @@ from latlab.models import Run, Suite
 from latlab_contract import SlaTemplate, SuiteInfo
 from latlab_contract.vocabulary import DEFAULT_GATE, Vocabulary
 
+# A session's suite definitions, read once: a request asks for its suite's metrics and params
+# several times, and the identity map holds rows weakly, so each ask read the row again (a
+# trend read its suite's definition three times).
+_DEFINITIONS = "latlab.suite-definitions"
+
 
 def record(session: Session, suites: list[SuiteInfo]) -> None:
     """Keeps the latest definition of each advertised suite."""
     now = get_clock().now()
+    known: dict[str, SuiteInfo | None] = session.info.get(_DEFINITIONS, {})
     for suite in suites:
+        known.pop(suite.id, None)
         values = {"version": suite.version, "definition": suite.model_dump(mode="json"),
                   "advertised_at": now}
         session.execute(insert(Suite).values(id=suite.id, **values)
@@ -25,8 +32,11 @@ def record(session: Session, suites: list[SuiteInfo]) -> None:
 
 
 def definition(session: Session, suite_id: str) -> SuiteInfo | None:
-    row = session.get(Suite, suite_id)
-    return None if row is None else SuiteInfo.model_validate(row.definition)
+    known: dict[str, SuiteInfo | None] = session.info.setdefault(_DEFINITIONS, {})
+    if suite_id not in known:
+        row = session.get(Suite, suite_id)
+        known[suite_id] = None if row is None else SuiteInfo.model_validate(row.definition)
+    return known[suite_id]
 
 
 def vocabulary(session: Session, suite_id: str) -> Vocabulary:
