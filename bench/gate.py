@@ -1,9 +1,9 @@
 """The CI gate against history: how often it fails an unchanged candidate (A/A), how often it
 catches a slower one (power), beside Bencher's t-test threshold on the same numbers.
 
-A throwaway Postgres and Redis, and the api as a real process; every run goes through `POST
-/runs` (a `latlab.result/v1` document of latency samples only, so p99 is the one gated
-metric) and is judged by the real gate. Cells: run-to-run spread {2, 5, 10 %} x window {10,
+A throwaway lab (bench/simulated.py): every run goes through `POST /runs` (a
+`latlab.result/v1` document of latency samples only, so p99 is the one gated metric) and is
+judged by the real gate. Cells: run-to-run spread {2, 5, 10 %} x window {10,
 30} runs x candidate trials {1, 3, 5} x shift {0 (A/A), 5, 8, 10, 20, 30, 40 %} (a shift of 4x
 the spread is in the grid for every spread).
 
@@ -35,39 +35,24 @@ the shifted ones (McNemar's exact test on the candidates only one of the two cau
 every cell and shift compared; both judge the same candidates); every cell where it is lower
 at all is listed.
 
-Creep alerts (`analysis.creep`, raised by `alerts.history` on each run of main), on histories
-of their own in the same lab: one-trial runs whose p99 spreads lognormally from run to run
-({3, 6 %}), at two levels of the creep test (the project's `false_alarm`, set by suite: 1 %,
-the default, and the lab's 5 %). Flat histories of `CREEP_FLAT_RUNS` runs give the A/A rate:
-the share of the runs the test could judge (from its `MIN_RUNS`-th) that opened a creep alert,
-and of the histories with one. Ramps (+64 % over 7 runs, the issue's 111 -> 182 µs, and +20 %
-over 10; each alone, and after 20 flat runs) give the share caught (a creep alert holding at
-a ramp run: open, and seen at that run), the ramp run it was first caught at, and for
-comparison the share in which a change-point alert opened on a ramp run, and in which either
-did. Rates with 95 % Clopper-Pearson intervals.
+Creep alerts, judged by the same lab on histories of their own, are `bench.creep`.
 
     .venv/bin/python -m bench.gate [--histories 30] [--aa 10] [--shifted 3] [--clients 3]
-                                   [--creep-histories 25]
 
-The gate's default cells, 18,720 submissions, take about 15 minutes on 2 cores (~22 a second);
-`--histories 0` leaves them out (`--creep-histories 0` the creep's).
+The default cells, 18,720 submissions, take about 15 minutes on 2 cores (~22 a second).
 """
 
 import argparse
 import functools
 import itertools
 import math
-import os
-import queue
 import statistics
 import sys
 import threading
 import time
-from collections import Counter
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
@@ -76,40 +61,20 @@ import numpy.typing as npt
 from scipy.stats import binomtest
 from scipy.stats import nct as noncentral_t
 from scipy.stats import t as student
-from sqlalchemy import Engine, create_engine, select
-from sqlalchemy.orm import Session
 
 from bench.aa import _wilson as wilson
-from bench.lab import Processes, bench_token, start_services, wait_for_api, work_dir
-from bench.planted import rate as exact_rate
-from latlab import localstack
-from latlab.analysis import thresholds
-from latlab.analysis.creep import MIN_RUNS
-from latlab.models import Alert
+from bench.simulated import LEVEL_NS, START, Progress, run_clients, simulated_lab, submit, template
 
 SPREADS = (0.02, 0.05, 0.10)
 WINDOWS = (10, 30)
 TRIALS = (1, 3, 5)
 SHIFTS = (0.05, 0.08, 0.10, 0.20, 0.30, 0.40)
 OUTLIER_SHARE, OUTLIER_FACTOR = 0.02, 1.5
-LEVEL_NS = 1_000_000
-START = datetime(2026, 1, 5, 8, tzinfo=UTC)
 BENCHER_MAX_SAMPLE, BENCHER_BOUNDARY = 64, 0.99
 TARGET_AA, TARGET_POWER, POWER_SHIFT = 0.01, 0.8, 4  # power at a shift of 4 x the spread
 MIN_EFFECT = 0.05  # the gate's default: smaller changes never fail
-ADMIN = (f"gate-admin-{os.getpid()}@lab.test", "gate-admin-password")
 
 Cell = tuple[float, int, int, float]  # spread, window, candidate trials, shift
-
-CREEP_LEVELS = (0.01, 0.05)  # the creep test's level (`false_alarm`): the default, the lab's ALPHA
-CREEP_SPREADS = (0.03, 0.06)
-CREEP_FLAT_RUNS = 40
-# (rise, over this many runs, after this many flat runs); (0, 0, CREEP_FLAT_RUNS) is flat.
-Shape = tuple[float, int, int]
-CREEP_SHAPES: tuple[Shape, ...] = ((0.0, 0, CREEP_FLAT_RUNS), (0.64, 7, 0), (0.64, 7, 20),
-                                   (0.20, 10, 0), (0.20, 10, 20))
-CreepCell = tuple[float, float, Shape]  # level, spread, shape
-
 
 @dataclass
 class Tally:
@@ -141,45 +106,10 @@ class Tally:
         self.window_runs += window_runs or 0
 
 
-@dataclass
-class CreepTally:
-    """One creep cell's histories: where creep (and change-point) alerts opened."""
-
-    histories: int = 0
-    tested: int = 0  # flat runs the creep test could judge (from its MIN_RUNS-th run on)
-    opened: int = 0  # creep alerts opened on those runs
-    flat_histories: int = 0  # histories with a creep alert opened on a flat run
-    caught: int = 0  # ramps with a creep alert holding at a ramp run
-    caught_at: list[int] = field(default_factory=list)  # the ramp run (from 1) first caught
-    change_points: int = 0  # ramps with a change-point alert opened on a ramp run
-    either: int = 0  # ramps caught by a creep or a change-point alert
-
-    def add(self, flat: int, opened: list[int], held: list[int],
-            change_points: list[int]) -> None:
-        """One history of `flat` flat runs (then its ramp, if any), with the runs (from 0)
-        that opened a creep alert, those a creep alert held at, and those that opened a
-        change-point alert."""
-        before = [i for i in opened if i < flat]
-        ramp = [i - flat + 1 for i in held if i >= flat]
-        self.histories += 1
-        self.tested += max(0, flat - MIN_RUNS + 1)
-        self.opened += len(before)
-        self.flat_histories += bool(before)
-        self.caught += bool(ramp)
-        self.caught_at.extend(ramp[:1])
-        changed = any(i >= flat for i in change_points)
-        self.change_points += changed
-        self.either += bool(ramp) or changed
-
-
 class Results:
-    def __init__(self, expected: int) -> None:
+    def __init__(self) -> None:
         self.cells: dict[Cell, Tally] = {}
-        self.creep: dict[CreepCell, CreepTally] = {}
-        self.expected = expected
-        self.submitted = 0
         self.mismatched = 0  # candidates whose judged p99 is not the one drawn
-        self.started = time.monotonic()
         self.lock = threading.Lock()
 
     def add(self, cell: Cell, failed: bool, alerted: bool, window_runs: int | None,
@@ -187,21 +117,6 @@ class Results:
         with self.lock:
             self.cells.setdefault(cell, Tally()).add(failed, alerted, window_runs, history,
                                                      gate_p, bencher_score)
-
-    def add_creep(self, cell: CreepCell, flat: int, opened: list[int], held: list[int],
-                  change_points: list[int]) -> None:
-        with self.lock:
-            self.creep.setdefault(cell, CreepTally()).add(flat, opened, held, change_points)
-
-    def count_submission(self) -> None:
-        with self.lock:
-            self.submitted += 1
-            if self.submitted % 300 == 0:
-                elapsed = time.monotonic() - self.started
-                rate = self.submitted / elapsed
-                print(f"gate: {self.submitted}/{self.expected} submissions in {elapsed:.0f} s "
-                      f"({rate:.1f}/s, ~{(self.expected - self.submitted) / rate:.0f} s left)",
-                      file=sys.stderr, flush=True)
 
 
 def main() -> int:
@@ -221,138 +136,41 @@ def main() -> int:
                          help="the gate's test (a gate setting; the power targets are t's)")
     options.add_argument("--detail", action="store_true",
                          help="also every cell and shift with both intervals")
-    options.add_argument("--creep-histories", type=int, default=25,
-                         help="histories per creep level, spread and shape")
     args = options.parse_args()
     per_history = len(TRIALS) * (args.aa + args.shifted * len(SHIFTS))
-    expected = (args.histories * len(SPREADS) * sum(w + per_history for w in WINDOWS)
-                + args.creep_histories * len(CREEP_LEVELS) * len(CREEP_SPREADS)
-                * sum(flat + steps for _, steps, flat in CREEP_SHAPES))
+    progress = Progress(args.histories * len(SPREADS) * sum(w + per_history for w in WINDOWS))
     began = time.monotonic()
-    work = work_dir()
-    services = start_services(work)
-    processes = Processes(work)
-    try:
-        database_url = os.environ["LATLAB_DATABASE_URL"]
-        token = bench_token(database_url, "runs:write", "read")
-        _create_admin(database_url)
-        port = localstack.free_port()
-        url = f"http://127.0.0.1:{port}"
-        processes.start("api", [
-            sys.executable, "-m", "uvicorn", "latlab.main:app", "--host", "127.0.0.1",
-            "--port", str(port), "--log-level", "warning"],
-            env={**os.environ, "LATLAB_PUBLIC_URL": url})
-        wait_for_api(url)
-        _set_gate_settings(url, args.test)
-        results = Results(expected)
-        template = _template(args.samples, args.seed)
-        jobs: queue.SimpleQueue[Callable[[httpx.Client], None]] = queue.SimpleQueue()
+    results = Results()
+    shape = template(args.samples, args.seed)
+    settings = {_suite(spread, window): {"window": window, "test": args.test}
+                for spread in SPREADS for window in WINDOWS}
+    with simulated_lab(settings, args.clients) as lab:
         # Index outermost, so an interrupted run has covered every cell alike.
-        for index, spread, window in itertools.product(range(args.histories), SPREADS,
-                                                       WINDOWS):
-            jobs.put(functools.partial(_history, spread=spread, window=window, index=index,
-                                       template=template, args=args, results=results))
-        engine = create_engine(database_url, pool_size=args.clients)
-        for index, cell in itertools.product(range(args.creep_histories), _creep_cells()):
-            jobs.put(functools.partial(_creep_history, engine=engine, cell=cell, index=index,
-                                       template=template, args=args, results=results))
-        with ThreadPoolExecutor(args.clients) as pool:
-            clients = [pool.submit(_client, url, token, jobs) for _ in range(args.clients)]
-            for client in clients:
-                client.result()
-        engine.dispose()
-        wall = (time.monotonic() - results.started, time.monotonic() - began)
-    finally:
-        processes.stop_all()
-        for service in reversed(services):
-            service.stop()
-    code = _report(results, args, wall) if args.histories else 0
-    if args.creep_histories:
-        _creep_report(results, args, wall)
-    return code
-
-
-def _create_admin(database_url: str) -> None:
-    from latlab.auth import service as auth_service
-    from latlab.auth.schemas import UserCreate
-    from latlab.models import Role
-
-    engine = create_engine(database_url)
-    with Session(engine) as session, session.begin():
-        auth_service.create_user(session, UserCreate(email=ADMIN[0], password=ADMIN[1],
-                                                     role=Role.admin))
-    engine.dispose()
-
-
-def _set_gate_settings(url: str, test: str) -> None:
-    """Each gate history suite's window and the gate's test, and each creep suite's level, as
-    an admin sets them."""
-    with httpx.Client(base_url=f"{url}/api/v1", timeout=60) as admin:
-        admin.post("/auth/login", json={"email": ADMIN[0], "password": ADMIN[1]}
-                   ).raise_for_status()
-        admin.put("/gate-settings", json={"suites": {
-            **{_suite(spread, window): {"window": window, "test": test}
-               for spread in SPREADS for window in WINDOWS},
-            **{_creep_suite(level): {"false_alarm": level} for level in CREEP_LEVELS}}}
-                  ).raise_for_status()
+        run_clients(lab, (functools.partial(_history, spread=spread, window=window,
+                                            index=index, shape=shape, args=args,
+                                            progress=progress, results=results)
+                          for index, spread, window in itertools.product(
+                              range(args.histories), SPREADS, WINDOWS)), args.clients)
+        wall = (time.monotonic() - progress.started, time.monotonic() - began)
+    return _report(results, progress, args, wall)
 
 
 def _suite(spread: float, window: int) -> str:
     return f"gate-s{round(100 * spread):02d}-w{window}"
 
 
-def _template(samples: int, seed: int) -> npt.NDArray[np.float64]:
-    """One trial's latency shape, sorted, scaled so that its nearest-rank p99 is 1."""
-    shape = np.sort(np.random.default_rng(seed).lognormal(0.0, 0.3, samples))
-    scaled: npt.NDArray[np.float64] = shape / shape[math.ceil(99 * samples / 100) - 1]
-    return scaled
-
-
-def _client(url: str, token: str,
-            jobs: "queue.SimpleQueue[Callable[[httpx.Client], None]]") -> None:
-    """Takes the next history from `jobs` and submits it, until none is left."""
-    with httpx.Client(base_url=f"{url}/api/v1", timeout=120,
-                      headers={"Authorization": f"Bearer {token}"}) as client:
-        while True:
-            try:
-                job = jobs.get_nowait()
-            except queue.Empty:
-                return
-            job(client)
-
-
-def _submit(client: httpx.Client, template: npt.NDArray[np.float64], results: Results,
-            suite: str, scenario: str, branch: str, at: datetime, commit: str,
-            p99s: npt.NDArray[np.float64]) -> dict[str, Any]:
-    """`POST /runs` of a run of one series whose trials' p99 are `p99s`."""
-    document = {
-        "schema": "latlab.result/v1", "suite": suite, "scenario": scenario,
-        "started_at": at.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "source": {"kind": "ci", "branch": branch, "commit": commit},
-        "host": {"name": "gate-bench", "tags": ["bench"]},
-        "series": [{"labels": {"client": "bench"}, "trials": [
-            {"latency": {"samples_ns": np.rint(template * p99).astype(np.int64).tolist()}}
-            for p99 in p99s]}]}
-    answer = client.post("/runs", json=document)
-    if answer.status_code != 201:
-        raise RuntimeError(f"POST /runs: {answer.status_code} {answer.text[:500]}")
-    results.count_submission()
-    created: dict[str, Any] = answer.json()
-    return created
-
-
 def _history(client: httpx.Client, spread: float, window: int, index: int,
-             template: npt.NDArray[np.float64], args: argparse.Namespace,
+             shape: npt.NDArray[np.float64], args: argparse.Namespace, progress: Progress,
              results: Results) -> None:
     """One history on main, then every candidate against it, each on a branch of its own."""
     rng = np.random.default_rng([args.seed, SPREADS.index(spread), window, index])
     run_sd, trial_sd = spread * math.sqrt(1 - args.within), spread * math.sqrt(args.within)
     suite, scenario = _suite(spread, window), f"h{index:04d}"
 
-    def submit(branch: str, at: datetime, commit: str, level: float, trials: int
-               ) -> dict[str, Any]:
+    def send(branch: str, at: datetime, commit: str, level: float, trials: int
+             ) -> dict[str, Any]:
         p99s = level * np.exp(rng.normal(0.0, trial_sd, trials))
-        created = _submit(client, template, results, suite, scenario, branch, at, commit, p99s)
+        created = submit(client, shape, progress, suite, scenario, branch, at, commit, p99s)
         created["p99"] = float(statistics.median(np.rint(p99s)))
         return created
 
@@ -360,7 +178,7 @@ def _history(client: httpx.Client, spread: float, window: int, index: int,
     for i in range(window):
         outlier = OUTLIER_FACTOR if rng.random() < OUTLIER_SHARE else 1.0
         level = LEVEL_NS * outlier * math.exp(rng.normal(0.0, run_sd))
-        history.append(submit("main", START + timedelta(minutes=i), f"{index:04x}{i:04x}",
+        history.append(send("main", START + timedelta(minutes=i), f"{index:04x}{i:04x}",
                               level, 1)["id"])
     stored = [_stored_p99(client, run_id) for run_id in history][-BENCHER_MAX_SAMPLE:]
     # Bencher's t-test upper boundary limit over the branch's last values.
@@ -369,7 +187,7 @@ def _history(client: httpx.Client, spread: float, window: int, index: int,
     later = START + timedelta(minutes=window + 60)
     for number, (trials, shift, _) in enumerate(_candidates(args)):
         level = LEVEL_NS * (1 + shift) * math.exp(rng.normal(0.0, run_sd))
-        answer = submit(f"{suite}-{scenario}-{number}", later, f"c{index:03x}{number:04x}",
+        answer = send(f"{suite}-{scenario}-{number}", later, f"c{index:03x}{number:04x}",
                         level, trials)
         evidence = answer["gate_evidence"]
         value = evidence[0]["value"] if evidence else answer["p99"]
@@ -390,54 +208,6 @@ def _candidates(args: argparse.Namespace) -> Iterator[tuple[int, float, int]]:
         for shift in (0.0, *SHIFTS):
             for replicate in range(args.aa if shift == 0 else args.shifted):
                 yield trials, shift, replicate
-
-
-def _creep_cells() -> list[CreepCell]:
-    return list(itertools.product(CREEP_LEVELS, CREEP_SPREADS, CREEP_SHAPES))
-
-
-def _creep_suite(level: float) -> str:
-    return f"creep-a{round(100 * level):02d}"
-
-
-def _creep_history(client: httpx.Client, engine: Engine, cell: CreepCell, index: int,
-                   template: npt.NDArray[np.float64], args: argparse.Namespace,
-                   results: Results) -> None:
-    """One history on main: its flat runs, then its ramp (the first ramp run at the flat
-    level, the last `rise` above it), each run one trial at its level times the run-to-run
-    noise; after each run, whether it opened a creep or a change-point alert, and whether a
-    creep alert holds at it (open, last seen at it)."""
-    level, spread, (rise, steps, flat) = cell
-    rng = np.random.default_rng([args.seed, 1000 + _creep_cells().index(cell), index])
-    suite = _creep_suite(level)
-    scenario = f"s{round(100 * spread):02d}-r{round(100 * rise)}x{steps}-f{flat}-h{index:04d}"
-    levels = [1.0] * flat + [(1 + rise) ** (k / (steps - 1)) for k in range(steps)]
-    opened: dict[str, list[int]] = {"creep": [], "change-point": []}
-    held: list[int] = []
-    seen: Counter[str] = Counter()
-    for i, run_level in enumerate(levels):
-        p99 = LEVEL_NS * run_level * math.exp(rng.normal(0.0, spread))
-        run = _submit(client, template, results, suite, scenario, "main",
-                      START + timedelta(minutes=i), f"{index:04x}{i:04x}", np.asarray([p99]))
-        now, current = _alerts(engine, suite, scenario, run["id"])
-        for kind, runs in opened.items():
-            if now[kind] > seen[kind]:
-                runs.append(i)
-        if "creep" in current:
-            held.append(i)
-        seen = now
-    results.add_creep(cell, flat, opened["creep"], held, opened["change-point"])
-
-
-def _alerts(engine: Engine, suite: str, scenario: str, run_id: int
-            ) -> tuple[Counter[str], set[str]]:
-    """How many alerts of each kind a history has opened so far, and the kinds of its open
-    ones last seen at `run_id` (the lab's own rows)."""
-    with engine.connect() as connection:
-        rows = connection.execute(select(Alert.kind, Alert.state, Alert.run_id).where(
-            Alert.suite == suite, Alert.scenario == scenario)).all()
-    return (Counter(kind for kind, _, _ in rows),
-            {kind for kind, state, seen_at in rows if state != "resolved" and seen_at == run_id})
 
 
 def _stored_p99(client: httpx.Client, run_id: int) -> float:
@@ -473,7 +243,8 @@ def _edges(aa: Tally) -> tuple[float, float]:
     return gate[allowed], bencher[allowed]
 
 
-def _report(results: Results, args: argparse.Namespace, wall: tuple[float, float]) -> int:
+def _report(results: Results, progress: Progress, args: argparse.Namespace,
+            wall: tuple[float, float]) -> int:
     cells = results.cells
     groups = list(itertools.product(SPREADS, WINDOWS, TRIALS))
     print(f"The gate's test: {args.test}")
@@ -484,8 +255,8 @@ def _report(results: Results, args: argparse.Namespace, wall: tuple[float, float
           f"spread's variance within runs; {100 * OUTLIER_SHARE:g} % of history runs "
           f"x{OUTLIER_FACTOR}; seed {args.seed}")
     print(f"wall time {wall[1] / 60:.1f} min ({wall[0] / 60:.1f} min submitting: "
-          f"{results.submitted} submissions, {args.clients} clients, "
-          f"{results.submitted / wall[0]:.1f}/s)")
+          f"{progress.submitted} submissions, {args.clients} clients, "
+          f"{progress.submitted / wall[0]:.1f}/s)")
     print()
     print("A/A false-fail rate (95 % Wilson interval)")
     print(f"{'spread':>6} {'window':>6} {'trials':>6}  {'gate':<26} {'Bencher':<26} "
@@ -600,32 +371,6 @@ def _targets(cells: dict[Cell, Tally], groups: list[tuple[float, int, int]]) -> 
     for line in lower:
         print(f"    lower: {line}")
     return 0 if not clear and powered and not significant else 1
-
-
-def _creep_report(results: Results, args: argparse.Namespace,
-                  wall: tuple[float, float]) -> None:
-    print()
-    print(f"Creep alerts: {args.creep_histories} histories a cell of one-trial runs on main "
-          f"(p99 lognormal from run to run; the test judges a run from the {MIN_RUNS}th of its "
-          f"history on, over the newest {thresholds.DEFAULT.window}); 95 % Clopper-Pearson "
-          f"intervals; {results.submitted} submissions in all, {wall[1] / 60:.1f} min")
-    for level, spread in itertools.product(CREEP_LEVELS, CREEP_SPREADS):
-        print(f"level {100 * level:g} %, spread {100 * spread:g} %:")
-        for shape in CREEP_SHAPES:
-            tally = results.creep.get((level, spread, shape), CreepTally())
-            rise, steps, flat = shape
-            if not steps:
-                print(f"  flat, {flat} runs: runs opening a creep alert "
-                      f"{exact_rate(tally.opened, tally.tested)}; histories with one "
-                      f"{exact_rate(tally.flat_histories, tally.histories)}")
-                continue
-            at = (f", first at ramp run {statistics.median(tally.caught_at):g} (median)"
-                  if tally.caught_at else "")
-            print(f"  +{100 * rise:g} % over {steps} runs after {flat} flat: caught "
-                  f"{exact_rate(tally.caught, tally.histories)}{at}; a change-point alert "
-                  f"on a ramp run {tally.change_points}/{tally.histories}, either "
-                  f"{tally.either}/{tally.histories}"
-                  + (f"; creep alerts before the ramp {tally.opened}" if tally.opened else ""))
 
 
 def _ceiling(spread: float, window: int, shift: float) -> float:

@@ -14,7 +14,7 @@ pair of runs, not two thirds of them, so it decides from six runs (two thirds of
 cannot reach 5 %: their smallest one-sided p is 1/6). The price: behind a long flat stretch
 the flat runs' pairs dilute a late ramp, which E-Divisive then finds as a step. At the lab's
 5 % instead of 1 %, flat histories of 40 one-trial runs spreading by 6 % opened a creep alert
-in 7 of 25, not 3 (`bench.gate`), for more power only on the weakest ramp it ran (+20 % over
+in 7 of 25, not 3 (`bench.creep`), for more power only on the weakest ramp it ran (+20 % over
 10 runs at that spread: 20 of 25 caught, not 10).
 """
 
