@@ -34,6 +34,8 @@ class Run(Base):
         Index("ix_run_not_rolled_up", "started_at", postgresql_where="rolled_up_at IS NULL"),
         Index("ix_run_created_at", "created_at"),
         Index("ix_run_project_headline_p99", "project_id", "headline_p99"),
+        Index("ix_run_project_headline_p99_desc", "project_id",
+              text("headline_p99 DESC NULLS LAST")),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
