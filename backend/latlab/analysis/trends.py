@@ -114,10 +114,13 @@ def view(session: Session, query: TrendQuery, info: MetricInfo,
     """A history as the trends page draws it: `query.branch` (the default branch when None),
     the params of `query.through_run_id`'s run, or given, or of the branch's newest run."""
     query = dataclasses.replace(query, branch=query.branch or DEFAULT_BRANCH)
+    recent = _recent(session, query)
     if query.params is None:
-        query = dataclasses.replace(query, params=latest_params(session, query))
+        query = dataclasses.replace(query, params=(
+            _newest_params(recent, query.branch) if query.through_run_id is None else None)
+            or latest_params(session, query))
     points, found = trend(session, query)
-    branches, params_sets = choices(session, query)
+    branches, params_sets = choices(recent, query, _params_key(session, query))
     return TrendView(query, points, found, branches, params_sets,
                      latest_window(session, query, points, info, gate_settings))
 
@@ -221,39 +224,77 @@ def latest_params(session: Session, query: TrendQuery) -> dict[str, Any] | None:
                           .limit(1))
 
 
-def choices(session: Session, query: TrendQuery) -> tuple[list[BranchRuns], list[ParamsSet]]:
-    """What else the history holds, among its newest `CHOICES_LOOKBACK` runs (on the query's
-    host), the most recent first: the branches with runs of the params drawn (a run naming no
-    branch is the default branch's), and the params sets with runs on the branch drawn (the
-    other histories a change of params started). One index range, counted by branch and
-    params key."""
-    recent = select(Series.branch, Series.params_key, Series.started_at, Series.run_id).where(
-        *_history_filter(query))
+@dataclass(frozen=True)
+class _Recent:
+    """The runs of a branch with one params key among the history's newest runs."""
+
+    branch: str
+    params_key: str | None
+    runs: int
+    last_started_at: datetime
+    last_series_id: int  # breaks a tie of starts between groups
+    last_run_id: int  # the group's newest run by its id
+    params: dict[str, Any] | None  # that run's
+
+    @property
+    def newest(self) -> tuple[datetime, int]:
+        return self.last_started_at, self.last_series_id
+
+
+def _recent(session: Session, query: TrendQuery) -> list[_Recent]:
+    """What the history holds among its newest `CHOICES_LOOKBACK` runs (on the query's
+    host): its runs counted by branch (a run naming none is the default branch's) and params
+    key, with the params of each group's newest run. One index range, one statement."""
+    newest = select(Series.branch, Series.params_key, Series.started_at, Series.run_id,
+                    Series.id).where(*_history_filter(query))
     if query.host:
-        recent = recent.where(Series.host_name == query.host)
-    newest = recent.order_by(Series.started_at.desc()).limit(CHOICES_LOOKBACK).subquery()
-    name = func.coalesce(newest.c.branch, DEFAULT_BRANCH)
-    counted = session.execute(
-        select(name, newest.c.params_key, func.count(), func.max(newest.c.started_at),
-               func.max(newest.c.run_id))
-        .group_by(name, newest.c.params_key)).all()
-    drawn = _params_key(session, query)
+        newest = newest.where(Series.host_name == query.host)
+    lately = newest.order_by(Series.started_at.desc()).limit(CHOICES_LOOKBACK).subquery()
+    name = func.coalesce(lately.c.branch, DEFAULT_BRANCH)
+    groups = select(name.label("branch"), lately.c.params_key, func.count().label("runs"),
+                    func.max(lately.c.started_at).label("last"),
+                    func.max(lately.c.id).label("series_id"),
+                    func.max(lately.c.run_id).label("run_id"),
+                    ).group_by(name, lately.c.params_key).subquery()
+    return [_Recent(*row) for row in session.execute(
+        select(groups.c.branch, groups.c.params_key, groups.c.runs, groups.c.last,
+               groups.c.series_id, groups.c.run_id, Run.params)
+        .join(Run, Run.id == groups.c.run_id)).all()]
+
+
+def _newest_params(recent: list[_Recent], branch: str | None) -> dict[str, Any] | None:
+    """The params of the branch's newest params key among the recent runs (None: it has
+    none), as its newest run by id has them: runs of one key differ at most in params at
+    their defaults, which the key leaves out."""
+    on_branch = [r for r in recent if branch is None or r.branch == branch]
+    return max(on_branch, key=lambda r: r.newest).params if on_branch else None
+
+
+def choices(recent: list[_Recent], query: TrendQuery, drawn: str | None
+            ) -> tuple[list[BranchRuns], list[ParamsSet]]:
+    """What else the history holds among its recent runs, the most recent first: the
+    branches with runs of the params drawn (key `drawn`), and the params sets with runs on
+    the branch drawn (the other histories a change of params started)."""
     by_branch: dict[str, BranchRuns] = {}
-    by_params: dict[str, tuple[int, datetime, int]] = {}
-    for branch, key, count, last, run_id in counted:
-        if drawn is None or key == drawn:
-            seen = by_branch.get(branch)
-            by_branch[branch] = BranchRuns(branch, count + (seen.runs if seen else 0),
-                                           max(last, seen.last_started_at) if seen else last)
-        if query.branch is None or branch == query.branch:
-            runs, started, newest_run = by_params.get(key, (0, last, run_id))
-            by_params[key] = (runs + count, max(started, last), max(newest_run, run_id))
-    params: dict[int, dict[str, Any]] = {run_id: value for run_id, value in session.execute(
-        select(Run.id, Run.params).where(Run.id.in_([p[2] for p in by_params.values()])))}
+    by_params: dict[str | None, list[_Recent]] = {}
+    for group in recent:
+        if drawn is None or group.params_key == drawn:
+            seen = by_branch.get(group.branch)
+            by_branch[group.branch] = BranchRuns(
+                group.branch, group.runs + (seen.runs if seen else 0),
+                max(group.last_started_at, seen.last_started_at) if seen
+                else group.last_started_at)
+        if query.branch is None or group.branch == query.branch:
+            by_params.setdefault(group.params_key, []).append(group)
+    params_sets = []
+    for key, groups in by_params.items():
+        newest = max(groups, key=lambda g: g.newest)
+        params_sets.append(ParamsSet(newest.params or {}, sum(g.runs for g in groups),
+                                     max(g.last_run_id for g in groups),
+                                     newest.last_started_at, key == drawn))
     return (sorted(by_branch.values(), key=lambda b: b.last_started_at, reverse=True),
-            sorted((ParamsSet(params[run_id], runs, run_id, last, key == drawn)
-                    for key, (runs, last, run_id) in by_params.items()),
-                   key=lambda p: (p.last_started_at, p.last_run_id), reverse=True))
+            sorted(params_sets, key=lambda p: (p.last_started_at, p.last_run_id),
+                   reverse=True))
 
 
 def latest_window(session: Session, query: TrendQuery, points: list[TrendPoint],
