@@ -21,6 +21,7 @@ assumed. Rates carry 95 % Clopper-Pearson intervals; lab minutes are the steps' 
     .venv/bin/python -m bench.bisect [--planted 20] [--none 10] [--pairs 5] [--commits 32]
         [--work-ns 650,1300,2600] [--scenario steady] [--repetitions N] [--seed 1]
         [--code-user USER] [--record bench/records/bisect.jsonl] [--minutes M]
+        [--ci-cases 2] [--ci-history 10]
 
 The default sizes aim at +5, +10 and +20 % p99: on a quiet host of this kind 2,500 ns moved
 the p99 x1.196 (bench.try). A bisection of 32 commits is six or more comparisons of up to 40 +
@@ -34,8 +35,14 @@ Runs as root (code under test runs as the code user, in its own network namespac
 Targets (issue 46): the culprit named exactly in >= 18 of 20 for +10 % and +20 % p99, >= 14
 of 20 for +5 %; "not reproduced" in >= 9 of 10 ranges without a regression, never a culprit
 named; both of two +5 % commits named in >= 3 of 5; lab minutes per bisection of 32 commits
-(median, max). Not measured by this version: the same searches by one run per commit judged
-by the history gate (CI alone).
+(median, max); beside them, what CI alone would name.
+
+CI alone (bench/ci.py), for the first `--ci-cases` cases of each kind and size: `--ci-history`
+runs at the range's first commit (main's history before it), then one run per commit of the
+range, oldest first, each judged against the window of the runs before it as the gate judges
+a CI submission; the first commit whose run fails is the one CI names (none: nothing named).
+It names a planted commit exactly, the first of a pair at best, and is right on a range with
+nothing planted when no run fails.
 """
 
 import argparse
@@ -45,14 +52,17 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench import planted
+from bench import ci, planted
 from bench.lab import Lab, running_lab
 from bench.records import FOLDER, Records
+from latlab_contract.vocabulary import Vocabulary
 
 SUITE = "http-order"
+PARAMS = {"server": "repo"}
 BISECTION_TIMEOUT_S = 4 * 3600
 
 
@@ -74,6 +84,10 @@ def main() -> None:
                          "already holds (with these settings) are not run again")
     options.add_argument("--minutes", type=float, default=float("inf"),
                          help="start no bisection after this many minutes of lab time")
+    options.add_argument("--ci-cases", type=int, default=2, help="cases of each kind and "
+                         "size also searched by CI alone (one run per commit, the gate)")
+    options.add_argument("--ci-history", type=int, default=10,
+                         help="CI runs at the range's first commit before its others")
     args = options.parse_args()
     sizes = [int(size) for size in args.work_ns.split(",")]
     if os.geteuid() != 0:
@@ -85,7 +99,8 @@ def main() -> None:
     cases = _cases(random.Random(args.seed), args, sizes)
     records = Records(args.record)
     settings = {"seed": args.seed, "commits": args.commits, "sizes": sizes,
-                "scenario": args.scenario, "repetitions": args.repetitions}
+                "scenario": args.scenario, "repetitions": args.repetitions,
+                "ci_cases": args.ci_cases, "ci_history": args.ci_history}
     outcomes = [o for o in records.of("bisection", **settings) if o["case"] < len(cases)]
     done = {o["case"] for o in outcomes}
     deadline = time.monotonic() + 60 * args.minutes
@@ -93,16 +108,22 @@ def main() -> None:
         lab.processes.start("beat", [
             sys.executable, "-m", "celery", "-A", "latlab.worker", "beat", "--schedule",
             str(lab.work / "beat-schedule"), "--loglevel", "WARNING"], env={**os.environ})
+        info = next(s for s in lab.api.get("/suites").raise_for_status().json()
+                    if s["id"] == SUITE)
+        seen: Counter[tuple[str, int]] = Counter()
         for number, (kind, size, plants) in enumerate(cases):
+            seen[kind, size] += 1
             if number in done:
                 continue
             if time.monotonic() > deadline:
                 break
-            name = f"r{number + 1}"
+            name, label = f"r{number + 1}", f"{number + 1}/{len(cases)}"
             shas = planted.history_with(Path(made) / name, args.commits, plants)
-            outcomes.append(records.add("bisection", settings, {"case": number, **_bisect(
-                lab, name, Path(made) / name, shas, plants, kind, size, args,
-                f"{number + 1}/{len(cases)}")}))
+            outcome = {"case": number, **_bisect(lab, name, Path(made) / name, shas, plants,
+                                                 kind, size, args, label)}
+            if seen[kind, size] <= args.ci_cases:
+                outcome.update(_ci_alone(lab, name, shas, plants, info, args, label))
+            outcomes.append(records.add("bisection", settings, outcome))
     print(f"\n{args.record} holds {len(outcomes)} of {len(cases)} cases with these settings "
           f"({records.sittings()} day(s))")
     _report(outcomes, sizes)
@@ -130,7 +151,7 @@ def _bisect(lab: Lab, name: str, path: Path, shas: list[str], plants: dict[int, 
     lab.member.post("/repositories", json={"name": name, "url": f"file://{path}"}
                     ).raise_for_status()
     body: dict[str, Any] = {"repo": name, "good": shas[0], "bad": shas[-1], "suite": SUITE,
-                            "scenario": args.scenario, "params": {"server": "repo"},
+                            "scenario": args.scenario, "params": PARAMS,
                             "host_tags": [lab.host_tag]}
     if args.repetitions is not None:
         body["repetitions"] = args.repetitions
@@ -157,6 +178,33 @@ def _bisect(lab: Lab, name: str, path: Path, shas: list[str], plants: dict[int, 
     return outcome
 
 
+def _ci_alone(lab: Lab, repo: str, shas: list[str], plants: dict[int, int],
+              info: dict[str, Any], args: argparse.Namespace, label: str) -> dict[str, Any]:
+    """The commit CI alone names in a case: the first whose one run fails the gate against
+    the runs before it (after `--ci-history` runs at the range's first commit)."""
+    metrics, vocabulary = info["gate"], Vocabulary().extended(info["metrics"])
+    started = time.monotonic()
+
+    def run(commit: str, name: str) -> dict[str, Any]:
+        return ci.ci_run(lab, SUITE, args.scenario, PARAMS, metrics, repo, commit,
+                         f"case {label} CI {name}")
+
+    history = [run(shas[0], f"main {i + 1}/{args.ci_history}") for i in range(args.ci_history)]
+    named = None
+    for number, sha in enumerate(shas[1:], 2):
+        candidate = run(sha, f"commit {number}/{len(shas)}")
+        if ci.judge(candidate, ci.windows(history, metrics), vocabulary,
+                    metrics).verdict == "fail":
+            named = number
+            break
+        history.append(candidate)
+    first = min(plants, default=None)
+    print(f"case {label} CI alone: named {named or 'nothing'} (planted {sorted(plants)})",
+          flush=True)
+    return {"ci_named": named, "ci_right": named == first,
+            "ci_minutes": (time.monotonic() - started) / 60}
+
+
 def _report(outcomes: list[dict[str, Any]], sizes: list[int]) -> None:
     if not outcomes:
         return
@@ -178,7 +226,20 @@ def _report(outcomes: list[dict[str, Any]], sizes: list[int]) -> None:
     minutes = [o["minutes"] for o in outcomes]
     print(f"lab minutes per bisection: median {statistics.median(minutes):.1f}, max "
           f"{max(minutes):.1f}; steps median {statistics.median(o['steps'] for o in outcomes)}")
-    print("CI alone (one run per commit, the history gate): not measured by this version")
+    alone = [o for o in outcomes if "ci_named" in o]
+    for kind, size in sorted({(o["kind"], o["size"]) for o in alone}):
+        cases = [o for o in alone if (o["kind"], o["size"]) == (kind, size)]
+        right = planted.rate(sum(o["ci_right"] for o in cases), len(cases))
+        print(f"CI alone (one run per commit, the gate), {kind}"
+              + (f" {size} ns" if size else "") + f": right {right} (the bisection: "
+              f"{sum(_right(o) for o in cases)}/{len(cases)} of the same); lab minutes "
+              f"median {statistics.median(o['ci_minutes'] for o in cases):.1f}")
+
+
+def _right(outcome: dict[str, Any]) -> bool:
+    """Whether a bisection was right: not reproduced where nothing was planted, else exact."""
+    return bool(outcome["status"] == "not-reproduced" if outcome["kind"] == "none"
+                else outcome["exact"])
 
 
 def _pct(value: float | None) -> str:

@@ -50,17 +50,12 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from bench import planted
+from bench import ci, planted
 from bench.lab import Lab, job_minutes, run_job, running_lab
-from bench.precision import _value as trial_value
 from bench.records import FOLDER, Records
-from latlab.analysis import gate
-from latlab.analysis.baselines import HistoryRun
-from latlab.analysis.window import window_stats
 from latlab_contract import JobSpec, RepoCheckout
 from latlab_contract.vocabulary import Vocabulary
 from latlab_workers.code import CodeUnderTest
@@ -135,16 +130,16 @@ def main() -> None:
                     ("CI head", head, ci_runs, heads,
                      {"scenario": args.scenario, "work_ns": args.work_ns})):
                 while time.monotonic() < deadline and len(kept) < wanted:
-                    kept.append(records.add(kind, settings, _ci_run(
-                        lab, commit, args.scenario, info["gate"],
+                    kept.append(records.add(kind, settings, ci.ci_run(
+                        lab, SUITE, args.scenario, PARAMS, info["gate"], REPO, commit,
                         f"{kind} {len(kept) + 1}/{wanted}")))
         minutes = (time.monotonic() - started) / 60
     print(f"\nlab time: {minutes:.1f} min this sitting; http-order/{args.scenario} "
           f"server=repo, planted {args.work_ns} ns of CPU per order; {args.record} holds "
           f"{len(records.lines)} jobs of {records.sittings()} day(s)")
-    ci = (_judge_ci(history, heads, Vocabulary().extended(info["metrics"]), info["gate"])
-          if len(history) >= 5 and heads else None)
-    sys.exit(_report(aa, ab, ci, builds, args, ci_runs))
+    alone = (_judge_ci(history, heads, Vocabulary().extended(info["metrics"]), info["gate"])
+             if len(history) >= 5 and heads else None)
+    sys.exit(_report(aa, ab, alone, builds, args, ci_runs))
 
 
 def _build_twice(url: str, commit: str, scenario: str) -> tuple[float, float]:
@@ -188,47 +183,23 @@ def _try(lab: Lab, base: str, head: str, fields: dict[str, Any], name: str) -> d
     return outcome
 
 
-def _ci_run(lab: Lab, commit: str, scenario: str, metrics: list[str],
-            name: str) -> dict[str, Any]:
-    """A job at `commit` with the lab's default repetitions, as one CI run: its id and each
-    gate metric's trial values (of trials that count) in its one series."""
-    _, run = run_job(lab, SUITE, scenario, PARAMS, fields={"repo": REPO, "ref": commit})
-    (series,) = [s for s in run["series"] if "view" not in s["labels"]]
-    trials = [t for t in series["trials"] if not t["disturbed"]]
-    values = {m: [v for t in trials if (v := trial_value(t, m)) is not None] for m in metrics}
-    print(f"{name}: run {run['id']}, p99 {statistics.median(values['p99']):.4g}", flush=True)
-    return {"id": run["id"], "commit": commit, "labels": series["labels"], "values": values,
-            "started_at": run["started_at"]}
-
-
 def _judge_ci(history: list[dict[str, Any]], heads: list[dict[str, Any]],
               vocabulary: Vocabulary, metrics: list[str]) -> dict[str, Any]:
     """Each CI run at head judged against the window of the history's runs, as the gate
     judges a CI submission: how many regressed, and the smallest p99 change the window lets
     the gate see at a CI run's trials."""
-    windows = []
-    for metric in metrics:
-        runs = [HistoryRun(r["id"], r["commit"], datetime.fromisoformat(r["started_at"]),
-                           r["values"][metric])
-                for r in history]
-        stats = window_stats([r.values for r in runs])
-        if stats is None:
-            raise RuntimeError(f"no window of {metric}: a run lacked it")
-        windows.append(gate.Window("main", runs, stats))
-    judged = [gate.judge_window([(r["labels"], vocabulary.info(m), tuple(r["values"][m]))
-                                 for m in metrics], windows) for r in heads]
+    against = ci.windows(history, metrics)
+    judged = [ci.judge(r, against, vocabulary, metrics) for r in heads]
     trials = len(history[-1]["values"]["p99"])
-    evidence = (judged[0].evidence if judged else gate.judge_window(
-        [(history[-1]["labels"], vocabulary.info(m), tuple(history[-1]["values"][m]))
-         for m in metrics], windows).evidence)
+    evidence = (judged[0] if judged else ci.judge(history[-1], against, vocabulary, metrics)
+                ).evidence
     smallest = next(e["smallest_change"] for e in evidence if e["metric"] == "p99")
+    p99 = against[metrics.index("p99")].stats
     return {"regressed": sum(r.verdict == "fail" for r in judged), "runs": len(judged),
-            "window": len(history),
-            "trials": trials, "smallest": smallest.get(str(trials), max(smallest.values())),
-            "spread": windows[metrics.index("p99")].stats.spread,
+            "window": len(history), "trials": trials,
+            "smallest": smallest.get(str(trials), max(smallest.values())), "spread": p99.spread,
             "p99_ratio": (statistics.median(statistics.median(r["values"]["p99"])
-                                            for r in heads)
-                          / windows[metrics.index("p99")].stats.centre) if heads else None}
+                                            for r in heads) / p99.centre) if heads else None}
 
 
 def _report(aa: list[dict[str, Any]], ab: list[dict[str, Any]], ci: dict[str, Any] | None,
