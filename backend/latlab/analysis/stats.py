@@ -219,6 +219,18 @@ def change_interval(baseline: Sequence[float], candidate: Sequence[float],
     return float(found.confidence_interval.low), float(found.confidence_interval.high)
 
 
+def median_interval(values: Sequence[float],
+                    confidence: float = 0.95) -> tuple[float, float] | None:
+    """A `confidence` interval of the median of one series' trials: a percentile bootstrap
+    (scipy's, seeded, as `change_interval`); None with fewer than two trials."""
+    if len(values) < 2:
+        return None
+    found = bootstrap((np.asarray(values, float),), np.median, confidence_level=confidence,
+                      n_resamples=2000, method="percentile", vectorized=True,
+                      random_state=np.random.default_rng(0))
+    return float(found.confidence_interval.low), float(found.confidence_interval.high)
+
+
 def spread_bound(spread: float, df: int, confidence: float) -> float:
     """An upper confidence bound of a spread estimated with `df` degrees of freedom: the
     chi-square bound of a normal sample's standard deviation. Ten trials estimate a spread
