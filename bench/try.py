@@ -56,6 +56,7 @@ from typing import Any
 from bench import ci, planted
 from bench.lab import Lab, job_minutes, run_job, running_lab
 from bench.records import FOLDER, Records
+from latlab.analysis import tries
 from latlab_contract import JobSpec, RepoCheckout
 from latlab_contract.vocabulary import Vocabulary
 from latlab_workers.code import CodeUnderTest
@@ -99,7 +100,9 @@ def main() -> None:
     if args.code_user:
         os.environ["LATLAB_CODE_USER"] = args.code_user  # this process's builds and the runner's
     records = Records(args.record)
-    same = {"scenario": args.scenario, "repetitions": args.repetitions}
+    # The lab's looks are part of what a try job is: other looks start another sample.
+    same = {"scenario": args.scenario, "repetitions": args.repetitions,
+            "looks": list(tries.LOOKS)}
     planted_too = {**same, "work_ns": args.work_ns}
     aa, ab = records.of("A/A", **same), records.of("A/B", **planted_too)
     history = records.of("CI history", scenario=args.scenario)
