@@ -8,6 +8,7 @@ from latlab.auth.router import projects_router
 from latlab.auth.router import router as auth_router
 from latlab.bisections.router import router as bisections_router
 from latlab.core.params import plain_query
+from latlab.experiments.router import router as experiments_router
 from latlab.hosts.router import router as hosts_router
 from latlab.ingest.router import router as ingest_router
 from latlab.jobs.router import router as jobs_router
@@ -23,5 +24,6 @@ api_router.include_router(hosts_router)
 api_router.include_router(jobs_router)
 api_router.include_router(repos_router)
 api_router.include_router(bisections_router)
+api_router.include_router(experiments_router)
 api_router.include_router(analysis_router)
 api_router.include_router(alerts_router)

@@ -24,6 +24,7 @@ from latlab.core import tasks
 from latlab.core.clock import get_clock
 from latlab.core.db import get_engine, get_sessionmaker
 from latlab.core.settings import get_settings
+from latlab.experiments import service as experiment_service
 from latlab.hosts import service as host_service
 from latlab.hosts import trust
 from latlab.ingest import outcomes
@@ -74,6 +75,7 @@ app.conf.update(
         "prune-audit": {"task": "maintenance.prune_audit", "schedule": 3600.0},
         "job-watchdog": {"task": "jobs.watchdog", "schedule": 5.0},
         "bisections": {"task": "bisections.advance", "schedule": 5.0},
+        "experiments": {"task": "experiments.advance", "schedule": 5.0},
         "outbox-relay": {"task": "outbox.relay", "schedule": 5.0},
         "schedules": {"task": "schedules.run_due", "schedule": 30.0},
         "redeliver": {"task": "alerts.redeliver", "schedule": 15.0},
@@ -126,6 +128,13 @@ def bisections_advance() -> int:
     """Moves bisections whose step has ended on to their next step or their end."""
     with get_sessionmaker()() as session, session.begin():
         return len(bisection_service.advance(session))
+
+
+@app.task(name="experiments.advance", soft_time_limit=60)
+def experiments_advance() -> int:
+    """Judges the experiment runs whose jobs have all ended."""
+    with get_sessionmaker()() as session, session.begin():
+        return len(experiment_service.advance(session))
 
 
 @app.task(name="jobs.watchdog", soft_time_limit=30)

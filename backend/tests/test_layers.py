@@ -30,6 +30,7 @@ LAYERS = [
     ("latlab.alerts",),
     ("latlab.jobs",),
     ("latlab.bisections",),
+    ("latlab.experiments",),
     ("latlab.ingest",),
     ("latlab.monitoring",),
     ("http",),  # every domain's router.py and dependencies.py

@@ -13,6 +13,7 @@ from latlab.models.alert import (
 from latlab.models.audit import AuditEvent
 from latlab.models.base import Base
 from latlab.models.bisection import Bisection
+from latlab.models.experiment import Experiment, ExperimentRun
 from latlab.models.host import Host, HostInvitation
 from latlab.models.job import Job, JobStatus, Schedule
 from latlab.models.outbox import OutboxMessage
@@ -33,6 +34,8 @@ __all__ = [
     "Bisection",
     "Channel",
     "DeliveryAttempt",
+    "Experiment",
+    "ExperimentRun",
     "Host",
     "HostInvitation",
     "Job",

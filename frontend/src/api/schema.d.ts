@@ -946,6 +946,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/experiments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Experiments
+         * @description The project's experiments, each at its latest version, by name.
+         */
+        get: operations["list_experiments_api_v1_experiments_get"];
+        put?: never;
+        /**
+         * Save Experiment
+         * @description Save an experiment: a changed document is its next version (201), the same document
+         *     its latest version (200).
+         */
+        post: operations["save_experiment_api_v1_experiments_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/experiments/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Experiment
+         * @description An experiment at its latest version, or the one asked for.
+         */
+        get: operations["read_experiment_api_v1_experiments__name__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/experiments/{name}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Experiment Runs
+         * @description An experiment's runs (of every version), newest first.
+         */
+        get: operations["list_experiment_runs_api_v1_experiments__name__runs_get"];
+        put?: never;
+        /**
+         * Run Experiment
+         * @description Run the experiment's latest version: each of its jobs on hosts with `host_tags`. Once
+         *     every job has ended, the lab judges each expectation; a job the lab refuses refuses the
+         *     run, and nothing is launched.
+         */
+        post: operations["run_experiment_api_v1_experiments__name__runs_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/experiments/{name}/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Experiment Run
+         * @description A run of an experiment: its jobs and, once they have ended, every expectation
+         *     judged.
+         */
+        get: operations["read_experiment_run_api_v1_experiments__name__runs__run_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/compare": {
         parameters: {
             query?: never;
@@ -2089,6 +2181,300 @@ export interface components {
             /** Sent At */
             sent_at: string | null;
         };
+        /** ExpectationJudged */
+        ExpectationJudged: {
+            /** Expectation */
+            expectation: string;
+            /**
+             * Point
+             * @description The axis point judged (`for param ...`), or null
+             */
+            point: {
+                [key: string]: number;
+            } | null;
+            /**
+             * Outcome
+             * @enum {string}
+             */
+            outcome: "holds" | "does-not-hold" | "not-decided";
+            /**
+             * Value
+             * @description The ratio, or the series' median in its unit
+             */
+            value: number | null;
+            /**
+             * Interval
+             * @description The value's 95 % interval
+             */
+            interval: [
+                number,
+                number
+            ] | null;
+            /**
+             * Decidable
+             * @description The smallest distance from the bound these trials decide, relative
+             */
+            decidable: number | null;
+            /** Unit */
+            unit: string | null;
+            /** Reason */
+            reason: string;
+        };
+        /**
+         * ExperimentDocument
+         * @example {
+         *       "expectations": [
+         *         "p50(after) <= 0.5 * p50(before)"
+         *       ],
+         *       "jobs": {
+         *         "baseline": {
+         *           "params": {
+         *             "loads": "rust"
+         *           },
+         *           "scenario": "large",
+         *           "suite": "http-order"
+         *         },
+         *         "tuned": {
+         *           "params": {
+         *             "loads": "rust",
+         *             "mlock": true,
+         *             "pin_cpus": "1"
+         *           },
+         *           "scenario": "large",
+         *           "suite": "http-order"
+         *         }
+         *       },
+         *       "name": "tuning",
+         *       "question": "Report 001: pinned, locked and FIFO-scheduled clients against the defaults.",
+         *       "references": [
+         *         {
+         *           "metric": "p50",
+         *           "series": "before",
+         *           "source": "report 001, table 2",
+         *           "unit": "us",
+         *           "value": 412
+         *         }
+         *       ],
+         *       "series": {
+         *         "after": {
+         *           "job": "tuned",
+         *           "labels": {
+         *             "client": "rust"
+         *           }
+         *         },
+         *         "before": {
+         *           "job": "baseline",
+         *           "labels": {
+         *             "client": "rust"
+         *           }
+         *         }
+         *       },
+         *       "title": "Does host tuning halve the order API's P50?"
+         *     }
+         */
+        ExperimentDocument: {
+            /** Name */
+            name: string;
+            /** Title */
+            title: string;
+            /**
+             * Question
+             * @default
+             */
+            question: string;
+            /** Jobs */
+            jobs: {
+                [key: string]: components["schemas"]["ExperimentJob"];
+            };
+            /**
+             * Series
+             * @default {}
+             */
+            series: {
+                [key: string]: components["schemas"]["NamedSeries"];
+            };
+            /**
+             * Expectations
+             * @description e.g. `p50(after) <= 0.5 * p50(before)`, `throughput(zig) >= throughput(go) for concurrency <= 100`, `p95(reqrep) <= 500 ms`: a ratio of one metric in two named series, or a bound in the metric's unit
+             * @default []
+             */
+            expectations: string[];
+            /**
+             * References
+             * @default []
+             */
+            references: components["schemas"]["Reference"][];
+            /**
+             * Conclusions
+             * @default
+             */
+            conclusions: string;
+        };
+        /**
+         * ExperimentJob
+         * @description A job as `POST /jobs` launches it; the experiment's run chooses the hosts.
+         */
+        ExperimentJob: {
+            /** Suite */
+            suite: string;
+            /**
+             * Scenario
+             * @default default
+             */
+            scenario: string;
+            /**
+             * Params
+             * @default {}
+             */
+            params: {
+                [key: string]: unknown;
+            };
+            /**
+             * Repetitions
+             * @default 5
+             */
+            repetitions: number;
+            /** Repo */
+            repo?: string | null;
+            /** Ref */
+            ref?: string | null;
+        };
+        /**
+         * ExperimentRead
+         * @example {
+         *       "expectations": [
+         *         "p50(after) <= 0.5 * p50(before)"
+         *       ],
+         *       "jobs": {
+         *         "baseline": {
+         *           "params": {
+         *             "loads": "rust"
+         *           },
+         *           "scenario": "large",
+         *           "suite": "http-order"
+         *         },
+         *         "tuned": {
+         *           "params": {
+         *             "loads": "rust",
+         *             "mlock": true,
+         *             "pin_cpus": "1"
+         *           },
+         *           "scenario": "large",
+         *           "suite": "http-order"
+         *         }
+         *       },
+         *       "name": "tuning",
+         *       "question": "Report 001: pinned, locked and FIFO-scheduled clients against the defaults.",
+         *       "references": [
+         *         {
+         *           "metric": "p50",
+         *           "series": "before",
+         *           "source": "report 001, table 2",
+         *           "unit": "us",
+         *           "value": 412
+         *         }
+         *       ],
+         *       "series": {
+         *         "after": {
+         *           "job": "tuned",
+         *           "labels": {
+         *             "client": "rust"
+         *           }
+         *         },
+         *         "before": {
+         *           "job": "baseline",
+         *           "labels": {
+         *             "client": "rust"
+         *           }
+         *         }
+         *       },
+         *       "title": "Does host tuning halve the order API's P50?"
+         *     }
+         */
+        ExperimentRead: {
+            /** Name */
+            name: string;
+            /** Title */
+            title: string;
+            /**
+             * Question
+             * @default
+             */
+            question: string;
+            /** Jobs */
+            jobs: {
+                [key: string]: components["schemas"]["ExperimentJob"];
+            };
+            /**
+             * Series
+             * @default {}
+             */
+            series: {
+                [key: string]: components["schemas"]["NamedSeries"];
+            };
+            /**
+             * Expectations
+             * @description e.g. `p50(after) <= 0.5 * p50(before)`, `throughput(zig) >= throughput(go) for concurrency <= 100`, `p95(reqrep) <= 500 ms`: a ratio of one metric in two named series, or a bound in the metric's unit
+             * @default []
+             */
+            expectations: string[];
+            /**
+             * References
+             * @default []
+             */
+            references: components["schemas"]["Reference"][];
+            /**
+             * Conclusions
+             * @default
+             */
+            conclusions: string;
+            /** Version */
+            version: number;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+        };
+        /** ExperimentRunCreate */
+        ExperimentRunCreate: {
+            /**
+             * Host Tags
+             * @default []
+             */
+            host_tags: string[];
+        };
+        /** ExperimentRunRead */
+        ExperimentRunRead: {
+            /** Id */
+            id: number;
+            /** Experiment */
+            experiment: string;
+            /** Version */
+            version: number;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "running" | "done" | "failed";
+            /** Host Tags */
+            host_tags: string[];
+            /** Jobs */
+            jobs: {
+                [key: string]: components["schemas"]["RunJob"];
+            };
+            /** Judgements */
+            judgements: components["schemas"]["ExpectationJudged"][] | null;
+            /** Message */
+            message: string | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Finished At */
+            finished_at: string | null;
+        };
         /**
          * FailuresRead
          * @description Operations the harness counted as failed.
@@ -2823,6 +3209,22 @@ export interface components {
              */
             label: string | null;
         };
+        /** NamedSeries */
+        NamedSeries: {
+            /**
+             * Job
+             * @description One of the experiment's jobs
+             */
+            job: string;
+            /**
+             * Labels
+             * @description Labels the series carries in the job's run; an axis an expectation spans (`for param ...`) is left out
+             * @default {}
+             */
+            labels: {
+                [key: string]: string;
+            };
+        };
         /** OverviewPage */
         OverviewPage: {
             /** Items */
@@ -3104,6 +3506,22 @@ export interface components {
             archived?: boolean | null;
         };
         /**
+         * Reference
+         * @description A figure from elsewhere (a report's own table), shown beside the lab's.
+         */
+        Reference: {
+            /** Series */
+            series: string;
+            /** Metric */
+            metric: string;
+            /** Value */
+            value: number;
+            /** Unit */
+            unit?: string | null;
+            /** Source */
+            source: string;
+        };
+        /**
          * RepositoryCreate
          * @example {
          *       "commit_url": "https://git.example.com/trading/orders/-/commit/{sha}",
@@ -3275,6 +3693,15 @@ export interface components {
              * @default []
              */
             notes: string[];
+        };
+        /** RunJob */
+        RunJob: {
+            /** Job Id */
+            job_id: number;
+            /** Status */
+            status: string;
+            /** Run Id */
+            run_id: number | null;
         };
         /** RunListItem */
         RunListItem: {
@@ -8555,6 +8982,399 @@ export interface operations {
             };
             /** @description The request conflicts with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    list_experiments_api_v1_experiments_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentRead"][];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    save_experiment_api_v1_experiments_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExperimentDocument"];
+            };
+        };
+        responses: {
+            /** @description The document unchanged: its latest version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentRead"];
+                };
+            };
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    read_experiment_api_v1_experiments__name__get: {
+        parameters: {
+            query?: {
+                version?: number | null;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    list_experiment_runs_api_v1_experiments__name__runs_get: {
+        parameters: {
+            query?: {
+                /** @description Items per page */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentRunRead"][];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    run_experiment_api_v1_experiments__name__runs_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExperimentRunCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentRunRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description Too many requests (failed sign-ins, or over a fair-use limit); see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+        };
+    };
+    read_experiment_run_api_v1_experiments__name__runs__run_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentRunRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

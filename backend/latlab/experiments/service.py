@@ -1,0 +1,203 @@
+"""Experiments: a project's named studies, saved as versioned documents, run as a set of jobs,
+and judged once every job has ended: each expectation (`analysis.expectations`) on the trials
+of the named series it compares, at each point of its axis when it has one."""
+
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from latlab.analysis import expectations
+from latlab.analysis.compare import trial_values
+from latlab.core.clock import get_clock
+from latlab.core.errors import NotFound
+from latlab.experiments.schemas import (
+    ExperimentDocument,
+    ExperimentJob,
+    ExperimentRunCreate,
+    NamedSeries,
+)
+from latlab.jobs import service as job_service
+from latlab.jobs.schemas import JobCreate
+from latlab.models import Experiment, ExperimentRun, Job, JobStatus, Project, Run, Series
+from latlab.models.job import ENDED_JOB
+from latlab.runs import service as run_service
+from latlab.suites import service as suite_service
+
+
+def save(session: Session, project: Project, document: ExperimentDocument,
+         created_by_id: int | None) -> tuple[Experiment, bool]:
+    """The experiment with this document: its latest version when unchanged, else a new
+    version (True)."""
+    latest = latest_version(session, project.id, document.name)
+    stored = document.model_dump(mode="json")
+    if latest is not None and latest.document == stored:
+        return latest, False
+    experiment = Experiment(project_id=project.id, name=document.name,
+                            version=1 if latest is None else latest.version + 1,
+                            document=stored, created_by_id=created_by_id,
+                            created_at=get_clock().now())
+    session.add(experiment)
+    session.flush()
+    return experiment, True
+
+
+def latest_version(session: Session, project_id: int, name: str) -> Experiment | None:
+    return session.scalar(select(Experiment).where(
+        Experiment.project_id == project_id, Experiment.name == name)
+        .order_by(Experiment.version.desc()).limit(1))
+
+
+def get(session: Session, project_id: int, name: str, version: int | None = None
+        ) -> Experiment:
+    if version is None:
+        found = latest_version(session, project_id, name)
+    else:
+        found = session.scalar(select(Experiment).where(
+            Experiment.project_id == project_id, Experiment.name == name,
+            Experiment.version == version))
+    if found is None:
+        raise NotFound(f"no experiment {name!r}" + (f" version {version}" if version else ""))
+    return found
+
+
+def listed(session: Session, project_id: int) -> list[Experiment]:
+    """Each experiment's latest version, by name."""
+    newest = (select(Experiment.name, func.max(Experiment.version).label("version"))
+              .where(Experiment.project_id == project_id).group_by(Experiment.name)
+              .subquery())
+    return list(session.scalars(select(Experiment).join(newest, (
+        Experiment.name == newest.c.name) & (Experiment.version == newest.c.version))
+        .where(Experiment.project_id == project_id).order_by(Experiment.name)))
+
+
+def start(session: Session, project: Project, experiment: Experiment,
+          request: ExperimentRunCreate, created_by_id: int | None) -> ExperimentRun:
+    """Launches every job of the experiment on hosts with `request.host_tags`; a job the lab
+    refuses (no such host, a bad param) refuses the whole run, and nothing is stored."""
+    document = ExperimentDocument.model_validate(experiment.document)
+    jobs = {}
+    for name, spec in document.jobs.items():
+        (job, *_) = job_service.create_jobs(
+            session, project, _job_request(spec, request.host_tags), created_by_id)
+        jobs[name] = job.id
+    run = ExperimentRun(project_id=project.id, experiment_id=experiment.id,
+                        host_tags=request.host_tags, jobs=jobs, status="running",
+                        created_by_id=created_by_id, created_at=get_clock().now())
+    session.add(run)
+    session.flush()
+    return run
+
+
+def _job_request(spec: ExperimentJob, host_tags: list[str]) -> JobCreate:
+    return JobCreate(**spec.model_dump(exclude_none=True), host_tags=host_tags)
+
+
+def advance(session: Session) -> list[ExperimentRun]:
+    """Judges the running experiment runs whose jobs have all ended (failed when one did not
+    succeed); the runs it ended."""
+    ended = []
+    for run in session.scalars(select(ExperimentRun).where(ExperimentRun.status == "running")
+                               .with_for_update(skip_locked=True)):
+        jobs = jobs_of(session, run)
+        if any(job.status not in ENDED_JOB for job in jobs.values()):
+            continue
+        failed = {name: job for name, job in jobs.items()
+                  if job.status is not JobStatus.succeeded}
+        if failed:
+            run.status = "failed"
+            run.message = "; ".join(f"job {name} (#{job.id}) {job.status.value}"
+                                    + (f": {job.error}" if job.error else "")
+                                    for name, job in failed.items())
+        else:
+            experiment = session.get_one(Experiment, run.experiment_id)
+            run.judgements = judge(session, ExperimentDocument.model_validate(
+                experiment.document), {name: job.run_id for name, job in jobs.items()},
+                run.project_id)
+            run.status = "done"
+        run.finished_at = get_clock().now()
+        ended.append(run)
+    return ended
+
+
+def jobs_of(session: Session, run: ExperimentRun) -> dict[str, Job]:
+    found = {job.id: job for job in session.scalars(
+        select(Job).where(Job.id.in_(list(run.jobs.values()))))}
+    return {name: found[job_id] for name, job_id in run.jobs.items()}
+
+
+def judge(session: Session, document: ExperimentDocument, runs: dict[str, int | None],
+          project_id: int) -> list[dict[str, Any]]:
+    """Every expectation judged on the runs of the experiment's jobs (by job name)."""
+    loaded = {name: run_service.load_run(session, run_id, project_id)
+              for name, run_id in runs.items() if run_id is not None}
+    judged = []
+    for text in document.expectations:
+        expectation = expectations.parse(text)
+        terms = [t for t in (expectation.left, expectation.right) if t is not None]
+        run = loaded.get(document.series[expectation.left.series].job)
+        unit = (None if run is None else suite_service.run_vocabulary(session, run).info(
+            expectation.left.metric).unit)
+        matched = {term: _matching(loaded, document.series[term.series], expectation)
+                   for term in terms}
+        points = _points(expectation, matched)
+        if not points:
+            assert expectation.where is not None
+            param, op, number = expectation.where
+            judged.append({"expectation": text, "point": None, "outcome": "not-decided",
+                           "value": None, "interval": None, "decidable": None, "unit": None,
+                           "reason": f"no point of the axis: no series of "
+                                     f"{expectation.left} carries {param} {op} {number:g}"})
+        for point in points:
+            trials, missing = {}, []
+            for term in terms:
+                series = matched[term].get(point, [])
+                if len(series) != 1:
+                    missing.append(f"{term}: {len(series)} series of job "
+                                   f"{document.series[term.series].job} match "
+                                   f"{document.series[term.series].labels}"
+                                   + (f" at {expectation.where[0]} = {point:g}"
+                                      if point is not None and expectation.where else ""))
+                    continue
+                trials[term] = trial_values(series[0], term.metric)
+            found = (expectations.judge(expectation, trials, unit) if not missing else
+                     expectations.Judgement("not-decided", None, None, None,
+                                            "; ".join(missing) + " (one each is needed)"))
+            judged.append({
+                "expectation": text,
+                "point": None if point is None or expectation.where is None
+                else {expectation.where[0]: point},
+                "outcome": found.outcome, "value": found.value, "interval": found.interval,
+                "decidable": found.decidable, "unit": None if expectation.right else unit,
+                "reason": found.reason})
+    return judged
+
+
+def _matching(runs: dict[str, Run], named: NamedSeries, expectation: expectations.Expectation
+              ) -> dict[float | None, list[Series]]:
+    """The series of the named series' run carrying its labels, by the value of the
+    expectation's axis label (None without an axis)."""
+    run = runs.get(named.job)
+    found: dict[float | None, list[Series]] = {}
+    for series in [] if run is None else run.series:
+        labels = series.labels or {}
+        if any(labels.get(k) != v for k, v in named.labels.items()):
+            continue
+        point: float | None = None
+        if expectation.where is not None:
+            try:
+                point = float(labels[expectation.where[0]])
+            except (KeyError, ValueError):
+                continue
+        found.setdefault(point, []).append(series)
+    return found
+
+
+def _points(expectation: expectations.Expectation,
+            matched: dict[Any, dict[float | None, list[Series]]]) -> list[float | None]:
+    """The points an expectation is judged at: each axis value of its left series within its
+    `for` clause (or its one point)."""
+    if expectation.where is None:
+        return [None]
+    values = sorted(p for p in matched[expectation.left] if p is not None)
+    return [p for p in values if expectation.applies({expectation.where[0]: p})]

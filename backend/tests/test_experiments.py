@@ -1,0 +1,180 @@
+"""Experiments through the api: documents saved as versions and validated (an expectation
+naming what the experiment lacks is refused, nothing stored), a run launching every job (or
+none), and once the jobs' results are in (stored as a runner's outcome is), each expectation
+judged: holds, does not hold, not decided, at each point of an axis."""
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import numpy as np
+import pytest
+from sqlalchemy import func, select
+
+from latlab.experiments import service
+from latlab.hosts import service as host_service
+from latlab.ingest.outcomes import apply_outcome
+from latlab.jobs import service as job_service
+from latlab.models import ExperimentRun, Job, JobStatus, Scope
+from latlab_contract import Heartbeat, JobEvent, JobOutcome
+from latlab_workers.suites import SUITES_DIR, load_suite
+
+ECHO = load_suite(SUITES_DIR / "echo").info()
+DOCUMENT: dict[str, Any] = {
+    "name": "tuning", "title": "Does tuning halve the P50?",
+    "jobs": {"baseline": {"suite": "echo", "params": {"count": 100}},
+             "tuned": {"suite": "echo", "params": {"count": 100, "size": 128}}},
+    "series": {"before": {"job": "baseline", "labels": {"client": "c"}},
+               "after": {"job": "tuned", "labels": {"client": "c"}},
+               "after-sweep": {"job": "tuned", "labels": {"client": "sweep"}},
+               "before-sweep": {"job": "baseline", "labels": {"client": "sweep"}}},
+    "expectations": ["p50(after) <= 0.5 * p50(before)",
+                     "p50(after) <= 0.2 * p50(before)",
+                     "p50(after) <= 300 us",
+                     "p99(after-sweep) <= p99(before-sweep) for connections <= 10"],
+    "references": [{"series": "before", "metric": "p50", "value": 410, "unit": "us",
+                    "source": "report 001, table 2"}]}
+
+
+@pytest.fixture
+def headers(actors) -> dict[str, str]:
+    return actors.token(Scope.jobs_write, Scope.read)
+
+
+def _online(db) -> None:
+    host_service.record_heartbeat(db, Heartbeat(name="lab-1", tags=["local"], fingerprint={},
+                                                suites=[ECHO]))
+
+
+def _trials(level_ns: float, count: int, seed: int) -> list[dict[str, Any]]:
+    rng = np.random.default_rng(seed)
+    return [{"latency": {"samples_ns": [int(v) for v in rng.lognormal(
+        np.log(level_ns * (1 + rng.normal(0, 0.01))), 0.05, 400)]}} for _ in range(count)]
+
+
+def _finish(db, run: dict[str, Any], results: dict[str, list[dict[str, Any]]]) -> None:
+    """Each named job's result, stored as a runner's outcome is, as the one host takes them
+    (a job waits while the host runs another)."""
+    waiting = {name: db.get(Job, run["jobs"][name]["job_id"]) for name in results}
+    while waiting:
+        name, job = next((n, j) for n, j in waiting.items()
+                         if j.status is JobStatus.dispatched)
+        _outcome(db, job, results[name])
+        del waiting[name]
+
+
+def _outcome(db, job: Job, series: list[dict[str, Any]]) -> None:
+    started = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+    apply_outcome(db, JobOutcome(job_id=job.id, attempt=job.attempts, result={
+        "schema": "latlab.result/v1", "suite": "echo", "scenario": "default",
+        "params": job.params, "started_at": started.isoformat(),
+        "finished_at": (started + timedelta(seconds=30)).isoformat(),
+        "source": {"kind": "job"}, "host": {"name": "lab-1", "tags": ["local"],
+                                            "fingerprint": {}},
+        "series": series}))
+
+
+def test_a_document_is_saved_as_versions(client, headers) -> None:
+    first = client.post("/api/v1/experiments", json=DOCUMENT, headers=headers)
+    assert first.status_code == 201 and first.json()["version"] == 1
+    again = client.post("/api/v1/experiments", json=DOCUMENT, headers=headers)
+    assert again.status_code == 200 and again.json()["version"] == 1
+    changed = client.post("/api/v1/experiments", json={**DOCUMENT, "title": "Tuning"},
+                          headers=headers)
+    assert changed.status_code == 201 and changed.json()["version"] == 2
+    assert client.get("/api/v1/experiments/tuning", headers=headers).json()["title"] == "Tuning"
+    old = client.get("/api/v1/experiments/tuning", params={"version": 1}, headers=headers)
+    assert old.json()["title"] == DOCUMENT["title"]
+    assert [e["version"] for e in client.get("/api/v1/experiments", headers=headers).json()
+            ] == [2]
+    assert client.get("/api/v1/experiments/nothing", headers=headers).status_code == 404
+
+
+@pytest.mark.parametrize(("change", "says"), [
+    ({"expectations": ["p50(after) <= p50(elsewhere)"]}, "series 'elsewhere'"),
+    ({"expectations": ["p50 after <= 2"]}, "is not an expectation"),
+    ({"series": {"x": {"job": "missing"}}, "expectations": [], "references": []},
+     "job 'missing'"),
+    ({"references": [{"series": "nobody", "metric": "p50", "value": 1, "source": "r"}]},
+     "series 'nobody'"),
+    ({"jobs": {}}, "at least 1"),
+])
+def test_a_document_naming_what_it_lacks_is_refused_and_nothing_stored(
+        client, headers, change, says) -> None:
+    refused = client.post("/api/v1/experiments", json={**DOCUMENT, **change}, headers=headers)
+    assert refused.status_code == 422 and says in refused.text, refused.text
+    assert client.get("/api/v1/experiments", headers=headers).json() == []
+
+
+def test_a_run_without_a_host_launches_nothing(client, headers, db) -> None:
+    client.post("/api/v1/experiments", json=DOCUMENT, headers=headers).raise_for_status()
+    refused = client.post("/api/v1/experiments/tuning/runs", json={"host_tags": ["gpu"]},
+                          headers=headers)
+    assert refused.status_code == 409 and "no online host" in refused.text
+    assert db.scalar(select(func.count()).select_from(ExperimentRun)) == 0
+    assert db.scalar(select(func.count()).select_from(Job)) == 0
+
+
+def test_once_its_jobs_end_every_expectation_is_judged(client, headers, db) -> None:
+    _online(db)
+    client.post("/api/v1/experiments", json=DOCUMENT, headers=headers).raise_for_status()
+    started = client.post("/api/v1/experiments/tuning/runs", json={}, headers=headers)
+    assert started.status_code == 201, started.text
+    run = started.json()
+    assert run["status"] == "running" and set(run["jobs"]) == {"baseline", "tuned"}
+    assert service.advance(db) == []  # the jobs have not ended
+    sweep = [10, 100]
+    _finish(db, run, {
+        "baseline": [{"labels": {"client": "c"}, "trials": _trials(400_000, 6, 1)},
+                     *({"labels": {"client": "sweep", "connections": str(n)},
+                        "trials": _trials(100_000 * n, 6, n)} for n in sweep)],
+        "tuned": [{"labels": {"client": "c"}, "trials": _trials(150_000, 6, 2)},
+                  *({"labels": {"client": "sweep", "connections": str(n)},
+                     "trials": _trials(90_000 * n, 6, n + 1)} for n in sweep)]})
+    assert [r.id for r in service.advance(db)] == [run["id"]]
+    judged = client.get(f"/api/v1/experiments/tuning/runs/{run['id']}", headers=headers).json()
+    assert judged["status"] == "done"
+    outcomes = [(j["expectation"], j["point"], j["outcome"]) for j in judged["judgements"]]
+    assert outcomes == [
+        ("p50(after) <= 0.5 * p50(before)", None, "holds"),
+        ("p50(after) <= 0.2 * p50(before)", None, "does-not-hold"),
+        ("p50(after) <= 300 us", None, "holds"),
+        ("p99(after-sweep) <= p99(before-sweep) for connections <= 10",
+         {"connections": 10.0}, "holds")]
+    ratio = judged["judgements"][0]
+    assert ratio["value"] == pytest.approx(150 / 400, rel=0.05)
+    assert ratio["interval"][0] <= ratio["value"] <= ratio["interval"][1]
+    assert judged["judgements"][2]["unit"] == "ns"
+    listed = client.get("/api/v1/experiments/tuning/runs", headers=headers).json()
+    assert [r["id"] for r in listed] == [run["id"]]
+
+
+def test_a_job_that_failed_fails_the_run_and_few_trials_decide_nothing(
+        client, headers, db) -> None:
+    _online(db)
+    client.post("/api/v1/experiments", json=DOCUMENT, headers=headers).raise_for_status()
+    first = client.post("/api/v1/experiments/tuning/runs", json={}, headers=headers).json()
+    jobs = {name: db.get(Job, j["job_id"]) for name, j in first["jobs"].items()}
+    while any(job.status is JobStatus.dispatched for job in jobs.values()):
+        name, job = next((n, j) for n, j in jobs.items() if j.status is JobStatus.dispatched)
+        if name == "tuned":
+            job_service.apply_event(db, JobEvent(job_id=job.id, attempt=job.attempts,
+                                                 status="failed",
+                                                 error="the server did not start"))
+        else:
+            _outcome(db, job, [{"labels": {"client": "c"}, "trials": _trials(400_000, 1, 1)}])
+    service.advance(db)
+    failed = client.get(f"/api/v1/experiments/tuning/runs/{first['id']}",
+                        headers=headers).json()
+    assert failed["status"] == "failed" and failed["judgements"] is None
+    assert "job tuned" in failed["message"] and "the server did not start" in failed["message"]
+
+    second = client.post("/api/v1/experiments/tuning/runs", json={}, headers=headers).json()
+    _finish(db, second, {name: [{"labels": {"client": "c"}, "trials": _trials(400_000, 1, 3)}]
+                         for name in ("baseline", "tuned")})
+    service.advance(db)
+    judged = client.get(f"/api/v1/experiments/tuning/runs/{second['id']}",
+                        headers=headers).json()["judgements"]
+    assert {j["outcome"] for j in judged} == {"not-decided"}
+    assert "needs at least 2 a side" in judged[0]["reason"]
+    # An axis with no point in the run: nothing to judge at, said once.
+    assert judged[3]["point"] is None and "no point" in judged[3]["reason"]
