@@ -123,8 +123,9 @@ def test_once_its_jobs_end_every_expectation_is_judged(client, headers, db) -> N
     assert run["status"] == "running" and set(run["jobs"]) == {"baseline", "tuned"}
     assert service.advance(db) == []  # the jobs have not ended
     sweep = [10, 100]
+    before = _trials(400_000, 6, 1)
     _finish(db, run, {
-        "baseline": [{"labels": {"client": "c"}, "trials": _trials(400_000, 6, 1)},
+        "baseline": [{"labels": {"client": "c"}, "trials": before},
                      *({"labels": {"client": "sweep", "connections": str(n)},
                         "trials": _trials(100_000 * n, 6, n)} for n in sweep)],
         "tuned": [{"labels": {"client": "c"}, "trials": _trials(150_000, 6, 2)},
@@ -146,6 +147,24 @@ def test_once_its_jobs_end_every_expectation_is_judged(client, headers, db) -> N
     assert judged["judgements"][2]["unit"] == "ns"
     listed = client.get("/api/v1/experiments/tuning/runs", headers=headers).json()
     assert [r["id"] for r in listed] == [run["id"]]
+    # The report's own figure beside the lab's: the median of the trials' P50 (nearest rank,
+    # numpy's inverted_cdf), in the reference's unit.
+    p50s = [np.percentile(t["latency"]["samples_ns"], 50, method="inverted_cdf")
+            for t in before]
+    (figure,) = judged["figures"]
+    assert (figure["series"], figure["unit"], figure["reference"]) == ("before", "us", 410)
+    assert figure["lab"] == pytest.approx(np.median(p50s) / 1000)
+    assert figure["ratio"] == pytest.approx(figure["lab"] / 410)
+    report = client.get(f"/api/v1/experiments/tuning/runs/{run['id']}/markdown",
+                        headers=headers)
+    assert report.headers["content-type"].startswith("text/markdown")
+    text = report.text
+    assert text.startswith("# Does tuning halve the P50?")
+    assert "| `p50(after) <= 0.2 * p50(before)` | - | **does not hold** |" in text
+    assert "| `p99(after-sweep) <= p99(before-sweep) for connections <= 10` | connections = 10" in (
+        text)
+    assert f"| before | p50 | 410 us | report 001, table 2 | {figure['lab']:.4g} us" in text
+    assert "| baseline | echo | default | count=100" in text
 
 
 def test_a_job_that_failed_fails_the_run_and_few_trials_decide_nothing(

@@ -1,5 +1,6 @@
-"""Experiments: a project's named, versioned studies (jobs, named series, expectations) and
-their runs with each expectation as the lab judged it.
+"""Experiments: a project's named, versioned studies (jobs, named series, expectations,
+reference figures) and their runs with each expectation as the lab judged it and the lab's
+figure beside each reference.
 
 Revision ID: 0028
 Revises: 0027
@@ -47,6 +48,7 @@ def upgrade() -> None:
         sa.Column('jobs', postgresql.JSONB(astext_type=sa.Text()), nullable=False),
         sa.Column('status', sa.String(length=16), nullable=False),
         sa.Column('judgements', postgresql.JSONB(astext_type=sa.Text()), nullable=True),
+        sa.Column('figures', postgresql.JSONB(astext_type=sa.Text()), nullable=True),
         sa.Column('message', sa.Text(), nullable=True),
         sa.Column('created_by_id', sa.BigInteger(), nullable=True),
         sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),

@@ -1,6 +1,7 @@
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response, status
+from fastapi.responses import PlainTextResponse
 from sqlalchemy import select
 
 from latlab.auth.dependencies import JobWriter, Reader, rate_limited
@@ -10,16 +11,17 @@ from latlab.core.openapi import documented
 from latlab.core.params import Id, Limit
 from latlab.core.rate_limits import Use
 from latlab.core.routing import ApiRoute
-from latlab.experiments import service
+from latlab.experiments import export, service
 from latlab.experiments.schemas import (
     ExpectationJudged,
     ExperimentDocument,
     ExperimentRead,
     ExperimentRunCreate,
     ExperimentRunRead,
+    FigureRead,
     RunJob,
 )
-from latlab.models import Experiment, ExperimentRun
+from latlab.models import Experiment, ExperimentRun, Host
 from latlab.projects import service as projects
 
 router = APIRouter(tags=["experiments"], route_class=ApiRoute)
@@ -86,13 +88,34 @@ def list_experiment_runs(name: NamePath, principal: Reader, session: DbSession,
 def read_experiment_run(name: NamePath, run_id: Id, principal: Reader,
                         session: DbSession) -> ExperimentRunRead:
     """A run of an experiment: its jobs and, once they have ended, every expectation
-    judged."""
+    judged and the lab's figures beside the reference."""
+    return run_read(session, *_run(session, principal.project_id, name, run_id))
+
+
+@router.get("/experiments/{name}/runs/{run_id}/markdown", response_class=PlainTextResponse,
+            responses={**documented(NotFound), 200: {
+                "content": {"text/markdown": {}},
+                "description": "The run as Markdown: question, setup, expectations judged, "
+                               "the lab's figures beside the reference, conclusions"}})
+def experiment_run_markdown(name: NamePath, run_id: Id, principal: Reader,
+                            session: DbSession) -> PlainTextResponse:
+    """An experiment's run as a report in Markdown."""
+    run, experiment = _run(session, principal.project_id, name, run_id)
+    hosts = {name: None if job.host_id is None else session.get_one(Host, job.host_id).name
+             for name, job in service.jobs_of(session, run).items()}
+    return PlainTextResponse(export.markdown(
+        ExperimentDocument.model_validate(experiment.document),
+        run_read(session, run, experiment), hosts), media_type="text/markdown")
+
+
+def _run(session: DbSession, project_id: int, name: str, run_id: int
+         ) -> tuple[ExperimentRun, Experiment]:
     run = session.get(ExperimentRun, run_id)
     experiment = None if run is None else session.get(Experiment, run.experiment_id)
-    if (run is None or experiment is None or run.project_id != principal.project_id
+    if (run is None or experiment is None or run.project_id != project_id
             or experiment.name != name):
         raise NotFound(f"experiment {name!r} has no run {run_id}")
-    return run_read(session, run, experiment)
+    return run, experiment
 
 
 def experiment_read(experiment: Experiment) -> ExperimentRead:
@@ -109,4 +132,5 @@ def run_read(session: DbSession, run: ExperimentRun, experiment: Experiment
               for name, job in service.jobs_of(session, run).items()},
         judgements=None if run.judgements is None else [
             ExpectationJudged(**j) for j in run.judgements],
+        figures=None if run.figures is None else [FigureRead(**f) for f in run.figures],
         message=run.message, created_at=run.created_at, finished_at=run.finished_at)

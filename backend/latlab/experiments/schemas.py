@@ -120,6 +120,20 @@ class ExpectationJudged(Schema):
     reason: str
 
 
+class FigureRead(Schema):
+    """A reference figure beside the lab's: the median of the series' trials in this run."""
+
+    series: str
+    metric: str
+    source: str
+    reference: float
+    lab: float | None = Field(description="In the reference's unit (time units converted), "
+                              "or the metric's when the reference names none")
+    interval: tuple[float, float] | None = Field(description="The lab's 95 % interval")
+    unit: str | None
+    ratio: float | None = Field(description="The lab's figure over the reference's")
+
+
 class ExperimentRunRead(Schema):
     id: int
     experiment: str
@@ -128,6 +142,7 @@ class ExperimentRunRead(Schema):
     host_tags: list[str]
     jobs: dict[str, RunJob]
     judgements: list[ExpectationJudged] | None
+    figures: list[FigureRead] | None
     message: str | None
     created_at: datetime
     finished_at: datetime | None

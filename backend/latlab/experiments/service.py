@@ -2,6 +2,7 @@
 and judged once every job has ended: each expectation (`analysis.expectations`) on the trials
 of the named series it compares, at each point of its axis when it has one."""
 
+import statistics
 from typing import Any
 
 from sqlalchemy import func, select
@@ -9,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from latlab.analysis import expectations
 from latlab.analysis.compare import trial_values
+from latlab.analysis.stats import median_interval
 from latlab.core.clock import get_clock
 from latlab.core.errors import NotFound
 from latlab.experiments.schemas import (
@@ -23,6 +25,7 @@ from latlab.models import Experiment, ExperimentRun, Job, JobStatus, Project, Ru
 from latlab.models.job import ENDED_JOB
 from latlab.runs import service as run_service
 from latlab.suites import service as suite_service
+from latlab_contract.vocabulary import TIME_UNITS
 
 
 def save(session: Session, project: Project, document: ExperimentDocument,
@@ -111,9 +114,11 @@ def advance(session: Session) -> list[ExperimentRun]:
                                     for name, job in failed.items())
         else:
             experiment = session.get_one(Experiment, run.experiment_id)
-            run.judgements = judge(session, ExperimentDocument.model_validate(
-                experiment.document), {name: job.run_id for name, job in jobs.items()},
-                run.project_id)
+            document = ExperimentDocument.model_validate(experiment.document)
+            loaded = {name: run_service.load_run(session, job.run_id, run.project_id)
+                      for name, job in jobs.items() if job.run_id is not None}
+            run.judgements = judge(session, document, loaded)
+            run.figures = figures(session, document, loaded)
             run.status = "done"
         run.finished_at = get_clock().now()
         ended.append(run)
@@ -126,12 +131,10 @@ def jobs_of(session: Session, run: ExperimentRun) -> dict[str, Job]:
     return {name: found[job_id] for name, job_id in run.jobs.items()}
 
 
-def judge(session: Session, document: ExperimentDocument, runs: dict[str, int | None],
-          project_id: int) -> list[dict[str, Any]]:
+def judge(session: Session, document: ExperimentDocument, loaded: dict[str, Run]
+          ) -> list[dict[str, Any]]:
     """Every expectation judged on the runs of the experiment's jobs (by job name)."""
-    loaded = {name: run_service.load_run(session, run_id, project_id)
-              for name, run_id in runs.items() if run_id is not None}
-    judged = []
+    judged: list[dict[str, Any]] = []
     for text in document.expectations:
         expectation = expectations.parse(text)
         terms = [t for t in (expectation.left, expectation.right) if t is not None]
@@ -171,6 +174,34 @@ def judge(session: Session, document: ExperimentDocument, runs: dict[str, int | 
                 "decidable": found.decidable, "unit": None if expectation.right else unit,
                 "reason": found.reason})
     return judged
+
+
+def figures(session: Session, document: ExperimentDocument, loaded: dict[str, Run]
+            ) -> list[dict[str, Any]]:
+    """Each reference figure beside the lab's: the median of its series' trials (the one
+    series of its job's run carrying its labels), in the reference's unit."""
+    found: list[dict[str, Any]] = []
+    for reference in document.references:
+        named = document.series[reference.series]
+        run = loaded.get(named.job)
+        candidates = [] if run is None else [
+            s for s in run.series
+            if all((s.labels or {}).get(k) == v for k, v in named.labels.items())]
+        values = trial_values(candidates[0], reference.metric) if len(candidates) == 1 else []
+        unit = (None if run is None else suite_service.run_vocabulary(session, run).info(
+            reference.metric).unit)
+        scale = (TIME_UNITS[unit] / TIME_UNITS[reference.unit]
+                 if reference.unit in TIME_UNITS and unit in TIME_UNITS else 1.0)
+        lab = statistics.median(values) * scale if values else None
+        interval = median_interval(values)
+        found.append({
+            "series": reference.series, "metric": reference.metric,
+            "source": reference.source, "reference": reference.value, "lab": lab,
+            "interval": None if interval is None else (interval[0] * scale,
+                                                       interval[1] * scale),
+            "unit": reference.unit or unit,
+            "ratio": None if lab is None or not reference.value else lab / reference.value})
+    return found
 
 
 def _matching(runs: dict[str, Run], named: NamedSeries, expectation: expectations.Expectation

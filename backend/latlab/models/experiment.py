@@ -42,6 +42,9 @@ class ExperimentRun(Base):
     status: Mapped[str] = mapped_column(String(16), index=True)  # running, done, failed
     # Each expectation (at each point of its axis) judged: `ExpectationJudged`.
     judgements: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONB)
+    # The lab's figure of each reference figure's series and metric beside it:
+    # `FigureRead`.
+    figures: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONB)
     message: Mapped[str | None] = mapped_column(Text)
     created_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
     created_at: Mapped[datetime]

@@ -1027,9 +1027,29 @@ export interface paths {
         /**
          * Read Experiment Run
          * @description A run of an experiment: its jobs and, once they have ended, every expectation
-         *     judged.
+         *     judged and the lab's figures beside the reference.
          */
         get: operations["read_experiment_run_api_v1_experiments__name__runs__run_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/experiments/{name}/runs/{run_id}/markdown": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Experiment Run Markdown
+         * @description An experiment's run as a report in Markdown.
+         */
+        get: operations["experiment_run_markdown_api_v1_experiments__name__runs__run_id__markdown_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2465,6 +2485,8 @@ export interface components {
             };
             /** Judgements */
             judgements: components["schemas"]["ExpectationJudged"][] | null;
+            /** Figures */
+            figures: components["schemas"]["FigureRead"][] | null;
             /** Message */
             message: string | null;
             /**
@@ -2497,6 +2519,40 @@ export interface components {
              * @description A series: how many of its trials failed some
              */
             trials?: number | null;
+        };
+        /**
+         * FigureRead
+         * @description A reference figure beside the lab's: the median of the series' trials in this run.
+         */
+        FigureRead: {
+            /** Series */
+            series: string;
+            /** Metric */
+            metric: string;
+            /** Source */
+            source: string;
+            /** Reference */
+            reference: number;
+            /**
+             * Lab
+             * @description In the reference's unit (time units converted), or the metric's when the reference names none
+             */
+            lab: number | null;
+            /**
+             * Interval
+             * @description The lab's 95 % interval
+             */
+            interval: [
+                number,
+                number
+            ] | null;
+            /** Unit */
+            unit: string | null;
+            /**
+             * Ratio
+             * @description The lab's figure over the reference's
+             */
+            ratio: number | null;
         };
         /** FrameDelta */
         FrameDelta: {
@@ -9389,6 +9445,67 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    experiment_run_markdown_api_v1_experiments__name__runs__run_id__markdown_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run as Markdown: question, setup, expectations judged, the lab's figures beside the reference, conclusions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                    "text/markdown": unknown;
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["Problems"];
                 };
             };
         };
