@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from latlab.cli import bisect, hosts, jobs, login, repos, runs, submit, tries
+from latlab.cli import bisect, experiments, hosts, jobs, login, repos, runs, submit, tries
 from latlab.cli.errors import CliError
 from latlab.cli.output import WIDE, out
 
@@ -20,6 +20,7 @@ HELP = """The lab from a terminal or CI.
     latlab repos [add NAME URL | commits NAME] your git repositories, one's newest commits
     latlab try --repo R --base REF --head REF  a try job: head against base on one host
     latlab bisect --repo R --good A --bad B    the commit that made a metric worse
+    latlab experiment run NAME --wait          a study's jobs, its expectations judged
     latlab runs --suite S                      recent runs
     latlab show RUN                            a run's table and verdict
     latlab compare BASELINE CANDIDATE          the lab's verdicts, metric by metric
@@ -32,9 +33,10 @@ Tables fit the terminal, leaving columns out and saying which; `latlab --wide CO
 them all.
 
 Exit status: 0 done (a run passed, had no baseline, or was inconclusive), 1 the verdict
-fails (or `submit` was refused), 2 a usage error or a request the lab refuses, 3 no verdict
-(the lab unreachable or failing, a job that did not succeed, a bisection that failed), 4 a
-bisection that named no commit (not reproduced, or only a range), 130 interrupted.
+fails (or `submit` was refused, or an experiment's expectation does not hold), 2 a usage
+error or a request the lab refuses, 3 no verdict (the lab unreachable or failing, a job that
+did not succeed, a bisection or an experiment's run that failed), 4 a bisection that named no
+commit (not reproduced, or only a range) or an expectation not decided, 130 interrupted.
 """
 
 app = typer.Typer(name="latlab", help=HELP, no_args_is_help=True, add_completion=False,
@@ -56,6 +58,7 @@ app.command()(jobs.run)
 app.command()(jobs.job)
 app.add_typer(repos.app)
 app.add_typer(hosts.app)
+app.add_typer(experiments.app)
 app.command("try")(tries.try_job)
 app.command("bisect")(bisect.bisect)
 app.command()(runs.runs)
