@@ -35,6 +35,16 @@ class ProcessGroup:
                 self.kill()
 
 
+class Beat(ProcessGroup):
+    """The lab's beat: it advances bisections and experiments and runs the job watchdog."""
+
+    def __init__(self, schedule: Path) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "latlab.worker", "beat", "--schedule",
+             str(schedule), "--loglevel", "WARNING"], env=dict(os.environ),
+            start_new_session=True)
+
+
 def enroll_host(name: str, tags: str) -> str:
     """The key of the host `name`, enrolled as `make up` enrolls its runner: a runner signs
     its messages with it."""

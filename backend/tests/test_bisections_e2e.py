@@ -12,7 +12,6 @@ banner, and the same question asked again from the form opening the same bisecti
 
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ import pytest
 from bench import planted
 from latlab.models import Role
 from tests.conftest import JSON, Actors, wait_for
-from tests.processes import ProcessGroup
+from tests.processes import Beat
 from tests.test_alerts_e2e import Receiver
 from tests.test_jobs_e2e import _finish, _online
 
@@ -50,16 +49,6 @@ def receiver() -> Iterator[Receiver]:
     server = Receiver()
     yield server
     server.stop()
-
-
-class Beat(ProcessGroup):
-    """The lab's beat: it advances bisections and runs the job watchdog."""
-
-    def __init__(self, schedule: Path) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "latlab.worker", "beat", "--schedule",
-             str(schedule), "--loglevel", "WARNING"], env=dict(os.environ),
-            start_new_session=True)
 
 
 @pytest.fixture

@@ -61,7 +61,7 @@ def test_too_few_trials_decide_nothing() -> None:
     trials = {Term("p99", "a"): [1.0], Term("p99", "b"): [2.0, 2.1, 2.2]}
     judged = judge(parse("p99(a) <= p99(b)"), trials)
     assert (judged.outcome, judged.interval) == ("not-decided", None)
-    assert "1 trials of p99(a) and 3 of p99(b)" in judged.reason
+    assert "1 trial of p99(a) and 3 of p99(b)" in judged.reason
     assert judge(parse("p99(missing) <= 3 ms"), trials, "ns").outcome == "not-decided"
 
 

@@ -9,6 +9,8 @@ import { AlertsPage } from "./pages/AlertsPage";
 import { AuthedLayout } from "./pages/AuthedLayout";
 import { BisectionPage } from "./pages/BisectionPage";
 import { BisectionsPage } from "./pages/BisectionsPage";
+import { ExperimentPage } from "./pages/ExperimentPage";
+import { ExperimentsPage } from "./pages/ExperimentsPage";
 import { HostsPage } from "./pages/HostsPage";
 import { JobsPage } from "./pages/JobsPage";
 import { LoginPage } from "./pages/LoginPage";
@@ -111,6 +113,8 @@ export function App() {
             <Route path="repositories/:name" element={<RepositoryPage />} />
             <Route path="bisections" element={<BisectionsPage />} />
             <Route path="bisections/:bisectionId" element={<BisectionPage />} />
+            <Route path="experiments" element={<ExperimentsPage />} />
+            <Route path="experiments/:name" element={<ExperimentPage />} />
             <Route path="settings" element={<SettingsPage />} />
             <Route path="*" element={<NotFoundPage />} />
           </Route>

@@ -136,7 +136,7 @@ def _decide(op: Op, value: float | None, interval: tuple[float, float] | None, b
             right: tuple[Term, Sequence[float]] | None = None) -> Judgement:
     what = f"{left} / {right[0]}" if right else str(left)
     if interval is None or value is None:
-        counts = f"{len(left_trials)} trials of {left}" + (
+        counts = f"{len(left_trials)} trial{'s' * (len(left_trials) != 1)} of {left}" + (
             f" and {len(right[1])} of {right[0]}" if right else "")
         return Judgement("not-decided", value, None, None,
                          f"{counts}: an interval needs at least 2 a side"

@@ -113,7 +113,7 @@ class ExpectationJudged(Schema):
         description="The axis point judged (`for param ...`), or null")
     outcome: Literal["holds", "does-not-hold", "not-decided"]
     value: float | None = Field(description="The ratio, or the series' median in its unit")
-    interval: tuple[float, float] | None = Field(description="The value's 95 % interval")
+    interval: list[float] | None = Field(description="The value's 95 % interval: low, high")
     decidable: float | None = Field(
         description="The smallest distance from the bound these trials decide, relative")
     unit: str | None
@@ -129,7 +129,7 @@ class FigureRead(Schema):
     reference: float
     lab: float | None = Field(description="In the reference's unit (time units converted), "
                               "or the metric's when the reference names none")
-    interval: tuple[float, float] | None = Field(description="The lab's 95 % interval")
+    interval: list[float] | None = Field(description="The lab's 95 % interval: low, high")
     unit: str | None
     ratio: float | None = Field(description="The lab's figure over the reference's")
 

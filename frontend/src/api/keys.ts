@@ -71,6 +71,12 @@ export const keys = {
     list: () => [...keys.bisections.all, "list"] as const,
     detail: (bisectionId: number) => [...keys.bisections.all, "detail", bisectionId] as const,
   },
+  experiments: {
+    all: ["experiments"] as const,
+    list: () => [...keys.experiments.all, "list"] as const,
+    detail: (name: string) => [...keys.experiments.all, "detail", name] as const,
+    runs: (name: string) => [...keys.experiments.detail(name), "runs"] as const,
+  },
   alerts: {
     all: ["alerts"] as const,
     list: (query: AlertListQuery) => [...keys.alerts.all, "list", query] as const,

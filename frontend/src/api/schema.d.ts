@@ -2224,12 +2224,9 @@ export interface components {
             value: number | null;
             /**
              * Interval
-             * @description The value's 95 % interval
+             * @description The value's 95 % interval: low, high
              */
-            interval: [
-                number,
-                number
-            ] | null;
+            interval: number[] | null;
             /**
              * Decidable
              * @description The smallest distance from the bound these trials decide, relative
@@ -2540,12 +2537,9 @@ export interface components {
             lab: number | null;
             /**
              * Interval
-             * @description The lab's 95 % interval
+             * @description The lab's 95 % interval: low, high
              */
-            interval: [
-                number,
-                number
-            ] | null;
+            interval: number[] | null;
             /** Unit */
             unit: string | null;
             /**

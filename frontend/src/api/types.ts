@@ -118,6 +118,17 @@ export type BisectionCommit = BisectionRead["commits"][number];
 export type CommitState = BisectionCommit["state"];
 export type BisectionStep = BisectionRead["steps"][number];
 
+export type ExperimentDocument = NonNullable<
+  paths["/api/v1/experiments"]["post"]["requestBody"]
+>["content"]["application/json"];
+export type ExperimentRead = Json<paths["/api/v1/experiments/{name}"]["get"]["responses"][200]>;
+export type ExperimentRunRead = Json<
+  paths["/api/v1/experiments/{name}/runs"]["get"]["responses"][200]
+>[number];
+export type ExpectationJudged = NonNullable<ExperimentRunRead["judgements"]>[number];
+export type ExpectationOutcome = ExpectationJudged["outcome"];
+export type FigureRead = NonNullable<ExperimentRunRead["figures"]>[number];
+
 export type AlertListQuery = NonNullable<paths["/api/v1/alerts"]["get"]["parameters"]["query"]>;
 export type AlertPage = Json<paths["/api/v1/alerts"]["get"]["responses"][200]>;
 export type AlertRead = AlertPage["items"][number];

@@ -13,6 +13,7 @@ const NAV = [
   { to: "/jobs", label: "Jobs", end: false },
   { to: "/repositories", label: "Repositories", end: false },
   { to: "/bisections", label: "Bisections", end: false },
+  { to: "/experiments", label: "Experiments", end: false },
   { to: "/settings", label: "Settings", end: false },
 ] as const;
 
