@@ -4,7 +4,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Response, status
 
-from latlab.analysis import baselines, profiles, reports, thresholds
+from latlab.analysis import baselines, catalogue, profiles, reports, thresholds
 from latlab.analysis import compare as comparisons
 from latlab.analysis import trends as history
 from latlab.analysis.schemas import (
@@ -208,7 +208,7 @@ def trend_series(principal: Reader, session: DbSession, suite: Text, scenario: T
                      "trend opened from it)")] = None) -> TrendCatalogue:
     """The series and metrics a scenario's trend can draw: those of its newest runs, the ones
     the newest run failed on first (labels and metrics only, not the runs' details)."""
-    found = history.catalogue(session, principal.project_id, suite, scenario, run_id)
+    found = catalogue.catalogue(session, principal.project_id, suite, scenario, run_id)
     if found is None:
         raise NotFound(f"no run of {suite}/{scenario}")
     return TrendCatalogue(
