@@ -197,3 +197,22 @@ def test_a_job_that_failed_fails_the_run_and_few_trials_decide_nothing(
     assert "needs at least 2 a side" in judged[0]["reason"]
     # An axis with no point in the run: nothing to judge at, said once.
     assert judged[3]["point"] is None and "no point" in judged[3]["reason"]
+
+
+def test_two_saves_of_one_version_at_once_refuse_the_later(db, monkeypatch) -> None:
+    """Both read version 1 as the latest and save version 2: the second is told to read it
+    again (409), not a 500, and the first's document stays."""
+    from latlab.core.errors import Conflict
+    from latlab.experiments.schemas import ExperimentDocument
+    from latlab.models import Project
+
+    project = db.scalar(select(Project).where(Project.slug == "default"))
+    first, _ = service.save(db, project, ExperimentDocument.model_validate(DOCUMENT), None)
+    service.save(db, project, ExperimentDocument.model_validate({**DOCUMENT, "title": "A"}),
+                 None)
+    monkeypatch.setattr(service, "latest_version", lambda *args: first)
+    with pytest.raises(Conflict, match="saved by someone else meanwhile"):
+        service.save(db, project, ExperimentDocument.model_validate({**DOCUMENT, "title": "B"}),
+                     None)
+    monkeypatch.undo()
+    assert service.latest_version(db, project.id, "tuning").document["title"] == "A"

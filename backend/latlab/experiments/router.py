@@ -29,7 +29,7 @@ NamePath = Annotated[str, Path(pattern=r"^[a-z][a-z0-9._-]{0,63}$")]
 
 
 @router.post("/experiments", status_code=status.HTTP_201_CREATED, responses={
-    **documented(Unprocessable),
+    **documented(Conflict, Unprocessable),
     200: {"model": ExperimentRead, "description": "The document unchanged: its latest version"}})
 def save_experiment(body: ExperimentDocument, principal: JobWriter, session: DbSession,
                     response: Response) -> ExperimentRead:

@@ -6,13 +6,14 @@ import statistics
 from typing import Any
 
 from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from latlab.analysis import expectations
 from latlab.analysis.compare import trial_values
 from latlab.analysis.stats import median_interval
 from latlab.core.clock import get_clock
-from latlab.core.errors import NotFound
+from latlab.core.errors import Conflict, NotFound
 from latlab.experiments.schemas import (
     ExperimentDocument,
     ExperimentJob,
@@ -40,8 +41,12 @@ def save(session: Session, project: Project, document: ExperimentDocument,
                             version=1 if latest is None else latest.version + 1,
                             document=stored, created_by_id=created_by_id,
                             created_at=get_clock().now())
-    session.add(experiment)
-    session.flush()
+    try:
+        with session.begin_nested():
+            session.add(experiment)
+    except IntegrityError as error:
+        raise Conflict(f"experiment {document.name!r} was saved by someone else meanwhile "
+                       f"(version {experiment.version}); read it and save again") from error
     return experiment, True
 
 
