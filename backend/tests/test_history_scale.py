@@ -76,7 +76,7 @@ def test_history_reads_are_index_lookups(db: Session) -> None:
                     {"client": "rust"}), metric="p99", project_id=project_id,
                 params=synthetic.PARAMS, branch="main", host=host)
             trends.trend(db, query)
-            trends.choices(db, query)
+            trends.recent_groups(db, query)  # what the branches and params sets read
         # A run's windows, as the gate and the trends page read them: one range per history.
         baselines.history_windows(db, candidate, ["p99", "p50"], 30)
         baselines.history_windows(db, candidate, ["p99"], 30,

@@ -113,7 +113,7 @@ def view(session: Session, query: TrendQuery, info: MetricInfo,
     """A history as the trends page draws it: `query.branch` (the default branch when None),
     the params of `query.through_run_id`'s run, or given, or of the branch's newest run."""
     query = dataclasses.replace(query, branch=query.branch or DEFAULT_BRANCH)
-    recent = _recent(session, query)
+    recent = recent_groups(session, query)
     if query.params is None:
         query = dataclasses.replace(query, params=(
             _newest_params(recent, query.branch) if query.through_run_id is None else None)
@@ -240,7 +240,7 @@ class _Recent:
         return self.last_started_at, self.last_series_id
 
 
-def _recent(session: Session, query: TrendQuery) -> list[_Recent]:
+def recent_groups(session: Session, query: TrendQuery) -> list[_Recent]:
     """What the history holds among its newest `CHOICES_LOOKBACK` runs (on the query's
     host): its runs counted by branch (a run naming none is the default branch's) and params
     key, with the params of each group's newest run. One index range, one statement."""
