@@ -216,3 +216,28 @@ def test_two_saves_of_one_version_at_once_refuse_the_later(db, monkeypatch) -> N
                      None)
     monkeypatch.undo()
     assert service.latest_version(db, project.id, "tuning").document["title"] == "A"
+
+
+def test_a_bound_in_a_unit_the_metric_is_not_in_is_not_decided_saying_so(
+        client, headers, db) -> None:
+    """A bound in ms on throughput (req/s) cannot be judged: the run is judged, that
+    expectation not decided with the reason, and a reference in ms has no lab figure."""
+    _online(db)
+    document = {**DOCUMENT, "expectations": ["throughput(after) <= 5 ms",
+                                             "p50(after) <= 0.5 * p50(before)"],
+                "references": [{"series": "after", "metric": "throughput", "value": 5,
+                                "unit": "ms", "source": "a typo"}]}
+    client.post("/api/v1/experiments", json=document, headers=headers).raise_for_status()
+    run = client.post("/api/v1/experiments/tuning/runs", json={}, headers=headers).json()
+    throughput = [{**t, "metrics": {"throughput": 1000.0 + i}}
+                  for i, t in enumerate(_trials(150_000, 6, 2))]
+    _finish(db, run, {"baseline": [{"labels": {"client": "c"}, "trials": _trials(400_000, 6, 1)}],
+                      "tuned": [{"labels": {"client": "c"}, "trials": throughput}]})
+    assert [r.id for r in service.advance(db)] == [run["id"]]
+    judged = client.get(f"/api/v1/experiments/tuning/runs/{run['id']}", headers=headers).json()
+    assert judged["status"] == "done"
+    bound, ratio = judged["judgements"]
+    assert (bound["outcome"], bound["reason"]) == (
+        "not-decided", "a figure in ms on a metric measured in req/s")
+    assert ratio["outcome"] == "holds"
+    assert (judged["figures"][0]["lab"], judged["figures"][0]["ratio"]) == (None, None)

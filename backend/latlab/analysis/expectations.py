@@ -118,7 +118,7 @@ def judge(expectation: Expectation, trials: Mapping[Term, Sequence[float]],
     left = trials.get(expectation.left, ())
     if expectation.right is None:
         assert expectation.bound is not None
-        bound = _in_unit(expectation.bound, expectation.unit, unit)
+        bound = in_unit(expectation.bound, expectation.unit, unit)
         value = statistics.median(left) if left else None
         interval = median_interval(left)
         return _decide(expectation.op, value, interval, bound, expectation.left, left, unit)
@@ -162,13 +162,14 @@ def _compare(value: float, op: str, bound: float) -> bool:
             ">": value > bound, "==": value == bound}[op]
 
 
-def _in_unit(bound: float, given: str | None, unit: str | None) -> float:
-    """A bound written in `given` in the metric's `unit` (time units only convert)."""
+def in_unit(value: float, given: str | None, unit: str | None) -> float:
+    """A value written in `given` (None: already in `unit`) expressed in `unit`: time units
+    convert; any other pair is a ValueError saying so."""
     if given is None or given == unit:
-        return bound
-    if unit not in TIME_UNITS:
-        raise ValueError(f"a bound in {given} on a metric measured in {unit or 'no unit'}")
-    return bound * TIME_UNITS[given] / TIME_UNITS[unit]
+        return value
+    if given not in TIME_UNITS or unit not in TIME_UNITS:
+        raise ValueError(f"a figure in {given} on a metric measured in {unit or 'no unit'}")
+    return value * TIME_UNITS[given] / TIME_UNITS[unit]
 
 
 def _show(value: float, unit: str | None) -> str:

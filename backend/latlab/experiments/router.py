@@ -2,7 +2,6 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response, status
 from fastapi.responses import PlainTextResponse
-from sqlalchemy import select
 
 from latlab.auth.dependencies import JobWriter, Reader, rate_limited
 from latlab.core.db import DbSession
@@ -13,6 +12,7 @@ from latlab.core.rate_limits import Use
 from latlab.core.routing import ApiRoute
 from latlab.experiments import export, service
 from latlab.experiments.schemas import (
+    NAME_PATTERN,
     ExpectationJudged,
     ExperimentDocument,
     ExperimentRead,
@@ -21,11 +21,12 @@ from latlab.experiments.schemas import (
     FigureRead,
     RunJob,
 )
-from latlab.models import Experiment, ExperimentRun, Host
+from latlab.jobs import service as job_service
+from latlab.models import Experiment, ExperimentRun, Job
 from latlab.projects import service as projects
 
 router = APIRouter(tags=["experiments"], route_class=ApiRoute)
-NamePath = Annotated[str, Path(pattern=r"^[a-z][a-z0-9._-]{0,63}$")]
+NamePath = Annotated[str, Path(pattern=NAME_PATTERN)]
 
 
 @router.post("/experiments", status_code=status.HTTP_201_CREATED, responses={
@@ -68,20 +69,16 @@ def run_experiment(name: NamePath, body: ExperimentRunCreate, principal: JobWrit
     experiment = service.get(session, project.id, name)
     run = service.start(session, project, experiment, body,
                         None if principal.user is None else principal.user.id)
-    return run_read(session, run, experiment)
+    return run_read(run, experiment, service.jobs_of(session, run))
 
 
 @router.get("/experiments/{name}/runs", responses=documented(NotFound))
 def list_experiment_runs(name: NamePath, principal: Reader, session: DbSession,
                          limit: Limit = 50) -> list[ExperimentRunRead]:
     """An experiment's runs (of every version), newest first."""
-    versions = {e.id: e for e in session.scalars(select(Experiment).where(
-        Experiment.project_id == principal.project_id, Experiment.name == name))}
-    if not versions:
-        raise NotFound(f"no experiment {name!r}")
-    return [run_read(session, run, versions[run.experiment_id]) for run in session.scalars(
-        select(ExperimentRun).where(ExperimentRun.experiment_id.in_(list(versions)))
-        .order_by(ExperimentRun.id.desc()).limit(limit))]
+    runs = service.runs_of(session, principal.project_id, name, limit)
+    jobs = service.jobs_of_runs(session, [run for run, _ in runs])
+    return [run_read(run, experiment, jobs[run.id]) for run, experiment in runs]
 
 
 @router.get("/experiments/{name}/runs/{run_id}", responses=documented(NotFound))
@@ -89,7 +86,8 @@ def read_experiment_run(name: NamePath, run_id: Id, principal: Reader,
                         session: DbSession) -> ExperimentRunRead:
     """A run of an experiment: its jobs and, once they have ended, every expectation
     judged and the lab's figures beside the reference."""
-    return run_read(session, *_run(session, principal.project_id, name, run_id))
+    run, experiment = service.run_of(session, principal.project_id, name, run_id)
+    return run_read(run, experiment, service.jobs_of(session, run))
 
 
 @router.get("/experiments/{name}/runs/{run_id}/markdown", response_class=PlainTextResponse,
@@ -100,22 +98,12 @@ def read_experiment_run(name: NamePath, run_id: Id, principal: Reader,
 def experiment_run_markdown(name: NamePath, run_id: Id, principal: Reader,
                             session: DbSession) -> PlainTextResponse:
     """An experiment's run as a report in Markdown."""
-    run, experiment = _run(session, principal.project_id, name, run_id)
-    hosts = {name: None if job.host_id is None else session.get_one(Host, job.host_id).name
-             for name, job in service.jobs_of(session, run).items()}
+    run, experiment = service.run_of(session, principal.project_id, name, run_id)
+    jobs = service.jobs_of(session, run)
+    hosts = {job_name: job_service.names(session, job)[0] for job_name, job in jobs.items()}
     return PlainTextResponse(export.markdown(
         ExperimentDocument.model_validate(experiment.document),
-        run_read(session, run, experiment), hosts), media_type="text/markdown")
-
-
-def _run(session: DbSession, project_id: int, name: str, run_id: int
-         ) -> tuple[ExperimentRun, Experiment]:
-    run = session.get(ExperimentRun, run_id)
-    experiment = None if run is None else session.get(Experiment, run.experiment_id)
-    if (run is None or experiment is None or run.project_id != project_id
-            or experiment.name != name):
-        raise NotFound(f"experiment {name!r} has no run {run_id}")
-    return run, experiment
+        run_read(run, experiment, jobs), hosts), media_type="text/markdown")
 
 
 def experiment_read(experiment: Experiment) -> ExperimentRead:
@@ -123,13 +111,13 @@ def experiment_read(experiment: Experiment) -> ExperimentRead:
                           created_at=experiment.created_at)
 
 
-def run_read(session: DbSession, run: ExperimentRun, experiment: Experiment
+def run_read(run: ExperimentRun, experiment: Experiment, jobs: dict[str, Job]
              ) -> ExperimentRunRead:
     return ExperimentRunRead(
         id=run.id, experiment=experiment.name, version=experiment.version, status=run.status,
         host_tags=run.host_tags,
         jobs={name: RunJob(job_id=job.id, status=job.status.value, run_id=job.run_id)
-              for name, job in service.jobs_of(session, run).items()},
+              for name, job in jobs.items()},
         judgements=None if run.judgements is None else [
             ExpectationJudged(**j) for j in run.judgements],
         figures=None if run.figures is None else [FigureRead(**f) for f in run.figures],

@@ -9,7 +9,8 @@ from latlab.jobs.schemas import Slug
 from latlab.repos.schemas import Ref
 
 # Names an expectation can use: a letter first.
-Name = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9._-]{0,63}$")]
+NAME_PATTERN = r"^[a-z][a-z0-9._-]{0,63}$"
+Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
 Metric = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
 LabelValue = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 Text = Annotated[str, StringConstraints(max_length=20_000)]

@@ -26,7 +26,6 @@ from latlab.models import Experiment, ExperimentRun, Job, JobStatus, Project, Ru
 from latlab.models.job import ENDED_JOB
 from latlab.runs import service as run_service
 from latlab.suites import service as suite_service
-from latlab_contract.vocabulary import TIME_UNITS
 
 
 def save(session: Session, project: Project, document: ExperimentDocument,
@@ -131,9 +130,39 @@ def advance(session: Session) -> list[ExperimentRun]:
 
 
 def jobs_of(session: Session, run: ExperimentRun) -> dict[str, Job]:
-    found = {job.id: job for job in session.scalars(
-        select(Job).where(Job.id.in_(list(run.jobs.values()))))}
-    return {name: found[job_id] for name, job_id in run.jobs.items()}
+    """A run's jobs by their name in the experiment."""
+    return jobs_of_runs(session, [run])[run.id]
+
+
+def jobs_of_runs(session: Session, runs: list[ExperimentRun]) -> dict[int, dict[str, Job]]:
+    """Each run's jobs by their name, read in one statement."""
+    found = {job.id: job for job in session.scalars(select(Job).where(
+        Job.id.in_([job_id for run in runs for job_id in run.jobs.values()])))}
+    return {run.id: {name: found[job_id] for name, job_id in run.jobs.items()}
+            for run in runs}
+
+
+def runs_of(session: Session, project_id: int, name: str, limit: int
+            ) -> list[tuple[ExperimentRun, Experiment]]:
+    """An experiment's runs (of every version) with the version each ran, newest first."""
+    versions = {e.id: e for e in session.scalars(select(Experiment).where(
+        Experiment.project_id == project_id, Experiment.name == name))}
+    if not versions:
+        raise NotFound(f"no experiment {name!r}")
+    return [(run, versions[run.experiment_id]) for run in session.scalars(
+        select(ExperimentRun).where(ExperimentRun.experiment_id.in_(list(versions)))
+        .order_by(ExperimentRun.id.desc()).limit(limit))]
+
+
+def run_of(session: Session, project_id: int, name: str, run_id: int
+           ) -> tuple[ExperimentRun, Experiment]:
+    """A run of the project's experiment `name`, with the version it ran."""
+    run = session.get(ExperimentRun, run_id)
+    experiment = None if run is None else session.get(Experiment, run.experiment_id)
+    if (run is None or experiment is None or run.project_id != project_id
+            or experiment.name != name):
+        raise NotFound(f"experiment {name!r} has no run {run_id}")
+    return run, experiment
 
 
 def judge(session: Session, document: ExperimentDocument, loaded: dict[str, Run]
@@ -143,70 +172,86 @@ def judge(session: Session, document: ExperimentDocument, loaded: dict[str, Run]
     for text in document.expectations:
         expectation = expectations.parse(text)
         terms = [t for t in (expectation.left, expectation.right) if t is not None]
-        run = loaded.get(document.series[expectation.left.series].job)
-        unit = (None if run is None else suite_service.run_vocabulary(session, run).info(
-            expectation.left.metric).unit)
+        unit = _unit(session, loaded.get(document.series[expectation.left.series].job),
+                     expectation.left.metric)
+        shown_unit = None if expectation.right else unit
         matched = {term: _matching(loaded, document.series[term.series], expectation)
                    for term in terms}
         points = _points(expectation, matched)
         if not points:
             assert expectation.where is not None
             param, op, number = expectation.where
-            judged.append({"expectation": text, "point": None, "outcome": "not-decided",
-                           "value": None, "interval": None, "decidable": None, "unit": None,
-                           "reason": f"no point of the axis: no series of "
-                                     f"{expectation.left} carries {param} {op} {number:g}"})
+            judged.append(_judged(text, None, shown_unit, expectations.Judgement(
+                "not-decided", None, None, None, f"no point of the axis: no series of "
+                f"{expectation.left} carries {param} {op} {number:g}")))
         for point in points:
             trials, missing = {}, []
             for term in terms:
                 series = matched[term].get(point, [])
                 if len(series) != 1:
-                    missing.append(f"{term}: {len(series)} series of job "
-                                   f"{document.series[term.series].job} match "
-                                   f"{document.series[term.series].labels}"
-                                   + (f" at {expectation.where[0]} = {point:g}"
-                                      if point is not None and expectation.where else ""))
+                    named = document.series[term.series]
+                    missing.append(f"{term}: {len(series)} series of job {named.job} match "
+                                   f"{named.labels}" + (f" at {expectation.where[0]} = "
+                                                        f"{point:g}" if point is not None
+                                                        and expectation.where else ""))
                     continue
                 trials[term] = trial_values(series[0], term.metric)
-            found = (expectations.judge(expectation, trials, unit) if not missing else
-                     expectations.Judgement("not-decided", None, None, None,
-                                            "; ".join(missing) + " (one each is needed)"))
-            judged.append({
-                "expectation": text,
-                "point": None if point is None or expectation.where is None
-                else {expectation.where[0]: point},
-                "outcome": found.outcome, "value": found.value, "interval": found.interval,
-                "decidable": found.decidable, "unit": None if expectation.right else unit,
-                "reason": found.reason})
+            try:
+                found = (expectations.judge(expectation, trials, unit) if not missing else
+                         expectations.Judgement("not-decided", None, None, None,
+                                                "; ".join(missing) + " (one each is needed)"))
+            except ValueError as error:  # a bound whose unit the metric's cannot be
+                found = expectations.Judgement("not-decided", None, None, None, str(error))
+            judged.append(_judged(text, None if point is None or expectation.where is None
+                                  else {expectation.where[0]: point}, shown_unit, found))
     return judged
+
+
+def _judged(text: str, point: dict[str, float] | None, unit: str | None,
+            found: expectations.Judgement) -> dict[str, Any]:
+    """An expectation judged at a point, as a run keeps it (`ExpectationJudged`)."""
+    return {"expectation": text, "point": point, "outcome": found.outcome,
+            "value": found.value, "interval": found.interval, "decidable": found.decidable,
+            "unit": unit, "reason": found.reason}
 
 
 def figures(session: Session, document: ExperimentDocument, loaded: dict[str, Run]
             ) -> list[dict[str, Any]]:
     """Each reference figure beside the lab's: the median of its series' trials (the one
-    series of its job's run carrying its labels), in the reference's unit."""
+    series of its job's run carrying its labels), in the reference's unit (none when the
+    metric's does not convert to it)."""
     found: list[dict[str, Any]] = []
     for reference in document.references:
         named = document.series[reference.series]
         run = loaded.get(named.job)
-        candidates = [] if run is None else [
-            s for s in run.series
-            if all((s.labels or {}).get(k) == v for k, v in named.labels.items())]
+        candidates = [] if run is None else _carrying(run, named.labels)
         values = trial_values(candidates[0], reference.metric) if len(candidates) == 1 else []
-        unit = (None if run is None else suite_service.run_vocabulary(session, run).info(
-            reference.metric).unit)
-        scale = (TIME_UNITS[unit] / TIME_UNITS[reference.unit]
-                 if reference.unit in TIME_UNITS and unit in TIME_UNITS else 1.0)
-        lab = statistics.median(values) * scale if values else None
+        unit = _unit(session, run, reference.metric)
         interval = median_interval(values)
+        shown = [statistics.median(values), *(interval or ())] if values else []
+        if reference.unit is not None:
+            try:
+                shown = [expectations.in_unit(v, unit, reference.unit) for v in shown]
+            except ValueError:  # the metric's unit does not convert to the reference's
+                shown = []
+        lab = shown[0] if shown else None
         found.append({
             "series": reference.series, "metric": reference.metric,
             "source": reference.source, "reference": reference.value, "lab": lab,
-            "interval": None if interval is None else (interval[0] * scale,
-                                                       interval[1] * scale),
-            "unit": reference.unit or unit,
+            "interval": shown[1:] or None, "unit": reference.unit or unit,
             "ratio": None if lab is None or not reference.value else lab / reference.value})
     return found
+
+
+def _unit(session: Session, run: Run | None, metric: str) -> str | None:
+    """The unit of `metric` in `run` (None without the run)."""
+    return None if run is None else suite_service.run_vocabulary(session, run).info(
+        metric).unit
+
+
+def _carrying(run: Run, labels: dict[str, str]) -> list[Series]:
+    """The run's series carrying `labels` (others besides)."""
+    return [s for s in run.series if all((s.labels or {}).get(k) == v for k, v in labels.items())]
 
 
 def _matching(runs: dict[str, Run], named: NamedSeries, expectation: expectations.Expectation
@@ -215,14 +260,11 @@ def _matching(runs: dict[str, Run], named: NamedSeries, expectation: expectation
     expectation's axis label (None without an axis)."""
     run = runs.get(named.job)
     found: dict[float | None, list[Series]] = {}
-    for series in [] if run is None else run.series:
-        labels = series.labels or {}
-        if any(labels.get(k) != v for k, v in named.labels.items()):
-            continue
+    for series in [] if run is None else _carrying(run, named.labels):
         point: float | None = None
         if expectation.where is not None:
             try:
-                point = float(labels[expectation.where[0]])
+                point = float((series.labels or {})[expectation.where[0]])
             except (KeyError, ValueError):
                 continue
         found.setdefault(point, []).append(series)
