@@ -11,9 +11,9 @@ before it is read (a real change of the code; the p99 it adds is measured, not a
 2. starts a throwaway lab (bench/lab.py), registers the repository over file://, and runs
    `--jobs` try jobs base = head = main (A/A: a `regressed` outcome is a false alarm) and
    `--jobs` try jobs base = main, head = the planted commit (A/B: the verdict should fail),
-   http-order `server=repo` in `--scenario` with the lab's try defaults (stages of 10, 10
-   and 20 repetitions while undecided, trials interleaved in a random order per pair,
-   two-sided at alpha / 3 per look, Holm over the gate metrics);
+   http-order `server=repo` in `--scenario` with the lab's try defaults (looks at 10, 20, 40
+   and 80 repetitions a side while undecided, trials interleaved in a random order per pair,
+   two-sided at alpha / 4 per look, Holm over the gate metrics);
 3. CI alone: `--history` jobs at main, each as one CI run of the lab's default repetitions,
    make the window the gate judges a run against (`analysis.window`, `gate.judge_window`);
    `--ci-runs` jobs at the planted commit are judged against it. The smallest change each
@@ -25,7 +25,8 @@ the p99 x1.196 there (one try job), so about a quarter of it is +5 %; under othe
 load 3,000 ns moved it x1.00-x1.12. The achieved ratio is what the bench prints, and what a
 reading of it must quote.
 
-The targets take hours of lab time (a try job of 40 + 40 trials is about 5 minutes), more
+The targets take hours of lab time (a try job of 40 + 40 trials is about 5 minutes, of
+80 + 80 about 10), more
 than one sitting: every job's outcome is kept in `--record` (bench/records/try.jsonl) as it
 ends, the jobs kept with the same settings count, and `--minutes` bounds a sitting. Run the
 same command again to add what is missing; the report reads every line kept.

@@ -58,7 +58,7 @@ def test_a_try_job_builds_two_commits_and_judges_head_against_base(
     assert member.get("/api/v1/jobs").json()["total"] == 0
 
     # Two trials a side first: undecided (no test settles a change from them), the job is
-    # queued again on its host for as many again, then four more, all in its one run.
+    # queued again on its host for as many again, then doubling, all in its one run.
     launched = member.post("/api/v1/jobs", json={
         "suite": "http-order", "scenario": "small", "params": ORDERS, "repo": "orders",
         "repetitions": 2, "compare": {"base": "v1.0", "head": "main"}})
@@ -73,11 +73,11 @@ def test_a_try_job_builds_two_commits_and_judges_head_against_base(
     sides = sorted(s["labels"]["side"] for s in run["series"])
     assert sides == ["base", "head"], run["series"]
     measured = [stage["trials"] for stage in job["stages"]["measured"]]
-    assert job["stages"]["looks"] == [2, 4, 8] and measured[:2] == [2, 2], job["stages"]
+    assert job["stages"]["looks"] == [2, 4, 8, 16] and measured[:2] == [2, 2], job["stages"]
     assert all(s["labels"]["repo"] == "orders" and len(s["trials"]) == sum(measured)
                for s in run["series"])
     [stages] = [r["message"] for r in run["verdict_reasons"] if r["kind"] == "stages"]
-    assert re.match(rf"(un)?decided at look {len(measured)} of 3, {sum(measured)} trials a "
+    assert re.match(rf"(un)?decided at look {len(measured)} of 4, {sum(measured)} trials a "
                     rf"side", stages), stages
     assert run["verdict"] in ("pass", "fail", "inconclusive")
     judged = {r["metric"] for r in run["verdict_reasons"]}

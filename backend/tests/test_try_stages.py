@@ -91,36 +91,38 @@ def test_an_undecided_job_measures_more_in_one_run_until_its_last_look(try_job, 
     assert try_job.status is JobStatus.dispatched and try_job.attempts == 2
     assert try_job.pinned_host_id == try_job.host_id and try_job.repetitions == 3
     assert run.verdict == "inconclusive"
-    assert _stages_said(run).startswith("undecided at look 1 of 3, 3 trials a side, 0.5 min")
-    assert "measuring 3 more trials a side (look 2 of 3)" in _stages_said(run)
+    assert _stages_said(run).startswith("undecided at look 1 of 4, 3 trials a side, 0.5 min")
+    assert "measuring 3 more trials a side (look 2 of 4)" in _stages_said(run)
 
     first_timeout = try_job.timeout_s
     same = _report(db, try_job, _stage(rng, 3, 1.0))
     assert same.id == run.id
     assert try_job.status is JobStatus.dispatched and try_job.repetitions == 6
     assert try_job.timeout_s == 2 * first_timeout  # twice the trials, twice the time
-    run = _report(db, try_job, _stage(rng, 6, 1.0))
+    _report(db, try_job, _stage(rng, 6, 1.0))
+    assert try_job.status is JobStatus.dispatched and try_job.repetitions == 12
+    run = _report(db, try_job, _stage(rng, 12, 1.0))
     assert try_job.status is JobStatus.succeeded and try_job.run_id == run.id
-    assert [len(s.trials) for s in run.series] == [12, 12]
-    assert sorted(t.index for t in run.series[0].trials) == list(range(12))
-    assert run.trial_count == 24
+    assert [len(s.trials) for s in run.series] == [24, 24]
+    assert sorted(t.index for t in run.series[0].trials) == list(range(24))
+    assert run.trial_count == 48
     assert try_job.stages is not None
-    assert [s["trials"] for s in try_job.stages["measured"]] == [3, 3, 6]
+    assert [s["trials"] for s in try_job.stages["measured"]] == [3, 3, 6, 12]
     said = _stages_said(run)
-    assert said.startswith("undecided at look 3 of 3, 12 trials a side, 1.5 min"), said
-    assert said.endswith("stopped at its last look (12 trials a side)"), said
+    assert said.startswith("undecided at look 4 of 4, 24 trials a side, 2.0 min"), said
+    assert said.endswith("stopped at its last look (24 trials a side)"), said
     judged = [r for r in run.verdict_reasons if r.get("outcome")]
     assert {r["metric"] for r in judged} == {"p99", "throughput"}
-    assert all("12 vs 12 trials" in r["message"] for r in judged), judged
+    assert all("24 vs 24 trials" in r["message"] for r in judged), judged
 
 
 def test_a_clear_change_is_decided_at_its_first_look(try_job, db) -> None:
-    """Head 50 % slower: three trials a side settle it (Welch's t on their logs)."""
-    run = _report(db, try_job, _stage(np.random.default_rng(6), 3, 1.5))
+    """Head twice as slow: three trials a side settle it (Welch's t on their logs)."""
+    run = _report(db, try_job, _stage(np.random.default_rng(6), 3, 2.0))
     assert try_job.status is JobStatus.succeeded
     assert [len(s.trials) for s in run.series] == [3, 3]
     assert run.verdict == "fail"
-    assert _stages_said(run).startswith("decided at look 1 of 3, 3 trials a side")
+    assert _stages_said(run).startswith("decided at look 1 of 4, 3 trials a side")
     assert {r["outcome"] for r in run.verdict_reasons if r["kind"] == "regression"} == {
         "regressed"}
 

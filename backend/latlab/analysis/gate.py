@@ -47,7 +47,7 @@ from latlab.analysis.stats import (
 from latlab.analysis.thresholds import Thresholds
 from latlab.analysis.window import WindowStats, WindowTest, bound, smallest_change, window_test
 from latlab.runs.keys import label_key
-from latlab_contract.vocabulary import MetricInfo, quantity
+from latlab_contract.vocabulary import Direction, MetricInfo, quantity
 
 CONFIRM_TRIALS = 10  # the fewest candidate trials a regression fails the gate on
 # A confirmation is sized to find a slowdown of this many times the minimum effect four times
@@ -97,13 +97,17 @@ class GateResult:
 def judge(comparison: RunComparison | None, gate: tuple[str, ...], *,
           confirm_trials: int = CONFIRM_TRIALS, confirmable: bool = False,
           confirming: bool = False, alpha: float = ALPHA,
-          min_effect: float = MIN_EFFECT,
+          min_effect: float = MIN_EFFECT, reach: bool = False,
           skip: Collection[tuple[str, str]] = ()) -> GateResult:
     """The gate's verdict on a comparison (None: the run has no baseline). `confirmable`: the
     lab will measure a suspicion again, so any gate metric whose trials do not rule out a
     change for the worse of `CONFIRM_OVER_MIN` x `min_effect` is one. `confirming`: this is
     that measurement, which asks one question, whether the candidate is worse, so its p-values
-    are one-sided (the chance that identical code confirms stays under `alpha`). `skip`: the
+    are one-sided (the chance that identical code confirms stays under `alpha`). `reach`: a
+    tested change counts as large when its trials do not rule out a change of `min_effect`
+    its way (a try job's rule), rather than when its median moved that much: a change of
+    exactly the minimum effect is then found as often as the trials' power allows, not half
+    the time. `skip`: the
     (label key, metric) pairs not to judge (a statistic the harness did not print)."""
     if comparison is None:
         return GateResult("no-baseline")
@@ -115,7 +119,8 @@ def judge(comparison: RunComparison | None, gate: tuple[str, ...], *,
     levels = _holm_levels(p_values, alpha)
     sides = 1 if confirming else 2
     judged = [Judged(labels, m, p, level,
-                     _outcome(m, level, passed, confirm_trials, confirmable, min_effect, sides))
+                     _outcome(m, level, passed, confirm_trials, confirmable, min_effect, sides,
+                              reach))
               for (labels, m), p, (level, passed) in zip(candidates, p_values, levels,
                                                          strict=True)]
     reasons = [_reason(j, len(candidates), alpha, confirm_trials, confirmable, sides,
@@ -159,11 +164,14 @@ def confirmation_trials(result: GateResult) -> int:
 
 
 def _outcome(item: MetricComparison, level: float, passed: bool, confirm_trials: int,
-             confirmable: bool, min_effect: float, sides: int
+             confirmable: bool, min_effect: float, sides: int, reach: bool = False
              ) -> Literal["regressed", "suspected", "improved", "untested", "unchanged"]:
     comparison = item.comparison
     worse = comparison.is_worse(item.direction)
     big = abs(comparison.effect) >= min_effect
+    if reach and passed and item.direction != "none":
+        way = item.direction if worse else _OTHER_WAY[item.direction]
+        big = not rules_out(item.baseline_values, item.candidate_values, way, min_effect)
     enough = item.candidate_trials >= confirm_trials
     regression = worse and passed and big and enough
     if confirmable and not regression and (worse or not rules_out(
@@ -183,6 +191,9 @@ def _outcome(item: MetricComparison, level: float, passed: bool, confirm_trials:
         # that the benchmark may be broken).
         return "unchanged" if not worse else "suspected"
     return "improved" if not worse else "regressed"
+
+
+_OTHER_WAY: dict[str, Direction] = {"lower": "higher", "higher": "lower"}
 
 
 def _reason(judged: Judged, count: int, alpha: float, confirm_trials: int,

@@ -45,7 +45,7 @@ def try_job(
     repetitions: Annotated[int | None, typer.Option(
         "--repetitions", "-r", min=1, max=100,
         help="Trials of each side per series in the first stage (default: 10); undecided, "
-             "the job measures as many again, then twice as many, and looks again.")] = None,
+             "the job doubles its trials at each look (up to 8x).")] = None,
     max_minutes: Annotated[int | None, typer.Option(
         "--max-minutes", min=1, metavar="MINUTES",
         help="A cap of lab time: no stage starts that would take the job past it "

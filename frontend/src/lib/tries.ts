@@ -2,8 +2,8 @@
  * A try job's run read as a comparison: its series carry `side=base|head` (both commits
  * measured on one host, trials interleaved), its verdict is head against base, and each gated
  * metric's reason says the change, its 95 % interval and the smallest change the job could
- * have seen. It is measured in stages until decided: looks at 1, 2 and 4 times its first
- * stage's trials, all in one run.
+ * have seen. It is measured in stages until decided: looks at 1, 2, 4 and 8 times its
+ * first stage's trials, all in one run.
  */
 
 import type { JobRead, RunRead, VerdictReason } from "../api/types";

@@ -200,7 +200,7 @@ test("a repository: registered, its commits, a try job launched, watched and rea
     // One line says where the job's stages stopped, and at which of its three looks.
     const stages = table.locator('tr[data-kind="stages"]');
     assert.equal(await stages.count(), 1, await table.innerText());
-    assert.match(await stages.innerText(), /(decided|undecided) at look \d of 3/);
+    assert.match(await stages.innerText(), /(decided|undecided) at look \d of 4/);
     await screenshot(page, "repos-04-try-run");
 
     await panel.getByRole("link", { name: "Compare head with base" }).click();
