@@ -5,7 +5,7 @@ decide; intervals checked against a bootstrap written here with numpy."""
 import numpy as np
 import pytest
 
-from latlab.analysis.expectations import Term, judge, parse
+from latlab.analysis.expectations import Term, judge, parse, parse_derived
 from latlab.analysis.stats import median_interval
 
 
@@ -84,3 +84,16 @@ def test_the_median_s_interval_agrees_with_a_numpy_bootstrap() -> None:
         width = reference[1] - reference[0]
         assert abs(low - reference[0]) <= 0.1 * width and abs(high - reference[1]) <= (
             0.1 * width), (n, (low, high), reference)
+
+
+def test_a_derived_metric_divides_or_multiplies_by_a_numeric_param() -> None:
+    per_device = parse_derived("messages_per_s / devices")
+    assert (str(per_device), per_device.unit("msg/s")) == (
+        "messages_per_s / devices", "msg/s / devices")
+    assert per_device.values([1000.0, 2000.0], {"devices": "10"}) == [100.0, 200.0]
+    assert parse_derived("p50*connections").values([2.0], {"connections": 3}) == [6.0]
+    for params in ({}, {"devices": "many"}, {"devices": True}, {"devices": 0}):
+        with pytest.raises(ValueError, match="devices"):
+            per_device.values([1.0], params)
+    with pytest.raises(ValueError, match="not a derived metric"):
+        parse_derived("messages_per_s / 10")

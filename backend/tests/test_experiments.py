@@ -32,6 +32,8 @@ DOCUMENT: dict[str, Any] = {
                      "p50(after) <= 300 us",
                      "p99(after-sweep) <= p99(before-sweep) for connections <= 10"],
     "references": [{"series": "before", "metric": "p50", "value": 410, "unit": "us",
+                    "source": "report 001, table 2"},
+                   {"series": "before", "metric": "min", "value": 300, "unit": "us",
                     "source": "report 001, table 2"}]}
 
 
@@ -151,10 +153,13 @@ def test_once_its_jobs_end_every_expectation_is_judged(client, headers, db) -> N
     # numpy's inverted_cdf), in the reference's unit.
     p50s = [np.percentile(t["latency"]["samples_ns"], 50, method="inverted_cdf")
             for t in before]
-    (figure,) = judged["figures"]
+    figure, lowest = judged["figures"]
     assert (figure["series"], figure["unit"], figure["reference"]) == ("before", "us", 410)
     assert figure["lab"] == pytest.approx(np.median(p50s) / 1000)
     assert figure["ratio"] == pytest.approx(figure["lab"] / 410)
+    # The minimum (a report's row, though no comparison uses it) is read from the trials too.
+    assert lowest["lab"] == pytest.approx(
+        np.median([min(t["latency"]["samples_ns"]) for t in before]) / 1000)
     report = client.get(f"/api/v1/experiments/tuning/runs/{run['id']}/markdown",
                         headers=headers)
     assert report.headers["content-type"].startswith("text/markdown")
@@ -241,3 +246,55 @@ def test_a_bound_in_a_unit_the_metric_is_not_in_is_not_decided_saying_so(
         "not-decided", "a figure in ms on a metric measured in req/s")
     assert ratio["outcome"] == "holds"
     assert (judged["figures"][0]["lab"], judged["figures"][0]["ratio"]) == (None, None)
+
+
+def test_a_derived_metric_is_computed_per_trial_judged_and_marked_derived(
+        client, headers, db) -> None:
+    """Throughput per connection: each trial's throughput over its series' connections (the
+    axis label; the run's param where the series has no such label), judged at each point,
+    beside a reference, and said to be derived. One over a param the series lacks is not
+    decided, saying which; a derived metric may not take a measured one's name."""
+    _online(db)
+    refused = client.post("/api/v1/experiments", headers=headers, json={
+        **DOCUMENT, "derived": {"p50": "p99 / connections"}})
+    assert refused.status_code == 422 and "a name of its own" in refused.text
+    document = {**DOCUMENT, "derived": {"per_connection": "throughput / connections",
+                                        "per_nothing": "throughput / nothing"},
+                "expectations": ["per_connection(after-sweep) >= 900 for connections >= 10",
+                                 "per_connection(after-sweep) >= 1100 for connections >= 10",
+                                 "per_nothing(after) >= 1"],
+                "references": [{"series": "after", "metric": "per_connection", "value": 500,
+                                "source": "a report's per-connection table"}]}
+    client.post("/api/v1/experiments", json=document, headers=headers).raise_for_status()
+    run = client.post("/api/v1/experiments/tuning/runs", json={}, headers=headers).json()
+
+    def measured(throughput: list[float], seed: int) -> list[dict[str, Any]]:
+        return [{**t, "metrics": {"throughput": v}}
+                for t, v in zip(_trials(150_000, len(throughput), seed), throughput,
+                                strict=True)]
+
+    sweep = {n: [1000.0 * n + 7 * i for i in range(6)] for n in (10, 100)}
+    plain = [2000.0 + 3 * i for i in range(6)]
+    _finish(db, run, {
+        "baseline": [{"labels": {"client": "c"}, "trials": _trials(400_000, 6, 1)}],
+        "tuned": [{"labels": {"client": "c"}, "trials": measured(plain, 2)},
+                  *({"labels": {"client": "sweep", "connections": str(n)},
+                     "trials": measured(values, n)} for n, values in sweep.items())]})
+    assert [r.id for r in service.advance(db)] == [run["id"]]
+    judged = client.get(f"/api/v1/experiments/tuning/runs/{run['id']}", headers=headers).json()
+    outcomes = [(j["point"], j["outcome"]) for j in judged["judgements"]]
+    assert outcomes == [({"connections": 10}, "holds"), ({"connections": 100}, "holds"),
+                        ({"connections": 10}, "does-not-hold"),
+                        ({"connections": 100}, "does-not-hold"), (None, "not-decided")]
+    for judgement, n in zip(judged["judgements"][:2], sweep, strict=True):
+        assert judgement["value"] == pytest.approx(np.median(np.array(sweep[n]) / n))
+        assert judgement["unit"] == "req/s / connections"
+    assert "nothing" in judged["judgements"][4]["reason"]
+    (figure,) = judged["figures"]
+    # The tuned job's series carries no connections label: the run's param (1) divides it.
+    assert figure["derived"] == "throughput / connections"
+    assert figure["lab"] == pytest.approx(np.median(plain))
+    text = client.get(f"/api/v1/experiments/tuning/runs/{run['id']}/markdown",
+                      headers=headers).text
+    assert "- `per_connection` = throughput / connections" in text
+    assert "| after | per_connection (derived) | 500 req/s / connections |" in text

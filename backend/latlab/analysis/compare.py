@@ -90,7 +90,7 @@ def reliable(series: Series, metric: str) -> bool:
 def trial_values(series: Series, metric: str) -> list[float]:
     """The metric's value in each trial that counts (a disturbed trial does not)."""
     counted = [t for t in series.trials if t.disturbed is None]
-    if metric in COMPARED:
+    if metric in LATENCY_KEYS:
         return [float(getattr(trial, metric)) for trial in counted]
     return [float(t.metrics[metric]) for t in counted if metric in t.metrics]
 

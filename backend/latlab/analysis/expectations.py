@@ -14,8 +14,13 @@ decided when the interval straddles the bound. A bound is judged the same way on
 of the series' median (`stats.median_interval`). `for <param> <op> <number>` limits an
 expectation to the points of an axis (the runs whose param satisfies it); the experiment
 judges it at each. The interval's half-width, relative to the bound, is the smallest distance
-from it the trials could decide: "not decided" says how close the value came."""
+from it the trials could decide: "not decided" says how close the value came.
 
+A derived metric (`Derived`) is computed for each trial from a measured one and a param of
+its series, `messages_per_s / devices` (per device) or `p50 * connections`: the lab marks it
+derived wherever it shows it, and judges it as any other metric."""
+
+import math
 import re
 import statistics
 from collections.abc import Mapping, Sequence
@@ -31,6 +36,7 @@ Outcome = Literal["holds", "does-not-hold", "not-decided"]
 _NAME = r"[A-Za-z_][\w.-]*"
 _NUMBER = r"[0-9]+(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?"
 _TERM = rf"(?P<{{side}}metric>{_NAME})\((?P<{{side}}series>{_NAME})\)"
+_DERIVED = re.compile(rf"^\s*(?P<metric>{_NAME})\s*(?P<op>[/*])\s*(?P<param>{_NAME})\s*$")
 _PATTERN = re.compile(
     rf"^\s*{_TERM.format(side='l')}\s*(?P<op><=|>=|<|>)\s*"
     rf"(?:(?:(?P<factor>{_NUMBER})\s*\*\s*)?{_TERM.format(side='r')}"
@@ -78,6 +84,43 @@ class Judgement:
     interval: tuple[float, float] | None  # of `value`, 95 %
     decidable: float | None  # the smallest distance from the bound decided, relative to it
     reason: str
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A metric computed per trial: a measured `metric` divided (or multiplied) by the value
+    of `param` at its series (an axis label, else the run's param)."""
+
+    metric: str
+    op: Literal["/", "*"]
+    param: str
+
+    def __str__(self) -> str:
+        return f"{self.metric} {self.op} {self.param}"
+
+    def values(self, measured: Sequence[float], params: Mapping[str, Any]) -> list[float]:
+        """The derived value of each trial; a ValueError says why there is none."""
+        given = params.get(self.param)
+        try:
+            number = float("nan") if isinstance(given, bool) else float(given)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            number = float("nan")
+        if math.isnan(number) or (self.op == "/" and number == 0):
+            raise ValueError(f"{self}: the series' {self.param} is {given!r}, not a number "
+                             f"it can be {'divided' if self.op == '/' else 'multiplied'} by")
+        return [v / number if self.op == "/" else v * number for v in measured]
+
+    def unit(self, measured: str | None) -> str:
+        return f"{measured or ''} {self.op} {self.param}".strip()
+
+
+def parse_derived(text: str) -> Derived:
+    """A derived metric from its expression; a ValueError says what is wrong."""
+    found = _DERIVED.match(text)
+    if found is None:
+        raise ValueError(f"{text!r} is not a derived metric: write `metric / param` or "
+                         f"`metric * param` (a param of the series: an axis or the job's)")
+    return Derived(found["metric"], found["op"], found["param"])  # type: ignore[arg-type]
 
 
 def parse(text: str) -> Expectation:

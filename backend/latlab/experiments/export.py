@@ -32,6 +32,10 @@ def markdown(document: ExperimentDocument, run: ExperimentRunRead,
     lines.append("")
     if run.message:
         lines += [f"This run did not finish: {run.message}.", ""]
+    if document.derived:
+        lines += ["Derived metrics, computed from each trial's measured figure (not measured "
+                  "themselves):", "", *(f"- `{name}` = {text}" for name, text
+                                        in document.derived.items()), ""]
     if run.judgements is not None:
         lines += ["## Expectations", "",
                   "| expectation | at | judged | value [95 % interval] | decides from | why |",
@@ -57,7 +61,8 @@ def markdown(document: ExperimentDocument, run: ExperimentRunRead,
                 lab += (f" [{_number(figure.interval[0], figure.unit)}, "
                         f"{_number(figure.interval[1], figure.unit)}]")
             ratio = "-" if figure.ratio is None else f"x{figure.ratio:.2f}"
-            lines.append(f"| {figure.series} | {figure.metric} | "
+            metric = figure.metric + (" (derived)" if figure.derived else "")
+            lines.append(f"| {figure.series} | {metric} | "
                          f"{_number(figure.reference, figure.unit)} | {figure.source} | {lab} "
                          f"| {ratio} |")
         lines.append("")

@@ -7,6 +7,7 @@ from latlab.analysis import expectations
 from latlab.core.schemas import Schema
 from latlab.jobs.schemas import Slug
 from latlab.repos.schemas import Ref
+from latlab_contract.vocabulary import LATENCY_KEYS
 
 # Names an expectation can use: a letter first.
 NAME_PATTERN = r"^[a-z][a-z0-9._-]{0,63}$"
@@ -72,10 +73,19 @@ class ExperimentDocument(Schema):
         "ms`: a ratio of one metric in two named series, or a bound in the metric's unit")
     ] = []
     references: Annotated[list[Reference], Field(max_length=500)] = []
+    derived: Annotated[dict[Metric, Annotated[str, StringConstraints(max_length=200)]], Field(
+        max_length=50, description="Metrics the lab computes per trial, marked derived: "
+        "`messages_per_s / devices` (per device), `throughput / connections`: a measured "
+        "metric over (or times) a param of the series")] = {}
     conclusions: Text = ""
 
     @model_validator(mode="after")
     def names_known(self) -> "ExperimentDocument":
+        for name, text in self.derived.items():
+            derived = expectations.parse_derived(text)
+            if name in LATENCY_KEYS or derived.metric in self.derived:
+                raise ValueError(f"derived metric {name!r} = {text!r}: a derived metric has a "
+                                 f"name of its own and is computed from a measured one")
         for name, series in self.series.items():
             if series.job not in self.jobs:
                 raise ValueError(f"series {name!r} names job {series.job!r}, which the "
@@ -133,6 +143,9 @@ class FigureRead(Schema):
     interval: list[float] | None = Field(description="The lab's 95 % interval: low, high")
     unit: str | None
     ratio: float | None = Field(description="The lab's figure over the reference's")
+    derived: str | None = Field(
+        None, description="How the lab computed its figure (`messages_per_s / devices`) when "
+        "it is derived, not measured")
 
 
 class ExperimentRunRead(Schema):

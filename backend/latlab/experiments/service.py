@@ -172,8 +172,8 @@ def judge(session: Session, document: ExperimentDocument, loaded: dict[str, Run]
     for text in document.expectations:
         expectation = expectations.parse(text)
         terms = [t for t in (expectation.left, expectation.right) if t is not None]
-        unit = _unit(session, loaded.get(document.series[expectation.left.series].job),
-                     expectation.left.metric)
+        left_run = loaded.get(document.series[expectation.left.series].job)
+        unit = _unit(session, document, left_run, expectation.left.metric)
         shown_unit = None if expectation.right else unit
         matched = {term: _matching(loaded, document.series[term.series], expectation)
                    for term in terms}
@@ -186,21 +186,22 @@ def judge(session: Session, document: ExperimentDocument, loaded: dict[str, Run]
                 f"{expectation.left} carries {param} {op} {number:g}")))
         for point in points:
             trials, missing = {}, []
-            for term in terms:
-                series = matched[term].get(point, [])
-                if len(series) != 1:
-                    named = document.series[term.series]
-                    missing.append(f"{term}: {len(series)} series of job {named.job} match "
-                                   f"{named.labels}" + (f" at {expectation.where[0]} = "
-                                                        f"{point:g}" if point is not None
-                                                        and expectation.where else ""))
-                    continue
-                trials[term] = trial_values(series[0], term.metric)
             try:
+                for term in terms:
+                    series = matched[term].get(point, [])
+                    named = document.series[term.series]
+                    if len(series) != 1:
+                        missing.append(f"{term}: {len(series)} series of job {named.job} "
+                                       f"match {named.labels}" + (
+                                           f" at {expectation.where[0]} = {point:g}"
+                                           if point is not None and expectation.where else ""))
+                        continue
+                    trials[term] = _values(document, loaded[named.job], series[0], term.metric)
                 found = (expectations.judge(expectation, trials, unit) if not missing else
                          expectations.Judgement("not-decided", None, None, None,
                                                 "; ".join(missing) + " (one each is needed)"))
-            except ValueError as error:  # a bound whose unit the metric's cannot be
+            except ValueError as error:  # a bound whose unit the metric's cannot be, a
+                # derived metric without its param
                 found = expectations.Judgement("not-decided", None, None, None, str(error))
             judged.append(_judged(text, None if point is None or expectation.where is None
                                   else {expectation.where[0]: point}, shown_unit, found))
@@ -225,8 +226,12 @@ def figures(session: Session, document: ExperimentDocument, loaded: dict[str, Ru
         named = document.series[reference.series]
         run = loaded.get(named.job)
         candidates = [] if run is None else _carrying(run, named.labels)
-        values = trial_values(candidates[0], reference.metric) if len(candidates) == 1 else []
-        unit = _unit(session, run, reference.metric)
+        try:
+            values = (_values(document, run, candidates[0], reference.metric)
+                      if run is not None and len(candidates) == 1 else [])
+        except ValueError:  # a derived metric without its param: no figure
+            values = []
+        unit = _unit(session, document, run, reference.metric)
         interval = median_interval(values)
         shown = [statistics.median(values), *(interval or ())] if values else []
         if reference.unit is not None:
@@ -239,14 +244,33 @@ def figures(session: Session, document: ExperimentDocument, loaded: dict[str, Ru
             "series": reference.series, "metric": reference.metric,
             "source": reference.source, "reference": reference.value, "lab": lab,
             "interval": shown[1:] or None, "unit": reference.unit or unit,
-            "ratio": None if lab is None or not reference.value else lab / reference.value})
+            "ratio": None if lab is None or not reference.value else lab / reference.value,
+            "derived": document.derived.get(reference.metric)})
     return found
 
 
-def _unit(session: Session, run: Run | None, metric: str) -> str | None:
-    """The unit of `metric` in `run` (None without the run)."""
-    return None if run is None else suite_service.run_vocabulary(session, run).info(
-        metric).unit
+def _values(document: ExperimentDocument, run: Run, series: Series, metric: str
+            ) -> list[float]:
+    """The metric's value in each counted trial of the series, measured or derived (a
+    ValueError when a derived one's param has no number at the series)."""
+    text = document.derived.get(metric)
+    if text is None:
+        return trial_values(series, metric)
+    derived = expectations.parse_derived(text)
+    return derived.values(trial_values(series, derived.metric),
+                          {**(run.params or {}), **(series.labels or {})})
+
+
+def _unit(session: Session, document: ExperimentDocument, run: Run | None, metric: str
+          ) -> str | None:
+    """The unit of `metric` in `run` (None without the run), a derived one's included."""
+    if run is None:
+        return None
+    text = document.derived.get(metric)
+    derived = None if text is None else expectations.parse_derived(text)
+    unit = suite_service.run_vocabulary(session, run).info(
+        metric if derived is None else derived.metric).unit
+    return unit if derived is None else derived.unit(unit)
 
 
 def _carrying(run: Run, labels: dict[str, str]) -> list[Series]:

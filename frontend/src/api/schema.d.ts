@@ -2322,6 +2322,14 @@ export interface components {
              */
             references: components["schemas"]["Reference"][];
             /**
+             * Derived
+             * @description Metrics the lab computes per trial, marked derived: `messages_per_s / devices` (per device), `throughput / connections`: a measured metric over (or times) a param of the series
+             * @default {}
+             */
+            derived: {
+                [key: string]: string;
+            };
+            /**
              * Conclusions
              * @default
              */
@@ -2441,6 +2449,14 @@ export interface components {
              */
             references: components["schemas"]["Reference"][];
             /**
+             * Derived
+             * @description Metrics the lab computes per trial, marked derived: `messages_per_s / devices` (per device), `throughput / connections`: a measured metric over (or times) a param of the series
+             * @default {}
+             */
+            derived: {
+                [key: string]: string;
+            };
+            /**
              * Conclusions
              * @default
              */
@@ -2547,6 +2563,11 @@ export interface components {
              * @description The lab's figure over the reference's
              */
             ratio: number | null;
+            /**
+             * Derived
+             * @description How the lab computed its figure (`messages_per_s / devices`) when it is derived, not measured
+             */
+            derived?: string | null;
         };
         /** FrameDelta */
         FrameDelta: {

@@ -34,7 +34,7 @@ export const TEMPLATE = JSON.stringify(
 
 /**
  * "Save an experiment": its document as JSON (name, title, question, jobs, series,
- * expectations, references, conclusions), checked here as JSON, then by the API, which
+ * expectations, references, derived metrics, conclusions), checked here as JSON, then by the API, which
  * says what it lacks. A changed document is the experiment's next version.
  */
 export function ExperimentForm({

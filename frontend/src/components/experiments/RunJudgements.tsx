@@ -101,7 +101,14 @@ export function RunJudgements({ name, run }: { name: string; run: ExperimentRunR
                 {run.figures.map((figure) => (
                   <tr key={`${figure.series}.${figure.metric}.${figure.source}`}>
                     <th scope="row">{figure.series}</th>
-                    <td>{figure.metric}</td>
+                    <td>
+                      {figure.metric}
+                      {figure.derived && (
+                        <span className="muted small" title="Computed from each trial's measured figure, not measured">
+                          {" "}(derived: {figure.derived})
+                        </span>
+                      )}
+                    </td>
                     <td className="nowrap num">{formatValue(figure.reference, figure.unit ?? "")}</td>
                     <td className="wrap small">{figure.source}</td>
                     <td className="nowrap num">{formatValue(figure.lab, figure.unit ?? "")}</td>
