@@ -5,12 +5,13 @@ and reference names a metric the suite reports, and each job fits in the lab's l
 timeout."""
 
 import tomllib
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from latlab.analysis.expectations import parse
+from latlab.analysis.expectations import parse, parse_derived
 from latlab.experiments.schemas import ExperimentDocument
 from latlab.jobs.service import MAX_TIMEOUT_S, validate_params
 from latlab_contract.estimate import series_contexts
@@ -23,7 +24,9 @@ SHIPPED = sorted((Path(__file__).resolve().parents[2] / "examples" / "experiment
 
 
 def test_the_seed_reports_are_shipped() -> None:
-    assert {path.stem for path in SHIPPED} >= {"report-000-slow-link", "report-000-lossy"}
+    assert {path.stem for path in SHIPPED} >= {
+        "report-000-slow-link", "report-000-lossy", "report-001-order-api", "report-002-zco",
+        "report-003-minitb"}
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda path: path.stem)
@@ -33,16 +36,23 @@ def test_a_shipped_experiment_is_one_the_lab_runs(path: Path) -> None:
     made: dict[str, list[dict[str, str]]] = {}
     reported: dict[str, set[str]] = {}
     for name, job in document.jobs.items():
-        suite = load_suite(SUITES_DIR / job.suite).info()
+        runner = load_suite(SUITES_DIR / job.suite)
+        suite = runner.info()
         assert job.scenario in suite.scenarios, (name, job.scenario)
         params = merge_params(suite.params_schema, suite.scenarios[job.scenario].params,
                               job.params)
         validate_params(suite.params_schema, params)
-        contexts = series_contexts(suite.axes, params)
-        made[name] = [{axis: str(context[axis]) for axis in suite.axes} for context in contexts]
-        reported[name] = {*LATENCY_KEYS, *suite.metrics}
-        estimate = suite.estimate_s(contexts, job.repetitions)
+        made[name] = [plan.labels for plan in runner.plan(params)]  # as the runner labels them
+        reported[name] = {*LATENCY_KEYS, *suite.metrics, *(  # and what its adapters add
+            metric for program in runner.programs.values() if program.output
+            for metric in getattr(import_module(
+                f"latlab_contract.parsers.{program.output.replace('-', '_')}"), "METRICS", {}))}
+        estimate = suite.estimate_s(series_contexts(suite.axes, params), job.repetitions)
         assert estimate is not None and estimate < MAX_TIMEOUT_S, (name, estimate)
+    for text in document.derived.values():  # computed from what some job measures
+        assert any(parse_derived(text).metric in metrics for metrics in reported.values()), text
+    for metrics in reported.values():
+        metrics |= set(document.derived)
     for name, series in document.series.items():
         assert any(_carries(labels, series.labels) for labels in made[series.job]), (
             f"series {name}: no series of job {series.job} carries {series.labels}")
