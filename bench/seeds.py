@@ -1,143 +1,129 @@
-"""The four seed reports' experiments, run through the lab as a user would launch them, with
-the figures `docs/seeds.md` sets beside the reports' own.
+"""The four seed reports as the lab's experiments (examples/experiments/report-*.toml), run
+through a throwaway lab as a user runs them, and docs/seeds.md written from their runs: each
+run's Markdown export (its setup, every expectation as the lab judged it, the report's figures
+beside the lab's), after a summary of what holds on this host. Nothing in the page is typed by
+hand: it is generated, with the host's fingerprint and the date.
 
-Starts a throwaway lab (bench/lab.py) and runs each experiment below as one job (the job spec
-is printed, so each row can be launched again from the dashboard or the API). Per series it
-prints the trials' medians of the figures the reports quote; where an experiment compares two
-values of an axis inside its run (before against after), it prints the lab's verdict on each
-metric the report discusses, from `GET /compare` with the two series selectors.
+Each experiment is saved (`POST /experiments`) and run on the bench's host (`POST
+/experiments/{name}/runs`); the beat judges it once its jobs have ended, as in the lab.
 
-    .venv/bin/python -m bench.seeds [--only zmq-seed,actor-iot-log] [--repetitions 3]
+    .venv/bin/python -m bench.seeds [--only report-003-minitb,report-000-lossy]
+                                    [--repetitions N] [--output docs/seeds.md]
 
-`--repetitions` overrides each experiment's (at 1, verdicts are low-confidence: a tested
-verdict needs several trials a side). The host's fingerprint and the date are printed first.
+`--repetitions` overrides every job's (a reduced run: the page says so, and few trials leave
+expectations not decided). The full set takes about an hour and a half of lab time.
 """
 
 import argparse
-import json
-import statistics
+import os
+import sys
 import time
-from dataclasses import dataclass, field
+import tomllib
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
-from bench.lab import Lab, run_job, running_lab
+from bench.lab import Lab, running_lab
 
-
-@dataclass(frozen=True)
-class Experiment:
-    name: str
-    report: str  # the seed it repeats
-    suite: str
-    scenario: str
-    params: dict[str, Any]
-    repetitions: int
-    figures: tuple[str, ...]  # the report's columns, as the lab's metrics
-    compare: tuple[str, str, str] | None = None  # axis, baseline value, candidate value
-    verdicts: tuple[str, ...] = field(default=())
-
-
-LATENCY = ("p50", "p95", "p99", "mean")
-EXPERIMENTS = [
-    Experiment("http-order-test1", "001", "http-order", "seed-test1", {}, 3,
-               ("min", "mean", "p50", "p90", "p95", "p99", "max", "throughput")),
-    # The seed's HFT build of the C client against its plain build, in one run each test.
-    Experiment("http-order-hft-test1", "001", "http-order", "seed-test1", {"loads": "c,c-hft"},
-               5, ("min", "mean", "p50", "p90", "p95", "p99", "max", "throughput"),
-               ("client", "c", "c-hft"), ("min", "p50", "p99", "throughput")),
-    Experiment("http-order-hft-large", "001", "http-order", "large", {"loads": "c,c-hft"},
-               5, ("min", "mean", "p50", "p90", "p95", "p99", "max", "throughput"),
-               ("client", "c", "c-hft"), ("min", "p50", "p99", "throughput")),
-    Experiment("http-order-large", "001", "http-order", "large", {}, 3,
-               ("min", "mean", "p50", "p90", "p95", "p99", "max", "throughput")),
-    Experiment("zmq-seed", "000", "zmq", "seed", {}, 1,
-               ("min", "mean", "p50", "p95", "p99", "max", "samples", "timeouts", "gaps"),
-               ("profile", "baseline-128k", "tuned"), ("p50", "p95", "p99", "samples")),
-    # The same with 15 s windows and 4 trials a side: the fewest a tested verdict needs.
-    Experiment("zmq-seed-tested", "000", "zmq", "seed", {"window": 15}, 4,
-               ("min", "mean", "p50", "p95", "p99", "max", "samples", "timeouts", "gaps"),
-               ("profile", "baseline-128k", "tuned"), ("p50", "p95", "p99", "samples")),
-    Experiment("zig-http-seed", "002", "zig-http", "seed", {}, 1,
-               ("p50", "p99", "throughput", "errors"),
-               ("server", "go", "zig"), ("p50", "p99", "throughput")),
-    Experiment("actor-iot-modes", "003", "actor-iot", "multi", {}, 1,
-               ("messages_per_s", "mean", "p95", "success_rate", "heap_used_mb", "rss_mb")),
-    Experiment("actor-iot-peak", "003", "actor-iot", "peak", {}, 1,
-               ("messages_per_s", "mean", "p95", "success_rate", "heap_used_mb", "rss_mb")),
-    Experiment("actor-iot-log", "003", "actor-iot", "single",
-               {"mode": "actor", "devices": 10, "messages": 10000, "log_level": ["warn", "info"]},
-               3, ("messages_per_s", "mean", "p95", "heap_used_mb"),
-               ("log_level", "info", "warn"), ("messages_per_s", "p95")),
-    Experiment("actor-iot-threads", "003", "actor-iot", "single",
-               {"mode": "actor", "devices": 100, "messages": 1000, "actor_threads": [5, 10]},
-               3, ("messages_per_s", "mean", "p95", "heap_used_mb"),
-               ("actor_threads", "5", "10"), ("messages_per_s", "p95")),
-]
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = ROOT / "examples" / "experiments"
+OUTPUT = ROOT / "docs" / "seeds.md"
+WAIT_S = 4 * 3600  # bounds the wait for one experiment, not its work
+FINGERPRINT = ("cpu_model", "cores", "numa_nodes", "kernel", "virtualization", "governor",
+               "isolcpus", "thp", "swappiness")
+SAID = {"holds": "holds", "does-not-hold": "does not hold", "not-decided": "not decided"}
 
 
 def main() -> None:
     options = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     options.add_argument("--only", default="", help="comma-separated experiment names")
-    options.add_argument("--repetitions", type=int, default=None)
+    options.add_argument("--repetitions", type=int, help="every job's trials (a reduced run)")
+    options.add_argument("--output", type=Path, default=OUTPUT)
     args = options.parse_args()
-    chosen = [e for e in EXPERIMENTS if not args.only or e.name in args.only.split(",")]
+    documents = {path.stem: tomllib.loads(path.read_text())
+                 for path in sorted(SHIPPED.glob("report-*.toml"))}
+    chosen = [name for name in documents if not args.only or name in args.only.split(",")]
     if not chosen:
-        options.error(f"no experiment among {', '.join(e.name for e in EXPERIMENTS)}")
+        options.error(f"no experiment among {', '.join(documents)}")
     with running_lab() as lab:
+        lab.processes.start("beat", [
+            sys.executable, "-m", "celery", "-A", "latlab.worker", "beat", "--schedule",
+            str(lab.work / "beat-schedule"), "--loglevel", "WARNING"], env={**os.environ})
         host = next(h for h in lab.api.get("/hosts").raise_for_status().json()
                     if h["name"] == lab.host_name)
-        print(f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, host fingerprint: "
-              f"{json.dumps(host['fingerprint'], sort_keys=True)}", flush=True)
-        for experiment in chosen:
-            _run(lab, experiment, args.repetitions or experiment.repetitions)
+        started = datetime.now(UTC)
+        runs = [_run(lab, _reduced(documents[name], args.repetitions)) for name in chosen]
+    args.output.write_text(_page(runs, host, started, args.repetitions))
+    print(f"wrote {args.output}")
 
 
-def _run(lab: Lab, experiment: Experiment, repetitions: int) -> None:
-    spec = {"suite": experiment.suite, "scenario": experiment.scenario,
-            "params": experiment.params, "repetitions": repetitions}
+def _reduced(document: dict[str, Any], repetitions: int | None) -> dict[str, Any]:
+    if repetitions is None:
+        return document
+    return {**document, "jobs": {name: {**job, "repetitions": repetitions}
+                                 for name, job in document["jobs"].items()}}
+
+
+def _run(lab: Lab, document: dict[str, Any]) -> dict[str, Any]:
+    """The experiment saved, run on the bench's host and judged: its run and Markdown."""
+    name = document["name"]
+    lab.api.post("/experiments", json=document).raise_for_status()
+    run = lab.api.post(f"/experiments/{name}/runs",
+                       json={"host_tags": [lab.host_tag]}).raise_for_status().json()
     started = time.monotonic()
-    _, run = run_job(lab, experiment.suite, experiment.scenario, experiment.params,
-                       repetitions)
-    print(f"\n## {experiment.name} (seed {experiment.report}): run {run['id']}, "
-          f"{(time.monotonic() - started) / 60:.1f} min, job {json.dumps(spec)}")
-    print("| series | " + " | ".join(experiment.figures) + " |")
-    print("|---" * (len(experiment.figures) + 1) + "|")
-    for series in run["series"]:
-        name = ", ".join(f"{k}={v}" for k, v in series["labels"].items())
-        cells = [_median(series, metric) for metric in experiment.figures]
-        print(f"| {name} | " + " | ".join(cells) + " |")
-    if experiment.compare is not None:
-        _verdicts(lab, run["id"], experiment)
+    print(f"{name}: run {run['id']}, jobs {', '.join(run['jobs'])}", flush=True)
+    while run["status"] == "running":
+        if time.monotonic() - started > WAIT_S:
+            raise RuntimeError(f"{name} still running after {WAIT_S / 3600:.0f} h")
+        time.sleep(5)
+        run = lab.api.get(f"/experiments/{name}/runs/{run['id']}").raise_for_status().json()
+    minutes = (time.monotonic() - started) / 60
+    outcomes = [j["outcome"] for j in run["judgements"] or []]
+    print(f"{name}: {run['status']} in {minutes:.1f} min; "
+          + ", ".join(f"{outcomes.count(o)} {SAID[o]}" for o in SAID), flush=True)
+    markdown = lab.api.get(f"/experiments/{name}/runs/{run['id']}/markdown"
+                           ).raise_for_status().text
+    return {"document": document, "run": run, "markdown": markdown, "minutes": minutes}
 
 
-def _verdicts(lab: Lab, run_id: int, experiment: Experiment) -> None:
-    assert experiment.compare is not None
-    axis, baseline, candidate = experiment.compare
-    compared = lab.api.get("/compare", params={
-        "baseline": run_id, "candidate": run_id,
-        "baseline_labels": json.dumps({axis: baseline}),
-        "candidate_labels": json.dumps({axis: candidate})}).raise_for_status().json()
-    print(f"\n{axis}: {candidate} against {baseline}")
-    for pair in compared["series"]:
-        name = ", ".join(f"{k}={v}" for k, v in pair["labels"].items()) or "(the series)"
-        for delta in pair["metrics"]:
-            if delta["metric"] in experiment.verdicts:
-                change = ("" if delta["delta_pct"] is None
-                          else f" ({delta['delta_pct']:+.1f} %)")
-                print(f"- {name}: {delta['metric']} {delta['baseline']:.4g} -> "
-                      f"{delta['candidate']:.4g}{change}: {delta['verdict']} "
-                      f"({delta['confidence']}; {delta['evidence']})")
-
-
-def _median(series: dict[str, Any], metric: str) -> str:
-    values = [t["summary"].get(metric, t["metrics"].get(metric)) for t in series["trials"]]
-    present = [float(v) for v in values if v is not None]
-    if not present:
-        return "-"
-    value = statistics.median(present)
-    if metric in ("p50", "p90", "p95", "p99", "p999", "mean", "min", "max"):
-        return f"{value / 1e6:.3f} ms"
-    return f"{value:.4g}"
+def _page(runs: list[dict[str, Any]], host: dict[str, Any], started: datetime,
+          repetitions: int | None) -> str:
+    fingerprint = host.get("fingerprint") or {}
+    machine = ", ".join(f"{key} {fingerprint[key]}" for key in FINGERPRINT
+                        if fingerprint.get(key) not in (None, ""))
+    lines = [
+        "# The seed reports, run again by the lab", "",
+        f"*Generated by `python -m bench.seeds` on {started:%Y-%m-%d} from the runs of the "
+        f"experiments in `examples/experiments/`; do not edit by hand. Host "
+        f"`{host['name']}`: {machine or 'no fingerprint'}.*"
+        + (f" *A reduced run: {repetitions} trial(s) per job.*" if repetitions else ""), "",
+        "The user's four reports (`shared/reference/seeds/`) are experiments: a question, a "
+        "setup, expected effects, tables and conclusions. Each is an experiment document "
+        "here, run on one host; every expectation is judged from the trials (its 95 % "
+        "interval against the bound: holds, does not hold, or not decided with the smallest "
+        "distance these trials decide), and each of the report's figures is shown beside "
+        "the lab's. The reports ran on other machines, so absolute figures are not expected "
+        "to match; what a conclusion rests on is in the expectations.", "",
+        "## What holds on this host", ""]
+    for entry in runs:
+        document, run = entry["document"], entry["run"]
+        judged = run["judgements"] or []
+        lines += [f"**{document['title']}** (`{document['name']}`, {entry['minutes']:.0f} min "
+                  f"of lab time, run {run['status']})", ""]
+        if run.get("message"):
+            lines += [f"- the run did not finish: {run['message']}", ""]
+        for outcome, said in SAID.items():
+            texts = [f"`{j['expectation']}`" + (
+                f" at {', '.join(f'{k} = {v:g}' for k, v in j['point'].items())}"
+                if j["point"] else "") for j in judged if j["outcome"] == outcome]
+            if texts:
+                lines.append(f"- {said}: " + "; ".join(texts))
+        lines.append("")
+    for entry in runs:
+        lines += ["#" + line if line.startswith("#") else line
+                  for line in entry["markdown"].splitlines()]
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
 
 
 if __name__ == "__main__":
