@@ -85,6 +85,30 @@ def test_every_mode_fires_exactly_the_alerts_its_data_calls_for(build_dir: Path,
     assert threads.startswith("off:") if mode == "sync" else threads.startswith("applied: 5")
 
 
+STAGES = ("device_wait", "device_step", "rule_wait", "persist", "rules")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_stages_add_up_to_each_messages_latency(build_dir: Path, mode: str) -> None:
+    """Each stage is the time between two of a message's stamps, so their means add up to
+    the end-to-end mean the histogram holds (HdrHistogram keeps 3 significant digits); the
+    mailbox runtimes wait in queues, sync calls straight through and never does; info
+    logging is paid in the device's step."""
+    trial = minitb(build_dir, mode=mode, **SMALL).trial()
+    metrics = trial.metrics
+    assert trial.latency.hdr is not None
+    total = HdrHistogram.decode(trial.latency.hdr).get_mean_value() / 1000
+    spent = sum(metrics[f"stage_{stage}_mean_us"] for stage in STAGES)
+    assert spent == pytest.approx(total, rel=0.01), (spent, total, metrics)
+    assert all(metrics[f"stage_{stage}_p95_us"] >= 0 for stage in STAGES), metrics
+    if mode == "sync":
+        assert metrics["stage_device_wait_mean_us"] < 50 and metrics[
+            "stage_rule_wait_mean_us"] < 50, metrics
+    logged = minitb(build_dir, mode=mode, log_level="info", **SMALL).trial().metrics
+    assert logged["stage_device_step_mean_us"] > metrics["stage_device_step_mean_us"], (
+        logged, metrics)
+
+
 def test_the_data_depends_on_the_seed_only(build_dir: Path) -> None:
     """Same seed, same expected alerts whatever the mode and its threads; another seed sends
     other data."""

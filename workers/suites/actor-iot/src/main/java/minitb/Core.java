@@ -29,9 +29,11 @@ final class Core {
 
   /** The device's step; false when the message failed there (and was counted). */
   boolean device(Telemetry message) {
+    message.at()[Phase.DEVICE_STARTED] = System.nanoTime();
     if (devices[message.device()].accept(message)) {
       LOG.info("device {} telemetry seq {}: temperature {} humidity {}", message.device(),
           message.seq(), message.temperature(), message.humidity());
+      message.at()[Phase.DEVICE_DONE] = System.nanoTime();
       return true;
     }
     fail(message, "device " + message.device() + " got message " + message.seq()
@@ -41,6 +43,7 @@ final class Core {
 
   /** The rule chain's step: the message's last. */
   void ruleChain(Telemetry message) {
+    message.at()[Phase.RULES_STARTED] = System.nanoTime();
     try {
       ruleChain.process(message);
     } catch (RuntimeException error) {
@@ -111,6 +114,7 @@ final class Core {
 
     void process(Telemetry message) {
       series.get(message.device()).add(message);
+      message.at()[Phase.SAVED] = System.nanoTime();
       for (ThresholdRule rule : rules) {
         if (rule.breached(message)) {
           alerts.add(new Alert(message.device(), message.seq(), rule.alert()));

@@ -133,6 +133,12 @@ public final class Main {
     Histogram backlog = measured.backlog();
     metrics.put("queue_depth_max", backlog.getMaxValue());
     metrics.put("queue_depth_p99", backlog.getValueAtPercentile(99));
+    for (int i = 0; i < Phase.STAGES.length; i++) {
+      Histogram stage = measured.stage(i);
+      metrics.put("stage_" + Phase.STAGES[i] + "_mean_us", stage.getMean() / 1000.0);
+      metrics.put("stage_" + Phase.STAGES[i] + "_p95_us",
+          stage.getValueAtPercentile(95) / 1000.0);
+    }
     metrics.putAll(jvm);
     Map<String, String> tuning = new TreeMap<>(mode.tuning());
     tuning.putAll(JvmStats.tuning());

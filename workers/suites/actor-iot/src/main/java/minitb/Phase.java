@@ -13,12 +13,24 @@ import org.HdrHistogram.Recorder;
  * phase is over when the last one has.
  */
 final class Phase {
+  // Where a message's time goes, from its send to the end of the rule chain: waiting for its
+  // device's thread, the device's step (its order check and its log line), waiting for the
+  // rule chain's thread, saving the reading, the rules and alerts. Each is the time between
+  // two of the message's stamps (`Telemetry.at`), so the stages add up to its latency.
+  static final String[] STAGES = {"device_wait", "device_step", "rule_wait", "persist",
+      "rules"};
+  static final int DEVICE_STARTED = 0;
+  static final int DEVICE_DONE = 1;
+  static final int RULES_STARTED = 2;
+  static final int SAVED = 3;
+  static final int STAMPS = 4;
   final String name;
   final long messages;
   private final AtomicLong remaining;
   private final CountDownLatch done = new CountDownLatch(1);
   // Wait-free recording from every thread that ends a message; values in nanoseconds.
   private final Recorder latency = new Recorder(3);
+  private final Recorder[] stages = new Recorder[STAGES.length];
   // Messages sent and not yet through the rule chain (in the mailboxes, or being handled), as
   // each new message finds them: the backlog the seed's platform alerted on.
   private final AtomicLong inFlight = new AtomicLong();
@@ -32,6 +44,9 @@ final class Phase {
     this.name = name;
     this.messages = messages;
     this.remaining = new AtomicLong(messages);
+    for (int i = 0; i < stages.length; i++) {
+      stages[i] = new Recorder(3);
+    }
   }
 
   void start() {
@@ -55,6 +70,12 @@ final class Phase {
     inFlight.decrementAndGet();
     if (ok) {
       latency.recordValue(now - message.sentNanos());
+      long[] at = message.at();
+      long[] bounds = {message.sentNanos(), at[DEVICE_STARTED], at[DEVICE_DONE],
+          at[RULES_STARTED], at[SAVED], now};
+      for (int i = 0; i < stages.length; i++) {
+        stages[i].recordValue(bounds[i + 1] - bounds[i]);
+      }
     } else {
       errors.increment();
     }
@@ -86,6 +107,11 @@ final class Phase {
 
   Histogram latency() {
     return latency.getIntervalHistogram();
+  }
+
+  /** The time the phase's messages spent in stage `index` of `STAGES`, in nanoseconds. */
+  Histogram stage(int index) {
+    return stages[index].getIntervalHistogram();
   }
 
   /** The backlog each message found when it was sent. */
