@@ -136,7 +136,32 @@ def test_zco_time_slices_make_tasks_yield_and_every_request_is_answered(
     assert "io uring, 8 KB stacks, batch 32, time slice 1 ms" in counters["line"]
 
 
+def test_zco_at_its_connection_cap_leaves_the_next_in_the_backlog(start_server) -> None:
+    """The seed's cap (here 2, its 10,000 scaled down): a third connection is accepted by the
+    kernel but not served until one of the two closes; then it is answered."""
+    server = start_server("zco", zco_max_conns=2)
+    first, second = _open_and_use(server.address, 2)
+    third = socket.create_connection(server.address, timeout=10)
+    third.sendall(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+    third.settimeout(0.5)
+    with pytest.raises(TimeoutError):
+        third.recv(1)
+    first.close()
+    third.settimeout(10)
+    received = b""  # the answer arrives once one of the two has closed
+    while len(received) < len(OK):
+        chunk = third.recv(len(OK) - len(received))
+        assert chunk, received
+        received += chunk
+    assert received == OK
+    second.close()
+    third.close()
+    assert server.stop() == 0
+    assert "priority queue, at most 2 connections" in _counters(server)["line"]
+
+
 @pytest.mark.parametrize("flags, refusal", [
+    (["--queue", "lifo"], "QueueIsFifoOrPriority"),
     (["--io", "kqueue"], "IoIsEpollOrUring"),
     (["--stack-kb", "4"], "StackKbOutOfRange"),
     (["--batch", "-1"], "Overflow"),

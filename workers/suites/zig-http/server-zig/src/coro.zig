@@ -15,7 +15,10 @@
 //!
 //! The loop runs in passes: it resumes the tasks that were ready when the pass began (at most
 //! `batch` of them, the rest wait for the next pass), then polls for I/O, without blocking if
-//! tasks are still ready. Deadlines are checked every 50 ms. A task also yields at each I/O
+//! tasks are still ready. The ready queue is first in, first out; or (`Queue.priority`, the
+//! seed's ZCO scheduler) a priority queue kept as a list that every pop scans whole for the
+//! task resumed the fewest times, O(n) a pop as the seed's was, so its cost at many ready
+//! connections can be measured. Deadlines are checked every 50 ms. A task also yields at each I/O
 //! call when `preempt` says its time slice is over (see preempt.zig).
 //!
 //! Context switches use the standard library's `std.Io.fiber` (the one its evented `std.Io`
@@ -34,11 +37,15 @@ comptime {
 
 pub const Backend = enum { epoll, uring };
 
+/// The ready queue's order: fifo, or priority (the fewest resumes first, a linear scan a pop).
+pub const Queue = enum { fifo, priority };
+
 pub const Config = struct {
     backend: Backend = .epoll,
     stack_bytes: usize,
     /// Tasks resumed per pass before I/O is polled again; 0: every task ready at the pass's start.
     batch: usize = 0,
+    queue: Queue = .fifo,
 };
 
 pub const WaitError = error{ Timeout, Canceled };
@@ -87,6 +94,8 @@ pub const Task = struct {
     timed_out: bool = false,
     canceled: bool = false,
     finished: bool = false,
+    /// Times the loop resumed it: its priority in a priority queue (the fewest first).
+    resumes: u64 = 0,
     live_prev: ?*Task = null,
     live_next: ?*Task = null,
     queue_next: ?*Task = null,
@@ -198,6 +207,7 @@ pub const Loop = struct {
     io: union(Backend) { epoll: i32, uring: IoUring },
     stacks: StackPool,
     batch: usize,
+    queue: Queue,
     main: fiber.Context = undefined,
     live: ?*Task = null,
     live_count: usize = 0,
@@ -227,9 +237,9 @@ pub const Loop = struct {
             .epoll => {
                 const rc = linux.epoll_create1(linux.EPOLL.CLOEXEC);
                 if (linux.errno(rc) != .SUCCESS) return error.EpollCreateFailed;
-                return .{ .io = .{ .epoll = @intCast(rc) }, .stacks = stacks, .batch = config.batch };
+                return .{ .io = .{ .epoll = @intCast(rc) }, .stacks = stacks, .batch = config.batch, .queue = config.queue };
             },
-            .uring => return .{ .io = .{ .uring = try openRing() }, .stacks = stacks, .batch = config.batch },
+            .uring => return .{ .io = .{ .uring = try openRing() }, .stacks = stacks, .batch = config.batch, .queue = config.queue },
         }
     }
 
@@ -311,13 +321,40 @@ pub const Loop = struct {
         var count = loop.ready_count;
         if (loop.batch != 0) count = @min(count, loop.batch);
         while (count > 0) : (count -= 1) {
-            const task = loop.ready.?;
-            loop.ready = task.queue_next;
-            if (loop.ready == null) loop.ready_tail = null;
+            const task = switch (loop.queue) {
+                .fifo => loop.popFirst(),
+                .priority => loop.popFewestResumes(),
+            };
             loop.ready_count -= 1;
             task.queued = false;
             loop.resumeTask(task);
         }
+    }
+
+    fn popFirst(loop: *Loop) *Task {
+        const task = loop.ready.?;
+        loop.ready = task.queue_next;
+        if (loop.ready == null) loop.ready_tail = null;
+        return task;
+    }
+
+    /// The ready task resumed the fewest times (the oldest of those), found by scanning the
+    /// whole queue and unlinked from it.
+    fn popFewestResumes(loop: *Loop) *Task {
+        var best = loop.ready.?;
+        var best_prev: ?*Task = null;
+        var prev = best;
+        var it = best.queue_next;
+        while (it) |task| : (it = task.queue_next) {
+            if (task.resumes < best.resumes) {
+                best = task;
+                best_prev = prev;
+            }
+            prev = task;
+        }
+        if (best_prev) |before| before.queue_next = best.queue_next else loop.ready = best.queue_next;
+        if (loop.ready_tail == best) loop.ready_tail = best_prev;
+        return best;
     }
 
     /// Waits for I/O (at most until the next deadline scan) unless `block` is false, and
@@ -389,6 +426,7 @@ pub const Loop = struct {
 
     fn resumeTask(loop: *Loop, task: *Task) void {
         loop.switches += 1;
+        task.resumes += 1;
         preempt.sliceStarts();
         switchTo(&loop.main, &task.context);
         if (task.finished) {

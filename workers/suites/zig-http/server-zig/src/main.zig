@@ -4,7 +4,8 @@
 //! {"listening": "HOST:PORT", "server": "zig"}; SIGTERM or SIGINT stops it, closing every
 //! connection and freeing all it allocated, and it prints its counters to stderr.
 //!
-//! The seed's ZCO design is `--io uring --stack-kb 8 --preempt-ms 10 --batch 32`.
+//! The seed's ZCO design is `--io uring --stack-kb 8 --preempt-ms 10 --batch 32 --queue priority
+//! --max-conns 10000`.
 const std = @import("std");
 const linux = std.os.linux;
 const build_options = @import("build_options");
@@ -15,7 +16,9 @@ const preempt = @import("preempt.zig");
 const usage =
     \\usage: zig-server [--listen IPV4:PORT] [--header-timeout-ms N] [--idle-timeout-ms N]
     \\                  [--io epoll|uring] [--stack-kb 8..8192] [--preempt-ms N] [--batch N]
-    \\each flag at most once; --preempt-ms 0 (no time slices) and --batch 0 (no limit) are the defaults
+    \\                  [--queue fifo|priority] [--max-conns N]
+    \\each flag at most once; --preempt-ms 0 (no time slices), --batch 0 and --max-conns 0 (no
+    \\limit) and --queue fifo are the defaults
     \\
 ;
 
@@ -31,6 +34,9 @@ const Options = struct {
     preempt_ms: u32 = 0,
     /// Tasks resumed per pass of the loop before it polls I/O again; 0: no limit.
     batch: usize = 0,
+    queue: coro.Queue = .fifo,
+    /// Connections open at once; the next waits in the listen backlog (0: no limit).
+    max_conns: usize = 0,
 };
 
 var options: Options = .{};
@@ -175,6 +181,8 @@ fn acceptConnections(task: *coro.Task) void {
     const listener = Watcher.of(task);
     task.watch(listener.fd, linux.EPOLL.IN) catch return task.loop.stop();
     while (true) {
+        // At the cap, the next connection waits in the listen backlog (the seed's back-pressure).
+        while (options.max_conns != 0 and stats.open_connections >= options.max_conns) task.sleep(1) catch return;
         const rc = task.io(.{ .accept = .{ .fd = listener.fd, .flags = socketFlags() } }) catch return;
         switch (linux.errno(rc)) {
             .SUCCESS => startConn(task.loop, @intCast(rc)),
@@ -210,7 +218,7 @@ pub fn main(init: std.process.Init.Minimal) u8 {
     raiseFileLimit();
     const signal_fd = blockSignals() catch |err| return fatal("signals", err);
     const listen_fd = listen() catch |err| return fatal("listen", err);
-    var loop = coro.Loop.init(.{ .backend = options.io, .stack_bytes = options.stack_kb * 1024, .batch = options.batch }) catch |err| switch (err) {
+    var loop = coro.Loop.init(.{ .backend = options.io, .stack_bytes = options.stack_kb * 1024, .batch = options.batch, .queue = options.queue }) catch |err| switch (err) {
         error.IoUringUnavailable => {
             log("io_uring is unavailable: io_uring_setup was refused (kernel.io_uring_disabled, a seccomp policy, or a kernel without io_uring); use --io epoll", .{});
             return 1;
@@ -226,9 +234,10 @@ pub fn main(init: std.process.Init.Minimal) u8 {
     loop.spawn(&signals.task) catch |err| return fatal("spawn", err);
     announce(listen_fd) catch |err| return fatal("announce", err);
     loop.run();
-    log("{d} requests on {d} connections; {d} task switches, {d} preemptions (io {s}, {d} KB stacks, batch {d}, time slice {d} ms)", .{
-        stats.requests,     stats.accepted_connections, loop.switches, loop.preemptions,
-        @tagName(options.io), options.stack_kb,         options.batch, options.preempt_ms,
+    log("{d} requests on {d} connections; {d} task switches, {d} preemptions (io {s}, {d} KB stacks, batch {d}, time slice {d} ms, {s} queue, at most {d} connections)", .{
+        stats.requests,       stats.accepted_connections, loop.switches,   loop.preemptions,
+        @tagName(options.io), options.stack_kb,           options.batch,   options.preempt_ms,
+        @tagName(options.queue), options.max_conns,
     });
     return 0;
 }
@@ -239,7 +248,7 @@ fn socketFlags() u32 {
     return linux.SOCK.CLOEXEC | if (options.io == .epoll) @as(u32, linux.SOCK.NONBLOCK) else 0;
 }
 
-const Flag = enum { @"--listen", @"--header-timeout-ms", @"--idle-timeout-ms", @"--io", @"--stack-kb", @"--preempt-ms", @"--batch" };
+const Flag = enum { @"--listen", @"--header-timeout-ms", @"--idle-timeout-ms", @"--io", @"--stack-kb", @"--preempt-ms", @"--batch", @"--queue", @"--max-conns" };
 
 fn parseArgs(args: std.process.Args) !void {
     var it = args.iterate();
@@ -265,6 +274,8 @@ fn parseArgs(args: std.process.Args) !void {
                 if (options.preempt_ms > 60000) return error.PreemptMsOutOfRange;
             },
             .@"--batch" => options.batch = try std.fmt.parseInt(usize, value, 10),
+            .@"--queue" => options.queue = std.meta.stringToEnum(coro.Queue, value) orelse return error.QueueIsFifoOrPriority,
+            .@"--max-conns" => options.max_conns = try std.fmt.parseInt(usize, value, 10),
         }
     }
 }
