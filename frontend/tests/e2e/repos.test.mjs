@@ -123,9 +123,10 @@ test("a repository: registered, its commits, a try job launched, watched and rea
     assert.equal(await form.getByLabel("server", { exact: true }).inputValue(), "repo");
     const repetitions = form.getByRole("textbox", { name: "Repetitions" });
     assert.equal(await repetitions.inputValue(), "10"); // a try job's default
-    // Five a side: every gated metric gets tested (with fewer, a change the trials cannot
-    // settle is "too few trials", without an interval).
-    await repetitions.fill("5");
+    // Six a side: every gated metric gets tested at the first look (alpha / 4, Holm over
+    // two; with fewer, a change the trials cannot settle is "too few trials", without an
+    // interval).
+    await repetitions.fill("6");
     // A minute's cap of lab time keeps the job short: no stage starts that would take it past
     // the cap.
     await form.getByRole("textbox", { name: "Cap (minutes)" }).fill("1");
@@ -140,7 +141,7 @@ test("a repository: registered, its commits, a try job launched, watched and rea
     // The API estimates the try job as the form stands: its fields check out.
     await form
       .getByRole("status", { name: "Estimate" })
-      .filter({ hasText: /: 1 series × 5 trials;/ })
+      .filter({ hasText: /: 1 series × 6 trials;/ })
       .waitFor();
     await form.getByRole("button", { name: "Launch", exact: true }).click();
 
