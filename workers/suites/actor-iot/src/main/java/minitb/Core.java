@@ -29,11 +29,14 @@ final class Core {
 
   /** The device's step; false when the message failed there (and was counted). */
   boolean device(Telemetry message) {
-    message.at()[Phase.DEVICE_STARTED] = System.nanoTime();
+    long started = System.nanoTime();
     if (devices[message.device()].accept(message)) {
       LOG.info("device {} telemetry seq {}: temperature {} humidity {}", message.device(),
           message.seq(), message.temperature(), message.humidity());
-      message.at()[Phase.DEVICE_DONE] = System.nanoTime();
+      long handed = System.nanoTime();
+      message.phase().stage(Phase.DEVICE_WAIT, started - message.sentNanos());
+      message.phase().stage(Phase.DEVICE_STEP, handed - started);
+      message.handedNanos = handed;
       return true;
     }
     fail(message, "device " + message.device() + " got message " + message.seq()
@@ -43,14 +46,18 @@ final class Core {
 
   /** The rule chain's step: the message's last. */
   void ruleChain(Telemetry message) {
-    message.at()[Phase.RULES_STARTED] = System.nanoTime();
+    long started = System.nanoTime();
+    long saved;
     try {
-      ruleChain.process(message);
+      saved = ruleChain.process(message);
     } catch (RuntimeException error) {
       fail(message, "the rule chain failed: " + error);
       return;
     }
-    message.phase().completed(message, true);
+    Phase phase = message.phase();
+    phase.stage(Phase.RULE_WAIT, started - message.handedNanos);
+    phase.stage(Phase.PERSIST, saved - started);
+    phase.completed(message, saved);
   }
 
   long alerts() {
@@ -65,7 +72,7 @@ final class Core {
     if (reportedFailure.compareAndSet(false, true)) {
       System.err.println("minitb: " + why + " (later failures are only counted)");
     }
-    message.phase().completed(message, false);
+    message.phase().failed();
   }
 
   /** A device as its actor keeps it: one sender's messages must arrive in order. */
@@ -112,9 +119,10 @@ final class Core {
           new ThresholdRule("LOW_HUMIDITY", false, false, TelemetryGenerator.HUMIDITY_FLOOR));
     }
 
-    void process(Telemetry message) {
+    /** Saves and judges the reading; returns when it was saved (monotonic ns). */
+    long process(Telemetry message) {
       series.get(message.device()).add(message);
-      message.at()[Phase.SAVED] = System.nanoTime();
+      long saved = System.nanoTime();
       for (ThresholdRule rule : rules) {
         if (rule.breached(message)) {
           alerts.add(new Alert(message.device(), message.seq(), rule.alert()));
@@ -122,6 +130,7 @@ final class Core {
       }
       LOG.debug("rule chain: device {} seq {} saved, {} rules checked", message.device(),
           message.seq(), rules.size());
+      return saved;
     }
 
     long stored() {

@@ -15,15 +15,16 @@ import org.HdrHistogram.Recorder;
 final class Phase {
   // Where a message's time goes, from its send to the end of the rule chain: waiting for its
   // device's thread, the device's step (its order check and its log line), waiting for the
-  // rule chain's thread, saving the reading, the rules and alerts. Each is the time between
-  // two of the message's stamps (`Telemetry.at`), so the stages add up to its latency.
+  // rule chain's thread, saving the reading, the rules and alerts. Each stage ends where the
+  // next begins (one clock reading shared), so for a message that completes they add up to
+  // its latency; `Core` records each as it ends, the last at completion.
   static final String[] STAGES = {"device_wait", "device_step", "rule_wait", "persist",
       "rules"};
-  static final int DEVICE_STARTED = 0;
-  static final int DEVICE_DONE = 1;
-  static final int RULES_STARTED = 2;
-  static final int SAVED = 3;
-  static final int STAMPS = 4;
+  static final int DEVICE_WAIT = 0;
+  static final int DEVICE_STEP = 1;
+  static final int RULE_WAIT = 2;
+  static final int PERSIST = 3;
+  static final int RULES = 4;
   final String name;
   final long messages;
   private final AtomicLong remaining;
@@ -64,21 +65,27 @@ final class Phase {
     backlog.recordValue(inFlight.getAndIncrement());
   }
 
-  /** The message reached the end of the rule chain (`ok`) or failed on the way. */
-  void completed(Telemetry message, boolean ok) {
+  /** A stage of a message that went through it, in nanoseconds (`STAGES`). */
+  void stage(int index, long nanos) {
+    stages[index].recordValue(nanos);
+  }
+
+  /** The message reached the end of the rule chain; its last stage began at `rulesFrom`. */
+  void completed(Telemetry message, long rulesFrom) {
     long now = System.nanoTime();
+    latency.recordValue(now - message.sentNanos());
+    stages[RULES].recordValue(now - rulesFrom);
+    ended(now);
+  }
+
+  /** The message failed on the way (its stages so far stay recorded; it has no latency). */
+  void failed() {
+    errors.increment();
+    ended(System.nanoTime());
+  }
+
+  private void ended(long now) {
     inFlight.decrementAndGet();
-    if (ok) {
-      latency.recordValue(now - message.sentNanos());
-      long[] at = message.at();
-      long[] bounds = {message.sentNanos(), at[DEVICE_STARTED], at[DEVICE_DONE],
-          at[RULES_STARTED], at[SAVED], now};
-      for (int i = 0; i < stages.length; i++) {
-        stages[i].recordValue(bounds[i + 1] - bounds[i]);
-      }
-    } else {
-      errors.increment();
-    }
     if (remaining.decrementAndGet() == 0) {
       finishedNanos = now;
       done.countDown();

@@ -35,7 +35,6 @@ final class TelemetryGenerator {
         ? random.nextInt(50, HUMIDITY_FLOOR)
         : random.nextInt(HUMIDITY_FLOOR, 900);
     phase.expectAlerts((hot ? 1 : 0) + (dry ? 1 : 0));
-    return new Telemetry(device, seq++, temperature, humidity, System.nanoTime(), phase,
-        new long[Phase.STAMPS]);
+    return new Telemetry(device, seq++, temperature, humidity, System.nanoTime(), phase);
   }
 }
