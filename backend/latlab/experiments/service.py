@@ -253,10 +253,9 @@ def _values(document: ExperimentDocument, run: Run, series: Series, metric: str
             ) -> list[float]:
     """The metric's value in each counted trial of the series, measured or derived (a
     ValueError when a derived one's param has no number at the series)."""
-    text = document.derived.get(metric)
-    if text is None:
+    derived = _derived(document, metric)
+    if derived is None:
         return trial_values(series, metric)
-    derived = expectations.parse_derived(text)
     return derived.values(trial_values(series, derived.metric),
                           {**(run.params or {}), **(series.labels or {})})
 
@@ -266,11 +265,16 @@ def _unit(session: Session, document: ExperimentDocument, run: Run | None, metri
     """The unit of `metric` in `run` (None without the run), a derived one's included."""
     if run is None:
         return None
-    text = document.derived.get(metric)
-    derived = None if text is None else expectations.parse_derived(text)
+    derived = _derived(document, metric)
     unit = suite_service.run_vocabulary(session, run).info(
         metric if derived is None else derived.metric).unit
     return unit if derived is None else derived.unit(unit)
+
+
+def _derived(document: ExperimentDocument, metric: str) -> expectations.Derived | None:
+    """How the document derives `metric`, or None for a measured one."""
+    text = document.derived.get(metric)
+    return None if text is None else expectations.parse_derived(text)
 
 
 def _carrying(run: Run, labels: dict[str, str]) -> list[Series]:
