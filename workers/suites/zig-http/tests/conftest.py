@@ -10,9 +10,7 @@ from pathlib import Path
 
 import pytest
 from suite_support import build_cache_dir, build_suite
-from zig_http_support import SUITE
-
-from latlab_workers.templates import render
+from zig_http_support import SUITE, suite_command
 
 BUILD_TIME_S = 1800  # a cold Zig build (the standard library too) takes minutes on 2 cores
 
@@ -71,6 +69,4 @@ def start_server(built: Path) -> Iterator[Callable[..., Server]]:
 
 def zco_command(built: Path, params: dict[str, object]) -> list[str]:
     """The suite's `server-zco` command as a job of the `seed-zco` scenario runs it."""
-    resolved = SUITE.resolved_params("seed-zco", params)
-    context = {name: str(value) for name, value in resolved.items()} | {"build_dir": str(built)}
-    return render(SUITE.programs["server-zco"].command, context)
+    return suite_command(built, "server-zco", "seed-zco", params)

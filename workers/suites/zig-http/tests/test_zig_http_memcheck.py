@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from zig_http_support import SUITE
+from zig_http_support import SUITE, suite_command
 
 DRIVER = SUITE.directory / "memcheck" / "memcheck.py"
 
@@ -18,19 +18,24 @@ def run_memcheck(built: Path, build: str, tmp_path: Path) -> dict:
     return run_document(built, build, tmp_path)["metrics"]
 
 
-def run_document(built: Path, build: str, tmp_path: Path, tool: str = "memcheck",
-                 zco_io: str | None = None) -> dict:
-    """memcheck.py's document; with `zco_io`, of the server run as the seed's ZCO design
-    (server-zco: 8 KB stacks, 10 ms slices, batches of 32) waiting on that I/O."""
-    zco = [] if zco_io is None else [
-        "--program", "server-zco", *(f"--server-arg={arg}" for arg in (
-            "--io", zco_io, "--stack-kb", "8", "--preempt-ms", "10", "--batch", "32"))]
+def run_document(built: Path, build: str, tmp_path: Path, tool: str = "memcheck") -> dict:
     run = subprocess.run(
         [sys.executable, str(DRIVER), "--server", str(built / f"zig-{build}" / "bin" /
                                                        "zig-server"),
          "--load", str(built / "hdr-load"), "--requests", "300", "--concurrency", "5",
-         "--timeout", "30", "--tool", tool, "--workdir", str(tmp_path / build), *zco],
+         "--timeout", "30", "--tool", tool, "--workdir", str(tmp_path / build)],
         capture_output=True, text=True, timeout=600, check=False)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def run_zco(built: Path, zco_io: str) -> dict:
+    """The document of the suite's own `memcheck-zco` load as a job of the `memcheck-zco`
+    scenario runs it (the seed's ZCO design, its scheduler included), waiting on `zco_io`."""
+    command = suite_command(built, "memcheck-zco", "memcheck-zco", {
+        "memcheck_requests": 300, "concurrency": 5, "zco_io": zco_io})
+    run = subprocess.run(command, cwd=SUITE.directory, capture_output=True, text=True,
+                         timeout=600, check=False)
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout)
 
@@ -70,7 +75,7 @@ def test_under_io_uring_memcheck_cannot_see_the_kernel_fill_the_request_buffer(
     write valgrind does not see: memcheck calls the request's bytes uninitialised where the
     head is parsed. The same binary waiting with epoll (recv(2), which valgrind follows) is
     clean: the errors are valgrind's blindness, not the server's."""
-    uring = run_document(built, "clean", tmp_path / "uring", zco_io="uring")
+    uring = run_zco(built, "uring")
     metrics = uring["metrics"]
     assert metrics["ok"] == 300 and metrics["errors"] == 0
     assert metrics["memcheck_errors"] >= 300 and metrics["definitely_lost_bytes"] == 0
@@ -79,7 +84,7 @@ def test_under_io_uring_memcheck_cannot_see_the_kernel_fill_the_request_buffer(
     frames = {frame.split(" (")[0] for line in profile["folded"].splitlines()
               for frame in line.rpartition(" ")[0].split(";")}
     assert "parseHead" in frames, frames
-    zco_epoll = run_document(built, "clean", tmp_path / "zco-epoll", zco_io="epoll")["metrics"]
+    zco_epoll = run_zco(built, "epoll")["metrics"]
     assert zco_epoll["ok"] == 300 and zco_epoll["memcheck_errors"] == 0
 
 

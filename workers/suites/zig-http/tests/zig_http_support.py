@@ -2,8 +2,11 @@
 test folder may use)."""
 
 import socket
+import sys
+from pathlib import Path
 
 from latlab_workers.suites import SUITES_DIR, Suite, load_suite
+from latlab_workers.templates import render
 
 SUITE: Suite = load_suite(SUITES_DIR / "zig-http")
 
@@ -32,3 +35,13 @@ def exchange(address: tuple[str, int], request: bytes, responses: int = 1,
         except TimeoutError:
             closed = False
         return raw, closed
+
+
+def suite_command(built: Path, program: str, scenario: str,
+                  params: dict[str, object]) -> list[str]:
+    """The suite's `program` command as a job of `scenario` (with `params`) runs it, from the
+    suite's folder."""
+    resolved = SUITE.resolved_params(scenario, params)
+    context = {name: str(value) for name, value in resolved.items()} | {
+        "build_dir": str(built), "python": sys.executable}
+    return render(SUITE.programs[program].command, context)
