@@ -55,8 +55,13 @@ lint: $(TOOLS_STAMP) $(NODE_STAMP)
 frontend-test: $(NODE_STAMP)
 	cd frontend && npm test
 
+# The tests wait far more than they compute: PYTEST_WORKERS labs side by side, each running
+# one test file at a time (backend/tests/conftest.py); then, alone, the tests whose
+# measurements the others would disturb (marked serial).
+PYTEST_WORKERS ?= 3
 pytest: $(TOOLS_STAMP) $(DIST)
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not serial"
+	$(VENV)/bin/pytest -m serial
 
 test: system-test lint frontend-test pytest
 

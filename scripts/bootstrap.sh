@@ -51,10 +51,16 @@ if ((${#need[@]})); then
 fi
 
 # Code under test (a repository's build and programs) runs as this user, never as the runner.
-if [[ $(id -u) -eq 0 ]] && ! id latlab-code >/dev/null 2>&1; then
-  echo "bootstrap: creating the user latlab-code (code under test runs as it)"
-  useradd --system --no-create-home --shell /usr/sbin/nologin latlab-code
-fi
+# The tests run in parallel, each worker's lab with a code user of its own (every process of
+# a code user is killed when a job ends): latlab-code-1 .. -3 besides (backend/tests/conftest.py).
+code_users=(latlab-code)
+[[ "$mode" == "--test" ]] && code_users+=(latlab-code-1 latlab-code-2 latlab-code-3)
+for user in "${code_users[@]}"; do
+  if [[ $(id -u) -eq 0 ]] && ! id "$user" >/dev/null 2>&1; then
+    echo "bootstrap: creating the user $user (code under test runs as it)"
+    useradd --system --no-create-home --shell /usr/sbin/nologin "$user"
+  fi
+done
 
 python3 - <<'PY'
 import sys

@@ -1,6 +1,10 @@
 """Test harness: real Postgres and Redis (throwaway ones unless given), schema from migrations.
 
-Give LATLAB_TEST_DATABASE_URL / LATLAB_TEST_REDIS_URL to use existing servers.
+Give LATLAB_TEST_DATABASE_URL / LATLAB_TEST_REDIS_URL to use existing servers (one pytest
+process only). `make test` runs the tests in parallel (pytest-xdist, a file per worker at a
+time): each worker has a lab of its own, its own throwaway Postgres and Redis, Celery workers
+and api, and its own code user (a job's end kills every process of its code user; gw0 keeps
+latlab-code, gwN is latlab-code-N, made by scripts/bootstrap.sh --test).
 Each test runs inside an outer transaction that is rolled back; tests that need real commits
 (concurrency, Celery workers, a live server) use `committed_db`, which empties the tables.
 """
@@ -29,9 +33,15 @@ _workdir.chmod(0o755)  # postgres runs as its own user and must reach its direct
 _services: list[localstack.Service] = []
 
 
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER")  # gw0, gw1...: set in xdist's workers only
+
+
 def _start_services() -> tuple[str, str]:
     database_url = os.environ.get("LATLAB_TEST_DATABASE_URL")
     redis_url = os.environ.get("LATLAB_TEST_REDIS_URL")
+    if _WORKER and (database_url or redis_url):
+        raise RuntimeError("LATLAB_TEST_DATABASE_URL / LATLAB_TEST_REDIS_URL serve one pytest "
+                           "process: run without -n (pytest-xdist's workers start their own)")
     if database_url is None:
         postgres = localstack.start_postgres(
             _workdir / "pg", localstack.free_port(), database="latlab_test", durable=False
@@ -47,6 +57,8 @@ def _start_services() -> tuple[str, str]:
 
 # Settings are read from the environment, so it is set before any latlab module reads it.
 DATABASE_URL, REDIS_URL = _start_services()
+if _WORKER and _WORKER != "gw0":
+    os.environ["LATLAB_CODE_USER"] = f"latlab-code-{int(_WORKER.removeprefix('gw'))}"
 os.environ["LATLAB_DATABASE_URL"] = DATABASE_URL
 os.environ["LATLAB_REDIS_URL"] = REDIS_URL
 os.environ["LATLAB_PUBLIC_URL"] = "http://lab.test"

@@ -191,7 +191,7 @@ def test_code_under_test_sees_no_secret_reaches_no_lab_port_and_leaves_nothing_r
     probe = max(Path("/var/cache/latlab/code/builds").glob("*/src/probe.json"),
                 key=lambda p: p.stat().st_mtime)
     found = json.loads(probe.read_text())
-    code_user = pwd.getpwnam("latlab-code").pw_uid
+    code_user = pwd.getpwnam(os.environ.get("LATLAB_CODE_USER", "latlab-code")).pw_uid
     assert found["uid"] == code_user
     assert not [k for k in found["env"] if k.startswith(("LATLAB_", "CELERY"))], found["env"]
     assert not any(os.environ["LATLAB_REDIS_URL"] in v for v in found["env"].values())

@@ -70,7 +70,7 @@ def fetch(repo: RepoCheckout, commit: str, dest: Path, deadline: float) -> None:
 def built(repo: RepoCheckout, commit: str, recipe: Recipe, root: Path, sandbox: Sandbox,
           deadline: float) -> Path:
     """The checkout of `commit` built by `recipe`, built once per (repository, secret,
-    commit, recipe) into `root/<key>/` (`src/` the checkout, `home/` the build's HOME,
+    commit, recipe, code user) into `root/<key>/` (`src/` the checkout, `home/` the build's HOME,
     `build.log`); a lock serialises concurrent builds of one key. Returns `src/`.
 
     The key is salted with a secret of the runner's, so no build's path can be guessed, and
@@ -79,7 +79,7 @@ def built(repo: RepoCheckout, commit: str, recipe: Recipe, root: Path, sandbox: 
     is not handed another project's build of it."""
     root.mkdir(parents=True, exist_ok=True)
     os.chmod(root, 0o711)
-    build_dir = root / _key(root, repo, commit, recipe)
+    build_dir = root / _key(root, repo, commit, recipe, sandbox.user)
     src, marker = build_dir / "src", build_dir / ".built"
     if marker.exists():
         return src
@@ -163,8 +163,9 @@ def _fetch_failed(repo: RepoCheckout, commit: str, reason: str) -> JobError:
     return JobError(f"fetching {repo.repo} at {commit[:12]} failed: {reason}")
 
 
-def _key(root: Path, repo: RepoCheckout, commit: str, recipe: Recipe) -> str:
-    material = json.dumps([repo.url, repo.secret, commit, asdict(recipe)], sort_keys=True)
+def _key(root: Path, repo: RepoCheckout, commit: str, recipe: Recipe, user: str) -> str:
+    # The code user owns the build (src/, home/): another user could not run or rebuild it.
+    material = json.dumps([repo.url, repo.secret, commit, asdict(recipe), user], sort_keys=True)
     return hashlib.sha256(_salt(root) + material.encode()).hexdigest()[:32]
 
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from suite_support import Quiet
 
 from latlab_contract import JobSpec
@@ -15,6 +16,10 @@ from latlab_contract.result import SeriesIn, TrialIn
 from latlab_workers import counters
 from latlab_workers.runner import HostIdentity, execute
 from latlab_workers.suites import load_suite
+
+# It tells a trial other processes took the CPUs from: other tests beside it would be such
+# processes.
+pytestmark = pytest.mark.serial
 
 # Spins on CPU for the seconds given, then prints its own CPU time (CLOCK_PROCESS_CPUTIME_ID)
 # and waits to be told to exit, so the watch can read it while it is alive.
