@@ -17,6 +17,9 @@ import pytest
 from latlab.models import Scope
 from latlab_workers.runner import parse_output
 
+# Its bounds on latencies (the uncorrected p99 out of the stall) hold on a quiet host only.
+pytestmark = pytest.mark.serial
+
 RATE = 1000  # orders/s: a 6 s window holds 6,000 measured orders, 1 % of them is 60
 WINDOW_S = 6
 WARMUP = 200
@@ -54,8 +57,11 @@ def build_dir(build_cache: Path) -> Path:
     return support.build_suite(build_cache)
 
 
-@pytest.mark.parametrize("stall", STALLS.values(), ids=STALLS.keys())
-@pytest.mark.parametrize("client", support.CLIENTS)
+# The seed's clients (a thread or task per connection) with the first stall only.
+@pytest.mark.parametrize(("client", "stall"), [
+    *((client, STALLS[name]) for name in STALLS for client in support.CLIENTS),
+    *((client, STALLS["mid-window"]) for client in support.USUAL),
+], ids=lambda value: value if isinstance(value, str) else f"{value.ms}ms@{value.after_s}s")
 def test_every_client_charges_a_stall_to_every_order_it_held_back(
         build_dir: Path, client: str, stall: Stall) -> None:
     """Takes 7-9 s: one 6 s window."""
@@ -75,7 +81,7 @@ def test_every_client_charges_a_stall_to_every_order_it_held_back(
     assert WINDOW_S <= report["duration_s"] <= WINDOW_S + TIMEOUT_S, figures
 
 
-@pytest.mark.parametrize("client", support.CLIENTS)
+@pytest.mark.parametrize("client", support.CLIENTS + support.USUAL)
 def test_orders_held_past_their_timeout_are_timeouts_and_the_run_ends_in_time(
         build_dir: Path, client: str) -> None:
     """Takes ~5 s: a 3 s window and a 1 s timeout, the server stalled until 3 s after it."""
@@ -120,7 +126,8 @@ def _run_with_stall(build_dir: Path, client: str, stall: Stall, window_s: int,
         run = support.finish_client(process, started, window_s + timeout_s + 60)
     assert run.returncode == 0, run.stderr[-2000:]
     report = run.report
-    assert report["client"] == client and report["mode"] == "open", report
+    assert report["client"] == support.reported_name(client), report
+    assert report["mode"] == "open", report
     return report
 
 

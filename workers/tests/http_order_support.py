@@ -24,6 +24,14 @@ from latlab_workers.templates import render
 SUITE: Suite = load_suite(SUITES_DIR / "http-order")
 # "ref" (order-load, the lab's reference load) is not in the suite's default `loads`.
 CLIENTS = ["python", "c", "cpp", "rust", "go", "ref"]
+# The seed's clients as it wrote them, each language's usual HTTP library: the same programs
+# with --library usual, reporting under their tuned twins' names ("client": "c").
+USUAL = ["python-usual", "c-usual", "cpp-usual", "go-usual"]
+
+
+def reported_name(client: str) -> str:
+    """The `client` the program behind a label reports: c-usual's is "c"."""
+    return client.removesuffix("-usual")
 # The contract's keys (README.md); open loop adds latency_uncorrected_hdr.
 REPORT_KEYS = {"client", "mode", "latency_hdr", "orders", "ok", "errors", "timeouts",
                "success_rate", "duration_s", "throughput", "target_rate", "achieved_rate",

@@ -16,12 +16,14 @@ import pytest
 from http_order_support import (
     CLIENTS,
     REPORT_KEYS,
+    USUAL,
     Server,
     build_suite,
     client_argv,
     decode,
     order_server,
     post_order,
+    reported_name,
     request,
     run_client,
     valid_order,
@@ -205,9 +207,12 @@ def test_the_hooks_exist_only_with_test_hooks(server: Server, path: str) -> None
 def _check_report(report: dict[str, Any], client: str, mode: str) -> None:
     expected = REPORT_KEYS | ({"latency_uncorrected_hdr"} if mode == "open" else set())
     assert set(report) >= expected, sorted(expected - set(report))
-    assert report["client"] == client and report["mode"] == mode
+    assert report["client"] == reported_name(client) and report["mode"] == mode
     assert report["ok"] + report["errors"] + report["timeouts"] == report["orders"]
     assert set(report["tuning"]) >= {"pin_cpus", "mlock"}
+    if client not in ("rust", "ref"):  # one design each: no --library
+        library = "usual" if client.endswith("-usual") else "tuned"
+        assert report["tuning"]["library"] == library, report["tuning"]
     _check_intervals(report)
 
 
@@ -230,7 +235,7 @@ def _check_intervals(report: dict[str, Any]) -> None:
 
 
 # c-hft: the seed's HFT build of the C client (the same source, its compiler flags).
-@pytest.mark.parametrize("client", [*CLIENTS, "c-hft"])
+@pytest.mark.parametrize("client", [*CLIENTS, "c-hft", *USUAL, "c-hft-usual"])
 def test_closed_loop_smoke(build_dir: Path, server: Server, client: str) -> None:
     run = run_client(client_argv(client, build_dir, server.listening, **TINY))
     assert run.returncode == 0, run.stderr[-2000:]
@@ -246,7 +251,7 @@ def test_closed_loop_smoke(build_dir: Path, server: Server, client: str) -> None
     assert report["duration_s"] >= 0.99 * busy_s, (report["duration_s"], busy_s)
 
 
-@pytest.mark.parametrize("client", CLIENTS)
+@pytest.mark.parametrize("client", CLIENTS + USUAL)
 def test_open_loop_smoke(build_dir: Path, server: Server, client: str) -> None:
     run = run_client(client_argv(client, build_dir, server.listening, **TINY,
                                  rate=200, duration=2, settle=3))
@@ -264,7 +269,7 @@ def test_open_loop_smoke(build_dir: Path, server: Server, client: str) -> None:
     assert corrected.get_max_value() >= uncorrected.get_max_value() * 0.99
 
 
-@pytest.mark.parametrize("client", CLIENTS)
+@pytest.mark.parametrize("client", CLIENTS + USUAL)
 def test_a_trial_by_time_measures_for_its_duration_after_a_settled_warmup(
         build_dir: Path, server: Server, client: str) -> None:
     run = run_client(client_argv(client, build_dir, server.listening, orders=0, duration=1,
@@ -281,7 +286,7 @@ def test_a_trial_by_time_measures_for_its_duration_after_a_settled_warmup(
     assert report["warmup_s"] >= (0.6 if settle == "settled" else 10.0), report["warmup_s"]
 
 
-@pytest.mark.parametrize("client", CLIENTS)
+@pytest.mark.parametrize("client", CLIENTS + USUAL)
 def test_a_warmup_that_cannot_settle_in_time_still_measures(
         build_dir: Path, server: Server, client: str) -> None:
     """Three 200 ms windows cannot fit in 0.05 s: measuring starts anyway, and says so."""
@@ -306,7 +311,7 @@ def _closed_port() -> int:
     # Every order due in the 2 s window is counted, none sent after it.
     ("open", {"rate": 50, "timeout": 1, "duration": 2}, 100),
 ])
-@pytest.mark.parametrize("client", CLIENTS)
+@pytest.mark.parametrize("client", CLIENTS + USUAL)
 def test_a_client_facing_no_server_fails_in_time(
         build_dir: Path, client: str, mode: str, params: dict[str, Any], orders: int) -> None:
     run = run_client(client_argv(client, build_dir, f"127.0.0.1:{_closed_port()}", **params),

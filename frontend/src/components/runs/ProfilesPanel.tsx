@@ -115,6 +115,12 @@ const PROFILE_KINDS: Record<string, { kind: string; hint: string }> = {
       "Each function's own instructions while the server served the requests (callgrind's " +
       "self cost), one frame each: a frame is as wide as its share of the instructions.",
   },
+  strace: {
+    kind: "System call",
+    hint:
+      "The server's system calls while it served the requests (strace -c), one frame per " +
+      "call: a frame is as wide as its share of the calls.",
+  },
 };
 
 /** Stacks of errors a program reported (valgrind's memcheck), not CPU samples. */

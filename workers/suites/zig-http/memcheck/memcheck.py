@@ -1,4 +1,4 @@
-"""The zig-http suite's valgrind load: runs the Zig server under valgrind twice, memcheck then
+"""The zig-http suite's instrumented load: runs the Zig server under valgrind twice, memcheck then
 massif, drives a bounded number of requests at it with hdr-load each time, stops it with
 SIGTERM (it then closes every connection and frees what it allocated), and prints one
 latlab-json document:
@@ -30,8 +30,21 @@ is up), and reports
 with the server's functions by the instructions each executed itself (callgrind's self cost)
 as a `profiles` entry of tool `callgrind`: one frame each, `function (file)`.
 
+With `--tool strace` it runs the server (Zig's or Go's) as it is and counts its system calls
+while the requests are served (`strace -f -c` attached to every thread once the server is up,
+detached before it is stopped), and reports
+
+    syscalls               system calls the server made while serving
+    syscalls_per_request   that, over the requests answered
+    syscall_errors         those that failed (EAGAIN on a drained socket, say)
+    ok, errors, timeouts   the requests, as hdr-load counted them
+
+with the calls by name as a `profiles` entry of tool `strace`, one frame each. The latency
+histogram is the requests' under strace (ptrace stops the server at every call): not the
+server's latency.
+
     memcheck.py --server BIN --load HDR_LOAD --requests N --concurrency C --timeout S
-                [--tool memcheck|callgrind] [--program NAME] [--server-arg ARG ...]
+                [--tool memcheck|callgrind|strace] [--program NAME] [--server-arg ARG ...]
                 [--workdir DIR]
 
 `--program` names the server in the profiles (server-zig, or server-zco: the same binary
@@ -41,8 +54,8 @@ valgrind does not see: memcheck then reports every read of that buffer as uninit
 though the server reads only bytes the kernel wrote. The epoll build reads the same bytes
 through recv(2), whose writes valgrind does see, and is clean.
 
-Exit status 0 when both valgrind runs finished and were read (whatever they found), 1 when
-they could not be, 2 for bad arguments.
+Exit status 0 when the tool's runs finished and were read (whatever they found), 1 when they
+could not be, 2 for bad arguments.
 """
 
 import argparse
@@ -75,7 +88,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--requests", type=int, required=True)
     parser.add_argument("--concurrency", type=int, required=True)
     parser.add_argument("--timeout", type=int, default=30)
-    parser.add_argument("--tool", choices=("memcheck", "callgrind"), default="memcheck")
+    parser.add_argument("--tool", choices=("memcheck", "callgrind", "strace"),
+                        default="memcheck")
     parser.add_argument("--workdir", type=Path, help="keep valgrind's files here")
     parser.add_argument("--program", default="server-zig",
                         help="the suite's name for the server valgrind runs")
@@ -85,8 +99,9 @@ def main(argv: list[str]) -> int:
     if args.requests < 1 or args.concurrency < 1 or args.timeout < 1:
         print("memcheck: requests, concurrency and timeout must be >= 1", file=sys.stderr)
         return 2
-    if shutil.which("valgrind") is None:
-        print("memcheck: valgrind is not installed", file=sys.stderr)
+    needed = "strace" if args.tool == "strace" else "valgrind"
+    if shutil.which(needed) is None:
+        print(f"memcheck: {needed} is not installed", file=sys.stderr)
         return 2
     try:
         if args.workdir is not None:
@@ -105,13 +120,15 @@ def main(argv: list[str]) -> int:
 def measure(args: argparse.Namespace, work: Path) -> dict[str, object]:
     if args.tool == "callgrind":
         return count_instructions(args, work)
+    if args.tool == "strace":
+        return count_syscalls(args, work)
     xml = work / "memcheck.xml"
-    load = serve_under(["--tool=memcheck", "--leak-check=full", "--show-leak-kinds=all",
+    load = serve_under(["valgrind", "--tool=memcheck", "--leak-check=full", "--show-leak-kinds=all",
                         "--error-limit=no", "--xml=yes", f"--xml-file={xml}",
                         f"--log-file={work / 'memcheck.log'}"], args, work / "memcheck")
     errors, kinds, lost, folded = read_memcheck(xml)
     massif = work / "massif.out"
-    serve_under(["--tool=massif", f"--massif-out-file={massif}",
+    serve_under(["valgrind", "--tool=massif", f"--massif-out-file={massif}",
                  f"--log-file={work / 'massif.log'}"], args, work / "massif")
     metrics = {key: load["metrics"][key] for key in ("ok", "errors", "timeouts")}
     metrics.update({"memcheck_errors": errors, "memcheck_error_kinds": kinds,
@@ -125,9 +142,9 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, object]:
 
 def count_instructions(args: argparse.Namespace, work: Path) -> dict[str, object]:
     out = work / "callgrind.out"
-    load = serve_under(["--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}",
-                        f"--log-file={work / 'callgrind.log'}"], args, work / "callgrind",
-                       on_ready=_instrument)
+    load = serve_under(["valgrind", "--tool=callgrind", "--instr-atstart=no",
+                        f"--callgrind-out-file={out}", f"--log-file={work / 'callgrind.log'}"],
+                       args, work / "callgrind", on_ready=_instrument)
     total, functions = read_callgrind(out)
     metrics = {key: load["metrics"][key] for key in ("ok", "errors", "timeouts")}
     metrics.update({"instructions": total,
@@ -146,6 +163,83 @@ def _instrument(pid: int) -> None:
                           text=True, timeout=READY_S, check=False)
     if done.returncode != 0:
         raise Failure(f"callgrind_control --instr=on failed: {done.stderr[-300:]}")
+
+
+def count_syscalls(args: argparse.Namespace, work: Path) -> dict[str, object]:
+    out = work / "strace.out"
+    tracers: list[subprocess.Popen] = []
+
+    def attach(pid: int) -> Callable[[], None]:
+        tracer = subprocess.Popen(
+            ["strace", "-f", "-c", "-q", "-o", str(out), "-p", str(pid)],
+            stdout=subprocess.DEVNULL, stderr=open(work / "strace.log", "wb"),  # noqa: SIM115
+            start_new_session=True)
+        tracers.append(tracer)
+        _wait_traced(pid, tracer, work / "strace.log")
+
+        def detach() -> None:  # strace prints its summary when interrupted
+            tracer.send_signal(signal.SIGINT)
+            tracer.wait(timeout=STOP_S)
+        return detach
+
+    try:
+        load = serve_under([], args, work / "strace", on_ready=attach)
+    finally:
+        for tracer in tracers:
+            if tracer.poll() is None:
+                tracer.kill()
+                tracer.wait()
+    total, failed, calls = read_strace(out)
+    metrics = {key: load["metrics"][key] for key in ("ok", "errors", "timeouts")}
+    metrics.update({"syscalls": total, "syscall_errors": failed,
+                    "syscalls_per_request": total / max(metrics["ok"], 1)})
+    folded = "".join(f"{name} {count}\n" for name, count in sorted(calls.items()) if count)
+    document: dict[str, object] = {"latency_hdr": load["latency_hdr"], "metrics": metrics}
+    if folded:
+        document["profiles"] = [{"program": args.program, "tool": "strace", "folded": folded}]
+    return document
+
+
+def _wait_traced(pid: int, tracer: subprocess.Popen, log: Path) -> None:
+    """Until strace has attached to every thread of `pid`."""
+    deadline = time.monotonic() + READY_S
+    while time.monotonic() < deadline:
+        if tracer.poll() is not None:
+            raise Failure(f"strace exited with {tracer.returncode}: "
+                          f"{log.read_text(errors='replace')[-500:]}")
+        tasks = list(Path(f"/proc/{pid}/task").glob("*/status"))
+        try:
+            traced = [int(line.split()[1]) for task in tasks
+                      for line in task.read_text().splitlines()
+                      if line.startswith("TracerPid:")]
+        except OSError:  # a thread ended as it was read
+            traced = []
+        if traced and all(traced):
+            return
+        time.sleep(0.05)
+    raise Failure(f"strace did not attach to the server in {READY_S} s")
+
+
+def read_strace(path: Path) -> tuple[int, int, dict[str, int]]:
+    """(calls, failed calls, calls by name) from `strace -c`'s summary: a row per call,
+    `% time  seconds  usecs/call  calls  [errors]  syscall`, then the `total` row."""
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError as error:
+        raise Failure(f"strace wrote no summary ({error})") from error
+    calls: dict[str, int] = {}
+    for line in lines:
+        fields = line.split()
+        if len(fields) not in (5, 6) or not fields[3].isdigit():
+            continue  # the header, the rules
+        failed = int(fields[4]) if len(fields) == 6 else 0
+        if fields[-1] == "total":
+            if sum(calls.values()) != int(fields[3]):
+                raise Failure(f"{path}: the rows add up to {sum(calls.values())} calls, "
+                              f"its total says {fields[3]}")
+            return int(fields[3]), failed, calls
+        calls[fields[-1]] = int(fields[3])
+    raise Failure(f"{path} has no total: strace did not finish")
 
 
 def read_callgrind(path: Path) -> tuple[int, dict[str, int]]:
@@ -202,20 +296,19 @@ def _name(names: dict[tuple[str, str], str], kind: str, value: str) -> str:
     return value.strip() or "?"
 
 
-def serve_under(tool: list[str], args: argparse.Namespace, stem: Path,
-                on_ready: Callable[[int], None] | None = None) -> dict:
-    """Starts the server under valgrind with `tool` (then `on_ready(its pid)` if given),
-    drives the requests, stops the server and waits for valgrind's report; returns
-    hdr-load's report."""
+def serve_under(prefix: list[str], args: argparse.Namespace, stem: Path,
+                on_ready: Callable[[int], Callable[[], None] | None] | None = None) -> dict:
+    """Starts the server under `prefix` (valgrind and its tool; nothing: the server alone),
+    calls `on_ready(its pid)` once it is up, drives the requests, calls what `on_ready`
+    returned (if anything), stops the server and waits for it; returns hdr-load's report."""
     server = subprocess.Popen(
-        ["valgrind", *tool, str(args.server), "--listen", "127.0.0.1:0",
+        [*prefix, str(args.server), "--listen", "127.0.0.1:0",
          "--header-timeout-ms", str(args.timeout * 1000), *args.server_args],
         stdout=subprocess.PIPE, stderr=open(f"{stem}.stderr", "wb"),  # noqa: SIM115
         start_new_session=True)
     try:
         address = announced(server, f"{stem}.stderr")
-        if on_ready is not None:
-            on_ready(server.pid)
+        served = on_ready(server.pid) if on_ready is not None else None
         load = subprocess.run(
             [str(args.load), "--url", f"http://{address}/", "--connections",
              str(args.concurrency), "--requests", str(args.requests), "--warmup", "0",
@@ -224,6 +317,8 @@ def serve_under(tool: list[str], args: argparse.Namespace, stem: Path,
         if load.returncode != 0 or not load.stdout:
             raise Failure(f"hdr-load exited with {load.returncode}: "
                           f"{load.stderr.decode(errors='replace')[-500:]}")
+        if served is not None:
+            served()
         server.send_signal(signal.SIGTERM)
         status = server.wait(timeout=STOP_S)
     except subprocess.TimeoutExpired as error:
@@ -233,8 +328,8 @@ def serve_under(tool: list[str], args: argparse.Namespace, stem: Path,
             os.killpg(server.pid, signal.SIGKILL)
             server.wait()
     if status != 0:
-        raise Failure(f"the server under valgrind exited with {status}: "
-                      f"{Path(f'{stem}.stderr').read_text(errors='replace')[-500:]}")
+        raise Failure(f"the server{' under ' + prefix[0] if prefix else ''} exited with "
+                      f"{status}: {Path(f'{stem}.stderr').read_text(errors='replace')[-500:]}")
     return json.loads(load.stdout)
 
 

@@ -1,6 +1,7 @@
-"""The memcheck load: the Zig server as shipped is clean, the -Duninit-request build is not,
-and the reading of valgrind's reports is checked on C programs whose leak and peak heap are
-known by construction."""
+"""The instrumented loads: the Zig server as shipped is memcheck-clean, the -Duninit-request
+build is not, and the reading of valgrind's reports is checked on C programs whose leak and
+peak heap are known by construction; callgrind's against callgrind_annotate; strace's counts
+against what a server does by construction, its summary against a golden one of strace's."""
 
 import importlib.util
 import json
@@ -115,6 +116,42 @@ def test_callgrind_counts_the_servers_instructions_as_callgrind_annotate_does(
     assert sum(ours.values()) == metrics["instructions"]  # every instruction, once
     top = sorted(theirs, key=theirs.__getitem__, reverse=True)[:5]
     assert {name: ours.get(name) for name in top} == {name: theirs[name] for name in top}
+
+
+def _calls(document: dict) -> dict[str, int]:
+    (profile,) = document["profiles"]
+    assert profile["tool"] == "strace"
+    return {name: int(count) for name, count in
+            (line.rsplit(" ", 1) for line in profile["folded"].splitlines())}
+
+
+def test_strace_counts_each_servers_system_calls_while_it_serves(built: Path) -> None:
+    """The suite's own strace loads (the `syscalls` scenario's), 300 requests on 5 keep-alive
+    connections: the epoll server answers each request with one sendto(2), Go's with one
+    write(2) (and a few more that wake its poller), and each accepts its 5 connections."""
+    for program, answer in (("strace-zig", "sendto"), ("strace-go", "write")):
+        command = suite_command(built, program, "syscalls", {
+            "memcheck_requests": 300, "concurrency": 5})
+        run = subprocess.run(command, cwd=SUITE.directory, capture_output=True, text=True,
+                             timeout=300, check=False)
+        assert run.returncode == 0, run.stderr
+        document = json.loads(run.stdout)
+        metrics, calls = document["metrics"], _calls(document)
+        assert (metrics["ok"], metrics["errors"]) == (300, 0), program
+        assert sum(calls.values()) == metrics["syscalls"], program
+        assert metrics["syscalls_per_request"] == metrics["syscalls"] / 300
+        assert calls[answer] in (300, 301, 302, 303, 304, 305), (program, calls)
+        assert calls["accept4"] >= 5, (program, calls)
+
+
+def test_strace_summaries_are_read_right() -> None:
+    """strace 6.1's `-c -f` summary of Go's server serving 2,000 requests (golden/): the
+    figures as printed in its rows and total."""
+    total, failed, calls = _load_driver().read_strace(
+        Path(__file__).parent / "golden" / "strace-c-go-server.txt")
+    assert (total, failed) == (6001, 348)
+    assert (calls["futex"], calls["write"], calls["read"], calls["openat"]) == (244, 2000, 2698, 1)
+    assert len(calls) == 22
 
 
 LEAKY = r"""

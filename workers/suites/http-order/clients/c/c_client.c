@@ -1,8 +1,18 @@
 /*
- * http-order load client in C: libcurl's multi interface on a few pthreads.
+ * http-order load client in C, in two designs (--library):
  *
- * A few event-loop threads (one per CPU the process may run on, at most one per connection)
- * each drive their share of the C keep-alive connections: a multi handle with that many
+ * - tuned (the default): libcurl's multi interface on a few pthreads.
+ * - usual (the user's report, "libcurl + pthread"): one pthread per connection, each sending
+ *   its orders one at a time with blocking curl_easy_perform on its own easy handle, kept
+ *   alive between orders; CURLOPT_TIMEOUT_MS bounds each. An open loop's thread sleeps until
+ *   the order it took is due (clock_nanosleep, absolute).
+ * Both take their orders from the same counters (take_order), ready and book them the same way
+ * (prepare_order, finish_order) and print the same report, its tuning.library saying which
+ * design ran; only how an order is sent and waited for differs (launch_due and collect in the
+ * tuned loops, usual_run in the usual threads).
+ *
+ * Tuned: a few event-loop threads (one per CPU the process may run on, at most one per
+ * connection) each drive their share of the C keep-alive connections: a multi handle with that many
  * reusable easy handles, one order in flight on each, run through curl's socket interface on
  * epoll, so that an answer costs a wake-up of the loop rather than of a thread per connection.
  * All loops take order indices from one atomic counter. Closed loop: a free handle takes the
@@ -49,7 +59,8 @@
 #define HIST_HIGHEST_NS (60 * NS_PER_S)
 #define HIST_SIGNIFICANT_DIGITS 3
 #define RESPONSE_CAP 4096             /* an answer is ~200 bytes; more is kept out */
-#define LOOP_STACK (256 * 1024)       /* small, as mlockall(MCL_FUTURE) locks every stack */
+#define LOOP_STACK (256 * 1024)       /* small, as mlockall(MCL_FUTURE) locks every stack (either
+                                         design's threads) */
 #define TIMESTAMP_LEN 24              /* 2024-01-01T10:00:00.000Z */
 #define TIMESTAMP_SECONDS_LEN 19      /* 2024-01-01T10:00:00 */
 #define MAX_CONNECTIONS 10000
@@ -72,6 +83,7 @@ struct options {
     int *pin_cpus;                    /* the expanded --pin-cpus list */
     int pin_count;
     bool mlock;
+    bool usual;                       /* --library usual: a blocking thread per connection */
 };
 
 /* A series of orders run by all loops. Closed loop: the warm-up, then the measurement, each
@@ -133,17 +145,24 @@ struct answers {
     bool lost;                        /* out of memory: the intervals cannot be told */
 };
 
-/* One easy handle: one order in flight, its connection kept alive in the loop's multi. */
+/* An order taken to be sent now (take_order), either design. */
+struct order {
+    bool measured;
+    bool settling;                    /* a warm-up order of the settling kind */
+    int64_t due_ns;                   /* a closed loop's orders are due when they are sent */
+    int64_t sent_ns;
+    long timeout_ms;                  /* --timeout, cut short by the phase's hard stop */
+};
+
+/* One easy handle: one order in flight, its connection kept alive (tuned: in the loop's multi;
+ * usual: in the handle's own connection cache). */
 struct transfer {
     CURL *curl;
     char request[512];
     size_t request_len;
     char response[RESPONSE_CAP];
     size_t response_len;
-    bool measured;
-    bool settling;                    /* a warm-up order of the settling kind */
-    int64_t due_ns;                   /* a closed loop's orders are due when they are sent */
-    int64_t sent_ns;
+    struct order order;               /* the order in flight */
 };
 
 /* A socket in a loop's epoll. Curl stops watching a connection's socket after each transfer
@@ -157,8 +176,10 @@ struct watch {
     bool connection;                  /* opened by open_socket */
 };
 
-/* One thread's multi handle and its share of the connections, driven through curl's socket
- * interface on epoll: curl is told which socket is ready, so it touches only that transfer. */
+/* One thread and its tally. Tuned: its multi handle and its share of the connections, driven
+ * through curl's socket interface on epoll: curl is told which socket is ready, so it touches
+ * only that transfer. Usual: one connection, one easy handle (transfers[0]), no multi, epoll or
+ * timer. */
 struct loop {
     pthread_t thread;
     struct run *run;
@@ -175,7 +196,8 @@ struct loop {
     time_t stamp_second;              /* the second `stamp` spells, to format it once a second */
     char stamp[TIMESTAMP_SECONDS_LEN];
     struct hdr_histogram *latency;    /* closed: response - send; open: response - due time */
-    struct hdr_histogram *uncorrected;/* open loop: response - actual send */
+    struct hdr_histogram *uncorrected;/* open loop: response - actual send (NULL in a closed
+                                         loop, as a usual run has a tally per connection) */
     struct answers answers;           /* the ok measured orders, for "intervals" */
     long long ok, errors, timeouts;
     long long unsent;                 /* open loop: timeouts never sent (all handles stuck) */
@@ -185,6 +207,10 @@ struct loop {
 };
 
 enum outcome { ORDER_OK, ORDER_ERROR, ORDER_TIMEOUT };
+
+/* What take_order found: an order to send now, one not due yet, or nothing left. */
+enum take { TAKE_SEND, TAKE_LATER, TAKE_NONE };
+
 static int64_t now_ns(void)
 {
     struct timespec ts;
@@ -206,7 +232,7 @@ static void usage_error(const char *fmt, const char *value)
     fprintf(stderr,
             "\nusage: c_client --url http://HOST:PORT --orders N --connections C --warmup W"
             " --rate R --duration S --timeout T --pin-cpus LIST --mlock true|false"
-            " [--settle S]\n");
+            " [--settle S] [--library tuned|usual]\n");
     exit(2);
 }
 
@@ -288,7 +314,8 @@ bad:
 
 static void parse_options(int argc, char **argv, struct options *opts)
 {
-    enum { URL, ORDERS, CONNECTIONS, WARMUP, RATE, DURATION, TIMEOUT, PIN_CPUS, MLOCK, SETTLE };
+    enum { URL, ORDERS, CONNECTIONS, WARMUP, RATE, DURATION, TIMEOUT, PIN_CPUS, MLOCK, SETTLE,
+           LIBRARY };
     static const struct option long_options[] = {
         {"url", required_argument, NULL, URL},
         {"orders", required_argument, NULL, ORDERS},
@@ -300,11 +327,13 @@ static void parse_options(int argc, char **argv, struct options *opts)
         {"pin-cpus", required_argument, NULL, PIN_CPUS},
         {"mlock", required_argument, NULL, MLOCK},
         {"settle", required_argument, NULL, SETTLE},
+        {"library", required_argument, NULL, LIBRARY},
         {NULL, 0, NULL, 0},
     };
     *opts = (struct options){
         .url = NULL, .orders = 1000, .connections = 50, .warmup = 100, .rate = 0,
         .duration_s = 60, .timeout_s = 5, .settle_s = 0, .pin_spec = "", .mlock = false,
+        .usual = false,
     };
     opterr = 0;
     int option;
@@ -328,6 +357,14 @@ static void parse_options(int argc, char **argv, struct options *opts)
                 opts->mlock = false;
             else
                 usage_error("--mlock must be true or false, got '%s'", optarg);
+            break;
+        case LIBRARY:
+            if (strcmp(optarg, "tuned") == 0)
+                opts->usual = false;
+            else if (strcmp(optarg, "usual") == 0)
+                opts->usual = true;
+            else
+                usage_error("--library must be tuned or usual, got '%s'", optarg);
             break;
         default: usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
         }
@@ -670,6 +707,8 @@ static bool transfer_init(struct transfer *t, struct loop *l)
     curl_easy_setopt(c, CURLOPT_PRIVATE, t);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_TCP_NODELAY, 1L);
+    if (l->run->opts->usual)
+        return true;                  /* curl_easy_perform opens and polls its own socket */
     curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, open_socket);
     curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, l);
     curl_easy_setopt(c, CURLOPT_CLOSESOCKETFUNCTION, close_socket);
@@ -685,26 +724,37 @@ static int on_timer(CURLM *multi, long timeout_ms, void *userdata)
     return 0;
 }
 
-/* The loop's multi, its share of the connections (`connections` easy handles), its epoll and
- * timer, and its tally. */
+/* The thread's tally and its share of the connections (`connections` easy handles); tuned, its
+ * multi, epoll and timer as well. */
 static bool loop_init(struct loop *l, struct run *run, long long connections, size_t reserve)
 {
     l->run = run;
     l->timer_armed_ns = NOT_SET;
     l->curl_due_ns = NOT_SET;
     l->stamp_second = -1;
+    l->epoll_fd = l->timer_fd = -1;
     if (hdr_init(HIST_LOWEST_NS, HIST_HIGHEST_NS, HIST_SIGNIFICANT_DIGITS, &l->latency) != 0 ||
-        hdr_init(HIST_LOWEST_NS, HIST_HIGHEST_NS, HIST_SIGNIFICANT_DIGITS, &l->uncorrected) != 0)
+        (run->opts->rate > 0 &&
+         hdr_init(HIST_LOWEST_NS, HIST_HIGHEST_NS, HIST_SIGNIFICANT_DIGITS, &l->uncorrected) != 0))
         return false;
     l->answers.capacity = reserve;
     l->answers.items = malloc(reserve * sizeof *l->answers.items);
+    l->transfers = calloc((size_t)connections, sizeof *l->transfers);
+    l->idle = calloc((size_t)connections, sizeof *l->idle);
+    if (!l->answers.items || !l->transfers || !l->idle)
+        return false;
+    for (long long i = 0; i < connections; i++) {
+        if (!transfer_init(&l->transfers[i], l))
+            return false;
+        l->idle[i] = &l->transfers[i];
+    }
+    l->transfer_count = l->idle_count = connections;
+    if (run->opts->usual)
+        return true;
     l->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
     l->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     l->multi = curl_multi_init();
-    l->transfers = calloc((size_t)connections, sizeof *l->transfers);
-    l->idle = calloc((size_t)connections, sizeof *l->idle);
-    if (!l->answers.items || l->epoll_fd < 0 || l->timer_fd < 0 || !l->multi || !l->transfers ||
-        !l->idle)
+    if (l->epoll_fd < 0 || l->timer_fd < 0 || !l->multi)
         return false;
     struct epoll_event due = {.events = EPOLLIN, .data.fd = l->timer_fd};
     if (epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, l->timer_fd, &due) != 0)
@@ -718,12 +768,6 @@ static bool loop_init(struct loop *l, struct run *run, long long connections, si
     curl_multi_setopt(m, CURLMOPT_SOCKETDATA, l);
     curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, on_timer);
     curl_multi_setopt(m, CURLMOPT_TIMERDATA, l);
-    for (long long i = 0; i < connections; i++) {
-        if (!transfer_init(&l->transfers[i], l))
-            return false;
-        l->idle[i] = &l->transfers[i];
-    }
-    l->transfer_count = l->idle_count = connections;
     return true;
 }
 
@@ -732,9 +776,11 @@ static void loop_cleanup(struct loop *l)
     for (long long i = 0; i < l->transfer_count; i++)
         curl_easy_cleanup(l->transfers[i].curl);
     /* Before the epoll descriptor, as closing the connections still calls on_socket. */
-    curl_multi_cleanup(l->multi);
-    close(l->timer_fd);
-    close(l->epoll_fd);
+    if (l->multi) {
+        curl_multi_cleanup(l->multi);
+        close(l->timer_fd);
+        close(l->epoll_fd);
+    }
     free(l->transfers);
     free(l->idle);
     free(l->watches);
@@ -749,63 +795,48 @@ static void act(struct loop *l, curl_socket_t socket, int events)
     curl_multi_socket_action(l->multi, socket, events, &running);
 }
 
-/* Sends an order on an idle transfer: curl starts it at its next timeout action. */
-static void launch(struct loop *l, bool measured, bool settling, int64_t due_ns, int64_t sent_ns,
-                   long timeout_ms)
-{
-    struct transfer *t = l->idle[--l->idle_count];
-    t->measured = measured;
-    t->settling = settling;
-    t->due_ns = due_ns;
-    t->sent_ns = sent_ns;
-    t->response_len = 0;
-    write_timestamp(l, t->request + (t->request_len - 2 - TIMESTAMP_LEN));
-    curl_easy_setopt(t->curl, CURLOPT_TIMEOUT_MS, timeout_ms);
-    curl_multi_add_handle(l->multi, t->curl);
-}
-
 static int64_t due_time(const struct phase *ph, const struct options *opts, long long i)
 {
     return ph->origin_ns + llround((double)i * NS_PER_S / opts->rate);
 }
 
-/* Sends orders on the idle transfers while there are orders to send now. `held` is an order
- * taken from the counter that is not due yet; `exhausted` that the phase has no more for this
- * loop. With `settling`, warm-up orders come first, until measuring starts. */
-static void launch_due(struct loop *l, struct phase *ph, bool settling, long long *held,
-                       bool *exhausted)
+/* Takes the next order to send now, in either design, from the phase's counter. `held` is an
+ * order taken from the counter that is not due yet (TAKE_LATER: its due time is due_time(ph,
+ * held)). With `settling`, warm-up orders come first, until measuring starts. TAKE_NONE: the
+ * phase has no more for this thread. An open loop's order due when it can no longer be sent
+ * is booked as a timeout, never sent. */
+static enum take take_order(struct loop *l, struct phase *ph, bool settling, long long *held,
+                            struct order *o)
 {
     struct run *run = l->run;
     const bool open_loop = run->opts->rate > 0;
-    while (!*exhausted && l->idle_count > 0) {
+    for (;;) {
         if (settling && !atomic_load_explicit(&run->settle.measuring, memory_order_acquire)) {
             if (!settle_take(run))
                 continue;                     /* measuring has just started: a measured order */
             /* Taken before the deadline, so --timeout alone bounds it. */
             int64_t now = now_ns();
-            launch(l, false, true, now, now, run->timeout_ms);
+            *o = (struct order){.measured = false, .settling = true, .due_ns = now,
+                                .sent_ns = now, .timeout_ms = run->timeout_ms};
             l->warmup_sent++;
-            continue;
+            return TAKE_SEND;
         }
         if (*held == NO_ORDER) {
             *held = atomic_fetch_add_explicit(&ph->next, 1, memory_order_relaxed);
             if (*held >= ph->count) {
                 *held = NO_ORDER;
-                *exhausted = true;
-                return;
+                return TAKE_NONE;
             }
         }
         int64_t now = now_ns();
         int64_t due_ns = open_loop ? due_time(ph, run->opts, *held) : now;
         if (due_ns > now)
-            return;
+            return TAKE_LATER;
         bool measured = *held >= ph->first_measured;
         *held = NO_ORDER;
         if (now >= ph->stop_taking_ns) {
-            if (!open_loop) {
-                *exhausted = true;
-                return;
-            }
+            if (!open_loop)
+                return TAKE_NONE;
             /* Every handle was busy until window + timeout: a timeout, never sent. */
             if (measured) {
                 l->timeouts++;
@@ -818,9 +849,40 @@ static void launch_due(struct loop *l, struct phase *ph, bool settling, long lon
         int64_t left_ms = (ph->hard_stop_ns - now) / NS_PER_MS;
         if (left_ms < timeout_ms)
             timeout_ms = left_ms > 1 ? (long)left_ms : 1;
-        launch(l, measured, false, due_ns, now, timeout_ms);
+        *o = (struct order){.measured = measured, .settling = false, .due_ns = due_ns,
+                            .sent_ns = now, .timeout_ms = timeout_ms};
         if (!measured)
             l->warmup_sent++;
+        return TAKE_SEND;
+    }
+}
+
+/* Readies a transfer for an order, in either design: its body's timestamp and its timeout. */
+static void prepare_order(struct loop *l, struct transfer *t, const struct order *o)
+{
+    t->order = *o;
+    t->response_len = 0;
+    write_timestamp(l, t->request + (t->request_len - 2 - TIMESTAMP_LEN));
+    curl_easy_setopt(t->curl, CURLOPT_TIMEOUT_MS, o->timeout_ms);
+}
+
+/* Sends orders on the idle transfers while there are orders to send now (curl starts each at
+ * its next timeout action). `exhausted`: the phase has no more for this loop. */
+static void launch_due(struct loop *l, struct phase *ph, bool settling, long long *held,
+                       bool *exhausted)
+{
+    struct order o;
+    while (!*exhausted && l->idle_count > 0) {
+        enum take take = take_order(l, ph, settling, held, &o);
+        if (take == TAKE_LATER)
+            return;
+        if (take == TAKE_NONE) {
+            *exhausted = true;
+            return;
+        }
+        struct transfer *t = l->idle[--l->idle_count];
+        prepare_order(l, t, &o);
+        curl_multi_add_handle(l->multi, t->curl);
     }
 }
 
@@ -883,6 +945,19 @@ static enum outcome outcome_of(const struct transfer *t, CURLcode result)
     return ORDER_OK;
 }
 
+/* Books a finished transfer's order, in either design: a measured one in the tally, an ok
+ * settling one in its settle window. */
+static void finish_order(struct loop *l, const struct phase *ph, const struct transfer *t,
+                         CURLcode result, int64_t done_ns)
+{
+    const struct order *o = &t->order;
+    enum outcome outcome = outcome_of(t, result);
+    if (o->measured)
+        book(l, ph, outcome, o->due_ns, o->sent_ns, done_ns);
+    else if (o->settling && outcome == ORDER_OK)
+        settle_answer(l->run, done_ns, done_ns - o->sent_ns);
+}
+
 /* Books the answers in, and makes their transfers idle again. */
 static void collect(struct loop *l, const struct phase *ph)
 {
@@ -897,11 +972,7 @@ static void collect(struct loop *l, const struct phase *ph)
         curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&t);
         curl_multi_remove_handle(l->multi, t->curl);
         l->idle[l->idle_count++] = t;
-        enum outcome outcome = outcome_of(t, result);
-        if (t->measured)
-            book(l, ph, outcome, t->due_ns, t->sent_ns, done_ns);
-        else if (t->settling && outcome == ORDER_OK)
-            settle_answer(l->run, done_ns, done_ns - t->sent_ns);
+        finish_order(l, ph, t, result, done_ns);
     }
 }
 
@@ -923,6 +994,31 @@ static void loop_run(struct loop *l, struct phase *ph, bool settling)
     }
 }
 
+/* ---- The usual design: a thread per connection --------------------------------------------- */
+
+/* Runs until the phase has nothing left for this thread: its one easy handle sends each order
+ * it takes with a blocking curl_easy_perform; in an open loop it first sleeps until the order
+ * is due. */
+static void usual_run(struct loop *l, struct phase *ph, bool settling)
+{
+    struct transfer *t = &l->transfers[0];
+    long long held = NO_ORDER;
+    struct order o;
+    for (;;) {
+        enum take take = take_order(l, ph, settling, &held, &o);
+        if (take == TAKE_NONE)
+            return;
+        if (take == TAKE_LATER) {
+            sleep_until_ns(due_time(ph, l->run->opts, held));
+            continue;
+        }
+        prepare_order(l, t, &o);
+        CURLcode result = curl_easy_perform(t->curl);
+        finish_order(l, ph, t, result, now_ns());
+    }
+}
+
+/* A thread of either design: a tuned event loop or a usual connection's thread. */
 static void *loop_main(void *arg)
 {
     struct loop *l = arg;
@@ -937,12 +1033,14 @@ static void *loop_main(void *arg)
             l->pin_errno = pthread_setaffinity_np(pthread_self(), sizeof cpus, &cpus);
         }
     }
+    void (*run_phase)(struct loop *, struct phase *, bool) =
+        run->opts->usual ? usual_run : loop_run;
     pthread_barrier_wait(&run->barrier);      /* ready */
     pthread_barrier_wait(&run->barrier);      /* warm-up scheduled */
-    loop_run(l, &run->warmup, false);
+    run_phase(l, &run->warmup, false);
     pthread_barrier_wait(&run->barrier);      /* warm-up done */
     pthread_barrier_wait(&run->barrier);      /* measurement scheduled, or settling begun */
-    loop_run(l, &run->measure, run->settling);
+    run_phase(l, &run->measure, run->settling);
     return NULL;
 }
 
@@ -1110,12 +1208,14 @@ int main(int argc, char **argv)
     long long measured = open_loop ? (long long)floor(opts.rate * opts.duration_s)
                          : opts.orders > 0 ? opts.orders : LLONG_MAX;
     /* Room for the measured orders up front, so that growing a list (a copy) rarely falls
-     * between two answers. Each loop gets room for up to its share of the cap: the loops share
-     * one counter, so one of them may well take more than an even share of a small run. Capped,
+     * between two answers. Each thread (tuned: a loop; usual: a connection's) gets room for up
+     * to its share of the cap: the threads share one counter, so one of them may well take more
+     * than an even share of a small run. Capped,
      * as a closed loop's --orders may be far more than --duration lets it send, and mlockall
      * would lock it all. A trial by time (--orders 0) has no count to go by: its lists grow
      * with the answers. */
-    long long count = loop_count(opts.connections);
+    /* The threads: tuned, one event loop per CPU; usual, one per connection. */
+    long long count = opts.usual ? opts.connections : loop_count(opts.connections);
     long long expected = open_loop ? measured : opts.orders;
     size_t reserve = (size_t)(expected < ANSWERS_RESERVE / count ? expected
                                                                  : ANSWERS_RESERVE / count);
@@ -1134,7 +1234,8 @@ int main(int argc, char **argv)
         long long share = opts.connections / count + (k < opts.connections % count);
         l->pin_cpu = opts.pin_count ? opts.pin_cpus[k % opts.pin_count] : -1;
         if (!loop_init(l, &run, share, reserve)) {
-            fprintf(stderr, "c_client: cannot set up event loop %lld\n", k);
+            fprintf(stderr, "c_client: cannot set up %s %lld\n",
+                    opts.usual ? "connection thread" : "event loop", k);
             return 1;
         }
         int rc = pthread_create(&l->thread, &attr, loop_main, l);
@@ -1198,7 +1299,8 @@ int main(int argc, char **argv)
     for (long long k = 0; k < count; k++) {
         struct loop *l = &loops[k];
         hdr_add(latency, l->latency);
-        hdr_add(uncorrected, l->uncorrected);
+        if (l->uncorrected)
+            hdr_add(uncorrected, l->uncorrected);
         ok += l->ok;
         errors += l->errors;
         timeouts += l->timeouts;
@@ -1234,11 +1336,12 @@ int main(int argc, char **argv)
            "\"success_rate\": %.6f, \"duration_s\": %.6f, \"throughput\": %.3f, "
            "\"target_rate\": %.9g, \"achieved_rate\": %.3f, "
            "\"warmup_orders\": %lld, \"warmup_s\": %.6f, "
-           "\"tuning\": {\"pin_cpus\": \"%s\", \"mlock\": \"%s\", \"settle\": \"%s\"}, ",
+           "\"tuning\": {\"pin_cpus\": \"%s\", \"mlock\": \"%s\", \"settle\": \"%s\", "
+           "\"library\": \"%s\"}, ",
            orders, ok, errors, timeouts, orders ? (double)ok / orders : 0.0, duration_s,
            ok / duration_s, opts.rate, (orders - unsent) / duration_s, warmup_orders, warmup_s,
            describe_pinning(&opts, loops, count, pin_state, sizeof pin_state), mlock_state,
-           settle_state);
+           settle_state, opts.usual ? "usual" : "tuned");
     print_intervals(answers, answers_count);
     printf("}\n");
     free(latency_text);

@@ -1,17 +1,25 @@
-// http-order load client in C++17: asynchronous, on libcurl's multi interface.
+// http-order load client in C++17 on libcurl, in one of two designs (--library):
 //
-// A few event-loop threads (one per CPU, at most one per connection) each drive their share of
-// the C keep-alive connections: a multi handle with that many reusable easy handles, one
-// order in flight on each, run through curl's socket interface on epoll. All loops take order
-// indices from one atomic counter. Closed loop: a free handle takes the next order at once.
-// Open loop: order i (warm-up first) is due at origin + i / rate; a loop holds the next index
-// until it is due (a timerfd wakes epoll on time) and sends late orders as soon as a handle is
-// free, never skipping one. Nothing is in flight past window + timeout: an order unanswered
-// then is a timeout, and so is one not sent by then. A closed loop with --settle goes on
-// warming up after its W warm-up orders until the answers settle (class Settle), then switches to
-// measuring without a pause: an order taken before the switch is warm-up, one taken after it
-// measured. --orders 0 measures for --duration. The contract (arguments, JSON, exit status) is
-// ../../README.md.
+// tuned (the default): asynchronous, on libcurl's multi interface. A few event-loop threads (one
+// per CPU, at most one per connection) each drive their share of the C keep-alive connections:
+// a multi handle with that many reusable easy handles, one order in flight on each, run through
+// curl's socket interface on epoll. Open loop: a loop holds the next index until it is due (a
+// timerfd wakes epoll on time) and sends late orders as soon as a handle is free.
+//
+// usual: the seed report's "libcurl + std::async": one std::async(std::launch::async) task per
+// connection, each owning an easy handle and sending one order at a time with a blocking
+// curl_easy_perform (its connection kept alive, CURLOPT_TIMEOUT_MS bounding the order); the
+// main thread waits on the futures. Open loop: a task sleeps until the order it took is due.
+//
+// Both share everything else (class Worker: taking orders, booking answers). All threads take
+// order indices from one atomic counter. Closed loop: a free connection takes the next order at
+// once. Open loop: order i (warm-up first) is due at origin + i / rate, sent late when no
+// connection was free, never skipped. Nothing is in flight past window + timeout: an order
+// unanswered then is a timeout, and so is one not sent by then. A closed loop with --settle goes
+// on warming up after its W warm-up orders until the answers settle (class Settle), then
+// switches to measuring without a pause: an order taken before the switch is warm-up, one taken
+// after it measured. --orders 0 measures for --duration. The contract (arguments, JSON, exit
+// status) is ../../README.md.
 #include <curl/curl.h>
 #include <hdr_histogram.h>
 #include <hdr_histogram_log.h>
@@ -36,6 +44,7 @@
 #include <cstring>
 #include <ctime>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -59,7 +68,7 @@ constexpr int kHistogramDigits = 3;
 constexpr std::size_t kResponseCap = 4096;  // an answer is ~200 bytes; more is kept out
 constexpr std::size_t kTimestampLength = 24;  // 2024-01-01T10:00:00.000Z
 constexpr int64_t kNsPerSecond = 1'000'000'000;
-// Samples reserved up front over all loops (16 bytes each): enough for most runs, so a vector
+// Samples reserved up front over all workers (16 bytes each): enough for most runs, so a vector
 // rarely grows, and copies itself, between two answers; bounded, as --orders may be huge.
 constexpr int64_t kSampleReserve = int64_t{1} << 22;
 
@@ -74,8 +83,10 @@ struct Options {
     double settle_s = 0;  // 0 = off; closed loop only
     std::vector<int> pin_cpus;  // the expanded --pin-cpus list
     bool mlock = false;
+    std::string library = "tuned";  // or "usual": one std::async task per connection
 
     bool open_loop() const { return rate > 0; }
+    bool usual() const { return library == "usual"; }
     bool settling() const { return !open_loop() && settle_s > 0; }
 };
 
@@ -83,7 +94,7 @@ struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// A series of orders run by every loop. Closed loop: the warm-up, then the measurement, each a
+// A series of orders run by every worker. Closed loop: the warm-up, then the measurement, each a
 // phase. Open loop: one phase, the warm-up's orders and then the measured ones.
 struct Phase {
     int64_t count = 0;  // closed loop: at most this many
@@ -217,7 +228,7 @@ struct Sample {
     int64_t latency_ns;   // exactly as recorded in the latency histogram
 };
 
-// What one loop counted in the measured phase.
+// What one worker counted in the measured phase.
 struct Tally {
     int64_t ok = 0, errors = 0, timeouts = 0;
     int64_t unsent = 0;  // open loop: timeouts never sent (every handle stuck until the end)
@@ -253,7 +264,7 @@ void write_timestamp(char* out)
 // windows of 200 ms by answer time, window k being [origin + k x 200 ms, origin + (k + 1) x
 // 200 ms); the warm-up has settled at the end of the first window whose answer count and p50 are,
 // with the two windows before it, within 10 % (largest <= 1.1 x smallest), and measuring starts
-// then, or at the deadline without that. Any thread closes the windows that have ended (a loop
+// then, or at the deadline without that. Any thread closes the windows that have ended (a worker
 // with an answer or an order to take, the main thread at each window's end), under the lock;
 // orders are taken under it as well, so each one is wholly before or after the switch.
 class Settle {
@@ -356,7 +367,8 @@ private:
     std::atomic<bool> measuring_{false};  // set once the measured phase is scheduled
 };
 
-// One easy handle: one order in flight, its connection kept alive in the multi's pool.
+// One easy handle: one order in flight, its connection kept alive in the multi's pool (tuned)
+// or in the handle's own (usual).
 class Transfer {
 public:
     Transfer(const std::string& url, curl_slist* headers)
@@ -439,13 +451,176 @@ private:
     Clock::time_point due_, sent_;  // a closed loop's orders are due when they are sent
 };
 
-// One thread's multi handle and its share of the connections, driven through curl's socket
-// interface on epoll: curl is told which socket is ready, so it touches only that transfer.
-class EventLoop {
+// What one thread of either design does, on one connection or many: take the next order for
+// a free transfer (take), and book its answer in (book). The threads share the phase's counter.
+class Worker {
+public:
+    virtual ~Worker() = default;
+    Worker(const Worker&) = delete;
+    Worker& operator=(const Worker&) = delete;
+
+    // Runs until the phase has nothing left for this worker and its last answer is in. With
+    // `settle`, warm-up orders come first, until it starts the measured phase.
+    virtual void run(Phase& phase, Settle* settle) = 0;
+
+    Tally& tally() { return tally_; }
+    const Tally& tally() const { return tally_; }
+
+    // Before the run, so the measured phase does not spend its time growing the vector.
+    void reserve_samples(int64_t count)
+    {
+        tally_.samples.reserve(static_cast<std::size_t>(count));
+    }
+
+protected:
+    explicit Worker(const Options& opts) : opts_(opts) {}
+
+    enum class Take {
+        kSend,  // the transfer is prepared with an order: send it now
+        kWait,  // the next order is held until it is due (held_due)
+        kDone,  // the phase has no order left for this worker
+    };
+
+    // At the start of each phase's run.
+    void begin(Settle* settle)
+    {
+        settle_ = settle;
+        held_ = kNoOrder;
+        exhausted_ = false;
+    }
+
+    // The next order for a free transfer, prepared in it when there is one to send now. An
+    // open-loop order not sent by the phase's end is a timeout, never sent, and the next is
+    // taken.
+    Take take(Phase& phase, Transfer& transfer)
+    {
+        for (;;) {
+            if (exhausted_)
+                return Take::kDone;
+            if (settle_ && !settle_->measuring()) {
+                if (!settle_->take())
+                    continue;  // measuring has just started: a measured order
+                // Taken before the deadline, so --timeout alone bounds it.
+                auto now = Clock::now();
+                transfer.prepare(false, now, now, timeout_, true);
+                tally_.warmup_sent++;
+                return Take::kSend;
+            }
+            if (held_ == kNoOrder) {
+                held_ = phase.next.fetch_add(1, std::memory_order_relaxed);
+                if (held_ >= phase.count) {
+                    exhausted_ = true;
+                    held_ = kNoOrder;
+                    return Take::kDone;
+                }
+            }
+            auto now = Clock::now();
+            auto due = opts_.open_loop() ? phase.due(held_) : now;
+            if (due > now)
+                return Take::kWait;
+            bool measured = held_ >= phase.first_measured;
+            held_ = kNoOrder;
+            if (now >= phase.stop_taking) {
+                if (!opts_.open_loop()) {
+                    exhausted_ = true;
+                    return Take::kDone;
+                }
+                // Every connection was busy until window + timeout: a timeout, never sent.
+                if (measured) {
+                    tally_.timeouts++;
+                    tally_.unsent++;
+                }
+                continue;
+            }
+            // An order never outlives the phase's hard stop; cut short, it is a timeout.
+            auto left = std::chrono::duration_cast<milliseconds>(phase.hard_stop - now);
+            transfer.prepare(measured, due, now, std::clamp(left, milliseconds(1), timeout_));
+            if (!measured)
+                tally_.warmup_sent++;
+            return Take::kSend;
+        }
+    }
+
+    bool holding() const { return held_ != kNoOrder; }
+    Clock::time_point held_due(const Phase& phase) const { return phase.due(held_); }
+    bool exhausted() const { return exhausted_; }
+
+    // Books in an order curl has finished with `result`, `done` being when.
+    void book(const Phase& phase, const Transfer& transfer, CURLcode result,
+              Clock::time_point done)
+    {
+        if (!transfer.measured()) {
+            if (transfer.settling() && result == CURLE_OK && transfer.succeeded())
+                settle_->answered(done, (done - transfer.sent()).count());
+            return;
+        }
+        if (result == CURLE_OPERATION_TIMEDOUT) {
+            tally_.timeouts++;
+        } else if (result != CURLE_OK || !transfer.succeeded()) {
+            tally_.errors++;
+        } else {
+            tally_.ok++;
+            int64_t latency = record(tally_.latency.get(), done - transfer.due());
+            if (opts_.open_loop())
+                record(tally_.uncorrected.get(), done - transfer.sent());
+            tally_.samples.push_back(
+                {std::chrono::duration_cast<nanoseconds>(done - phase.start).count(), latency});
+        }
+    }
+
+    const Options& opts_;
+    const milliseconds timeout_{
+        std::max<int64_t>(1, static_cast<int64_t>(std::ceil(opts_.timeout_s * 1000)))};
+
+private:
+    static constexpr int64_t kNoOrder = -1;
+
+    Tally tally_;
+    Settle* settle_ = nullptr;  // closed loop, --settle: this run's warm-up until it settles
+    int64_t held_ = kNoOrder;   // taken from the counter, not yet due
+    bool exhausted_ = false;
+};
+
+// --library usual: one connection, driven by a blocking curl_easy_perform on a std::async
+// task's thread; curl keeps the easy handle's connection alive between orders.
+class Task : public Worker {
+public:
+    Task(const Options& opts, const std::string& url, curl_slist* headers)
+        : Worker(opts), transfer_(url, headers)
+    {
+    }
+
+    void run(Phase& phase, Settle* settle) override
+    {
+        begin(settle);
+        for (;;) {
+            switch (take(phase, transfer_)) {
+            case Take::kDone:
+                return;
+            case Take::kWait:
+                std::this_thread::sleep_until(held_due(phase));
+                break;
+            case Take::kSend: {
+                CURLcode result = curl_easy_perform(transfer_.easy());
+                book(phase, transfer_, result, Clock::now());
+                break;
+            }
+            }
+        }
+    }
+
+private:
+    Transfer transfer_;
+};
+
+// --library tuned: one thread's multi handle and its share of the connections, driven through
+// curl's socket interface on epoll: curl is told which socket is ready, so it touches only that
+// transfer.
+class EventLoop : public Worker {
 public:
     EventLoop(const Options& opts, const std::string& url, int64_t connections,
               curl_slist* headers)
-        : opts_(opts), epoll_(epoll_create1(EPOLL_CLOEXEC), "epoll_create1"),
+        : Worker(opts), epoll_(epoll_create1(EPOLL_CLOEXEC), "epoll_create1"),
           multi_(curl_multi_init())
     {
         if (!multi_)
@@ -474,41 +649,26 @@ public:
             idle_.push_back(transfers_.back().get());
         }
     }
-    ~EventLoop()
+    ~EventLoop() override
     {
         for (auto& t : transfers_)
             curl_multi_remove_handle(multi_.get(), t->easy());
     }
-    EventLoop(const EventLoop&) = delete;
-    EventLoop& operator=(const EventLoop&) = delete;
 
-    // Runs until the phase has nothing left for this loop and its last answer is in. With
-    // `settle`, warm-up orders come first, until it starts the measured phase.
-    void run(Phase& phase, Settle* settle)
+    void run(Phase& phase, Settle* settle) override
     {
-        settle_ = settle;
-        int64_t held = kNoOrder;  // taken from the counter, not yet due
-        bool exhausted = false;
+        begin(settle);
         for (;;) {
-            launch_due(phase, held, exhausted);
-            if (exhausted && idle_.size() == transfers_.size())
+            launch_due(phase);
+            if (exhausted() && idle_.size() == transfers_.size())
                 return;
-            wait(phase, held);
+            wait(phase);
             if (curl_due_ && Clock::now() >= *curl_due_) {
                 curl_due_.reset();
                 act(CURL_SOCKET_TIMEOUT, 0);
             }
             collect(phase);
         }
-    }
-
-    Tally& tally() { return tally_; }
-    const Tally& tally() const { return tally_; }
-
-    // Before the run, so the measured phase does not spend its time growing the vector.
-    void reserve_samples(int64_t count)
-    {
-        tally_.samples.reserve(static_cast<std::size_t>(count));
     }
 
 private:
@@ -596,70 +756,26 @@ private:
         curl_multi_socket_action(multi_.get(), socket, events, &running);
     }
 
-    void launch_due(Phase& phase, int64_t& held, bool& exhausted)
+    // Sends orders on the idle handles while there are some due.
+    void launch_due(Phase& phase)
     {
-        while (!exhausted && !idle_.empty()) {
-            if (settle_ && !settle_->measuring()) {
-                if (!settle_->take())
-                    continue;  // measuring has just started: a measured order
-                // Taken before the deadline, so --timeout alone bounds it.
-                auto now = Clock::now();
-                Transfer* transfer = idle_.back();
-                idle_.pop_back();
-                transfer->prepare(false, now, now, timeout_, true);
-                curl_multi_add_handle(multi_.get(), transfer->easy());
-                tally_.warmup_sent++;
-                continue;
-            }
-            if (held == kNoOrder) {
-                held = phase.next.fetch_add(1, std::memory_order_relaxed);
-                if (held >= phase.count) {
-                    exhausted = true;
-                    held = kNoOrder;
-                    return;
-                }
-            }
-            auto now = Clock::now();
-            auto due = opts_.open_loop() ? phase.due(held) : now;
-            if (due > now)
-                return;
-            bool measured = held >= phase.first_measured;
-            held = kNoOrder;
-            if (now >= phase.stop_taking) {
-                if (!opts_.open_loop()) {
-                    exhausted = true;
-                    return;
-                }
-                // Every handle was busy until window + timeout: a timeout, never sent.
-                if (measured) {
-                    tally_.timeouts++;
-                    tally_.unsent++;
-                }
-                continue;
-            }
-            // An order never outlives the phase's hard stop; cut short, it is a timeout.
-            auto left = std::chrono::duration_cast<milliseconds>(phase.hard_stop - now);
-            auto timeout = std::clamp(left, milliseconds(1), timeout_);
-            Transfer* transfer = idle_.back();
+        while (!idle_.empty() && take(phase, *idle_.back()) == Take::kSend) {
+            curl_multi_add_handle(multi_.get(), idle_.back()->easy());
             idle_.pop_back();
-            transfer->prepare(measured, due, now, timeout);
-            curl_multi_add_handle(multi_.get(), transfer->easy());
-            if (!measured)
-                tally_.warmup_sent++;
         }
     }
 
     // Sleeps until a socket is ready, curl's timer runs out or the held order falls due, and
     // hands the ready sockets to curl.
-    void wait(const Phase& phase, int64_t held)
+    void wait(const Phase& phase)
     {
         int timeout_ms = kMaxWaitMs;
         if (curl_due_) {
             auto left = std::chrono::ceil<milliseconds>(*curl_due_ - Clock::now()).count();
             timeout_ms = static_cast<int>(std::clamp<int64_t>(left, 0, kMaxWaitMs));
         }
-        if (held != kNoOrder)
-            timer_.arm(phase.due(held));
+        if (holding())
+            timer_.arm(held_due(phase));
         std::array<epoll_event, 64> events;
         int ready = epoll_wait(epoll_.get(), events.data(), events.size(), timeout_ms);
         for (int i = 0; i < ready; i++) {
@@ -689,37 +805,16 @@ private:
         while (CURLMsg* msg = curl_multi_info_read(multi_.get(), &left)) {
             if (msg->msg != CURLMSG_DONE)
                 continue;
-            CURLcode result = msg->data.result;
             Transfer* transfer = nullptr;
             curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &transfer);
             curl_multi_remove_handle(multi_.get(), msg->easy_handle);
             idle_.push_back(transfer);
-            if (!transfer->measured()) {
-                if (transfer->settling() && result == CURLE_OK && transfer->succeeded())
-                    settle_->answered(done, (done - transfer->sent()).count());
-                continue;
-            }
-            if (result == CURLE_OPERATION_TIMEDOUT) {
-                tally_.timeouts++;
-            } else if (result != CURLE_OK || !transfer->succeeded()) {
-                tally_.errors++;
-            } else {
-                tally_.ok++;
-                int64_t latency = record(tally_.latency.get(), done - transfer->due());
-                if (opts_.open_loop())
-                    record(tally_.uncorrected.get(), done - transfer->sent());
-                tally_.samples.push_back(
-                    {std::chrono::duration_cast<nanoseconds>(done - phase.start).count(), latency});
-            }
+            book(phase, *transfer, msg->data.result, done);
         }
     }
 
-    static constexpr int64_t kNoOrder = -1;
     static constexpr int64_t kMaxWaitMs = 100;
 
-    const Options& opts_;
-    const milliseconds timeout_{
-        std::max<int64_t>(1, static_cast<int64_t>(std::ceil(opts_.timeout_s * 1000)))};
     // Declared before the multi handle, whose cleanup still calls back into them.
     FileDescriptor epoll_;
     Timer timer_;
@@ -728,8 +823,6 @@ private:
     MultiHandle multi_;
     std::vector<std::unique_ptr<Transfer>> transfers_;
     std::vector<Transfer*> idle_;
-    Tally tally_;
-    Settle* settle_ = nullptr;  // closed loop, --settle: this run's warm-up until it settles
 };
 
 
@@ -737,7 +830,8 @@ private:
 
 constexpr const char* kUsage =
     "usage: cpp_client --url http://HOST:PORT --orders N --connections C --warmup W --rate R"
-    " --duration S --timeout T --pin-cpus LIST --mlock true|false [--settle S]";
+    " --duration S --timeout T --pin-cpus LIST --mlock true|false [--settle S]"
+    " [--library tuned|usual]";
 
 int64_t parse_integer(std::string_view name, std::string_view text, int64_t minimum,
                       int64_t maximum)
@@ -838,6 +932,11 @@ Options parse_options(int argc, char** argv)
             if (value != "true" && value != "false")
                 throw UsageError("--mlock must be true or false, got '" + std::string(value) + "'");
             opts.mlock = value == "true";
+        } else if (name == "library") {
+            if (value != "tuned" && value != "usual")
+                throw UsageError("--library must be tuned or usual, got '" + std::string(value) +
+                                 "'");
+            opts.library = value;
         } else {
             throw UsageError("unknown option '--" + std::string(name) + "'");
         }
@@ -910,13 +1009,18 @@ public:
             if (!headers_)
                 headers_.reset(head);  // later appends keep the same head
         }
-        int64_t threads = std::min<int64_t>(
-            opts.connections, std::max(1u, std::thread::hardware_concurrency()));
-        for (int64_t k = 0; k < threads; k++) {
-            int64_t share = opts.connections / threads + (k < opts.connections % threads);
-            loops_.push_back(std::make_unique<EventLoop>(opts, url, share, headers_.get()));
+        if (opts.usual()) {
+            for (int64_t k = 0; k < opts.connections; k++)
+                workers_.push_back(std::make_unique<Task>(opts, url, headers_.get()));
+        } else {
+            int64_t threads = std::min<int64_t>(
+                opts.connections, std::max(1u, std::thread::hardware_concurrency()));
+            for (int64_t k = 0; k < threads; k++) {
+                int64_t share = opts.connections / threads + (k < opts.connections % threads);
+                workers_.push_back(std::make_unique<EventLoop>(opts, url, share, headers_.get()));
+            }
         }
-        pin_errors_.assign(loops_.size(), 0);
+        pin_errors_.assign(workers_.size(), 0);
     }
 
     // Runs the warm-up (--settle: until the answers settle), then the measured phase (open
@@ -927,13 +1031,13 @@ public:
         measured_ = opts_.open_loop()
                         ? static_cast<int64_t>(std::floor(opts_.rate * opts_.duration_s))
                         : opts_.orders > 0 ? opts_.orders : INT64_MAX;
-        // Each loop room for every order up to its share of the cap: the loops share one
+        // Each worker room for every order up to its share of the cap: the workers share one
         // counter, so one of them may well take more than an even share of a small run. A trial
         // by time has no count to go by: its samples grow with the answers.
-        auto loops = static_cast<int64_t>(loops_.size());
+        auto workers = static_cast<int64_t>(workers_.size());
         int64_t expected = opts_.open_loop() ? measured_ : opts_.orders;
-        for (auto& loop : loops_)
-            loop->reserve_samples(std::min(expected, kSampleReserve / loops));
+        for (auto& worker : workers_)
+            worker->reserve_samples(std::min(expected, kSampleReserve / workers));
         if (opts_.open_loop()) {
             schedule(phase_, opts_, opts_.warmup + measured_, opts_.warmup, opts_.duration_s);
             warmup_from_ = phase_.origin;
@@ -967,8 +1071,8 @@ public:
     std::pair<int64_t, double> warmup() const
     {
         int64_t sent = 0;
-        for (const auto& loop : loops_)
-            sent += loop->tally().warmup_sent;
+        for (const auto& worker : workers_)
+            sent += worker->tally().warmup_sent;
         if (sent == 0)
             return {0, 0.0};
         return {sent, std::chrono::duration<double>(phase_.start - warmup_from_).count()};
@@ -976,7 +1080,7 @@ public:
 
     const std::string& settle_state() const { return settle_state_; }
 
-    std::vector<std::unique_ptr<EventLoop>>& loops() { return loops_; }
+    std::vector<std::unique_ptr<Worker>>& workers() { return workers_; }
 
     std::string pinning() const
     {
@@ -992,20 +1096,26 @@ public:
     }
 
 private:
-    // One thread per loop for the phase; a multi handle moves between threads between phases.
-    // With `settle`, this thread closes its windows as they end.
+    // One thread per worker for the phase (--library usual: a std::async task, waited on as a
+    // future); a multi handle or an easy one moves between threads between phases. With
+    // `settle`, this thread closes its windows as they end.
     void run_phase(Settle* settle)
     {
+        auto work = [this, settle](std::size_t k) {
+            if (!opts_.pin_cpus.empty()) {
+                int error = pin_this_thread(opts_.pin_cpus[k % opts_.pin_cpus.size()]);
+                if (error != 0)
+                    pin_errors_[k] = error;
+            }
+            workers_[k]->run(phase_, settle);
+        };
         std::vector<std::thread> threads;
-        for (std::size_t k = 0; k < loops_.size(); k++) {
-            threads.emplace_back([this, k, settle] {
-                if (!opts_.pin_cpus.empty()) {
-                    int error = pin_this_thread(opts_.pin_cpus[k % opts_.pin_cpus.size()]);
-                    if (error != 0)
-                        pin_errors_[k] = error;
-                }
-                loops_[k]->run(phase_, settle);
-            });
+        std::vector<std::future<void>> tasks;
+        for (std::size_t k = 0; k < workers_.size(); k++) {
+            if (opts_.usual())
+                tasks.push_back(std::async(std::launch::async, work, k));
+            else
+                threads.emplace_back(work, k);
         }
         if (settle) {
             while (auto wake = settle->watch())
@@ -1013,11 +1123,15 @@ private:
         }
         for (auto& t : threads)
             t.join();
+        for (auto& task : tasks)
+            task.wait();
+        for (auto& task : tasks)
+            task.get();  // a task's exception, if any, now that all are done
     }
 
     const Options& opts_;
     HeaderList headers_;
-    std::vector<std::unique_ptr<EventLoop>> loops_;
+    std::vector<std::unique_ptr<Worker>> workers_;
     std::vector<int> pin_errors_;
     Phase phase_;
     int64_t measured_ = 0;
@@ -1079,8 +1193,8 @@ int run(const Options& opts)
     Histogram latency = make_histogram(), uncorrected = make_histogram();
     int64_t ok = 0, errors = 0, timeouts = 0, unsent = 0;
     Intervals intervals;
-    for (auto& loop : client.loops()) {
-        Tally& t = loop->tally();
+    for (auto& worker : client.workers()) {
+        Tally& t = worker->tally();
         intervals.add(t.samples);
         hdr_add(latency.get(), t.latency.get());
         hdr_add(uncorrected.get(), t.uncorrected.get());
@@ -1092,7 +1206,7 @@ int run(const Options& opts)
     const int64_t orders = ok + errors + timeouts;
     if (unsent > 0)
         std::fprintf(stderr,
-                     "cpp_client: %lld orders were never sent: every handle was busy until "
+                     "cpp_client: %lld orders were never sent: every connection was busy until "
                      "--duration + --timeout\n",
                      static_cast<long long>(unsent));
 
@@ -1105,14 +1219,15 @@ int run(const Options& opts)
                 "\"success_rate\": %.6f, \"duration_s\": %.6f, \"throughput\": %.3f, "
                 "\"target_rate\": %.9g, \"achieved_rate\": %.3f, "
                 "\"warmup_orders\": %lld, \"warmup_s\": %.6f, "
-                "\"tuning\": {\"pin_cpus\": \"%s\", \"mlock\": \"%s\", \"settle\": \"%s\"}, "
+                "\"tuning\": {\"pin_cpus\": \"%s\", \"mlock\": \"%s\", \"settle\": \"%s\", "
+                "\"library\": \"%s\"}, "
                 "\"intervals\": %s}\n",
                 static_cast<long long>(orders), static_cast<long long>(ok),
                 static_cast<long long>(errors), static_cast<long long>(timeouts),
                 orders ? static_cast<double>(ok) / orders : 0.0, duration_s, ok / duration_s,
                 opts.rate, (orders - unsent) / duration_s, static_cast<long long>(warmup_orders),
                 warmup_s, client.pinning().c_str(), mlock_state.c_str(),
-                client.settle_state().c_str(), intervals.json().c_str());
+                client.settle_state().c_str(), opts.library.c_str(), intervals.json().c_str());
     return ok > 0 ? 0 : 1;
 }
 

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net"
-	"net/http"
 	"runtime"
 	"strconv"
 	"sync"
@@ -17,7 +15,9 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// load drives C workers, each with its own keep-alive connection, against the order endpoint.
+// load drives C workers against the order endpoint, each sending one order at a time through
+// its exchanger (--library): on a keep-alive connection of its own (tuned), or on one of the C
+// connections of a shared http.Client (usual).
 type load struct {
 	cfg     config
 	workers []*worker
@@ -47,16 +47,24 @@ type worker struct {
 	latency, uncorrected *hdrhistogram.Histogram
 	samples              []sample // ok measured orders, for the per-second intervals
 	pinErr               error
-	request              *http.Request // the order's method, URL and headers, parsed once
-	conn                 *connection   // nil until the first order, and after a failed one
-	body                 bytes.Buffer  // the last response, reused
+	ex                   exchanger // sends this worker's orders (--library)
 }
 
-// connection is a worker's keep-alive connection, with net/http's buffers around it.
-type connection struct {
-	net.Conn
-	r *bufio.Reader
-	w *bufio.Writer
+// exchanger sends one worker's orders, one at a time: the only part of the load that
+// --library changes (tuned.go, usual.go). Each worker has its own, used by it alone.
+type exchanger interface {
+	// exchange sends one order (its JSON body) by `limit` and judges its answer, read whole.
+	// A non-nil error says why the order failed (a timeout if it is one, see isTimeout), or,
+	// with `succeeded`, that the connection was dropped after a good answer.
+	exchange(body []byte, limit time.Time) (outcome, error)
+}
+
+// newExchangers returns what makes each worker's exchanger for --library.
+func newExchangers(cfg config) func() exchanger {
+	if cfg.library == libraryUsual {
+		return usualLibrary(cfg)
+	}
+	return tunedLibrary(cfg)
 }
 
 type outcome int
@@ -76,17 +84,8 @@ const (
 
 func newLoad(cfg config) *load {
 	c := cfg.connections
-	// Each worker writes its orders and reads their answers with net/http's own codec
-	// (Request.Write, ReadResponse) on a connection it alone uses, as the other clients' workers
-	// do. http.Client and its Transport would hand every order to two goroutines of the
-	// connection's and back, and arm a timer for it: on a host the client shares with the
-	// server, that was some 40 % of the client's CPU per order (bench/loadgen_fidelity.sh).
 	l := &load{cfg: cfg}
-	request, err := http.NewRequest(http.MethodPost, cfg.url, nil)
-	if err != nil {
-		panic(err) // cfg.url was checked by parseArgs
-	}
-	request.Header.Set("Content-Type", "application/json")
+	newExchanger := newExchangers(cfg)
 	// Each worker reserves room for its share of the measured orders up front, so recording a
 	// sample does not grow the slice (allocate and copy) in the middle of the measurement. A
 	// trial by time (--orders 0) has no count to share: it reserves a little and lets append
@@ -108,7 +107,7 @@ func newLoad(cfg config) *load {
 			latency:     hdrhistogram.New(histLowest, histHighest, histDigits),
 			uncorrected: hdrhistogram.New(histLowest, histHighest, histDigits),
 			samples:     make([]sample, 0, perWorker),
-			request:     request,
+			ex:          newExchanger(),
 		})
 	}
 	return l
@@ -352,70 +351,25 @@ func (l *load) count(w *worker, out outcome) {
 
 // send posts one order, stamped `now` (when it is sent), and reads the whole answer; within
 // --timeout, and by `deadline` if it is not zero. An order that fails or runs out of time
-// closes the worker's connection: the next one dials afresh.
+// leaves no connection behind: the next one goes out on another.
 func (l *load) send(w *worker, seq int64, now, deadline time.Time) outcome {
 	limit := now.Add(l.cfg.timeout)
 	if !deadline.IsZero() && deadline.Before(limit) {
 		limit = deadline
 	}
-	out, err := l.exchange(w, orderBody(seq, now), limit)
-	if err != nil {
-		if w.conn != nil {
-			w.conn.Close()
-			w.conn = nil
-		}
-		var netErr net.Error
-		if errors.As(err, &netErr) && netErr.Timeout() {
-			return timedOut
-		}
+	out, err := w.ex.exchange(orderBody(seq, now), limit)
+	if err != nil && isTimeout(err) {
+		return timedOut
 	}
 	return out
 }
 
-// exchange sends one order by `limit` and judges its answer, read whole. It keeps the
-// connection when the answer was read whole and the server did not ask to close.
-func (l *load) exchange(w *worker, body []byte, limit time.Time) (outcome, error) {
-	if w.conn == nil {
-		conn, err := (&net.Dialer{Deadline: limit}).Dial("tcp", w.request.URL.Host)
-		if err != nil {
-			return failed, err
-		}
-		w.conn = &connection{conn, bufio.NewReader(conn), bufio.NewWriter(conn)}
-	}
-	c := w.conn
-	if err := c.SetDeadline(limit); err != nil {
-		return failed, err
-	}
-	req := *w.request // a shallow copy: the URL and headers are only read
-	req.ContentLength = int64(len(body))
-	req.Body = io.NopCloser(bytes.NewReader(body))
-	if err := req.Write(c.w); err != nil {
-		return failed, err
-	}
-	if err := c.w.Flush(); err != nil {
-		return failed, err
-	}
-	resp, err := http.ReadResponse(c.r, &req)
-	if err != nil {
-		return failed, err
-	}
-	w.body.Reset()
-	_, err = w.body.ReadFrom(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return failed, err
-	}
-	if resp.Close {
-		err = errServerClosed
-	}
-	if resp.StatusCode != http.StatusOK || !isSuccess(w.body.Bytes()) {
-		return failed, err
-	}
-	return succeeded, err
+// isTimeout tells an order that ran out of time (a connection's deadline, a context's) from
+// one that failed.
+func isTimeout(err error) bool {
+	var netErr net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout()
 }
-
-// errServerClosed: the server answered and asked to close the connection.
-var errServerClosed = errors.New("server closed the connection")
 
 var successField = []byte(`"status":"SUCCESS"`)
 

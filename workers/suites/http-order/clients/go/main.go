@@ -1,6 +1,8 @@
 // Command go_client is the http-order suite's Go load client (net/http): it sends orders to
 // the order server in a closed or an open loop and prints one JSON document on stdout, as the
-// suite's README.md specifies for every client.
+// suite's README.md specifies for every client. --library picks how the orders go out: on a
+// keep-alive connection per worker with net/http's codec ("tuned", the default), or through
+// one shared http.Client ("usual").
 package main
 
 import (
@@ -29,7 +31,15 @@ type config struct {
 	mlock       bool
 	settle      time.Duration // closed loop: the most the settled warm-up may take; 0: off
 	settleS     float64       // --settle as given, for the report
+	library     string        // libraryTuned or libraryUsual: how the orders go out
 }
+
+// --library: how a worker's orders go out (the loads, the measuring and the report are the
+// same code either way).
+const (
+	libraryTuned = "tuned" // a keep-alive connection per worker, net/http's codec (tuned.go)
+	libraryUsual = "usual" // one shared http.Client, client.Do (usual.go)
+)
 
 // report is the JSON document on stdout.
 type report struct {
@@ -56,6 +66,7 @@ type tuning struct {
 	PinCPUs string `json:"pin_cpus"`
 	Mlock   string `json:"mlock"`
 	Settle  string `json:"settle"`
+	Library string `json:"library"` // --library: "tuned" or "usual"
 }
 
 func main() {
@@ -74,7 +85,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	tune := tuning{PinCPUs: "off", Mlock: "off"}
+	tune := tuning{PinCPUs: "off", Mlock: "off", Library: cfg.library}
 	if cfg.mlock {
 		tune.Mlock = lockMemory()
 	}
@@ -113,6 +124,7 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 	pinCPUs := fs.String("pin-cpus", "", `CPUs to pin the workers to, e.g. "2-3" or "0,2" ("" = off)`)
 	mlock := fs.String("mlock", "false", "true: mlockall(MCL_CURRENT | MCL_FUTURE)")
 	settle := fs.Float64("settle", 0, "closed loop: seconds the warm-up may go on until latency settles; 0 = off")
+	library := fs.String("library", libraryTuned, "tuned: a keep-alive connection per worker with net/http's codec; usual: one shared http.Client (client.Do)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -155,6 +167,9 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 	default:
 		return config{}, fmt.Errorf("--mlock must be true or false, got %q", *mlock)
 	}
+	if *library != libraryTuned && *library != libraryUsual {
+		return config{}, fmt.Errorf("--library must be %s or %s, got %q", libraryTuned, libraryUsual, *library)
+	}
 
 	return config{
 		url:         strings.TrimRight(*base, "/") + "/order",
@@ -168,6 +183,7 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 		mlock:       lock,
 		settle:      seconds(*settle),
 		settleS:     *settle,
+		library:     *library,
 	}, nil
 }
 
@@ -211,8 +227,8 @@ func buildReport(cfg config, res result, tune tuning) (report, error) {
 }
 
 func logSummary(w io.Writer, out report, res result) {
-	fmt.Fprintf(w, "go_client: %s loop, %d orders (%d ok, %d errors, %d timeouts) in %.3f s, %.1f ok/s; p50 %v p99 %v\n",
-		out.Mode, out.Orders, out.OK, out.Errors, out.Timeouts, out.DurationS, out.Throughput,
+	fmt.Fprintf(w, "go_client: %s loop (%s), %d orders (%d ok, %d errors, %d timeouts) in %.3f s, %.1f ok/s; p50 %v p99 %v\n",
+		out.Mode, out.Tuning.Library, out.Orders, out.OK, out.Errors, out.Timeouts, out.DurationS, out.Throughput,
 		time.Duration(res.latency.ValueAtQuantile(50)), time.Duration(res.latency.ValueAtQuantile(99)))
 	if out.Orders < res.scheduled {
 		fmt.Fprintf(w, "go_client: %d of %d orders were not sent within --duration\n", res.scheduled-out.Orders, res.scheduled)

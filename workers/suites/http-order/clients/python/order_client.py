@@ -1,4 +1,5 @@
-"""The http-order suite's Python load client (aiohttp + asyncio, on uvloop's event loop).
+"""The http-order suite's Python load client (aiohttp + asyncio, on uvloop's event loop, or
+with --library usual on asyncio's own loop, as the seed's client ran).
 
 Sends orders to the order server in a closed loop (the seed's mode) or an open loop at a
 constant rate, and prints one JSON document on stdout; the suite's README.md is the contract
@@ -7,7 +8,7 @@ workers package's dependencies), so it runs on the runner's interpreter as it is
 
     order_client.py --url http://127.0.0.1:PORT --orders N --connections C --warmup W
                     --rate R --duration S --timeout T --pin-cpus LIST --mlock true|false
-                    [--settle S]
+                    [--settle S] [--library tuned|usual]
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ class Config:
     pin_cpus: tuple[int, ...]  # empty: no pinning
     mlock: bool
     settle_s: float = 0.0  # closed loop: the most the settled warm-up may take; 0: off
+    library: str = "tuned"  # tuned: uvloop; usual: asyncio's own loop (the seed's client)
 
     @property
     def open_loop(self) -> bool:
@@ -471,14 +473,15 @@ class Load:
 def main(argv: Sequence[str] | None = None) -> int:
     """Exit status: 0 when a measured order succeeded, 1 when none did, 2 for bad arguments."""
     config = parse_args(argv)
-    tuning = {"pin_cpus": "off", "mlock": "off"}
+    tuning = {"pin_cpus": "off", "mlock": "off", "library": config.library}
     # Before the event loop starts, so every thread it may create inherits the affinity.
     if config.pin_cpus:
         tuning["pin_cpus"] = pin_process(config.pin_cpus)
     if config.mlock:
         tuning["mlock"] = lock_memory()
 
-    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+    loop_factory = uvloop.new_event_loop if config.library == "tuned" else None
+    with asyncio.Runner(loop_factory=loop_factory) as runner:
         tally = runner.run(measure(config))
     tally.fill_histograms()
 
@@ -519,6 +522,10 @@ def parse_args(argv: Sequence[str] | None) -> Config:
     parser.add_argument(
         "--settle", type=float, default=0.0, help="closed loop: most seconds to settle; 0 = off"
     )
+    parser.add_argument(
+        "--library", choices=("tuned", "usual"), default="tuned",
+        help="tuned: on uvloop; usual: on asyncio's own event loop (the seed's client)"
+    )
     args = parser.parse_args(argv)
 
     if not args.url.startswith("http://") or len(args.url) <= len("http://"):
@@ -551,6 +558,7 @@ def parse_args(argv: Sequence[str] | None) -> Config:
         pin_cpus=args.pin_cpus,
         mlock=args.mlock == "true",
         settle_s=args.settle,
+        library=args.library,
     )
 
 
