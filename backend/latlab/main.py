@@ -109,9 +109,8 @@ def _serve_dashboard(app: FastAPI, dist: Path) -> None:
             return FileResponse(candidate)
         index = dist / "index.html"
         if not index.is_file():
-            return JSONResponse(
-                {"detail": "the dashboard is not built; run `make frontend`"}, status_code=503
-            )
+            return JSONResponse({"detail": "the dashboard is not built; run `make up` (or `cd "
+                                           "frontend && npm run build`)"}, status_code=503)
         return FileResponse(index)
 
 

@@ -11,7 +11,6 @@ from latlab.core.rate_limits import Use
 from latlab.core.routing import ApiRoute
 from latlab.core.schemas import Moment
 from latlab.models import Project, Run, Series
-from latlab.projects import service as projects
 from latlab.projects.schemas import CurrentProject
 from latlab.runs import context, exports, overview, profiles, service
 from latlab.runs.dependencies import RunFromPath
@@ -140,11 +139,9 @@ def find_run_project(run_id: Id, principal: Reader, session: DbSession) -> Curre
     """The project a run belongs to, for a signed-in user who may use it (a shared run URL
     opens in its project: the dashboard switches to it). Not for tokens: a token has one
     project."""
-    run = session.get(Run, run_id)
-    user = principal.user
-    if run is None or user is None or not projects.may_use(session, user, run.project_id):
+    if principal.user is None:
         raise NotFound(f"no run {run_id}")
-    return CurrentProject(project=session.get_one(Project, run.project_id).slug)
+    return CurrentProject(project=service.project_of_run(session, run_id, principal.user))
 
 
 @router.get("/runs/{run_id}/context")

@@ -12,7 +12,8 @@ from latlab.core.errors import (
     Gone,
     NotFound,
 )
-from latlab.models import Project, Run, Series
+from latlab.models import Project, Run, Series, User
+from latlab.projects import service as projects
 from latlab.runs.histogram import Histogram
 from latlab.suites import service as suite_service
 from latlab_contract.vocabulary import LATENCY_KEYS, SUMMARY_PERCENTILES, MetricInfo, tail_reliable
@@ -169,6 +170,14 @@ def _filtered(query: Select[tuple[Run]], filters: RunFilters) -> Select[tuple[Ru
 
 
 DEFAULT_BRANCH = "main"
+
+
+def project_of_run(session: Session, run_id: int, user: User) -> str:
+    """The slug of the project run `run_id` belongs to, when `user` may use that project."""
+    run = session.get(Run, run_id)
+    if run is None or not projects.may_use(session, user, run.project_id):
+        raise NotFound(f"no run {run_id}")
+    return session.get_one(Project, run.project_id).slug
 
 
 def load_run(session: Session, run_id: int, project_id: int | None = None) -> Run:
