@@ -3,8 +3,9 @@
 Give LATLAB_TEST_DATABASE_URL / LATLAB_TEST_REDIS_URL to use existing servers (one pytest
 process only). `make test` runs the tests in parallel (pytest-xdist, a file per worker at a
 time): each worker has a lab of its own, its own throwaway Postgres and Redis, Celery workers
-and api, and its own code user (a job's end kills every process of its code user; gw0 keeps
-latlab-code, gwN is latlab-code-N, made by scripts/bootstrap.sh --test).
+and api, its own code user (a job's end kills every process of its code user; gw0 keeps
+latlab-code, gwN is latlab-code-N, made by scripts/bootstrap.sh --test) and its own folder of
+code under test (job folders are named by job id, which each lab numbers from 1).
 Each test runs inside an outer transaction that is rolled back; tests that need real commits
 (concurrency, Celery workers, a live server) use `committed_db`, which empties the tables.
 """
@@ -57,8 +58,11 @@ def _start_services() -> tuple[str, str]:
 
 # Settings are read from the environment, so it is set before any latlab module reads it.
 DATABASE_URL, REDIS_URL = _start_services()
-if _WORKER and _WORKER != "gw0":
-    os.environ["LATLAB_CODE_USER"] = f"latlab-code-{int(_WORKER.removeprefix('gw'))}"
+if _WORKER:
+    if _WORKER != "gw0":
+        os.environ["LATLAB_CODE_USER"] = f"latlab-code-{int(_WORKER.removeprefix('gw'))}"
+    # Each lab numbers its jobs from 1: their folders (and builds) apart, kept across sessions.
+    os.environ["LATLAB_CODE_CACHE"] = f"/var/cache/latlab/code-{_WORKER}"
 os.environ["LATLAB_DATABASE_URL"] = DATABASE_URL
 os.environ["LATLAB_REDIS_URL"] = REDIS_URL
 os.environ["LATLAB_PUBLIC_URL"] = "http://lab.test"

@@ -9,6 +9,7 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+import redis
 
 needs_namespaces = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("ip") is None,
                                       reason="network namespaces need root and iproute2")
@@ -42,6 +43,35 @@ def namespaces(count: int, subnet: int = 231) -> Iterator[dict[str, tuple[str, s
     finally:
         for namespace in created:
             subprocess.run(["ip", "netns", "del", namespace], check=False)
+
+
+@contextlib.contextmanager
+def lab_hosts(count: int, redis_url: str, subnet: int = 231) -> \
+        Iterator[dict[str, tuple[str, str]]]:
+    """`namespaces(count, subnet)` whose runners reach the lab's broker (`redis_url`, on this
+    machine's loopback) over their links: it listens on the root side of each pair too while
+    they exist. Yields as `namespaces` does."""
+    with namespaces(count, subnet) as created:
+        broker = redis.Redis.from_url(redis_url)
+        previous = broker.config_get("bind")["bind"]
+        # Reachable only on loopback and the namespaces' private links; no password in tests.
+        broker.config_set("bind", " ".join(["127.0.0.1", *(r for _, r in created.values())]))
+        broker.config_set("protected-mode", "no")
+        try:
+            yield created
+        finally:
+            broker.config_set("protected-mode", "yes")
+            broker.config_set("bind", previous)
+
+
+def runner_options(namespace: str, created: dict[str, tuple[str, str]],
+                   redis_url: str) -> dict[str, object]:
+    """`start_runner`'s options for a runner in `namespace`: run inside it, reach the broker
+    over its link, announce its own address."""
+    address, broker = created[namespace]
+    port = redis_url.rsplit(":", 1)[1].split("/")[0]
+    return {"wrapper": inside(namespace), "broker_url": f"redis://{broker}:{port}/0",
+            "address": address}
 
 
 def inside(namespace: str) -> list[str]:

@@ -1,6 +1,8 @@
 """An experiment end to end with real parts, read in Chromium
 (frontend/tests/e2e/experiments.test.mjs): saved from the dashboard's form, run from its page
-on one host and then on another (two real runners with tags of their own), each run's echo
+on one host and then on another (two real runners with tags of their own, the second in a
+network namespace of its own, reaching the lab over its own link as another machine would),
+each run's echo
 jobs measured and stored by the ingest worker, the beat's `experiments.advance` judging every
 expectation once its jobs have ended: one that holds, one that does not, one that one trial
 cannot decide; the two runs side by side and one exported as Markdown."""
@@ -11,7 +13,9 @@ import subprocess
 from pathlib import Path
 
 from latlab.models import Role
-from tests.conftest import Actors
+from tests import netns
+from tests.conftest import REDIS_URL, Actors
+from tests.netns import needs_namespaces
 from tests.processes import Beat
 from tests.test_jobs_e2e import SMALL, _online
 
@@ -34,26 +38,32 @@ EXPERIMENT = {
 OUTCOMES = ["holds", "does-not-hold", "not-decided"]
 
 
+@needs_namespaces
 def test_an_experiment_saved_run_on_two_hosts_and_read_in_the_dashboard(
         committed_db, live_server, member, start_runner, tmp_path) -> None:
     assert (FRONTEND / "dist" / "index.html").is_file(), "build the dashboard: make test does"
     user = Actors(committed_db).user(Role.member, email="e2e-experiments@lab.test")
     committed_db.commit()
-    for host, tag in HOSTS.items():
-        start_runner(host, tags=tag)
-        _online(member, host)
-    beat = Beat(tmp_path / "beat-schedule")
-    try:
-        completed = subprocess.run(
-            ["node", "--test", "tests/e2e/experiments.test.mjs"], cwd=FRONTEND,
-            env={**os.environ, "LATLAB_URL": live_server, "LATLAB_EMAIL": user.email,
-                 "LATLAB_PASSWORD": PASSWORD, "LATLAB_EXPERIMENT": json.dumps(EXPERIMENT),
-                 "LATLAB_HOST_TAGS": ",".join(HOSTS.values()),
-                 "LATLAB_OUTCOMES": json.dumps(OUTCOMES),
-                 "LATLAB_SCREENSHOT_DIR": str(FRONTEND / "tests" / "e2e" / "screenshots")},
-            capture_output=True, text=True, timeout=1200, check=False)
-    finally:
-        beat.stop()
+    (first, first_tag), (second, second_tag) = HOSTS.items()
+    with netns.lab_hosts(1, REDIS_URL, subnet=233) as created:
+        (namespace,) = created
+        start_runner(first, tags=first_tag)
+        start_runner(second, tags=second_tag,
+                     **netns.runner_options(namespace, created, REDIS_URL))
+        _online(member, first)
+        assert _online(member, second)["address"] == created[namespace][0]
+        beat = Beat(tmp_path / "beat-schedule")
+        try:
+            completed = subprocess.run(
+                ["node", "--test", "tests/e2e/experiments.test.mjs"], cwd=FRONTEND,
+                env={**os.environ, "LATLAB_URL": live_server, "LATLAB_EMAIL": user.email,
+                     "LATLAB_PASSWORD": PASSWORD, "LATLAB_EXPERIMENT": json.dumps(EXPERIMENT),
+                     "LATLAB_HOST_TAGS": ",".join(HOSTS.values()),
+                     "LATLAB_OUTCOMES": json.dumps(OUTCOMES),
+                     "LATLAB_SCREENSHOT_DIR": str(FRONTEND / "tests" / "e2e" / "screenshots")},
+                capture_output=True, text=True, timeout=1200, check=False)
+        finally:
+            beat.stop()
     assert completed.returncode == 0, completed.stdout[-6000:] + completed.stderr[-4000:]
 
     # What the browser ran: two runs of version 1, each of its jobs on the host it named.

@@ -184,7 +184,7 @@ def test_postgres_restarted_gives_503s_then_one_run_per_key(lab) -> None:
 
 def test_a_frozen_postgres_answers_503_within_its_bound_then_recovers(lab) -> None:
     """Every Postgres process SIGSTOPped, its backends too: their sockets stay open and nothing
-    answers. A request gets 503 within the bound (`docs/architecture.md`, Faults: 8 s; the
+    answers. A request gets 503 within the bound (`docs/operations.md`, Faults: 8 s; the
     client waits 20 s so a loaded host does not fail it), not after the freeze; after SIGCONT
     the lab serves again."""
     before = lab.pids()

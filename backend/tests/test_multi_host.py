@@ -6,7 +6,6 @@ import subprocess
 from collections.abc import Iterator
 
 import pytest
-import redis
 
 from tests import netns
 from tests.conftest import REDIS_URL
@@ -18,29 +17,17 @@ pytestmark = needs_namespaces
 
 @pytest.fixture
 def namespaces() -> Iterator[dict[str, tuple[str, str]]]:
-    """Two namespaces (`tests.netns`); the broker listens on the root side of each pair."""
-    with netns.namespaces(2) as created:
-        broker = redis.Redis.from_url(REDIS_URL)
-        previous = broker.config_get("bind")["bind"]
-        # Reachable only on loopback and the namespaces' private links; no password in tests.
-        broker.config_set("bind", " ".join(["127.0.0.1", *(r for _, r in created.values())]))
-        broker.config_set("protected-mode", "no")
-        try:
-            yield created
-        finally:
-            broker.config_set("protected-mode", "yes")
-            broker.config_set("bind", previous)
+    """Two namespaces (`tests.netns`) whose runners reach the broker."""
+    with netns.lab_hosts(2, REDIS_URL) as created:
+        yield created
 
 
 def test_jobs_go_to_the_host_with_the_tags(member, start_runner, namespaces) -> None:
-    port = REDIS_URL.rsplit(":", 1)[1].split("/")[0]
     hosts = {}
-    for (namespace, (address, broker)), tags in zip(
-            namespaces.items(), ("hft-tuned,x86", "cloud,x86"), strict=True):
+    for namespace, tags in zip(namespaces, ("hft-tuned,x86", "cloud,x86"), strict=True):
         name = namespace.rsplit("-", 1)[0]
-        start_runner(name, tags=tags, wrapper=netns.inside(namespace),
-                     broker_url=f"redis://{broker}:{port}/0", address=address)
-        hosts[name] = address
+        start_runner(name, tags=tags, **netns.runner_options(namespace, namespaces, REDIS_URL))
+        hosts[name] = namespaces[namespace][0]
     for name, address in hosts.items():
         assert _online(member, name)["address"] == address
 

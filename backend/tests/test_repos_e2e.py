@@ -9,13 +9,13 @@ import os
 import pwd
 import re
 import shutil
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
 from git_servers import git_daemon, git_repository, http_git
 
 from latlab_workers.sandbox import running_as
+from latlab_workers.settings import get_settings
 from tests.test_jobs_e2e import _finish, _online
 
 # A thousand orders a trial (a P99 the gate trusts: 10 beyond it) through the Python client
@@ -188,7 +188,7 @@ def test_code_under_test_sees_no_secret_reaches_no_lab_port_and_leaves_nothing_r
     assert launched.status_code == 202, launched.text
     job, seen = _finish(member, launched.json()["id"], timeout=300)
     assert job["status"] == "succeeded", (job["error"], seen)
-    probe = max(Path("/var/cache/latlab/code/builds").glob("*/src/probe.json"),
+    probe = max((get_settings().code_cache / "builds").glob("*/src/probe.json"),
                 key=lambda p: p.stat().st_mtime)
     found = json.loads(probe.read_text())
     code_user = pwd.getpwnam(os.environ.get("LATLAB_CODE_USER", "latlab-code")).pw_uid

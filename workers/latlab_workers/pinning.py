@@ -21,7 +21,7 @@ def pinning(program: Program, context: Context) -> tuple[frozenset[int] | None, 
     load the rest, so neither takes CPU time from the other (refused with fewer than 2).
     "shared" puts every program on one CPU, the last the runner may use: on a small VM the
     wake-ups between CPUs, not the CPU the programs share, are what makes one trial differ
-    from the next (docs/architecture.md, Suites)."""
+    from the next (docs/suites.md)."""
     if program.cpus is None:
         return None, None
     text = render_one(program.cpus, context).strip()
