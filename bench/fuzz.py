@@ -64,6 +64,8 @@ SEED_FILES: dict[str, tuple[Path, tuple[str, ...]]] = {
     "k6": (ADAPTERS / "k6", ("**/*.json", "**/*.json.gz")),
     "wrk2": (ADAPTERS / "wrk2", ("**/*.txt",)),
     "hlog": (ADAPTERS / "hlog", ("**/*.hlog",)),
+    "catch2": (ADAPTERS / "catch2", ("[0-9]*/*.xml",)),
+    "vitest-bench": (ADAPTERS / "vitest-bench", ("[0-9]*/*.json",)),
     "ab": (ROOT / "workers" / "tests" / "golden" / "ab", ("*.txt",)),
     "latlab-json": (ROOT / "workers" / "tests" / "golden", ("echo-client.json",)),
     CONTRACT: (ROOT / "backend" / "tests" / "golden", ("v1-runner-*.json",)),
@@ -195,6 +197,8 @@ BREAKABLE = sorted(set(SEED_FILES) - {CONTRACT, "latlab-json", "hlog"})
 _GO_LINE = re.compile(rb"^(Benchmark\S*\s+)(\d+)(\s+)(\d+(?:\.\d+)?)( ns/op)", re.M)
 _WRK_AVG = re.compile(rb"^(\s*Latency\s+)(\d)", re.M)
 _WRK_POINT = re.compile(rb"^\s*(50|99)(?:\.000)?%\s+(\S+)\s*$", re.M)
+_CATCH2_MEAN = re.compile(rb"<mean value=\"(\d)")
+_CATCH2_ITERATIONS = re.compile(rb" iterations=\"(\d+)\"")
 
 
 def break_rule(adapter: str, seed: bytes, rng: random.Random) -> tuple[str, bytes] | None:
@@ -242,6 +246,16 @@ def _break_text(adapter: str, seed: bytes, rng: random.Random
     # wrk2's Avg is its thread statistics', which it prints beside the spectrum it is judged by
     if adapter == "wrk" and (average := _WRK_AVG.search(seed)) is not None:
         choices.append(("negative Avg", seed[:average.start(2)] + b"-" + seed[average.start(2):]))
+    if adapter == "catch2":
+        means = list(_CATCH2_MEAN.finditer(seed))
+        iterations = list(_CATCH2_ITERATIONS.finditer(seed))
+        if means:
+            mean = rng.choice(means)
+            choices.append(("negative mean", seed[:mean.start(1)] + b"-" + seed[mean.start(1):]))
+        if iterations:
+            count = rng.choice(iterations)
+            choices.append(("zero iterations", seed[:count.start(1)] + b"0"
+                            + seed[count.end(1):]))
     points = list(_WRK_POINT.finditer(seed))
     if len(points) == 2 and points[0].group(2) != points[1].group(2):
         first, second = points

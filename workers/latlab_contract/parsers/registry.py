@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from latlab_contract.fields import Scalar
 from latlab_contract.parsers import (
     ab,
+    catch2,
     criterion,
     ghz,
     go_bench,
@@ -28,6 +29,7 @@ from latlab_contract.parsers import (
     oha,
     pytest_benchmark,
     vegeta,
+    vitest_bench,
     wrk,
     wrk2,
 )
@@ -47,10 +49,12 @@ PARSERS: dict[str, Parser] = {
     "hlog": hlog.parse,
     "go-bench": go_bench.parse,
     "google-benchmark": google_benchmark.parse,
+    "catch2": catch2.parse,
     "criterion": criterion.parse,
     "jmh": jmh.parse,
     "pytest-benchmark": pytest_benchmark.parse,
     "hyperfine": hyperfine.parse,
+    "vitest-bench": vitest_bench.parse,
     "k6": k6.parse,
     "wrk2": wrk2.parse,
     "wrk": wrk.parse,
