@@ -58,7 +58,7 @@ frontend-test: $(NODE_STAMP)
 # The tests wait far more than they compute: PYTEST_WORKERS labs side by side, each running
 # one test file at a time (backend/tests/conftest.py); then, alone, the tests whose
 # measurements the others would disturb (marked serial).
-PYTEST_WORKERS ?= 3
+PYTEST_WORKERS ?= 4
 pytest: $(TOOLS_STAMP) $(DIST)
 	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not serial"
 	$(VENV)/bin/pytest -m serial

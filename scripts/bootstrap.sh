@@ -52,9 +52,9 @@ fi
 
 # Code under test (a repository's build and programs) runs as this user, never as the runner.
 # The tests run in parallel, each worker's lab with a code user of its own (every process of
-# a code user is killed when a job ends): latlab-code-1 .. -3 besides (backend/tests/conftest.py).
+# a code user is killed when a job ends): latlab-code-1 .. -5 besides (backend/tests/conftest.py).
 code_users=(latlab-code)
-[[ "$mode" == "--test" ]] && code_users+=(latlab-code-1 latlab-code-2 latlab-code-3)
+[[ "$mode" == "--test" ]] && code_users+=(latlab-code-1 latlab-code-2 latlab-code-3 latlab-code-4 latlab-code-5)
 for user in "${code_users[@]}"; do
   if [[ $(id -u) -eq 0 ]] && ! id "$user" >/dev/null 2>&1; then
     echo "bootstrap: creating the user $user (code under test runs as it)"

@@ -25,6 +25,10 @@ from latlab_workers.runner import HostIdentity, execute
 from latlab_workers.stacks import fold_collapsed, fold_perf_script, folded_text
 from latlab_workers.suites import SUITES_DIR, load_suite
 
+# Its profiles' shares (a spinning function the most sampled) hold when nothing else takes
+# the CPUs: other tests beside it do.
+pytestmark = pytest.mark.serial
+
 GOLDEN = Path(__file__).parent / "golden"
 
 

@@ -1,5 +1,4 @@
 import { useMemo, useState } from "react";
-import { useSearchParams } from "react-router";
 
 import {
   useAlertAction,
@@ -18,6 +17,7 @@ import { EmptyState, ErrorState, Loading } from "../components/common/Status";
 import { Pagination } from "../components/runs/Pagination";
 import { ALERT_STATES, SEVERITIES, assigneeName, type TriageAction } from "../lib/alerts";
 import { usePageTitle } from "../hooks/usePageTitle";
+import { useUrlFilters } from "../hooks/useUrlFilters";
 
 const PAGE_SIZE = 50;
 
@@ -28,7 +28,8 @@ const PAGE_SIZE = 50;
  */
 export function AlertsPage() {
   usePageTitle("Alerts");
-  const [search, setSearch] = useSearchParams();
+  const filters = useUrlFilters();
+  const { search } = filters;
   const state = ALERT_STATES.find((item) => item === search.get("state"));
   const severity = SEVERITIES.find((item) => item === search.get("severity"));
   const assignee = Math.max(0, Math.trunc(Number(search.get("assignee")) || 0));
@@ -55,12 +56,14 @@ export function AlertsPage() {
     [rules.data],
   );
 
-  function setParam(name: string, value: string) {
-    const next = new URLSearchParams(search);
-    if (value) next.set(name, value);
-    else next.delete(name);
-    if (name !== "offset") next.delete("offset");
-    setSearch(next);
+  // A selection is of the alerts shown: another filter or page clears it.
+  function setFilter(name: string, value: string) {
+    filters.setFilter(name, value);
+    setSelected(new Set());
+  }
+
+  function setOffset(offset: number) {
+    filters.setOffset(offset);
     setSelected(new Set());
   }
 
@@ -117,7 +120,7 @@ export function AlertsPage() {
       <div className="toolbar" role="group" aria-label="Filter alerts">
         <label>
           State{" "}
-          <select value={state ?? ""} onChange={(event) => setParam("state", event.target.value)}>
+          <select value={state ?? ""} onChange={(event) => setFilter("state", event.target.value)}>
             <option value="">any</option>
             {ALERT_STATES.map((item) => (
               <option key={item} value={item}>
@@ -130,7 +133,7 @@ export function AlertsPage() {
           Severity{" "}
           <select
             value={severity ?? ""}
-            onChange={(event) => setParam("severity", event.target.value)}
+            onChange={(event) => setFilter("severity", event.target.value)}
           >
             <option value="">any</option>
             {SEVERITIES.map((item) => (
@@ -144,7 +147,7 @@ export function AlertsPage() {
           Assignee{" "}
           <select
             value={assignee || ""}
-            onChange={(event) => setParam("assignee", event.target.value)}
+            onChange={(event) => setFilter("assignee", event.target.value)}
           >
             <option value="">anyone</option>
             {assignee > 0 && !assignees.data?.some((user) => user.id === assignee) && (
@@ -200,7 +203,7 @@ export function AlertsPage() {
             total={alerts.data.total}
             limit={PAGE_SIZE}
             offset={offset}
-            onOffsetChange={(next) => setParam("offset", next > 0 ? String(next) : "")}
+            onOffsetChange={setOffset}
           />
         </>
       )}

@@ -1,5 +1,4 @@
 import { useState } from "react";
-import { useSearchParams } from "react-router";
 
 import { usePermissions } from "../api/auth";
 import { errorMessage } from "../api/client";
@@ -11,13 +10,14 @@ import { JobsTable } from "../components/jobs/JobsTable";
 import { Pagination } from "../components/runs/Pagination";
 import { JOB_STATUSES } from "../lib/jobs";
 import { usePageTitle } from "../hooks/usePageTitle";
+import { useUrlFilters } from "../hooks/useUrlFilters";
 
 const PAGE_SIZE = 50;
 
 /** Launch jobs and follow them; the list polls while a job is still going. */
 export function JobsPage() {
   usePageTitle("Jobs");
-  const [search, setSearch] = useSearchParams();
+  const { search, setFilter, setOffset } = useUrlFilters();
   const { canWrite } = usePermissions();
   const status = JOB_STATUSES.find((item) => item === search.get("status"));
   const offset = Math.max(0, Number(search.get("offset")) || 0);
@@ -28,14 +28,6 @@ export function JobsPage() {
   const [cancelError, setCancelError] = useState<string | null>(null);
   const linked = Number(search.get("job"));
   const highlight = Number.isInteger(linked) && linked > 0 ? [...launched, linked] : launched;
-
-  function setParam(name: string, value: string) {
-    const next = new URLSearchParams(search);
-    if (value) next.set(name, value);
-    else next.delete(name);
-    if (name !== "offset") next.delete("offset");
-    setSearch(next);
-  }
 
   function onCancel(job: JobRead) {
     setCancelError(null);
@@ -61,7 +53,7 @@ export function JobsPage() {
       <div className="toolbar">
         <label>
           Status{" "}
-          <select value={status ?? ""} onChange={(event) => setParam("status", event.target.value)}>
+          <select value={status ?? ""} onChange={(event) => setFilter("status", event.target.value)}>
             <option value="">any</option>
             {JOB_STATUSES.map((item) => (
               <option key={item} value={item}>
@@ -101,7 +93,7 @@ export function JobsPage() {
             total={jobs.data.total}
             limit={PAGE_SIZE}
             offset={offset}
-            onOffsetChange={(next) => setParam("offset", next > 0 ? String(next) : "")}
+            onOffsetChange={setOffset}
           />
         </>
       )}

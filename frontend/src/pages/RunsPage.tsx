@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { Link, useNavigate, useSearchParams } from "react-router";
+import { Link, useNavigate } from "react-router";
 
 import { errorMessage } from "../api/client";
 import { useSuites } from "../api/hosts";
@@ -11,8 +11,15 @@ import { RunFilters, type FilterValues } from "../components/runs/RunFilters";
 import { RunsTable } from "../components/runs/RunsTable";
 import { compareHref, oldestFirst, togglePick } from "../lib/compare";
 import { MAX_RUNS, multiCompareHref } from "../lib/multiCompare";
-import { activeFilterCount, queryFromSearch, rangeStart, type RunOrder } from "../lib/runFilters";
+import {
+  activeFilterCount,
+  queryFromSearch,
+  rangeStart,
+  withFilter,
+  type RunOrder,
+} from "../lib/runFilters";
 import { usePageTitle } from "../hooks/usePageTitle";
+import { useUrlFilters } from "../hooks/useUrlFilters";
 
 /** Two runs: their comparison; more: side by side, the oldest as the baseline. */
 function picksHref(ids: number[]): string {
@@ -21,7 +28,7 @@ function picksHref(ids: number[]): string {
 
 export function RunsPage() {
   usePageTitle("Runs");
-  const [search, setSearch] = useSearchParams();
+  const { search, setSearch, setFilter, setOffset } = useUrlFilters();
   const query = queryFromSearch(search);
   const runs = useRuns(query);
   const suites = useSuites();
@@ -31,19 +38,8 @@ export function RunsPage() {
   const ordered = oldestFirst(picked);
   const filtered = activeFilterCount(query) > 0;
 
-  function setOffset(offset: number) {
-    const next = new URLSearchParams(search);
-    if (offset > 0) next.set("offset", String(offset));
-    else next.delete("offset");
-    setSearch(next);
-  }
-
   function setOrder(order: RunOrder) {
-    const next = new URLSearchParams(search);
-    if (order === "-started_at") next.delete("order");
-    else next.set("order", order);
-    next.delete("offset");
-    setSearch(next);
+    setFilter("order", order === "-started_at" ? "" : order);
   }
 
   function apply(values: FilterValues) {
@@ -54,11 +50,7 @@ export function RunsPage() {
   }
 
   function range(hours: number) {
-    const next = new URLSearchParams(search);
-    next.set("since", rangeStart(hours, new Date()));
-    next.delete("until");
-    next.delete("offset");
-    setSearch(next);
+    setSearch(withFilter(withFilter(search, "since", rangeStart(hours, new Date())), "until", ""));
   }
 
   return (
