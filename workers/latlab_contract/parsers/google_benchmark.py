@@ -62,6 +62,7 @@ from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, valid
 from latlab_contract.parsers.harness import (
     checked,
     duration_ns,
+    fail_every_series,
     load_json,
     member,
     metric_name,
@@ -164,8 +165,7 @@ def parse(text: str, context: ParseContext) -> Parsed:
         ran = len(failed) + sum(int(t.metrics.get("repetitions", 1))
                                 for made in trials.values() for t in made)
         failures = Failures(failed=len(failed), total=ran, detail=_failures(failed)[:500])
-        for made in trials.values():
-            made[-1] = made[-1].model_copy(update={"failures": failures})
+        fail_every_series(trials.values(), failures)
         notes.append(f"Google Benchmark: {_failures(failed)}: no measurement of "
                      f"{'it' if len({f.name for f in failed}) == 1 else 'them'} is stored; "
                      f"the failure is on every series of the run"[:500])

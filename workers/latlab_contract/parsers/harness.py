@@ -26,6 +26,7 @@ from latlab_contract import hdr
 from latlab_contract.fields import HIGHEST_NS, MAX_COUNT
 from latlab_contract.latency import Latency, Reported
 from latlab_contract.parsers.base import ParseError
+from latlab_contract.result import Failures, TrialIn
 from latlab_contract.vocabulary import SUMMARY_PERCENTILES, TIME_UNITS, Direction, MetricSpec
 
 NS_PER_OP = MetricSpec(unit="ns/op", direction="lower", label="time per op")
@@ -101,6 +102,13 @@ def duration_ns(value: float, unit: str, where: str) -> float:
     if not 0 <= result < HIGHEST_NS + 0.5:
         raise ParseError(f"{where}: latency {value} {unit} is outside 0 .. 1 h")
     return result
+
+
+def fail_every_series(trial_lists: Iterable[list[TrialIn]], failures: Failures) -> None:
+    """A run's failures (benchmarks that measured nothing, so have no series of their own) on
+    every series, once: on its last trial."""
+    for trials in trial_lists:
+        trials[-1] = trials[-1].model_copy(update={"failures": failures})
 
 
 def samples(values: Iterable[int], where: str) -> Latency:

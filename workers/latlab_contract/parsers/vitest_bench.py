@@ -47,6 +47,7 @@ from latlab_contract.parsers.harness import (
     OPS_PER_S,
     checked,
     duration_ns,
+    fail_every_series,
     load_json,
     member,
     named,
@@ -76,7 +77,7 @@ def parse(text: str, context: ParseContext) -> Parsed:
         _refuse_text(text)
     document = checked(load_json(text), "$", dict)
     files = member(document, "files", "$", list)
-    series: list[SeriesIn] = []
+    found: list[tuple[dict[str, str], list[TrialIn]]] = []
     failed: list[str] = []
     total = 0
     for f_index, file in enumerate(files):
@@ -92,13 +93,14 @@ def parse(text: str, context: ParseContext) -> Parsed:
                 if "mean" not in bench and "sampleCount" not in bench:
                     failed.append(f"'{name}' ({group_name})")
                     continue
-                labels = {"group": group_name, "benchmark": name}
+                count = _count(bench, path)
                 try:
-                    trial = TrialIn(latency=_latency(bench, path), metrics=_metrics(bench, path))
-                    series.append(SeriesIn(labels=labels, trials=[trial]))
+                    trial = TrialIn(latency=_latency(bench, count, path),
+                                    metrics=_metrics(bench, count, path))
                 except ValidationError as error:
                     raise ParseError(f"{path}: {validation_message(error)}") from error
-    if not series:
+                found.append(({"group": group_name, "benchmark": name}, [trial]))
+    if not found:
         if failed:
             raise ParseError(f"$.files: no bench was measured: Vitest wrote no statistics for "
                              f"{', '.join(failed)} (it threw or was stopped)"[:500])
@@ -107,11 +109,13 @@ def parse(text: str, context: ParseContext) -> Parsed:
     if failed:
         detail = (f"Vitest wrote no statistics for {len(failed)} of {total} benches (they "
                   f"threw or were stopped): {', '.join(failed)}")[:500]
-        failures = Failures(failed=len(failed), total=total, detail=detail)
-        for index, item in enumerate(series):
-            series[index] = item.model_copy(update={"trials": [
-                *item.trials[:-1], item.trials[-1].model_copy(update={"failures": failures})]})
+        fail_every_series((trials for _, trials in found),
+                          Failures(failed=len(failed), total=total, detail=detail))
         notes.append(f"{detail}; the failure is on every series of the run"[:500])
+    try:
+        series = [SeriesIn(labels=labels, trials=trials) for labels, trials in found]
+    except ValidationError as error:
+        raise ParseError(validation_message(error)) from error
     return Parsed(series=series, metric_info=METRIC_INFO, gate=["hz"], notes=notes)
 
 
@@ -124,11 +128,8 @@ def _refuse_text(text: str) -> None:
 
 
 def _ms(bench: dict[str, Any], key: str, path: str) -> float:
-    """A time tinybench wrote in ms, in ns (refused when negative or over an hour)."""
-    value = member(bench, key, path, float)
-    if value < 0:
-        raise ParseError(f"{path}.{key}: {value:g} ms: a time cannot be negative")
-    return duration_ns(value, "ms", f"{path}.{key}")
+    """A time tinybench wrote in ms, in ns (refused outside 0 .. 1 h)."""
+    return duration_ns(member(bench, key, path, float), "ms", f"{path}.{key}")
 
 
 def _count(bench: dict[str, Any], path: str) -> int:
@@ -141,13 +142,11 @@ def _count(bench: dict[str, Any], path: str) -> int:
     return int(count)
 
 
-def _latency(bench: dict[str, Any], path: str) -> Latency:
-    count = _count(bench, path)
+def _latency(bench: dict[str, Any], count: int, path: str) -> Latency:
     points = [(q, _ms(bench, key, path)) for key, q in _POINTS.items()]
     mean = _ms(bench, "mean", path)
     stddev = member(bench, "sd", path, float)
-    if stddev < 0:
-        raise ParseError(f"{path}.sd: {stddev:g} ms: a standard deviation cannot be negative")
+    stddev_ns = duration_ns(stddev, "ms", f"{path}.sd")
     if "variance" in bench:
         variance = member(bench, "variance", path, float)
         if not math.isclose(stddev, math.sqrt(max(variance, 0.0)), rel_tol=_AGREEMENT,
@@ -160,11 +159,10 @@ def _latency(bench: dict[str, Any], path: str) -> Latency:
             raise ParseError(f"{path}.{low}: {low_value / 1e6:g} ms is above its {high} "
                              f"({high_value / 1e6:g} ms): tinybench's statistics are sorted "
                              "samples")
-    return spectrum(points, count, path, mean=mean,
-                    stddev=duration_ns(stddev, "ms", f"{path}.sd"))
+    return spectrum(points, count, path, mean=mean, stddev=stddev_ns)
 
 
-def _metrics(bench: dict[str, Any], path: str) -> dict[str, float]:
+def _metrics(bench: dict[str, Any], count: int, path: str) -> dict[str, float]:
     hz = member(bench, "hz", path, float)
     mean_ms = member(bench, "mean", path, float)
     if mean_ms <= 0 or hz <= 0 or not math.isclose(hz, 1000.0 / mean_ms, rel_tol=_AGREEMENT):
@@ -175,4 +173,4 @@ def _metrics(bench: dict[str, Any], path: str) -> dict[str, float]:
     if rme < 0:
         raise ParseError(f"{path}.rme: {rme:g} %: a margin of error cannot be negative")
     return {"hz": hz, "p75": _ms(bench, "p75", path), "p995": _ms(bench, "p995", path),
-            "rme": rme, "samples": float(_count(bench, path))}
+            "rme": rme, "samples": float(count)}
