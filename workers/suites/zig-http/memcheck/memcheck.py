@@ -44,11 +44,11 @@ histogram is the requests' under strace (ptrace stops the server at every call):
 server's latency.
 
     memcheck.py --server BIN --load HDR_LOAD --requests N --concurrency C --timeout S
-                [--tool memcheck|callgrind|strace] [--program NAME] [--server-arg ARG ...]
-                [--workdir DIR]
+                [--tool memcheck|callgrind|strace] [--program NAME] [--workdir DIR]
+                [-- SERVER_ARG ...]
 
 `--program` names the server in the profiles (server-zig, or server-zco: the same binary
-with the seed's ZCO flags, each given as a `--server-arg`). Under io_uring (`--io uring`) the
+with the seed's ZCO flags, given after `--`). Under io_uring (`--io uring`) the
 kernel writes a request into the server's buffer when the operation completes, a write
 valgrind does not see: memcheck then reports every read of that buffer as uninitialised,
 though the server reads only bytes the kernel wrote. The epoll build reads the same bytes
@@ -93,8 +93,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--workdir", type=Path, help="keep valgrind's files here")
     parser.add_argument("--program", default="server-zig",
                         help="the suite's name for the server valgrind runs")
-    parser.add_argument("--server-arg", action="append", default=[], dest="server_args",
-                        help="one more argument of the server (repeat)")
+    parser.add_argument("server_args", nargs="*", metavar="SERVER_ARG",
+                        help="more arguments of the server, after --")
     args = parser.parse_args(argv)
     if args.requests < 1 or args.concurrency < 1 or args.timeout < 1:
         print("memcheck: requests, concurrency and timeout must be >= 1", file=sys.stderr)

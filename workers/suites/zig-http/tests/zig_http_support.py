@@ -2,9 +2,9 @@
 test folder may use)."""
 
 import socket
-import sys
 from pathlib import Path
 
+from latlab_workers.builds import program_context
 from latlab_workers.suites import SUITES_DIR, Suite, load_suite
 from latlab_workers.templates import render
 
@@ -39,9 +39,9 @@ def exchange(address: tuple[str, int], request: bytes, responses: int = 1,
 
 def suite_command(built: Path, program: str, scenario: str,
                   params: dict[str, object]) -> list[str]:
-    """The suite's `program` command as a job of `scenario` (with `params`) runs it, from the
-    suite's folder."""
-    resolved = SUITE.resolved_params(scenario, params)
-    context = {name: str(value) for name, value in resolved.items()} | {
-        "build_dir": str(built), "python": sys.executable}
-    return render(SUITE.programs[program].command, context)
+    """The suite's `program` command as the runner renders it for the first series of a job
+    of `scenario` (with `params`) that runs it, from the suite's folder."""
+    plan = next(plan for plan in SUITE.plan(SUITE.resolved_params(scenario, params))
+                if program in (plan.load.name, *(server.name for server in plan.servers)))
+    return render(SUITE.programs[program].command,
+                  {**plan.context, **program_context(SUITE, built)})
