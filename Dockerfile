@@ -9,13 +9,13 @@ RUN npm run build
 
 FROM python:3.11-slim-bookworm AS lab
 WORKDIR /app
+COPY contract contract
 COPY workers/pyproject.toml workers/pyproject.toml
-COPY workers/latlab_contract workers/latlab_contract
 COPY workers/latlab_workers workers/latlab_workers
 COPY workers/suites workers/suites
 COPY backend/pyproject.toml backend/pyproject.toml
 COPY backend/latlab backend/latlab
-RUN pip install --no-cache-dir ./workers ./backend
+RUN pip install --no-cache-dir ./contract ./workers ./backend
 COPY migrations migrations
 COPY --from=dashboard /src/frontend/dist frontend/dist
 ENV LATLAB_FRONTEND_DIST=/app/frontend/dist

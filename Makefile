@@ -25,10 +25,10 @@ system:
 system-test:
 	@scripts/bootstrap.sh --test
 
-$(PY_STAMP): backend/pyproject.toml workers/pyproject.toml
+$(PY_STAMP): contract/pyproject.toml workers/pyproject.toml cli/pyproject.toml backend/pyproject.toml
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
-	$(VENV)/bin/pip install -q -e workers -e 'backend[dev]'
+	$(VENV)/bin/pip install -q -e contract -e workers -e cli -e 'backend[dev]'
 	touch $@
 
 # The suites' pip packages and go-installed tools ([toolchain] in each suite.toml).
@@ -47,8 +47,8 @@ up: system $(TOOLS_STAMP) $(DIST)
 	$(PY) -m latlab.localstack up
 
 lint: $(TOOLS_STAMP) $(NODE_STAMP)
-	$(VENV)/bin/ruff check backend workers/latlab_workers workers/latlab_contract workers/tests migrations bench
-	$(VENV)/bin/mypy backend/latlab workers/latlab_workers workers/latlab_contract
+	$(VENV)/bin/ruff check backend contract workers/latlab_workers workers/tests cli migrations bench
+	$(VENV)/bin/mypy backend/latlab contract/latlab_contract workers/latlab_workers cli/latlab_cli
 	$(VENV)/bin/mypy bench
 	cd frontend && npm run typecheck
 

@@ -3,7 +3,7 @@ runs it (`python -m latlab.localstack up`: supervisord over Postgres, Redis, the
 ingest and alerts workers, beat and this host's runner), in a throwaway data directory.
 
 - Workload (threads): CI clients submitting runs with idempotency keys through the CLI's API
-  client (`latlab.cli.client.Lab`, the one `latlab submit` uses), retrying as a CI step would
+  client (`latlab_cli.client.Lab`, the one `latlab submit` uses), retrying as a CI step would
   (see `submit_retried`); one in four runs breaches an SLA rule whose channel is a real local
   HTTP receiver; short echo jobs launched, a third of them cancelled; readers on the
   dashboard's heaviest routes (runs list, run detail, compare, trends). With `--flood`, one
@@ -46,11 +46,11 @@ import httpx
 import psycopg
 
 from latlab import localstack
-from latlab.cli.client import Lab
-from latlab.cli.config import Settings
-from latlab.cli.errors import Rejected, Unreachable
 from latlab.core import rate_limits
 from latlab.core.settings import Settings as LabSettings
+from latlab_cli.client import Lab
+from latlab_cli.config import Settings
+from latlab_cli.errors import Rejected, Unreachable
 
 PROGRAMS = ("api", "ingest", "alerts", "beat", "runner", "redis", "postgres")
 FAULTS = (*(f"{action} {target}" for target in PROGRAMS for action in ("kill", "stop")),

@@ -12,6 +12,6 @@ if [[ ! -x "$venv/bin/latlab-runner" ]]; then
   echo "join-host: installing the runner in $venv"
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q --upgrade pip
-  "$venv/bin/pip" install -q -e "$here/workers"
+  "$venv/bin/pip" install -q -e "$here/contract" -e "$here/workers"
 fi
 exec "$venv/bin/latlab-runner" join "$@" --service

@@ -4,6 +4,7 @@ from fastapi import APIRouter, Depends
 
 from latlab.alerts.router import router as alerts_router
 from latlab.analysis.router import router as analysis_router
+from latlab.annotations.router import router as annotations_router
 from latlab.auth.router import projects_router
 from latlab.auth.router import router as auth_router
 from latlab.bisections.router import router as bisections_router
@@ -26,4 +27,5 @@ api_router.include_router(repos_router)
 api_router.include_router(bisections_router)
 api_router.include_router(experiments_router)
 api_router.include_router(analysis_router)
+api_router.include_router(annotations_router)
 api_router.include_router(alerts_router)

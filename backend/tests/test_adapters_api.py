@@ -35,7 +35,7 @@ JUNIT_XSD = xmlschema.XMLSchema(Path(__file__).parent / "golden" / "junit" / "JU
 def _cli(live_server: str, token: str, *args: str, stdin: str | None = None
          ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "latlab.cli", "submit", "--url", live_server, *args],
+        [sys.executable, "-m", "latlab_cli", "submit", "--url", live_server, *args],
         env={"LATLAB_TOKEN": token, "PATH": "/usr/bin:/bin"}, capture_output=True, text=True,
         timeout=120, check=False, input=stdin,
     )

@@ -25,7 +25,7 @@ GOLDEN_PPROF = (Path(__file__).resolve().parents[2] / "workers" / "tests" / "gol
 
 def _submit(live_server: str, token: str, path, *extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "latlab.cli", "submit", str(path), "--url", live_server, *extra],
+        [sys.executable, "-m", "latlab_cli", "submit", str(path), "--url", live_server, *extra],
         env={"LATLAB_TOKEN": token, "PATH": "/usr/bin:/bin"}, capture_output=True, text=True,
         timeout=120, check=False,
     )

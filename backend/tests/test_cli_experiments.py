@@ -75,7 +75,7 @@ def test_saved_run_waited_for_listed_and_exported(env, committed_db, tmp_path) -
     refused = latlab("experiment", "save", str(broken), env=env)
     assert refused.returncode == 2 and "names series 'x'" in refused.stderr, refused.stderr
 
-    waiting = subprocess.Popen([sys.executable, "-m", "latlab.cli", "experiment", "run",
+    waiting = subprocess.Popen([sys.executable, "-m", "latlab_cli", "experiment", "run",
                                 "tuning", "--wait"], env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + WAIT_S

@@ -1,14 +1,18 @@
-"""The CLI installs for CI as the README says, in a clean virtual environment, and submits a
-harness's output to a running lab; the api's package can only ever take this repository's
-workers package, never one of that name from a public index."""
+"""The CLI installs for CI as the README says, alone, in a clean virtual environment (none of the
+server comes with it), and submits a harness's output to a running lab; the packages can only
+ever take this repository's contract and workers packages, never ones of those names from a
+public index."""
 
+import json
 import re
 import shlex
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
+import pytest
 from packaging.requirements import Requirement
 from packaging.version import Version
 
@@ -16,6 +20,9 @@ from latlab.models import Scope
 from tests.conftest import Actors
 
 ROOT = Path(__file__).resolve().parents[2]
+# What the server runs on, which a CI step that submits a file needs none of.
+SERVER = {"fastapi", "starlette", "uvicorn", "sqlalchemy", "psycopg", "alembic", "scipy",
+          "celery", "redis", "py-spy", "argon2-cffi", "latlab", "latlab-workers"}
 
 
 def test_the_readme_install_gives_a_cli_that_submits(live_server, committed_db,
@@ -30,6 +37,11 @@ def test_the_readme_install_gives_a_cli_that_submits(live_server, committed_db,
                                cwd=ROOT, capture_output=True, text=True, timeout=900,
                                check=False)
     assert installed.returncode == 0, installed.stderr[-2000:]
+    listed = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "list", "--format",
+                             "json"], capture_output=True, text=True, timeout=120, check=True)
+    packages = {p["name"].lower() for p in json.loads(listed.stdout)}
+    assert {"latlab-cli", "latlab-contract"} <= packages
+    assert not SERVER & packages, "the CLI's install brought the server's stack"
     token = Actors(committed_db).token(Scope.runs_write, Scope.read)
     committed_db.commit()
     golden = ROOT / "workers" / "tests" / "golden" / "adapters" / "go-bench" / "fast.txt"
@@ -44,24 +56,42 @@ def test_the_readme_install_gives_a_cli_that_submits(live_server, committed_db,
     assert "verdict: no-baseline" in submitted.stderr
 
 
-def test_the_api_package_takes_only_this_repositorys_workers() -> None:
-    """A bare `latlab-workers` would be fetched from PyPI by a `pip install ./backend`, where
-    anyone may register the name; a local version (`+repo`) is one PyPI refuses to host."""
-    backend = tomllib.loads((ROOT / "backend" / "pyproject.toml").read_text())["project"]
-    workers = tomllib.loads((ROOT / "workers" / "pyproject.toml").read_text())["project"]
-    (ours,) = [Requirement(r) for r in backend["dependencies"]
-               if Requirement(r).name == workers["name"]]
-    version = Version(workers["version"])
+@pytest.mark.parametrize(("package", "needs"), [
+    ("backend", "contract"), ("backend", "workers"), ("workers", "contract"), ("cli", "contract")])
+def test_a_package_takes_only_this_repositorys_own(package: str, needs: str) -> None:
+    """A bare `latlab-contract` or `latlab-workers` would be fetched from PyPI by a `pip
+    install ./cli`, where anyone may register the name; a local version (`+repo`) is one PyPI
+    refuses to host."""
+    project = _project(package)
+    needed = _project(needs)
+    (ours,) = [Requirement(r) for r in project["dependencies"]
+               if Requirement(r).name == needed["name"]]
+    version = Version(needed["version"])
     assert version.local and str(ours.specifier) == f"=={version}"
 
 
+def test_the_server_does_not_carry_the_cli() -> None:
+    """The CLI is its own package: the server's has no `latlab` command, and the CLI's
+    dependencies are the contract and an HTTP client, with typer and rich."""
+    assert "latlab" not in _project("backend").get("scripts", {})
+    assert _project("cli")["scripts"] == {"latlab": "latlab_cli:main"}
+    assert not (ROOT / "backend" / "latlab" / "cli").exists()
+    needs = {Requirement(r).name for r in _project("cli")["dependencies"]}
+    assert needs == {"latlab-contract", "httpx", "typer", "rich"}
+
+
+def _project(folder: str) -> dict[str, Any]:
+    project: dict[str, Any] = tomllib.loads((ROOT / folder / "pyproject.toml").read_text())[
+        "project"]
+    return project
+
+
 def test_the_cli_starts_without_the_servers_stack() -> None:
-    """Every command but `ensure-admin` is a client of the API: loading the CLI loads no
-    database layer, web framework, password hashing or statistics library (it took 1.8 s to
-    start when `ensure-admin`'s imports came with it; 0.55 s without, `latlab --help` here)."""
+    """Every command is a client of the API: loading the CLI loads no database layer, web
+    framework, password hashing, broker or statistics library, even where they are installed."""
     loaded = subprocess.run(
-        [sys.executable, "-c", "import sys, latlab.cli; "
+        [sys.executable, "-c", "import sys, latlab_cli; "
          "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"],
         capture_output=True, text=True, timeout=60, check=True).stdout.split()
     assert not {"sqlalchemy", "fastapi", "starlette", "argon2", "psycopg", "scipy",
-                "celery"} & set(loaded)
+                "celery", "latlab", "latlab_workers"} & set(loaded)

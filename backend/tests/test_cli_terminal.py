@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from latlab.cli.params import typed_params
 from latlab.models import Role, Scope
+from latlab_cli.params import typed_params
 from latlab_contract.vocabulary import quantity
 from tests.conftest import Actors, wait_for
 from tests.factories import result, samples
@@ -22,7 +22,7 @@ EXIT_BY_VERDICT = {"pass": 0, "no-baseline": 0, "inconclusive": 0, "fail": 1}
 
 
 def latlab(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "latlab.cli", *args], env=env,
+    return subprocess.run([sys.executable, "-m", "latlab_cli", *args], env=env,
                           capture_output=True, text=True, timeout=600, check=False)
 
 

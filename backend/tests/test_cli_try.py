@@ -106,9 +106,9 @@ def test_repos_are_registered_with_a_secret_from_a_file_and_refused_saying_why(
     assert "s3cret" not in listed.stdout
 
 
-# `latlab ARGS...` as `python -m latlab.cli` runs it (`main`), its exit status kept in a file
+# `latlab ARGS...` as `python -m latlab_cli` runs it (`main`), its exit status kept in a file
 # (tmux 3.3 does not always know a dead pane's).
-LATLAB = ("import sys; from pathlib import Path; from latlab.cli import main; "
+LATLAB = ("import sys; from pathlib import Path; from latlab_cli import main; "
           "code = main(sys.argv[2:]); Path(sys.argv[1]).write_text(str(code)); sys.exit(code)")
 
 

@@ -125,7 +125,7 @@ def _make_targets() -> set[str]:
 
 
 def _cli():  # the click command behind the Typer app
-    from latlab.cli import app
+    from latlab_cli import app
     return typer.main.get_command(app)
 
 

@@ -156,7 +156,7 @@ def test_the_cli_prints_what_was_not_compared(live_server, committed_db, tmp_pat
         path.write_text(json.dumps(result(suite=SUITE, scenario="cli", commit=commit, series=[
             {"labels": {"benchmark": name}, "trials": _trials(rng)}])))
         done.append(subprocess.run(
-            [sys.executable, "-m", "latlab.cli", "submit", "--url", live_server, str(path),
+            [sys.executable, "-m", "latlab_cli", "submit", "--url", live_server, str(path),
              "--junit", str(tmp_path / f"{name}.xml")],
             env={"LATLAB_TOKEN": token["Authorization"].split()[1], "PATH": "/usr/bin:/bin"},
             capture_output=True, text=True, timeout=120, check=False))
@@ -178,7 +178,7 @@ def test_the_cli_passes_on_what_the_adapter_could_not_read(live_server, committe
     golden = (Path(__file__).resolve().parents[2] / "workers" / "tests" / "golden" /
               "adapters" / "k6" / "v1.8.1" / "default-trend-stats" / "summary.json")
     done = subprocess.run(
-        [sys.executable, "-m", "latlab.cli", "submit", "--url", live_server, "--adapter", "k6",
+        [sys.executable, "-m", "latlab_cli", "submit", "--url", live_server, "--adapter", "k6",
          "--suite", "k6-demo", str(golden), "--summary", str(tmp_path / "summary.md")],
         env={"LATLAB_TOKEN": token["Authorization"].split()[1], "PATH": "/usr/bin:/bin"},
         capture_output=True, text=True, timeout=120, check=False)

@@ -164,7 +164,7 @@ def test_ci_submits_one_go_test_run_per_commit_and_the_cli_reports_the_window(
         ns = 1500 * level * float(np.exp(rng.normal(0, SPREAD)))
         path.write_text(f"pkg: example.org/lib\nBenchmarkParse-2   \t  800000\t{ns:.1f} ns/op\n")
         return subprocess.run(
-            [sys.executable, "-m", "latlab.cli", "submit", "--url", live_server, "--adapter",
+            [sys.executable, "-m", "latlab_cli", "submit", "--url", live_server, "--adapter",
              "go-bench", "--suite", "lib", "--commit", f"{index:04x}beef",
              "--started-at", f"2026-11-01T{index // 60:02d}:{index % 60:02d}:00+00:00",
              *args, str(path)],

@@ -1,11 +1,12 @@
 """The layers of the code, written once: a room may import the rooms below it, never one above.
 
-Lowest first. `latlab_contract` (the wire types and the metric vocabulary) is below
-everything; the runner (`latlab_workers`) stands beside the backend and imports only the
-contract; inside the backend, each domain folder may import those listed before it. A domain's
-HTTP edge (`router.py`, `dependencies.py`) serves requests, so it may import any domain (it
-is below only the modules that assemble the app and the processes). Imports are read from the
-source (every `import` and `from ... import`, wherever it stands), so a late import counts.
+Lowest first. `latlab_contract` (the wire types, the metric vocabulary and the reports) is
+below everything; the runner (`latlab_workers`) and the CLI (`latlab_cli`) stand beside the
+backend and import only the contract; inside the backend, each domain folder may import those
+listed before it. A domain's HTTP edge (`router.py`, `dependencies.py`) serves requests, so it
+may import any domain (it is below only the modules that assemble the app and the processes).
+Imports are read from the source (every `import` and `from ... import`, wherever it stands),
+so a late import counts.
 """
 
 import ast
@@ -27,6 +28,7 @@ LAYERS = [
     ("latlab.hosts",),
     ("latlab.runs",),
     ("latlab.analysis",),
+    ("latlab.annotations",),
     ("latlab.alerts",),
     ("latlab.jobs",),
     ("latlab.bisections",),
@@ -34,9 +36,10 @@ LAYERS = [
     ("latlab.ingest",),
     ("latlab.monitoring",),
     ("http",),  # every domain's router.py and dependencies.py
-    ("latlab.api", "latlab.worker", "latlab.main", "latlab.cli", "latlab.localstack"),
+    ("latlab.api", "latlab.worker", "latlab.main", "latlab.admin", "latlab.localstack"),
 ]
-RUNNER = "latlab_workers"
+# Packages of their own beside the backend, which meet it only in the contract.
+BESIDE = ("latlab_workers", "latlab_cli")
 HTTP_EDGE = ("router", "dependencies")
 
 
@@ -56,8 +59,8 @@ def rank(name: str) -> int | None:
 
 
 def modules() -> Iterator[tuple[str, Path]]:
-    for base, package in ((ROOT / "backend", "latlab"), (ROOT / "workers", "latlab_contract"),
-                          (ROOT / "workers", RUNNER)):
+    for base, package in ((ROOT / "backend", "latlab"), (ROOT / "contract", "latlab_contract"),
+                          (ROOT / "workers", "latlab_workers"), (ROOT / "cli", "latlab_cli")):
         for path in sorted((base / package).rglob("*.py")):
             parts = path.relative_to(base).with_suffix("").parts
             name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -86,12 +89,13 @@ def wrong_way(name: str, path: Path) -> list[str]:
     found = []
     for line, target in imported(path, name):
         theirs = room(target)
-        if theirs == mine or not target.startswith(("latlab", RUNNER)):
+        if theirs == mine or not target.startswith("latlab"):
             continue
         where = f"{path.relative_to(ROOT)}:{line} ({mine}) imports {target} ({theirs})"
-        if mine == RUNNER or theirs == RUNNER:
-            if not (mine == RUNNER and theirs == "latlab_contract"):
-                found.append(f"{where}: the runner and the backend meet only in the contract")
+        if mine in BESIDE or theirs in BESIDE:
+            if not (mine in BESIDE and theirs == "latlab_contract"):
+                found.append(f"{where}: the runner, the CLI and the backend meet only in the "
+                             "contract")
             continue
         low, high = rank(theirs), rank(mine)
         if low is None or high is None:
@@ -128,7 +132,11 @@ def test_no_import_hides_in_a_function() -> None:
     ("latlab_contract.hdr", "from latlab.core import errors\n",
      "a lower room imports a higher one"),
     ("latlab.runs.service", "from latlab_workers import runner\n",
-     "the runner and the backend meet only in the contract"),
+     "the runner, the CLI and the backend meet only in the contract"),
+    ("latlab_cli.submit", "from latlab.runs import service\n",
+     "the runner, the CLI and the backend meet only in the contract"),
+    ("latlab_cli.submit", "from latlab_workers import runner\n",
+     "the runner, the CLI and the backend meet only in the contract"),
     ("latlab.runs.router", "from latlab.ingest.service import ingest\n", None),
     ("latlab.analysis.compare", "from latlab.runs import service\n", None),
 ])

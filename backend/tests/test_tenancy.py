@@ -46,6 +46,9 @@ def two_projects(client, actors, db, tmp_path) -> dict[str, Any]:
     repository = client.post("/api/v1/repositories", json={
         "name": f"{MARK}-repo", "url": f"file://{tmp_path / 'code'}"})
     assert repository.status_code == 201, repository.text
+    annotation = client.post("/api/v1/annotations", json={
+        "text": f"{MARK} deployed", "suite": f"{MARK}-suite", "host": f"{MARK}-host"})
+    assert annotation.status_code == 201, annotation.text
     alerts = client.get("/api/v1/alerts").json()["items"]
     assert alerts and all(MARK in a["suite"] for a in alerts)
     project_b = db.scalar(select(Project).where(Project.slug == MARK))
@@ -72,7 +75,8 @@ def two_projects(client, actors, db, tmp_path) -> dict[str, Any]:
         "run_id": second["id"], "series_id": series_id, "alert_id": alerts[0]["id"],
         "job_id": job.id, "slug": MARK, "host_id": host_id, "channel_id": channel["id"], "index": 0,
         "rule_id": rule["id"], "baseline_id": baseline["id"], "schedule_id": schedule.json()["id"],
-        "profile_id": profile["id"], "name": f"{MARK}-repo", "bisection_id": bisection.id},
+        "profile_id": profile["id"], "name": f"{MARK}-repo", "bisection_id": bisection.id,
+        "annotation_id": annotation.json()["id"]},
         "queries": {"baseline": first["id"], "candidate": second["id"],
                     "suite": f"{MARK}-suite", "scenario": "medium", "series_id": series_id}}
 
@@ -113,7 +117,7 @@ def test_a_token_of_project_a_sees_nothing_of_project_b(client, two_projects) ->
     assert {"/api/v1/runs", "/api/v1/alerts", "/api/v1/sla-rules", "/api/v1/channels",
             "/api/v1/baselines", "/api/v1/schedules", "/api/v1/jobs",
             "/api/v1/alerts/{alert_id}/deliveries", "/api/v1/projects", "/api/v1/bisections",
-            "/api/v1/bisections/{bisection_id}"} <= set(looked)
+            "/api/v1/bisections/{bisection_id}", "/api/v1/annotations"} <= set(looked)
     # The walk is not blind: A's own data is there.
     assert [r["id"] for r in client.get("/api/v1/runs", headers=headers).json()["items"]] == [
         two_projects["alpha_run"]]
@@ -153,6 +157,7 @@ def test_project_b_objects_cannot_be_changed_from_project_a(client, actors,
         ("DELETE", f"/api/v1/schedules/{ids['schedule_id']}"),
         ("PATCH", f"/api/v1/repositories/{ids['name']}"),
         ("DELETE", f"/api/v1/repositories/{ids['name']}"),
+        ("DELETE", f"/api/v1/annotations/{ids['annotation_id']}"),
     ]:
         response = client.request(method, url, json={} if method == "PATCH" else None)
         assert response.status_code == 404, (method, url, response.status_code)

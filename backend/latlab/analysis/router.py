@@ -4,7 +4,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Response, status
 
-from latlab.analysis import baselines, catalogue, profiles, reports, thresholds
+from latlab.analysis import baselines, catalogue, profiles, thresholds
 from latlab.analysis import compare as comparisons
 from latlab.analysis import trends as history
 from latlab.analysis.schemas import (
@@ -44,6 +44,7 @@ from latlab.runs import profiles as stored_profiles
 from latlab.runs import service as run_service
 from latlab.runs.keys import label_key
 from latlab.suites import service as suite_service
+from latlab_contract import reports
 from latlab_contract.fields import INT64_MAX
 
 router = APIRouter(tags=["analysis"], route_class=ApiRoute)

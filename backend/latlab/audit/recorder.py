@@ -1,8 +1,8 @@
 """The audit log's writer: every flush that creates, changes or deletes a user, a project, a
 project membership, a token, an SLA rule, a channel, a pinned baseline, a schedule, a
-repository or a host (the projects it serves: heartbeats write hosts outside the session)
-writes an `audit_event` row in the same transaction, so a change and its record commit or
-roll back together, whichever service, router or command made it. A membership
+repository, an annotation or a host (the projects it serves: heartbeats write hosts outside
+the session) writes an `audit_event` row in the same transaction, so a change and its record
+commit or roll back together, whichever service, router or command made it. A membership
 (`project_member`, keyed by project and user) is recorded under its project with the member's
 user id as its id.
 
@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session, UOWTransaction
 
 from latlab.core.clock import get_clock
 from latlab.models import (
+    Annotation,
     ApiToken,
     AuditEvent,
     Baseline,
@@ -38,7 +39,7 @@ from latlab.models import (
 )
 
 AUDITED: tuple[type, ...] = (User, Project, ProjectMember, ApiToken, SlaRule, Channel, Baseline,
-                             Schedule, Repository, Host)
+                             Schedule, Repository, Annotation, Host)
 SECRETS = {"password_hash", "token_hash", "url", "secret"}
 BOOKKEEPING = {"last_used_at", "consecutive_failures", "failing_since", "retry_at",
                "last_error", "last_run_at", "next_run_at"}

@@ -4,7 +4,7 @@ from typing import Any, Literal
 from latlab.core.schemas import ReadSchema
 
 EntityType = Literal["user", "project", "project_member", "api_token", "sla_rule", "channel",
-                     "baseline", "schedule", "repository", "host"]
+                     "baseline", "schedule", "repository", "annotation", "host"]
 Action = Literal["create", "update", "delete", "refused"]
 
 

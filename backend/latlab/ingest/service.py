@@ -1,7 +1,8 @@
 """The one flow that stores and judges a run. A CI submission (`POST /runs`) and a runner's
-outcome (`ingest.outcomes`) both come here: the run is stored (`runs.service`), judged by the
-CI gate against its baseline and by the SLA rules, and the alerts it raises or clears are
-stored with their outbox rows, all in the caller's transaction.
+outcome (`ingest.outcomes`) both come here: the run is stored (`runs.service`), marked with
+the lab's annotations when its host or suite changed since the previous run (`annotations`),
+judged by the CI gate against its baseline and by the SLA rules, and the alerts it raises or
+clears are stored with their outbox rows, all in the caller's transaction.
 
 A lab job's run that the gate only suspects of a regression is measured again
 (`jobs.confirmation`); when that confirmation run comes back it settles the suspected run:
@@ -18,6 +19,7 @@ from latlab.alerts import history, rules
 from latlab.analysis import baselines, compare, coverage, gate, thresholds, tries
 from latlab.analysis.stats import ALPHA
 from latlab.analysis.window import window_stats
+from latlab.annotations import service as annotations
 from latlab.bisections import regressions
 from latlab.jobs import confirmation, stages
 from latlab.jobs import service as job_service
@@ -60,6 +62,7 @@ def ingest(session: Session, project: Project, body: RunCreate, *, request_hash:
         job_id=None if job is None else job.id,
         confirms_run_id=None if job is None else job.confirms_run_id)
     if not stored.replayed:
+        annotations.notice(session, stored.run)
         judge(session, stored.run)
     return stored
 

@@ -116,7 +116,7 @@ def up() -> int:
                        data / "logs" / "redis.log", kill=False)
         os.environ.update(env)
         upgrade(env["LATLAB_DATABASE_URL"])
-        admin = subprocess.run([str(bin_dir / "latlab"), "ensure-admin"], env=env, check=True,
+        admin = subprocess.run([str(bin_dir / "latlab-ensure-admin")], env=env, check=True,
                                capture_output=True, text=True).stdout.strip()
         print(admin, flush=True)
         _enroll_runner(env)

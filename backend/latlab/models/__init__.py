@@ -10,6 +10,7 @@ from latlab.models.alert import (
     Severity,
     SlaRule,
 )
+from latlab.models.annotation import Annotation
 from latlab.models.audit import AuditEvent
 from latlab.models.base import Base
 from latlab.models.bisection import Bisection
@@ -27,6 +28,7 @@ from latlab.models.user import ApiToken, LoginSession, Role, Scope, User
 __all__ = [
     "Alert",
     "AlertState",
+    "Annotation",
     "ApiToken",
     "AuditEvent",
     "Base",

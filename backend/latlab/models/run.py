@@ -30,6 +30,8 @@ class Run(Base):
               "started_at"),
         Index("ix_run_project_suite_started", "project_id", "suite", "started_at"),
         Index("ix_run_project_started", "project_id", "started_at"),
+        # A host's previous run, whose fingerprint a new run's is compared with (annotations).
+        Index("ix_run_project_host_started", "project_id", "host_name", "started_at"),
         Index("ix_run_started", "started_at"),
         Index("ix_run_not_rolled_up", "started_at", postgresql_where="rolled_up_at IS NULL"),
         Index("ix_run_created_at", "created_at"),

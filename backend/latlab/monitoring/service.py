@@ -15,7 +15,6 @@ from typing import Any
 from sqlalchemy import ColumnElement, Float, String, cast, extract, func, literal_column, select
 from sqlalchemy.orm import Session
 
-from latlab.analysis.reports import series_name
 from latlab.core.clock import get_clock
 from latlab.core.kv import REDIS_ERRORS, redis_client
 from latlab.hosts import service as host_service
@@ -34,6 +33,7 @@ from latlab.models import (
 from latlab.runs import overview
 from latlab.runs import service as run_service
 from latlab_contract import ALERTS_QUEUE, INGEST_QUEUE, LAB_QUEUE, host_queue
+from latlab_contract.reports import series_name
 
 WINDOW = timedelta(hours=1)
 WINDOW_TEXT = "the last hour"

@@ -2,6 +2,7 @@
 
 import type {
   AlertListQuery,
+  AnnotationQuery,
   AuditQuery,
   CompareQuery,
   JobCreate,
@@ -48,6 +49,10 @@ export const keys = {
       [...keys.analysis.all, "trend-series", suite, scenario, runId] as const,
     baselines: () => [...keys.analysis.all, "baselines"] as const,
     gateSettings: () => [...keys.analysis.all, "gate-settings"] as const,
+  },
+  annotations: {
+    all: ["annotations"] as const,
+    list: (query: AnnotationQuery) => [...keys.annotations.all, "list", query] as const,
   },
   hosts: {
     all: ["hosts"] as const,

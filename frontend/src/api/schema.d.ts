@@ -1211,6 +1211,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/annotations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Annotations
+         * @description The project's annotations, newest first: people's and CI's notes, and the lab's own
+         *     (a host's tuning changed, a suite's version changed).
+         */
+        get: operations["list_annotations_api_v1_annotations_get"];
+        put?: never;
+        /**
+         * Annotate
+         * @description Mark a moment on the project's trends: a deploy, a config change, a new machine. A
+         *     token with runs:write may (a CI step after a deploy).
+         */
+        post: operations["annotate_api_v1_annotations_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/annotations/{annotation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete Annotation
+         * @description Remove an annotation, the lab's own included (the audit log keeps what it said).
+         */
+        delete: operations["delete_annotation_api_v1_annotations__annotation_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sla-rules/templates": {
         parameters: {
             query?: never;
@@ -1709,6 +1755,80 @@ export interface components {
          */
         AlertState: "open" | "acknowledged" | "resolved";
         /**
+         * AnnotationCreate
+         * @example {
+         *       "link": "https://ci.example.com/deploys/812",
+         *       "suite": "http-order",
+         *       "text": "deployed orders 2.4 (batching off)"
+         *     }
+         */
+        AnnotationCreate: {
+            /** Text */
+            text: string;
+            /**
+             * At
+             * @description When it happened (ISO 8601 with a zone); default: now
+             */
+            at?: string | null;
+            /**
+             * Suite
+             * @description The suite whose trends it concerns; default: every suite's
+             */
+            suite?: string | null;
+            /**
+             * Host
+             * @description The host whose runs it concerns; default: every host's
+             */
+            host?: string | null;
+            /**
+             * Link
+             * @description A page about it (a deploy, a change request)
+             */
+            link?: string | null;
+        };
+        /** AnnotationRead */
+        AnnotationRead: {
+            /** Id */
+            id: number;
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /**
+             * Kind
+             * @description note: a person's or a CI step's; host: the lab saw a host's tuning or hardware change between two of its runs; suite: the lab saw a suite's version change
+             * @enum {string}
+             */
+            kind: "note" | "host" | "suite";
+            /** Text */
+            text: string;
+            /** Link */
+            link: string | null;
+            /**
+             * Suite
+             * @description None: every suite's trends
+             */
+            suite: string | null;
+            /**
+             * Host
+             * @description None: every host's runs
+             */
+            host: string | null;
+            /**
+             * Run Id
+             * @description The run at which the lab noticed the change
+             */
+            run_id: number | null;
+            /** Created By */
+            created_by: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+        };
+        /**
          * Assignee
          * @description A user of the project who may be assigned alerts (a member or an admin).
          */
@@ -1739,7 +1859,7 @@ export interface components {
              * Entity Type
              * @enum {string}
              */
-            entity_type: "user" | "project" | "project_member" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule" | "repository" | "host";
+            entity_type: "user" | "project" | "project_member" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule" | "repository" | "annotation" | "host";
             /** Entity Id */
             entity_id: number;
             /**
@@ -6210,7 +6330,7 @@ export interface operations {
     list_audit_events_api_v1_audit_get: {
         parameters: {
             query?: {
-                entity_type?: ("user" | "project" | "project_member" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule" | "repository" | "host") | null;
+                entity_type?: ("user" | "project" | "project_member" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule" | "repository" | "annotation" | "host") | null;
                 entity_id?: number | null;
                 action?: ("create" | "update" | "delete" | "refused") | null;
                 actor_user_id?: number | null;
@@ -10111,6 +10231,183 @@ export interface operations {
             };
             /** @description The body is larger than the api takes */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    list_annotations_api_v1_annotations_get: {
+        parameters: {
+            query?: {
+                /** @description Those of this suite and of every suite */
+                suite?: string | null;
+                /** @description Those of this host and of every host */
+                host?: string | null;
+                /** @description From this moment on (ISO 8601) */
+                since?: string | null;
+                /** @description Up to this moment (ISO 8601) */
+                until?: string | null;
+                /** @description Items per page */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnnotationRead"][];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    annotate_api_v1_annotations_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnnotationCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnnotationRead"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    delete_annotation_api_v1_annotations__annotation_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                annotation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

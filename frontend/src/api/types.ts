@@ -70,6 +70,13 @@ export type ChangePoint = TrendRead["change_points"][number];
 export type TrendBranch = TrendRead["branches"][number];
 export type TrendParamsSet = TrendRead["params_sets"][number];
 export type TrendWindow = NonNullable<TrendRead["window"]>;
+export type AnnotationQuery = NonNullable<
+  paths["/api/v1/annotations"]["get"]["parameters"]["query"]
+>;
+export type AnnotationRead = Json<paths["/api/v1/annotations"]["get"]["responses"][200]>[number];
+export type AnnotationCreate = NonNullable<
+  paths["/api/v1/annotations"]["post"]["requestBody"]
+>["content"]["application/json"];
 export type GateEvidence = RunRead["gate_evidence"][number];
 export type GateWindow = GateEvidence["window"];
 export type GateSettingsRead = Json<paths["/api/v1/gate-settings"]["get"]["responses"][200]>;

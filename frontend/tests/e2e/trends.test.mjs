@@ -1,14 +1,17 @@
 // Trends in Chromium: a trend draws main by default and names the params it draws; runs
 // started in the same second each have their own point, and a click opens that point's run;
-// the latest run's window is drawn and written; a run's page shows the gate's evidence and
-// opens the trend of its own history; an admin sets gate thresholds in the settings.
+// the latest run's window is drawn and written; annotations (the lab's kernel upgrade, CI's
+// deploy) are drawn and listed, and one added from the page appears and goes; a run's page
+// shows the gate's evidence and opens the trend of its own history; an admin sets gate
+// thresholds in the settings.
 //
 //   LATLAB_URL=... LATLAB_EMAIL=... LATLAB_PASSWORD=... LATLAB_SAME_SECOND_RUN_IDS=4,5,6 \
 //   LATLAB_FEATURE_RUN_ID=11 LATLAB_LATEST_RUN_ID=12 node --test tests/e2e/trends.test.mjs
 //
 // backend/tests/test_trends_e2e.py provides all of this from a throwaway stack: http-order
 // `medium`, series {client: rust}, a history of main with params connections=50 (and an older
-// one with connections=200), a slower run of the branch `feature`.
+// one with connections=200, on kernel 6.1.0 where the rest ran on 6.14.0), a slower run of the
+// branch `feature`, and CI's annotation "deployed orders 2.4" at 2026-11-15 12:00.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -57,6 +60,44 @@ test("trends: one history, and each point opens its own run", async (t) => {
       /\d+(\.\d)?% with 1 trial, \d+(\.\d)?% with 3, \d+(\.\d)?% with 5/,
     );
     await screenshot(session.page, "trends-01-main");
+  });
+
+  await t.test("annotations are drawn between runs and listed; one is added and removed", async () => {
+    const lines = () => chart().locator(".trend-annotation");
+    const list = session.page.getByRole("list", { name: "Annotations" });
+    await list.waitFor();
+    assert.equal(await lines().count(), 2);
+    const listed = await list.innerText();
+    // The lab's, at the first run on the new kernel (the trend's first), then CI's deploy.
+    assert.match(listed, /A1 · 2026-11-10 10:00:00 UTC · host lab-07: kernel 6\.1\.0 -> 6\.14\.0/);
+    assert.match(listed, /A2 · 2026-11-15 12:00:00 UTC · deployed orders 2\.4/);
+    assert.equal(
+      await list.getByRole("link", { name: "link" }).getAttribute("href"),
+      "https://ci.example.com/deploys/812",
+    );
+    // CI's deploy sits between the runs of 11-15 and 11-16, left of the 11-16 run's point.
+    const rows = await chart().locator("circle.trend-point").evaluateAll((circles) =>
+      circles.map((c) => Number(c.getAttribute("cx"))),
+    );
+    const deployX = await lines()
+      .nth(1)
+      .locator("line")
+      .evaluate((line) => Number(line.getAttribute("x1")));
+    const sorted = [...new Set(rows)].sort((a, b) => a - b);
+    assert.ok(deployX > sorted[5] && deployX < sorted[6], `${deployX} in ${sorted.join(", ")}`);
+    await screenshot(session.page, "trends-01b-annotations");
+
+    await session.page.getByLabel("What happened").fill("config: batching on");
+    await session.page.getByRole("button", { name: "Annotate" }).click();
+    await list.getByText("config: batching on").waitFor();
+    await session.page.waitForFunction(
+      () => document.querySelectorAll("figure .trend-annotation").length === 3,
+    );
+    const added = list.locator("li", { hasText: "config: batching on" });
+    assert.match(await added.innerText(), /\(note, /);
+    await added.getByRole("button", { name: "remove" }).click();
+    await added.waitFor({ state: "detached" });
+    assert.equal(await lines().count(), 2);
   });
 
   await t.test("runs started in the same second are points of their own", async () => {

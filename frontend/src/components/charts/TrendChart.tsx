@@ -12,6 +12,7 @@ import {
   YAxis,
 } from "recharts";
 
+import type { AnnotationMarker } from "../../lib/annotations";
 import {
   indexTicks,
   rowLabels,
@@ -37,13 +38,14 @@ export interface TrendLine {
  * A metric run after run, a line per series: the x axis is the runs' order (labelled with
  * their commits), so runs started in the same second each have their own point. Change points
  * as a dot on the run after the change and a dashed vertical line, the latest run's window as
- * a band from its centre to its bound, SLA thresholds as horizontal lines. Clicking a point
- * opens its run.
+ * a band from its centre to its bound, SLA thresholds as horizontal lines, annotations as
+ * solid grey vertical lines between two runs, numbered. Clicking a point opens its run.
  */
 export function TrendChart({
   rows,
   lines,
   thresholds,
+  annotations = [],
   unit,
   onOpenRun,
   height = 380,
@@ -51,6 +53,7 @@ export function TrendChart({
   rows: MergedTrendRow[];
   lines: TrendLine[];
   thresholds: Threshold[];
+  annotations?: AnnotationMarker[];
   unit: string;
   onOpenRun: (runId: number) => void;
   height?: number;
@@ -106,6 +109,21 @@ export function TrendChart({
               }
               strokeDasharray="4 4"
               label={{ value: `SLA: ${threshold.name}`, position: "insideTopRight", fontSize: 12 }}
+            />
+          ))}
+          {annotations.map((marker) => (
+            <ReferenceLine
+              key={`an-${String(marker.annotation.id)}`}
+              x={marker.x}
+              ifOverflow="extendDomain"
+              stroke="var(--annotation)"
+              strokeWidth={1.5}
+              className="trend-annotation"
+              label={{
+                value: `A${String(marker.number)}`,
+                position: "insideBottomLeft",
+                fontSize: 12,
+              }}
             />
           ))}
           {lines.flatMap((line) =>

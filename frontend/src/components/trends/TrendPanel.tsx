@@ -3,17 +3,16 @@ import { Link, useNavigate, useSearchParams } from "react-router";
 
 import { useRules } from "../../api/alerts";
 import { useTrends } from "../../api/analysis";
+import { useAnnotations } from "../../api/annotations";
 import { errorMessage } from "../../api/client";
-import type { TrendBranch, TrendQuery, TrendRead } from "../../api/types";
+import type { TrendQuery, TrendRead } from "../../api/types";
+import { annotationMarkers } from "../../lib/annotations";
 import { formatDateTime, formatLabels, shortCommit } from "../../lib/format";
 import {
   changeMarkers,
-  formatParams,
   formatShare,
   matchingThresholds,
-  mergeParamsSets,
   mergeTrendRows,
-  paramsParam,
   smallestChangeText,
   windowBand,
   type SeriesChoice,
@@ -22,6 +21,8 @@ import {
 import { formatValue } from "../../lib/units";
 import { TrendChart, type TrendLine } from "../charts/TrendChart";
 import { EmptyState, ErrorState, Loading } from "../common/Status";
+import { HistoryChoice } from "./HistoryChoice";
+import { TrendAnnotations } from "./TrendAnnotations";
 
 const DIRECTION_TEXT: Record<string, string> = {
   lower: "lower is better",
@@ -29,8 +30,8 @@ const DIRECTION_TEXT: Record<string, string> = {
   none: "no better direction",
 };
 
-/** A metric's history, series by series: the chart with its thresholds, change points and
- * window, and the choice of history (branch, host, params, days). */
+/** A metric's history, series by series: the chart with its thresholds, change points,
+ * window and annotations, and the choice of history (branch, host, params, days). */
 export function TrendPanel({
   suite,
   scenario,
@@ -90,8 +91,24 @@ export function TrendPanel({
       changes: changeMarkers(item.trend.points, item.trend.change_points, rows),
       window: windowBand(rows, item.trend.window),
     }));
-    return { rows, lines };
+    const hosts = new Set(
+      withKeys.flatMap((item) => item.trend.points.flatMap((p) => p.host_name ?? [])),
+    );
+    return { rows, lines, hosts };
   }, [series, trends.data]);
+  const first = chart.rows[0];
+  const annotations = useAnnotations(
+    {
+      suite,
+      since: first ? new Date(first.t).toISOString() : undefined,
+      limit: 500,
+    },
+    first !== undefined,
+  );
+  const markers = useMemo(
+    () => annotationMarkers(chart.rows, annotations.data ?? [], chart.hosts),
+    [chart, annotations.data],
+  );
 
   const unit = loaded[0]?.unit ?? "";
   const direction = loaded[0]?.direction ?? "none";
@@ -157,13 +174,15 @@ export function TrendPanel({
         {label} in {unit || "no unit"}, {DIRECTION_TEXT[direction] ?? direction}, run after run
         (labelled by commit). Circles and dashed verticals mark change points;{" "}
         {windows.length > 0 ? "the shaded band is the latest run's window, centre to bound; " : ""}
-        {thresholds.length > 0 ? "dashed horizontals are SLA thresholds; " : ""}click a point to
-        open its run.
+        {thresholds.length > 0 ? "dashed horizontals are SLA thresholds; " : ""}
+        {markers.length > 0 ? "grey verticals are annotations (A1, A2…, listed below); " : ""}
+        click a point to open its run.
       </p>
       <TrendChart
         rows={chart.rows}
         lines={chart.lines}
         thresholds={thresholds}
+        annotations={markers}
         unit={unit}
         onOpenRun={(id) => void navigate(`/runs/${String(id)}`)}
       />
@@ -200,6 +219,7 @@ export function TrendPanel({
           })}
         </ul>
       )}
+      <TrendAnnotations markers={markers} suite={suite} host={host} />
       <h2 id="change-points">Change points</h2>
       {changes.length === 0 ? (
         <p className="muted">No change point in this history.</p>
@@ -284,97 +304,6 @@ export function TrendPanel({
       </details>
     </>
   );
-}
-
-/**
- * Which history is drawn: the branch and params, named, with the other branches and params
- * sets of the series to choose from (each is a history of its own).
- */
-function HistoryChoice({
-  trends,
-  names,
-  onBranch,
-  onParams,
-}: {
-  trends: TrendRead[];
-  names: string[];
-  onBranch: (name: string) => void;
-  onParams: (params: string) => void;
-}) {
-  const first = trends[0];
-  if (first === undefined) return null;
-  const branch = first.branch;
-  const branches = new Map<string, TrendBranch>();
-  for (const item of trends.flatMap((trend) => trend.branches))
-    if ((branches.get(item.name)?.runs ?? -1) < item.runs) branches.set(item.name, item);
-  const others = [...branches.values()].filter((item) => item.name !== branch);
-  const sets = mergeParamsSets(trends.map((trend) => trend.params_sets));
-  const drawn = [...new Set(trends.map((trend) => paramsParam(trend.params)))];
-  // The set drawn as the answer names it (a param the suite added later may be left out of
-  // the params asked for).
-  const current = sets.find((set) => set.drawn);
-  const value = drawn.length === 1 && current ? paramsParam(current.params) : "";
-  return (
-    <div className="trend-history" role="group" aria-label="History drawn">
-      <p>
-        Branch <strong data-testid="trend-branch">{branch}</strong>
-        {others.length > 0 && (
-          <>
-            {" "}
-            <span className="muted">· other branches:</span>{" "}
-            {others.map((item, index) => (
-              <span key={item.name}>
-                {index > 0 && ", "}
-                <button type="button" className="link-button" onClick={() => onBranch(item.name)}>
-                  {item.name}
-                </button>{" "}
-                <span className="muted small">({runs(item.runs)})</span>
-              </span>
-            ))}
-          </>
-        )}
-      </p>
-      <p>
-        Params{" "}
-        {drawn.length === 1 ? (
-          <strong data-testid="trend-params">{formatParams(first.params)}</strong>
-        ) : (
-          <span data-testid="trend-params">
-            {trends.map((trend, index) => (
-              <span key={index}>
-                {index > 0 && "; "}
-                {names[index]}: <strong>{formatParams(trend.params)}</strong>
-              </span>
-            ))}
-          </span>
-        )}
-        {sets.length > 1 && (
-          <>
-            {" "}
-            <label>
-              <span className="muted">· draw the runs with</span>{" "}
-              <select
-                aria-label="Params"
-                value={value}
-                onChange={(event) => event.target.value && onParams(event.target.value)}
-              >
-                {value === "" && <option value="">(choose params)</option>}
-                {sets.map((set) => (
-                  <option key={paramsParam(set.params)} value={paramsParam(set.params)}>
-                    {formatParams(set.params)} ({runs(set.runs)})
-                  </option>
-                ))}
-              </select>
-            </label>
-          </>
-        )}
-      </p>
-    </div>
-  );
-}
-
-function runs(count: number): string {
-  return `${String(count)} run${count === 1 ? "" : "s"}`;
 }
 
 /** The start of a range of `days` days back, at midnight UTC (stable within a day, so the

@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from latlab.analysis import reports
+from latlab_contract import reports
 from latlab_contract.vocabulary import LATENCY_LABELS, quantity
 
 # Markup off: labels and the lab's messages may hold brackets; lines are never re-wrapped.

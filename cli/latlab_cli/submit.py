@@ -10,13 +10,12 @@ from typing import Annotated, Any
 
 import typer
 
-from latlab.analysis import reports
-from latlab.cli.client import Lab
-from latlab.cli.config import TokenOption, UrlOption, settings
-from latlab.cli.errors import CliError, Refused, Rejected
-from latlab.cli.output import write_report
-from latlab.cli.verdicts import FailOnOption, exit_status
-from latlab_contract import parsers, pprof
+from latlab_cli.client import Lab
+from latlab_cli.config import TokenOption, UrlOption, settings
+from latlab_cli.errors import CliError, Refused, Rejected
+from latlab_cli.output import write_report
+from latlab_cli.verdicts import FailOnOption, exit_status
+from latlab_contract import parsers, pprof, reports
 from latlab_contract.result import SourceIn, StartPoint
 
 _WITH_ADAPTER = "with --adapter: "

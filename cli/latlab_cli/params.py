@@ -5,7 +5,7 @@ one (an axis the job sweeps). The lab checks the values again; its answer wins."
 import math
 from typing import Any
 
-from latlab.cli.errors import CliError
+from latlab_cli.errors import CliError
 
 _TRUE, _FALSE = {"true", "yes", "on", "1"}, {"false", "no", "off", "0"}
 

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from latlab.cli.errors import CliError
+from latlab_cli.errors import CliError
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 KEYS = ("url", "token")

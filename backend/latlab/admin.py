@@ -1,5 +1,5 @@
-"""`latlab ensure-admin`: the one command that talks to the database, not the API (`make up`
-runs it before the api starts)."""
+"""`latlab-ensure-admin`: the lab's first user, made in the database before the api starts
+(`make up` runs it); the server's command, not the CLI's (the CLI only talks to the API)."""
 
 import os
 import secrets
@@ -36,3 +36,7 @@ def ensure_admin() -> None:
         else:
             print(f"admin: {email}  password: unchanged (printed when it was created; "
                   "set LATLAB_ADMIN_PASSWORD to reset it)")
+
+
+def main() -> None:
+    ensure_admin()

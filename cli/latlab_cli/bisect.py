@@ -11,13 +11,13 @@ from urllib.parse import urlencode
 import typer
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from latlab.cli.client import Lab
-from latlab.cli.config import TokenOption, UrlOption, settings
-from latlab.cli.errors import CliError, Unreachable
-from latlab.cli.jobs import INTERRUPTED, estimated, find_suite
-from latlab.cli.output import err, labels_text, out
-from latlab.cli.params import label_pairs, typed_params
-from latlab.cli.tries import SIDES, SUITE
+from latlab_cli.client import Lab
+from latlab_cli.config import TokenOption, UrlOption, settings
+from latlab_cli.errors import CliError, Unreachable
+from latlab_cli.jobs import INTERRUPTED, estimated, find_suite
+from latlab_cli.output import err, labels_text, out
+from latlab_cli.params import label_pairs, typed_params
+from latlab_cli.tries import SIDES, SUITE
 
 POLL_S = 2.0  # a step takes minutes: a few seconds between looks is enough
 RUNNING = "running"

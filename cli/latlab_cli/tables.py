@@ -10,7 +10,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from latlab.cli.output import (
+from latlab_cli.output import (
     DASH,
     delta,
     labels_text,

@@ -1,5 +1,5 @@
 import sys
 
-from latlab.cli import main
+from latlab_cli import main
 
 sys.exit(main())

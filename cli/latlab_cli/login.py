@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from latlab.cli.client import Lab
-from latlab.cli.config import (
+from latlab_cli.client import Lab
+from latlab_cli.config import (
     Settings,
     TokenOption,
     UrlOption,
@@ -16,7 +16,7 @@ from latlab.cli.config import (
     settings,
     write_file,
 )
-from latlab.cli.output import out
+from latlab_cli.output import out
 
 SCOPES = ["read", "runs:write", "jobs:write"]
 PasswordOption = Annotated[str | None, typer.Option(

@@ -9,12 +9,12 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from latlab.cli.client import Lab
-from latlab.cli.config import TokenOption, UrlOption, settings
-from latlab.cli.errors import CliError, Rejected
-from latlab.cli.login import PasswordOption, signed_in
-from latlab.cli.output import moment, out
-from latlab.cli.runs import Limit
+from latlab_cli.client import Lab
+from latlab_cli.config import TokenOption, UrlOption, settings
+from latlab_cli.errors import CliError, Rejected
+from latlab_cli.login import PasswordOption, signed_in
+from latlab_cli.output import moment, out
+from latlab_cli.runs import Limit
 
 Name = Annotated[str, typer.Argument(metavar="NAME", show_default=False,
                                      help="The repository's name in the lab.")]

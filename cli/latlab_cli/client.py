@@ -7,8 +7,8 @@ from typing import Any
 
 import httpx
 
-from latlab.cli.config import Settings
-from latlab.cli.errors import CliError, Rejected, Unreachable
+from latlab_cli.config import Settings
+from latlab_cli.errors import CliError, Rejected, Unreachable
 
 # What `Lab.send` retries: the lab's own "not now" answers, and a connection that ended
 # before any answer (refused, reset, closed); not a timeout.

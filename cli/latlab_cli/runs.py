@@ -6,12 +6,12 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from latlab.cli.client import Lab
-from latlab.cli.config import TokenOption, UrlOption, settings
-from latlab.cli.errors import CliError
-from latlab.cli.output import err, labels_text, moment, out, source_text, verdict_lines
-from latlab.cli.params import label_pairs
-from latlab.cli.tables import print_compare, print_trend, run_table, runs_table
+from latlab_cli.client import Lab
+from latlab_cli.config import TokenOption, UrlOption, settings
+from latlab_cli.errors import CliError
+from latlab_cli.output import err, labels_text, moment, out, source_text, verdict_lines
+from latlab_cli.params import label_pairs
+from latlab_cli.tables import print_compare, print_trend, run_table, runs_table
 
 RunId = Annotated[int, typer.Argument(metavar="RUN", min=1, help="A run's number.")]
 Limit = Annotated[int, typer.Option("--limit", "-n", min=1, max=200,

@@ -1,14 +1,23 @@
-"""`latlab`: the lab from a terminal or CI, a client of its REST API (`ensure-admin`
-excepted: it creates the admin in the database).
-"""
+"""`latlab`: the lab from a terminal or CI, a client of its REST API."""
 
 import sys
 
 import typer
 
-from latlab.cli import bisect, experiments, hosts, jobs, login, repos, runs, submit, tries
-from latlab.cli.errors import CliError
-from latlab.cli.output import WIDE, out
+from latlab_cli import (
+    annotations,
+    bisect,
+    experiments,
+    hosts,
+    jobs,
+    login,
+    repos,
+    runs,
+    submit,
+    tries,
+)
+from latlab_cli.errors import CliError
+from latlab_cli.output import WIDE, out
 
 HELP = """The lab from a terminal or CI.
 
@@ -26,8 +35,8 @@ HELP = """The lab from a terminal or CI.
     latlab compare BASELINE CANDIDATE          the lab's verdicts, metric by metric
     latlab trends SUITE SCENARIO -m p99        a series' history and its change points
     latlab submit result.json                  submit a result or a harness's output (CI)
+    latlab annotate "deployed 2.4" --suite S   mark a moment on the trends (a deploy)
     latlab hosts invite NAME --tags T          a host joins with the command it prints
-    latlab ensure-admin                        create the admin (make up uses it)
 
 Tables fit the terminal, leaving columns out and saying which; `latlab --wide COMMAND` keeps
 them all.
@@ -66,17 +75,8 @@ app.command()(runs.show)
 app.command()(runs.compare)
 app.command()(runs.trends)
 app.command()(submit.submit)
-
-
-@app.command("ensure-admin")
-def ensure_admin() -> None:
-    """Create the admin from LATLAB_ADMIN_EMAIL / LATLAB_ADMIN_PASSWORD, or with a generated
-    password (make up uses it)."""
-    # The database, its models and password hashing load for this command alone: every other
-    # command is a client of the API and starts without them.
-    from latlab.cli import admin
-
-    admin.ensure_admin()
+app.command()(annotations.annotate)
+app.command()(annotations.annotations)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,10 +5,10 @@ from typing import Annotated
 
 import typer
 
-from latlab.cli.client import Lab
-from latlab.cli.config import TokenOption, UrlOption, settings
-from latlab.cli.login import PasswordOption, signed_in
-from latlab.cli.output import out
+from latlab_cli.client import Lab
+from latlab_cli.config import TokenOption, UrlOption, settings
+from latlab_cli.login import PasswordOption, signed_in
+from latlab_cli.output import out
 
 app = typer.Typer(name="hosts", add_completion=False, rich_markup_mode=None,
                   pretty_exceptions_enable=False, no_args_is_help=True,

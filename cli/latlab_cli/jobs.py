@@ -15,13 +15,13 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from latlab.cli.client import Lab
-from latlab.cli.config import TokenOption, UrlOption, settings
-from latlab.cli.errors import CliError, Rejected, Unreachable
-from latlab.cli.output import err, out
-from latlab.cli.params import typed_params
-from latlab.cli.runs import show_run
-from latlab.cli.verdicts import FailOn, FailOnOption, exit_status
+from latlab_cli.client import Lab
+from latlab_cli.config import TokenOption, UrlOption, settings
+from latlab_cli.errors import CliError, Rejected, Unreachable
+from latlab_cli.output import err, out
+from latlab_cli.params import typed_params
+from latlab_cli.runs import show_run
+from latlab_cli.verdicts import FailOn, FailOnOption, exit_status
 
 POLL_S = 0.5
 FINISHED = {"succeeded", "failed", "cancelled", "timed_out"}

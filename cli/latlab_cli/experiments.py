@@ -11,12 +11,12 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from latlab.cli.client import Lab
-from latlab.cli.config import TokenOption, UrlOption, settings
-from latlab.cli.errors import CliError
-from latlab.cli.jobs import INTERRUPTED
-from latlab.cli.output import err, moment, out, styled, value, write_report
-from latlab.cli.tables import fitted
+from latlab_cli.client import Lab
+from latlab_cli.config import TokenOption, UrlOption, settings
+from latlab_cli.errors import CliError
+from latlab_cli.jobs import INTERRUPTED
+from latlab_cli.output import err, moment, out, styled, value, write_report
+from latlab_cli.tables import fitted
 
 POLL_S = 5.0  # an experiment's jobs take minutes
 # A run's judgement as an exit status: 0 every expectation holds, 1 one does not, 4 none

@@ -9,14 +9,14 @@ from urllib.parse import urlencode
 
 import typer
 
-from latlab.analysis import reports
-from latlab.cli.client import Lab
-from latlab.cli.config import TokenOption, UrlOption, settings
-from latlab.cli.errors import CliError
-from latlab.cli.jobs import INTERRUPTED, about, estimated, find_suite, shown_run
-from latlab.cli.output import err, out, write_report
-from latlab.cli.params import typed_params
-from latlab.cli.verdicts import FailOnOption, exit_status
+from latlab_cli.client import Lab
+from latlab_cli.config import TokenOption, UrlOption, settings
+from latlab_cli.errors import CliError
+from latlab_cli.jobs import INTERRUPTED, about, estimated, find_suite, shown_run
+from latlab_cli.output import err, out, write_report
+from latlab_cli.params import typed_params
+from latlab_cli.verdicts import FailOnOption, exit_status
+from latlab_contract import reports
 
 SUITE = "http-order"  # its clients drive the repository's order server (params.server=repo)
 # The series a try job's run labels with its sides (the API's `side=base|head`).

@@ -1,0 +1,45 @@
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import ConfigDict, Field, StringConstraints
+
+from latlab.core.schemas import ReadSchema, Schema
+from latlab_contract.fields import NO_NUL, Moment, Slug
+
+SUITE = r"^[a-z0-9][a-z0-9._-]{0,63}$"  # the contract's Slug
+HOST = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$"  # the contract's host name
+HostName = Annotated[str, StringConstraints(pattern=HOST)]
+Kind = Literal["note", "host", "suite"]
+Link = Annotated[str, StringConstraints(max_length=2000, pattern=r"^https?://[^\s]+$")]
+
+
+class AnnotationCreate(Schema):
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"text": "deployed orders 2.4 (batching off)", "suite": "http-order",
+         "link": "https://ci.example.com/deploys/812"}]})
+
+    text: Annotated[str, StringConstraints(min_length=1, max_length=500, pattern=NO_NUL,
+                                           strip_whitespace=True)]
+    at: Moment | None = Field(None, description="When it happened (ISO 8601 with a zone); "
+                              "default: now")
+    suite: Slug | None = Field(None, description="The suite whose trends it concerns; "
+                               "default: every suite's")
+    host: HostName | None = Field(None, description="The host whose runs it concerns; "
+                                  "default: every host's")
+    link: Link | None = Field(None, description="A page about it (a deploy, a change request)")
+
+
+class AnnotationRead(ReadSchema):
+    id: int
+    at: datetime
+    kind: Kind = Field(description="note: a person's or a CI step's; host: the lab saw a "
+                       "host's tuning or hardware change between two of its runs; suite: the "
+                       "lab saw a suite's version change")
+    text: str
+    link: str | None
+    suite: str | None = Field(description="None: every suite's trends")
+    host: str | None = Field(validation_alias="host_name",
+                             description="None: every host's runs")
+    run_id: int | None = Field(description="The run at which the lab noticed the change")
+    created_by: str
+    created_at: datetime
