@@ -9,10 +9,20 @@ import sys
 import pytest
 from sqlalchemy import func, select
 
+from latlab.alerts import delivery
 from latlab.ingest import service as ingest
-from latlab.models import Annotation, AuditEvent, Job, JobStatus, Project, Scope
+from latlab.models import (
+    Annotation,
+    AuditEvent,
+    Job,
+    JobStatus,
+    Notification,
+    Project,
+    Role,
+    Scope,
+)
 from latlab_contract.result import RunCreate
-from tests.conftest import Actors
+from tests.conftest import Actors, allow_private_webhooks
 from tests.factories import result
 
 
@@ -59,6 +69,16 @@ def test_a_ci_step_marks_a_deploy_and_reads_it_back(client, actors) -> None:
     assert listed(until="2026-11-23T00:00:00Z") == [body["id"]]
 
 
+def test_a_range_is_marked_from_its_start_to_its_end(client, actors) -> None:
+    headers = actors.token(Scope.runs_write, Scope.read)
+    made = client.post("/api/v1/annotations", headers=headers, json={
+        "text": "load test on the shared switch", "at": "2026-11-22T10:00:00Z",
+        "until": "2026-11-22T14:00:00Z"})
+    assert made.status_code == 201, made.text
+    assert (made.json()["at"][:19], made.json()["until"][:19]) == (
+        "2026-11-22T10:00:00", "2026-11-22T14:00:00")
+
+
 @pytest.mark.parametrize(("body", "where"), [
     ({"text": ""}, "text"),
     ({"text": "   "}, "text"),
@@ -69,6 +89,7 @@ def test_a_ci_step_marks_a_deploy_and_reads_it_back(client, actors) -> None:
     ({"text": "ok", "suite": "Not A Suite"}, "suite"),
     ({"text": "ok", "host": "-bad"}, "host"),
     ({"text": "ok", "kind": "host"}, "kind"),  # the lab's kinds are the lab's
+    ({"text": "ok", "at": "2026-11-22T10:00:00Z", "until": "2026-11-22T09:00:00Z"}, ""),
     ({}, "text"),
 ])
 def test_a_refused_annotation_says_why_and_stores_nothing(client, actors, db, body,
@@ -76,7 +97,8 @@ def test_a_refused_annotation_says_why_and_stores_nothing(client, actors, db, bo
     headers = actors.token(Scope.runs_write, Scope.read)
     response = client.post("/api/v1/annotations", headers=headers, json=body)
     assert response.status_code == 422, response.text
-    assert any(p["path"] == f"$.{where}" for p in response.json()["detail"]), response.text
+    assert any(p["path"] == ("$." + where).rstrip(".") for p in response.json()["detail"]), (
+        response.text)
     assert _count(db) == 0
 
 
@@ -121,6 +143,47 @@ def test_the_lab_marks_a_hosts_tuning_changing_once(client, actors) -> None:
     # Drawn on trends of lab-07's runs, not on a trend of another host's.
     assert [a["id"] for a in client.get("/api/v1/annotations", headers=headers,
                                         params={"host": "lab-08"}).json()] == []
+
+
+def test_the_lab_marks_a_change_of_the_gate_settings(client, actors, db) -> None:
+    admin = actors.login(client, Role.admin)
+
+    def put(settings: dict) -> None:
+        response = client.put("/api/v1/gate-settings", json=settings)
+        assert response.status_code == 200, response.text
+
+    put({"default": {"window": 10}})
+    put({"default": {"window": 10}, "suites": {"zmq/large": {"min_effect": 0.1}}})
+    put({"default": {"window": 10}, "suites": {"zmq/large": {"min_effect": 0.1}}})  # unchanged
+    made = db.scalars(select(Annotation).order_by(Annotation.id)).all()
+    assert [(a.kind, a.suite, a.text) for a in made] == [
+        ("gate", None, f"gate settings ({admin.email}): default window None -> 10"),
+        ("gate", "zmq", f"gate settings ({admin.email}): zmq/large added")]
+
+
+def test_an_alert_mentions_what_was_marked_in_the_day_before_its_run(client, actors,
+                                                                     db) -> None:
+    actors.login(client)
+    allow_private_webhooks(db)
+    headers = actors.token(Scope.runs_write, Scope.read)
+    assert client.post("/api/v1/channels", json={
+        "name": "team", "kind": "slack", "url": "http://127.0.0.1:9/hook"}).status_code == 201
+    assert client.post("/api/v1/sla-rules", json={
+        "name": "p99 over 1 ns", "suite": "http-order", "metric": "p99", "op": ">",
+        "threshold": 1, "unit": "ns"}).status_code == 201
+    for text, at, suite in (("deployed orders 2.4", "2026-11-22T09:30:00Z", "http-order"),
+                            ("last week's deploy", "2026-11-20T09:30:00Z", "http-order"),
+                            ("zmq broker moved", "2026-11-22T09:45:00Z", "zmq")):
+        client.post("/api/v1/annotations", json={"text": text, "at": at, "suite": suite,
+                                                 "link": "https://ci.example.com/d/1"})
+    _submit(client, headers, started_at="2026-11-22T10:00:00Z")
+    (told,) = db.scalars(select(Notification)).all()
+    assert [(a["text"], a["at"][:16]) for a in told.payload["annotations"]] == [
+        ("deployed orders 2.4", "2026-11-22T09:30")]
+    texts = [element["text"] for block in delivery.blocks(told.payload)
+             if block["type"] == "context" for element in block["elements"]]
+    assert ("Annotated in the day before the run: 2026-11-22 09:30 UTC deployed orders 2.4 "
+            "(<https://ci.example.com/d/1|link>)") in texts
 
 
 def _job(db, project: Project) -> Job:

@@ -25,6 +25,9 @@ def annotate(
     at: Annotated[str | None, typer.Option(
         metavar="WHEN", help="When it happened, ISO 8601 (UTC unless it says; default: "
         "now).")] = None,
+    until: Annotated[str | None, typer.Option(
+        metavar="WHEN", help="The end of a range (a load test, a week of maintenance), ISO "
+        "8601.")] = None,
     link: Annotated[str | None, typer.Option(
         metavar="URL", help="A page about it (a deploy, a change request).")] = None,
     url: UrlOption = None,
@@ -33,10 +36,12 @@ def annotate(
     """Mark a moment on the project's trends (POST /annotations; a token with runs:write may):
     the dashboard draws it on every trend of the suite (or of every suite) it concerns."""
     body = {"text": text, "suite": suite, "host": host, "link": link,
-            "at": None if at is None else _moment(at).isoformat()}
+            "at": None if at is None else _moment("--at", at).isoformat(),
+            "until": None if until is None else _moment("--until", until).isoformat()}
     made = Lab.with_token(settings(url, token)).post(
         "/annotations", {k: v for k, v in body.items() if v is not None})
-    out.print(f"annotation {made['id']} at {moment(made['at'])}: {made['text']}")
+    until_text = "" if made["until"] is None else f" to {moment(made['until'])}"
+    out.print(f"annotation {made['id']} at {moment(made['at'])}{until_text}: {made['text']}")
 
 
 def annotations(
@@ -62,9 +67,9 @@ def annotations(
     out.print(fitted(table, ["host", "by", "suite"]))
 
 
-def _moment(text: str) -> datetime:
+def _moment(option: str, text: str) -> datetime:
     try:
         when = datetime.fromisoformat(text)
     except ValueError as error:
-        raise CliError(f"--at {text!r}: not an ISO 8601 moment") from error
+        raise CliError(f"{option} {text!r}: not an ISO 8601 moment") from error
     return when if when.tzinfo is not None else when.replace(tzinfo=UTC)

@@ -1,6 +1,6 @@
-"""Annotations: a moment marked on a project's trends (a person's or a CI step's note, or the
-lab's own when a host's tuning or a suite's version changes), and an index to find a host's
-previous run.
+"""Annotations: a moment or a range marked on a project's trends (a person's or a CI step's
+note, or the lab's own when a host's tuning, a suite's version or the gate settings change),
+and an index to find a host's previous run.
 
 Revision ID: 0029
 Revises: 0028
@@ -23,6 +23,7 @@ def upgrade() -> None:
         sa.Column('id', sa.BigInteger(), nullable=False),
         sa.Column('project_id', sa.BigInteger(), nullable=False),
         sa.Column('at', sa.DateTime(timezone=True), nullable=False),
+        sa.Column('until', sa.DateTime(timezone=True), nullable=True),
         sa.Column('kind', sa.String(length=16), nullable=False),
         sa.Column('text', sa.String(length=500), nullable=False),
         sa.Column('link', sa.String(length=2000), nullable=True),

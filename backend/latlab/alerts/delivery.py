@@ -255,6 +255,12 @@ def blocks(payload: dict[str, Any]) -> list[dict[str, Any]]:
                payload.get("may_repeat"))
     for remark in filter(None, remarks):
         result.append({"type": "context", "elements": [{"type": "mrkdwn", "text": remark}]})
+    if payload.get("annotations"):
+        marked = "; ".join(f"{a['at'][:16].replace('T', ' ')} UTC {a['text']}"
+                           + (f" (<{a['link']}|link>)" if a.get("link") else "")
+                           for a in payload["annotations"])
+        result.append({"type": "context", "elements": [
+            {"type": "mrkdwn", "text": f"Annotated in the day before the run: {marked}"}]})
     if links:
         result.append({"type": "context", "elements": [
             {"type": "mrkdwn", "text": " · ".join(links)}]})

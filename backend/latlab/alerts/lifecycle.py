@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from latlab.annotations import service as annotations
 from latlab.core.clock import get_clock
 from latlab.core.errors import Conflict
 from latlab.core.settings import get_settings
@@ -92,10 +93,16 @@ def notify(session: Session, alert: Alert, event: str, message: str | None = Non
     if alert.channel_ids:
         query = query.where(Channel.id.in_(alert.channel_ids))
     now = get_clock().now()
+    said = payload(alert, event, message)
+    run = None if alert.run_id is None or event != "opened" else session.get(Run, alert.run_id)
+    if run is not None:
+        said["annotations"] = [
+            {"at": a.at.isoformat(), "text": a.text, "link": a.link, "kind": a.kind}
+            for a in annotations.before_run(session, run)]
     rows = []
     for channel in session.scalars(query):
         row = Notification(alert_id=alert.id, channel_id=channel.id, event=event,
-                           payload=payload(alert, event, message),
+                           payload=said,
                            status="muted" if channel.muted else "pending", attempts=0,
                            created_at=now, next_attempt_at=now)
         session.add(row)

@@ -30,6 +30,7 @@ from latlab.analysis.schemas import (
     TrendSeries,
     TrendWindow,
 )
+from latlab.annotations import service as annotations
 from latlab.auth.dependencies import Admin, Member, Reader, rate_limited
 from latlab.core.db import DbSession
 from latlab.core.errors import Conflict, NotFound, Unprocessable
@@ -314,10 +315,12 @@ def get_gate_settings(principal: Reader) -> GateSettingsRead:
 
 
 @router.put("/gate-settings")
-def put_gate_settings(body: GateSettings, admin: Admin) -> GateSettingsRead:
-    """Set the current project's gate thresholds (admins); later runs are judged by them."""
+def put_gate_settings(body: GateSettings, admin: Admin, session: DbSession) -> GateSettingsRead:
+    """Set the current project's gate thresholds (admins); later runs are judged by them, and
+    the change is marked on the trends it concerns."""
     target = projects.writable(admin.project)
-    target.gate_settings = body.model_dump(exclude_none=True)
+    before, target.gate_settings = target.gate_settings or {}, body.model_dump(exclude_none=True)
+    annotations.gate_changed(session, target, before, target.gate_settings, admin.actor.label)
     return _gate_settings(target)
 
 

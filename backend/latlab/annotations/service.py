@@ -1,9 +1,10 @@
 """Annotations: made by a person or a CI step (`create`), or by the lab when a run's host or
-suite is not what it was at the previous run (`notice`); read back for a trend (`covering`)
-or a list (`listed`)."""
+suite is not what it was at the previous run (`notice`) or the gate settings change
+(`gate_changed`); read back as a list (`listed`, which trends and run pages draw) and for an
+alert on a run (`before_run`)."""
 
 from collections.abc import Collection
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Select, or_, select
@@ -16,12 +17,15 @@ from latlab.core.errors import NotFound
 from latlab.models import Annotation, Project, Run
 
 LAB = "lab"
+# How long before a run an annotation is near enough for an alert on the run to mention it.
+NEARBY = timedelta(hours=24)
 
 
 def create(session: Session, project: Project, body: AnnotationCreate, by: str) -> Annotation:
     now = get_clock().now()
     annotation = Annotation(
-        project_id=project.id, at=body.at or now, kind="note", text=body.text, link=body.link,
+        project_id=project.id, at=body.at or now, until=body.until, kind="note",
+        text=body.text, link=body.link,
         suite=body.suite, host_name=body.host, created_by=by, created_at=now)
     session.add(annotation)
     session.flush()
@@ -49,12 +53,14 @@ def listed(session: Session, project_id: int, *, suite: str | None, host: str | 
                                 .limit(limit)))
 
 
-def covering(session: Session, project_id: int, suite: str, hosts: Collection[str],
-             since: datetime) -> list[Annotation]:
-    """What a trend of `suite` whose runs ran on `hosts` draws, oldest first: from its first
-    run on (at most 200)."""
-    query = _concerning(project_id, suite, hosts).where(Annotation.at >= since)
-    return list(session.scalars(query.order_by(Annotation.at, Annotation.id).limit(200)))
+def before_run(session: Session, run: Run) -> list[Annotation]:
+    """What was marked on the run's suite and host in the day before it, up to its end, oldest
+    first (at most 5): what an alert on the run mentions."""
+    end = run.finished_at or run.started_at
+    query = _concerning(run.project_id, run.suite, None if run.host_name is None
+                        else [run.host_name]).where(
+        Annotation.at >= run.started_at - NEARBY, Annotation.at <= end)
+    return list(session.scalars(query.order_by(Annotation.at, Annotation.id).limit(5)))
 
 
 def _concerning(project_id: int, suite: str | None,
@@ -66,6 +72,41 @@ def _concerning(project_id: int, suite: str | None,
         query = query.where(or_(Annotation.host_name.is_(None),
                                 Annotation.host_name.in_(list(hosts))))
     return query
+
+
+def gate_changed(session: Session, project: Project, before: dict[str, Any],
+                 after: dict[str, Any], by: str) -> Annotation | None:
+    """The lab's mark of a change of the project's gate settings (`GateSettings` as stored):
+    on one suite's trends when only that suite's thresholds changed, else on every suite's."""
+    changed = _changes("default", before.get("default", {}), after.get("default", {}))
+    theirs, ours = before.get("suites", {}), after.get("suites", {})
+    for key in sorted({*theirs, *ours}):
+        changed += _changes(key, theirs.get(key), ours.get(key))
+    if not changed:
+        return None
+    suites = {where.split("/")[0] for where, _ in changed}
+    now = get_clock().now()
+    annotation = Annotation(
+        project_id=project.id, at=now, kind="gate",
+        text=_clipped(f"gate settings ({by}): " + "; ".join(text for _, text in changed)),
+        suite=next(iter(suites)) if len(suites) == 1 and "default" not in suites else None,
+        created_by=LAB, created_at=now)
+    session.add(annotation)
+    return annotation
+
+
+def _changes(where: str, before: dict[str, Any] | None,
+             after: dict[str, Any] | None) -> list[tuple[str, str]]:
+    if before == after:
+        return []
+    if before is None or after is None:
+        return [(where, f"{where} {'added' if before is None else 'removed'}")]
+    return [(where, f"{where} {key} {before.get(key)} -> {after.get(key)}")
+            for key in sorted({*before, *after}) if before.get(key) != after.get(key)]
+
+
+def _clipped(text: str) -> str:
+    return text if len(text) <= 500 else text[:499] + "…"
 
 
 def notice(session: Session, run: Run) -> list[Annotation]:

@@ -9,9 +9,9 @@ from latlab.models.base import Base
 class Annotation(Base):
     """Something that happened at a moment, drawn on every trend it concerns
     (`annotations`): a person's or a CI step's note (a deploy, a config change), or the lab's
-    own when it notices a host's tuning or a suite's version change between two runs. It
-    concerns one suite or every one (`suite` None), one host or every one (`host_name`
-    None)."""
+    own when it notices a host's tuning, a suite's version or the project's gate settings
+    change. A moment, or a range (`until`: a load test, a noisy neighbour's week). It concerns
+    one suite or every one (`suite` None), one host or every one (`host_name` None)."""
 
     __tablename__ = "annotation"
     __table_args__ = (Index("ix_annotation_project_at", "project_id", "at"),)
@@ -19,7 +19,8 @@ class Annotation(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     project_id: Mapped[int] = mapped_column(ForeignKey("project.id", ondelete="CASCADE"))
     at: Mapped[datetime]
-    kind: Mapped[str] = mapped_column(String(16))  # note, host, suite
+    until: Mapped[datetime | None]
+    kind: Mapped[str] = mapped_column(String(16))  # note, host, suite, gate
     text: Mapped[str] = mapped_column(String(500))
     link: Mapped[str | None] = mapped_column(String(2000))
     suite: Mapped[str | None] = mapped_column(String(64))

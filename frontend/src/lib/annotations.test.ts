@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import type { AnnotationRead } from "../api/types";
-import { annotationMarkers, annotationTitle } from "./annotations";
+import { annotationMarkers, annotationTitle, relativeToRun } from "./annotations";
 
 const rows = [
   { index: 0, t: Date.parse("2026-12-01T10:00:00Z"), runId: 11 },
@@ -13,6 +13,7 @@ function annotation(id: number, at: string, extra: Partial<AnnotationRead> = {})
   return {
     id,
     at,
+    until: null,
     kind: "note",
     text: `note ${String(id)}`,
     link: null,
@@ -69,6 +70,25 @@ describe("annotationMarkers", () => {
     expect(markers.map((m) => m.annotation.id)).toEqual([6, 8]);
   });
 
+  it("draws a range as a band between runs, cut at the trend's left edge", () => {
+    const markers = annotationMarkers(
+      rows,
+      [
+        annotation(10, "2026-12-01T12:00:00Z", { until: "2026-12-02T12:00:00Z" }),
+        annotation(11, "2026-11-20T00:00:00Z", { until: "2026-12-01T11:00:00Z" }),
+        annotation(12, "2026-11-20T00:00:00Z", { until: "2026-11-21T00:00:00Z" }),
+      ],
+      new Set(),
+    );
+    expect(markers.map((m) => [m.annotation.id, m.x, m.x2])).toEqual([
+      [11, -0.5, 0.5],
+      [10, 0.5, 1.5],
+    ]);
+    expect(markers[1] && annotationTitle(markers[1])).toBe(
+      "A2 · 2026-12-01 12:00:00 UTC to 2026-12-02 12:00:00 UTC · note 10",
+    );
+  });
+
   it("draws nothing without rows", () => {
     expect(annotationMarkers([], [annotation(9, "2026-12-02T12:00:00Z")], new Set())).toEqual([]);
   });
@@ -78,5 +98,14 @@ describe("annotationTitle", () => {
   it("reads its number, moment and text", () => {
     const [marker] = annotationMarkers(rows, [annotation(1, "2026-12-01T12:00:00Z")], new Set());
     expect(marker && annotationTitle(marker)).toBe("A1 · 2026-12-01 12:00:00 UTC · note 1");
+  });
+});
+
+describe("relativeToRun", () => {
+  it("says how long before or after the run, in the unit that reads best", () => {
+    expect(relativeToRun(0)).toBe("at the run");
+    expect(relativeToRun(-20 * 60_000)).toBe("20 min before the run");
+    expect(relativeToRun(3 * 3_600_000)).toBe("3 h after the run");
+    expect(relativeToRun(-5 * 86_400_000)).toBe("5 days before the run");
   });
 });

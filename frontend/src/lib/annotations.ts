@@ -3,51 +3,73 @@ import { formatDateTime } from "./format";
 import type { MergedTrendRow } from "./trends";
 
 /** An annotation where a trend draws it: a vertical line just before the first run at or after
- * its moment (between two runs), numbered as the list under the chart numbers it. */
+ * its moment (between two runs), or a band to just before the first run after its range's
+ * end (`x2`), numbered as the list under the chart numbers it. */
 export interface AnnotationMarker {
   number: number;
   x: number;
+  x2: number | null;
   annotation: AnnotationRead;
 }
+
+type Row = Pick<MergedTrendRow, "index" | "t" | "runId">;
 
 /**
  * The annotations a trend's rows place, oldest first: one the lab made at a run sits just
  * before that run's row; any other just before the first row at or after its moment, or just
  * after the last row when it is newer than every run. One older than every row is not drawn
- * (the trend starts after it). Only the annotations of the trend's hosts (or of every host).
+ * (the trend starts after it), nor a range that ended before it; a range that began before it
+ * starts at its left edge. Only the annotations of the trend's hosts (or of every host).
  */
 export function annotationMarkers(
-  rows: Pick<MergedTrendRow, "index" | "t" | "runId">[],
+  rows: Row[],
   annotations: AnnotationRead[],
   hosts: Set<string>,
 ): AnnotationMarker[] {
-  if (rows.length === 0) return [];
+  const first = rows[0];
+  if (first === undefined) return [];
   const placed = annotations
     .filter((annotation) => annotation.host === null || hosts.has(annotation.host))
     .flatMap((annotation) => {
-      const x = place(rows, annotation);
-      return x === null ? [] : [{ x, annotation }];
+      const at = Date.parse(annotation.at);
+      if (annotation.until !== null) {
+        const until = Date.parse(annotation.until);
+        if (until < first.t) return [];
+        return [{ x: at < first.t ? -0.5 : before(rows, at), x2: before(rows, until), annotation }];
+      }
+      const byRun =
+        annotation.run_id === null ? undefined : rows.find((row) => row.runId === annotation.run_id);
+      if (byRun) return [{ x: byRun.index - 0.5, x2: null, annotation }];
+      return at < first.t ? [] : [{ x: before(rows, at), x2: null, annotation }];
     })
     .sort((a, b) => a.x - b.x || a.annotation.id - b.annotation.id);
   return placed.map((item, index) => ({ ...item, number: index + 1 }));
 }
 
-function place(
-  rows: Pick<MergedTrendRow, "index" | "t" | "runId">[],
-  annotation: AnnotationRead,
-): number | null {
-  const at = Date.parse(annotation.at);
-  const byRun =
-    annotation.run_id === null ? undefined : rows.find((row) => row.runId === annotation.run_id);
-  if (byRun) return byRun.index - 0.5;
-  const next = rows.find((row) => row.t >= at);
-  if (next === undefined) return rows.length - 0.5; // after the last row (index length - 1)
-  return next.index === 0 && at < next.t ? null : next.index - 0.5;
+/** Just before the first row at or after `t`; after the last row when every row is older. */
+function before(rows: Row[], t: number): number {
+  const next = rows.find((row) => row.t >= t);
+  return (next?.index ?? rows.length) - 0.5;
 }
 
-/** "A3 · 2026-12-07 10:02:00 UTC · host vm: kernel 6.1.0-18 -> 6.1.0-21". */
+/** "A3 · 2026-12-07 10:02:00 UTC · host vm: kernel 6.1.0-18 -> 6.1.0-21"; a range reads
+ * "from ... to ...". */
 export function annotationTitle(marker: AnnotationMarker): string {
-  return `A${String(marker.number)} · ${formatDateTime(marker.annotation.at)} · ${
-    marker.annotation.text
-  }`;
+  const { at, until, text } = marker.annotation;
+  const when =
+    until === null ? formatDateTime(at) : `${formatDateTime(at)} to ${formatDateTime(until)}`;
+  return `A${String(marker.number)} · ${when} · ${text}`;
+}
+
+/** "3 h before the run", "at the run", "20 min after the run". */
+export function relativeToRun(ms: number): string {
+  const minutes = Math.round(Math.abs(ms) / 60_000);
+  if (minutes === 0) return "at the run";
+  const amount =
+    minutes < 120
+      ? `${String(minutes)} min`
+      : minutes < 48 * 60
+        ? `${String(Math.round(minutes / 60))} h`
+        : `${String(Math.round(minutes / 1440))} days`;
+  return `${amount} ${ms < 0 ? "before" : "after"} the run`;
 }

@@ -15,6 +15,7 @@ import { RunVerdictBadge } from "../components/common/VerdictBadge";
 import { Fingerprint } from "../components/hosts/Fingerprint";
 import { GateEvidence } from "../components/runs/GateEvidence";
 import { HeadVsBase } from "../components/runs/HeadVsBase";
+import { RunAnnotations } from "../components/runs/RunAnnotations";
 import { ProfilesPanel } from "../components/runs/ProfilesPanel";
 import { CompareSeriesForm } from "../components/runs/CompareSeriesForm";
 import { RunDownloads } from "../components/runs/RunDownloads";
@@ -205,6 +206,8 @@ function RunBody({ run }: { run: RunRead }) {
           <ProfilesPanel run={run} />
         </>
       )}
+
+      <RunAnnotations run={run} />
 
       <h2 id="host-tuning">Host and tuning</h2>
       <div className="two-columns">

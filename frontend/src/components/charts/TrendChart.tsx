@@ -39,7 +39,8 @@ export interface TrendLine {
  * their commits), so runs started in the same second each have their own point. Change points
  * as a dot on the run after the change and a dashed vertical line, the latest run's window as
  * a band from its centre to its bound, SLA thresholds as horizontal lines, annotations as
- * solid grey vertical lines between two runs, numbered. Clicking a point opens its run.
+ * grey vertical lines between two runs (a range as a grey band), numbered. Clicking a point
+ * opens its run.
  */
 export function TrendChart({
   rows,
@@ -111,21 +112,37 @@ export function TrendChart({
               label={{ value: `SLA: ${threshold.name}`, position: "insideTopRight", fontSize: 12 }}
             />
           ))}
-          {annotations.map((marker) => (
-            <ReferenceLine
-              key={`an-${String(marker.annotation.id)}`}
-              x={marker.x}
-              ifOverflow="extendDomain"
-              stroke="var(--annotation)"
-              strokeWidth={1.5}
-              className="trend-annotation"
-              label={{
-                value: `A${String(marker.number)}`,
-                position: "insideBottomLeft",
-                fontSize: 12,
-              }}
-            />
-          ))}
+          {annotations.map((marker) => {
+            const label = {
+              value: `A${String(marker.number)}`,
+              position: "insideBottomLeft" as const,
+              fontSize: 12,
+            };
+            return marker.x2 === null ? (
+              <ReferenceLine
+                key={`an-${String(marker.annotation.id)}`}
+                x={marker.x}
+                ifOverflow="extendDomain"
+                stroke="var(--annotation)"
+                strokeWidth={1.5}
+                className="trend-annotation"
+                label={label}
+              />
+            ) : (
+              <ReferenceArea
+                key={`an-${String(marker.annotation.id)}`}
+                x1={marker.x}
+                x2={marker.x2}
+                ifOverflow="extendDomain"
+                fill="var(--annotation)"
+                fillOpacity={0.12}
+                stroke="var(--annotation)"
+                strokeOpacity={0.5}
+                className="trend-annotation trend-annotation-range"
+                label={label}
+              />
+            );
+          })}
           {lines.flatMap((line) =>
             line.changes.map((change) => (
               <ReferenceLine

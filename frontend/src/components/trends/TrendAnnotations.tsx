@@ -8,12 +8,13 @@ import { problemsByField } from "../../lib/params";
 import { Field, FormErrors } from "../common/Field";
 
 /** The form's fields, which show their own refusals. */
-const FIELDS = ["text", "at", "link"];
+const FIELDS = ["text", "at", "until", "link"];
 
 const KIND_TEXT: Record<string, string> = {
   note: "note",
   host: "the lab: host changed",
   suite: "the lab: suite changed",
+  gate: "the lab: gate settings changed",
 };
 
 /**
@@ -84,6 +85,7 @@ function AnnotationForm({ suite, host }: { suite: string; host: string | null })
   const create = useCreateAnnotation();
   const [text, setText] = useState("");
   const [at, setAt] = useState("");
+  const [until, setUntil] = useState("");
   const [link, setLink] = useState("");
   const [everySuite, setEverySuite] = useState(false);
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -98,14 +100,20 @@ function AnnotationForm({ suite, host }: { suite: string; host: string | null })
       return;
     }
     const moment = at === "" ? null : new Date(`${at}Z`);
+    const end = until === "" ? null : new Date(`${until}Z`);
     if (moment !== null && Number.isNaN(moment.getTime())) {
       setErrors({ at: "A moment, in UTC." });
+      return;
+    }
+    if (end !== null && (Number.isNaN(end.getTime()) || end <= (moment ?? new Date()))) {
+      setErrors({ until: "After the start (or after now)." });
       return;
     }
     create.mutate(
       {
         text: text.trim(),
         ...(moment ? { at: moment.toISOString() } : {}),
+        ...(end ? { until: end.toISOString() } : {}),
         ...(link.trim() ? { link: link.trim() } : {}),
         ...(everySuite ? {} : { suite }),
         ...(host ? { host } : {}),
@@ -114,6 +122,7 @@ function AnnotationForm({ suite, host }: { suite: string; host: string | null })
         onSuccess: () => {
           setText("");
           setAt("");
+          setUntil("");
           setLink("");
         },
         onError: (failure) => {
@@ -154,6 +163,17 @@ function AnnotationForm({ suite, host }: { suite: string; host: string | null })
               step={1}
               value={at}
               onChange={(event) => setAt(event.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="Until (UTC)" hint="A range's end (optional)" error={errors.until}>
+          {(control) => (
+            <input
+              {...control}
+              type="datetime-local"
+              step={1}
+              value={until}
+              onChange={(event) => setUntil(event.target.value)}
             />
           )}
         </Field>
