@@ -156,7 +156,7 @@ def test_an_attempt_at_a_receiver_that_never_answers_is_bounded(db, clock,
     with socket.create_server(("127.0.0.1", 0)) as silent:  # accepts, never answers
         url = f"http://127.0.0.1:{silent.getsockname()[1]}/hook"
         for kind in ("webhook", "slack"):
-            status, error = delivery.post(kind, url, {"event": "test", "message": "hello"},
+            status, error = delivery.send(kind, url, {"event": "test", "message": "hello"},
                                           allow_private=True)
             assert status is None and error is not None and "timed out" in error.lower(), error
         channel = _channel(db, url, clock)

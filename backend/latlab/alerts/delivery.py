@@ -1,7 +1,8 @@
-"""Delivering the alert outbox: Slack incoming webhooks (Block Kit) and generic JSON webhooks,
-on the `alerts` queue and worker, so a slow or dead receiver delays nothing else in the lab.
-Every POST goes through `latlab.core.outbound` (no private address unless the project allows
-it).
+"""Delivering the alert outbox: Slack incoming webhooks (Block Kit), generic JSON webhooks
+and email (`alerts.email`), on the `alerts` queue and worker, so a slow or dead receiver
+delays nothing else in the lab. Every POST goes through `latlab.core.outbound` (no private
+address unless the project allows it). A digest channel's messages wait for the day's digest
+hour and go as one (each keeps its own attempts).
 
 A message has one chain of attempts: each `deliver` task makes one attempt if the message is
 due and queues the next one with its countdown; a duplicate task finds it not due, or locked,
@@ -17,11 +18,13 @@ until the receiver is back, other 4xx fail for good; every attempt is bounded by
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from latlab.alerts import email
 from latlab.alerts.lifecycle import DELIVER
 from latlab.core import outbound
 from latlab.core.clock import get_clock
@@ -41,10 +44,11 @@ CUT_OFF = "cut off: no answer was recorded (the worker stopped while it sent)"
 
 @dataclass(frozen=True)
 class _Attempt:
-    """An attempt recorded and committed, about to be made."""
+    """An attempt recorded and committed, about to be made: of one message, or of a digest's
+    (an attempt of each, sent as one)."""
 
-    id: int
-    notification_id: int
+    ids: tuple[int, ...]
+    notification_ids: tuple[int, ...]
     channel_id: int
     kind: str
     url: str
@@ -63,7 +67,7 @@ def deliver(session: Session, notification_id: int, redelivered: bool = False) -
     session.commit()
     if attempt is None:
         return
-    status_code, error = post(attempt.kind, attempt.url, attempt.payload,
+    status_code, error = send(attempt.kind, attempt.url, attempt.payload,
                               allow_private=attempt.allow_private)
     _record(session, attempt, status_code, error)
     session.commit()
@@ -88,19 +92,34 @@ def _begin(session: Session, notification_id: int, redelivered: bool) -> _Attemp
     if channel.retry_at is not None and channel.retry_at > now:
         _schedule(session, notification, channel.retry_at, now)  # wait for the channel
         return None
-    first_at = session.scalar(select(func.min(DeliveryAttempt.attempted_at)).where(
-        DeliveryAttempt.notification_id == notification.id))
-    attempt = DeliveryAttempt(notification_id=notification.id, attempted_at=now,
-                              status_code=None, error=CUT_OFF, ok=False)
-    session.add(attempt)
-    notification.attempts += 1
-    notification.next_attempt_at = now + timedelta(seconds=ATTEMPT_LIMIT_S)
+    # A digest sends every message of its channel that is due, each with an attempt.
+    sent = [notification] + ([] if not channel.digest else list(session.scalars(
+        select(Notification).where(
+            Notification.channel_id == channel.id, Notification.status == "pending",
+            Notification.next_attempt_at <= now, Notification.id != notification.id)
+        .order_by(Notification.id).with_for_update(skip_locked=True)
+        .execution_options(populate_existing=True))))
+    attempts, payloads = [], []
+    for each in sent:
+        first_at = session.scalar(select(func.min(DeliveryAttempt.attempted_at)).where(
+            DeliveryAttempt.notification_id == each.id))
+        attempt = DeliveryAttempt(notification_id=each.id, attempted_at=now,
+                                  status_code=None, error=CUT_OFF, ok=False)
+        session.add(attempt)
+        attempts.append(attempt)
+        each.attempts += 1
+        each.next_attempt_at = now + timedelta(seconds=ATTEMPT_LIMIT_S)
+        payloads.append({**each.payload, "attempt": each.attempts,
+                         "may_repeat": first_at and _may_repeat(each, first_at)})
     session.flush()
     project = session.get(Project, channel.project_id)
-    return _Attempt(attempt.id, notification.id, channel.id, channel.kind, channel.url,
+    key = f"<latlab-{'-'.join(str(each.id) for each in sent[:8])}@{_domain()}>"
+    payload = (payloads[0] if not channel.digest
+               else {"event": "digest", "messages": payloads, "day": now.date().isoformat()})
+    return _Attempt(tuple(a.id for a in attempts), tuple(each.id for each in sent), channel.id,
+                    channel.kind, channel.url,
                     project is not None and project.allow_private_webhooks,
-                    {**notification.payload, "attempt": notification.attempts,
-                     "may_repeat": first_at and _may_repeat(notification, first_at)})
+                    {**payload, "message_key": key})
 
 
 def _may_repeat(notification: Notification, first_at: datetime) -> str:
@@ -113,35 +132,50 @@ def _may_repeat(notification: Notification, first_at: datetime) -> str:
 
 def _record(session: Session, attempt: _Attempt, status_code: int | None,
             error: str | None) -> None:
-    """The attempt's answer. The channel is locked before the message, as `mute` does."""
+    """The attempt's answer, for each message it sent. The channel is locked before the
+    messages, as `mute` does."""
     done = get_clock().now()
     channel = session.get(Channel, attempt.channel_id, with_for_update=True,
                           populate_existing=True)
-    notification = session.get(Notification, attempt.notification_id, with_for_update=True,
-                               populate_existing=True)
-    record = session.get(DeliveryAttempt, attempt.id)
-    if channel is None or notification is None or record is None:  # deleted meanwhile
+    if channel is None:  # deleted meanwhile
         return
     ok = status_code is not None and 200 <= status_code < 300
-    record.status_code, record.error, record.ok = status_code, error, ok
-    if ok:
-        notification.status = "sent"
-        notification.sent_at = done
-        notification.last_error = None
-        if channel.consecutive_failures:
-            _recovered(session, channel, done)
-        return
-    notification.last_error = channel.last_error = error or f"HTTP {status_code}"
-    channel.consecutive_failures += 1
-    channel.failing_since = channel.failing_since or done
-    if status_code is not None and 400 <= status_code < 500 and status_code != 429:
-        notification.status = "failed"
-        return
-    if channel.muted:  # muted while this attempt was posting: no next attempt
-        notification.status = "muted"
-        return
-    channel.retry_at = done + backoff(channel.consecutive_failures)
-    _schedule(session, notification, channel.retry_at, done)
+    failed = not ok and status_code is not None and permanent(channel.kind, status_code)
+    if ok and channel.consecutive_failures:
+        _recovered(session, channel, done)
+    elif not ok:
+        channel.last_error = error or f"HTTP {status_code}"
+        channel.consecutive_failures += 1
+        channel.failing_since = channel.failing_since or done
+        if not failed and not channel.muted:
+            channel.retry_at = done + backoff(channel.consecutive_failures)
+    for attempt_id, notification_id in zip(attempt.ids, attempt.notification_ids, strict=True):
+        notification = session.get(Notification, notification_id, with_for_update=True,
+                                   populate_existing=True)
+        record = session.get(DeliveryAttempt, attempt_id)
+        if notification is None or record is None:  # deleted meanwhile
+            continue
+        record.status_code, record.error, record.ok = status_code, error, ok
+        if ok:
+            notification.status = "sent"
+            notification.sent_at = done
+            notification.last_error = None
+            continue
+        notification.last_error = channel.last_error
+        if failed:
+            notification.status = "failed"
+        elif channel.muted:  # muted while this attempt was posting: no next attempt
+            notification.status = "muted"
+        else:
+            assert channel.retry_at is not None
+            _schedule(session, notification, channel.retry_at, done)
+
+
+def permanent(kind: str, status_code: int) -> bool:
+    """An answer the same message will get again: a webhook's 4xx but 429, an SMTP 5xx."""
+    if kind == "email":
+        return email.permanent(status_code)
+    return 400 <= status_code < 500 and status_code != 429
 
 
 def redeliver_due(session: Session) -> int:
@@ -196,9 +230,12 @@ def _recovered(session: Session, channel: Channel, now: datetime) -> None:
         _schedule(session, other, now, now)
 
 
-def post(kind: str, url: str, payload: dict[str, Any],
+def send(kind: str, url: str, payload: dict[str, Any],
          allow_private: bool = False) -> tuple[int | None, str | None]:
-    """One POST, bounded by `delivery_timeout_s` (connect, and each read or write)."""
+    """One message: a POST, or a mail, bounded by `delivery_timeout_s` (connect, and each
+    read or write)."""
+    if kind == "email":
+        return _mail(url, payload)
     body = ({"text": fallback_text(payload), "blocks": blocks(payload)} if kind == "slack"
             else payload)
     try:
@@ -208,6 +245,23 @@ def post(kind: str, url: str, payload: dict[str, Any],
         return None, f"{type(error).__name__}: {error}"
     status = answer.status_code
     return status, None if 200 <= status < 300 else f"HTTP {status}: {answer.text[:500]}"
+
+
+def _mail(url: str, payload: dict[str, Any]) -> tuple[int | None, str | None]:
+    key = payload.get("message_key") or f"<latlab-{payload['event']}@{_domain()}>"
+    if payload["event"] != "digest":
+        return email.send(url, fallback_text(payload), email.plain(blocks(payload)), key)
+    messages = payload["messages"]
+    subject = f"[latlab] {len(messages)} alert message{'s' * (len(messages) != 1)} of " \
+              f"{payload['day']}"
+    text = "\n".join(f"{fallback_text(message)}\n{email.plain(blocks(message))}"
+                     for message in messages)
+    return email.send(url, subject, text, key)
+
+
+def _domain() -> str:
+    """The lab's host name, for Message-IDs."""
+    return urlsplit(get_settings().public_url).hostname or "latlab"
 
 
 def fallback_text(payload: dict[str, Any]) -> str:

@@ -2,6 +2,7 @@
 resolved when it clears or by a person; each event stored in the outbox (`Notification`, one
 row per channel) in the same transaction and delivered by a Celery task after the commit."""
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
@@ -101,17 +102,27 @@ def notify(session: Session, alert: Alert, event: str, message: str | None = Non
             for a in annotations.before_run(session, run)]
     rows = []
     for channel in session.scalars(query):
+        # A digest's message waits for the digest hour; the sweep of due messages
+        # (`delivery.redeliver_due`) sends it then, with the others of its channel.
         row = Notification(alert_id=alert.id, channel_id=channel.id, event=event,
                            payload=said,
                            status="muted" if channel.muted else "pending", attempts=0,
-                           created_at=now, next_attempt_at=now)
+                           created_at=now,
+                           next_attempt_at=next_digest(now) if channel.digest else now)
         session.add(row)
         rows.append(row)
     session.flush()
     for row in rows:
-        if row.status == "pending":
+        if row.status == "pending" and row.next_attempt_at == now:
             enqueue(session, DELIVER, ALERTS_QUEUE, notification_id=row.id)
     return rows
+
+
+def next_digest(now: datetime) -> datetime:
+    """The next digest hour (LATLAB_DIGEST_HOUR, UTC) after `now`."""
+    at = now.astimezone(UTC).replace(hour=get_settings().digest_hour, minute=0, second=0,
+                                     microsecond=0)
+    return at if at > now else at + timedelta(days=1)
 
 
 def payload(alert: Alert, event: str, message: str | None = None) -> dict[str, Any]:

@@ -1,8 +1,18 @@
+import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasPath, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import (
+    AliasPath,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
+from latlab.alerts.email import MAILTO
 from latlab.core.schemas import ReadSchema, Schema
 from latlab.models import AlertState, Severity
 from latlab_contract.fields import INT64_MAX
@@ -142,14 +152,37 @@ class Assignee(ReadSchema):
 class ChannelCreate(Schema):
     model_config = ConfigDict(json_schema_extra={"examples": [
         {"name": "latency", "kind": "slack",
-         "url": "https://hooks.slack.com/services/T000/B000/XXXX"}]})
+         "url": "https://hooks.slack.com/services/T000/B000/XXXX"},
+        {"name": "on call", "kind": "email", "url": "mailto:oncall@example.com,lead@example.com",
+         "digest": False}]})
 
     name: Annotated[str, StringConstraints(min_length=1, max_length=200)]
-    kind: Literal["slack", "webhook"]
-    url: Annotated[str, StringConstraints(pattern=r"^https?://[!-~]+$", max_length=2000)] = Field(
-        description="Printable ASCII (an international host name in its xn-- form); "
-        "loopback, private and link-local addresses are refused unless an admin allows them "
-        "for the project")
+    kind: Literal["slack", "webhook", "email"]
+    url: Annotated[str, StringConstraints(pattern=r"^[!-~]+$", max_length=2000)] = Field(
+        description="slack, webhook: an http(s) URL in printable ASCII (an international host "
+        "name in its xn-- form); loopback, private and link-local addresses are refused unless "
+        "an admin allows them for the project. email: mailto: and up to 20 addresses, "
+        "comma-separated")
+    digest: bool = Field(False, description="email: the day's messages as one mail at the "
+                         "lab's digest hour (LATLAB_DIGEST_HOUR, UTC), not one mail each")
+
+    @field_validator("url")
+    @classmethod
+    def fits_kind(cls, url: str, info: ValidationInfo) -> str:
+        kind = info.data.get("kind")
+        if kind == "email" and not re.fullmatch(MAILTO, url):
+            raise ValueError("an email channel's address is mailto: and up to 20 addresses, "
+                             "comma-separated (mailto:oncall@example.com,lead@example.com)")
+        if kind in ("slack", "webhook") and not re.fullmatch(r"https?://[!-~]+", url):
+            raise ValueError("a webhook's address is an http:// or https:// URL")
+        return url
+
+    @field_validator("digest")
+    @classmethod
+    def digest_by_email(cls, digest: bool, info: ValidationInfo) -> bool:
+        if digest and info.data.get("kind") != "email":
+            raise ValueError("only an email channel sends a daily digest")
+        return digest
 
 
 class ChannelUpdate(Schema):
@@ -162,6 +195,7 @@ class ChannelRead(Schema):
     id: int
     name: str
     kind: str
+    digest: bool
     created_at: datetime
     muted: bool
     status: Literal["ok", "failing", "muted"] = Field(
@@ -187,7 +221,8 @@ class ChannelTest(Schema):
 
     channel_id: int
     ok: bool
-    status_code: int | None = Field(description="The receiver's HTTP status, if it answered")
+    status_code: int | None = Field(description="The receiver's HTTP status (an email "
+                                    "channel's: the SMTP server's reply code), if it answered")
     elapsed_ms: float
-    error: str | None = Field(description="HTTP <status>, or why no answer came (refused "
-                              "address, connection error, timeout)")
+    error: str | None = Field(description="HTTP <status> (SMTP <code> and its text), or why no "
+                              "answer came (refused address, connection error, timeout)")

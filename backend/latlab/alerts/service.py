@@ -5,7 +5,7 @@ import time
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from latlab.alerts import delivery, lifecycle
+from latlab.alerts import delivery, email, lifecycle
 from latlab.alerts.schemas import (
     AlertBulkAction,
     ChannelCreate,
@@ -149,8 +149,11 @@ def get_channel(session: Session, project_id: int, channel_id: int) -> Channel:
 
 
 def create_channel(session: Session, project: Project, request: ChannelCreate) -> Channel:
+    if request.kind == "email" and not email.configured():
+        raise Unprocessable(email.NOT_SET, "$.kind")
     try:
-        outbound.check_url(request.url, allow_private=project.allow_private_webhooks)
+        if request.kind != "email":
+            outbound.check_url(request.url, allow_private=project.allow_private_webhooks)
     except outbound.TargetRefused as refused:
         raise Unprocessable(str(refused), "$.url") from None
     channel = Channel(project_id=project.id, created_at=get_clock().now(), **request.model_dump())
@@ -163,12 +166,12 @@ def test_channel(project: Project, channel: Channel) -> ChannelTest:
     """Sends a test message now; says how it went (status and time, never the receiver's
     answer, which is no business of the caller)."""
     started = time.monotonic()
-    status_code, error = delivery.post(channel.kind, channel.url, {
+    status_code, error = delivery.send(channel.kind, channel.url, {
         "event": "test", "message": f"latlab can reach channel '{channel.name}'."},
         allow_private=project.allow_private_webhooks)
     elapsed_ms = (time.monotonic() - started) * 1000
     ok = status_code is not None and 200 <= status_code < 300
     return ChannelTest(
         channel_id=channel.id, ok=ok, status_code=status_code, elapsed_ms=round(elapsed_ms, 1),
-        error=None if ok else (f"HTTP {status_code}" if status_code is not None else error))
+        error=None if ok else (error or f"HTTP {status_code}"))
 

@@ -6,8 +6,9 @@ The runner worker has its own settings (in `latlab_workers`) and no database URL
 from functools import lru_cache
 from ipaddress import ip_network
 from pathlib import Path
+from typing import Literal
 
-from pydantic import field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from latlab_contract.broker import tls_options
@@ -96,6 +97,17 @@ class Settings(BaseSettings):
     delivery_backoff_max_s: float = 300.0
     # One delivery attempt waits this long at most for a receiver (connect, each read/write).
     delivery_timeout_s: float = 5.0
+    # Email channels' SMTP server (`alerts.email`): none set, email channels are refused.
+    smtp_host: str = ""
+    smtp_port: int = 587
+    smtp_security: Literal["starttls", "tls", "none"] = "starttls"
+    smtp_user: str = ""
+    smtp_password: str = ""
+    smtp_from: str = "latlab@localhost"
+    # A CA to trust beyond the system's (a private relay's certificate).
+    smtp_ca_file: str = ""
+    # A digest channel's messages of the day go at this hour (UTC).
+    digest_hour: int = Field(8, ge=0, le=23)
 
     @field_validator("trusted_proxies")
     @classmethod

@@ -135,7 +135,8 @@ class Alert(Base):
 
 
 class Channel(Base):
-    """Where alerts go: a Slack incoming webhook or a generic webhook. The URL is a secret."""
+    """Where alerts go: a Slack incoming webhook, a generic webhook or email (`mailto:`
+    addresses, through the lab's SMTP server). The URL is a secret."""
 
     __tablename__ = "channel"
 
@@ -145,6 +146,8 @@ class Channel(Base):
     kind: Mapped[str] = mapped_column(String(16))
     url: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime]
+    # An email channel's messages of a day, sent as one mail at the lab's digest hour.
+    digest: Mapped[bool] = mapped_column(default=False, server_default=text("false"))
     # A muted channel is sent nothing; its messages are kept, marked `muted`.
     muted: Mapped[bool] = mapped_column(default=False, server_default=text("false"))
     # Delivery health: failed attempts in a row, since when, and when the next may start.

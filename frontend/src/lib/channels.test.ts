@@ -9,6 +9,15 @@ describe("describeTest", () => {
     ).toBe("Test message delivered (HTTP 200, 12 ms).");
   });
 
+  it("gives an email channel's SMTP reply code", () => {
+    expect(
+      describeTest(
+        { channel_id: 1, ok: true, status_code: 250, elapsed_ms: 40, error: null },
+        "email",
+      ),
+    ).toBe("Test message delivered (SMTP 250, 40 ms).");
+  });
+
   it("gives why a test failed", () => {
     expect(
       describeTest({

@@ -1,8 +1,11 @@
 import type { ChannelTest } from "../api/types";
 
-/** What a channel's receiver answered a test with and how long it took (never its body). */
-export function describeTest(result: ChannelTest): string {
+/** What a channel's receiver answered a test with and how long it took (never its body): an
+ * HTTP status, or an email channel's SMTP reply code. */
+export function describeTest(result: ChannelTest, kind = "webhook"): string {
   const took = `${result.elapsed_ms.toFixed(0)} ms`;
-  if (result.ok) return `Test message delivered (HTTP ${String(result.status_code)}, ${took}).`;
+  const protocol = kind === "email" ? "SMTP" : "HTTP";
+  if (result.ok)
+    return `Test message delivered (${protocol} ${String(result.status_code)}, ${took}).`;
   return `Test failed: ${result.error ?? "no answer"} (${took}).`;
 }

@@ -17,8 +17,10 @@ import { CreateForm } from "./CreateForm";
 import { SettingsTable } from "./SettingsTable";
 
 const URL_PATTERN = /^https?:\/\/\S+$/;
+const ADDRESSES = /^[^\s@,]+@[^\s@,]+(,\s*[^\s@,]+@[^\s@,]+)*$/;
 
-/** Slack incoming webhooks and generic webhooks; a URL is a secret and is never shown back. */
+/** Slack incoming webhooks, generic webhooks and email; a URL (an email channel's addresses)
+ * is a secret and is never shown back. */
 export function Channels({ channels, canWrite }: { channels: ChannelRead[]; canWrite: boolean }) {
   const test = useTestChannel();
   const remove = useDeleteChannel();
@@ -57,7 +59,10 @@ export function Channels({ channels, canWrite }: { channels: ChannelRead[]; canW
           return (
             <tr key={channel.id} data-channel-id={channel.id}>
               <th scope="row">{channel.name}</th>
-              <td>{channel.kind}</td>
+              <td>
+                {channel.kind}
+                {channel.digest ? " (daily digest)" : ""}
+              </td>
               <td className="nowrap">{formatDateTime(channel.created_at)}</td>
               <td>
                 <ChannelHealth channel={channel} />
@@ -96,7 +101,7 @@ export function Channels({ channels, canWrite }: { channels: ChannelRead[]; canW
                       role="status"
                       className={typeof result !== "string" && result.ok ? "text-good" : "text-bad"}
                     >
-                      {typeof result === "string" ? result : describeTest(result)}
+                      {typeof result === "string" ? result : describeTest(result, channel.kind)}
                     </span>
                   )}
                 </div>
@@ -130,18 +135,22 @@ function ChannelCreateForm() {
   const [name, setName] = useState("");
   const [kind, setKind] = useState<ChannelCreate["kind"]>("slack");
   const [url, setUrl] = useState("");
+  const [digest, setDigest] = useState(false);
   const [errors, setErrors] = useState<{ name?: string; url?: string }>({});
+  const mail = kind === "email";
   const [done, setDone] = useState<string | null>(null);
 
   function submit() {
     setDone(null);
     const found: { name?: string; url?: string } = {};
     if (name.trim() === "") found.name = "a name";
-    if (!URL_PATTERN.test(url.trim())) found.url = "an http(s) URL";
+    if (mail && !ADDRESSES.test(url.trim())) found.url = "email addresses, comma-separated";
+    if (!mail && !URL_PATTERN.test(url.trim())) found.url = "an http(s) URL";
     setErrors(found);
     if (Object.keys(found).length > 0) return;
+    const address = mail ? `mailto:${url.trim().replace(/\s+/g, "")}` : url.trim();
     create.mutate(
-      { name: name.trim(), kind, url: url.trim() },
+      { name: name.trim(), kind, url: address, digest: mail && digest },
       {
         onSuccess: (channel) => {
           // The URL is a secret: once stored it leaves the page too.
@@ -177,25 +186,40 @@ function ChannelCreateForm() {
           >
             <option value="slack">Slack incoming webhook</option>
             <option value="webhook">generic webhook</option>
+            <option value="email">email</option>
           </select>
         )}
       </Field>
       <Field
-        label="Webhook URL"
-        hint="Stored as a secret: it is never shown again"
+        label={mail ? "Email addresses" : "Webhook URL"}
+        hint={
+          mail
+            ? "Comma-separated; sent through the lab's SMTP server, never shown again"
+            : "Stored as a secret: it is never shown again"
+        }
         error={errors.url}
       >
         {(control) => (
           <input
             {...control}
-            type="url"
+            type={mail ? "text" : "url"}
             autoComplete="off"
-            placeholder="https://hooks.slack.com/services/…"
+            placeholder={mail ? "oncall@example.com, lead@example.com" : "https://hooks.slack.com/services/…"}
             value={url}
             onChange={(event) => setUrl(event.target.value)}
           />
         )}
       </Field>
+      {mail && (
+        <label className="checkbox">
+          <input
+            type="checkbox"
+            checked={digest}
+            onChange={(event) => setDigest(event.target.checked)}
+          />{" "}
+          A daily digest: the day&apos;s messages as one mail
+        </label>
+      )}
     </CreateForm>
   );
 }
