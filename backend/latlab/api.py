@@ -15,6 +15,7 @@ from latlab.ingest.router import router as ingest_router
 from latlab.jobs.router import router as jobs_router
 from latlab.repos.router import router as repos_router
 from latlab.runs.router import router as runs_router
+from latlab.sharing.router import router as sharing_router
 
 api_router = APIRouter(prefix="/api/v1", dependencies=[Depends(plain_query)])
 api_router.include_router(auth_router)
@@ -29,3 +30,4 @@ api_router.include_router(experiments_router)
 api_router.include_router(analysis_router)
 api_router.include_router(annotations_router)
 api_router.include_router(alerts_router)
+api_router.include_router(sharing_router)

@@ -18,13 +18,15 @@ from latlab.api import api_router
 from latlab.audit import recorder
 from latlab.auth.dependencies import SESSION_COOKIE
 from latlab.core import openapi
+from latlab.core.db import DbSession
 from latlab.core.errors import AppError, Unprocessable
-from latlab.core.headers import SecurityHeaders
+from latlab.core.headers import SecurityHeaders, framed_by
 from latlab.core.limits import BodyLimits
 from latlab.core.memory import ReleaseMemory
 from latlab.core.settings import get_settings
 from latlab.core.validation import BodyInvalid, problems
 from latlab.monitoring.router import router as monitoring_router
+from latlab.sharing import router as sharing
 
 DEFAULT_DIST = Path(__file__).resolve().parents[2] / "frontend" / "dist"
 # Postgres or Redis unreachable, or too slow: the request may succeed later.
@@ -99,6 +101,15 @@ def _serve_dashboard(app: FastAPI, dist: Path) -> None:
     """Serves the built SPA; every non-API path falls back to index.html."""
     if (dist / "assets").is_dir():
         app.mount("/assets", StaticFiles(directory=dist / "assets"), name="assets")
+
+    @app.get("/shared/{token}", include_in_schema=False, response_model=None)
+    def shared(token: str, session: DbSession) -> Response:
+        """A shared page: the dashboard, framed only by its project's embed origins."""
+        index = dist / "index.html"
+        if not index.is_file():
+            return JSONResponse({"detail": "the dashboard is not built"}, status_code=503)
+        return FileResponse(index, headers={"Content-Security-Policy": framed_by(
+            sharing.frame_ancestors(session, token))})
 
     @app.get("/{path:path}", include_in_schema=False, response_model=None)
     async def spa(path: str) -> Response:

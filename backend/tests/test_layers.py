@@ -29,6 +29,7 @@ LAYERS = [
     ("latlab.runs",),
     ("latlab.analysis",),
     ("latlab.annotations",),
+    ("latlab.sharing",),
     ("latlab.alerts",),
     ("latlab.jobs",),
     ("latlab.bisections",),

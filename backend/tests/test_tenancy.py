@@ -49,6 +49,9 @@ def two_projects(client, actors, db, tmp_path) -> dict[str, Any]:
     annotation = client.post("/api/v1/annotations", json={
         "text": f"{MARK} deployed", "suite": f"{MARK}-suite", "host": f"{MARK}-host"})
     assert annotation.status_code == 201, annotation.text
+    link = client.post("/api/v1/share-links", json={"kind": "trend", "trend": {
+        "suite": f"{MARK}-suite", "scenario": "medium", "labels": {"client": "rust"}}})
+    assert link.status_code == 201, link.text
     alerts = client.get("/api/v1/alerts").json()["items"]
     assert alerts and all(MARK in a["suite"] for a in alerts)
     project_b = db.scalar(select(Project).where(Project.slug == MARK))
@@ -76,7 +79,10 @@ def two_projects(client, actors, db, tmp_path) -> dict[str, Any]:
         "job_id": job.id, "slug": MARK, "host_id": host_id, "channel_id": channel["id"], "index": 0,
         "rule_id": rule["id"], "baseline_id": baseline["id"], "schedule_id": schedule.json()["id"],
         "profile_id": profile["id"], "name": f"{MARK}-repo", "bisection_id": bisection.id,
-        "annotation_id": annotation.json()["id"]},
+        "annotation_id": annotation.json()["id"], "link_id": link.json()["id"],
+        # A token no link has: a shared page is anyone's who holds its token, and no one's
+        # else, whatever project they are in.
+        "token": "lls_" + "0" * 32},
         "queries": {"baseline": first["id"], "candidate": second["id"],
                     "suite": f"{MARK}-suite", "scenario": "medium", "series_id": series_id}}
 
@@ -117,7 +123,8 @@ def test_a_token_of_project_a_sees_nothing_of_project_b(client, two_projects) ->
     assert {"/api/v1/runs", "/api/v1/alerts", "/api/v1/sla-rules", "/api/v1/channels",
             "/api/v1/baselines", "/api/v1/schedules", "/api/v1/jobs",
             "/api/v1/alerts/{alert_id}/deliveries", "/api/v1/projects", "/api/v1/bisections",
-            "/api/v1/bisections/{bisection_id}", "/api/v1/annotations"} <= set(looked)
+            "/api/v1/bisections/{bisection_id}", "/api/v1/annotations",
+            "/api/v1/share-links"} <= set(looked)
     # The walk is not blind: A's own data is there.
     assert [r["id"] for r in client.get("/api/v1/runs", headers=headers).json()["items"]] == [
         two_projects["alpha_run"]]
@@ -158,6 +165,7 @@ def test_project_b_objects_cannot_be_changed_from_project_a(client, actors,
         ("PATCH", f"/api/v1/repositories/{ids['name']}"),
         ("DELETE", f"/api/v1/repositories/{ids['name']}"),
         ("DELETE", f"/api/v1/annotations/{ids['annotation_id']}"),
+        ("DELETE", f"/api/v1/share-links/{ids['link_id']}"),
     ]:
         response = client.request(method, url, json={} if method == "PATCH" else None)
         assert response.status_code == 404, (method, url, response.status_code)

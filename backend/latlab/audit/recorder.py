@@ -1,10 +1,10 @@
 """The audit log's writer: every flush that creates, changes or deletes a user, a project, a
 project membership, a token, an SLA rule, a channel, a pinned baseline, a schedule, a
-repository, an annotation or a host (the projects it serves: heartbeats write hosts outside
-the session) writes an `audit_event` row in the same transaction, so a change and its record
-commit or roll back together, whichever service, router or command made it. A membership
-(`project_member`, keyed by project and user) is recorded under its project with the member's
-user id as its id.
+repository, an annotation, a share link or a host (the projects it serves: heartbeats write
+hosts outside the session) writes an `audit_event` row in the same transaction, so a change
+and its record commit or roll back together, whichever service, router or command made it. A
+membership (`project_member`, keyed by project and user) is recorded under its project with the
+member's user id as its id.
 
 Who: the session's actor, set once a request's caller is known (`act_as`); a session without
 one (beat, the CLI) records "system". What: the table name, the row's id, the action, and for
@@ -34,12 +34,13 @@ from latlab.models import (
     ProjectMember,
     Repository,
     Schedule,
+    ShareLink,
     SlaRule,
     User,
 )
 
 AUDITED: tuple[type, ...] = (User, Project, ProjectMember, ApiToken, SlaRule, Channel, Baseline,
-                             Schedule, Repository, Annotation, Host)
+                             Schedule, Repository, Annotation, ShareLink, Host)
 SECRETS = {"password_hash", "token_hash", "url", "secret"}
 BOOKKEEPING = {"last_used_at", "consecutive_failures", "failing_since", "retry_at",
                "last_error", "last_run_at", "next_run_at"}

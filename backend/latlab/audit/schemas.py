@@ -4,7 +4,7 @@ from typing import Any, Literal
 from latlab.core.schemas import ReadSchema
 
 EntityType = Literal["user", "project", "project_member", "api_token", "sla_rule", "channel",
-                     "baseline", "schedule", "repository", "annotation", "host"]
+                     "baseline", "schedule", "repository", "annotation", "share_link", "host"]
 Action = Literal["create", "update", "delete", "refused"]
 
 

@@ -111,6 +111,16 @@ def rate_limited(use: Use) -> list[fastapi_params.Depends]:
     return [Depends(per_address), Depends(per_caller)]
 
 
+def address_limited(use: Use) -> list[fastapi_params.Depends]:
+    """A public route's fair-use check (a shared page): its address's budget alone."""
+
+    @raises(TooManyRequests)
+    async def per_address(request: Request) -> None:
+        await run_in_threadpool(rate_limits.spend, use, None, client_address(request))
+
+    return [Depends(per_address)]
+
+
 def client_address(request: Request) -> str:
     """The client's address: the peer's, or, when the peer is a trusted proxy, the last
     address in X-Forwarded-For that is not one (a client can prepend anything; what a trusted

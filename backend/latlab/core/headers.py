@@ -16,6 +16,12 @@ DOCS_POLICY = ("default-src 'self'; script-src 'self' 'unsafe-inline' https://cd
 DOCS_PATH = "/api/v1/docs"
 
 
+def framed_by(origins: list[str]) -> str:
+    """The dashboard's policy, letting pages of `origins` frame it (none: no page may)."""
+    ancestors = " ".join(origins) if origins else "'none'"
+    return POLICY.replace("frame-ancestors 'none'", f"frame-ancestors {ancestors}")
+
+
 class SecurityHeaders:
     def __init__(self, app: ASGIApp, https: bool) -> None:
         self.app = app
@@ -30,9 +36,11 @@ class SecurityHeaders:
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
-                headers["Content-Security-Policy"] = policy
+                # A shared page sets its own (the origins its project lets frame it).
+                if "content-security-policy" not in headers:
+                    headers["Content-Security-Policy"] = policy
+                    headers["X-Frame-Options"] = "DENY"
                 headers["X-Content-Type-Options"] = "nosniff"
-                headers["X-Frame-Options"] = "DENY"
                 headers["Referrer-Policy"] = "same-origin"
                 if self.https:
                     headers["Strict-Transport-Security"] = "max-age=31536000"

@@ -22,6 +22,7 @@ from latlab.models.project import Project, ProjectMember
 from latlab.models.repository import Repository
 from latlab.models.rollup import Rollup
 from latlab.models.run import Profile, Run, Series, Trial
+from latlab.models.share import ShareLink
 from latlab.models.suite import Suite
 from latlab.models.user import ApiToken, LoginSession, Role, Scope, User
 
@@ -56,6 +57,7 @@ __all__ = [
     "Scope",
     "Series",
     "Severity",
+    "ShareLink",
     "SlaRule",
     "Suite",
     "Trial",

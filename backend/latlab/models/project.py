@@ -1,7 +1,7 @@
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, String
+from sqlalchemy import ForeignKey, String, text
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -35,6 +35,9 @@ class Project(Base):
     # The CI gate's thresholds: {"default": {...}, "suites": {"suite[/scenario]": {...}}}
     # (`analysis.thresholds`); empty: the lab's defaults.
     gate_settings: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
+    # Origins whose pages may frame the project's shared links (CSP frame-ancestors).
+    embed_origins: Mapped[list[str]] = mapped_column(JSONB, default=list,
+                                                     server_default=text("'[]'::jsonb"))
 
 
 class ProjectMember(Base):
