@@ -34,6 +34,9 @@ const ProfileComparePage = lazy(async () => ({
 const TrendsPage = lazy(async () => ({
   default: (await import("./pages/TrendsPage")).TrendsPage,
 }));
+const SharedPage = lazy(async () => ({
+  default: (await import("./pages/SharedPage")).SharedPage,
+}));
 
 function createQueryClient(): QueryClient {
   // A 401 anywhere means the session ended: re-check it, and AuthedLayout sends us to /login.
@@ -71,6 +74,14 @@ export function App() {
       <BrowserRouter>
         <Routes>
           <Route path="/login" element={<LoginPage />} />
+          <Route
+            path="/shared/:token"
+            element={
+              <Charted label="Loading the shared page…">
+                <SharedPage />
+              </Charted>
+            }
+          />
           <Route element={<AuthedLayout />}>
             <Route index element={<OverviewPage />} />
             <Route path="runs" element={<RunsPage />} />

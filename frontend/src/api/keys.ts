@@ -54,6 +54,12 @@ export const keys = {
     all: ["annotations"] as const,
     list: (query: AnnotationQuery) => [...keys.annotations.all, "list", query] as const,
   },
+  sharing: {
+    all: ["sharing"] as const,
+    shared: (token: string) => [...keys.sharing.all, "shared", token] as const,
+    links: () => [...keys.sharing.all, "links"] as const,
+    origins: () => [...keys.sharing.all, "origins"] as const,
+  },
   hosts: {
     all: ["hosts"] as const,
     list: () => [...keys.hosts.all, "list"] as const,

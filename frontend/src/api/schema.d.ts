@@ -1201,7 +1201,8 @@ export interface paths {
         get: operations["get_gate_settings_api_v1_gate_settings_get"];
         /**
          * Put Gate Settings
-         * @description Set the current project's gate thresholds (admins); later runs are judged by them.
+         * @description Set the current project's gate thresholds (admins); later runs are judged by them, and
+         *     the change is marked on the trends it concerns.
          */
         put: operations["put_gate_settings_api_v1_gate_settings_put"];
         post?: never;
@@ -1557,6 +1558,113 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/share-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Links
+         * @description The project's share links (never their tokens), newest first, revoked ones included.
+         */
+        get: operations["list_links_api_v1_share_links_get"];
+        put?: never;
+        /**
+         * Create Link
+         * @description A read-only link to a run, a comparison or a trend of the project, opened without a
+         *     login; its token is shown once.
+         */
+        post: operations["create_link_api_v1_share_links_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/share-links/{link_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke Link
+         * @description Revoke a link: it shows nothing from now on.
+         */
+        delete: operations["revoke_link_api_v1_share_links__link_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/embed-origins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Embed Origins */
+        get: operations["get_embed_origins_api_v1_embed_origins_get"];
+        /**
+         * Put Embed Origins
+         * @description Origins whose pages may frame the current project's shared links (admins).
+         */
+        put: operations["put_embed_origins_api_v1_embed_origins_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/shared/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Shared
+         * @description What a share link shows, without a login.
+         */
+        get: operations["read_shared_api_v1_shared__token__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/shared/{token}/badge.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Badge
+         * @description A trend link's badge: the series' latest value and its run's verdict, coloured by the
+         *     verdict (green pass, red fail, grey otherwise).
+         */
+        get: operations["badge_api_v1_shared__token__badge_svg_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -1771,6 +1879,11 @@ export interface components {
              */
             at?: string | null;
             /**
+             * Until
+             * @description The end of a range (a load test, a week of maintenance): after `at`
+             */
+            until?: string | null;
+            /**
              * Suite
              * @description The suite whose trends it concerns; default: every suite's
              */
@@ -1796,11 +1909,16 @@ export interface components {
              */
             at: string;
             /**
+             * Until
+             * @description The end of a range; None: a moment
+             */
+            until: string | null;
+            /**
              * Kind
-             * @description note: a person's or a CI step's; host: the lab saw a host's tuning or hardware change between two of its runs; suite: the lab saw a suite's version change
+             * @description note: a person's or a CI step's; host: the lab saw a host's tuning or hardware change between two of its runs; suite: the lab saw a suite's version change; gate: the project's gate settings changed
              * @enum {string}
              */
-            kind: "note" | "host" | "suite";
+            kind: "note" | "host" | "suite" | "gate";
             /** Text */
             text: string;
             /** Link */
@@ -1859,7 +1977,7 @@ export interface components {
              * Entity Type
              * @enum {string}
              */
-            entity_type: "user" | "project" | "project_member" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule" | "repository" | "annotation" | "host";
+            entity_type: "user" | "project" | "project_member" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule" | "repository" | "annotation" | "share_link" | "host";
             /** Entity Id */
             entity_id: number;
             /**
@@ -2105,6 +2223,12 @@ export interface components {
          *       "name": "latency",
          *       "url": "https://hooks.slack.com/services/T000/B000/XXXX"
          *     }
+         * @example {
+         *       "digest": false,
+         *       "kind": "email",
+         *       "name": "on call",
+         *       "url": "mailto:oncall@example.com,lead@example.com"
+         *     }
          */
         ChannelCreate: {
             /** Name */
@@ -2113,12 +2237,18 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "slack" | "webhook";
+            kind: "slack" | "webhook" | "email";
             /**
              * Url
-             * @description Printable ASCII (an international host name in its xn-- form); loopback, private and link-local addresses are refused unless an admin allows them for the project
+             * @description slack, webhook: an http(s) URL in printable ASCII (an international host name in its xn-- form); loopback, private and link-local addresses are refused unless an admin allows them for the project. email: mailto: and up to 20 addresses, comma-separated
              */
             url: string;
+            /**
+             * Digest
+             * @description email: the day's messages as one mail at the lab's digest hour (LATLAB_DIGEST_HOUR, UTC), not one mail each
+             * @default false
+             */
+            digest: boolean;
         };
         /**
          * ChannelRead
@@ -2131,6 +2261,8 @@ export interface components {
             name: string;
             /** Kind */
             kind: string;
+            /** Digest */
+            digest: boolean;
             /**
              * Created At
              * Format: date-time
@@ -2167,14 +2299,14 @@ export interface components {
             ok: boolean;
             /**
              * Status Code
-             * @description The receiver's HTTP status, if it answered
+             * @description The receiver's HTTP status (an email channel's: the SMTP server's reply code), if it answered
              */
             status_code: number | null;
             /** Elapsed Ms */
             elapsed_ms: number;
             /**
              * Error
-             * @description HTTP <status>, or why no answer came (refused address, connection error, timeout)
+             * @description HTTP <status> (SMTP <code> and its text), or why no answer came (refused address, connection error, timeout)
              */
             error: string | null;
         };
@@ -2320,6 +2452,21 @@ export interface components {
             last_error: string | null;
             /** Sent At */
             sent_at: string | null;
+        };
+        /**
+         * EmbedOrigins
+         * @example {
+         *       "origins": [
+         *         "https://wiki.example.com"
+         *       ]
+         *     }
+         */
+        EmbedOrigins: {
+            /**
+             * Origins
+             * @description Pages of these origins may frame the project's shared links; none: no page may
+             */
+            origins: string[];
         };
         /** ExpectationJudged */
         ExpectationJudged: {
@@ -4231,6 +4378,155 @@ export interface components {
          */
         Severity: "warning" | "critical";
         /**
+         * ShareLinkCreate
+         * @example {
+         *       "expires_at": "2027-01-31T00:00:00Z",
+         *       "kind": "run",
+         *       "run_id": 42
+         *     }
+         * @example {
+         *       "baseline": 41,
+         *       "candidate": 42,
+         *       "kind": "compare"
+         *     }
+         * @example {
+         *       "kind": "trend",
+         *       "trend": {
+         *         "labels": {
+         *           "client": "rust"
+         *         },
+         *         "metric": "p99",
+         *         "scenario": "steady",
+         *         "suite": "http-order"
+         *       }
+         *     }
+         */
+        ShareLinkCreate: {
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "run" | "compare" | "trend";
+            /**
+             * Run Id
+             * @description kind run: the run
+             */
+            run_id?: number | null;
+            /**
+             * Baseline
+             * @description kind compare: the baseline run
+             */
+            baseline?: number | null;
+            /**
+             * Candidate
+             * @description kind compare: the candidate run
+             */
+            candidate?: number | null;
+            /** @description kind trend: the series and metric */
+            trend?: components["schemas"]["TrendTarget"] | null;
+            /**
+             * Expires At
+             * @description Default: never (revoke it instead)
+             */
+            expires_at?: string | null;
+        };
+        /** ShareLinkCreated */
+        ShareLinkCreated: {
+            /** Id */
+            id: number;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "run" | "compare" | "trend";
+            /** Target */
+            target: {
+                [key: string]: unknown;
+            };
+            /**
+             * Prefix
+             * @description The token's first characters, to tell links apart
+             */
+            prefix: string;
+            /** Created By */
+            created_by: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Expires At */
+            expires_at: string | null;
+            /** Revoked At */
+            revoked_at: string | null;
+            /**
+             * Token
+             * @description Shown once: the link is the only place it is kept
+             */
+            token: string;
+            /**
+             * Url
+             * @description The page, opened without a login
+             */
+            url: string;
+            /**
+             * Badge Url
+             * @description kind trend: an SVG badge of the series' latest value and verdict
+             */
+            badge_url: string | null;
+        };
+        /** ShareLinkRead */
+        ShareLinkRead: {
+            /** Id */
+            id: number;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "run" | "compare" | "trend";
+            /** Target */
+            target: {
+                [key: string]: unknown;
+            };
+            /**
+             * Prefix
+             * @description The token's first characters, to tell links apart
+             */
+            prefix: string;
+            /** Created By */
+            created_by: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Expires At */
+            expires_at: string | null;
+            /** Revoked At */
+            revoked_at: string | null;
+        };
+        /**
+         * SharedRead
+         * @description What a share link shows, and nothing else of its project.
+         */
+        SharedRead: {
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "run" | "compare" | "trend";
+            /**
+             * Project
+             * @description The project's name
+             */
+            project: string;
+            /** Expires At */
+            expires_at: string | null;
+            run?: components["schemas"]["RunRead"] | null;
+            compare?: components["schemas"]["CompareRead"] | null;
+            trend?: components["schemas"]["TrendRead"] | null;
+        };
+        /**
          * SlaRuleCreate
          * @example {
          *       "metric": "p99",
@@ -4882,6 +5178,27 @@ export interface components {
              * @description The newest run's verdict failed on this series (a regression, a suspected one, an SLA breach)
              */
             failing: boolean;
+        };
+        /** TrendTarget */
+        TrendTarget: {
+            /** Suite */
+            suite: string;
+            /** Scenario */
+            scenario: string;
+            /**
+             * Metric
+             * @default p99
+             */
+            metric: string;
+            /**
+             * Labels
+             * @default {}
+             */
+            labels: {
+                [key: string]: string;
+            };
+            /** Branch */
+            branch?: string | null;
         };
         /**
          * TrendWindow
@@ -6330,7 +6647,7 @@ export interface operations {
     list_audit_events_api_v1_audit_get: {
         parameters: {
             query?: {
-                entity_type?: ("user" | "project" | "project_member" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule" | "repository" | "annotation" | "host") | null;
+                entity_type?: ("user" | "project" | "project_member" | "api_token" | "sla_rule" | "channel" | "baseline" | "schedule" | "repository" | "annotation" | "share_link" | "host") | null;
                 entity_id?: number | null;
                 action?: ("create" | "update" | "delete" | "refused") | null;
                 actor_user_id?: number | null;
@@ -11536,6 +11853,406 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    list_links_api_v1_share_links_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareLinkRead"][];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    create_link_api_v1_share_links_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShareLinkCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareLinkCreated"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    revoke_link_api_v1_share_links__link_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                link_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    get_embed_origins_api_v1_embed_origins_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbedOrigins"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    put_embed_origins_api_v1_embed_origins_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmbedOrigins"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbedOrigins"];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The body is larger than the api takes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    read_shared_api_v1_shared__token__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharedRead"];
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The link was revoked or expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description Too many requests (failed sign-ins, or over a fair-use limit); see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+        };
+    };
+    badge_api_v1_shared__token__badge_svg_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": unknown;
+                };
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The link was revoked or expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description Too many requests (failed sign-ins, or over a fair-use limit); see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
                 };
             };
         };

@@ -77,6 +77,13 @@ export type AnnotationRead = Json<paths["/api/v1/annotations"]["get"]["responses
 export type AnnotationCreate = NonNullable<
   paths["/api/v1/annotations"]["post"]["requestBody"]
 >["content"]["application/json"];
+export type SharedRead = Json<paths["/api/v1/shared/{token}"]["get"]["responses"][200]>;
+export type ShareLinkRead = Json<paths["/api/v1/share-links"]["get"]["responses"][200]>[number];
+export type ShareLinkCreate = NonNullable<
+  paths["/api/v1/share-links"]["post"]["requestBody"]
+>["content"]["application/json"];
+export type ShareLinkCreated = Json<paths["/api/v1/share-links"]["post"]["responses"][201]>;
+export type EmbedOrigins = Json<paths["/api/v1/embed-origins"]["get"]["responses"][200]>;
 export type GateEvidence = RunRead["gate_evidence"][number];
 export type GateWindow = GateEvidence["window"];
 export type GateSettingsRead = Json<paths["/api/v1/gate-settings"]["get"]["responses"][200]>;

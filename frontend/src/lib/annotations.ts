@@ -30,7 +30,7 @@ export function annotationMarkers(
   if (first === undefined) return [];
   const placed = annotations
     .filter((annotation) => annotation.host === null || hosts.has(annotation.host))
-    .flatMap((annotation) => {
+    .flatMap((annotation): Omit<AnnotationMarker, "number">[] => {
       const at = Date.parse(annotation.at);
       if (annotation.until !== null) {
         const until = Date.parse(annotation.until);

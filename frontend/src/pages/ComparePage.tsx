@@ -9,6 +9,7 @@ import type { CompareQuery, CompareRead, SeriesDelta } from "../api/types";
 import { CurveChart } from "../components/charts/CurveChart";
 import { SpectrumChart } from "../components/charts/SpectrumChart";
 import { MissingRuns } from "../components/common/MissingRuns";
+import { ShareButton } from "../components/common/ShareButton";
 import { EmptyState, ErrorState, Loading, QueryResult } from "../components/common/Status";
 import { CompareTable } from "../components/compare/CompareTable";
 import { GateVerdict } from "../components/compare/GateVerdict";
@@ -71,6 +72,7 @@ export function ComparePage() {
             >
               Compare CPU profiles
             </Link>
+            <ShareButton body={{ kind: "compare", baseline, candidate }} what="comparison" />
           </div>
         )}
       </header>

@@ -10,6 +10,7 @@ import type { MetricInfo, RunRead, SeriesRead } from "../api/types";
 import { IntervalsChart } from "../components/charts/IntervalsChart";
 import { PointEstimateChart } from "../components/charts/PointEstimateChart";
 import { MissingRuns } from "../components/common/MissingRuns";
+import { ShareButton } from "../components/common/ShareButton";
 import { EmptyState, ErrorState, QueryResult } from "../components/common/Status";
 import { RunVerdictBadge } from "../components/common/VerdictBadge";
 import { Fingerprint } from "../components/hosts/Fingerprint";
@@ -111,6 +112,7 @@ function RunBody({ run }: { run: RunRead }) {
             Trends
           </Link>
           <PinBaseline run={run} />
+          <ShareButton body={{ kind: "run", run_id: run.id }} what="run" />
         </div>
       </header>
       <RunBanner run={run} tuning={tuning} alerts={context.data?.alerts ?? []} />

@@ -10,6 +10,7 @@ import { Channels } from "../components/settings/Channels";
 import { GateSettings } from "../components/settings/GateSettings";
 import { Projects, ProjectSettings } from "../components/settings/Projects";
 import { Retention } from "../components/settings/Retention";
+import { ShareLinks } from "../components/settings/ShareLinks";
 import { SlaRules } from "../components/settings/SlaRules";
 import { Tokens } from "../components/settings/Tokens";
 import { Users } from "../components/settings/Users";
@@ -41,6 +42,7 @@ export function SettingsPage() {
         <a href="#sla-rules">SLA rules</a>
         <a href="#channels">Alert channels</a>
         <a href="#tokens">API tokens</a>
+        <a href="#share-links">Share links</a>
         <a href="#retention">Retention</a>
         {isAdmin && <a href="#projects">All projects</a>}
         {isAdmin && <a href="#users">Users and roles</a>}
@@ -56,7 +58,7 @@ export function SettingsPage() {
       <h2 id="sla-rules">SLA rules</h2>
       <SlaRules canWrite={canWrite} channels={channels.data ?? []} />
 
-      <h2 id="channels">Alert channels: Slack and webhooks</h2>
+      <h2 id="channels">Alert channels: Slack, webhooks and email</h2>
       {channels.isPending ? (
         <Loading label="Loading channels…" />
       ) : channels.isError ? (
@@ -70,6 +72,9 @@ export function SettingsPage() {
 
       <h2 id="tokens">API tokens</h2>
       <Tokens canWrite={canWrite} />
+
+      <h2 id="share-links">Share links</h2>
+      <ShareLinks canWrite={canWrite} isAdmin={isAdmin} />
 
       <h2 id="retention">Retention</h2>
       <Retention isAdmin={isAdmin} />

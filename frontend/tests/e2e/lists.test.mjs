@@ -355,7 +355,7 @@ test("settings: tokens a page at a time, the SLA form's help follows its kind", 
   await page.waitForFunction(
     () => document.querySelectorAll("table.tokens-table tbody tr").length === 5,
   );
-  await page.getByRole("heading", { name: "Alert channels: Slack and webhooks" }).waitFor();
+  await page.getByRole("heading", { name: "Alert channels: Slack, webhooks and email" }).waitFor();
   const kind = page.getByRole("form", { name: "New SLA rule" }).getByLabel("Kind", { exact: true });
   await kind.selectOption("static");
   await page.getByText("Static: a fixed threshold, in the unit below").waitFor();

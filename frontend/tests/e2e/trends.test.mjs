@@ -14,9 +14,10 @@
 // branch `feature`, and CI's annotation "deployed orders 2.4" at 2026-11-15 12:00.
 
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
 import { test } from "node:test";
 
-import { labUrl, requireEnv, screenshot, signedInSession } from "./browser.mjs";
+import { labUrl, newPage, requireEnv, screenshot, signedInSession } from "./browser.mjs";
 
 const baseUrl = labUrl();
 const sameSecond = requireEnv("LATLAB_SAME_SECOND_RUN_IDS").split(",");
@@ -98,6 +99,45 @@ test("trends: one history, and each point opens its own run", async (t) => {
     await added.getByRole("button", { name: "remove" }).click();
     await added.waitFor({ state: "detached" });
     assert.equal(await lines().count(), 2);
+  });
+
+  await t.test("the chart downloads as SVG; a shared trend opens without a login", async () => {
+    await session.page.goto(trendUrl);
+    await point(latestRunId).waitFor();
+    const [download] = await Promise.all([
+      session.page.waitForEvent("download"),
+      chart().getByRole("button", { name: "SVG" }).click(),
+    ]);
+    assert.equal(download.suggestedFilename(), "metric-over-time.svg");
+    const svg = await readFile(await download.path(), "utf8");
+    assert.match(svg, /^<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    assert.ok(!svg.includes("var(--"), "the page's CSS variables are written out");
+    assert.ok(svg.includes("trend") || svg.includes("<circle"), "the points are in it");
+
+    await session.page.getByRole("button", { name: "Share" }).click();
+    const shared = session.page.getByRole("group", { name: "Shared link" });
+    const link = await shared.getByRole("textbox").first().inputValue();
+    assert.match(link, /\/shared\/lls_[A-Za-z0-9_-]{32}$/);
+    assert.match(await shared.getByRole("textbox").nth(2).inputValue(), /badge\.svg/);
+    const { ctx, page } = await newPage(session.browser);
+    try {
+      await page.goto(link);
+      await page
+        .getByRole("figure", { name: "Metric over time" })
+        .locator("circle.trend-point")
+        .first()
+        .waitFor();
+      assert.match(
+        await page.locator(".shared-header").innerText(),
+        /read-only page shared from project/,
+      );
+      await screenshot(page, "trends-01c-shared");
+      // The link opens that page only: the dashboard still asks for a login.
+      await page.goto(`${baseUrl}/runs`);
+      await page.waitForURL(/\/login/);
+    } finally {
+      await ctx.close();
+    }
   });
 
   await t.test("runs started in the same second are points of their own", async () => {

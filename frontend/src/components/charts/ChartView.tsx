@@ -1,6 +1,8 @@
 import { useRef, useState, type MouseEvent } from "react";
 import { ReferenceArea } from "recharts";
 
+import { downloadChart } from "../../lib/chartExport";
+
 /** What a reader changes on a chart: a log value axis, series hidden or shown alone, and the
  * x range zoomed to a span dragged across the plot. */
 export interface ChartView {
@@ -147,6 +149,35 @@ export function ChartToolbar({ view, logLabel = "Log scale" }: { view: ChartView
         Drag across the plot to zoom; click a legend entry to hide it, Shift-click to show it
         alone.
       </span>
+      <ChartExport />
     </div>
+  );
+}
+
+/** Buttons that download the chart they sit in (the enclosing figure's) as SVG or PNG, named
+ * after the figure's label. */
+export function ChartExport() {
+  function download(target: HTMLElement, format: "svg" | "png") {
+    const figure = target.closest("figure");
+    if (figure === null) return;
+    const name = (figure.getAttribute("aria-label") ?? "chart")
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "");
+    void downloadChart(figure, format, name || "chart");
+  }
+  return (
+    <span className="chart-export">
+      {(["svg", "png"] as const).map((format) => (
+        <button
+          key={format}
+          type="button"
+          className="button button-small"
+          onClick={(event) => download(event.currentTarget, format)}
+        >
+          {format.toUpperCase()}
+        </button>
+      ))}
+    </span>
   );
 }

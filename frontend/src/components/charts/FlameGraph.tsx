@@ -20,6 +20,7 @@ import {
   type FrameBox,
   type FrameFill,
 } from "../../lib/flamegraph";
+import { ChartExport } from "./ChartView";
 
 const ROW = 18; // px per frame row
 const CHAR = 7; // px, about one character of the 12px label
@@ -92,6 +93,7 @@ export function FlameGraph({ tree, label }: { tree: FlameTree; label: string }) 
             : `Zoomed into ${focus.name}: click an ancestor above it, or Reset zoom, to zoom out.`}
       </p>
       <figure className="chart flame-graph" aria-label={label}>
+        <ChartExport />
         <div ref={measure}>
           {width > 0 && (
             <svg width={width} height={tree.height * ROW} className="flame-svg">

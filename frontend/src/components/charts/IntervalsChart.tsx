@@ -14,6 +14,7 @@ import { intervalKeys, type IntervalRow } from "../../lib/intervals";
 import { formatNs } from "../../lib/units";
 import { metricLabel } from "../../lib/vocabulary";
 import { colour } from "./palette";
+import { ChartExport } from "./ChartView";
 
 /** Latency over time within a trial: one line per percentile the intervals carry. */
 export function IntervalsChart({
@@ -28,6 +29,7 @@ export function IntervalsChart({
   const present = intervalKeys(rows);
   return (
     <figure className="chart" aria-label="Latency over time">
+      <ChartExport />
       <ResponsiveContainer width="100%" height={height}>
         <LineChart data={rows} margin={{ top: 8, right: 24, bottom: 8, left: 8 }}>
           <CartesianGrid stroke="var(--grid)" />

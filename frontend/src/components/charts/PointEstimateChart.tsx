@@ -12,12 +12,14 @@ import {
 import type { PointEstimate } from "../../lib/pointEstimates";
 import { formatNs } from "../../lib/units";
 import { colour } from "./palette";
+import { ChartExport } from "./ChartView";
 
 /** Each series' mean of its trials as a dot, the trials' range as its bar. */
 export function PointEstimateChart({ estimates }: { estimates: PointEstimate[] }) {
   const data = estimates.map((item, index) => ({ ...item, index }));
   return (
     <figure className="chart" aria-label="Mean of the trials, with their range">
+      <ChartExport />
       <ResponsiveContainer width="100%" height={Math.max(160, 48 * estimates.length + 60)}>
         <ScatterChart layout="vertical" margin={{ top: 8, right: 24, bottom: 8, left: 8 }}>
           <CartesianGrid stroke="var(--grid)" />

@@ -20,6 +20,7 @@ import {
 } from "../../lib/trends";
 import { formatValue } from "../../lib/units";
 import { TrendChart, type TrendLine } from "../charts/TrendChart";
+import { ShareButton } from "../common/ShareButton";
 import { EmptyState, ErrorState, Loading } from "../common/Status";
 import { HistoryChoice } from "./HistoryChoice";
 import { TrendAnnotations } from "./TrendAnnotations";
@@ -138,6 +139,22 @@ export function TrendPanel({
   if (trends.error)
     return <ErrorState title="Could not load the trend" message={errorMessage(trends.error)} />;
   if (trends.isPending) return <Loading label="Loading trend…" />;
+  const drawn = loaded[0];
+  const share = drawn && (
+    <ShareButton
+      what={`${metric} trend of ${formatLabels(drawn.labels) || "this series"}`}
+      body={{
+        kind: "trend",
+        trend: {
+          suite,
+          scenario,
+          metric,
+          labels: drawn.labels,
+          ...(branch ? { branch } : {}),
+        },
+      }}
+    />
+  );
   const history = (
     <HistoryChoice
       trends={loaded}
@@ -178,6 +195,7 @@ export function TrendPanel({
         {markers.length > 0 ? "grey verticals are annotations (A1, A2…, listed below); " : ""}
         click a point to open its run.
       </p>
+      <div className="page-actions">{share}</div>
       <TrendChart
         rows={chart.rows}
         lines={chart.lines}
