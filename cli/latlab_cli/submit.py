@@ -4,12 +4,15 @@ lab as CI runs it; prints the run's address and its verdict."""
 import hashlib
 import json
 import sys
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 import typer
 
+from latlab_cli import forges
 from latlab_cli.client import Lab
 from latlab_cli.config import TokenOption, UrlOption, settings
 from latlab_cli.errors import CliError, Refused, Rejected
@@ -84,10 +87,16 @@ def submit(
     junit: Annotated[Path | None, typer.Option(
         metavar="FILE.xml",
         help="Write the gate as JUnit XML, a test case per gated metric and series.")] = None,
+    comment: Annotated[bool, typer.Option(
+        help="Post the verdict to the pull request (GitHub Actions: GITHUB_TOKEN with "
+             "pull-requests: write and checks: write): one comment per pull request and "
+             "suite, updated on every push, and a check run that fails when the verdict "
+             "does.")] = False,
 ) -> None:
     """Submit a latlab.result/v1 file, or a harness's output (--adapter); the token needs
     runs:write (and read for --summary/--junit)."""
     lab = Lab.with_token(settings(url, token), timeout)
+    forge = forges.GitHub.from_env() if comment else None  # before anything is sent
     if adapter == "latlab" and len(files) > 1:
         raise CliError("one latlab.result/v1 file at a time (several files need --adapter)")
     if adapter == "latlab":
@@ -114,8 +123,16 @@ def submit(
     except Rejected as error:
         raise Refused(f"rejected ({error.status}): {error.detail}") from error
     _print_verdict(result)
-    if summary or junit:
-        _write_reports(lab, result, summary, junit)
+    if summary or junit or forge:
+        report = _report(lab, result)
+        if summary:
+            write_report(summary, report.markdown)
+        if junit:
+            write_report(junit, report.junit)
+        if forge:
+            for line in forge.post(report.suite, result.get("verdict"), report.markdown,
+                                   result["url"]):
+                print(f"  {line}", file=sys.stderr)
     raise typer.Exit(exit_status(fail_on, result.get("verdict")))
 
 
@@ -224,10 +241,16 @@ def _print_verdict(result: dict[str, Any]) -> None:
         print(f"compare: {result['compare_url']}", file=sys.stderr)
 
 
-def _write_reports(lab: Lab, result: dict[str, Any], summary: Path | None,
-                   junit: Path | None) -> None:
-    """The Markdown summary and the JUnit XML of the verdict, from the comparison with the
-    baseline (GET /compare, which needs the token's read scope)."""
+@dataclass(frozen=True)
+class _Report:
+    suite: str
+    markdown: str
+    junit: str
+
+
+def _report(lab: Lab, result: dict[str, Any]) -> _Report:
+    """The verdict as Markdown and as JUnit XML, from the comparison with the baseline (GET
+    /compare, which needs the token's read scope) or the run judged against its history."""
     compare = None
     # Judged against history, the evidence is the report (the run is read for its suite).
     judged = bool(result.get("gate_evidence"))
@@ -249,21 +272,22 @@ def _write_reports(lab: Lab, result: dict[str, Any], summary: Path | None,
         rows = reports.run_rows({**answer, "url": result["url"]},
                                 result.get("gated_metrics", [])) + reports.reason_rows(result)
     verdict = result.get("verdict") or "unjudged"
-    suite = (compare["candidate"] if compare else answer)["suite"]
+    run = compare["candidate"] if compare else answer
+    suite = run["suite"]
     name = f"latlab.{suite}" if compare or judged else "latlab"
     links = {"run": result["url"]}
     if result.get("compare_url"):
         links["compare"] = result["compare_url"]
+    links["trend"] = (result["url"].rsplit("/runs/", 1)[0] + "/trends?" + urlencode(
+        {"suite": suite, "scenario": run["scenario"], "run": result["id"]}))
     skipped = None if compare or judged else (
         "no baseline: the first run of its suite, scenario and branch")
-    if summary:
-        lines = [f"- {key}: {link}" for key, link in links.items()]
-        lines += [f"- {skipped}"] if skipped else []
-        lines += [f"- warning: {warning}" for warning in (compare or {}).get("warnings", [])]
-        lines += [f"- note: {note}" for note in result.get("notes", [])]
-        write_report(summary, reports.markdown(rows, title=f"latlab: {verdict}", lines=lines))
-    if junit:  # nothing was judged without a baseline: one skipped case says why
-        write_report(junit, reports.junit(
-            rows if compare or judged else reports.reason_rows(result), name=name,
-            timestamp=datetime.now(UTC), properties={"verdict": verdict, **links},
-            skipped=skipped))
+    lines = [f"- {key}: {link}" for key, link in links.items()]
+    lines += [f"- {skipped}"] if skipped else []
+    lines += [f"- warning: {warning}" for warning in (compare or {}).get("warnings", [])]
+    lines += [f"- note: {note}" for note in result.get("notes", [])]
+    # Nothing was judged without a baseline: one skipped case says why.
+    return _Report(suite, reports.markdown(rows, title=f"latlab: {verdict}", lines=lines),
+                   reports.junit(rows if compare or judged else reports.reason_rows(result),
+                                 name=name, timestamp=datetime.now(UTC),
+                                 properties={"verdict": verdict, **links}, skipped=skipped))
