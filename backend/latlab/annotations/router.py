@@ -6,7 +6,7 @@ from latlab.annotations import service
 from latlab.annotations.schemas import HOST, SUITE, AnnotationCreate, AnnotationRead
 from latlab.auth.dependencies import Reader, RunWriter
 from latlab.core.db import DbSession
-from latlab.core.errors import NotFound
+from latlab.core.errors import Conflict, NotFound
 from latlab.core.openapi import documented
 from latlab.core.params import Id, Limit
 from latlab.core.routing import ApiRoute
@@ -16,7 +16,8 @@ from latlab.projects import service as projects
 router = APIRouter(tags=["annotations"], route_class=ApiRoute)
 
 
-@router.post("/annotations", status_code=status.HTTP_201_CREATED)
+@router.post("/annotations", status_code=status.HTTP_201_CREATED,
+             responses=documented(Conflict))
 def annotate(body: AnnotationCreate, principal: RunWriter, session: DbSession
              ) -> AnnotationRead:
     """Mark a moment on the project's trends: a deploy, a config change, a new machine. A
@@ -45,7 +46,7 @@ def list_annotations(
 
 
 @router.delete("/annotations/{annotation_id}", status_code=status.HTTP_204_NO_CONTENT,
-               responses=documented(NotFound))
+               responses=documented(NotFound, Conflict))
 def delete_annotation(annotation_id: Id, principal: RunWriter, session: DbSession) -> None:
     """Remove an annotation, the lab's own included (the audit log keeps what it said)."""
     service.delete(session, projects.writable(principal.project).id, annotation_id)

@@ -13,7 +13,7 @@ from latlab.analysis.schemas import CompareRead
 from latlab.auth.dependencies import Admin, Member, Reader, address_limited
 from latlab.auth.service import Principal
 from latlab.core.db import DbSession
-from latlab.core.errors import NotFound, Unprocessable
+from latlab.core.errors import Conflict, NotFound, Unprocessable
 from latlab.core.openapi import documented
 from latlab.core.params import Id
 from latlab.core.rate_limits import Use
@@ -39,7 +39,7 @@ LINK_GONE = {410: {"description": "The link was revoked or expired"}}
 
 
 @router.post("/share-links", status_code=status.HTTP_201_CREATED,
-             responses=documented(NotFound, Unprocessable))
+             responses=documented(NotFound, Conflict, Unprocessable))
 def create_link(body: ShareLinkCreate, principal: Member, session: DbSession
                 ) -> ShareLinkCreated:
     """A read-only link to a run, a comparison or a trend of the project, opened without a
@@ -68,7 +68,7 @@ def revoke_link(link_id: Id, principal: Member, session: DbSession) -> None:
     service.revoke(session, principal.project_id, link_id)
 
 
-@router.put("/embed-origins")
+@router.put("/embed-origins", responses=documented(Conflict))
 def put_embed_origins(body: EmbedOrigins, admin: Admin) -> EmbedOrigins:
     """Origins whose pages may frame the current project's shared links (admins)."""
     projects.writable(admin.project).embed_origins = list(dict.fromkeys(body.origins))
