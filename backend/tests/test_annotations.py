@@ -65,8 +65,9 @@ def test_a_ci_step_marks_a_deploy_and_reads_it_back(client, actors) -> None:
     # Newest first (the deploy's moment is in the past; the others are now).
     assert listed() == [other["id"], every["id"], body["id"]]
     assert listed(suite="http-order") == [every["id"], body["id"]]
-    assert listed(since="2026-11-23T00:00:00Z") == [other["id"], every["id"]]
-    assert listed(until="2026-11-23T00:00:00Z") == [body["id"]]
+    # "Now" is the tests' frozen clock: 2026-11-22 12:00 UTC.
+    assert listed(since="2026-11-22T10:00:00Z") == [other["id"], every["id"]]
+    assert listed(until="2026-11-22T10:00:00Z") == [body["id"]]
 
 
 def test_a_range_is_marked_from_its_start_to_its_end(client, actors) -> None:

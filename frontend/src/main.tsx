@@ -2,7 +2,12 @@ import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 
 import { App } from "./App";
-import "./styles.css";
+import "./styles/base.css";
+import "./styles/content.css";
+import "./styles/layout.css";
+import "./styles/controls.css";
+import "./styles/charts.css";
+import "./styles/pages.css";
 
 const root = document.getElementById("root");
 if (root === null) throw new Error("index.html has no #root element");

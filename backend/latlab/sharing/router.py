@@ -45,7 +45,10 @@ def create_link(body: ShareLinkCreate, principal: Member, session: DbSession
     """A read-only link to a run, a comparison or a trend of the project, opened without a
     login; its token is shown once."""
     project = projects.writable(principal.project)
-    _view(session, project, body.kind, body.target())  # it shows something now
+    shown = _view(session, project, body.kind, body.target())  # it shows something now
+    if body.kind == "trend" and not shown.points:
+        raise NotFound(f"no run of {shown.suite}/{shown.scenario} with the labels "
+                       f"{shown.labels} has {shown.metric} on branch {shown.branch}")
     link, token = service.create(session, project, body, principal.actor.label)
     base = get_settings().public_url.rstrip("/")
     return ShareLinkCreated(
@@ -117,7 +120,7 @@ def _view(session: DbSession, project: Project, kind: str, target: dict[str, Any
     nothing)."""
     viewer = Principal(current_project=project)
     if kind == "run":
-        return runs.get_run(run_service.load_run(session, target["run_id"], project.id),
+        return runs.get_run(run_service.get_run(session, target["run_id"], project.id),
                             session)
     if kind == "compare":
         read = analysis.compare(target["baseline"], target["candidate"], viewer, session)

@@ -220,7 +220,7 @@ export function TrendChart({
 
 /**
  * A window as a shaded band from its centre to its bound over its runs, the bound dashed: a
- * run past the bound fails. Clicks pass through it to the points (styles.css).
+ * run past the bound fails. Clicks pass through it to the points (styles/content.css).
  */
 function windowBand(line: TrendLine, band: WindowBand, format: (value: number) => string) {
   const stroke = colour(line.seriesIndex);

@@ -1,6 +1,6 @@
 /**
  * Series colours, in order; a series keeps its colour across a page's charts. They are CSS
- * variables (styles.css, with a dark set), so the charts follow the theme.
+ * variables (styles/base.css, with a dark set), so the charts follow the theme.
  */
 export const PALETTE = [1, 2, 3, 4, 5, 6, 7].map((n) => `var(--series-${String(n)})`);
 
