@@ -1,7 +1,7 @@
 """Fair use, side by side: the chaos workload's CI clients' submission latency without and with
 one client flooding submissions on a token of its own, in one lab in one run.
 
-The lab, its preparation and the workload are `bench.chaos`'s (`prepared_lab`, `workload`: 3
+The lab, its preparation and the workload are the chaos soak's (`prepared_lab`, `workload`: 3
 CI clients, each on its own token, 2 readers, the job launcher, and the flood client's
 threads, which flood only while told to), with the lab's default fair-use limits; no
 nemesis. After a warm-up, windows alternate, no
@@ -23,7 +23,9 @@ import threading
 import time
 from dataclasses import dataclass
 
-from bench import chaos
+from bench.chaos_check import check, pss_mib, settle
+from bench.chaos_lab import prepared_lab
+from bench.chaos_workload import SUBMIT_DEADLINE_S, History, workload
 from latlab.runs.histogram import nearest_rank
 
 TARGET_RATIO = 2.0
@@ -42,14 +44,14 @@ def p95(values: list[float]) -> float:
     return ordered[nearest_rank(95.0, len(ordered)) - 1] if ordered else math.nan
 
 
-def latencies(history: chaos.History, start: float, end: float) -> list[float]:
+def latencies(history: History, start: float, end: float) -> list[float]:
     """The other clients' attempts answered 2xx that started within [start, end)."""
     return [seconds for s in history.submissions if not s.flood
             for status, (at, seconds) in zip(s.statuses, s.attempts, strict=True)
             if status is not None and 200 <= status < 300 and start <= at < end]
 
 
-def answers(history: chaos.History, route: str, status: int, start: float, end: float) -> int:
+def answers(history: History, route: str, status: int, start: float, end: float) -> int:
     return sum(1 for a in list(history.answers)
                if a.route == route and a.status == status and start <= a.at < end)
 
@@ -63,13 +65,13 @@ def main() -> int:
     args = parser.parse_args()
 
     rng = random.Random(args.seed)
-    with chaos.prepared_lab() as (lab, receiver):
-        pss_start = chaos.pss_mib(lab)
-        history = chaos.History()
+    with prepared_lab() as (lab, receiver):
+        pss_start = pss_mib(lab)
+        history = History()
         total = args.warmup + 2 * args.rounds * args.window
         until = time.monotonic() + total
         flooding = threading.Event()
-        threads = chaos.workload(lab, history, rng, until, flooding=flooding)
+        threads = workload(lab, history, rng, until, flooding=flooding)
         for thread in threads:
             thread.start()
         time.sleep(args.warmup)
@@ -85,9 +87,9 @@ def main() -> int:
                 windows.append(Window(flood, start, history.now()))
         flooding.clear()
         for thread in threads:
-            thread.join(chaos.SUBMIT_DEADLINE_S + 60)
-        quiet = chaos.settle(lab, history, receiver, 300)
-        verdict = chaos.check(lab, history, receiver, quiet, pss_start, flood=True)
+            thread.join(SUBMIT_DEADLINE_S + 60)
+        quiet = settle(lab, history, receiver, 300)
+        verdict = check(lab, history, receiver, quiet, pss_start, flood=True)
 
     print(f"{'window':<10} {'flood':<6} {'others: n':>9} {'p95 ms':>8} {'429':>4}   "
           f"{'flood: 201':>10} {'429':>6}")
