@@ -15,15 +15,13 @@ import {
   frameSummary,
   layoutFrames,
   maxSelfShareDelta,
-  parseFolded,
-  profileName,
   searchFrames,
   searchSummary,
   selfShareDelta,
   share,
-  stacksFromSpeedscope,
   type FlameTree,
 } from "./flamegraph";
+import { parseFolded, profileName, stacksFromSpeedscope } from "./profiles";
 
 // The backend's own example (backend/tests/test_profiles_api.py): the candidate spins in a new
 // function for 120 of its 200 samples (its baseline: parse 50, respond 50).

@@ -6,7 +6,8 @@ import { useProfiles, useProfileStacks } from "../../api/runs";
 import type { ProfileRead, RunRead } from "../../api/types";
 import { confirmationProfilesHref } from "../../lib/compare";
 import { profileFoldedUrl } from "../../lib/downloads";
-import { flameTree, profileName, stacksFromSpeedscope, type FlameTree } from "../../lib/flamegraph";
+import { flameTree, type FlameTree } from "../../lib/flamegraph";
+import { profileName, stacksFromSpeedscope } from "../../lib/profiles";
 import { FlameGraph } from "../charts/FlameGraph";
 import { ErrorState, Loading } from "../common/Status";
 
