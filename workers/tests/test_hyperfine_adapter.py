@@ -30,7 +30,7 @@ from latlab_contract.parsers import hyperfine as hfine
 from latlab_contract.result import TrialIn
 from latlab_contract.vocabulary import SUMMARY_PERCENTILES
 
-# The runs exported as JSON, CSV and Markdown with their text report (test_loadgen_honesty
+# The runs exported as JSON, CSV and Markdown with their text report (test_hyperfine_honesty
 # reads the failing, aborted and long-command runs).
 HF_RUNS = sorted(p for p in HF.glob("*/*.json") if p.with_suffix(".csv").exists())
 

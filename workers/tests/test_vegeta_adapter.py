@@ -25,7 +25,7 @@ from loadgen_support import (
 from latlab_contract.parsers import ParseError, vegeta
 
 # v12.8 and later (v11.3.0's older layout, without min, 90th and throughput, is read by
-# test_loadgen_honesty).
+# test_vegeta_honesty).
 VEGETA_REPORTS = sorted(p for p in VEGETA.rglob("*.json") if "v11.3.0" not in p.parts)
 
 
