@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bench.fuzz import (
+from bench.fuzz_inputs import (
     BREAKABLE,
     CONTRACT,
     SEED_FILES,
