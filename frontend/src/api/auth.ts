@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 
-import { canWrite, isAdmin } from "../lib/roles";
+import { canWrite, isAdmin } from "./roles";
 import { api, unwrap } from "./client";
 import { keys } from "./keys";
 import type { LoginBody, TokenCreate, User, UserCreate, UserUpdate } from "./types";

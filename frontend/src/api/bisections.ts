@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 
-import { isRunning } from "../lib/bisections";
+import { isRunning } from "./states";
 import { api, unwrap } from "./client";
 import { keys } from "./keys";
 import type { BisectionCreate, BisectionRead } from "./types";

@@ -1,6 +1,6 @@
 import createClient from "openapi-fetch";
 
-import { describeDetail } from "../lib/errors";
+import { describeDetail } from "./errors";
 import type { paths } from "./schema";
 
 /**

@@ -1,6 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 
-import { isActive } from "../lib/jobs";
+import { isActive } from "./states";
 import { api, unwrap } from "./client";
 import { keys } from "./keys";
 import type { JobCreate, JobListQuery, JobPage } from "./types";

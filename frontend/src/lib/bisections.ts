@@ -32,10 +32,6 @@ export function jobHref(jobId: number): string {
   return `/jobs?job=${String(jobId)}`;
 }
 
-export function isRunning(status: BisectionStatus): boolean {
-  return status === "running";
-}
-
 /** How each status reads: found is the search done (the culprit named), failed is it broken. */
 export const STATUS: Readonly<Record<BisectionStatus, { text: string; tone: BisectionTone }>> = {
   running: { text: "running", tone: "active" },

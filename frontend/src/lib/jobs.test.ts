@@ -7,7 +7,6 @@ import {
   describeEstimate,
   formatProgress,
   formatSeconds,
-  isActive,
   LAB_REPETITIONS,
   parseMaxMinutes,
   parseRepetitions,
@@ -16,13 +15,6 @@ import {
 } from "./jobs";
 
 describe("jobs", () => {
-  it("knows which states are still going", () => {
-    expect(isActive("queued")).toBe(true);
-    expect(isActive("running")).toBe(true);
-    expect(isActive("succeeded")).toBe(false);
-    expect(isActive("timed_out")).toBe(false);
-  });
-
   it("parses host tags", () => {
     expect(parseTags(" hft-tuned, x86 x86 ")).toEqual({ tags: ["hft-tuned", "x86"] });
     expect(parseTags("")).toEqual({ tags: [] });

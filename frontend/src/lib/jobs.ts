@@ -2,13 +2,6 @@
 
 import type { JobEstimate, JobStatus } from "../api/types";
 
-export const ACTIVE_STATUSES: readonly JobStatus[] = ["queued", "dispatched", "running"];
-
-/** Still going: worth polling, and can be cancelled. */
-export function isActive(status: JobStatus): boolean {
-  return ACTIVE_STATUSES.includes(status);
-}
-
 /** The API's slug rule for host tags. */
 const TAG = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 

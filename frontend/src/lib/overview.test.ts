@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import { hostCounts, verdictLabel } from "./overview";
-import { canWrite, isAdmin } from "./roles";
+import { canWrite, isAdmin } from "../api/roles";
 
 describe("overview", () => {
   it("counts hosts up and down", () => {

@@ -8,7 +8,7 @@
 
 import type { JobRead, RunRead, VerdictReason } from "../api/types";
 import { compareHref, profilesHref, type Tone } from "./compare";
-import { isActive } from "./jobs";
+import { isActive } from "../api/states";
 import { isRecord } from "./params";
 import { formatDeltaPct } from "./units";
 

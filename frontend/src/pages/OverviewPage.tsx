@@ -18,7 +18,7 @@ import { alertLink, severityTone } from "../lib/alerts";
 import { formatDateTime, formatLabels, shortCommit, stringLabels } from "../lib/format";
 import { relativeToMedian, sharedDomain } from "../lib/sparkline";
 import { formatValue } from "../lib/units";
-import { isActive } from "../lib/jobs";
+import { isActive } from "../api/states";
 import { hostCounts } from "../lib/overview";
 import { usePageTitle } from "../hooks/usePageTitle";
 

@@ -3,7 +3,8 @@ import { Link } from "react-router";
 
 import type { JobRead } from "../../api/types";
 import { formatDateTime, formatDuration } from "../../lib/format";
-import { isActive, statusTone } from "../../lib/jobs";
+import { isActive } from "../../api/states";
+import { statusTone } from "../../lib/jobs";
 import { describeRepoJob } from "../../lib/repos";
 import { describeStages } from "../../lib/tries";
 import { Badge } from "../common/Badge";
