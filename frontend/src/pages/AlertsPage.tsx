@@ -13,7 +13,7 @@ import { errorMessage } from "../api/client";
 import type { AlertBulkAction, AlertListQuery, AlertRead } from "../api/types";
 import { AlertsTable } from "../components/alerts/AlertsTable";
 import { TriageBar } from "../components/alerts/TriageBar";
-import { EmptyState, ErrorState, Loading } from "../components/common/Status";
+import { EmptyState, QueryResult } from "../components/common/Status";
 import { Pagination } from "../components/runs/Pagination";
 import { ALERT_STATES, SEVERITIES, assigneeName, type TriageAction } from "../lib/alerts";
 import { usePageTitle } from "../hooks/usePageTitle";
@@ -174,39 +174,42 @@ export function AlertsPage() {
           {actionError}
         </p>
       )}
-      {alerts.isPending ? (
-        <Loading label="Loading alerts…" />
-      ) : alerts.isError ? (
-        <ErrorState message={errorMessage(alerts.error)} onRetry={() => void alerts.refetch()} />
-      ) : alerts.data.items.length === 0 ? (
-        <EmptyState title={state || severity || assignee ? "No alerts match" : "No alerts"}>
-          Regressions, SLA breaches and change points raise alerts here.
-        </EmptyState>
-      ) : (
-        <>
-          <div className="table-scroll">
-            <AlertsTable
-              alerts={alerts.data.items}
-              thresholdUnits={thresholdUnits}
-              canWrite={canWrite}
-              pending={action.isPending ? (action.variables?.alertId ?? null) : null}
-              onAction={act}
-              triage={{
-                assignees: assignees.data ?? [],
-                selected,
-                onSelect: select,
-                onAssign: assignTo,
-              }}
+      <QueryResult
+        query={alerts}
+        loading="Loading alerts…"
+        isEmpty={(data) => data.items.length === 0}
+        empty={
+          <EmptyState title={state || severity || assignee ? "No alerts match" : "No alerts"}>
+            Regressions, SLA breaches and change points raise alerts here.
+          </EmptyState>
+        }
+      >
+        {(data) => (
+          <>
+            <div className="table-scroll">
+              <AlertsTable
+                alerts={data.items}
+                thresholdUnits={thresholdUnits}
+                canWrite={canWrite}
+                pending={action.isPending ? (action.variables?.alertId ?? null) : null}
+                onAction={act}
+                triage={{
+                  assignees: assignees.data ?? [],
+                  selected,
+                  onSelect: select,
+                  onAssign: assignTo,
+                }}
+              />
+            </div>
+            <Pagination
+              total={data.total}
+              limit={PAGE_SIZE}
+              offset={offset}
+              onOffsetChange={setOffset}
             />
-          </div>
-          <Pagination
-            total={alerts.data.total}
-            limit={PAGE_SIZE}
-            offset={offset}
-            onOffsetChange={setOffset}
-          />
-        </>
-      )}
+          </>
+        )}
+      </QueryResult>
     </section>
   );
 }

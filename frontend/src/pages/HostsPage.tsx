@@ -1,7 +1,7 @@
 import { usePermissions } from "../api/auth";
-import { errorMessage } from "../api/client";
+
 import { useHosts } from "../api/hosts";
-import { EmptyState, ErrorState, Loading } from "../components/common/Status";
+import { EmptyState, QueryResult } from "../components/common/Status";
 import { HostCard } from "../components/hosts/HostCard";
 import { InviteHost } from "../components/hosts/InviteHost";
 import { hostCounts } from "../lib/overview";
@@ -21,21 +21,24 @@ export function HostsPage() {
           </span>
         )}
       </header>
-      {hosts.isPending ? (
-        <Loading label="Loading hosts…" />
-      ) : hosts.isError ? (
-        <ErrorState message={errorMessage(hosts.error)} onRetry={() => void hosts.refetch()} />
-      ) : hosts.data.length === 0 ? (
-        <EmptyState title="No hosts yet">
-          A host appears once an admin invites it and its runner joins and starts.
-        </EmptyState>
-      ) : (
-        <div className="host-list">
-          {hosts.data.map((host) => (
-            <HostCard key={host.id} host={host} canRevoke={isAdmin} />
-          ))}
-        </div>
-      )}
+      <QueryResult
+        query={hosts}
+        loading="Loading hosts…"
+        isEmpty={(data) => data.length === 0}
+        empty={
+          <EmptyState title="No hosts yet">
+            A host appears once an admin invites it and its runner joins and starts.
+          </EmptyState>
+        }
+      >
+        {(data) => (
+          <div className="host-list">
+            {data.map((host) => (
+              <HostCard key={host.id} host={host} canRevoke={isAdmin} />
+            ))}
+          </div>
+        )}
+      </QueryResult>
       {isAdmin && <InviteHost />}
     </section>
   );

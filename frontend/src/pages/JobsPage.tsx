@@ -4,7 +4,7 @@ import { usePermissions } from "../api/auth";
 import { errorMessage } from "../api/client";
 import { useCancelJob, useJobs } from "../api/jobs";
 import type { JobListQuery, JobRead } from "../api/types";
-import { EmptyState, ErrorState, Loading } from "../components/common/Status";
+import { EmptyState, QueryResult } from "../components/common/Status";
 import { LaunchPanel } from "../components/jobs/LaunchPanel";
 import { JobsTable } from "../components/jobs/JobsTable";
 import { Pagination } from "../components/runs/Pagination";
@@ -69,34 +69,37 @@ export function JobsPage() {
           {cancelError}
         </p>
       )}
-      {jobs.isPending ? (
-        <Loading label="Loading jobs…" />
-      ) : jobs.isError ? (
-        <ErrorState message={errorMessage(jobs.error)} onRetry={() => void jobs.refetch()} />
-      ) : jobs.data.items.length === 0 ? (
-        <EmptyState title={status ? `No ${status.replace("_", " ")} jobs` : "No jobs yet"}>
-          {canWrite ? "Launch one above." : "Members launch jobs here."}
-        </EmptyState>
-      ) : (
-        <>
-          <div className="table-scroll">
-            <JobsTable
-              jobs={jobs.data.items}
-              highlight={highlight}
-              linked={linked > 0 ? linked : undefined}
-              canWrite={canWrite}
-              cancelling={cancel.isPending ? (cancel.variables ?? null) : null}
-              onCancel={onCancel}
+      <QueryResult
+        query={jobs}
+        loading="Loading jobs…"
+        isEmpty={(data) => data.items.length === 0}
+        empty={
+          <EmptyState title={status ? `No ${status.replace("_", " ")} jobs` : "No jobs yet"}>
+            {canWrite ? "Launch one above." : "Members launch jobs here."}
+          </EmptyState>
+        }
+      >
+        {(data) => (
+          <>
+            <div className="table-scroll">
+              <JobsTable
+                jobs={data.items}
+                highlight={highlight}
+                linked={linked > 0 ? linked : undefined}
+                canWrite={canWrite}
+                cancelling={cancel.isPending ? (cancel.variables ?? null) : null}
+                onCancel={onCancel}
+              />
+            </div>
+            <Pagination
+              total={data.total}
+              limit={PAGE_SIZE}
+              offset={offset}
+              onOffsetChange={setOffset}
             />
-          </div>
-          <Pagination
-            total={jobs.data.total}
-            limit={PAGE_SIZE}
-            offset={offset}
-            onOffsetChange={setOffset}
-          />
-        </>
-      )}
+          </>
+        )}
+      </QueryResult>
     </section>
   );
 }

@@ -2,7 +2,7 @@ import { useMemo, useState, type ReactNode } from "react";
 import { Link } from "react-router";
 
 import { useAlerts } from "../api/alerts";
-import { errorMessage } from "../api/client";
+
 import { useHosts } from "../api/hosts";
 import { useJobs } from "../api/jobs";
 import { useOverview } from "../api/runs";
@@ -11,7 +11,7 @@ import { Sparkline } from "../components/charts/Sparkline";
 import { Pagination } from "../components/runs/Pagination";
 import { Badge } from "../components/common/Badge";
 import { ProgressBar } from "../components/common/ProgressBar";
-import { EmptyState, ErrorState, Loading } from "../components/common/Status";
+import { EmptyState, QueryResult } from "../components/common/Status";
 import { RunVerdictBadge } from "../components/common/VerdictBadge";
 import { WindowDelta } from "../components/runs/WindowDelta";
 import { alertLink, severityTone } from "../lib/alerts";
@@ -68,30 +68,33 @@ function OpenAlerts() {
   const alerts = useAlerts({ state: "open", limit: 5, offset: 0 });
   return (
     <Card title="Open alerts" link={{ to: "/alerts?state=open", text: "All alerts" }}>
-      {alerts.isPending ? (
-        <Loading label="Loading alerts…" />
-      ) : alerts.isError ? (
-        <ErrorState message={errorMessage(alerts.error)} onRetry={() => void alerts.refetch()} />
-      ) : alerts.data.total === 0 ? (
-        <EmptyState title="No open alerts" />
-      ) : (
-        <>
-          <p className="big-number">
-            <strong>{alerts.data.total}</strong> open
-          </p>
-          <ul className="plain-list">
-            {alerts.data.items.map((alert) => {
-              const link = alertLink(alert);
-              return (
-                <li key={alert.id}>
-                  <Badge tone={severityTone(alert.severity)}>{alert.severity}</Badge>{" "}
-                  {link ? <Link to={link.href}>{alert.message}</Link> : alert.message}
-                </li>
-              );
-            })}
-          </ul>
-        </>
-      )}
+      <QueryResult
+        query={alerts}
+        loading="Loading alerts…"
+        isEmpty={(data) => data.total === 0}
+        empty={
+          <EmptyState title="No open alerts" />
+        }
+      >
+        {(data) => (
+          <>
+            <p className="big-number">
+              <strong>{data.total}</strong> open
+            </p>
+            <ul className="plain-list">
+              {data.items.map((alert) => {
+                const link = alertLink(alert);
+                return (
+                  <li key={alert.id}>
+                    <Badge tone={severityTone(alert.severity)}>{alert.severity}</Badge>{" "}
+                    {link ? <Link to={link.href}>{alert.message}</Link> : alert.message}
+                  </li>
+                );
+              })}
+            </ul>
+          </>
+        )}
+      </QueryResult>
     </Card>
   );
 }
@@ -106,54 +109,57 @@ function LatestRuns() {
   const sparks = useMemo(() => sharedSparks(overview.data?.items ?? []), [overview.data]);
   return (
     <Card title="Latest run per suite and scenario" link={{ to: "/runs", text: "All runs" }} wide>
-      {overview.isPending ? (
-        <Loading label="Loading runs…" />
-      ) : overview.isError ? (
-        <ErrorState message={errorMessage(overview.error)} onRetry={() => void overview.refetch()} />
-      ) : overview.data.total === 0 && overview.data.suites_without_runs.length === 0 ? (
-        <EmptyState title="No runs yet">
-          Runs appear when CI submits results or a job finishes.
-        </EmptyState>
-      ) : (
-        <>
-          <table className="table compact overview-runs">
-            <thead>
-              <tr>
-                <th scope="col">Suite / scenario</th>
-                <th scope="col">Latest run</th>
-                <th scope="col">Verdict</th>
-                <th scope="col">
-                  P99 of its latest runs{" "}
-                  <span className="muted small">(each as % of its median, one scale for all)</span>
-                </th>
-                <th scope="col">Started</th>
-              </tr>
-            </thead>
-            <tbody>
-              {overview.data.items.map((row, index) => (
-                <OverviewLine
-                  key={`${row.run.suite}/${row.run.scenario}`}
-                  row={row}
-                  spark={sparks.values[index] ?? []}
-                  domain={sparks.domain}
-                />
-              ))}
-            </tbody>
-          </table>
-          <Pagination
-            total={overview.data.total}
-            capped={false}
-            limit={overview.data.limit}
-            offset={overview.data.offset}
-            onOffsetChange={setOffset}
-          />
-          {overview.data.suites_without_runs.length > 0 && (
-            <p className="muted small">
-              No runs yet: {overview.data.suites_without_runs.join(", ")}
-            </p>
-          )}
-        </>
-      )}
+      <QueryResult
+        query={overview}
+        loading="Loading runs…"
+        isEmpty={(data) => data.total === 0 && data.suites_without_runs.length === 0}
+        empty={
+          <EmptyState title="No runs yet">
+            Runs appear when CI submits results or a job finishes.
+          </EmptyState>
+        }
+      >
+        {(data) => (
+          <>
+            <table className="table compact overview-runs">
+              <thead>
+                <tr>
+                  <th scope="col">Suite / scenario</th>
+                  <th scope="col">Latest run</th>
+                  <th scope="col">Verdict</th>
+                  <th scope="col">
+                    P99 of its latest runs{" "}
+                    <span className="muted small">(each as % of its median, one scale for all)</span>
+                  </th>
+                  <th scope="col">Started</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.items.map((row, index) => (
+                  <OverviewLine
+                    key={`${row.run.suite}/${row.run.scenario}`}
+                    row={row}
+                    spark={sparks.values[index] ?? []}
+                    domain={sparks.domain}
+                  />
+                ))}
+              </tbody>
+            </table>
+            <Pagination
+              total={data.total}
+              capped={false}
+              limit={data.limit}
+              offset={data.offset}
+              onOffsetChange={setOffset}
+            />
+            {data.suites_without_runs.length > 0 && (
+              <p className="muted small">
+                No runs yet: {data.suites_without_runs.join(", ")}
+              </p>
+            )}
+          </>
+        )}
+      </QueryResult>
     </Card>
   );
 }
@@ -233,39 +239,42 @@ function Hosts() {
   const hosts = useHosts();
   return (
     <Card title="Hosts" link={{ to: "/hosts", text: "All hosts" }}>
-      {hosts.isPending ? (
-        <Loading label="Loading hosts…" />
-      ) : hosts.isError ? (
-        <ErrorState message={errorMessage(hosts.error)} onRetry={() => void hosts.refetch()} />
-      ) : hosts.data.length === 0 ? (
-        <EmptyState title="No hosts yet">Start a runner worker on a lab host.</EmptyState>
-      ) : (
-        <>
-          <p className="big-number">
-            <strong className="text-good">{hostCounts(hosts.data).online}</strong> online ·{" "}
-            <strong className={hostCounts(hosts.data).offline > 0 ? "text-bad" : undefined}>
-              {hostCounts(hosts.data).offline}
-            </strong>{" "}
-            offline
-          </p>
-          <ul className="plain-list">
-            {hosts.data.map((host) => (
-              <li key={host.id}>
-                <Badge tone={host.online ? "good" : "bad"}>
-                  {host.online ? "online" : "offline"}
-                </Badge>{" "}
-                {host.name}
-                {host.tags.length > 0 && (
-                  <span className="muted small"> ({host.tags.join(", ")})</span>
-                )}
-                {host.current_job && (
-                  <span className="muted small"> · running job #{host.current_job.id}</span>
-                )}
-              </li>
-            ))}
-          </ul>
-        </>
-      )}
+      <QueryResult
+        query={hosts}
+        loading="Loading hosts…"
+        isEmpty={(data) => data.length === 0}
+        empty={
+          <EmptyState title="No hosts yet">Start a runner worker on a lab host.</EmptyState>
+        }
+      >
+        {(data) => (
+          <>
+            <p className="big-number">
+              <strong className="text-good">{hostCounts(data).online}</strong> online ·{" "}
+              <strong className={hostCounts(data).offline > 0 ? "text-bad" : undefined}>
+                {hostCounts(data).offline}
+              </strong>{" "}
+              offline
+            </p>
+            <ul className="plain-list">
+              {data.map((host) => (
+                <li key={host.id}>
+                  <Badge tone={host.online ? "good" : "bad"}>
+                    {host.online ? "online" : "offline"}
+                  </Badge>{" "}
+                  {host.name}
+                  {host.tags.length > 0 && (
+                    <span className="muted small"> ({host.tags.join(", ")})</span>
+                  )}
+                  {host.current_job && (
+                    <span className="muted small"> · running job #{host.current_job.id}</span>
+                  )}
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </QueryResult>
     </Card>
   );
 }
@@ -275,28 +284,31 @@ function RunningJobs() {
   const active = jobs.data?.items.filter((job) => isActive(job.status)) ?? [];
   return (
     <Card title="Running jobs" link={{ to: "/jobs", text: "All jobs" }}>
-      {jobs.isPending ? (
-        <Loading label="Loading jobs…" />
-      ) : jobs.isError ? (
-        <ErrorState message={errorMessage(jobs.error)} onRetry={() => void jobs.refetch()} />
-      ) : active.length === 0 ? (
-        <EmptyState title="No job running" />
-      ) : (
-        <ul className="plain-list">
-          {active.map((job) => (
-            <li key={job.id} className="job-line">
-              <Link to={`/jobs?job=${String(job.id)}`}>
-                #{job.id} {job.suite} / {job.scenario}
-              </Link>{" "}
-              <span className="muted small">
-                {job.status}
-                {job.host_name ? ` on ${job.host_name}` : ""}
-              </span>
-              <ProgressBar value={job.progress} label={job.phase ?? job.status} />
-            </li>
-          ))}
-        </ul>
-      )}
+      <QueryResult
+        query={jobs}
+        loading="Loading jobs…"
+        isEmpty={() => active.length === 0}
+        empty={
+          <EmptyState title="No job running" />
+        }
+      >
+        {() => (
+          <ul className="plain-list">
+            {active.map((job) => (
+              <li key={job.id} className="job-line">
+                <Link to={`/jobs?job=${String(job.id)}`}>
+                  #{job.id} {job.suite} / {job.scenario}
+                </Link>{" "}
+                <span className="muted small">
+                  {job.status}
+                  {job.host_name ? ` on ${job.host_name}` : ""}
+                </span>
+                <ProgressBar value={job.progress} label={job.phase ?? job.status} />
+              </li>
+            ))}
+          </ul>
+        )}
+      </QueryResult>
     </Card>
   );
 }

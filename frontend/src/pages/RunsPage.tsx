@@ -1,11 +1,10 @@
 import { useState } from "react";
 import { Link, useNavigate } from "react-router";
 
-import { errorMessage } from "../api/client";
 import { useSuites } from "../api/hosts";
 import { useRuns } from "../api/runs";
 import type { RunSummary } from "../api/types";
-import { EmptyState, ErrorState, Loading } from "../components/common/Status";
+import { EmptyState, QueryResult } from "../components/common/Status";
 import { Pagination } from "../components/runs/Pagination";
 import { RunFilters, type FilterValues } from "../components/runs/RunFilters";
 import { RunsTable } from "../components/runs/RunsTable";
@@ -96,41 +95,44 @@ export function RunsPage() {
           </>
         )}
       </div>
-      {runs.isPending ? (
-        <Loading label="Loading runs…" />
-      ) : runs.isError ? (
-        <ErrorState message={errorMessage(runs.error)} onRetry={() => void runs.refetch()} />
-      ) : runs.data.items.length === 0 ? (
-        filtered ? (
-          <EmptyState title="No runs match these filters">
-            <Link to="/runs">Clear the filters</Link> to see every run.
-          </EmptyState>
-        ) : (
-          <EmptyState title="No runs yet">
-            Runs appear here when CI submits results or a job finishes.
-          </EmptyState>
-        )
-      ) : (
-        <>
-          <div className="table-scroll">
-            <RunsTable
-              runs={runs.data.items}
-              picked={picked.map((run) => run.id)}
-              maxPicks={MAX_RUNS}
-              onTogglePick={(run) => setPicked((current) => togglePick(current, run, MAX_RUNS))}
-              order={query.order ?? "-started_at"}
-              onOrder={setOrder}
+      <QueryResult
+        query={runs}
+        loading="Loading runs…"
+        isEmpty={(data) => data.items.length === 0}
+        empty={
+          filtered ? (
+            <EmptyState title="No runs match these filters">
+              <Link to="/runs">Clear the filters</Link> to see every run.
+            </EmptyState>
+          ) : (
+            <EmptyState title="No runs yet">
+              Runs appear here when CI submits results or a job finishes.
+            </EmptyState>
+          )
+        }
+      >
+        {(data) => (
+          <>
+            <div className="table-scroll">
+              <RunsTable
+                runs={data.items}
+                picked={picked.map((run) => run.id)}
+                maxPicks={MAX_RUNS}
+                onTogglePick={(run) => setPicked((current) => togglePick(current, run, MAX_RUNS))}
+                order={query.order ?? "-started_at"}
+                onOrder={setOrder}
+              />
+            </div>
+            <Pagination
+              total={data.total}
+              capped={data.total_capped}
+              limit={data.limit}
+              offset={data.offset}
+              onOffsetChange={setOffset}
             />
-          </div>
-          <Pagination
-            total={runs.data.total}
-            capped={runs.data.total_capped}
-            limit={runs.data.limit}
-            offset={runs.data.offset}
-            onOffsetChange={setOffset}
-          />
-        </>
-      )}
+          </>
+        )}
+      </QueryResult>
     </section>
   );
 }

@@ -3,8 +3,7 @@ import { useLocation } from "react-router";
 
 import { useChannels } from "../api/alerts";
 import { useMe, usePermissions } from "../api/auth";
-import { errorMessage } from "../api/client";
-import { ErrorState, Loading } from "../components/common/Status";
+import { QueryResult } from "../components/common/Status";
 import { AuditLog } from "../components/settings/AuditLog";
 import { Channels } from "../components/settings/Channels";
 import { GateSettings } from "../components/settings/GateSettings";
@@ -59,16 +58,9 @@ export function SettingsPage() {
       <SlaRules canWrite={canWrite} channels={channels.data ?? []} />
 
       <h2 id="channels">Alert channels: Slack, webhooks and email</h2>
-      {channels.isPending ? (
-        <Loading label="Loading channels…" />
-      ) : channels.isError ? (
-        <ErrorState
-          message={errorMessage(channels.error)}
-          onRetry={() => void channels.refetch()}
-        />
-      ) : (
-        <Channels channels={channels.data} canWrite={canWrite} />
-      )}
+      <QueryResult query={channels} loading="Loading channels…">
+        {(data) => <Channels channels={data} canWrite={canWrite} />}
+      </QueryResult>
 
       <h2 id="tokens">API tokens</h2>
       <Tokens canWrite={canWrite} />

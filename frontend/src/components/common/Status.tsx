@@ -43,16 +43,21 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
 }
 
 /** A query's state: loading, the thing asked for missing (a 404, `missing` titles it), another
- * error with a retry, or its data rendered by `children`. */
+ * error with a retry, nothing to show (`isEmpty`, then `empty`), or its data rendered by
+ * `children`. The one way a page shows a query. */
 export function QueryResult<T>({
   query,
   loading,
-  missing,
+  missing = "Not found",
+  isEmpty,
+  empty,
   children,
 }: {
   query: UseQueryResult<T>;
   loading: string;
-  missing: string;
+  missing?: string;
+  isEmpty?: (data: T) => boolean;
+  empty?: ReactNode;
   children: (data: T) => ReactNode;
 }) {
   if (query.isPending) return <Loading label={loading} />;
@@ -62,5 +67,6 @@ export function QueryResult<T>({
     }
     return <ErrorState message={errorMessage(query.error)} onRetry={() => void query.refetch()} />;
   }
+  if (isEmpty?.(query.data)) return <>{empty}</>;
   return <>{children(query.data)}</>;
 }
