@@ -2,6 +2,7 @@ import { useRef, useState, type MouseEvent } from "react";
 import { ReferenceArea } from "recharts";
 
 import { downloadChart } from "../../lib/chartExport";
+import { colour } from "./palette";
 
 /** What a reader changes on a chart: a log value axis, series hidden or shown alone, and the
  * x range zoomed to a span dragged across the plot. */
@@ -180,4 +181,36 @@ export function ChartExport() {
       ))}
     </span>
   );
+}
+
+/**
+ * What every chart's series line is: straight segments drawn over gaps, two pixels in the
+ * series' colour (dashed for a second side, and then a plain line in the legend), hidden
+ * when its legend entry is, never animated. Spread into a Recharts `<Line>`.
+ */
+export function seriesLine<Row>({
+  name,
+  value,
+  colourIndex,
+  view,
+  dashed,
+}: {
+  name: string;
+  value: (row: Row) => number | undefined;
+  colourIndex: number;
+  view: Pick<ChartView, "hidden">;
+  dashed?: boolean;
+}) {
+  return {
+    name,
+    dataKey: value,
+    type: "linear" as const,
+    stroke: colour(colourIndex),
+    strokeWidth: 2,
+    strokeDasharray: dashed ? "6 4" : undefined,
+    legendType: dashed === undefined ? undefined : ("plainline" as const),
+    hide: view.hidden.has(name),
+    connectNulls: true,
+    isAnimationActive: false,
+  };
 }

@@ -13,7 +13,7 @@ import {
 import type { Verdict } from "../../api/types";
 import { curveRows, logScale, type Curve, type CurveRow } from "../../lib/curves";
 import { formatNumber, formatValue } from "../../lib/units";
-import { ChartToolbar, shownValues, useChartView, valueAxis } from "./ChartView";
+import { ChartToolbar, seriesLine, shownValues, useChartView, valueAxis } from "./ChartView";
 import { colour } from "./palette";
 
 const VERDICT_COLOUR: Record<Verdict, string> = {
@@ -78,16 +78,13 @@ export function CurveChart({
           {curves.map((curve) => (
             <Line
               key={curve.key}
-              name={curve.name}
-              dataKey={(row: CurveRow) => row.values[curve.key]}
-              type="linear"
-              stroke={colour(curve.group)}
-              strokeWidth={2}
-              strokeDasharray={curve.dashed ? "6 4" : undefined}
-              legendType="plainline"
-              hide={view.hidden.has(curve.name)}
-              connectNulls
-              isAnimationActive={false}
+              {...seriesLine({
+                name: curve.name,
+                value: (row: CurveRow) => row.values[curve.key],
+                colourIndex: curve.group,
+                view,
+                dashed: curve.dashed,
+              })}
               dot={(props: { cx?: number; cy?: number; payload?: CurveRow; index?: number }) => {
                 const verdict = props.payload?.verdicts[curve.key];
                 const fill = verdict ? VERDICT_COLOUR[verdict] : colour(curve.group);

@@ -13,8 +13,7 @@ import type { MetricInfo } from "../../api/types";
 import { intervalKeys, type IntervalRow } from "../../lib/intervals";
 import { formatNs } from "../../lib/units";
 import { metricLabel } from "../../lib/vocabulary";
-import { colour } from "./palette";
-import { ChartExport } from "./ChartView";
+import { ChartExport, seriesLine } from "./ChartView";
 
 /** Latency over time within a trial: one line per percentile the intervals carry. */
 export function IntervalsChart({
@@ -54,14 +53,13 @@ export function IntervalsChart({
           {present.map((key, index) => (
             <Line
               key={key}
-              name={metricLabel(key, metricInfo[key])}
-              dataKey={(row: IntervalRow) => row.values[key]}
-              type="linear"
-              stroke={colour(index)}
-              strokeWidth={2}
+              {...seriesLine({
+                name: metricLabel(key, metricInfo[key]),
+                value: (row: IntervalRow) => row.values[key],
+                colourIndex: index,
+                view: { hidden: new Set<string>() },
+              })}
               dot={false}
-              connectNulls
-              isAnimationActive={false}
             />
           ))}
         </LineChart>

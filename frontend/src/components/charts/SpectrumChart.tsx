@@ -19,8 +19,7 @@ import {
   type SpectrumRow,
 } from "../../lib/spectrum";
 import { formatNs } from "../../lib/units";
-import { ChartToolbar, shownValues, useChartView, valueAxis } from "./ChartView";
-import { colour } from "./palette";
+import { ChartToolbar, seriesLine, shownValues, useChartView, valueAxis } from "./ChartView";
 
 /**
  * Latency by percentile, one line per series and view (dashed: the uncorrected view of an
@@ -75,17 +74,14 @@ export function SpectrumChart({
           {lines.map((line) => (
             <Line
               key={line.key}
-              name={line.name}
-              dataKey={(row: SpectrumRow) => row.values[line.key]}
-              type="linear"
-              stroke={colour(line.seriesIndex)}
-              strokeWidth={2}
-              strokeDasharray={line.dashed ? "6 4" : undefined}
-              legendType="plainline"
-              hide={view.hidden.has(line.name)}
+              {...seriesLine({
+                name: line.name,
+                value: (row: SpectrumRow) => row.values[line.key],
+                colourIndex: line.seriesIndex,
+                view,
+                dashed: line.dashed,
+              })}
               dot={false}
-              connectNulls
-              isAnimationActive={false}
             />
           ))}
         </LineChart>

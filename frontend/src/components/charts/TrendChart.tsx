@@ -22,7 +22,7 @@ import {
   type WindowBand,
 } from "../../lib/trends";
 import { formatValue } from "../../lib/units";
-import { ChartToolbar, shownValues, useChartView, valueAxis } from "./ChartView";
+import { ChartToolbar, seriesLine, shownValues, useChartView, valueAxis } from "./ChartView";
 import { colour } from "./palette";
 
 export interface TrendLine {
@@ -157,14 +157,12 @@ export function TrendChart({
           {lines.map((line) => (
             <Line
               key={line.key}
-              name={line.name}
-              dataKey={(row: MergedTrendRow) => row.values[line.key]}
-              type="linear"
-              stroke={colour(line.seriesIndex)}
-              strokeWidth={2}
-              hide={view.hidden.has(line.name)}
-              connectNulls
-              isAnimationActive={false}
+              {...seriesLine({
+                name: line.name,
+                value: (row: MergedTrendRow) => row.values[line.key],
+                colourIndex: line.seriesIndex,
+                view,
+              })}
               dot={(props) => {
                 const row = props.payload as MergedTrendRow;
                 if (props.cx == null || props.cy == null || row.values[line.key] === undefined) {
