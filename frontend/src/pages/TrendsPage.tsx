@@ -1,4 +1,4 @@
-import { useMemo, type FormEvent } from "react";
+import { useMemo } from "react";
 import { Link, useSearchParams } from "react-router";
 
 import { useTrendSeries } from "../api/analysis";
@@ -9,6 +9,7 @@ import type { MetricInfo } from "../api/types";
 import { MissingRuns } from "../components/common/MissingRuns";
 import { EmptyState, ErrorState, Loading } from "../components/common/Status";
 import { SeriesPicker } from "../components/trends/SeriesPicker";
+import { TrendFilters } from "../components/trends/TrendFilters";
 import { TrendPanel } from "../components/trends/TrendPanel";
 import { trendChoices, type SeriesChoice } from "../lib/trends";
 import { metricLabel } from "../lib/vocabulary";
@@ -28,6 +29,7 @@ const DEFAULT_SERIES = 6;
 export function TrendsPage() {
   usePageTitle("Trends");
   const [search, setSearch] = useSearchParams();
+  const suites = useSuites();
   const suite = search.get("suite") ?? "";
   const scenario = search.get("scenario") ?? "";
 
@@ -56,7 +58,12 @@ export function TrendsPage() {
       <header className="page-header">
         <h1>Trends</h1>
       </header>
-      <TrendFilters key={search.toString()} search={search} onApply={apply} />
+      <TrendFilters
+        key={search.toString()}
+        search={search}
+        suites={suites.data ?? []}
+        onApply={apply}
+      />
       {suite && scenario ? (
         <LatestRun suite={suite} scenario={scenario} focusRunId={focusRun(search.get("run"))} />
       ) : (
@@ -66,80 +73,6 @@ export function TrendsPage() {
         </EmptyState>
       )}
     </section>
-  );
-}
-
-function TrendFilters({
-  search,
-  onApply,
-}: {
-  search: URLSearchParams;
-  onApply: (values: Record<string, string>) => void;
-}) {
-  const suites = useSuites();
-  const suite = search.get("suite") ?? "";
-  const scenarios = Object.keys(suites.data?.find((item) => item.id === suite)?.scenarios ?? {});
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const data = new FormData(event.currentTarget);
-    const values: Record<string, string> = {};
-    for (const name of ["suite", "scenario", "branch", "host", "days"])
-      values[name] = String(data.get(name) ?? "").trim();
-    onApply(values);
-  }
-  return (
-    <form className="filters" onSubmit={submit} aria-label="Choose a trend">
-      <label className="filter">
-        <span>Suite</span>
-        <input name="suite" required defaultValue={suite} list="trend-suites" size={12} />
-      </label>
-      <datalist id="trend-suites">
-        {suites.data?.map((item) => (
-          <option key={item.id} value={item.id} />
-        ))}
-      </datalist>
-      <label className="filter">
-        <span>Scenario</span>
-        <input
-          name="scenario"
-          required
-          defaultValue={search.get("scenario") ?? ""}
-          list="trend-scenarios"
-          size={12}
-        />
-      </label>
-      <datalist id="trend-scenarios">
-        {scenarios.map((name) => (
-          <option key={name} value={name} />
-        ))}
-      </datalist>
-      <label className="filter">
-        <span>Branch</span>
-        <input
-          name="branch"
-          defaultValue={search.get("branch") ?? ""}
-          placeholder="main"
-          size={10}
-        />
-      </label>
-      <label className="filter">
-        <span>Host</span>
-        <input name="host" defaultValue={search.get("host") ?? ""} placeholder="any" size={10} />
-      </label>
-      <label className="filter">
-        <span>Range</span>
-        <select name="days" defaultValue={search.get("days") ?? ""}>
-          <option value="">latest runs</option>
-          <option value="90">last 90 days</option>
-          <option value="365">last year</option>
-        </select>
-      </label>
-      <div className="filter-actions">
-        <button type="submit" className="button button-primary">
-          Show
-        </button>
-      </div>
-    </form>
   );
 }
 
