@@ -5,6 +5,7 @@ the audit log keeping what they said."""
 
 import subprocess
 import sys
+from datetime import datetime, timedelta
 
 import pytest
 from sqlalchemy import func, select
@@ -26,13 +27,18 @@ from tests.conftest import Actors, allow_private_webhooks
 from tests.factories import result
 
 
+def _later(started_at: str) -> str:
+    """A run's end, 12 s after its start."""
+    return (datetime.fromisoformat(started_at) + timedelta(seconds=12)).isoformat()
+
+
 def _count(db) -> int:
     return int(db.scalar(select(func.count()).select_from(Annotation)))
 
 
 def _submit(client, headers, *, host: str = "lab-07", kernel: str = "6.14.0",
             started_at: str = "2026-11-22T10:00:00Z", key: str | None = None) -> int:
-    document = result(host=host, started_at=started_at)
+    document = result(host=host, started_at=started_at, finished_at=_later(started_at))
     document["host"]["fingerprint"]["kernel"] = kernel
     response = client.post("/api/v1/runs", json=document, headers={
         **headers, **({"Idempotency-Key": key} if key else {})})
@@ -204,7 +210,8 @@ def test_the_lab_marks_a_suite_version_changing_between_lab_jobs(db) -> None:
                   **({"repo": repo} if repo else {})}
         document = RunCreate.model_validate(result(
             suite="echo", scenario="default", params={}, branch=None, source=source,
-            started_at=f"2026-11-22T{hour:02d}:00:00Z"))
+            started_at=f"2026-11-22T{hour:02d}:00:00Z",
+            finished_at=_later(f"2026-11-22T{hour:02d}:00:00+00:00")))
         stored = ingest.ingest(db, project, document, request_hash=f"{version}{hour}",
                                job=_job(db, project) if job else None)
         return stored.run.id

@@ -38,12 +38,13 @@ def test_a_shared_run_is_read_without_a_login_and_shows_only_that(client, actors
     assert link["token"].startswith("lls_") and link["url"].endswith(f"/shared/{link['token']}")
     assert link["badge_url"] is None and link["prefix"] == link["token"][:10]
     as_member = client.get(f"/api/v1/runs/{run_id}").json()
+    project = client.get("/api/v1/auth/me").json()["project"]["name"]
     client.cookies.clear()
     shared = client.get(f"/api/v1/shared/{link['token']}")
     assert shared.status_code == 200, shared.text
     body = shared.json()
     assert (body["kind"], body["project"], body["compare"], body["trend"]) == (
-        "run", "Default", None, None)
+        "run", project, None, None)
     assert body["run"] == as_member
     # The holder of the link is no one else: the project's pages still need a login.
     assert client.get(f"/api/v1/runs/{other}").status_code == 401

@@ -4,7 +4,7 @@ suite is not what it was at the previous run (`notice`) or the gate settings cha
 alert on a run (`before_run`)."""
 
 from collections.abc import Collection
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Select, or_, select
@@ -24,7 +24,8 @@ NEARBY = timedelta(hours=24)
 def create(session: Session, project: Project, body: AnnotationCreate, by: str) -> Annotation:
     now = get_clock().now()
     annotation = Annotation(
-        project_id=project.id, at=body.at or now, until=body.until, kind="note",
+        project_id=project.id, at=(body.at or now).astimezone(UTC),
+        until=None if body.until is None else body.until.astimezone(UTC), kind="note",
         text=body.text, link=body.link,
         suite=body.suite, host_name=body.host, created_by=by, created_at=now)
     session.add(annotation)
@@ -64,7 +65,7 @@ def before_run(session: Session, run: Run) -> list[Annotation]:
 
 
 def _concerning(project_id: int, suite: str | None,
-                hosts: Collection[str] | None) -> Select[tuple[Annotation]]:
+                hosts: Collection[str] | None) -> Select[Annotation]:
     query = select(Annotation).where(Annotation.project_id == project_id)
     if suite is not None:
         query = query.where(or_(Annotation.suite.is_(None), Annotation.suite == suite))

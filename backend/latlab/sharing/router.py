@@ -35,7 +35,8 @@ from latlab_contract.vocabulary import quantity
 
 router = APIRouter(tags=["sharing"], route_class=ApiRoute)
 Token = Annotated[str, Path(pattern=r"^lls_[A-Za-z0-9_-]{32}$")]
-LINK_GONE = {410: {"description": "The link was revoked or expired"}}
+LINK_GONE: dict[int | str, dict[str, Any]] = {
+    410: {"description": "The link was revoked or expired"}}
 
 
 @router.post("/share-links", status_code=status.HTTP_201_CREATED,

@@ -10666,6 +10666,15 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description The request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
             /** @description The body is larger than the api takes */
             413: {
                 headers: {
@@ -10725,6 +10734,15 @@ export interface operations {
             };
             /** @description No such object in the caller's project */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request conflicts with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11955,6 +11973,15 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description The request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
             /** @description The body is larger than the api takes */
             413: {
                 headers: {
@@ -12114,6 +12141,15 @@ export interface operations {
             };
             /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request conflicts with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
