@@ -35,14 +35,18 @@ export function standaloneSvg(svg: SVGSVGElement): string {
   return new XMLSerializer().serializeToString(copy);
 }
 
-/** Downloads the chart in `figure` (its first SVG) as `name`.svg or .png. */
+/** Downloads the chart in `figure` as `name`.svg or .png. */
 export async function downloadChart(
   figure: Element,
   format: "svg" | "png",
   name: string,
 ): Promise<void> {
-  const svg = figure.querySelector("svg");
-  if (!(svg instanceof SVGSVGElement)) return;
+  // The chart's own drawing: the largest SVG in the figure (a legend's icons are SVGs too).
+  const svg = [...figure.querySelectorAll("svg")].reduce<SVGSVGElement | null>((best, each) => {
+    const area = (box: SVGSVGElement) => box.getBoundingClientRect().width * box.getBoundingClientRect().height;
+    return best === null || area(each) > area(best) ? each : best;
+  }, null);
+  if (svg === null) return;
   const text = standaloneSvg(svg);
   const blob =
     format === "svg" ? new Blob([text], { type: "image/svg+xml" }) : await toPng(text, svg);
