@@ -173,5 +173,6 @@ def test_channel(project: Project, channel: Channel) -> ChannelTest:
     ok = status_code is not None and 200 <= status_code < 300
     return ChannelTest(
         channel_id=channel.id, ok=ok, status_code=status_code, elapsed_ms=round(elapsed_ms, 1),
-        error=None if ok else (error or f"HTTP {status_code}"))
+        error=None if ok else error if status_code is None
+        else f"{'SMTP' if channel.kind == 'email' else 'HTTP'} {status_code}")
 
