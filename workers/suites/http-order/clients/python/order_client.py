@@ -435,7 +435,9 @@ class Load:
                     continue
                 answered = time.monotonic_ns()
                 if outcome is Outcome.OK:
-                    tally.record_ok(answered - start, answered - intended)
+                    # From the intended send time; asyncio's timer may wake a little early, and
+                    # an order sent before its time waited for nothing: from its send then.
+                    tally.record_ok(answered - start, answered - min(intended, sent))
                     tally.uncorrected_latencies.append(clamp_ns(answered - sent))
                 tally.count(outcome)
 
