@@ -1,10 +1,12 @@
 from typing import Annotated
+from urllib.parse import urlencode
 
-from fastapi import APIRouter, Depends, Query, Request, Response, status
+from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
+from fastapi.responses import RedirectResponse
 
 from latlab.audit import service as audit
 from latlab.audit.schemas import Action, AuditEventRead, AuditPage, EntityType
-from latlab.auth import service, throttle
+from latlab.auth import oidc, service, throttle
 from latlab.auth.dependencies import (
     SESSION_COOKIE,
     Admin,
@@ -17,6 +19,8 @@ from latlab.auth.dependencies import (
 from latlab.auth.schemas import (
     LoginRequest,
     MeRead,
+    SignInOptions,
+    SignInProvider,
     TokenCreate,
     TokenCreated,
     TokenRead,
@@ -46,26 +50,86 @@ router = APIRouter(tags=["auth"], route_class=ApiRoute)
 projects_router = APIRouter(tags=["projects"], route_class=ApiRoute)
 
 
-@router.post("/auth/login", responses=documented(Unauthorized, TooManyRequests))
+@router.post("/auth/login", responses=documented(Unauthorized, TooManyRequests, Forbidden))
 def login(body: LoginRequest, request: Request, response: Response,
           session: DbSession) -> MeRead:
     """Sign in with email and password; sets the HttpOnly session cookie, and a device
     cookie that lets this browser past other clients' failed sign-ins later. Failed sign-ins
-    are throttled per account (429 with Retry-After) and slowed per address."""
+    are throttled per account (429 with Retry-After) and slowed per address. Refused (403)
+    when the lab signs in through its providers only."""
+    if not get_settings().password_sign_in:
+        raise Forbidden("sign-in with a password is off here: use your organisation's "
+                        "sign-in (GET /auth/providers)")
     device = request.cookies.get(throttle.DEVICE_COOKIE)
     user, device = service.authenticate(
         session, body.email, body.password, client_address(request),
         device if device and len(device) <= 64 else None)
-    cookie = service.open_session(session, user)
+    secure = _session_cookie(response, service.open_session(session, user))
     settings = get_settings()
-    secure = settings.public_url.startswith("https://")
-    response.set_cookie(SESSION_COOKIE, cookie, httponly=True, samesite="lax", secure=secure,
-                        max_age=settings.session_days * 86400, path="/")
     if device:
         response.set_cookie(throttle.DEVICE_COOKIE, device, httponly=True, samesite="strict",
                             secure=secure, max_age=settings.login_device_days * 86400,
                             path="/api/v1/auth/login")
     return _me(session, user, projects.default_for(session, user))
+
+
+def _session_cookie(response: Response, cookie: str) -> bool:
+    """Sets the session cookie; whether cookies are `Secure` (an https lab)."""
+    settings = get_settings()
+    secure = settings.public_url.startswith("https://")
+    response.set_cookie(SESSION_COOKIE, cookie, httponly=True, samesite="lax", secure=secure,
+                        max_age=settings.session_days * 86400, path="/")
+    return secure
+
+
+ProviderName = Annotated[str, Path(pattern=oidc.NAME)]
+
+
+@router.get("/auth/providers")
+def sign_in_options() -> SignInOptions:
+    """How to sign in here: with a password, and with which OpenID Connect providers."""
+    return SignInOptions(passwords=get_settings().password_sign_in, providers=[
+        SignInProvider(name=p.name, label=p.label) for p in oidc.providers().values()])
+
+
+@router.get("/auth/oidc/{name}/start", response_class=RedirectResponse, status_code=302,
+            responses=documented(NotFound))
+def oidc_start(name: ProviderName, next: Annotated[str, Query(max_length=2000)] = "/"
+               ) -> RedirectResponse:
+    """Sign in with a provider: to its sign-in page, with this browser's state cookie."""
+    started = oidc.start(name, _callback_url(name), next)
+    redirect = RedirectResponse(started.url, status_code=302)
+    redirect.set_cookie(oidc.STATE_COOKIE, started.state, httponly=True, samesite="lax",
+                        secure=get_settings().public_url.startswith("https://"),
+                        max_age=oidc.STATE_TTL_S, path="/api/v1/auth/oidc")
+    return redirect
+
+
+@router.get("/auth/oidc/{name}/callback", response_class=RedirectResponse, status_code=302)
+def oidc_callback(name: ProviderName, request: Request, session: DbSession,
+                  code: Annotated[str, Query(max_length=4000)] = "",
+                  state: Annotated[str, Query(max_length=200)] = "",
+                  error: Annotated[str | None, Query(max_length=500)] = None,
+                  error_description: Annotated[str | None, Query(max_length=2000)] = None,
+                  ) -> RedirectResponse:
+    """Back from the provider: the session cookie and the page the sign-in started from, or
+    the sign-in page saying what went wrong."""
+    try:
+        if error is not None:
+            raise oidc.SignInFailed(f"the provider said: {error_description or error}")
+        user, landing = oidc.finish(session, name, code, state,
+                                    request.cookies.get(oidc.STATE_COOKIE))
+    except (oidc.SignInFailed, Forbidden, NotFound) as failed:
+        redirect = RedirectResponse(f"/login?{urlencode({'error': failed.detail})}", 302)
+    else:
+        redirect = RedirectResponse(landing, status_code=302)
+        _session_cookie(redirect, service.open_session(session, user))
+    redirect.delete_cookie(oidc.STATE_COOKIE, path="/api/v1/auth/oidc")
+    return redirect
+
+
+def _callback_url(name: str) -> str:
+    return f"{get_settings().public_url.rstrip('/')}/api/v1/auth/oidc/{name}/callback"
 
 
 @router.post("/auth/logout", status_code=status.HTTP_204_NO_CONTENT,

@@ -37,6 +37,17 @@ class MeRead(UserRead):
     project: ProjectRead | None = Field(description="The project the dashboard shows")
 
 
+class SignInProvider(Schema):
+    name: str
+    label: str
+
+
+class SignInOptions(Schema):
+    passwords: bool = Field(description="Whether email and password sign in here")
+    providers: list[SignInProvider] = Field(description="OpenID Connect providers: sign in "
+                                            "at /api/v1/auth/oidc/{name}/start")
+
+
 class UserCreate(Schema):
     model_config = ConfigDict(json_schema_extra={"examples": [
         {"email": "grace@lab.example", "password": "a long passphrase", "role": "member",

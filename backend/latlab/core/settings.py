@@ -106,6 +106,11 @@ class Settings(BaseSettings):
     smtp_from: str = "latlab@localhost"
     # A CA to trust beyond the system's (a private relay's certificate).
     smtp_ca_file: str = ""
+    # Single sign-on (`auth.oidc`): a TOML file of OpenID Connect providers, each provider's
+    # requests' time limit, and whether passwords remain a way in.
+    oidc_providers: str = ""
+    oidc_timeout_s: float = 10.0
+    password_sign_in: bool = True
     # A digest channel's messages of the day go at this hour (UTC).
     digest_hour: int = Field(8, ge=0, le=23)
 

@@ -25,6 +25,14 @@ export function usePermissions(): { canWrite: boolean; isAdmin: boolean } {
   return { canWrite: canWrite(me.data.role), isAdmin: isAdmin(me.data.role) };
 }
 
+/** How to sign in here: passwords, and the lab's single sign-on providers. */
+export function useSignInOptions() {
+  return useQuery({
+    queryKey: keys.auth.providers(),
+    queryFn: ({ signal }) => unwrap(api.GET("/api/v1/auth/providers", { signal })),
+  });
+}
+
 export function useLogin() {
   const queryClient = useQueryClient();
   return useMutation({

@@ -19,6 +19,7 @@ export const keys = {
     me: () => [...keys.auth.all, "me"] as const,
     tokens: () => [...keys.auth.all, "tokens"] as const,
     users: () => [...keys.auth.all, "users"] as const,
+    providers: () => [...keys.auth.all, "providers"] as const,
   },
   projects: {
     all: ["projects"] as const,
