@@ -62,6 +62,23 @@ for user in "${code_users[@]}"; do
   fi
 done
 
+# The single sign-on tests run a real OpenID Connect provider: Keycloak, from Maven Central,
+# on a JDK >= 21 (the machine's second JDK; Debian 12's is 17).
+if [[ "$mode" == "--test" ]]; then
+  keycloak_version=26.5.6
+  keycloak="/opt/keycloak-$keycloak_version"
+  if [[ ! -x "$keycloak/bin/kc.sh" ]]; then
+    echo "bootstrap: fetching Keycloak $keycloak_version (the sign-on tests' provider)"
+    scratch=$(mktemp -d)
+    curl -fsSL -o "$scratch/keycloak.zip" "https://repo1.maven.org/maven2/org/keycloak/keycloak-quarkus-dist/$keycloak_version/keycloak-quarkus-dist-$keycloak_version.zip"
+    python3 -m zipfile -e "$scratch/keycloak.zip" /opt/
+    chmod +x "$keycloak"/bin/*.sh
+    rm -rf "$scratch"
+  fi
+  ls -d /usr/lib/jvm/*-2[1-9]-* /usr/lib/jvm/*-2[1-9] >/dev/null 2>&1 || \
+    echo "bootstrap: no JDK >= 21 in /usr/lib/jvm: the single sign-on tests will fail" >&2
+fi
+
 python3 - <<'PY'
 import sys
 if sys.version_info[:2] != (3, 11):
