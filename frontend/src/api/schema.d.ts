@@ -17,9 +17,71 @@ export interface paths {
          * Login
          * @description Sign in with email and password; sets the HttpOnly session cookie, and a device
          *     cookie that lets this browser past other clients' failed sign-ins later. Failed sign-ins
-         *     are throttled per account (429 with Retry-After) and slowed per address.
+         *     are throttled per account (429 with Retry-After) and slowed per address. Refused (403)
+         *     when the lab signs in through its providers only.
          */
         post: operations["login_api_v1_auth_login_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sign In Options
+         * @description How to sign in here: with a password, and with which OpenID Connect providers.
+         */
+        get: operations["sign_in_options_api_v1_auth_providers_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/{name}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Oidc Start
+         * @description Sign in with a provider: to its sign-in page, with this browser's state cookie.
+         */
+        get: operations["oidc_start_api_v1_auth_oidc__name__start_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/{name}/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Oidc Callback
+         * @description Back from the provider: the session cookie and the page the sign-in started from, or
+         *     the sign-in page saying what went wrong.
+         */
+        get: operations["oidc_callback_api_v1_auth_oidc__name__callback_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4526,6 +4588,26 @@ export interface components {
             compare?: components["schemas"]["CompareRead"] | null;
             trend?: components["schemas"]["TrendRead"] | null;
         };
+        /** SignInOptions */
+        SignInOptions: {
+            /**
+             * Passwords
+             * @description Whether email and password sign in here
+             */
+            passwords: boolean;
+            /**
+             * Providers
+             * @description OpenID Connect providers: sign in at /api/v1/auth/oidc/{name}/start
+             */
+            providers: components["schemas"]["SignInProvider"][];
+        };
+        /** SignInProvider */
+        SignInProvider: {
+            /** Name */
+            name: string;
+            /** Label */
+            label: string;
+        };
         /**
          * SlaRuleCreate
          * @example {
@@ -6067,6 +6149,15 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
             /** @description The body is larger than the api takes */
             413: {
                 headers: {
@@ -6094,6 +6185,118 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Message"];
+                };
+            };
+        };
+    };
+    sign_in_options_api_v1_auth_providers_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInOptions"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    oidc_start_api_v1_auth_oidc__name__start_get: {
+        parameters: {
+            query?: {
+                next?: string;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    oidc_callback_api_v1_auth_oidc__name__callback_get: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string | null;
+                error_description?: string | null;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such object in the caller's project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
                 };
             };
         };
