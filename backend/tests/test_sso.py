@@ -109,17 +109,15 @@ def test_a_state_from_another_browser_or_used_twice_is_refused(sso_api) -> None:
 
 
 def test_a_provider_that_does_not_create_accounts(sso_api, committed_db) -> None:
-    _, unknown = _sign_in(sso_api, "ada", provider="kc-closed")
-    # ada's account exists once the first test ran; a fresh database has none: make it
-    # explicit either way, with another user the closed provider must refuse.
-    error = parse_qs(urlsplit(unknown.headers["location"]).query).get("error", [""])[0]
-    if error:
-        assert "has no account here" in error
-        auth_service.create_user(committed_db, UserCreate(
-            email="ada@lab.test", password="unused-password-1", role=Role.viewer))
-        committed_db.commit()
-        _, known = _sign_in(sso_api, "ada", provider="kc-closed")
-        assert known.headers["location"] == "/runs?suite=echo"
+    _, refused = _sign_in(sso_api, "bob", provider="kc-closed")
+    error = parse_qs(urlsplit(refused.headers["location"]).query)["error"][0]
+    assert "bob@lab.test has no account here" in error
+    auth_service.create_user(committed_db, UserCreate(
+        email="bob@lab.test", password="unused-password-1", role=Role.viewer))
+    committed_db.commit()
+    browser, known = _sign_in(sso_api, "bob", provider="kc-closed")
+    assert known.headers["location"] == "/runs?suite=echo"
+    assert browser.get(f"{sso_api}/api/v1/auth/me").json()["role"] == "viewer"
 
 
 def test_with_passwords_off_only_the_providers_sign_in(issuer, tmp_path) -> None:

@@ -1,7 +1,7 @@
 """Keycloak, a real OpenID Connect provider, started for the single sign-on tests: `kc.sh
 start-dev` (in memory) from the copy `scripts/bootstrap.sh --test` unpacks in /opt, on a JDK
 >= 21, with the realm `lab` of realm-lab.json imported (the client `latlab`, confidential,
-PKCE S256; ada with a verified email, eve without)."""
+PKCE S256; ada and bob with a verified email, eve without)."""
 
 import glob
 import os
@@ -19,7 +19,7 @@ import httpx
 KEYCLOAK = Path("/opt/keycloak-26.5.6")
 REALM = Path(__file__).resolve().parent / "realm-lab.json"
 CLIENT_ID, CLIENT_SECRET = "latlab", "latlab-test-secret"
-USERS = {"ada": "ada-sso-password", "eve": "eve-sso-password"}
+USERS = {"ada": "ada-sso-password", "eve": "eve-sso-password", "bob": "bob-sso-password"}
 
 
 def java_home() -> str:
