@@ -49,6 +49,13 @@ def sso_api(issuer, tmp_path_factory) -> Iterator[str]:
     process.wait(timeout=30)
 
 
+def _insecure(browser: httpx.Client) -> None:
+    """Keycloak's cookies are `Secure`, which a browser sends to http://127.0.0.1 (a secure
+    context) and httpx does not: mark them sendable over the tests' plain http."""
+    for cookie in browser.cookies.jar:
+        cookie.secure = False
+
+
 def _sign_in(api: str, user: str, provider: str = "kc",
              client: httpx.Client | None = None) -> tuple[httpx.Client, httpx.Response]:
     """Start at the lab, sign in on Keycloak's form, and stop at the lab's callback's answer
@@ -59,6 +66,7 @@ def _sign_in(api: str, user: str, provider: str = "kc",
     assert started.status_code == 302, started.text
     form = browser.get(started.headers["location"])
     assert form.status_code == 200, form.text[:500]
+    _insecure(browser)
     action = html.unescape(re.search(r'id="kc-form-login"[^>]*action="([^"]+)"',
                                      form.text, re.S).group(1))
     back = browser.post(action, data={"username": user, "password": USERS[user],
@@ -94,12 +102,14 @@ def test_a_state_from_another_browser_or_used_twice_is_refused(sso_api) -> None:
     browser = httpx.Client(timeout=30)
     started = browser.get(f"{sso_api}/api/v1/auth/oidc/kc/start")
     form = browser.get(started.headers["location"])
+    _insecure(browser)
     action = html.unescape(re.search(r'id="kc-form-login"[^>]*action="([^"]+)"',
                                      form.text, re.S).group(1))
     callback = browser.post(action, data={"username": "ada",
                                           "password": USERS["ada"]}).headers["location"]
     stranger = httpx.Client(timeout=30).get(callback)  # no state cookie: not its sign-in
-    assert "not started in this browser" in stranger.headers["location"]
+    assert "not started in this browser" in parse_qs(
+        urlsplit(stranger.headers["location"]).query)["error"][0]
     first = browser.get(callback)
     assert first.headers["location"] == "/"
     browser.cookies.set("latlab_oidc", parse_qs(urlsplit(callback).query)["state"][0])

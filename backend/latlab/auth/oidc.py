@@ -44,6 +44,7 @@ from latlab.core.errors import AppError, Forbidden, NotFound
 from latlab.core.kv import redis_client
 from latlab.core.settings import get_settings
 from latlab.models import Role, User
+from latlab.projects import service as projects
 
 STATE_COOKIE = "latlab_oidc"
 STATE_TTL_S = 600
@@ -158,6 +159,7 @@ def _user(session: Session, chosen: Provider, email: str, claims: dict[str, Any]
         raise Forbidden(f"{email} has no account here, and {chosen.label} does not create "
                         "them: ask an admin")
     name = str(claims.get("name") or "")[:200] or None
+    projects.ensure(session, get_settings().default_project)  # where a new account lands
     # A password no one knows: the account signs in through its provider.
     return create_user(session, UserCreate(email=email, name=name, role=Role.member,
                                            password=secrets.token_urlsafe(48)))

@@ -23,14 +23,21 @@ after(async () => {
 test("sign in with Keycloak from the sign-in page", async () => {
   const { page } = await newPage(browser);
   await page.goto(`${baseUrl}/login`);
-  const button = page.getByRole("link", { name: "Sign in with Keycloak" });
+  const button = page.getByRole("link", { name: "Sign in with Keycloak", exact: true });
   await button.waitFor();
   await screenshot(page, "sso-01-sign-in");
   await button.click();
   await page.locator("#username").fill(requireEnv("LATLAB_SSO_USER"));
   await page.locator("#password").fill(requireEnv("LATLAB_SSO_PASSWORD"));
   await page.locator("#kc-login").click();
-  await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
+  await page.waitForURL((url) => url.origin === new URL(baseUrl).origin);
+  const landed = page.url();
+  await page
+    .getByRole("heading", { name: "Overview", level: 1 })
+    .waitFor()
+    .catch(async () => {
+      throw new Error(`landed on ${landed}: ${await page.locator("body").innerText()}`);
+    });
   assert.equal(new URL(page.url()).pathname, "/");
   await screenshot(page, "sso-02-signed-in");
 });
