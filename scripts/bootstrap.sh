@@ -21,6 +21,7 @@ if [[ "$mode" != "--suites" ]]; then
 fi
 if [[ "$mode" == "--test" ]]; then
   have chromium || need+=(chromium)
+  have curl || need+=(curl)  # Keycloak, the single sign-on tests' provider, from Maven Central
   # The /metrics test runs its own Prometheus server on a free port and a temporary store.
   [[ -x /usr/bin/prometheus ]] || need+=(prometheus)
 fi
