@@ -105,7 +105,8 @@ def oidc_start(name: ProviderName, next: Annotated[str, Query(max_length=2000)] 
     return redirect
 
 
-@router.get("/auth/oidc/{name}/callback", response_class=RedirectResponse, status_code=302)
+@router.get("/auth/oidc/{name}/callback", response_class=RedirectResponse, status_code=302,
+            responses=documented(NotFound))
 def oidc_callback(name: ProviderName, request: Request, session: DbSession,
                   code: Annotated[str, Query(max_length=4000)] = "",
                   state: Annotated[str, Query(max_length=200)] = "",
@@ -113,7 +114,8 @@ def oidc_callback(name: ProviderName, request: Request, session: DbSession,
                   error_description: Annotated[str | None, Query(max_length=2000)] = None,
                   ) -> RedirectResponse:
     """Back from the provider: the session cookie and the page the sign-in started from, or
-    the sign-in page saying what went wrong."""
+    the sign-in page saying what went wrong. A provider the lab does not know is 404."""
+    oidc.provider(name)
     try:
         if error is not None:
             raise oidc.SignInFailed(f"the provider said: {error_description or error}")

@@ -77,7 +77,7 @@ export interface paths {
         /**
          * Oidc Callback
          * @description Back from the provider: the session cookie and the page the sign-in started from, or
-         *     the sign-in page saying what went wrong.
+         *     the sign-in page saying what went wrong. A provider the lab does not know is 404.
          */
         get: operations["oidc_callback_api_v1_auth_oidc__name__callback_get"];
         put?: never;
