@@ -190,17 +190,20 @@ def comparability_warnings(baseline: Run, candidate: Run) -> list[str]:
         warnings.append("the two runs used different parameters: " + ", ".join(
             f"{name} {baseline.params.get(name, '(unset)')!r} vs "
             f"{candidate.params.get(name, '(unset)')!r}" for name in differing))
-    for key in COMPARABILITY_KEYS:
-        before = baseline.host_fingerprint.get(key)
-        after = candidate.host_fingerprint.get(key)
-        if before != after and (before is not None or after is not None):
-            warnings.append(f"host {key} differs: {before} vs {after}")
-    theirs, ours = _harness_context(baseline), _harness_context(candidate)
-    for key in HARNESS_COMPARABILITY_KEYS:
-        before, after = theirs.get(key), ours.get(key)
-        if before != after and (before is not None or after is not None):
-            warnings.append(f"the harness's {key} differs: {before} vs {after}")
+    warnings += [f"host {key} differs: {before} vs {after}" for key, before, after in
+                 differences(baseline.host_fingerprint, candidate.host_fingerprint)]
+    warnings += [f"the harness's {key} differs: {before} vs {after}" for key, before, after in
+                 differences(_harness_context(baseline), _harness_context(candidate),
+                             HARNESS_COMPARABILITY_KEYS)]
     return warnings
+
+
+def differences(before: dict[str, Any], after: dict[str, Any],
+                keys: tuple[str, ...] = COMPARABILITY_KEYS) -> list[tuple[str, Any, Any]]:
+    """The keys whose values differ between two host fingerprints (or harness contexts),
+    with both values; a key missing on one side is None there."""
+    return [(key, before.get(key), after.get(key)) for key in keys
+            if before.get(key) != after.get(key)]
 
 
 def _harness_context(run: Run) -> dict[str, Any]:

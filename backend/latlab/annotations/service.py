@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import Select, or_, select
 from sqlalchemy.orm import Session
 
-from latlab.analysis.compare import COMPARABILITY_KEYS
+from latlab.analysis.compare import differences
 from latlab.annotations.schemas import AnnotationCreate
 from latlab.core.clock import get_clock
 from latlab.core.errors import NotFound
@@ -137,9 +137,8 @@ def _host_change(session: Session, run: Run) -> tuple[str, str] | None:
         .order_by(Run.started_at.desc()).limit(1))
     if not before:
         return None
-    after = run.host_fingerprint
-    changed = [f"{key} {before.get(key)} -> {after.get(key)}" for key in COMPARABILITY_KEYS
-               if before.get(key) != after.get(key)]
+    changed = [f"{key} {old} -> {new}"
+               for key, old, new in differences(before, run.host_fingerprint)]
     if not changed:
         return None
     return "host", f"host {run.host_name}: " + ", ".join(changed)
