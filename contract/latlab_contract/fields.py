@@ -17,7 +17,11 @@ from pydantic import (
 
 # Postgres refuses NUL in text and JSON, so no string of the contract may hold one.
 NO_NUL = r"^[^\x00]*$"
-Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
+# A suite's, scenario's or tag's name; a host's name.
+SLUG = r"^[a-z0-9][a-z0-9._-]{0,63}$"
+HOST_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$"
+Slug = Annotated[str, StringConstraints(pattern=SLUG)]
+HostName = Annotated[str, StringConstraints(pattern=HOST_NAME)]
 Key = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")]
 Text = Annotated[str, StringConstraints(max_length=500, pattern=NO_NUL)]
 # A label value: a harness's benchmark name or command line (hyperfine's can be long).

@@ -23,6 +23,7 @@ from latlab_contract.fields import (
     NO_NUL,
     Contract,
     Count,
+    HostName,
     Key,
     LabelValue,
     Measured,
@@ -189,7 +190,7 @@ class SourceIn(Contract):
 
 
 class HostIn(Contract):
-    name: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")]
+    name: HostName
     tags: Annotated[list[Slug], Field(max_length=50)] = []
     fingerprint: Annotated[dict[Key, Scalar | list[Scalar]], Field(max_length=100)] = {}
 

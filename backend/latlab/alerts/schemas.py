@@ -15,9 +15,8 @@ from pydantic import (
 from latlab.alerts.email import MAILTO
 from latlab.core.schemas import ReadSchema, Schema
 from latlab.models import AlertState, Severity
-from latlab_contract.fields import INT64_MAX
+from latlab_contract.fields import INT64_MAX, Slug
 
-Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
 RowId = Annotated[int, Field(ge=1, le=INT64_MAX)]
 Note = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
 # Alerts one bulk action may change: a page of the dashboard's list, and then some.

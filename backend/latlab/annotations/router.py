@@ -3,7 +3,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, status
 
 from latlab.annotations import service
-from latlab.annotations.schemas import HOST, SUITE, AnnotationCreate, AnnotationRead
+from latlab.annotations.schemas import AnnotationCreate, AnnotationRead
 from latlab.auth.dependencies import Reader, RunWriter
 from latlab.core.db import DbSession
 from latlab.core.errors import Conflict, NotFound
@@ -12,6 +12,7 @@ from latlab.core.params import Id, Limit
 from latlab.core.routing import ApiRoute
 from latlab.core.schemas import Moment
 from latlab.projects import service as projects
+from latlab_contract.fields import HOST_NAME, SLUG
 
 router = APIRouter(tags=["annotations"], route_class=ApiRoute)
 
@@ -31,9 +32,9 @@ def annotate(body: AnnotationCreate, principal: RunWriter, session: DbSession
 def list_annotations(
     principal: Reader, session: DbSession,
     suite: Annotated[str | None, Query(
-        pattern=SUITE, description="Those of this suite and of every suite")] = None,
+        pattern=SLUG, description="Those of this suite and of every suite")] = None,
     host: Annotated[str | None, Query(
-        pattern=HOST, description="Those of this host and of every host")] = None,
+        pattern=HOST_NAME, description="Those of this host and of every host")] = None,
     since: Annotated[Moment | None, Query(description="From this moment on (ISO 8601)")] = None,
     until: Annotated[Moment | None, Query(description="Up to this moment (ISO 8601)")] = None,
     limit: Limit = 100,

@@ -5,11 +5,8 @@ from pydantic import ConfigDict, Field, StringConstraints, model_validator
 
 from latlab.core.clock import get_clock
 from latlab.core.schemas import ReadSchema, Schema
-from latlab_contract.fields import NO_NUL, Moment, Slug
+from latlab_contract.fields import NO_NUL, HostName, Moment, Slug
 
-SUITE = r"^[a-z0-9][a-z0-9._-]{0,63}$"  # the contract's Slug
-HOST = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$"  # the contract's host name
-HostName = Annotated[str, StringConstraints(pattern=HOST)]
 Kind = Literal["note", "host", "suite", "gate"]
 Link = Annotated[str, StringConstraints(max_length=2000, pattern=r"^https?://[^\s]+$")]
 

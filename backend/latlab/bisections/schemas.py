@@ -4,9 +4,9 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, StringConstraints, field_validator
 
 from latlab.core.schemas import Schema
-from latlab.jobs.schemas import Slug
 from latlab.repos.schemas import Name, Ref
 from latlab_contract.estimate import MAX_TIMEOUT_S
+from latlab_contract.fields import Slug
 
 Status = Literal["running", "found", "not-reproduced", "narrowed", "failed", "cancelled"]
 LabelValue = Annotated[str, StringConstraints(min_length=1, max_length=200)]

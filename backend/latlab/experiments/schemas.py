@@ -5,8 +5,8 @@ from pydantic import ConfigDict, Field, StringConstraints, model_validator
 
 from latlab.analysis import expectations
 from latlab.core.schemas import Schema
-from latlab.jobs.schemas import Slug
 from latlab.repos.schemas import Ref
+from latlab_contract.fields import Slug
 from latlab_contract.vocabulary import LATENCY_KEYS
 
 # Names an expectation can use: a letter first.

@@ -10,10 +10,10 @@ from latlab.core.errors import PayloadTooLarge, Unprocessable
 from latlab.core.schemas import Moment
 from latlab.core.settings import get_settings
 from latlab.runs import submission
+from latlab_contract.fields import SLUG
 from latlab_contract.parsers.registry import GZIP_MAGIC
 from latlab_contract.result import SourceIn, StartPoint
 
-SLUG = r"^[a-z0-9][a-z0-9._-]{0,63}$"
 KEY = r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$"
 
 

@@ -7,8 +7,7 @@ from latlab.core.schemas import Schema
 from latlab.models import JobStatus
 from latlab.repos.schemas import Name, Ref
 from latlab_contract.estimate import MAX_TIMEOUT_S
-
-Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
+from latlab_contract.fields import Slug
 
 
 class Compare(Schema):

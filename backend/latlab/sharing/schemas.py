@@ -8,10 +8,9 @@ from latlab.core.clock import get_clock
 from latlab.core.params import IdItem
 from latlab.core.schemas import ReadSchema, Schema
 from latlab.runs.schemas import RunRead
-from latlab_contract.fields import Moment
+from latlab_contract.fields import Moment, Slug
 
 Kind = Literal["run", "compare", "trend"]
-Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
 Origin = Annotated[str, StringConstraints(
     pattern=r"^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?$", max_length=300)]
 
