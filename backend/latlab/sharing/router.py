@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from xml.sax.saxutils import escape
 
 from fastapi import APIRouter, Path, Response, status
+from sqlalchemy import select
 
 from latlab.analysis import router as analysis
 from latlab.analysis.schemas import CompareRead
@@ -19,7 +20,7 @@ from latlab.core.params import Id
 from latlab.core.rate_limits import Use
 from latlab.core.routing import ApiRoute
 from latlab.core.settings import get_settings
-from latlab.models import Project
+from latlab.models import Project, Run
 from latlab.projects import service as projects
 from latlab.runs import router as runs
 from latlab.runs import service as run_service
@@ -108,9 +109,9 @@ def badge(token: Token, session: DbSession) -> Response:
     if not trend.points:
         return _svg(label, "no runs", "grey")
     latest = trend.points[-1]
-    run = None if latest.run_id is None else run_service.load_run(
-        session, latest.run_id, project.id)
-    verdict = None if run is None else run.verdict
+    # Its verdict alone: a badge is read on every view of the page it is in.
+    verdict = None if latest.run_id is None else session.scalar(
+        select(Run.verdict).where(Run.id == latest.run_id, Run.project_id == project.id))
     value = quantity(latest.value, trend.unit)
     return _svg(label, f"{value}{f' · {verdict}' if verdict else ''}",
                 {"pass": "green", "fail": "red"}.get(verdict or "", "grey"))
