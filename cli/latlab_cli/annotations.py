@@ -2,7 +2,6 @@
 deploy, a config change: a CI step after a deploy), and the list of them, the lab's own
 included (a host's tuning changed, a suite's version changed)."""
 
-from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
@@ -10,8 +9,8 @@ from rich.table import Table
 
 from latlab_cli.client import Lab
 from latlab_cli.config import TokenOption, UrlOption, settings
-from latlab_cli.errors import CliError
 from latlab_cli.output import DASH, moment, out
+from latlab_cli.params import parse_moment
 from latlab_cli.tables import fitted
 
 
@@ -36,8 +35,8 @@ def annotate(
     """Mark a moment on the project's trends (POST /annotations; a token with runs:write may):
     the dashboard draws it on every trend of the suite (or of every suite) it concerns."""
     body = {"text": text, "suite": suite, "host": host, "link": link,
-            "at": None if at is None else _moment("--at", at).isoformat(),
-            "until": None if until is None else _moment("--until", until).isoformat()}
+            "at": None if at is None else parse_moment("--at", at).isoformat(),
+            "until": None if until is None else parse_moment("--until", until).isoformat()}
     made = Lab.with_token(settings(url, token)).post(
         "/annotations", {k: v for k, v in body.items() if v is not None})
     until_text = "" if made["until"] is None else f" to {moment(made['until'])}"
@@ -65,11 +64,3 @@ def annotations(
                       "lab" if item["kind"] != "note" else item["created_by"],
                       item["suite"] or "(every)", item["host"] or DASH, item["text"])
     out.print(fitted(table, ["host", "by", "suite"]))
-
-
-def _moment(option: str, text: str) -> datetime:
-    try:
-        when = datetime.fromisoformat(text)
-    except ValueError as error:
-        raise CliError(f"{option} {text!r}: not an ISO 8601 moment") from error
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)

@@ -3,11 +3,21 @@ form types its fields: `count=5000` an integer, `connections=1,2,4` a list where
 one (an axis the job sweeps). The lab checks the values again; its answer wins."""
 
 import math
+from datetime import UTC, datetime
 from typing import Any
 
 from latlab_cli.errors import CliError
 
 _TRUE, _FALSE = {"true", "yes", "on", "1"}, {"false", "no", "off", "0"}
+
+
+def parse_moment(option: str, text: str) -> datetime:
+    """An option's ISO 8601 moment, in UTC unless it names its zone."""
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError as error:
+        raise CliError(f"{option} {text!r}: not an ISO 8601 moment") from error
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def typed_params(suite: dict[str, Any], pairs: list[str]) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from latlab_cli.client import Lab
 from latlab_cli.config import TokenOption, UrlOption, settings
 from latlab_cli.errors import CliError, Refused, Rejected
 from latlab_cli.output import write_report
+from latlab_cli.params import parse_moment
 from latlab_cli.verdicts import FailOnOption, exit_status
 from latlab_contract import parsers, pprof, reports
 from latlab_contract.result import SourceIn, StartPoint
@@ -112,8 +113,9 @@ def submit(
                           pull_request=pull_request,
                           start_point=None if start_point is None
                           else _start_point(start_point))
-        body = _adapted(adapter, files, suite, scenario, source, _moment(started_at), unit,
-                        gate_metric or [], errors_expected)
+        when = None if started_at is None else parse_moment("--started-at", started_at)
+        body = _adapted(adapter, files, suite, scenario, source, when, unit, gate_metric or [],
+                        errors_expected)
     if profile:
         body = _with_profiles(body, profile)
     key = idempotency_key or hashlib.sha256(body).hexdigest()
@@ -150,13 +152,6 @@ def _start_point(text: str) -> StartPoint:
         raise Refused(str(error)) from error
 
 
-def _moment(text: str | None) -> datetime | None:
-    try:
-        return None if text is None else datetime.fromisoformat(text)
-    except ValueError as error:
-        raise CliError(f"--started-at {text!r}: not an ISO 8601 moment") from error
-
-
 def _adapted(adapter: str, files: list[Path], suite: str, scenario: str, source: SourceIn,
              started_at: datetime | None, unit: str, gate: list[str],
              errors_expected: bool) -> bytes:
@@ -172,8 +167,6 @@ def _adapted(adapter: str, files: list[Path], suite: str, scenario: str, source:
             else datetime.now(UTC))
     except (parsers.ParseError, OSError) as error:
         raise CliError(str(error)) from error
-    if started_at.tzinfo is None:
-        started_at = started_at.replace(tzinfo=UTC)
     try:
         run = parsers.adapt(adapter, outputs, suite=suite, scenario=scenario,
                             started_at=started_at, source=source,
