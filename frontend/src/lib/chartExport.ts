@@ -42,11 +42,12 @@ export async function downloadChart(
   name: string,
 ): Promise<void> {
   // The chart's own drawing: the largest SVG in the figure (a legend's icons are SVGs too).
-  const svg = [...figure.querySelectorAll("svg")].reduce<SVGSVGElement | null>((best, each) => {
-    const area = (box: SVGSVGElement) => box.getBoundingClientRect().width * box.getBoundingClientRect().height;
-    return best === null || area(each) > area(best) ? each : best;
-  }, null);
-  if (svg === null) return;
+  const area = (box: SVGSVGElement) => {
+    const { width, height } = box.getBoundingClientRect();
+    return width * height;
+  };
+  const [svg] = [...figure.querySelectorAll("svg")].sort((a, b) => area(b) - area(a));
+  if (svg === undefined) return;
   const text = standaloneSvg(svg);
   const blob =
     format === "svg" ? new Blob([text], { type: "image/svg+xml" }) : await toPng(text, svg);

@@ -198,7 +198,8 @@ export function seriesLine<Row>({
   name: string;
   value: (row: Row) => number | undefined;
   colourIndex: number;
-  view: Pick<ChartView, "hidden">;
+  /** The chart's view, where a legend click hides series. */
+  view?: Pick<ChartView, "hidden">;
   dashed?: boolean;
 }) {
   return {
@@ -209,7 +210,7 @@ export function seriesLine<Row>({
     strokeWidth: 2,
     strokeDasharray: dashed ? "6 4" : undefined,
     legendType: dashed === undefined ? undefined : ("plainline" as const),
-    hide: view.hidden.has(name),
+    hide: view?.hidden.has(name) ?? false,
     connectNulls: true,
     isAnimationActive: false,
   };

@@ -57,7 +57,6 @@ export function IntervalsChart({
                 name: metricLabel(key, metricInfo[key]),
                 value: (row: IntervalRow) => row.values[key],
                 colourIndex: index,
-                view: { hidden: new Set<string>() },
               })}
               dot={false}
             />
