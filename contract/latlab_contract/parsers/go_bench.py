@@ -33,9 +33,15 @@ from dataclasses import dataclass, field
 from pydantic import ValidationError
 
 from latlab_contract.fields import Scalar
-from latlab_contract.latency import Reported
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
-from latlab_contract.parsers.harness import BYTES_PER_OP, NS_PER_OP, metric_name, ns, spec_for_unit
+from latlab_contract.parsers.harness import (
+    BYTES_PER_OP,
+    MB_PER_S,
+    NS_PER_OP,
+    metric_name,
+    one_figure,
+    spec_for_unit,
+)
 from latlab_contract.result import Failures, SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec
 
@@ -52,7 +58,7 @@ _SPECS = {
     "ns/op": NS_PER_OP,
     "B/op": BYTES_PER_OP,
     "allocs/op": MetricSpec(unit="allocs/op", direction="lower", label="allocations per op"),
-    "MB/s": MetricSpec(unit="MB/s", direction="higher", label="MB per second"),
+    "MB/s": MB_PER_S,
 }
 # The configuration keys go test prints, as the run context's shared keys.
 _CONTEXT_KEYS = {"goos": "os", "goarch": "arch", "cpu": "cpu_model", "pkg": "package"}
@@ -161,11 +167,7 @@ def _trial(printed: tuple[int, str], number: int, line: str, info: dict[str, Met
         info[metric_name(unit)] = _SPECS.get(unit) or spec_for_unit(unit)
     if "ns/op" not in pairs.split():
         raise ParseError(f"line {number}: no ns/op in {line.strip()!r}")
-    value = metrics["ns_per_op"]
-    sample = ns(value, "ns", f"line {number}")
-    exact = Reported(min=value, max=value, mean=value, stddev=0.0, p50=value, p90=value,
-                     p95=value, p99=value, p999=value, p9999=value)
-    return {"latency": {"samples_ns": [sample], "reported": exact}, "metrics": metrics,
+    return {"latency": one_figure(metrics["ns_per_op"], f"line {number}"), "metrics": metrics,
             "line": number}
 
 

@@ -32,6 +32,7 @@ from latlab_contract.vocabulary import SUMMARY_PERCENTILES, TIME_UNITS, Directio
 NS_PER_OP = MetricSpec(unit="ns/op", direction="lower", label="time per op")
 OPS_PER_S = MetricSpec(unit="ops/s", direction="higher", label="ops per second")
 BYTES_PER_OP = MetricSpec(unit="B/op", direction="lower", label="bytes allocated per op")
+MB_PER_S = MetricSpec(unit="MB/s", direction="higher", label="MB per second")
 
 
 def load_json(text: str) -> Any:
@@ -116,6 +117,16 @@ def samples(values: Iterable[int], where: str) -> Latency:
     if not listed:
         raise ParseError(f"{where}: no samples")
     return Latency(samples_ns=listed)
+
+
+def one_figure(value_ns: float, where: str) -> Latency:
+    """The latency of a trial a harness reports as one figure (go test's mean ns/op, libtest's
+    median ns/iter), not a distribution: that figure as one sample in whole nanoseconds, and
+    exactly as printed as the trial's summary (a 0.7798 ns/op trial shows p50 0.7798, not 1)."""
+    exact = value_ns
+    return Latency(samples_ns=[ns(value_ns, "ns", where)], reported=Reported(
+        min=exact, max=exact, mean=exact, stddev=0.0, p50=exact, p90=exact, p95=exact,
+        p99=exact, p999=exact, p9999=exact))
 
 
 def histogram(values: Iterable[tuple[int, int]], where: str) -> Latency:
