@@ -6,18 +6,12 @@ against the description's response schema before it is sent. State is kept as Gi
 comments with their ids on each issue (listed in pages of `per_page`, with a `Link` header),
 check runs."""
 
-import copy
 import json
-import re
-import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
-import jsonschema
+from tests.forge_server import Answer, DescribedServer
 
 DESCRIPTION = Path(__file__).resolve().parent / "golden" / "github" / "api.github.com.subset.json"
 
@@ -34,31 +28,14 @@ def _nullable(schema: Any) -> Any:
     return converted
 
 
-def _operations() -> Iterator[tuple[str, re.Pattern[str], dict[str, Any]]]:
-    paths = json.loads(DESCRIPTION.read_text())["paths"]
-    for template, methods in paths.items():
-        pattern = re.compile("^" + re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", template) + "$")
-        for method, operation in methods.items():
-            yield method.upper(), pattern, operation
+class GitHubServer(DescribedServer):
+    INVALID = 422
 
-
-class GitHubServer:
     def __init__(self, token: str = "ghs_job_token", writable: bool = True) -> None:
         self.token, self.writable = token, writable
-        self.operations = list(_operations())
         self.comments: dict[str, list[dict[str, Any]]] = {}
         self.check_runs: list[dict[str, Any]] = []
-        self.requests: list[tuple[str, str]] = []
-        self.refused: list[str] = []
-        self._ids = iter(range(1000, 10**9))
-        self._lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(json.loads(DESCRIPTION.read_text())["paths"])
 
     def seed_comments(self, repository: str, issue: int, count: int) -> None:
         """Other people's comments, before latlab's."""
@@ -82,7 +59,7 @@ class GitHubServer:
         return comment
 
     def _answer(self, method: str, path: str, match: dict[str, str], query: dict[str, str],
-                body: Any) -> tuple[int, Any, dict[str, str]]:
+                body: Any) -> Answer:
         repository = f"{match.get('owner')}/{match.get('repo')}"
         if method != "GET" and not self.writable:
             return 403, {"message": "Resource not accessible by integration",
@@ -123,77 +100,30 @@ class GitHubServer:
                     return 200, comment, {}
         return 404, {"message": "Not Found", "documentation_url": ""}, {}
 
-    # ---- checked against the description -------------------------------------------------
+    # ---- where OpenAPI 3 says it --------------------------------------------------------
 
-    def _handle(self, method: str, target: str, headers: Any, raw: bytes
-                ) -> tuple[int, Any, dict[str, str]]:
-        split = urlsplit(target)
-        query = {k: v[-1] for k, v in parse_qs(split.query).items()}
-        found = [(operation, m.groupdict()) for verb, pattern, operation in self.operations
-                 if verb == method and (m := pattern.match(split.path))]
-        if not found:
-            return self._refuse(f"{method} {split.path}: no such operation", 404)
-        operation, match = found[0]
-        if headers.get("Authorization") != f"Bearer {self.token}":
-            return self._refuse(f"{method} {split.path}: no or another token", 401)
-        for parameter in operation.get("parameters", []):
-            value = (match if parameter["in"] == "path" else query).get(parameter["name"])
-            if parameter["in"] not in ("path", "query"):
-                continue
-            if value is None:
-                if parameter.get("required"):
-                    return self._refuse(f"{parameter['name']} missing", 422)
-                continue
-            schema = _nullable(parameter.get("schema", {}))
-            typed: Any = int(value) if schema.get("type") == "integer" and value.isdigit() \
-                else value
-            try:
-                jsonschema.validate(typed, schema)
-            except jsonschema.ValidationError as error:
-                return self._refuse(f"{parameter['name']}: {error.message}", 422)
-        body = None
-        if "requestBody" in operation:
-            try:
-                body = json.loads(raw or b"null")
-                schema = operation["requestBody"]["content"]["application/json"]["schema"]
-                jsonschema.validate(body, _nullable(schema))
-            except (ValueError, jsonschema.ValidationError) as error:
-                return self._refuse(f"{method} {split.path}: body: {error}", 422)
-        with self._lock:
-            self.requests.append((method, split.path))
-            status, answer, extra = self._answer(method, split.path, match, query, body)
+    def _unauthorized(self, method: str, operation: dict[str, Any], headers: Any) -> str | None:
+        return (None if headers.get("Authorization") == f"Bearer {self.token}"
+                else "no or another token")
+
+    def _parameter_schema(self, parameter: dict[str, Any]) -> dict[str, Any]:
+        schema: dict[str, Any] = _nullable(parameter.get("schema", {}))
+        return schema
+
+    def _body_schema(self, operation: dict[str, Any]) -> dict[str, Any] | None:
+        if "requestBody" not in operation:
+            return None
+        schema: dict[str, Any] = _nullable(
+            operation["requestBody"]["content"]["application/json"]["schema"])
+        return schema
+
+    def _answer_schema(self, operation: dict[str, Any], status: int) -> dict[str, Any] | None:
         described = operation["responses"].get(str(status), {}).get("content", {}).get(
             "application/json", {}).get("schema")
-        if described is not None:
-            jsonschema.validate(copy.deepcopy(answer), _nullable(described))
-        return status, answer, extra
+        return None if described is None else _nullable(described)
 
-    def _refuse(self, why: str, status: int) -> tuple[int, Any, dict[str, str]]:
-        self.refused.append(why)
-        return status, {"message": why, "documentation_url": ""}, {}
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def _serve(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                status, answer, extra = server._handle(self.command, self.path, self.headers, raw)
-                data = json.dumps(answer).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json; charset=utf-8")
-                self.send_header("Content-Length", str(len(data)))
-                for name, value in extra.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(data)
-
-            do_GET = do_POST = do_PATCH = _serve
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        return Handler
+    def _error(self, status: int, why: str) -> Any:
+        return {"message": why, "documentation_url": ""}
 
 
 def _user(login: str) -> dict[str, Any]:

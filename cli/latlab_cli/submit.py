@@ -89,15 +89,16 @@ def submit(
         metavar="FILE.xml",
         help="Write the gate as JUnit XML, a test case per gated metric and series.")] = None,
     comment: Annotated[bool, typer.Option(
-        help="Post the verdict to the pull request (GitHub Actions: GITHUB_TOKEN with "
-             "pull-requests: write and checks: write): one comment per pull request and "
-             "suite, updated on every push, and a check run that fails when the verdict "
-             "does.")] = False,
+        help="Post the verdict to the pull or merge request: one comment per request and "
+             "suite, updated on every push, and a status on the head commit that fails when "
+             "the verdict does (GitHub Actions: a check run, GITHUB_TOKEN with pull-requests: "
+             "write and checks: write; GitLab CI: a note and a commit status, "
+             "LATLAB_GITLAB_TOKEN with the api scope).")] = False,
 ) -> None:
     """Submit a latlab.result/v1 file, or a harness's output (--adapter); the token needs
     runs:write (and read for --summary/--junit)."""
     lab = Lab.with_token(settings(url, token), timeout)
-    forge = forges.GitHub.from_env() if comment else None  # before anything is sent
+    forge = forges.from_env() if comment else None  # before anything is sent
     if adapter == "latlab" and len(files) > 1:
         raise CliError("one latlab.result/v1 file at a time (several files need --adapter)")
     if adapter == "latlab":
