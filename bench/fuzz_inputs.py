@@ -34,6 +34,11 @@ SEED_FILES: dict[str, tuple[Path, tuple[str, ...]]] = {
     "hlog": (ADAPTERS / "hlog", ("**/*.hlog",)),
     "catch2": (ADAPTERS / "catch2", ("[0-9]*/*.xml",)),
     "vitest-bench": (ADAPTERS / "vitest-bench", ("[0-9]*/*.json",)),
+    "libtest": (ADAPTERS / "libtest", ("*/checksum.txt", "*/checksum-json.txt", "*/failing*.txt",
+                                       "*/all.txt", "upstream/*.txt")),
+    "gungraun": (ADAPTERS / "gungraun", ("0.2*/*/**/summary.json",)),
+    "asv": (ADAPTERS / "asv", ("[0-9]*/fast*.json", "[0-9]*/slow*.json")),
+    "benchmarkdotnet": (ADAPTERS / "benchmarkdotnet", ("[0-9]*/*.json", "upstream/*.json")),
     "ab": (ROOT / "workers" / "tests" / "golden" / "ab", ("*.txt",)),
     "latlab-json": (ROOT / "workers" / "tests" / "golden", ("echo-client.json",)),
     CONTRACT: (ROOT / "backend" / "tests" / "golden", ("v1-runner-*.json",)),
@@ -150,14 +155,16 @@ _NEGATABLE = {
     "mean", "median", "min", "max", "stddev", "real_time", "cpu_time", "point_estimate",
     "avg", "med", "p(90)", "p(95)", "p(99)", "rate", "times", "data", "rawData", "50th",
     "90th", "95th", "99th", "average", "fastest", "slowest", "latency", "requestsPerSec",
-    "rps", "ops", "throughput"}
+    "rps", "ops", "throughput", "Mean", "Median", "Min", "Max", "Nanoseconds",
+    "StandardDeviation", "new", "duration_ns"}
 _ORDERED = [("p(90)", "p(95)"), ("p(95)", "p(99)"), ("med", "max"), ("min", "med"),
             ("50th", "99th"), ("min", "max"), ("median", "max"), ("min", "median"),
             ("fastest", "slowest"), ("p50", "p99"), ("p90", "p99")]
 # The fields that name a benchmark in each format (ghz's `name` and k6's group names may be
 # empty).
 _IDS = {"google-benchmark": {"name"}, "pytest-benchmark": {"fullname"},
-        "hyperfine": {"command"}, "criterion": {"full_id"}, "jmh": {"benchmark"}}
+        "hyperfine": {"command"}, "criterion": {"full_id"}, "jmh": {"benchmark"},
+        "benchmarkdotnet": {"Type", "Method"}, "gungraun": {"module_path"}}
 _AGGREGATE = re.compile(r"_(mean|median|stddev|cv)$")
 # The harnesses' formats: latlab's own (its program output, hlog, the contract) have the
 # contract's rules, which the mutations above fuzz.
@@ -167,6 +174,8 @@ _WRK_AVG = re.compile(rb"^(\s*Latency\s+)(\d)", re.M)
 _WRK_POINT = re.compile(rb"^\s*(50|99)(?:\.000)?%\s+(\S+)\s*$", re.M)
 _CATCH2_MEAN = re.compile(rb"<mean value=\"(\d)")
 _CATCH2_ITERATIONS = re.compile(rb" iterations=\"(\d+)\"")
+_LIBTEST_MEDIAN = re.compile(rb"\.\.\. bench:\s+(\d)")
+_LIBTEST_JSON_MEDIAN = re.compile(rb'"median": (\d)')
 
 
 def break_rule(adapter: str, seed: bytes, rng: random.Random) -> tuple[str, bytes] | None:
@@ -195,6 +204,12 @@ def break_rule(adapter: str, seed: bytes, rng: random.Random) -> tuple[str, byte
                 if _positive(value.get(low)) and _positive(value.get(high)) and (
                         value[low] < value[high]):
                     choices.append((f"{low} above {high}", _swapper(value, low, high)))
+    if adapter == "asv":  # a timed row's first column holds its times, one per combination
+        for name, row in document.get("results", {}).items():
+            timed = name.rsplit(".", 1)[-1].lower().startswith("time")  # a track_ may be < 0
+            if timed and isinstance(row, list) and row and isinstance(row[0], list) and row[0] \
+                    and _positive(row[0][0]):
+                choices.append(("negative result", _setter(row[0], 0, -row[0][0])))
     if not choices:
         return None
     rule, apply = rng.choice(choices)
@@ -224,6 +239,12 @@ def _break_text(adapter: str, seed: bytes, rng: random.Random
             count = rng.choice(iterations)
             choices.append(("zero iterations", seed[:count.start(1)] + b"0"
                             + seed[count.end(1):]))
+    if adapter == "libtest":
+        for pattern in (_LIBTEST_MEDIAN, _LIBTEST_JSON_MEDIAN):
+            if found := list(pattern.finditer(seed)):
+                median = rng.choice(found)
+                choices.append(("negative median", seed[:median.start(1)] + b"-"
+                                + seed[median.start(1):]))
     points = list(_WRK_POINT.finditer(seed))
     if len(points) == 2 and points[0].group(2) != points[1].group(2):
         first, second = points

@@ -2,6 +2,7 @@
 principles, robustness to an outlier run, the smallest change it claims against a simulation,
 and no drift over a long stable history."""
 
+import dataclasses
 import math
 import statistics
 
@@ -176,3 +177,34 @@ def test_heavy_tailed_trials_are_judged_as_medians(tail: float, exact: bool) -> 
     if exact:
         assert statistics.median(claims) < 0.7 * statistics.median(means), (
             statistics.median(claims), statistics.median(means))
+
+
+def test_counts_without_spread_fail_only_past_the_smallest_change_that_matters() -> None:
+    """Instruction counts (gungraun) repeat to the instruction: a window of them has no
+    spread, so any change is certain, and the project's `min_effect` alone decides which
+    fail (5 % by default; a team gating on counts lowers it)."""
+    from datetime import UTC, datetime
+
+    from latlab.analysis.baselines import HistoryRun
+    from latlab.analysis.gate import Window, judge_window
+    from latlab.analysis.thresholds import DEFAULT
+    from latlab_contract.vocabulary import MetricInfo
+
+    runs = [HistoryRun(i, f"c{i}", datetime(2026, 1, 1 + i, tzinfo=UTC), [2462.0])
+            for i in range(10)]
+    stats = window_stats([run.values for run in runs])
+    assert stats is not None and stats.spread == stats.within == 0.0
+    assert smallest_change(stats, 1, 0.01) == 0.0
+    assert window_test(stats, [2462.0], "lower").p_worse == 0.5  # no change: no side
+    assert window_test(stats, [2463.0], "lower").p_worse == 0.0  # one more: certainly more
+    info = MetricInfo(name="instructions", unit="count", direction="lower", label="Ir")
+    window = Window("main", runs, stats)
+
+    def verdict(count: float, min_effect: float) -> str:
+        limits = dataclasses.replace(DEFAULT, min_effect=min_effect)
+        return judge_window([({"benchmark": "b"}, info, (count,))], [window], limits).verdict
+
+    assert verdict(2462 * 1.01, DEFAULT.min_effect) == "pass"  # under 5 %
+    assert verdict(2462 * 1.06, DEFAULT.min_effect) == "fail"
+    assert verdict(2462 * 1.01, 0.005) == "fail"  # a project that gates on 0.5 %
+    assert verdict(2462 * 0.99, 0.005) == "pass"  # fewer instructions never fail

@@ -29,7 +29,8 @@ def submit(
     files: Annotated[list[Path], typer.Argument(
         metavar="FILE", show_default=False,
         help="The result file ('-' for standard input); with --adapter, one or more outputs "
-             "of the harness, each a trial (criterion: the target/criterion directory).")],
+             "of the harness, each a trial (criterion, gungraun: the target/criterion, "
+             "target/gungraun directory).")],
     adapter: Annotated[str, typer.Option(
         help="The files' format: latlab (a latlab.result/v1 document) or a harness's: "
              f"{', '.join(sorted(parsers.PARSERS))}.")] = "latlab",

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from latlab_contract import JobSpec
+from latlab_contract.parsers import PARSERS
 from latlab_workers.errors import JobError
 from latlab_workers.runner import _order, _output, _Variant
 from latlab_workers.suites import SuiteError, load_suite, load_suites
@@ -114,3 +115,10 @@ def test_a_loads_output_file_is_read_once_and_never_through_a_link_out(
     os.symlink(folder / "sub", folder / "inner")
     (folder / "sub" / "x").write_text("fine")
     assert _output(load, "", {"output_file": "inner/x"}, folder) == "fine"
+
+
+def test_the_harness_suite_offers_every_adapter_and_only_those() -> None:
+    """Its `format` parameter names the adapter that reads the command's output: one
+    registry, so an adapter added there is offered here (and a typo fails)."""
+    formats = load_suites()["harness"].params_schema["properties"]["format"]["enum"]
+    assert formats == sorted(PARSERS)

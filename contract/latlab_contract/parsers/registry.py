@@ -16,11 +16,14 @@ from pydantic import ValidationError
 from latlab_contract.fields import Scalar
 from latlab_contract.parsers import (
     ab,
+    asv,
+    benchmarkdotnet,
     catch2,
     criterion,
     ghz,
     go_bench,
     google_benchmark,
+    gungraun,
     hlog,
     hyperfine,
     jmh,
@@ -47,12 +50,14 @@ from latlab_contract.vocabulary import MetricSpec
 PARSERS: dict[str, Parser] = {
     "latlab-json": latlab_json.parse,
     "ab": ab.parse,
+    "asv": asv.parse,
     "hlog": hlog.parse,
     "go-bench": go_bench.parse,
     "google-benchmark": google_benchmark.parse,
     "catch2": catch2.parse,
     "criterion": criterion.parse,
     "libtest": libtest.parse,
+    "gungraun": gungraun.parse,
     "jmh": jmh.parse,
     "pytest-benchmark": pytest_benchmark.parse,
     "hyperfine": hyperfine.parse,
@@ -63,9 +68,10 @@ PARSERS: dict[str, Parser] = {
     "vegeta": vegeta.parse,
     "oha": oha.parse,
     "ghz": ghz.parse,
+    "benchmarkdotnet": benchmarkdotnet.parse,
 }
 # Formats that are a directory rather than a file.
-DIRECTORY_READERS = {"criterion": criterion.bundle}
+DIRECTORY_READERS = {"criterion": criterion.bundle, "gungraun": gungraun.bundle}
 
 
 def get_parser(name: str) -> Parser:
