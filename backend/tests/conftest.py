@@ -89,6 +89,8 @@ from latlab.core.migrate import upgrade  # noqa: E402
 from latlab.main import create_app  # noqa: E402
 from latlab.models import Project, Role, Scope, User  # noqa: E402
 from latlab.projects import service as projects  # noqa: E402
+from tests.github_server import GitHubServer  # noqa: E402
+from tests.gitlab_server import GitLabServer  # noqa: E402
 from tests.processes import RunnerProcess  # noqa: E402
 
 TABLES = ["audit_event", "delivery_attempt", "notification", "alert", "channel", "sla_rule",
@@ -369,3 +371,19 @@ def member(committed_db, live_server):
     assert client.post("/api/v1/auth/login", json={
         "email": user.email, "password": "correct horse battery"}).status_code == 200
     return client
+
+
+@pytest.fixture
+def github() -> Iterator[GitHubServer]:
+    """A local GitHub that checks each request against GitHub's API description."""
+    server = GitHubServer()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def gitlab() -> Iterator[GitLabServer]:
+    """A local GitLab that checks each request against GitLab's API description."""
+    server = GitLabServer()
+    yield server
+    server.stop()

@@ -8,7 +8,6 @@ forge refuses (a fork's, a job token) is said and changes nothing else."""
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,20 +21,6 @@ GOLDEN = Path(__file__).resolve().parents[2] / "workers" / "tests" / "golden" / 
 REPOSITORY, PULL = "trading/orders", 42
 PROJECT, MERGE_REQUEST, PIPELINE = "7", 42, 9001
 MARKER = "<!-- latlab: suite=zlib-pr -->"
-
-
-@pytest.fixture
-def gitlab() -> Iterator[GitLabServer]:
-    server = GitLabServer()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def github() -> Iterator[GitHubServer]:
-    server = GitHubServer()
-    yield server
-    server.stop()
 
 
 def _event(tmp_path: Path, sha: str) -> Path:

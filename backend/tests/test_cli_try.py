@@ -3,6 +3,7 @@ command line (its credentials read from a file or the environment), its commits 
 a try job launched and watched in a terminal (tmux) through a real runner that builds both
 commits of the example order server; what the lab refuses stops the CLI with its reason."""
 
+import json
 import re
 import subprocess
 import sys
@@ -151,8 +152,8 @@ def terminal(tmp_path) -> Iterator[list[Terminal]]:
         each.close()
 
 
-def test_try_waits_in_a_terminal_then_prints_the_verdict_and_writes_the_summary(
-        cli, orders_repo, start_runner, terminal, tmp_path) -> None:
+def test_try_waits_in_a_terminal_then_prints_the_verdict_writes_the_summary_and_comments(
+        cli, orders_repo, start_runner, terminal, tmp_path, github) -> None:
     env, email, http = cli
     start_runner("cli-try")
     member = httpx.Client(base_url=env["LATLAB_URL"], timeout=30)
@@ -182,7 +183,14 @@ def test_try_waits_in_a_terminal_then_prints_the_verdict_and_writes_the_summary(
     assert f"watch it: latlab job {first} --wait\n" in launched.stderr
 
     summary = tmp_path / "out" / "try.md"
-    shell = Terminal(tmp_path, ["try", *TRY, "--wait", "--summary", str(summary)], env)
+    # In a pull request's GitHub Actions job: the verdict also goes on the pull request.
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": 7, "head": {"sha": "e" * 40}}}))
+    in_actions = {**env, "GITHUB_ACTIONS": "true", "GITHUB_TOKEN": "ghs_job_token",
+                  "GITHUB_REPOSITORY": "trading/orders", "GITHUB_API_URL": github.url,
+                  "GITHUB_EVENT_PATH": str(event)}
+    shell = Terminal(tmp_path, ["try", *TRY, "--wait", "--summary", str(summary), "--comment"],
+                     in_actions)
     terminal.append(shell)
     progress: list[str] = []  # each line of the job's progress bar, as it changed
 
@@ -227,6 +235,16 @@ def test_try_waits_in_a_terminal_then_prints_the_verdict_and_writes_the_summary(
 
     text = summary.read_text()
     assert text.startswith(f"### latlab try: {run['verdict']}\n"), text
+    # The same Markdown as the pull request's one comment, and a check run on its head.
+    (posted,) = github.comments["trading/orders#7"]
+    assert posted["body"].rstrip("\n") == (
+        f"<!-- latlab: suite=http-order -->\n{text}".rstrip("\n")), posted["body"]
+    (check,) = github.check_runs
+    assert (check["head_sha"], check["name"], check["details_url"]) == (
+        "e" * 40, "latlab: http-order", f"{env['LATLAB_URL']}/runs/{run['id']}")
+    assert check["conclusion"] == {"pass": "success", "fail": "failure"}.get(
+        run["verdict"], "neutral")
+    assert not github.refused
     assert (f"- orders main ({job['commit'][:10]}) against v1.0 "
             f"({job['base']['commit'][:10]})") in text
     for reason in run["verdict_reasons"]:

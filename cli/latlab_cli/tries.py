@@ -1,6 +1,7 @@
 """`latlab try`: a try job, a repository's head against its base, both built and their
 trials interleaved on one lab host; with --wait its progress, the verdict per gate metric,
-the Markdown summary (`--summary`) and an exit status by verdict, as `latlab run` gives."""
+the Markdown summary (`--summary`), posted to the pull or merge request with `--comment` (as
+`latlab submit --comment` does), and an exit status by verdict, as `latlab run` gives."""
 
 import json
 from pathlib import Path
@@ -9,6 +10,7 @@ from urllib.parse import urlencode
 
 import typer
 
+from latlab_cli import forges
 from latlab_cli.client import Lab
 from latlab_cli.config import TokenOption, UrlOption, settings
 from latlab_cli.errors import CliError
@@ -66,6 +68,10 @@ def try_job(
         metavar="FILE.md",
         help="With --wait: write the verdict as Markdown (a CI step summary, a PR "
              "comment).")] = None,
+    comment: Annotated[bool, typer.Option(
+        help="With --wait: post the verdict to the pull or merge request as `latlab submit "
+             "--comment` does (one comment per request and suite, and a commit status).")]
+    = False,
     fail_on: FailOnOption = "regression",
     url: UrlOption = None,
     token: TokenOption = None,
@@ -73,8 +79,10 @@ def try_job(
     """Try a change: HEAD against BASE of a repository, both built on one lab host and their
     trials interleaved (POST /jobs with compare); prints the job's number, or with --wait
     the verdict. Exit status: 1 when HEAD regressed (--fail-on), 3 when the job failed."""
-    if summary is not None and not wait:
-        raise CliError("--summary goes with --wait (the verdict comes at the job's end)")
+    if (summary is not None or comment) and not wait:
+        raise CliError("--summary and --comment go with --wait (the verdict comes at the "
+                       "job's end)")
+    forge = forges.from_env() if comment else None  # before the job is launched
     lab = Lab.with_token(settings(url, token))
     found = find_suite(lab, suite)
     params = typed_params(found, param or [])
@@ -104,8 +112,13 @@ def try_job(
                 for key, labels in SIDES.items()}}
     compare = lab.page(f"/compare?{urlencode(query)}")
     out.print(f"compare: {compare}")
+    page = lab.page(f"/runs/{run['id']}")
+    markdown = _markdown(run, job, page, compare)
     if summary is not None:
-        write_report(summary, _markdown(run, job, lab.page(f"/runs/{run['id']}"), compare))
+        write_report(summary, markdown)
+    if forge is not None:
+        for line in forge.post(suite, run.get("verdict"), markdown, page):
+            err.print(f"  {line}")
     raise typer.Exit(exit_status(fail_on, run.get("verdict")))
 
 
