@@ -25,10 +25,10 @@ system:
 system-test:
 	@scripts/bootstrap.sh --test
 
-$(PY_STAMP): contract/pyproject.toml workers/pyproject.toml cli/pyproject.toml backend/pyproject.toml
+$(PY_STAMP): contract/pyproject.toml workers/pyproject.toml cli/pyproject.toml backend/pyproject.toml stack/pyproject.toml
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
-	$(VENV)/bin/pip install -q -e contract -e workers -e cli -e 'backend[dev]'
+	$(VENV)/bin/pip install -q -e contract -e workers -e cli -e 'backend[dev]' -e stack
 	touch $@
 
 # The suites' pip packages and go-installed tools ([toolchain] in each suite.toml).
@@ -44,11 +44,11 @@ $(DIST): $(NODE_STAMP) $(FRONTEND_SOURCES)
 	cd frontend && npm run build
 
 up: system $(TOOLS_STAMP) $(DIST)
-	$(PY) -m latlab.localstack up
+	$(PY) -m latlab_stack up
 
 lint: $(TOOLS_STAMP) $(NODE_STAMP)
-	$(VENV)/bin/ruff check backend contract workers/latlab_workers workers/tests cli migrations bench
-	$(VENV)/bin/mypy backend/latlab contract/latlab_contract workers/latlab_workers cli/latlab_cli
+	$(VENV)/bin/ruff check backend contract workers/latlab_workers workers/tests cli stack migrations bench
+	$(VENV)/bin/mypy backend/latlab contract/latlab_contract workers/latlab_workers cli/latlab_cli stack/latlab_stack
 	$(VENV)/bin/mypy bench
 	cd frontend && npm run typecheck
 

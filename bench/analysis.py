@@ -33,9 +33,9 @@ import numpy as np
 from sqlalchemy import create_engine, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
+import latlab_stack as localstack
 from bench import history
 from bench.lab import bench_token, wait_for_api, work_dir
-from latlab import localstack
 from latlab.models import Project
 from latlab.runs import keys, maintenance
 from latlab_contract import INGEST_WORKER

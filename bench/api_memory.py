@@ -17,8 +17,8 @@ from pathlib import Path
 import httpx
 import numpy as np
 
+import latlab_stack as localstack
 from bench.lab import Processes, bench_token, start_services, wait_for_api, work_dir
-from latlab import localstack
 
 
 def main() -> None:

@@ -1,5 +1,5 @@
 """Chaos soak, Jepsen-style: a workload, a nemesis and a checker against the lab as `make up`
-runs it (`python -m latlab.localstack up`: supervisord over Postgres, Redis, the api, the
+runs it (`python -m latlab_stack up`: supervisord over Postgres, Redis, the api, the
 ingest and alerts workers, beat and this host's runner), in a throwaway data directory.
 
 - Workload (threads): CI clients submitting runs with idempotency keys through the CLI's API
@@ -31,6 +31,7 @@ import threading
 import time
 from pathlib import Path
 
+import latlab_stack as localstack
 from bench.chaos_check import Verdict, check, pss_mib, settle
 from bench.chaos_lab import CLIENTS, PROGRAMS, Receiver, SupervisedLab, prepared_lab
 from bench.chaos_workload import (
@@ -41,7 +42,6 @@ from bench.chaos_workload import (
     History,
     workload,
 )
-from latlab import localstack
 
 FAULTS = (*(f"{action} {target}" for target in PROGRAMS for action in ("kill", "stop")),
           "stall receiver", "500 receiver")

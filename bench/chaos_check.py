@@ -11,9 +11,9 @@ from typing import Any
 
 import psycopg
 
+import latlab_stack as localstack
 from bench.chaos_lab import PROGRAMS, TERMINAL, Receiver, SupervisedLab
 from bench.chaos_workload import History
-from latlab import localstack
 
 # A job ends within its timeout plus this: the watchdog's pickup (60 s) and silence (30 s)
 # limits, its 5 s period, and one more attempt queued behind the others (a runner killed

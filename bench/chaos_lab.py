@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from latlab import localstack
+import latlab_stack as localstack
 from latlab.core import rate_limits
 
 PROGRAMS = ("api", "ingest", "alerts", "beat", "runner", "redis", "postgres")
@@ -57,7 +57,7 @@ class SupervisedLab:
 
 @contextlib.contextmanager
 def made_up_lab(build_cache: Path, budget: int | None = None) -> Iterator[SupervisedLab]:
-    """`python -m latlab.localstack up` on free ports with its data in a temporary directory,
+    """`python -m latlab_stack up` on free ports with its data in a temporary directory,
     with the default fair-use limits (or `budget` submissions per token per window); yields
     once the admin can sign in and the runner is online; stopped as Ctrl-C stops it."""
     data = Path(tempfile.mkdtemp(prefix="latlab-chaos-"))
@@ -74,7 +74,7 @@ def made_up_lab(build_cache: Path, budget: int | None = None) -> Iterator[Superv
         **({} if budget is None else {"LATLAB_SUBMISSIONS_PER_CALLER": str(budget)}),
     })
     with open(data / "up.log", "ab") as log:
-        process = subprocess.Popen([sys.executable, "-m", "latlab.localstack", "up"], env=env,
+        process = subprocess.Popen([sys.executable, "-m", "latlab_stack", "up"], env=env,
                                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     lab = SupervisedLab(process, data, f"http://127.0.0.1:{port}",
                         f"postgresql://postgres@127.0.0.1:{pg_port}/latlab")

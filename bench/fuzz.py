@@ -35,6 +35,7 @@ from pathlib import Path
 
 import httpx
 
+import latlab_stack as localstack
 from bench.fuzz_inputs import (
     BREAKABLE,
     CONTRACT,
@@ -45,7 +46,6 @@ from bench.fuzz_inputs import (
     seeds,
 )
 from bench.lab import bench_token, start_services, wait_for_api, work_dir
-from latlab import localstack
 
 
 class Tally:

@@ -24,8 +24,8 @@ import numpy as np
 from sqlalchemy import BigInteger, create_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
+import latlab_stack as localstack
 from bench.lab import bench_token, start_services, wait_for_api, work_dir
-from latlab import localstack
 
 
 class _Base(DeclarativeBase):

@@ -27,8 +27,8 @@ from pathlib import Path
 import httpx
 import numpy as np
 
+import latlab_stack as localstack
 from bench.lab import bench_token, start_services, wait_for_api, work_dir
-from latlab import localstack
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "workers" / "tests" / "golden" / "adapters"

@@ -22,7 +22,7 @@ import httpx
 from sqlalchemy import create_engine
 from sqlalchemy.orm import Session
 
-from latlab import localstack
+import latlab_stack as localstack
 from latlab.core import rate_limits
 from latlab_contract import INGEST_WORKER
 

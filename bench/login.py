@@ -18,8 +18,8 @@ import time
 import httpx
 import redis
 
+import latlab_stack as localstack
 from bench.lab import bench_token, wait_for_api, work_dir
-from latlab import localstack
 
 KNOWN = f"bench-{os.getpid()}@lab.test"  # the member bench_token creates
 

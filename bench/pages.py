@@ -23,9 +23,9 @@ from pathlib import Path
 from sqlalchemy import create_engine
 from sqlalchemy.orm import Session
 
+import latlab_stack as localstack
 from bench import history
 from bench.lab import bench_token, start_services, wait_for_api, work_dir
-from latlab import localstack
 from latlab.runs import maintenance
 
 FRONTEND = Path(__file__).resolve().parents[1] / "frontend"

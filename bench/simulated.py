@@ -23,8 +23,8 @@ import numpy.typing as npt
 from sqlalchemy import Engine, create_engine
 from sqlalchemy.orm import Session
 
+import latlab_stack as localstack
 from bench.lab import Processes, bench_token, start_services, wait_for_api, work_dir
-from latlab import localstack
 
 LEVEL_NS = 1_000_000  # a history's p99 level: 1 ms
 START = datetime(2026, 1, 5, 8, tzinfo=UTC)

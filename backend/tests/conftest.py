@@ -27,7 +27,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.orm import Session
 
-from latlab import localstack
+import latlab_stack as localstack
 
 _workdir = Path(tempfile.mkdtemp(prefix="latlab-test-"))
 _workdir.chmod(0o755)  # postgres runs as its own user and must reach its directory

@@ -1,4 +1,4 @@
-"""A lab run as `make up` runs it (`python -m latlab.localstack up`: supervisord over Postgres,
+"""A lab run as `make up` runs it (`python -m latlab_stack up`: supervisord over Postgres,
 Redis, the api, the workers, beat and this host's runner), in a directory of its own, for the
 tests that need the whole lab as one machine runs it (`test_faults.py`, `test_host_tls.py`)."""
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from latlab import localstack
+import latlab_stack as localstack
 from tests.conftest import wait_for
 from tests.test_jobs_e2e import _finish
 
@@ -116,7 +116,7 @@ def supervised_lab(build_cache: Path, host: str, address: str = "127.0.0.1",
 
 def make_up(env: dict[str, str], data: Path) -> subprocess.Popen[bytes]:
     with open(data / "up.log", "ab") as log:
-        return subprocess.Popen([sys.executable, "-m", "latlab.localstack", "up"], env=env,
+        return subprocess.Popen([sys.executable, "-m", "latlab_stack", "up"], env=env,
                                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
 

@@ -11,7 +11,7 @@ import redis
 from celery import Celery
 from kombu.exceptions import OperationalError
 
-from latlab import localstack
+import latlab_stack as localstack
 from latlab.hosts import broker_users
 from latlab_contract import EXECUTE_JOB, JobSpec, attempt_key
 from tests.conftest import wait_for

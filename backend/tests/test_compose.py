@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from latlab import localstack
+import latlab_stack as localstack
 
 COMPOSE = localstack.REPO / "docker-compose.yml"
 CHECK = [str(Path(sys.executable).parent / "check-jsonschema"), "--builtin-schema",

@@ -1,4 +1,4 @@
-"""Faults on a lab run as `make up` runs it: `python -m latlab.localstack up`, supervisord over
+"""Faults on a lab run as `make up` runs it: `python -m latlab_stack up`, supervisord over
 Postgres, Redis, the api, the ingest and alerts workers, beat and a runner, all of them this
 machine's own processes. A runner SIGKILLed mid-job, Redis restarted and frozen, Postgres
 restarted, an alert receiver that never answers: the lab stays up and loses nothing. Its
@@ -22,7 +22,7 @@ import httpx
 import pytest
 import redis
 
-from latlab import localstack
+import latlab_stack as localstack
 from tests.conftest import wait_for
 from tests.factories import result
 from tests.supervised import SupervisedLab, stop, supervised_lab

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 import redis
 
-from latlab import localstack
-from latlab.localstack.services import broker_tls
+import latlab_stack as localstack
 from latlab_contract.broker import tls_options
+from latlab_stack.services import broker_tls
 from tests import netns
 from tests.conftest import wait_for
 from tests.netns import needs_namespaces

@@ -6,7 +6,7 @@ import os
 import subprocess
 import time
 
-from latlab import localstack
+import latlab_stack as localstack
 from latlab.main import RETRY_AFTER_S
 from tests.conftest import wait_for
 

@@ -3,7 +3,8 @@
 Lowest first. `latlab_contract` (the wire types, the metric vocabulary and the reports) is
 below everything; the runner (`latlab_workers`) and the CLI (`latlab_cli`) stand beside the
 backend and import only the contract; inside the backend, each domain folder may import those
-listed before it. A domain's HTTP edge (`router.py`, `dependencies.py`) serves requests, so it
+listed before it; `latlab_stack` (`make up`'s supervisor) stands above the server it starts.
+A domain's HTTP edge (`router.py`, `dependencies.py`) serves requests, so it
 may import any domain (it is below only the modules that assemble the app and the processes).
 Imports are read from the source (every `import` and `from ... import`, wherever it stands),
 so a late import counts.
@@ -37,7 +38,8 @@ LAYERS = [
     ("latlab.ingest",),
     ("latlab.monitoring",),
     ("http",),  # every domain's router.py and dependencies.py
-    ("latlab.api", "latlab.worker", "latlab.main", "latlab.admin", "latlab.localstack"),
+    ("latlab.api", "latlab.worker", "latlab.main", "latlab.admin"),
+    ("latlab_stack",),  # make up's supervisor, above the server it starts
 ]
 # Packages of their own beside the backend, which meet it only in the contract.
 BESIDE = ("latlab_workers", "latlab_cli")
@@ -61,7 +63,8 @@ def rank(name: str) -> int | None:
 
 def modules() -> Iterator[tuple[str, Path]]:
     for base, package in ((ROOT / "backend", "latlab"), (ROOT / "contract", "latlab_contract"),
-                          (ROOT / "workers", "latlab_workers"), (ROOT / "cli", "latlab_cli")):
+                          (ROOT / "workers", "latlab_workers"), (ROOT / "cli", "latlab_cli"),
+                          (ROOT / "stack", "latlab_stack")):
         for path in sorted((base / package).rglob("*.py")):
             parts = path.relative_to(base).with_suffix("").parts
             name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)

@@ -18,7 +18,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from latlab import localstack
+import latlab_stack as localstack
 from latlab.alerts import delivery
 from latlab.core import tasks
 from latlab.models import Host, Job, JobStatus, OutboxMessage, Project, Scope

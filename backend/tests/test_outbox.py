@@ -13,7 +13,7 @@ import pytest
 import redis
 from sqlalchemy import func, select
 
-from latlab import localstack
+import latlab_stack as localstack
 from latlab.core import tasks
 from latlab.core.settings import get_settings
 from latlab.jobs import service as job_service

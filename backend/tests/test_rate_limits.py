@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
-from latlab import localstack
+import latlab_stack as localstack
 from latlab.core import kv, rate_limits
 from latlab.core.errors import TooManyRequests
 from latlab.core.settings import get_settings

@@ -1,7 +1,7 @@
 """Each host's own user on the broker (Redis ACL), made when it enrolls and deleted when it is
 revoked: it may consume its own queue and push to the runners' queue, nothing else
 (`latlab_contract.broker.runner_acl_rules`). The lab's processes use a user of their own; the
-default user is off (`make up`: `localstack.services.lab_user`).
+default user is off (`make up`: `latlab_stack.services.lab_user`).
 
 A broker the lab reaches as its default user (one without users, as the tests' and many a
 managed Redis's) has no users to give: hosts are then given the lab's own URL and share its

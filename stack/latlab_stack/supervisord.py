@@ -11,10 +11,10 @@ from typing import Any
 
 from supervisor.xmlrpc import SupervisorTransport
 
-from latlab.localstack.services import setpriv
 from latlab_contract import ALERTS_QUEUE, INGEST_WORKER, host_queue
+from latlab_stack.services import setpriv
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[2]
 # Seconds the api keeps an idle connection: well above its 503s' `Retry-After` (5 s,
 # `latlab.main.RETRY_AFTER_S`), so a client that waits that long and reuses its connection
 # does not meet the server closing it (uvicorn's default, 5 s, reset such reuses).

@@ -1,11 +1,11 @@
 """The lab without Docker: Postgres and Redis from the system binaries, and supervisord.
 
-`make up` runs `python -m latlab.localstack up` (`up.py`: durable servers under supervisord,
+`make up` runs `python -m latlab_stack up` (`up.py`: durable servers under supervisord,
 data in `.data/`); the test harness and the benchmarks start throwaway servers in a temporary
 directory (`services.py`). `up` is not imported here: it imports the whole app.
 """
 
-from latlab.localstack.services import (
+from latlab_stack.services import (
     LocalStackError,
     Service,
     free_port,
@@ -13,7 +13,7 @@ from latlab.localstack.services import (
     start_postgres,
     start_redis,
 )
-from latlab.localstack.supervisord import (
+from latlab_stack.supervisord import (
     REPO,
     Program,
     program_processes,

@@ -11,16 +11,12 @@ import time
 import urllib.request
 from pathlib import Path
 
-from sqlalchemy import func, select
+import httpx
 
 from latlab.core.db import get_sessionmaker
-from latlab.core.errors import AppError
 from latlab.core.migrate import upgrade
-from latlab.core.settings import get_settings
 from latlab.hosts import enrollment
-from latlab.jobs import service as job_service
-from latlab.jobs.schemas import JobCreate
-from latlab.localstack.services import (
+from latlab_stack.services import (
     admin_url,
     broker_tls,
     create_database,
@@ -34,15 +30,13 @@ from latlab.localstack.services import (
     setpriv,
     wait_ready,
 )
-from latlab.localstack.supervisord import (
+from latlab_stack.supervisord import (
     REPO,
     Program,
     programs,
     supervisor_config,
     supervisor_rpc,
 )
-from latlab.models import Job, Run
-from latlab.projects import service as projects
 
 
 def up() -> int:
@@ -126,7 +120,8 @@ def up() -> int:
                 control.startProcess(program.name, False)  # all at once, not one by one
         threading.Thread(target=_banner_when_ready, args=(env["LATLAB_PUBLIC_URL"], admin,
                                                           config), daemon=True).start()
-        threading.Thread(target=_first_job, daemon=True).start()
+        threading.Thread(target=_first_job, args=(env["LATLAB_PUBLIC_URL"], admin, env),
+                         daemon=True).start()
         code = supervisord.wait()
         print(f"supervisord ended ({code}); the lab's processes end with it", file=sys.stderr,
               flush=True)
@@ -164,21 +159,37 @@ def _banner_when_ready(url: str, admin: str, config: Path) -> None:
           f"{line}\n", flush=True)
 
 
-def _first_job() -> None:
-    """On an empty lab, runs one `echo` job as soon as the local runner is online, so the
-    dashboard has data at first sight."""
+def _first_job(url: str, admin: str, env: dict[str, str]) -> None:
+    """On a new lab, runs one `echo` job through the API as soon as the local runner is
+    online, so the dashboard has data at first sight. A new lab is one whose admin was just
+    made (`latlab-ensure-admin` printed the password) and which holds no run or job yet."""
+    email = env.get("LATLAB_ADMIN_EMAIL", "admin@latlab.local").strip().lower()
+    password = env.get("LATLAB_ADMIN_PASSWORD") or _generated_password(admin)
+    if password is None:
+        return  # an admin made by an earlier `make up`: not a new lab
     deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        time.sleep(2)
-        with get_sessionmaker()() as session, session.begin():
-            if session.scalar(select(func.count()).select_from(Run)) or session.scalar(
-                select(func.count()).select_from(Job)
-            ):
-                return
-            project = projects.ensure(session, get_settings().default_project)
+    with httpx.Client(base_url=f"{url}/api/v1", timeout=10) as api:
+        while time.monotonic() < deadline:
+            time.sleep(2)
             try:
-                jobs = job_service.create_jobs(session, project, JobCreate(suite="echo"))
-            except AppError:
-                continue  # the runner has not announced itself yet
-            print(f"first look: echo job {jobs[0].id} launched on this host", flush=True)
-            return
+                if not api.cookies and api.post("/auth/login", json={
+                        "email": email, "password": password}).status_code != 200:
+                    continue  # the api is starting
+                if any(api.get(path, params={"limit": 1}).json().get("total")
+                       for path in ("/runs", "/jobs")):
+                    return
+                made = api.post("/jobs", json={"suite": "echo"})
+            except httpx.HTTPError:
+                continue
+            if made.status_code == httpx.codes.ACCEPTED:
+                print(f"first look: echo job {made.json()['id']} launched on this host",
+                      flush=True)
+                return
+            # else 409: the runner has not announced itself yet
+
+
+def _generated_password(admin: str) -> str | None:
+    """The password `latlab-ensure-admin` printed when it made the admin."""
+    created, _, password = admin.partition("  password: ")
+    generated = created.startswith("admin created: ") and not password.startswith("(")
+    return password.strip() if generated and password.strip() else None
