@@ -1,5 +1,5 @@
 """Analysis at scale: with a history of `--runs` runs stored through the ingest's own bulk path
-(COPY, `bench/history.py`), the compare, trends and runs-list APIs beside the bare database
+(COPY, `latlab_stack.history`), the compare, trends and runs-list APIs beside the bare database
 time of the same reads; a retention pass over a day of that history while submissions keep
 coming (their latency before and during it); and how long a breaching CI submission takes to
 reach a local HTTP receiver standing in for Slack.
@@ -34,11 +34,11 @@ from sqlalchemy import create_engine, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 import latlab_stack as localstack
-from bench import history
 from bench.lab import bench_token, wait_for_api, work_dir
 from latlab.models import Project
 from latlab.runs import keys, maintenance
 from latlab_contract import INGEST_WORKER
+from latlab_stack import history
 
 
 def main() -> None:

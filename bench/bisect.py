@@ -4,7 +4,7 @@ planted that make every order spin on the CPU, does the lab name the commit that
 how much lab time does a bisection take?
 
 Each case is a repository of `--commits` commits of the example's history
-(examples/order-repo, its own slow change left out; bench/planted.py), registered in a
+(examples/order-repo, its own slow change left out; stack/latlab_stack/planted.py), registered in a
 throwaway lab (bench/lab.py, with beat, which advances bisections) and bisected from its first
 commit to its last through the API (`POST /bisections`, http-order `server=repo` in
 `--scenario`, the p99 of any series, the lab's try defaults for each step):
@@ -56,10 +56,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench import ci, planted
+from bench import ci
 from bench.lab import Lab, running_lab
 from bench.records import FOLDER, Records
 from latlab_contract.vocabulary import Vocabulary
+from latlab_stack import planted
 
 SUITE = "http-order"
 PARAMS = {"server": "repo"}

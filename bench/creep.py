@@ -33,11 +33,11 @@ import numpy as np
 import numpy.typing as npt
 from sqlalchemy import Engine, select
 
-from bench.planted import rate as exact_rate
 from bench.simulated import LEVEL_NS, START, Progress, run_clients, simulated_lab, submit, template
 from latlab.analysis import thresholds
 from latlab.analysis.creep import MIN_RUNS
 from latlab.models import Alert
+from latlab_stack.planted import rate as exact_rate
 
 LEVELS = (0.01, 0.05)  # the creep test's level (`false_alarm`): the default, the lab's ALPHA
 SPREADS = (0.03, 0.06)

@@ -36,7 +36,8 @@ from pathlib import Path
 import httpx
 
 import latlab_stack as localstack
-from bench.fuzz_inputs import (
+from bench.lab import bench_token, start_services, wait_for_api, work_dir
+from latlab_stack.fuzz_inputs import (
     BREAKABLE,
     CONTRACT,
     SEED_FILES,
@@ -45,7 +46,6 @@ from bench.fuzz_inputs import (
     run_problems,
     seeds,
 )
-from bench.lab import bench_token, start_services, wait_for_api, work_dir
 
 
 class Tally:

@@ -1,7 +1,7 @@
 """The dashboard's pages on a big project, in Chromium: time to content and requests.
 
 A project holding a suite of `--series` series (400) and `--runs` runs (1,200), stored through
-the ingest's bulk path (`bench/history.py`), beside a suite of one series with as many runs,
+the ingest's bulk path (`latlab_stack.history`), beside a suite of one series with as many runs,
 the reference measured side by side in the same run (this machine is shared: read the ratio).
 For each page (Overview, Runs, Run, Compare, Trends) the script
 `frontend/tests/e2e/pages.bench.mjs` opens it in a fresh tab of a signed-in Chromium, waits for
@@ -24,9 +24,9 @@ from sqlalchemy import create_engine
 from sqlalchemy.orm import Session
 
 import latlab_stack as localstack
-from bench import history
 from bench.lab import bench_token, start_services, wait_for_api, work_dir
 from latlab.runs import maintenance
+from latlab_stack import history
 
 FRONTEND = Path(__file__).resolve().parents[1] / "frontend"
 TARGET_S = 2.0

@@ -54,12 +54,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench import ci, planted
+from bench import ci
 from bench.lab import Lab, job_minutes, run_job, running_lab
 from bench.records import FOLDER, Records
 from latlab.analysis import tries
 from latlab_contract import JobSpec, RepoCheckout
 from latlab_contract.vocabulary import Vocabulary
+from latlab_stack import planted
 from latlab_workers.code import CodeUnderTest
 from latlab_workers.suites import SUITES_DIR, load_suite
 

@@ -19,8 +19,8 @@ from typing import Any
 import httpx
 import pytest
 
-from bench import planted
 from latlab.models import Role
+from latlab_stack import planted
 from tests.conftest import JSON, Actors, wait_for
 from tests.processes import Beat
 from tests.test_alerts_e2e import Receiver

@@ -12,7 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bench.fuzz_inputs import (
+from latlab.core.errors import Unprocessable
+from latlab.core.validation import BodyInvalid
+from latlab.runs import submission
+from latlab_contract import parsers
+from latlab_contract.result import RunCreate, SourceIn
+from latlab_stack.fuzz_inputs import (
     BREAKABLE,
     CONTRACT,
     SEED_FILES,
@@ -21,11 +26,6 @@ from bench.fuzz_inputs import (
     seeds,
     summary_problems,
 )
-from latlab.core.errors import Unprocessable
-from latlab.core.validation import BodyInvalid
-from latlab.runs import submission
-from latlab_contract import parsers
-from latlab_contract.result import RunCreate, SourceIn
 
 POOLS = {name: seeds(name) for name in SEED_FILES}
 STARTED = datetime(2026, 11, 24, tzinfo=UTC)

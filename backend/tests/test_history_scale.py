@@ -17,11 +17,11 @@ import numpy as np
 from sqlalchemy import event, select, text
 from sqlalchemy.orm import Session
 
-from bench import history as synthetic
 from latlab.analysis import baselines, compare, trends
 from latlab.models import Profile, Project, Rollup, Run, Scope, Trial
 from latlab.runs import keys, maintenance
 from latlab.runs import service as run_service
+from latlab_stack import history as synthetic
 from tests.factories import result
 
 RESULTS_TABLES = ("run", "series", "trial")

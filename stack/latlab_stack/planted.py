@@ -3,6 +3,7 @@ slowdown: a commit making every order spin `work_ns` on the CPU before the serve
 real change of the code; the p99 it adds is measured, not assumed). For bench.try (planted on
 top of `main`) and bench.bisect (planted anywhere in a history)."""
 
+import importlib
 import random
 import shutil
 import sys
@@ -12,7 +13,7 @@ from typing import Any
 
 from scipy.stats import binomtest
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "order-repo"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "order-repo"
 CALL = ("\tstart := time.Now()\n\torder, err := readOrder(w, r)\n",
         "\tstart := time.Now()\n\tspinPlanted()\n\torder, err := readOrder(w, r)\n")
 SPIN_GO = """package main
@@ -34,11 +35,9 @@ def example() -> tuple[ModuleType, ModuleType]:
     """The example's make_repo and history modules, from its folder (not a package)."""
     sys.path.insert(0, str(EXAMPLE))
     try:
-        import history
-        import make_repo
+        return importlib.import_module("make_repo"), importlib.import_module("history")
     finally:
         sys.path.remove(str(EXAMPLE))
-    return make_repo, history
 
 
 def planted(work_ns: int) -> Any:

@@ -12,9 +12,10 @@ from typing import Any
 
 from latlab_contract.fields import HIGHEST_NS, MAX_COUNT
 from latlab_contract.latency import order_problem
+from latlab_contract.parsers import read_output
 from latlab_contract.vocabulary import SUMMARY_PERCENTILES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ADAPTERS = ROOT / "workers" / "tests" / "golden" / "adapters"
 CONTRACT = "latlab.result/v1"
 # The golden files of each adapter: (folder, name patterns), tool sources and notes left out.
@@ -51,8 +52,6 @@ _NUMBER = re.compile(rb"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 def seeds(adapter: str) -> list[bytes]:
     """The golden files of an adapter (or of the contract), as the bytes CI would send."""
-    from latlab_contract.parsers import read_output
-
     folder, patterns = SEED_FILES[adapter]
     found = []
     for pattern in patterns:
@@ -274,12 +273,14 @@ def summary_problems(summary: dict[str, Any]) -> list[str]:
     count = summary.get("count")
     if not isinstance(count, int) or not 1 <= count <= MAX_COUNT * 1000:
         problems.append(f"count {count!r}")
-    values = {key: summary.get(key) for key in ("min", *SUMMARY_PERCENTILES, "max", "mean",
-                                                "stddev")}
-    for key, value in values.items():
+    values: dict[str, float] = {}
+    for key in ("min", *SUMMARY_PERCENTILES, "max", "mean", "stddev"):
+        value = summary.get(key)
         if not isinstance(value, int | float) or not math.isfinite(value) or not (
                 0 <= value <= HIGHEST_NS):
             problems.append(f"{key} {value!r}")
+        else:
+            values[key] = float(value)
     if problems:
         return problems
     problem = order_problem(values)
