@@ -23,10 +23,10 @@ import threading
 import time
 from dataclasses import dataclass
 
-from bench.chaos_check import check, pss_mib, settle
-from bench.chaos_lab import prepared_lab
-from bench.chaos_workload import SUBMIT_DEADLINE_S, History, workload
 from latlab.runs.histogram import nearest_rank
+from latlab_stack.chaos.check import check, pss_mib, settle
+from latlab_stack.chaos.lab import prepared_lab
+from latlab_stack.chaos.workload import SUBMIT_DEADLINE_S, History, workload
 
 TARGET_RATIO = 2.0
 

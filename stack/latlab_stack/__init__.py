@@ -3,6 +3,11 @@
 `make up` runs `python -m latlab_stack up` (`up.py`: durable servers under supervisord,
 data in `.data/`); the test harness and the benchmarks start throwaway servers in a temporary
 directory (`services.py`). `up` is not imported here: it imports the whole app.
+
+What the tests and the benchmarks share lives here too, so tests import nothing under `bench/`:
+synthetic histories (`history.py`), the example repository with a planted slowdown
+(`planted.py`), the fuzz's seeds and mutations (`fuzz_inputs.py`) and the chaos soak
+(`chaos/`).
 """
 
 from latlab_stack.services import (

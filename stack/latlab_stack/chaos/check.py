@@ -1,4 +1,4 @@
-"""The chaos soak's checker (`bench.chaos`): after the lab settles, every property the lab
+"""The chaos soak's checker (`latlab_stack.chaos`): after the lab settles, every property the lab
 promises under faults, from the history and the lab's own records."""
 
 import contextlib
@@ -12,8 +12,8 @@ from typing import Any
 import psycopg
 
 import latlab_stack as localstack
-from bench.chaos_lab import PROGRAMS, TERMINAL, Receiver, SupervisedLab
-from bench.chaos_workload import History
+from latlab_stack.chaos.lab import PROGRAMS, TERMINAL, Receiver, SupervisedLab
+from latlab_stack.chaos.workload import History
 
 # A job ends within its timeout plus this: the watchdog's pickup (60 s) and silence (30 s)
 # limits, its 5 s period, and one more attempt queued behind the others (a runner killed

@@ -1,4 +1,4 @@
-"""The chaos soak's lab (`bench.chaos`): the lab as `make up` runs it in a throwaway data
+"""The chaos soak's lab (`latlab_stack.chaos`): the lab as `make up` runs it in a throwaway data
 directory, prepared with its admin, CI tokens, an SLA rule and the local HTTP receiver its
 alerts go to."""
 

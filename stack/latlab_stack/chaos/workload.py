@@ -1,6 +1,6 @@
-"""The chaos soak's workload (`bench.chaos`): CI clients submitting runs as a CI step would, a
-flood, readers on the heaviest routes, a job launcher; each answer kept in the history the
-checker reads."""
+"""The chaos soak's workload (`latlab_stack.chaos`): CI clients submitting runs as a CI step
+would, a flood, readers on the heaviest routes, a job launcher; each answer kept in the history
+the checker reads."""
 
 import contextlib
 import hashlib
@@ -14,11 +14,11 @@ from typing import Any
 
 import httpx
 
-from bench.chaos_lab import CLIENTS, SupervisedLab
 from latlab.core.settings import Settings as LabSettings
 from latlab_cli.client import Lab
 from latlab_cli.config import Settings
 from latlab_cli.errors import Rejected, Unreachable
+from latlab_stack.chaos.lab import CLIENTS, SupervisedLab
 
 JOB = {"suite": "echo", "params": {"count": 2000, "warmup": 100}, "repetitions": 1,
        "timeout_s": 60}
@@ -79,7 +79,7 @@ class History:
             None if response is None else response.headers.get("Retry-After")))
 
 
-class RecordingLab(Lab):  # type: ignore[misc]  # latlab is untyped to `mypy bench`
+class RecordingLab(Lab):
     """The CLI's API client (`latlab submit` sends with it), each answer also recorded."""
 
     def __init__(self, url: str, token: str, history: History, route: str) -> None:
