@@ -9,7 +9,6 @@ adapter makes of them is `benchmarkdotnet`'s.
 
 import itertools
 import re
-import statistics
 from typing import Any
 
 from pydantic import ValidationError
@@ -17,11 +16,20 @@ from pydantic import ValidationError
 from latlab_contract.fields import MAX_COUNT
 from latlab_contract.latency import Latency, Reported
 from latlab_contract.parsers.base import ParseError, validation_message
-from latlab_contract.parsers.harness import checked, duration_ns, member, spectrum
+from latlab_contract.parsers.harness import (
+    checked,
+    duration_ns,
+    member,
+    spectrum,
+    statistics_agree,
+)
 
 # Statistics printed with 17 significant digits and computed in doubles from the same
 # values: what they may differ by from the lab's computation.
 _AGREEMENT = 1e-9
+# Its statistics by the lab's names.
+_STATISTICS = {"min": "Min", "max": "Max", "mean": "Mean", "median": "Median",
+               "stddev": "StandardDeviation"}
 
 
 def measured_latency(bench: dict[str, Any], stats: dict[str, Any], path: str
@@ -90,16 +98,9 @@ def _agree(stats: dict[str, Any], times: list[float], where: str, source: str) -
     if len(times) != stats["N"]:
         raise ParseError(f"{where}.N: {stats['N']:g} contradicts {source}: "
                          f"{len(times)} iterations")
-    rules = {"Min": ("the least", min(times)), "Max": ("the greatest", max(times)),
-             "Mean": ("the mean", statistics.fmean(times)),
-             "Median": ("the median", statistics.median(times)),
-             "StandardDeviation": ("the sample standard deviation (n - 1)",
-                                   statistics.stdev(times) if len(times) > 1 else 0.0)}
-    for key, (rule, computed) in rules.items():
-        value = stats[key]
-        if abs(value - computed) > _AGREEMENT * abs(computed) + 1e-9:
-            raise ParseError(f"{where}.{key}: {value:g} ns contradicts {source}: {rule} of "
-                             f"their times per operation is {computed:g} ns")
+    statistics_agree({name: (f"{where}.{key}", stats[key]) for name, key in _STATISTICS.items()},
+                     times, of="their times per operation", unit="ns", source=source,
+                     tolerance=_AGREEMENT, floor=1e-9)
 
 
 def _rebuilt(stats: dict[str, Any], count: int, where: str, printed: Reported) -> Latency:

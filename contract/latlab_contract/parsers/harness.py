@@ -15,6 +15,7 @@ Latency from a harness is one of three kinds, and each adapter says which it giv
 import json
 import math
 import re
+import statistics
 from collections.abc import Callable, Iterable
 from fractions import Fraction
 from functools import partial
@@ -103,6 +104,29 @@ def duration_ns(value: float, unit: str, where: str) -> float:
     if not 0 <= result < HIGHEST_NS + 0.5:
         raise ParseError(f"{where}: latency {value} {unit} is outside 0 .. 1 h")
     return result
+
+
+# The summary statistics a tool computes from the values it exports, as it computes them: the
+# median averages the middle two, the standard deviation is the sample's (n - 1; 0 of one).
+SAMPLE_STATISTICS: dict[str, tuple[str, Callable[[list[float]], float]]] = {
+    "min": ("the least", min), "max": ("the greatest", max),
+    "mean": ("the mean", statistics.fmean), "median": ("the median", statistics.median),
+    "stddev": ("the sample standard deviation (n - 1)",
+               lambda values: statistics.stdev(values) if len(values) > 1 else 0.0)}
+
+
+def statistics_agree(stated: dict[str, tuple[str, float]], values: list[float], *, of: str,
+                     unit: str, source: str, tolerance: float, floor: float) -> None:
+    """Refuses a tool's statistics that are not those of the values it exported (`of` names
+    them): `stated` holds, for each of `SAMPLE_STATISTICS` the tool wrote, its path and value;
+    a value may differ from the lab's computation by `tolerance` of it plus `floor` (printing,
+    doubles)."""
+    for name, (path, value) in stated.items():
+        rule, compute = SAMPLE_STATISTICS[name]
+        computed = compute(values)
+        if abs(value - computed) > tolerance * abs(computed) + floor:
+            raise ParseError(f"{path}: {value:g} {unit} contradicts {source}: {rule} of {of} "
+                             f"is {computed:g} {unit}")
 
 
 def fail_every_series(trial_lists: Iterable[list[TrialIn]], failures: Failures) -> None:

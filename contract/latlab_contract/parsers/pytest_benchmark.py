@@ -22,7 +22,6 @@ iterations, negative times.
 """
 
 import math
-import statistics
 from typing import Any
 
 from pydantic import ValidationError
@@ -32,6 +31,7 @@ from latlab_contract.latency import Latency
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import (
     OPS_PER_S,
+    SAMPLE_STATISTICS,
     checked,
     duration_ns,
     load_json,
@@ -41,6 +41,7 @@ from latlab_contract.parsers.harness import (
     reported,
     samples,
     spectrum,
+    statistics_agree,
 )
 from latlab_contract.result import SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec
@@ -154,14 +155,6 @@ def _agree(stats: dict[str, Any], rounds: list[float], where: str) -> None:
     if len(rounds) != stats["rounds"]:
         raise ParseError(f"{where}.rounds: {stats['rounds']:g} contradicts the data: "
                          f"{len(rounds)} rounds")
-    rules = {"min": ("the least round", min(rounds)),
-             "max": ("the greatest round", max(rounds)),
-             "mean": ("the mean of the rounds", statistics.fmean(rounds)),
-             "median": ("the median of the rounds", statistics.median(rounds)),
-             "stddev": ("the sample standard deviation (n - 1) of the rounds",
-                        statistics.stdev(rounds) if len(rounds) > 1 else 0.0)}
-    for key, (rule, computed) in rules.items():
-        value = stats[key]
-        if abs(value - computed) > _AGREEMENT * abs(computed) + 1e-15:
-            raise ParseError(f"{where}.{key}: {value:g} s contradicts the data: {rule} is "
-                             f"{computed:g} s")
+    statistics_agree({name: (f"{where}.{name}", stats[name]) for name in SAMPLE_STATISTICS},
+                     rounds, of="the rounds", unit="s", source="the data",
+                     tolerance=_AGREEMENT, floor=1e-15)
