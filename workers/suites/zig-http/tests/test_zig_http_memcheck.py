@@ -128,8 +128,11 @@ def _calls(document: dict) -> dict[str, int]:
 def test_strace_counts_each_servers_system_calls_while_it_serves(built: Path) -> None:
     """The suite's own strace loads (the `syscalls` scenario's), 300 requests on 5 keep-alive
     connections: the epoll server answers each request with one sendto(2), Go's with one
-    write(2) (and a few more that wake its poller), and each accepts its 5 connections."""
-    for program, answer in (("strace-zig", "sendto"), ("strace-go", "write")):
+    write(2), plus the writes that wake its poller, as many as the scheduler needed (15 with
+    other tests running beside it; a response in two writes would be 600 and more); each
+    accepts its 5 connections."""
+    answers = {"strace-zig": ("sendto", range(300, 306)), "strace-go": ("write", range(300, 450))}
+    for program, (answer, expected) in answers.items():
         command = suite_command(built, program, "syscalls", {
             "memcheck_requests": 300, "concurrency": 5})
         run = subprocess.run(command, cwd=SUITE.directory, capture_output=True, text=True,
@@ -140,7 +143,7 @@ def test_strace_counts_each_servers_system_calls_while_it_serves(built: Path) ->
         assert (metrics["ok"], metrics["errors"]) == (300, 0), program
         assert sum(calls.values()) == metrics["syscalls"], program
         assert metrics["syscalls_per_request"] == metrics["syscalls"] / 300
-        assert calls[answer] in (300, 301, 302, 303, 304, 305), (program, calls)
+        assert calls[answer] in expected, (program, calls)
         assert calls["accept4"] >= 5, (program, calls)
 
 
