@@ -141,8 +141,11 @@ def test_runs_in_one_file_are_repetitions_and_files_are_trials() -> None:
     ('{ "type": "bench", "name": "a", "median": -1, "deviation": 1 }\n', "outside 0 .. 1 h"),
     ('{ "type": "bench", "name": "a", "median": 1, "deviation": -1 }\n', "a negative range"),
     ('{ "type": "bench", "name": "a", "median": 1, "deviation": 1\n', "line 1: not JSON"),
+    ("running 1 test\ntest a ... FAILED\n\nfailures:\n\n---- a stdout ----\nthe bench's own "
+     "print\nthread 'main' panicked at src/lib.rs:1:1:\nboom\n",
+     "no bench was measured: failed a (boom)"),
     ("running 1 test\ntest a ... FAILED\n\nfailures:\n\n---- a stdout ----\nthread 'main' "
-     "panicked at src/lib.rs:1:1:\nboom\n", "no bench was measured: failed a (boom)"),
+     "panicked at 'boom', src/lib.rs:1:1\n", "no bench was measured: failed a (boom)"),
 ])
 def test_bad_output_is_refused_naming_the_line(text: str, expected: str) -> None:
     with pytest.raises(ParseError, match=re.escape(expected)):

@@ -83,9 +83,8 @@ def parse(text: str, context: ParseContext) -> Parsed:
         if failures is not None and not run.results:
             notes.append(f"a run{f' of {run.target}' if run.target else ''} measured nothing: "
                          f"{failures.detail}"[:500])
-        last = {name: position for position, (name, _) in enumerate(run.results)}
-        for position, (name, trial) in enumerate(run.results):
-            if failures is not None and last[name] == position:
+        for name, trial in run.results:  # a bench is one trial of a run
+            if failures is not None:
                 trial = trial.model_copy(update={"failures": failures})
             labels = {"benchmark": name, **({"target": run.target} if run.target else {})}
             grouped.setdefault(tuple(labels.items()), []).append(trial)
@@ -103,6 +102,7 @@ def _console_runs(text: str) -> list[_Run]:
     runs: list[_Run] = []
     target: str | None = None
     panicking: str | None = None  # the bench whose captured output is being read
+    message_next = False  # its panic's message is the next line
     for number, line in enumerate(text.splitlines(), start=1):
         if (running := _RUNNING.match(line)) is not None:
             target = running.group(1)
@@ -122,11 +122,12 @@ def _console_runs(text: str) -> list[_Run]:
         elif (failed := _FAILED.match(line)) is not None:
             run.failed.setdefault(failed.group(1) or failed.group(2), "")
         elif (captured := _STDOUT.match(line)) is not None:
-            panicking = captured.group(1)
+            panicking, message_next = captured.group(1), False
         elif panicking is not None and (panic := _PANICKED.search(line)) is not None:
             if panic.group(1) is not None:  # before Rust 1.73: the message on the same line
                 run.failed[panicking], panicking = panic.group(1), None
-        elif panicking is not None and line.strip():
+            message_next = True
+        elif panicking is not None and message_next and line.strip():
             run.failed[panicking], panicking = line.strip(), None
     return runs
 
