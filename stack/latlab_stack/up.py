@@ -163,10 +163,10 @@ def _first_job(url: str, admin: str, env: dict[str, str]) -> None:
     """On a new lab, runs one `echo` job through the API as soon as the local runner is
     online, so the dashboard has data at first sight. A new lab is one whose admin was just
     made (`latlab-ensure-admin` printed the password) and which holds no run or job yet."""
-    email = env.get("LATLAB_ADMIN_EMAIL", "admin@latlab.local").strip().lower()
-    password = env.get("LATLAB_ADMIN_PASSWORD") or _generated_password(admin)
-    if password is None:
+    signed_in = _credentials(admin, env.get("LATLAB_ADMIN_PASSWORD"))
+    if signed_in is None:
         return  # an admin made by an earlier `make up`: not a new lab
+    email, password = signed_in
     deadline = time.monotonic() + 180
     with httpx.Client(base_url=f"{url}/api/v1", timeout=10) as api:
         while time.monotonic() < deadline:
@@ -188,8 +188,14 @@ def _first_job(url: str, admin: str, env: dict[str, str]) -> None:
             # else 409: the runner has not announced itself yet
 
 
-def _generated_password(admin: str) -> str | None:
-    """The password `latlab-ensure-admin` printed when it made the admin."""
-    created, _, password = admin.partition("  password: ")
-    generated = created.startswith("admin created: ") and not password.startswith("(")
-    return password.strip() if generated and password.strip() else None
+def _credentials(admin: str, given: str | None) -> tuple[str, str] | None:
+    """The admin's email and password from what `latlab-ensure-admin` printed ("admin
+    created: EMAIL  password: PASSWORD", or "(from LATLAB_ADMIN_PASSWORD)" for `given`), or
+    None when it printed none (an admin made earlier)."""
+    said, _, password = admin.partition("  password: ")
+    email = said.partition(": ")[2].strip()
+    if password.startswith("(from LATLAB_ADMIN_PASSWORD)") and given:
+        return email, given
+    if said.startswith("admin created: ") and password.strip() and not password.startswith("("):
+        return email, password.strip()
+    return None

@@ -92,10 +92,12 @@ from latlab_contract.result import Failures, SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec
 
 _PER_1000 = "per 1000 ops"
+# BenchmarkDotNet's Percentiles kept as metrics (P0, P50 and P100 are Min, Median and Max).
+_PERCENTILES = (25, 67, 80, 85, 90, 95)
 METRIC_INFO = {
     **{f"p{q}_linear": MetricSpec(unit="ns", direction="lower",
                                   label=f"BenchmarkDotNet's P{q} (linear interpolation)")
-       for q in (25, 67, 80, 85, 90, 95)},
+       for q in _PERCENTILES},
     "error_ns": MetricSpec(unit="ns", direction="none",
                            label="BenchmarkDotNet's Error (confidence half-width of the mean)"),
     "iterations": MetricSpec(unit="count", direction="none",
@@ -107,8 +109,6 @@ METRIC_INFO = {
                                           label=f"Gen{g} collections per 1000 operations")
        for g in (0, 1, 2)},
 }
-# BenchmarkDotNet's Percentiles kept as metrics (P0, P50 and P100 are Min, Median and Max).
-_PERCENTILES = (25, 67, 80, 85, 90, 95)
 # The `Metrics` of MemoryDiagnoser, the same figures as `Memory` (which the brief export has
 # too): read from `Memory` when it is there.
 _MEMORY_METRICS = {"Gen0Collects": "gen0_per_1000_ops", "Gen1Collects": "gen1_per_1000_ops",

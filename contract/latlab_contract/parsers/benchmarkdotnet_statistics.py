@@ -41,8 +41,7 @@ def measured_latency(bench: dict[str, Any], stats: dict[str, Any], path: str
     if count != int(count) or not 1 <= count <= MAX_COUNT:
         raise ParseError(f"{where}.N: {count:g} is not a count of iterations within 1 .. "
                          f"{MAX_COUNT:,}")
-    summary = {key: stat_ns(stats, key, where)
-               for key in ("Min", "Max", "Mean", "Median", "StandardDeviation")}
+    summary = {name: stat_ns(stats, key, where) for name, key in _STATISTICS.items()}
     operations = None
     times: list[float] | None = None
     measurements = bench.get("Measurements")
@@ -60,8 +59,8 @@ def measured_latency(bench: dict[str, Any], stats: dict[str, Any], path: str
                  for i, value in enumerate(checked(stats["OriginalValues"], at, list))]
         _agree(stats, times, where, at)
     try:
-        printed = Reported(min=summary["Min"], max=summary["Max"], mean=summary["Mean"],
-                           stddev=summary["StandardDeviation"], p50=summary["Median"])
+        printed = Reported(min=summary["min"], max=summary["max"], mean=summary["mean"],
+                           stddev=summary["stddev"], p50=summary["median"])
     except ValidationError as error:
         raise ParseError(f"{where}: {validation_message(error)}") from error
     if times is None:

@@ -147,10 +147,9 @@ def one_figure(value_ns: float, where: str) -> Latency:
     """The latency of a trial a harness reports as one figure (go test's mean ns/op, libtest's
     median ns/iter), not a distribution: that figure as one sample in whole nanoseconds, and
     exactly as printed as the trial's summary (a 0.7798 ns/op trial shows p50 0.7798, not 1)."""
-    exact = value_ns
     return Latency(samples_ns=[ns(value_ns, "ns", where)], reported=Reported(
-        min=exact, max=exact, mean=exact, stddev=0.0, p50=exact, p90=exact, p95=exact,
-        p99=exact, p999=exact, p9999=exact))
+        min=value_ns, max=value_ns, mean=value_ns, stddev=0.0, p50=value_ns, p90=value_ns,
+        p95=value_ns, p99=value_ns, p999=value_ns, p9999=value_ns))
 
 
 def histogram(values: Iterable[tuple[int, int]], where: str) -> Latency:
