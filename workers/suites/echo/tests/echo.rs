@@ -21,26 +21,10 @@ fn client_measures_round_trips_against_the_server() {
     let server = Server::start();
     let output = client(
         &server.addr,
-        &[
-            "--count",
-            "200",
-            "--warmup",
-            "20",
-            "--size",
-            "64",
-            "--connections",
-            "2",
-        ],
+        "--count 200 --warmup 20 --size 64 --connections 2",
     );
 
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "stderr: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let report: Value =
-        serde_json::from_slice(&output.stdout).expect("stdout is one JSON document");
+    let report = report_of(&output);
     assert_eq!(report["program"], "echo-client");
     assert_eq!(report["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(report["params"]["addr"], server.addr.as_str());
@@ -88,7 +72,7 @@ fn server_writes_its_address_to_the_ready_file() {
 #[test]
 fn client_against_a_closed_port_exits_1() {
     let addr = closed_port();
-    let output = client(&addr, &["--count", "10", "--warmup", "2", "--size", "8"]);
+    let output = client(&addr, "--count 10 --warmup 2 --size 8");
 
     assert_eq!(output.status.code(), Some(1));
     assert!(output.stdout.is_empty(), "no report when nothing succeeded");
@@ -103,76 +87,16 @@ fn client_against_a_closed_port_exits_1() {
 #[test]
 fn client_rejects_bad_arguments_with_exit_2() {
     for args in [
-        &["--count", "10", "--warmup", "0", "--size", "8"][..],
-        &[
-            "--addr",
-            "127.0.0.1:9",
-            "--count",
-            "ten",
-            "--warmup",
-            "0",
-            "--size",
-            "8",
-        ],
-        &[
-            "--addr",
-            "127.0.0.1:9",
-            "--count",
-            "10",
-            "--warmup",
-            "0",
-            "--size",
-            "0",
-        ],
-        &[
-            "--addr",
-            "127.0.0.1:9",
-            "--count",
-            "10",
-            "--warmup",
-            "0",
-            "--size",
-            "8",
-            "--rate",
-            "5",
-        ],
+        "--count 10 --warmup 0 --size 8",
+        "--addr 127.0.0.1:9 --count ten --warmup 0 --size 8",
+        "--addr 127.0.0.1:9 --count 10 --warmup 0 --size 0",
+        "--addr 127.0.0.1:9 --count 10 --warmup 0 --size 8 --rate 5",
         // No count needs a duration.
-        &[
-            "--addr",
-            "127.0.0.1:9",
-            "--count",
-            "0",
-            "--warmup",
-            "0",
-            "--size",
-            "8",
-        ],
-        &[
-            "--addr",
-            "127.0.0.1:9",
-            "--count",
-            "10",
-            "--warmup",
-            "0",
-            "--size",
-            "8",
-            "--settle-s",
-            "-1",
-        ],
-        &[
-            "--addr",
-            "127.0.0.1:9",
-            "--count",
-            "10",
-            "--warmup",
-            "0",
-            "--size",
-            "8",
-            "--settle-s",
-            "x",
-        ],
+        "--addr 127.0.0.1:9 --count 0 --warmup 0 --size 8",
+        "--addr 127.0.0.1:9 --count 10 --warmup 0 --size 8 --settle-s -1",
+        "--addr 127.0.0.1:9 --count 10 --warmup 0 --size 8 --settle-s x",
     ] {
-        let output = Command::new(CLIENT).args(args).output().unwrap();
+        let output = Command::new(CLIENT).args(words(args)).output().unwrap();
         assert_eq!(output.status.code(), Some(2), "args {args:?}");
         assert!(String::from_utf8_lossy(&output.stderr).contains("usage:"));
     }
@@ -181,67 +105,33 @@ fn client_rejects_bad_arguments_with_exit_2() {
 #[test]
 fn duration_ends_the_run_before_the_count() {
     let server = Server::start();
-    let started = Instant::now();
-    let output = client(
+    let (output, took) = timed_client(
         &server.addr,
-        &[
-            "--count",
-            "100000000",
-            "--warmup",
-            "10",
-            "--size",
-            "64",
-            "--duration-s",
-            "0.5",
-        ],
+        "--count 100000000 --warmup 10 --size 64 --duration-s 0.5",
     );
 
-    assert_eq!(output.status.code(), Some(0));
-    assert!(started.elapsed() < Duration::from_millis(500 + 1000 + 500));
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let count = report["count"].as_u64().unwrap();
+    let report = report_of(&output);
+    assert!(took < Duration::from_millis(500 + 1000 + 500));
+    let count = count_of(&report);
     assert!(0 < count && count < 100_000_000);
-    assert_eq!(decode(report["latency_hdr"].as_str().unwrap()).len(), count);
 }
 
 #[test]
 fn count_0_measures_for_the_duration_after_a_settled_warm_up() {
     let server = Server::start();
-    let started = Instant::now();
-    let output = client(
+    let (output, took) = timed_client(
         &server.addr,
-        &[
-            "--count",
-            "0",
-            "--warmup",
-            "100",
-            "--size",
-            "64",
-            "--connections",
-            "2",
-            "--duration-s",
-            "1",
-            "--settle-s",
-            "3",
-        ],
+        "--count 0 --warmup 100 --size 64 --connections 2 --duration-s 1 --settle-s 3",
     );
 
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "stderr: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let report = report_of(&output);
     // Warm-up (100 round trips, at most 3 s more), 1 s of measuring, the last round trip.
-    assert!(started.elapsed() < Duration::from_millis(3000 + 1000 + 1000 + 1000));
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(took < Duration::from_millis(3000 + 1000 + 1000 + 1000));
     assert_eq!(report["params"]["count"], 0);
     assert_eq!(report["params"]["settle_s"], 3.0);
     let elapsed_s = report["elapsed_s"].as_f64().unwrap();
     assert!((1.0..2.0).contains(&elapsed_s), "elapsed_s {elapsed_s}");
-    let count = report["count"].as_u64().unwrap();
-    assert!(count > 0);
-    assert_eq!(decode(report["latency_hdr"].as_str().unwrap()).len(), count);
+    assert!(count_of(&report) > 0);
     // The settle phase's round trips are warm-up too, and take three 200 ms windows at least.
     let warmup_s = report["warmup_s"].as_f64().unwrap();
     match report["tuning"]["settle"].as_str().unwrap() {
@@ -258,20 +148,10 @@ fn a_settle_time_too_short_for_three_windows_is_reported_and_measuring_goes_on()
     let server = Server::start();
     let output = client(
         &server.addr,
-        &[
-            "--count",
-            "500",
-            "--warmup",
-            "10",
-            "--size",
-            "64",
-            "--settle-s",
-            "0.05",
-        ],
+        "--count 500 --warmup 10 --size 64 --settle-s 0.05",
     );
 
-    assert_eq!(output.status.code(), Some(0));
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let report = report_of(&output);
     assert_eq!(report["tuning"]["settle"], "not settled in 0.05 s");
     assert_eq!(report["count"], 500);
     assert!(report["warmup_s"].as_f64().unwrap() >= 0.05);
@@ -283,25 +163,13 @@ fn silent_server_gives_timeouts_within_the_time_bound() {
     // Connections complete in the kernel's backlog, but nothing is ever echoed.
     let silent = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = silent.local_addr().unwrap().to_string();
-    let started = Instant::now();
-    let output = client(
+    let (output, took) = timed_client(
         &addr,
-        &[
-            "--count",
-            "50",
-            "--warmup",
-            "0",
-            "--size",
-            "8",
-            "--timeout-ms",
-            "200",
-            "--duration-s",
-            "0.5",
-        ],
+        "--count 50 --warmup 0 --size 8 --timeout-ms 200 --duration-s 0.5",
     );
 
     assert_eq!(output.status.code(), Some(1));
-    assert!(started.elapsed() < Duration::from_millis(500 + 200 + 500));
+    assert!(took < Duration::from_millis(500 + 200 + 500));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("timeouts") && stderr.contains("nothing within"),
@@ -365,12 +233,43 @@ unsafe extern "C" {
     fn kill(pid: c_int, signal: c_int) -> c_int;
 }
 
-fn client(addr: &str, args: &[&str]) -> Output {
+/// Runs the client against `addr` with `args`, its other arguments separated by spaces.
+fn client(addr: &str, args: &str) -> Output {
     Command::new(CLIENT)
         .args(["--addr", addr])
-        .args(args)
+        .args(words(args))
         .output()
         .unwrap()
+}
+
+/// `client`, and how long it took.
+fn timed_client(addr: &str, args: &str) -> (Output, Duration) {
+    let started = Instant::now();
+    let output = client(addr, args);
+    (output, started.elapsed())
+}
+
+/// The report of a client that succeeded (exit 0): its stdout, one JSON document.
+fn report_of(output: &Output) -> Value {
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("stdout is one JSON document")
+}
+
+/// A command line's arguments, written as one line: none of them holds a space.
+fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}
+
+/// The report's count of measured round trips, checked against its histogram's.
+fn count_of(report: &Value) -> u64 {
+    let count = report["count"].as_u64().unwrap();
+    assert_eq!(decode(report["latency_hdr"].as_str().unwrap()).len(), count);
+    count
 }
 
 fn decode(encoded: &str) -> Histogram<u64> {

@@ -11,13 +11,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Histogram range: 1 ns .. 60 s, 3 significant digits.
-const (
-	histLowest  = 1
-	histHighest = 60 * int64(time.Second)
-	histDigits  = 3
-)
-
 // maxSamples bounds the samples kept for the per-second intervals (16 B each); past it the
 // report has no intervals, the histograms are still whole.
 const maxSamples = 1 << 23
@@ -155,8 +148,7 @@ type tally struct {
 }
 
 func newTally() tally {
-	return tally{latency: hdrhistogram.New(histLowest, histHighest, histDigits),
-		uncorrected: hdrhistogram.New(histLowest, histHighest, histDigits)}
+	return tally{latency: newHistogram(), uncorrected: newHistogram()}
 }
 
 func (t *tally) count(out outcome) {
@@ -200,16 +192,4 @@ func (t *tally) merge(other *tally) {
 	t.sent += other.sent
 	t.latency.Merge(other.latency)
 	t.uncorrected.Merge(other.uncorrected)
-}
-
-// recordNs records ns clamped to the histogram's range and returns the value recorded, so the
-// intervals hold exactly the histogram's values.
-func recordNs(h *hdrhistogram.Histogram, ns int64) int64 {
-	if ns < histLowest {
-		ns = histLowest
-	} else if ns > histHighest {
-		ns = histHighest
-	}
-	_ = h.RecordValue(ns) // in range by construction
-	return ns
 }

@@ -7,7 +7,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,12 +37,8 @@ func main() {
 // report is printed either way), 2 for bad arguments.
 func cli(args []string, stdout, stderr io.Writer) int {
 	cfg, err := parseArgs(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "hdr-load: %v\n", err)
-		return 2
+	if status, stop := usageStatus("hdr-load", err, stderr); stop {
+		return status
 	}
 	res, err := run(&cfg)
 	if err != nil {
@@ -78,11 +73,8 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 	keepAlive := fs.String("keepalive", "true", "true: reuse connections; false: one connection per request")
 	threads := fs.Int("threads", 1, "event loops (threads) sharing the connections (at most one per connection)")
 	requests := fs.Int64("requests", 0, "closed loop: measured requests in total, --duration bounding them; 0: for --duration")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return config{}, err
-	}
-	if fs.NArg() > 0 {
-		return config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	u, err := url.Parse(*rawURL)
 	if err != nil || u.Scheme != "http" || u.Host == "" {
@@ -118,8 +110,4 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 		timeout: seconds(*timeout), keepAlive: keep, requests: *requests,
 		threads: *threads,
 	}, nil
-}
-
-func seconds(s float64) time.Duration {
-	return time.Duration(s * float64(time.Second))
 }

@@ -20,8 +20,9 @@
 #include <time.h>
 #include <zmq.h>
 
-#define NS_PER_S 1000000000LL
-#define NS_PER_MS 1000000LL
+#define PROGRAM "quote-server"
+#include "../program.h"
+
 #define MAX_SYMBOLS 64
 #define MAX_SYMBOL_LEN 32
 #define SYMBOL_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
@@ -53,32 +54,12 @@ static void on_signal(int signum)
     stopping = 1;
 }
 
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
-}
-
 static void usage(const char *problem)
 {
     fprintf(stderr, "quote-server: %s\n"
             "usage: quote-server --host ADDR --symbols S[,S...] --tick-rate N --tick-bytes N "
             "[--drop-every N]\n", problem);
     exit(2);
-}
-
-static long long parse_count(const char *name, const char *text, long long min, long long max)
-{
-    char *end;
-    errno = 0;
-    long long value = strtoll(text, &end, 10);
-    if (errno || *end || end == text || value < min || value > max) {
-        fprintf(stderr, "quote-server: --%s must be an integer in %lld..%lld, got '%s'\n",
-                name, min, max, text);
-        exit(2);
-    }
-    return value;
 }
 
 static void parse_symbols(struct options *opts, const char *text)
@@ -118,9 +99,9 @@ static struct options parse(int argc, char **argv)
         switch (c) {
         case 'h': opts.host = optarg; break;
         case 's': parse_symbols(&opts, optarg); break;
-        case 'r': opts.tick_rate = parse_count("tick-rate", optarg, 1, 100000); break;
-        case 'b': opts.tick_bytes = parse_count("tick-bytes", optarg, 1, MAX_TICK_BYTES); break;
-        case 'd': opts.drop_every = parse_count("drop-every", optarg, 0, 1000000000); break;
+        case 'r': opts.tick_rate = parse_integer("tick-rate", optarg, 1, 100000); break;
+        case 'b': opts.tick_bytes = parse_integer("tick-bytes", optarg, 1, MAX_TICK_BYTES); break;
+        case 'd': opts.drop_every = parse_integer("drop-every", optarg, 0, 1000000000); break;
         default: usage("unknown argument");
         }
     }

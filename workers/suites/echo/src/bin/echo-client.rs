@@ -15,10 +15,8 @@ use std::sync::{Arc, Barrier, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 use std::{env, thread};
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD as BASE64;
 use hdrhistogram::Histogram;
-use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+use latlab_echo::hdr::encode;
 use latlab_echo::options::{self, Options};
 use latlab_echo::settle::{self, Settler};
 use serde_json::json;
@@ -565,15 +563,6 @@ fn share(total: u64, connections: usize, index: usize) -> u64 {
 /// Bytes that are not all alike, so an echo that shifts or drops data is noticed.
 fn payload(size: usize) -> Vec<u8> {
     (0..size).map(|index| (index % 251) as u8).collect()
-}
-
-/// The V2 deflate encoding ("HISTF..." once in base64) that HdrHistogram libraries read.
-fn encode(latency: &Histogram<u64>) -> Result<String, String> {
-    let mut bytes = Vec::new();
-    V2DeflateSerializer::new()
-        .serialize(latency, &mut bytes)
-        .map_err(|err| format!("cannot encode the histogram: {err:?}"))?;
-    Ok(BASE64.encode(bytes))
 }
 
 #[cfg(test)]

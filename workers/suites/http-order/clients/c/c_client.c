@@ -53,8 +53,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NS_PER_S 1000000000LL
-#define NS_PER_MS 1000000LL
+#define PROGRAM "c_client"
+#include "../program.h"
+#include "../latency.h"
+
 #define HIST_LOWEST_NS 1
 #define HIST_HIGHEST_NS (60 * NS_PER_S)
 #define HIST_SIGNIFICANT_DIGITS 3
@@ -132,15 +134,9 @@ struct run {
     struct settle settle;
 };
 
-/* One ok measured order, for "intervals": the window it was answered in and its latency as
- * recorded in latency_hdr. */
-struct answer {
-    int64_t second;                   /* whole seconds after the measuring phase began */
-    int64_t latency_ns;
-};
-
+/* The ok measured orders, for "intervals" (latency.h). */
 struct answers {
-    struct answer *items;
+    struct sample *items;
     size_t count, capacity;
     bool lost;                        /* out of memory: the intervals cannot be told */
 };
@@ -211,13 +207,6 @@ enum outcome { ORDER_OK, ORDER_ERROR, ORDER_TIMEOUT };
 /* What take_order found: an order to send now, one not due yet, or nothing left. */
 enum take { TAKE_SEND, TAKE_LATER, TAKE_NONE };
 
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
-}
-
 static void sleep_until_ns(int64_t deadline_ns)
 {
     struct timespec ts = {.tv_sec = deadline_ns / NS_PER_S, .tv_nsec = deadline_ns % NS_PER_S};
@@ -234,24 +223,6 @@ static void usage_error(const char *fmt, const char *value)
             " --rate R --duration S --timeout T --pin-cpus LIST --mlock true|false"
             " [--settle S] [--library tuned|usual]\n");
     exit(2);
-}
-
-static long long parse_integer(const char *name, const char *text, long long minimum,
-                               long long maximum)
-{
-    char *end;
-    errno = 0;
-    long long value = strtoll(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || value < minimum || value > maximum) {
-        if (maximum == LLONG_MAX)
-            fprintf(stderr, "c_client: --%s must be an integer >= %lld, got '%s'\n", name,
-                    minimum, text);
-        else
-            fprintf(stderr, "c_client: --%s must be an integer in %lld..%lld, got '%s'\n",
-                    name, minimum, maximum, text);
-        exit(2);
-    }
-    return value;
 }
 
 static double parse_number(const char *name, const char *text, double minimum, bool inclusive)
@@ -380,18 +351,6 @@ static void parse_options(int argc, char **argv, struct options *opts)
 }
 
 
-/* Returns the value recorded, which "intervals" reports as well. */
-static int64_t record(struct hdr_histogram *h, int64_t latency_ns)
-{
-    /* Out of range only past 60 s (a long open-loop backlog): kept at the top, not lost. */
-    if (latency_ns < HIST_LOWEST_NS)
-        latency_ns = HIST_LOWEST_NS;
-    if (latency_ns > HIST_HIGHEST_NS)
-        latency_ns = HIST_HIGHEST_NS;
-    hdr_record_value(h, latency_ns);
-    return latency_ns;
-}
-
 /* Notes an ok measured order for "intervals". Each loop keeps its own list, so no lock is
  * taken between orders; main merges them once the loops are done. Out of memory, the list
  * stops growing and is marked lost: main then fails the run rather than print intervals whose
@@ -402,7 +361,7 @@ static void keep_answer(struct answers *a, int64_t since_start_ns, int64_t laten
         return;
     if (a->count == a->capacity) {
         size_t capacity = a->capacity ? 2 * a->capacity : 64;
-        struct answer *items = realloc(a->items, capacity * sizeof *items);
+        struct sample *items = realloc(a->items, capacity * sizeof *items);
         if (!items) {
             a->lost = true;
             return;
@@ -410,11 +369,7 @@ static void keep_answer(struct answers *a, int64_t since_start_ns, int64_t laten
         a->items = items;
         a->capacity = capacity;
     }
-    /* The clock is monotonic and an order is sent after the phase starts: never negative. */
-    a->items[a->count++] = (struct answer){
-        .second = (since_start_ns > 0 ? since_start_ns : 0) / NS_PER_S,
-        .latency_ns = latency_ns,
-    };
+    a->items[a->count++] = sample_at(since_start_ns, latency_ns);
 }
 
 /* Books one measured order's outcome; a closed loop's orders are due when they are sent. */
@@ -424,9 +379,9 @@ static void book(struct loop *l, const struct phase *ph, enum outcome outcome, i
     switch (outcome) {
     case ORDER_OK: {
         l->ok++;
-        int64_t latency_ns = record(l->latency, done_ns - due_ns);
+        int64_t latency_ns = record_ns(l->latency, done_ns - due_ns);
         if (l->run->opts->rate > 0)
-            record(l->uncorrected, done_ns - sent_ns);
+            record_ns(l->uncorrected, done_ns - sent_ns);
         keep_answer(&l->answers, done_ns - ph->start_ns, latency_ns);
         break;
     }
@@ -1044,29 +999,10 @@ static void *loop_main(void *arg)
     return NULL;
 }
 
-static char *encode(struct hdr_histogram *h)
-{
-    char *text = NULL;
-    if (hdr_log_encode(h, &text) != 0) {
-        fprintf(stderr, "c_client: hdr_log_encode failed\n");
-        exit(1);
-    }
-    return text;
-}
-
-/* By window, then by latency: each window's values come out sorted for its percentiles. */
-static int compare_answers(const void *a, const void *b)
-{
-    const struct answer *x = a, *y = b;
-    if (x->second != y->second)
-        return x->second < y->second ? -1 : 1;
-    return (x->latency_ns > y->latency_ns) - (x->latency_ns < y->latency_ns);
-}
-
-/* All loops' answers in one list sorted by compare_answers; NULL (with *count 0) when there
+/* All loops' answers in one list in sort_samples' order; NULL (with *count 0) when there
  * are none. Exits 1 when memory ran out, here or in a loop: intervals that miss orders would
  * break sum(count) = ok, and a run without its intervals is a failed run (like hdr_init). */
-static struct answer *merge_answers(struct loop *loops, long long loops_count, size_t *count)
+static struct sample *merge_answers(struct loop *loops, long long loops_count, size_t *count)
 {
     size_t total = 0;
     for (long long i = 0; i < loops_count; i++) {
@@ -1079,7 +1015,7 @@ static struct answer *merge_answers(struct loop *loops, long long loops_count, s
     *count = total;
     if (total == 0)
         return NULL;
-    struct answer *all = malloc(total * sizeof *all);
+    struct sample *all = malloc(total * sizeof *all);
     if (!all) {
         fprintf(stderr, "c_client: out of memory merging the answers for intervals\n");
         exit(1);
@@ -1090,46 +1026,9 @@ static struct answer *merge_answers(struct loop *loops, long long loops_count, s
         memcpy(all + used, a->items, a->count * sizeof *all);
         used += a->count;
     }
-    qsort(all, total, sizeof *all, compare_answers);
+    sort_samples(all, total);
     return all;
 }
-
-/* The value at nearest rank ceil(permille / 1000 * n) of n sorted ones, in integers so that
- * e.g. 90% of 10 is rank 9 exactly (0.9 * 10 in doubles rounds up to rank 10). */
-static int64_t nearest_rank(const struct answer *sorted, size_t n, unsigned permille)
-{
-    size_t rank = (n * permille + 999) / 1000;
-    return sorted[rank > 0 ? rank - 1 : 0].latency_ns;
-}
-
-/* Prints the "intervals" list (README.md): one window per second from 0 to the last answer,
- * empty ones as {"t_s": k, "count": 0}. `sorted` is merge_answers' list. */
-static void print_intervals(const struct answer *sorted, size_t count)
-{
-    printf("\"intervals\": [");
-    size_t at = 0;
-    int64_t last = count ? sorted[count - 1].second : -1;
-    for (int64_t second = 0; second <= last; second++) {
-        size_t end = at;
-        while (end < count && sorted[end].second == second)
-            end++;
-        const struct answer *window = sorted + at;
-        size_t n = end - at;
-        printf("%s{\"t_s\": %lld, \"count\": %zu", second ? ", " : "", (long long)second, n);
-        if (n > 0)
-            printf(", \"p50\": %lld, \"p90\": %lld, \"p99\": %lld, \"p999\": %lld, "
-                   "\"max\": %lld",
-                   (long long)nearest_rank(window, n, 500),
-                   (long long)nearest_rank(window, n, 900),
-                   (long long)nearest_rank(window, n, 990),
-                   (long long)nearest_rank(window, n, 999),
-                   (long long)window[n - 1].latency_ns);
-        printf("}");
-        at = end;
-    }
-    printf("]");
-}
-
 
 static const char *describe_pinning(const struct options *opts, struct loop *loops,
                                     long long count, char *out, size_t out_size)
@@ -1321,14 +1220,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "c_client: %lld orders were never sent: every handle was busy until "
                 "--duration + --timeout\n", unsent);
     size_t answers_count;
-    struct answer *answers = merge_answers(loops, count, &answers_count);
+    struct sample *answers = merge_answers(loops, count, &answers_count);
 
     char pin_state[4096];
-    char *latency_text = encode(latency);
+    char *latency_text = encode_histogram(latency);
     printf("{\"client\": \"" CLIENT_NAME "\", \"mode\": \"%s\", \"latency_hdr\": \"%s\", ",
            open_loop ? "open" : "closed", latency_text);
     if (open_loop) {
-        char *uncorrected_text = encode(uncorrected);
+        char *uncorrected_text = encode_histogram(uncorrected);
         printf("\"latency_uncorrected_hdr\": \"%s\", ", uncorrected_text);
         free(uncorrected_text);
     }

@@ -75,12 +75,13 @@ const (
 	timedOut
 )
 
-// Histogram range: 1 ns .. 60 s, 3 significant digits (the suite's common format).
-const (
-	histLowest  = 1
-	histHighest = 60 * int64(time.Second)
-	histDigits  = 3
-)
+// maxPreallocSamples bounds the samples a worker reserves up front (16 B each): reserving
+// avoids growing the slice while measuring, but a huge --orders must not reserve gigabytes.
+const maxPreallocSamples = 1 << 18
+
+// timedPreallocSamples is what a worker reserves in a trial by time (--orders 0), which has no
+// count to share out: 64 KiB, then append grows the slice with the orders actually answered.
+const timedPreallocSamples = 1 << 12
 
 func newLoad(cfg config) *load {
 	c := cfg.connections
@@ -104,8 +105,8 @@ func newLoad(cfg config) *load {
 	for i := 0; i < c; i++ {
 		l.workers = append(l.workers, &worker{
 			id:          i,
-			latency:     hdrhistogram.New(histLowest, histHighest, histDigits),
-			uncorrected: hdrhistogram.New(histLowest, histHighest, histDigits),
+			latency:     newHistogram(),
+			uncorrected: newHistogram(),
 			samples:     make([]sample, 0, perWorker),
 			ex:          newExchanger(),
 		})
@@ -120,8 +121,8 @@ func (l *load) run() result {
 	} else {
 		res = l.runClosed()
 	}
-	res.latency = hdrhistogram.New(histLowest, histHighest, histDigits)
-	res.uncorrected = hdrhistogram.New(histLowest, histHighest, histDigits)
+	res.latency = newHistogram()
+	res.uncorrected = newHistogram()
 	var samples []sample
 	for _, w := range l.workers {
 		samples = append(samples, w.samples...)
@@ -187,7 +188,7 @@ func (l *load) runClosed() result {
 				out := l.send(w, seq, sent, time.Time{})
 				if out == succeeded {
 					answered := time.Now()
-					ns := recordNs(w.latency, answered.Sub(sent))
+					ns := recordNs(w.latency, int64(answered.Sub(sent)))
 					w.samples = append(w.samples, sample{at: answered.Sub(measureStart), latency: ns})
 				}
 				l.count(w, out)
@@ -282,8 +283,8 @@ func (l *load) runOpen() result {
 				out := l.send(w, k-warmup+1, sent, end)
 				if out == succeeded {
 					answered := time.Now()
-					ns := recordNs(w.latency, answered.Sub(intended))
-					recordNs(w.uncorrected, answered.Sub(sent))
+					ns := recordNs(w.latency, int64(answered.Sub(intended)))
+					recordNs(w.uncorrected, int64(answered.Sub(sent)))
 					w.samples = append(w.samples, sample{at: answered.Sub(measureStart), latency: ns})
 				}
 				l.count(w, out)
@@ -401,25 +402,4 @@ func orderBody(seq int64, now time.Time) []byte {
 	b = now.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z")
 	b = append(b, `"}`...)
 	return b
-}
-
-// recordNs records d, clamped to the histogram's range, and returns the value recorded, so
-// the per-second intervals use exactly the histogram's values.
-func recordNs(h *hdrhistogram.Histogram, d time.Duration) int64 {
-	ns := int64(d)
-	if ns < histLowest {
-		ns = histLowest
-	} else if ns > histHighest {
-		ns = histHighest
-	}
-	_ = h.RecordValue(ns) // in range by construction
-	return ns
-}
-
-func encodeHistogram(h *hdrhistogram.Histogram) (string, error) {
-	encoded, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	if err != nil {
-		return "", err
-	}
-	return string(encoded), nil
 }

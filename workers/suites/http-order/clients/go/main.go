@@ -77,12 +77,8 @@ func main() {
 // 1 when none did, 2 for bad arguments.
 func run(args []string, stdout, stderr io.Writer) int {
 	cfg, err := parseArgs(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "go_client: %v\n", err)
-		return 2
+	if status, stop := usageStatus("go_client", err, stderr); stop {
+		return status
 	}
 
 	tune := tuning{PinCPUs: "off", Mlock: "off", Library: cfg.library}
@@ -125,11 +121,8 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 	mlock := fs.String("mlock", "false", "true: mlockall(MCL_CURRENT | MCL_FUTURE)")
 	settle := fs.Float64("settle", 0, "closed loop: seconds the warm-up may go on until latency settles; 0 = off")
 	library := fs.String("library", libraryTuned, "tuned: a keep-alive connection per worker with net/http's codec; usual: one shared http.Client (client.Do)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return config{}, err
-	}
-	if fs.NArg() > 0 {
-		return config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 
 	u, err := url.Parse(*base)
@@ -241,8 +234,4 @@ func logSummary(w io.Writer, out report, res result) {
 	}
 	fmt.Fprintf(w, "go_client: warm-up: %d orders in %.3f s, settle %s\n",
 		out.WarmupOrders, out.WarmupS, out.Tuning.Settle)
-}
-
-func seconds(s float64) time.Duration {
-	return time.Duration(math.Round(s * float64(time.Second)))
 }

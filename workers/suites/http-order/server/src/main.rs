@@ -12,6 +12,7 @@
 //! proportion, where a sleep's thread hand-off costs more than a small delay). Prints `{"listening":"HOST:PORT"}` on stdout once bound, serves until SIGTERM
 //! or SIGINT, exits 0.
 
+mod hdr;
 mod order;
 
 use std::io::{self, Write};
@@ -27,10 +28,7 @@ use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD as BASE64;
 use hdrhistogram::Histogram;
-use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use serde::Serialize;
 use tokio::net::TcpListener;
 
@@ -381,20 +379,19 @@ async fn timed(State(lab): State<Arc<Lab>>, request: Request, next: Next) -> Res
 /// (`latency_hdr`, and `orders` among its metrics); the next window starts now.
 async fn take_latency(State(lab): State<Arc<Lab>>) -> Response {
     let latency = lab.take_latency();
-    let mut bytes = Vec::new();
-    if let Err(err) = V2DeflateSerializer::new().serialize(&latency, &mut bytes) {
-        return json_response(
+    match hdr::encode(&latency) {
+        Ok(encoded) => json_response(
+            StatusCode::OK,
+            &serde_json::json!({
+                "latency_hdr": encoded,
+                "metrics": { "orders": latency.len() },
+            }),
+        ),
+        Err(message) => json_response(
             StatusCode::INTERNAL_SERVER_ERROR,
-            &serde_json::json!({ "error": format!("cannot encode the histogram: {err:?}") }),
-        );
+            &serde_json::json!({ "error": message }),
+        ),
     }
-    json_response(
-        StatusCode::OK,
-        &serde_json::json!({
-            "latency_hdr": BASE64.encode(bytes),
-            "metrics": { "orders": latency.len() },
-        }),
-    )
 }
 
 fn new_histogram() -> Histogram<u64> {

@@ -13,7 +13,6 @@
 #include <getopt.h>
 #include <hdr_histogram.h>
 #include <hdr_histogram_log.h>
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,8 +22,10 @@
 #include <unistd.h>
 #include <zmq.h>
 
-#define NS_PER_S 1000000000LL
-#define NS_PER_MS 1000000LL
+#define PROGRAM "quote-load-c"
+#include "../../program.h"
+#include "../../latency.h"
+
 #define HIST_LOWEST_NS 1
 #define HIST_HIGHEST_NS (3600 * NS_PER_S)
 #define HIST_SIGNIFICANT_DIGITS 3
@@ -68,18 +69,12 @@ struct options {
     long long read_delay_us;
 };
 
-/* One sample for "intervals": when it was taken (ns after the window began), its latency. */
-struct sample {
-    int64_t at_ns;
-    int64_t latency_ns;
-};
-
 /* What the measured messages came to: sent = samples + errors + timeouts + gaps + join_gaps +
  * backlog. */
 struct tally {
     long long sent, samples, errors, timeouts, gaps, join_gaps, backlog;
     struct hdr_histogram *latency;
-    struct sample *answers;
+    struct sample *answers;           /* for "intervals" (latency.h) */
     size_t answers_cap;
     int64_t start_ns, elapsed_ns;
 };
@@ -87,13 +82,6 @@ struct tally {
 static void *context;
 static char tuning[OPTION_COUNT][64];
 static bool tuning_read;
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
-}
 
 static void sleep_ns(int64_t ns)
 {
@@ -116,19 +104,6 @@ static void usage(const char *problem)
             "[--warmup N] [--in-flight K] [--subscribers N] [--join-delay-ms MS] "
             "[--read-delay-us US]\n", problem);
     exit(2);
-}
-
-static long long parse_count(const char *name, const char *text, long long min, long long max)
-{
-    char *end;
-    errno = 0;
-    long long value = strtoll(text, &end, 10);
-    if (errno || *end || end == text || value < min || value > max) {
-        fprintf(stderr, "quote-load-c: --%s must be an integer in %lld..%lld, got '%s'\n",
-                name, min, max, text);
-        exit(2);
-    }
-    return value;
 }
 
 static void parse_endpoint(const char *name, const char *text, char *out, size_t out_size)
@@ -202,11 +177,11 @@ static struct options parse(int argc, char **argv)
             if (errno || *end || end == optarg || !(o.window_s >= 0.001 && o.window_s <= 86400))
                 usage("--window must be a number of seconds in 0.001..86400");
             break;
-        case 'W': o.warmup = parse_count("warmup", optarg, 0, 10000000); break;
-        case 'k': o.in_flight = parse_count("in-flight", optarg, 1, 10000); break;
-        case 'n': o.subscribers = parse_count("subscribers", optarg, 1, 10000); break;
-        case 'j': o.join_delay_ms = parse_count("join-delay-ms", optarg, 0, 3600000); break;
-        case 'd': o.read_delay_us = parse_count("read-delay-us", optarg, 0, 10000000); break;
+        case 'W': o.warmup = parse_integer("warmup", optarg, 0, 10000000); break;
+        case 'k': o.in_flight = parse_integer("in-flight", optarg, 1, 10000); break;
+        case 'n': o.subscribers = parse_integer("subscribers", optarg, 1, 10000); break;
+        case 'j': o.join_delay_ms = parse_integer("join-delay-ms", optarg, 0, 3600000); break;
+        case 'd': o.read_delay_us = parse_integer("read-delay-us", optarg, 0, 10000000); break;
         default: usage("unknown argument");
         }
     }
@@ -271,11 +246,7 @@ static void tally_init(struct tally *t)
 
 static void record(struct tally *t, int64_t now, int64_t latency_ns)
 {
-    if (latency_ns < HIST_LOWEST_NS)
-        latency_ns = HIST_LOWEST_NS;
-    if (latency_ns > HIST_HIGHEST_NS)
-        latency_ns = HIST_HIGHEST_NS;
-    hdr_record_value(t->latency, latency_ns);
+    latency_ns = record_ns(t->latency, latency_ns);
     if ((size_t)t->samples == t->answers_cap) {
         size_t cap = t->answers_cap ? 2 * t->answers_cap : 4096;
         struct sample *grown = realloc(t->answers, cap * sizeof *grown);
@@ -284,7 +255,7 @@ static void record(struct tally *t, int64_t now, int64_t latency_ns)
         t->answers = grown;
         t->answers_cap = cap;
     }
-    t->answers[t->samples++] = (struct sample){now - t->start_ns, latency_ns};
+    t->answers[t->samples++] = sample_at(now - t->start_ns, latency_ns);
 }
 
 /* Quote requests "Q <id> <symbol>"; an answer is "<id> <symbol> <seq> <bid> <ask> <stamp>"
@@ -613,51 +584,6 @@ static void run_pub_sub(const struct options *o, struct tally *t)
     t->sent = (s_end - s0) * o->subscribers;
 }
 
-static int compare_samples(const void *a, const void *b)
-{
-    const struct sample *x = a, *y = b;
-    int64_t wx = x->at_ns / NS_PER_S, wy = y->at_ns / NS_PER_S;
-    if (wx != wy)
-        return wx < wy ? -1 : 1;
-    return (x->latency_ns > y->latency_ns) - (x->latency_ns < y->latency_ns);
-}
-
-/* The value at nearest rank ceil(permille / 1000 * n) of n sorted ones, in integers. */
-static int64_t nearest_rank(const struct sample *sorted, size_t n, unsigned permille)
-{
-    size_t rank = (n * permille + 999) / 1000;
-    return sorted[rank > 0 ? rank - 1 : 0].latency_ns;
-}
-
-/* "intervals": one window per second from 0 to the last sample's, empty ones included. */
-static void print_intervals(struct sample *samples, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        if (samples[i].at_ns < 0)
-            samples[i].at_ns = 0;
-    qsort(samples, count, sizeof *samples, compare_samples);
-    printf("\"intervals\": [");
-    size_t at = 0;
-    int64_t last = count ? samples[count - 1].at_ns / NS_PER_S : -1;
-    for (int64_t second = 0; second <= last; second++) {
-        size_t end = at;
-        while (end < count && samples[end].at_ns / NS_PER_S == second)
-            end++;
-        const struct sample *window = samples + at;
-        size_t n = end - at;
-        printf("%s{\"t_s\": %" PRId64 ", \"count\": %zu", second ? ", " : "", second, n);
-        if (n > 0)
-            printf(", \"p50\": %" PRId64 ", \"p90\": %" PRId64 ", \"p99\": %" PRId64
-                   ", \"p999\": %" PRId64 ", \"max\": %" PRId64,
-                   nearest_rank(window, n, 500), nearest_rank(window, n, 900),
-                   nearest_rank(window, n, 990), nearest_rank(window, n, 999),
-                   window[n - 1].latency_ns);
-        printf("}");
-        at = end;
-    }
-    printf("]");
-}
-
 int main(int argc, char **argv)
 {
     struct options o = parse(argc, argv);
@@ -669,9 +595,7 @@ int main(int argc, char **argv)
     case DEALER_ROUTER: run_dealer_router(&o, &t); break;
     case PUB_SUB: run_pub_sub(&o, &t); break;
     }
-    char *encoded = NULL;
-    if (hdr_log_encode(t.latency, &encoded) != 0)
-        fail("hdr_log_encode failed");
+    char *encoded = encode_histogram(t.latency);
     double window_s = (double)t.elapsed_ns / NS_PER_S;
     printf("{\"instrument\": \"c\", \"pattern\": \"%s\", \"profile\": \"%s\", "
            "\"symbol\": \"%s\", \"latency_hdr\": \"%s\", \"sent\": %lld, \"samples\": %lld, "
@@ -683,6 +607,7 @@ int main(int argc, char **argv)
     for (int i = 0; tuning_read && i < OPTION_COUNT; i++)
         printf("%s\"%s\": \"%s\"", i ? ", " : "", OPTION_NAMES[i], tuning[i]);
     printf("}, ");
+    sort_samples(t.answers, (size_t)t.samples);
     print_intervals(t.answers, (size_t)t.samples);
     printf("}\n");
     fflush(stdout);

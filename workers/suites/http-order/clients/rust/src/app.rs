@@ -9,13 +9,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::{env, thread};
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD as BASE64;
-use hdrhistogram::Histogram;
-use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use serde_json::json;
 
 use crate::cli::{self, Params};
+use crate::hdr::encode;
 use crate::load::{self, Outcome, Sender};
 use crate::options;
 use crate::settle;
@@ -163,13 +160,4 @@ fn report(
         document["latency_uncorrected_hdr"] = encode(uncorrected)?.into();
     }
     Ok(document)
-}
-
-/// The V2 deflate encoding ("HISTF..." once in base64) that HdrHistogram libraries read.
-fn encode(latency: &Histogram<u64>) -> Result<String, String> {
-    let mut bytes = Vec::new();
-    V2DeflateSerializer::new()
-        .serialize(latency, &mut bytes)
-        .map_err(|err| format!("cannot encode the histogram: {err:?}"))?;
-    Ok(BASE64.encode(bytes))
 }

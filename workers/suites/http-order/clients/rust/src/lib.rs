@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod cli;
+mod hdr;
 mod intervals;
 mod load;
 mod options;

@@ -385,14 +385,6 @@ mod tests {
         (head, buffer)
     }
 
-    fn outcome(result: Result<(), Failure>) -> String {
-        match result {
-            Ok(()) => "ok".into(),
-            Err(Failure::Error(message)) => format!("error: {message}"),
-            Err(Failure::Timeout(message)) => format!("timeout: {message}"),
-        }
-    }
-
     #[test]
     fn reads_an_answer_whole_in_one_read() {
         let answer = ok_answer();
@@ -405,7 +397,7 @@ mod tests {
         assert_eq!(&buffer[head.status_text.clone()], b"200 OK");
         assert_eq!(&buffer[head.length..], BODY.as_bytes());
         assert_eq!(
-            outcome(transport::judge(200, "200 OK", &buffer[head.length..])),
+            transport::describe(transport::judge(200, "200 OK", &buffer[head.length..])),
             "ok"
         );
     }
@@ -450,7 +442,7 @@ mod tests {
         assert!(head.keep_alive); // the connection is still good
         let shown = String::from_utf8_lossy(&buffer[head.status_text.clone()]);
         assert_eq!(
-            outcome(transport::judge(head.status, shown, &buffer[head.length..])),
+            transport::describe(transport::judge(head.status, shown, &buffer[head.length..])),
             r#"error: HTTP 400 Bad Request: {"error":"buy_sell: missing"}"#
         );
     }
@@ -628,7 +620,7 @@ mod tests {
             let mut outcomes = Vec::new();
             for index in 0..4 {
                 raw.stage(&mut line, index);
-                outcomes.push(outcome(raw.exchange(&mut line).await));
+                outcomes.push(transport::describe(raw.exchange(&mut line).await));
                 if index == 1 {
                     assert!(line.stream.is_some(), "a whole 400 keeps its connection");
                 }
@@ -656,7 +648,7 @@ mod tests {
         let raw = Raw::new(&params(&format!("http://127.0.0.1:{port}"))).unwrap();
         let mut line = raw.line();
         raw.stage(&mut line, 0);
-        let found = outcome(block_on(raw.exchange(&mut line)));
+        let found = transport::describe(block_on(raw.exchange(&mut line)));
         assert!(
             found.starts_with(&format!("error: connecting to 127.0.0.1:{port}: ")),
             "{found}"

@@ -47,6 +47,16 @@ pub enum Failure {
     Error(String),
 }
 
+/// One order's result as the tests compare it: "ok", "error: ..." or "timeout: ...".
+#[cfg(test)]
+pub fn describe(result: Result<(), Failure>) -> String {
+    match result {
+        Ok(()) => "ok".into(),
+        Err(Failure::Error(message)) => format!("error: {message}"),
+        Err(Failure::Timeout(message)) => format!("timeout: {message}"),
+    }
+}
+
 /// The seed's order (buy and sell in turn), stamped now, written to `out`.
 pub fn write_order(index: u64, out: &mut String) {
     let side = if index.is_multiple_of(2) {
@@ -102,20 +112,12 @@ mod tests {
         );
     }
 
-    fn message(result: Result<(), Failure>) -> String {
-        match result {
-            Ok(()) => "ok".into(),
-            Err(Failure::Error(message)) => format!("error: {message}"),
-            Err(Failure::Timeout(message)) => format!("timeout: {message}"),
-        }
-    }
-
     #[test]
     fn only_a_200_with_success_is_ok() {
         let success = br#"{"symbol":2330,"status":"SUCCESS"}"#;
-        assert_eq!(message(judge(200, "200 OK", success)), "ok");
+        assert_eq!(describe(judge(200, "200 OK", success)), "ok");
         assert_eq!(
-            message(judge(
+            describe(judge(
                 400,
                 "400 Bad Request",
                 br#"{"error":"price: must be > 0"}"#
@@ -123,9 +125,9 @@ mod tests {
             r#"error: HTTP 400 Bad Request: {"error":"price: must be > 0"}"#
         );
         assert_eq!(
-            message(judge(200, "200 OK", br#"{"status":"REJECTED"}"#)),
+            describe(judge(200, "200 OK", br#"{"status":"REJECTED"}"#)),
             r#"error: status "REJECTED""#
         );
-        assert!(message(judge(200, "200 OK", b"SUCCESS")).starts_with("error: the answer is not"));
+        assert!(describe(judge(200, "200 OK", b"SUCCESS")).starts_with("error: the answer is not"));
     }
 }

@@ -48,10 +48,8 @@ final class MailboxMode implements Mode {
 
   @Override
   public Map<String, String> tuning() {
-    return Map.of(
-        "actor_threads", "applied: " + options.actorThreads() + " (fixed thread pool)",
-        "rule_threads", "applied: " + options.ruleThreads() + " rule chain mailboxes and threads",
-        "batch", "applied: " + options.batch() + " messages per turn of a mailbox");
+    return Mode.applied(options, "(fixed thread pool)", "rule chain mailboxes and threads",
+        "messages per turn of a mailbox");
   }
 
   @Override

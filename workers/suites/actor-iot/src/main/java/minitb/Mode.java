@@ -14,6 +14,18 @@ interface Mode extends AutoCloseable {
   @Override
   void close();
 
+  /**
+   * The tuning of a mode whose devices and rule chains are actors (actor, mailbox): each
+   * option's value as applied, then what it is in that mode.
+   */
+  static Map<String, String> applied(Options options, String actorThreads, String ruleThreads,
+      String batch) {
+    return Map.of(
+        "actor_threads", "applied: " + options.actorThreads() + " " + actorThreads,
+        "rule_threads", "applied: " + options.ruleThreads() + " " + ruleThreads,
+        "batch", "applied: " + options.batch() + " " + batch);
+  }
+
   static Mode start(Options options, Core core) {
     return switch (options.mode()) {
       case "actor" -> new PekkoMode(options, core);

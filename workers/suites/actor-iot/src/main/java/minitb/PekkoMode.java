@@ -102,10 +102,8 @@ final class PekkoMode implements Mode {
 
   @Override
   public Map<String, String> tuning() {
-    return Map.of(
-        "actor_threads", "applied: " + options.actorThreads() + " (Pekko thread-pool dispatcher)",
-        "rule_threads", "applied: " + options.ruleThreads() + " rule chain actors and threads",
-        "batch", "applied: " + options.batch() + " (the dispatchers' throughput)");
+    return Mode.applied(options, "(Pekko thread-pool dispatcher)", "rule chain actors and threads",
+        "(the dispatchers' throughput)");
   }
 
   @Override

@@ -1,0 +1,1 @@
+../../common/c/program.h

@@ -1,0 +1,1 @@
+../../../common/rust/hdr.rs

@@ -1,0 +1,1 @@
+../../common/go/common_test.go
