@@ -1,7 +1,8 @@
 """The suites' own unit tests, in their own languages: the echo crate's (which also cover the
-pieces it shares with the http-order Rust clients, `workers/suites/common/rust`: the option
-parser and the settled warm-up), the http-order workspace's (the order server, the Rust client
-and the reference load) and the http-order Go client's."""
+pieces it shares with the http-order Rust crates, `workers/suites/common/rust`: the option
+parser, the settled warm-up and the histogram encoder), the http-order workspace's (the order
+server, the Rust client and the reference load) and the http-order Go client's (with what it
+shares with zig-http's hdr-load, `workers/suites/common/go`)."""
 
 import os
 import subprocess
