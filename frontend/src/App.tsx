@@ -64,6 +64,14 @@ function createQueryClient(): QueryClient {
 
 const queryClient = createQueryClient();
 
+/** The signed-in pages with charts, loaded when opened, and what they say meanwhile. */
+const CHARTED = [
+  { path: "runs/:runId", label: "Loading run…", Page: RunDetailPage },
+  { path: "compare", label: "Loading comparison…", Page: ComparePage },
+  { path: "compare/profiles", label: "Loading the profiles…", Page: ProfileComparePage },
+  { path: "trends", label: "Loading trends…", Page: TrendsPage },
+];
+
 function Charted({ label, children }: { label: string; children: ReactNode }) {
   return <Suspense fallback={<Loading label={label} />}>{children}</Suspense>;
 }
@@ -85,38 +93,17 @@ export function App() {
           <Route element={<AuthedLayout />}>
             <Route index element={<OverviewPage />} />
             <Route path="runs" element={<RunsPage />} />
-            <Route
-              path="runs/:runId"
-              element={
-                <Charted label="Loading run…">
-                  <RunDetailPage />
-                </Charted>
-              }
-            />
-            <Route
-              path="compare"
-              element={
-                <Charted label="Loading comparison…">
-                  <ComparePage />
-                </Charted>
-              }
-            />
-            <Route
-              path="compare/profiles"
-              element={
-                <Charted label="Loading the profiles…">
-                  <ProfileComparePage />
-                </Charted>
-              }
-            />
-            <Route
-              path="trends"
-              element={
-                <Charted label="Loading trends…">
-                  <TrendsPage />
-                </Charted>
-              }
-            />
+            {CHARTED.map(({ path, label, Page }) => (
+              <Route
+                key={path}
+                path={path}
+                element={
+                  <Charted label={label}>
+                    <Page />
+                  </Charted>
+                }
+              />
+            ))}
             <Route path="alerts" element={<AlertsPage />} />
             <Route path="hosts" element={<HostsPage />} />
             <Route path="jobs" element={<JobsPage />} />

@@ -1,8 +1,12 @@
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useMutation, useQuery } from "@tanstack/react-query";
 
 import { api, unwrap } from "./client";
+import { useWrite } from "./hooks";
 import { keys } from "./keys";
 import type { AlertBulkAction, AlertListQuery, ChannelCreate, SlaRuleCreate } from "./types";
+
+/** What a member does to an alert: acknowledge it (with a note) or resolve it. */
+type Triage = AlertBulkAction["action"];
 
 export function useAlerts(query: AlertListQuery) {
   return useQuery({
@@ -27,17 +31,8 @@ export function useDeliveries(alertId: number) {
 }
 
 export function useAlertAction() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: ({
-      alertId,
-      action,
-      note,
-    }: {
-      alertId: number;
-      action: "acknowledge" | "resolve";
-      note?: string;
-    }) => {
+  return useWrite(
+    ({ alertId, action, note }: { alertId: number; action: Triage; note?: string }) => {
       const params = { path: { alert_id: alertId } };
       return unwrap(
         action === "acknowledge"
@@ -48,17 +43,18 @@ export function useAlertAction() {
           : api.POST("/api/v1/alerts/{alert_id}/resolve", { params }),
       );
     },
-    onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.alerts.all }),
-  });
+    [keys.alerts.all],
+    "settled",
+  );
 }
 
 /** Acknowledges (with an optional note) or resolves several alerts: all of them or none. */
 export function useBulkAlertAction() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: AlertBulkAction) => unwrap(api.POST("/api/v1/alerts/bulk", { body })),
-    onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.alerts.all }),
-  });
+  return useWrite(
+    (body: AlertBulkAction) => unwrap(api.POST("/api/v1/alerts/bulk", { body })),
+    [keys.alerts.all],
+    "settled",
+  );
 }
 
 /** Who may be assigned the project's alerts. */
@@ -71,17 +67,17 @@ export function useAssignees() {
 }
 
 export function useAssign() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: ({ alertId, assigneeId }: { alertId: number; assigneeId: number | null }) =>
+  return useWrite(
+    ({ alertId, assigneeId }: { alertId: number; assigneeId: number | null }) =>
       unwrap(
         api.PUT("/api/v1/alerts/{alert_id}/assignee", {
           params: { path: { alert_id: alertId } },
           body: { assignee_id: assigneeId },
         }),
       ),
-    onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.alerts.all }),
-  });
+    [keys.alerts.all],
+    "settled",
+  );
 }
 
 export function useRules() {
@@ -91,43 +87,44 @@ export function useRules() {
   });
 }
 
-export function useRuleTemplates() {
+/** Rules to start from (members: only a writer starts one). */
+export function useRuleTemplates(enabled: boolean) {
   return useQuery({
     queryKey: keys.alerts.templates(),
     queryFn: ({ signal }) => unwrap(api.GET("/api/v1/sla-rules/templates", { signal })),
     staleTime: Infinity,
+    enabled,
   });
 }
 
 export function useCreateRule() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: SlaRuleCreate) => unwrap(api.POST("/api/v1/sla-rules", { body })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: keys.alerts.rules() }),
-  });
+  return useWrite(
+    (body: SlaRuleCreate) => unwrap(api.POST("/api/v1/sla-rules", { body })),
+    [keys.alerts.rules()],
+  );
 }
 
 export function useUpdateRule() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: ({ ruleId, enabled }: { ruleId: number; enabled: boolean }) =>
+  return useWrite(
+    ({ ruleId, enabled }: { ruleId: number; enabled: boolean }) =>
       unwrap(
         api.PATCH("/api/v1/sla-rules/{rule_id}", {
           params: { path: { rule_id: ruleId } },
           body: { enabled },
         }),
       ),
-    onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.alerts.rules() }),
-  });
+    [keys.alerts.rules()],
+    "settled",
+  );
 }
 
 export function useDeleteRule() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (ruleId: number) =>
+  return useWrite(
+    (ruleId: number) =>
       unwrap(api.DELETE("/api/v1/sla-rules/{rule_id}", { params: { path: { rule_id: ruleId } } })),
-    onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.alerts.rules() }),
-  });
+    [keys.alerts.rules()],
+    "settled",
+  );
 }
 
 export function useChannels() {
@@ -140,11 +137,10 @@ export function useChannels() {
 }
 
 export function useCreateChannel() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: ChannelCreate) => unwrap(api.POST("/api/v1/channels", { body })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: keys.alerts.channels() }),
-  });
+  return useWrite(
+    (body: ChannelCreate) => unwrap(api.POST("/api/v1/channels", { body })),
+    [keys.alerts.channels()],
+  );
 }
 
 export function useTestChannel() {
@@ -159,28 +155,28 @@ export function useTestChannel() {
 }
 
 export function useMuteChannel() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: ({ channelId, muted }: { channelId: number; muted: boolean }) =>
+  return useWrite(
+    ({ channelId, muted }: { channelId: number; muted: boolean }) =>
       unwrap(
         api.PATCH("/api/v1/channels/{channel_id}", {
           params: { path: { channel_id: channelId } },
           body: { muted },
         }),
       ),
-    onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.alerts.channels() }),
-  });
+    [keys.alerts.channels()],
+    "settled",
+  );
 }
 
 export function useDeleteChannel() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (channelId: number) =>
+  return useWrite(
+    (channelId: number) =>
       unwrap(
         api.DELETE("/api/v1/channels/{channel_id}", {
           params: { path: { channel_id: channelId } },
         }),
       ),
-    onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.alerts.channels() }),
-  });
+    [keys.alerts.channels()],
+    "settled",
+  );
 }

@@ -1,12 +1,7 @@
-import {
-  useMutation,
-  useQueries,
-  useQuery,
-  useQueryClient,
-  type UseQueryResult,
-} from "@tanstack/react-query";
+import { useQueries, useQuery, type UseQueryResult } from "@tanstack/react-query";
 
 import { api, unwrap } from "./client";
+import { combined, useReplace, useWrite, type Combined } from "./hooks";
 import { keys } from "./keys";
 import type {
   CompareQuery,
@@ -40,11 +35,7 @@ export function useCompares(queries: CompareQuery[]) {
 }
 
 function combineCompares(results: UseQueryResult<CompareRead>[]) {
-  return {
-    data: results.map((result) => result.data),
-    isPending: results.some((result) => result.isPending),
-    error: results.find((result) => result.error !== null)?.error ?? null,
-  };
+  return combined(results, results.map((result) => result.data));
 }
 
 /** Two runs' CPU profiles, matched series by series: frame deltas and both sides' stacks. */
@@ -57,11 +48,7 @@ export function useProfileCompare(query: ProfileCompareQuery) {
   });
 }
 
-export interface TrendsResult {
-  data: (TrendRead | undefined)[];
-  isPending: boolean;
-  error: Error | null;
-}
+export type TrendsResult = Combined<(TrendRead | undefined)[]>;
 
 /** One trend per query (a series each), fetched in parallel. */
 export function useTrends(queries: TrendQuery[]): TrendsResult {
@@ -76,11 +63,7 @@ export function useTrends(queries: TrendQuery[]): TrendsResult {
 }
 
 function combineTrends(results: UseQueryResult<TrendRead>[]): TrendsResult {
-  return {
-    data: results.map((result) => result.data),
-    isPending: results.some((result) => result.isPending),
-    error: results.find((result) => result.error !== null)?.error ?? null,
-  };
+  return combined(results, results.map((result) => result.data));
 }
 
 /** The series and metrics a scenario's trend can draw (its newest runs', and `runId`'s). */
@@ -105,12 +88,12 @@ export function useBaselines() {
 }
 
 export function usePinBaseline() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (runId: number) =>
+  return useWrite(
+    (runId: number) =>
       unwrap(api.POST("/api/v1/baselines", { body: { run_id: runId, branch: null } })),
-    onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.analysis.baselines() }),
-  });
+    [keys.analysis.baselines()],
+    "settled",
+  );
 }
 
 /** The CI gate's thresholds of the current project (every member reads them). */
@@ -123,9 +106,8 @@ export function useGateSettings() {
 
 /** Replace the project's gate thresholds (admins): the whole document, default and suites. */
 export function useUpdateGateSettings() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: GateSettings) => unwrap(api.PUT("/api/v1/gate-settings", { body })),
-    onSuccess: (saved) => queryClient.setQueryData(keys.analysis.gateSettings(), saved),
-  });
+  return useReplace(
+    (body: GateSettings) => unwrap(api.PUT("/api/v1/gate-settings", { body })),
+    keys.analysis.gateSettings(),
+  );
 }

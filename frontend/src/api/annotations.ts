@@ -1,6 +1,7 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 
 import { api, unwrap } from "./client";
+import { useWrite } from "./hooks";
 import { keys } from "./keys";
 import type { AnnotationCreate, AnnotationQuery } from "./types";
 
@@ -15,22 +16,20 @@ export function useAnnotations(query: AnnotationQuery, enabled = true) {
 
 /** Marks a moment on the project's trends; a 422 says what is wrong with it. */
 export function useCreateAnnotation() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: AnnotationCreate) => unwrap(api.POST("/api/v1/annotations", { body })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: keys.annotations.all }),
-  });
+  return useWrite(
+    (body: AnnotationCreate) => unwrap(api.POST("/api/v1/annotations", { body })),
+    [keys.annotations.all],
+  );
 }
 
 export function useDeleteAnnotation() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (id: number) =>
+  return useWrite(
+    (id: number) =>
       unwrap(
         api.DELETE("/api/v1/annotations/{annotation_id}", {
           params: { path: { annotation_id: id } },
         }),
       ),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: keys.annotations.all }),
-  });
+    [keys.annotations.all],
+  );
 }

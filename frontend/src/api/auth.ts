@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 
-import { canWrite, isAdmin } from "./roles";
 import { api, unwrap } from "./client";
+import { useWrite } from "./hooks";
 import { keys } from "./keys";
+import { canWrite, isAdmin } from "./roles";
 import type { LoginBody, TokenCreate, User, UserCreate, UserUpdate } from "./types";
 
 /** The signed-in user; fails with a 401 ApiError when there is no session. */
@@ -63,20 +64,19 @@ export function useTokens() {
 
 /** Creates a token; the secret is in the mutation's data, and nowhere else, ever again. */
 export function useCreateToken() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: TokenCreate) => unwrap(api.POST("/api/v1/tokens", { body })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: keys.auth.tokens() }),
-  });
+  return useWrite(
+    (body: TokenCreate) => unwrap(api.POST("/api/v1/tokens", { body })),
+    [keys.auth.tokens()],
+  );
 }
 
 export function useRevokeToken() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (tokenId: number) =>
+  return useWrite(
+    (tokenId: number) =>
       unwrap(api.DELETE("/api/v1/tokens/{token_id}", { params: { path: { token_id: tokenId } } })),
-    onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.auth.tokens() }),
-  });
+    [keys.auth.tokens()],
+    "settled",
+  );
 }
 
 export function useUsers(enabled: boolean) {
@@ -88,19 +88,18 @@ export function useUsers(enabled: boolean) {
 }
 
 export function useCreateUser() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: UserCreate) => unwrap(api.POST("/api/v1/users", { body })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: keys.auth.users() }),
-  });
+  return useWrite(
+    (body: UserCreate) => unwrap(api.POST("/api/v1/users", { body })),
+    [keys.auth.users()],
+  );
 }
 
 export function useUpdateUser() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: ({ userId, body }: { userId: number; body: UserUpdate }) =>
+  return useWrite(
+    ({ userId, body }: { userId: number; body: UserUpdate }) =>
       unwrap(api.PATCH("/api/v1/users/{user_id}", { params: { path: { user_id: userId } }, body })),
     // An admin may change their own role: the users list and the session's user both refresh.
-    onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.auth.all }),
-  });
+    [keys.auth.all],
+    "settled",
+  );
 }

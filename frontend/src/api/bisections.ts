@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 
-import { isRunning } from "./states";
 import { api, unwrap } from "./client";
+import { useWrite } from "./hooks";
 import { keys } from "./keys";
+import { isRunning } from "./states";
 import type { BisectionCreate, BisectionRead } from "./types";
 
 /** A running bisection moves a step at a time (a try job each): a few seconds is soon enough. */
@@ -43,21 +44,15 @@ export function useBisection(bisectionId: number) {
  * 201), so `created` says which it was.
  */
 export function useCreateBisection() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: async (
-      body: BisectionCreate,
-    ): Promise<{ bisection: BisectionRead; created: boolean }> => {
+  return useWrite(
+    async (body: BisectionCreate): Promise<{ bisection: BisectionRead; created: boolean }> => {
       const request = api.POST("/api/v1/bisections", { body });
       const bisection = await unwrap(request);
       return { bisection, created: (await request).response.status === 201 };
     },
-    onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: keys.bisections.all });
-      // Its first step is a try job.
-      void queryClient.invalidateQueries({ queryKey: keys.jobs.all });
-    },
-  });
+    // Its first step is a try job.
+    [keys.bisections.all, keys.jobs.all],
+  );
 }
 
 /** Ends a running bisection; its step's job is cancelled with it. */

@@ -1,6 +1,7 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 
 import { api, unwrap } from "./client";
+import { useWrite } from "./hooks";
 import { keys } from "./keys";
 import type { ExperimentDocument, ExperimentRead } from "./types";
 
@@ -41,33 +42,26 @@ export function useExperimentRuns(name: string) {
 
 /** Saves a document: `created` is false when it was unchanged (its latest version, 200). */
 export function useSaveExperiment() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: async (
-      body: ExperimentDocument,
-    ): Promise<{ experiment: ExperimentRead; created: boolean }> => {
+  return useWrite(
+    async (body: ExperimentDocument): Promise<{ experiment: ExperimentRead; created: boolean }> => {
       const request = api.POST("/api/v1/experiments", { body });
       const experiment = await unwrap(request);
       return { experiment, created: (await request).response.status === 201 };
     },
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: keys.experiments.all }),
-  });
+    [keys.experiments.all],
+  );
 }
 
 /** Runs an experiment's latest version on hosts with these tags. */
 export function useRunExperiment(name: string) {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (hostTags: string[]) =>
+  return useWrite(
+    (hostTags: string[]) =>
       unwrap(
         api.POST("/api/v1/experiments/{name}/runs", {
           params: { path: { name } },
           body: { host_tags: hostTags },
         }),
       ),
-    onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: keys.experiments.runs(name) });
-      void queryClient.invalidateQueries({ queryKey: keys.jobs.all });
-    },
-  });
+    [keys.experiments.runs(name), keys.jobs.all],
+  );
 }

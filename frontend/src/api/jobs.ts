@@ -1,8 +1,9 @@
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
 
-import { isActive } from "./states";
 import { api, unwrap } from "./client";
+import { useWrite } from "./hooks";
 import { keys } from "./keys";
+import { isActive } from "./states";
 import type { JobCreate, JobListQuery, JobPage } from "./types";
 
 /** Polls every second while a job in the list is still going, and not at all otherwise. */
@@ -46,18 +47,14 @@ export function useJobEstimate(body: JobCreate | undefined) {
 }
 
 export function useCreateJob() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: JobCreate) => unwrap(api.POST("/api/v1/jobs", { body })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: keys.jobs.all }),
-  });
+  return useWrite((body: JobCreate) => unwrap(api.POST("/api/v1/jobs", { body })), [keys.jobs.all]);
 }
 
 export function useCancelJob() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (jobId: number) =>
+  return useWrite(
+    (jobId: number) =>
       unwrap(api.POST("/api/v1/jobs/{job_id}/cancel", { params: { path: { job_id: jobId } } })),
-    onSettled: () => void queryClient.invalidateQueries({ queryKey: keys.jobs.all }),
-  });
+    [keys.jobs.all],
+    "settled",
+  );
 }

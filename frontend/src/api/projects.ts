@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 
 import { api, unwrap } from "./client";
+import { useWrite } from "./hooks";
 import { keys } from "./keys";
 import type { ProjectCreate, ProjectUpdate, User } from "./types";
 
@@ -28,22 +29,18 @@ export function useSwitchProject() {
 }
 
 export function useCreateProject() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: ProjectCreate) => unwrap(api.POST("/api/v1/projects", { body })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: keys.projects.all }),
-  });
+  return useWrite(
+    (body: ProjectCreate) => unwrap(api.POST("/api/v1/projects", { body })),
+    [keys.projects.all],
+  );
 }
 
 export function useUpdateProject() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: ({ slug, body }: { slug: string; body: ProjectUpdate }) =>
+  return useWrite(
+    ({ slug, body }: { slug: string; body: ProjectUpdate }) =>
       unwrap(api.PATCH("/api/v1/projects/{slug}", { params: { path: { slug } }, body })),
     // The current project's name and settings live in the session's user too.
-    onSettled: () => {
-      void queryClient.invalidateQueries({ queryKey: keys.projects.all });
-      void queryClient.invalidateQueries({ queryKey: keys.auth.me() });
-    },
-  });
+    [keys.projects.all, keys.auth.me()],
+    "settled",
+  );
 }

@@ -1,14 +1,16 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 
 import { api, unwrap } from "./client";
+import { useWrite } from "./hooks";
 import { keys } from "./keys";
 import type { RepositoryCreate, RepositoryUpdate } from "./types";
 
 /** The project's repositories (never their credentials). */
-export function useRepositories() {
+export function useRepositories(enabled = true) {
   return useQuery({
     queryKey: keys.repos.list(),
     queryFn: ({ signal }) => unwrap(api.GET("/api/v1/repositories", { signal })),
+    enabled,
   });
 }
 
@@ -40,11 +42,10 @@ export function useCommits(name: string, ref: string) {
 
 /** Registers a repository; the lab reads it first, and a 422 says why it could not. */
 export function useCreateRepository() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: RepositoryCreate) => unwrap(api.POST("/api/v1/repositories", { body })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: keys.repos.all }),
-  });
+  return useWrite(
+    (body: RepositoryCreate) => unwrap(api.POST("/api/v1/repositories", { body })),
+    [keys.repos.all],
+  );
 }
 
 /**

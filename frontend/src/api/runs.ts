@@ -1,13 +1,7 @@
-import {
-  keepPreviousData,
-  useMutation,
-  useQueries,
-  useQuery,
-  useQueryClient,
-  type UseQueryResult,
-} from "@tanstack/react-query";
+import { keepPreviousData, useQueries, useQuery, type UseQueryResult } from "@tanstack/react-query";
 
 import { api, unwrap } from "./client";
+import { combined, useReplace, type Combined } from "./hooks";
 import { keys } from "./keys";
 import type {
   OverviewQuery,
@@ -68,8 +62,9 @@ export function useRunContext(runId: number) {
 }
 
 /** The run's CPU profiles (one per series and program profiled), without their stacks. */
-export function useProfiles(runId: number) {
+export function useProfiles(runId: number, enabled = true) {
   return useQuery({
+    enabled,
     queryKey: keys.runs.profiles(runId),
     queryFn: ({ signal }) =>
       unwrap(
@@ -119,18 +114,13 @@ export function useRetention() {
 }
 
 export function useUpdateRetention() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (body: RetentionUpdate) => unwrap(api.PUT("/api/v1/retention", { body })),
-    onSuccess: (data) => client.setQueryData(keys.runs.retention(), data),
-  });
+  return useReplace(
+    (body: RetentionUpdate) => unwrap(api.PUT("/api/v1/retention", { body })),
+    keys.runs.retention(),
+  );
 }
 
-export interface SpectraResult {
-  data: Spectrum[];
-  isPending: boolean;
-  error: Error | null;
-}
+export type SpectraResult = Combined<Spectrum[]>;
 
 /** The spectra of several series of one run: one request. */
 export function useSpectra(runId: number, seriesIds: number[]): SpectraResult {
@@ -171,11 +161,7 @@ function chunks<T>(items: T[], size: number): T[][] {
 // Module-level, so TanStack Query re-runs it only when a result changes; an inline function
 // would hand the chart a new array on every render.
 function combineSpectra(results: UseQueryResult<Spectrum[]>[]): SpectraResult {
-  return {
-    data: results.flatMap((result) => result.data ?? []),
-    isPending: results.some((result) => result.isPending),
-    error: results.find((result) => result.error !== null)?.error ?? null,
-  };
+  return combined(results, results.flatMap((result) => result.data ?? []));
 }
 
 /** Every suite and scenario with its latest run, failing first (one server-side query). */
@@ -189,11 +175,7 @@ export function useOverview(query: OverviewQuery) {
   });
 }
 
-export interface RunDetailsResult {
-  data: RunRead[];
-  isPending: boolean;
-  error: Error | null;
-}
+export type RunDetailsResult = Combined<RunRead[]>;
 
 /** Several runs in full, fetched in parallel (stored runs never change). */
 export function useRunDetails(runIds: number[]): RunDetailsResult {
@@ -209,9 +191,8 @@ export function useRunDetails(runIds: number[]): RunDetailsResult {
 }
 
 function combineDetails(results: UseQueryResult<RunRead>[]): RunDetailsResult {
-  return {
-    data: results.flatMap((result) => (result.data === undefined ? [] : [result.data])),
-    isPending: results.some((result) => result.isPending),
-    error: results.find((result) => result.error !== null)?.error ?? null,
-  };
+  return combined(
+    results,
+    results.flatMap((result) => (result.data === undefined ? [] : [result.data])),
+  );
 }

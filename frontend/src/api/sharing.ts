@@ -1,6 +1,7 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 
 import { api, unwrap } from "./client";
+import { useReplace, useWrite } from "./hooks";
 import { keys } from "./keys";
 import type { EmbedOrigins, ShareLinkCreate } from "./types";
 
@@ -25,22 +26,18 @@ export function useShareLinks() {
 
 /** Makes a read-only link; its token and URL are in the answer, and only there. */
 export function useCreateShareLink() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: ShareLinkCreate) => unwrap(api.POST("/api/v1/share-links", { body })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: keys.sharing.links() }),
-  });
+  return useWrite(
+    (body: ShareLinkCreate) => unwrap(api.POST("/api/v1/share-links", { body })),
+    [keys.sharing.links()],
+  );
 }
 
 export function useRevokeShareLink() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (id: number) =>
-      unwrap(
-        api.DELETE("/api/v1/share-links/{link_id}", { params: { path: { link_id: id } } }),
-      ),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: keys.sharing.links() }),
-  });
+  return useWrite(
+    (id: number) =>
+      unwrap(api.DELETE("/api/v1/share-links/{link_id}", { params: { path: { link_id: id } } })),
+    [keys.sharing.links()],
+  );
 }
 
 export function useEmbedOrigins() {
@@ -52,9 +49,8 @@ export function useEmbedOrigins() {
 
 /** Sets the origins whose pages may frame the project's shared links (admins). */
 export function useSetEmbedOrigins() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: EmbedOrigins) => unwrap(api.PUT("/api/v1/embed-origins", { body })),
-    onSuccess: (saved) => queryClient.setQueryData(keys.sharing.origins(), saved),
-  });
+  return useReplace(
+    (body: EmbedOrigins) => unwrap(api.PUT("/api/v1/embed-origins", { body })),
+    keys.sharing.origins(),
+  );
 }

@@ -9,17 +9,16 @@ type Json<Response> = Response extends { content: { "application/json": infer Bo
   ? Body
   : never;
 
+/** What an operation is sent: its JSON request body. */
+type Sent<Operation> = Operation extends { requestBody?: infer Body }
+  ? Json<NonNullable<Body>>
+  : never;
+
 export type User = Json<paths["/api/v1/auth/me"]["get"]["responses"][200]>;
 export type ProjectRead = Json<paths["/api/v1/projects"]["get"]["responses"][200]>[number];
-export type ProjectCreate = NonNullable<
-  paths["/api/v1/projects"]["post"]["requestBody"]
->["content"]["application/json"];
-export type ProjectUpdate = NonNullable<
-  paths["/api/v1/projects/{slug}"]["patch"]["requestBody"]
->["content"]["application/json"];
-export type LoginBody = NonNullable<
-  paths["/api/v1/auth/login"]["post"]["requestBody"]
->["content"]["application/json"];
+export type ProjectCreate = Sent<paths["/api/v1/projects"]["post"]>;
+export type ProjectUpdate = Sent<paths["/api/v1/projects/{slug}"]["patch"]>;
+export type LoginBody = Sent<paths["/api/v1/auth/login"]["post"]>;
 
 export type RunListQuery = NonNullable<paths["/api/v1/runs"]["get"]["parameters"]["query"]>;
 export type RunPage = Json<paths["/api/v1/runs"]["get"]["responses"][200]>;
@@ -39,9 +38,7 @@ export type MetricInfo = RunRead["metric_info"][string];
 export type VocabularyRead = Json<paths["/api/v1/vocabulary"]["get"]["responses"][200]>;
 export type Sweep = NonNullable<RunRead["sweep"]>;
 export type RetentionRead = Json<paths["/api/v1/retention"]["get"]["responses"][200]>;
-export type RetentionUpdate = NonNullable<
-  paths["/api/v1/retention"]["put"]["requestBody"]
->["content"]["application/json"];
+export type RetentionUpdate = Sent<paths["/api/v1/retention"]["put"]>;
 export type VerdictReason = RunRead["verdict_reasons"][number];
 export type RunVerdict = NonNullable<RunSummary["verdict"]>;
 export type ProfileRead = Json<
@@ -74,34 +71,24 @@ export type AnnotationQuery = NonNullable<
   paths["/api/v1/annotations"]["get"]["parameters"]["query"]
 >;
 export type AnnotationRead = Json<paths["/api/v1/annotations"]["get"]["responses"][200]>[number];
-export type AnnotationCreate = NonNullable<
-  paths["/api/v1/annotations"]["post"]["requestBody"]
->["content"]["application/json"];
+export type AnnotationCreate = Sent<paths["/api/v1/annotations"]["post"]>;
 export type SharedRead = Json<paths["/api/v1/shared/{token}"]["get"]["responses"][200]>;
 export type ShareLinkRead = Json<paths["/api/v1/share-links"]["get"]["responses"][200]>[number];
-export type ShareLinkCreate = NonNullable<
-  paths["/api/v1/share-links"]["post"]["requestBody"]
->["content"]["application/json"];
+export type ShareLinkCreate = Sent<paths["/api/v1/share-links"]["post"]>;
 export type ShareLinkCreated = Json<paths["/api/v1/share-links"]["post"]["responses"][201]>;
 export type EmbedOrigins = Json<paths["/api/v1/embed-origins"]["get"]["responses"][200]>;
 export type GateEvidence = RunRead["gate_evidence"][number];
 export type GateWindow = GateEvidence["window"];
 export type GateSettingsRead = Json<paths["/api/v1/gate-settings"]["get"]["responses"][200]>;
-export type GateSettings = NonNullable<
-  paths["/api/v1/gate-settings"]["put"]["requestBody"]
->["content"]["application/json"];
+export type GateSettings = Sent<paths["/api/v1/gate-settings"]["put"]>;
 export type GateRule = GateSettingsRead["default"];
 
 export type HostRead = Json<paths["/api/v1/hosts"]["get"]["responses"][200]>[number];
-export type InvitationCreate = NonNullable<
-  paths["/api/v1/hosts/invitations"]["post"]["requestBody"]
->["content"]["application/json"];
+export type InvitationCreate = Sent<paths["/api/v1/hosts/invitations"]["post"]>;
 export type TuningCheck = HostRead["tuning"][number];
 export type SuiteRead = Json<paths["/api/v1/suites"]["get"]["responses"][200]>[number];
 
-export type JobCreate = NonNullable<
-  paths["/api/v1/jobs"]["post"]["requestBody"]
->["content"]["application/json"];
+export type JobCreate = Sent<paths["/api/v1/jobs"]["post"]>;
 export type JobEstimate = Json<paths["/api/v1/jobs/estimate"]["post"]["responses"][200]>;
 export type JobListQuery = NonNullable<paths["/api/v1/jobs"]["get"]["parameters"]["query"]>;
 export type JobPage = Json<paths["/api/v1/jobs"]["get"]["responses"][200]>;
@@ -111,19 +98,13 @@ export type JobStatus = JobRead["status"];
 export type RepositoryRead = Json<
   paths["/api/v1/repositories"]["get"]["responses"][200]
 >[number];
-export type RepositoryCreate = NonNullable<
-  paths["/api/v1/repositories"]["post"]["requestBody"]
->["content"]["application/json"];
-export type RepositoryUpdate = NonNullable<
-  paths["/api/v1/repositories/{name}"]["patch"]["requestBody"]
->["content"]["application/json"];
+export type RepositoryCreate = Sent<paths["/api/v1/repositories"]["post"]>;
+export type RepositoryUpdate = Sent<paths["/api/v1/repositories/{name}"]["patch"]>;
 export type CommitRead = Json<
   paths["/api/v1/repositories/{name}/commits"]["get"]["responses"][200]
 >[number];
 
-export type BisectionCreate = NonNullable<
-  paths["/api/v1/bisections"]["post"]["requestBody"]
->["content"]["application/json"];
+export type BisectionCreate = Sent<paths["/api/v1/bisections"]["post"]>;
 export type BisectionRead = Json<
   paths["/api/v1/bisections/{bisection_id}"]["get"]["responses"][200]
 >;
@@ -132,9 +113,7 @@ export type BisectionCommit = BisectionRead["commits"][number];
 export type CommitState = BisectionCommit["state"];
 export type BisectionStep = BisectionRead["steps"][number];
 
-export type ExperimentDocument = NonNullable<
-  paths["/api/v1/experiments"]["post"]["requestBody"]
->["content"]["application/json"];
+export type ExperimentDocument = Sent<paths["/api/v1/experiments"]["post"]>;
 export type ExperimentRead = Json<paths["/api/v1/experiments/{name}"]["get"]["responses"][200]>;
 export type ExperimentRunRead = Json<
   paths["/api/v1/experiments/{name}/runs"]["get"]["responses"][200]
@@ -147,36 +126,28 @@ export type AlertListQuery = NonNullable<paths["/api/v1/alerts"]["get"]["paramet
 export type AlertPage = Json<paths["/api/v1/alerts"]["get"]["responses"][200]>;
 export type AlertRead = AlertPage["items"][number];
 export type Severity = AlertRead["severity"];
-export type AlertBulkAction = NonNullable<
-  paths["/api/v1/alerts/bulk"]["post"]["requestBody"]
->["content"]["application/json"];
+export type AlertBulkAction = Sent<paths["/api/v1/alerts/bulk"]["post"]>;
+export type DeliveryRead = Json<
+  paths["/api/v1/alerts/{alert_id}/deliveries"]["get"]["responses"][200]
+>[number];
 export type Assignee = Json<paths["/api/v1/alerts/assignees"]["get"]["responses"][200]>[number];
 export type ChannelTest = Json<
   paths["/api/v1/channels/{channel_id}/test"]["post"]["responses"][200]
 >;
 
-export type SlaRuleCreate = NonNullable<
-  paths["/api/v1/sla-rules"]["post"]["requestBody"]
->["content"]["application/json"];
+export type SlaRuleCreate = Sent<paths["/api/v1/sla-rules"]["post"]>;
 export type SlaRuleRead = Json<paths["/api/v1/sla-rules"]["get"]["responses"][200]>[number];
-export type ChannelCreate = NonNullable<
-  paths["/api/v1/channels"]["post"]["requestBody"]
->["content"]["application/json"];
+export type ChannelCreate = Sent<paths["/api/v1/channels"]["post"]>;
 export type ChannelRead = Json<paths["/api/v1/channels"]["get"]["responses"][200]>[number];
 
-export type TokenCreate = NonNullable<
-  paths["/api/v1/tokens"]["post"]["requestBody"]
->["content"]["application/json"];
+export type TokenCreate = Sent<paths["/api/v1/tokens"]["post"]>;
 export type TokenRead = Json<paths["/api/v1/tokens"]["get"]["responses"][200]>[number];
 export type TokenCreated = Json<paths["/api/v1/tokens"]["post"]["responses"][201]>;
 export type Scope = TokenRead["scopes"][number];
 export type Role = User["role"];
-export type UserCreate = NonNullable<
-  paths["/api/v1/users"]["post"]["requestBody"]
->["content"]["application/json"];
-export type UserUpdate = NonNullable<
-  paths["/api/v1/users/{user_id}"]["patch"]["requestBody"]
->["content"]["application/json"];
+export type UserRead = Json<paths["/api/v1/users"]["get"]["responses"][200]>[number];
+export type UserCreate = Sent<paths["/api/v1/users"]["post"]>;
+export type UserUpdate = Sent<paths["/api/v1/users/{user_id}"]["patch"]>;
 
 export type AuditQuery = NonNullable<paths["/api/v1/audit"]["get"]["parameters"]["query"]>;
 export type AuditPage = Json<paths["/api/v1/audit"]["get"]["responses"][200]>;

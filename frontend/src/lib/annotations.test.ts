@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import type { AnnotationRead } from "../api/types";
-import { annotationMarkers, annotationTitle, relativeToRun } from "./annotations";
+import { annotationMarkers, annotationTitle, nearRunQuery, relativeToRun } from "./annotations";
 
 const rows = [
   { index: 0, t: Date.parse("2026-12-01T10:00:00Z"), runId: 11 },
@@ -98,6 +98,20 @@ describe("annotationTitle", () => {
   it("reads its number, moment and text", () => {
     const [marker] = annotationMarkers(rows, [annotation(1, "2026-12-01T12:00:00Z")], new Set());
     expect(marker && annotationTitle(marker)).toBe("A1 · 2026-12-01 12:00:00 UTC · note 1");
+  });
+});
+
+describe("nearRunQuery", () => {
+  it("asks for the run's suite and host, a week before it to a day after", () => {
+    const run = { suite: "echo", host_name: "lab-07", started_at: "2026-11-22T10:00:00Z" };
+    expect(nearRunQuery(run)).toEqual({
+      suite: "echo",
+      host: "lab-07",
+      since: "2026-11-15T10:00:00.000Z",
+      until: "2026-11-23T10:00:00.000Z",
+      limit: 20,
+    });
+    expect(nearRunQuery({ ...run, host_name: null })).not.toHaveProperty("host");
   });
 });
 

@@ -1,4 +1,4 @@
-import type { AnnotationRead } from "../api/types";
+import type { AnnotationQuery, AnnotationRead, RunRead } from "../api/types";
 import { formatDateTime } from "./format";
 import type { MergedTrendRow } from "./trends";
 
@@ -59,6 +59,27 @@ export function annotationTitle(marker: AnnotationMarker): string {
   const when =
     until === null ? formatDateTime(at) : `${formatDateTime(at)} to ${formatDateTime(until)}`;
   return `A${String(marker.number)} · ${when} · ${text}`;
+}
+
+const DAY_MS = 86_400_000;
+/** How far before a run an annotation is worth its reader's eye (a deploy last week), and
+ * after (the same day's). */
+const BEFORE_DAYS = 7;
+const AFTER_DAYS = 1;
+
+/** The annotations near a run: of its suite (or every suite) and host (or every host), from a
+ * week before it to a day after. */
+export function nearRunQuery(
+  run: Pick<RunRead, "suite" | "host_name" | "started_at">,
+): AnnotationQuery {
+  const started = Date.parse(run.started_at);
+  return {
+    suite: run.suite,
+    ...(run.host_name ? { host: run.host_name } : {}),
+    since: new Date(started - BEFORE_DAYS * DAY_MS).toISOString(),
+    until: new Date(started + AFTER_DAYS * DAY_MS).toISOString(),
+    limit: 20,
+  };
 }
 
 /** "3 h before the run", "at the run", "20 min after the run". */

@@ -5,6 +5,7 @@ import {
   changeTone,
   compareGroups,
   compareHref,
+  comparedRuns,
   confirmationProfilesHref,
   countVerdicts,
   filterSeries,
@@ -204,6 +205,15 @@ describe("compare labels", () => {
       candidate: "zig",
     });
     expect(sideNames({}, {})).toEqual({ baseline: "baseline", candidate: "candidate" });
+  });
+
+  it("names the runs compared, and their series when only some are", () => {
+    const runs = { baseline: { id: 3 }, candidate: { id: 5 } };
+    expect(comparedRuns({ ...runs, baseline_labels: {}, candidate_labels: {} })).toBe(
+      "Run #5 against #3",
+    );
+    const sides = { baseline_labels: { server: "go" }, candidate_labels: { server: "zig" } };
+    expect(comparedRuns({ ...runs, ...sides })).toBe("Run #5 [server=zig] against #3 [server=go]");
   });
 
   it("says what a value is", () => {

@@ -104,6 +104,22 @@ export function sideNames(
   };
 }
 
+/** Two runs as a comparison names them: "Run #9 [server=zig] against #9 [server=go]" (the
+ * labels when only some of a run's series are compared). */
+export function comparedRuns(compare: {
+  baseline: { id: number };
+  candidate: { id: number };
+  baseline_labels: Record<string, string>;
+  candidate_labels: Record<string, string>;
+}): string {
+  const selector = (labels: Record<string, string>) =>
+    Object.keys(labels).length > 0 ? ` [${formatLabels(labels)}]` : "";
+  return (
+    `Run #${String(compare.candidate.id)}${selector(compare.candidate_labels)} ` +
+    `against #${String(compare.baseline.id)}${selector(compare.baseline_labels)}`
+  );
+}
+
 /** A group's rows with a significant verdict (or an untrustworthy one) and those unchanged. */
 export function splitUnchanged(rows: CompareRow[]): { shown: CompareRow[]; unchanged: CompareRow[] } {
   return {

@@ -9,6 +9,7 @@ import {
   gateRuleCells,
   gateRuleRows,
   gateRuleToForm,
+  gateTable,
   isEmptyGateRule,
   withGateRule,
   withoutGateRule,
@@ -57,6 +58,16 @@ describe("gate settings", () => {
       percentage: "10%",
       maxErrorRate: "1%",
     });
+  });
+
+  it("tables each level, the project default's blanks showing the lab's default", () => {
+    const [projectDefault, suite, scenario] = gateTable(settings);
+    expect(projectDefault).toMatchObject({ scope: "", name: "project default", removable: true });
+    expect(projectDefault!.cells[0]).toEqual({ text: "30 runs", inherited: true });
+    expect(projectDefault!.cells[2]).toEqual({ text: "0.5%", inherited: false });
+    expect(suite!.cells.map((cell) => cell.text).join(" ")).toBe("— — — 3% — —");
+    expect(scenario).toMatchObject({ name: "http-order / large", removable: true });
+    expect(gateTable({ ...settings, default: {} })[0]!.removable).toBe(false);
   });
 
   it("checks a rule typed in percent and stores fractions", () => {

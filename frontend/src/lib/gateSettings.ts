@@ -100,6 +100,45 @@ export function gateRuleCells(rule: GateRule): {
   };
 }
 
+/** A cell of the settings table: what it says, and whether it is the lab's default (the
+ * project default's blanks show what the lab gives). */
+export interface GateCell {
+  text: string;
+  inherited: boolean;
+}
+
+/** A row of the settings table: its level, named, its cells in the table's order, and whether
+ * it can be removed (the project default: reset, when it sets anything). */
+export interface GateTableRow extends GateRuleRow {
+  name: string;
+  cells: GateCell[];
+  removable: boolean;
+}
+
+const CELLS = ["window", "test", "falseAlarm", "minEffect", "percentage", "maxErrorRate"] as const;
+
+/** The settings table: a row per level, the project default first (gateRuleRows). */
+export function gateTable(
+  settings: Pick<GateSettingsRead, "default" | "suites" | "effective_default">,
+): GateTableRow[] {
+  const lab = gateRuleCells(effectiveDefault(settings));
+  return gateRuleRows(settings).map(({ scope, rule }) => {
+    const cells = gateRuleCells(rule);
+    return {
+      scope,
+      rule,
+      name: describeScope(scope),
+      cells: CELLS.map((key): GateCell => {
+        const text = cells[key];
+        if (text !== null) return { text, inherited: false };
+        if (scope === "") return { text: lab[key] ?? "", inherited: true };
+        return { text: "—", inherited: false };
+      }),
+      removable: scope !== "" || !isEmptyGateRule(rule),
+    };
+  });
+}
+
 /** Whether a rule sets nothing (every field left to the level above). */
 export function isEmptyGateRule(rule: GateRule): boolean {
   return Object.values(rule).every((value) => value == null);

@@ -73,19 +73,13 @@ export const TRY_REPETITIONS = 10;
 
 /** Whole repetitions 1..100 (the API's bounds). */
 export function parseRepetitions(text: string): { value: number } | { error: string } {
-  const value = Number(text);
-  if (!/^\d+$/.test(text.trim()) || value < 1 || value > 100)
-    return { error: "a whole number from 1 to 100" };
-  return { value };
+  return wholeNumber(text, [1, 100], "a whole number from 1 to 100");
 }
 
 /** Timeout in seconds: 10 s .. 6 h (the API's bounds); blank: from the job's estimate. */
 export function parseTimeout(text: string): { value: number | undefined } | { error: string } {
   if (text.trim() === "") return { value: undefined };
-  const value = Number(text);
-  if (!/^\d+$/.test(text.trim()) || value < 10 || value > 21_600)
-    return { error: "whole seconds from 10 to 21,600" };
-  return { value };
+  return wholeNumber(text, [10, 21_600], "whole seconds from 10 to 21,600");
 }
 
 /**
@@ -94,9 +88,17 @@ export function parseTimeout(text: string): { value: number | undefined } | { er
  */
 export function parseMaxMinutes(text: string): { value: number | undefined } | { error: string } {
   if (text.trim() === "") return { value: undefined };
+  return wholeNumber(text, [1, 360], "whole minutes from 1 to 360");
+}
+
+/** A whole number typed within the API's bounds, else `error`. */
+function wholeNumber(
+  text: string,
+  [low, high]: [number, number],
+  error: string,
+): { value: number } | { error: string } {
   const value = Number(text);
-  if (!/^\d+$/.test(text.trim()) || value < 1 || value > 360)
-    return { error: "whole minutes from 1 to 360" };
+  if (!/^\d+$/.test(text.trim()) || value < low || value > high) return { error };
   return { value };
 }
 

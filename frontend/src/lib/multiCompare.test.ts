@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 
-import type { CompareRead, MetricDelta } from "../api/types";
-import { multiCompareHref, multiRows, parseRunIds } from "./multiCompare";
+import type { CompareRead, MetricDelta, Spectrum } from "../api/types";
+import {
+  multiCompareHref,
+  multiRows,
+  parseRunIds,
+  pickedLines,
+  spectrumPicks,
+  SPECTRUM_SERIES,
+} from "./multiCompare";
 
 function p99(baseline: number, candidate: number, verdict: MetricDelta["verdict"]): MetricDelta {
   return {
@@ -54,5 +61,31 @@ describe("multi compare", () => {
     expect(row!.cells[1]).toEqual({ value: "650 µs", verdict: "regressed", deltaPct: "+30%" });
     expect(row!.cells[2]).toMatchObject({ value: "400 µs", verdict: "improved" });
     expect(row!.cells[3]).toBeUndefined();
+  });
+
+  it("overlays the first few series of every run, the baseline's dashed", () => {
+    const comparisons = [2, 3].map(
+      (candidate) =>
+        ({
+          baseline: { id: 1 },
+          candidate: { id: candidate },
+          series: [1, 2, 3, 4, 5].map((id) => ({
+            labels: { client: `c${String(id)}` },
+            baseline_series_id: id,
+            candidate_series_id: 100 * candidate + id,
+            metrics: [],
+          })),
+        }) as unknown as CompareRead,
+    );
+    const picks = spectrumPicks(comparisons);
+    expect(picks).toHaveLength(3 * SPECTRUM_SERIES);
+    expect(picks[0]).toEqual({ runId: 1, seriesId: 1, labels: { client: "c1" }, runIndex: 0 });
+    expect(picks[SPECTRUM_SERIES]).toMatchObject({ runId: 2, seriesId: 201, runIndex: 1 });
+    const spectra = [{ series_id: 1, corrected: [] }, { series_id: 301, corrected: [] }];
+    expect(pickedLines(picks, spectra as unknown as Spectrum[])).toEqual([
+      { key: "1-1", name: "#1 client=c1", seriesIndex: 0, dashed: true, points: [] },
+      { key: "3-301", name: "#3 client=c1", seriesIndex: 2, dashed: false, points: [] },
+    ]);
+    expect(spectrumPicks([])).toEqual([]);
   });
 });

@@ -5,8 +5,9 @@
  * of its trials) with its verdict and change against the first.
  */
 
-import type { CompareRead, Verdict } from "../api/types";
+import type { CompareRead, Spectrum, Verdict } from "../api/types";
 import { formatLabels, stringLabels } from "./format";
+import type { SpectrumLine } from "./spectrum";
 import { formatDeltaPct, formatValue } from "./units";
 import { metricLabel } from "./vocabulary";
 
@@ -69,4 +70,55 @@ export function multiRows(comparisons: CompareRead[]): MultiRow[] {
     }
   });
   return [...rows.values()];
+}
+
+/** Series drawn on the overlaid spectra: each run adds a line per series. */
+export const SPECTRUM_SERIES = 4;
+
+/** A series whose spectrum the overlay draws, and the run it belongs to (0: the baseline). */
+export interface SpectrumPick {
+  runId: number;
+  seriesId: number;
+  labels: Record<string, string>;
+  runIndex: number;
+}
+
+/** The first few series of every run, the baseline's first. */
+export function spectrumPicks(comparisons: CompareRead[]): SpectrumPick[] {
+  const first = comparisons[0];
+  if (first === undefined) return [];
+  const baseline = first.series.slice(0, SPECTRUM_SERIES).map((item) => ({
+    runId: first.baseline.id,
+    seriesId: item.baseline_series_id,
+    labels: stringLabels(item.labels),
+    runIndex: 0,
+  }));
+  const candidates = comparisons.flatMap((compare, index) =>
+    compare.series.slice(0, SPECTRUM_SERIES).map((item) => ({
+      runId: compare.candidate.id,
+      seriesId: item.candidate_series_id,
+      labels: stringLabels(item.labels),
+      runIndex: index + 1,
+    })),
+  );
+  return [...baseline, ...candidates];
+}
+
+/** The picks' lines on one chart, a colour per run, the baseline's dashed; a pick whose
+ * spectrum is missing is left out. */
+export function pickedLines(picks: SpectrumPick[], spectra: Spectrum[]): SpectrumLine[] {
+  return picks.flatMap((pick) => {
+    const spectrum = spectra.find((item) => item.series_id === pick.seriesId);
+    return spectrum
+      ? [
+          {
+            key: `${String(pick.runId)}-${String(pick.seriesId)}`,
+            name: `#${String(pick.runId)} ${formatLabels(pick.labels)}`,
+            seriesIndex: pick.runIndex,
+            dashed: pick.runIndex === 0,
+            points: spectrum.corrected,
+          },
+        ]
+      : [];
+  });
 }

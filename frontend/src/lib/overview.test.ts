@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
-import { hostCounts, verdictLabel } from "./overview";
 import { canWrite, isAdmin } from "../api/roles";
+import { hostCounts, hostTags, verdictLabel } from "./overview";
 
 describe("overview", () => {
   it("counts hosts up and down", () => {
@@ -9,6 +9,11 @@ describe("overview", () => {
       online: 2,
       offline: 1,
     });
+  });
+
+  it("lists the hosts' tags once each, in order", () => {
+    const hosts = [{ tags: ["x86", "tuned"] }, { tags: [] }, { tags: ["arm", "tuned"] }];
+    expect(hostTags(hosts)).toEqual(["arm", "tuned", "x86"]);
   });
 
   it("words verdicts", () => {

@@ -7,6 +7,11 @@ export function hostCounts(hosts: Pick<HostRead, "online">[]): { online: number;
   return { online, offline: hosts.length - online };
 }
 
+/** The tags the hosts have, each once, in order: what a job's host tags may select. */
+export function hostTags(hosts: Pick<HostRead, "tags">[]): string[] {
+  return [...new Set(hosts.flatMap((host) => host.tags))].sort();
+}
+
 /** The words and tone of a run's CI verdict; a run without one was not judged. */
 export function verdictLabel(verdict: RunSummary["verdict"]): {
   text: string;

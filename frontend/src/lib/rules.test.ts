@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 
+import { SLA_RULE } from "../test/fixtures";
 import { EMPTY_RULE, checkRule, parseSelector, ruleToForm } from "./rules";
 
 describe("parseSelector", () => {
@@ -23,20 +24,7 @@ describe("checkRule", () => {
       channelIds: [3],
     };
     expect(checkRule(form)).toEqual({
-      rule: {
-        name: "P99 over 2 ms",
-        suite: "http-order",
-        scenario: null,
-        series_selector: { client: "rust" },
-        metric: "p99",
-        op: ">",
-        threshold: 2,
-        unit: "ms",
-        severity: "warning",
-        kind: "static",
-        enabled: true,
-        channel_ids: [3],
-      },
+      rule: { ...SLA_RULE, series_selector: { client: "rust" }, channel_ids: [3] },
     });
   });
 

@@ -7,7 +7,9 @@ import {
   nextOrder,
   queryFromSearch,
   rangeStart,
+  searchOf,
   withFilter,
+  withFilters,
 } from "./runFilters";
 
 describe("queryFromSearch", () => {
@@ -66,6 +68,20 @@ describe("withFilter", () => {
     const search = new URLSearchParams("suite=echo&offset=100");
     expect(withFilter(search, "branch", "main").toString()).toBe("suite=echo&branch=main");
     expect(withFilter(search, "suite", " ").toString()).toBe("");
+  });
+
+  it("sets several at once, a repeated one as a list, and removes the null ones", () => {
+    const search = new URLSearchParams("suite=echo&series=a&series=b&run=3&offset=50");
+    expect(withFilters(search, { series: ["c"], run: null, branch: " main " }).toString()).toBe(
+      "suite=echo&series=c&branch=main",
+    );
+  });
+
+  it("builds search params of the filters that are set, in order", () => {
+    expect(searchOf({ suite: " echo ", host: "", run: null, series: ["a", "b"] }).toString()).toBe(
+      "suite=echo&series=a&series=b",
+    );
+    expect(searchOf({}).toString()).toBe("");
   });
 });
 

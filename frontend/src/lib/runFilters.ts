@@ -48,13 +48,33 @@ export function queryFromSearch(search: URLSearchParams): RunListQuery {
   return query;
 }
 
+/** A filter's value in the URL: one, several (a param repeated), or none (null, blank). */
+export type FilterValue = string | readonly string[] | null;
+
 /** A copy of the search params with one filter set (or removed when blank); back to page 1. */
 export function withFilter(search: URLSearchParams, name: string, value: string): URLSearchParams {
+  return withFilters(search, { [name]: value });
+}
+
+/** A copy of the search params with these filters set (or removed), the others kept; back to
+ * page 1. */
+export function withFilters(
+  search: URLSearchParams,
+  values: Record<string, FilterValue>,
+): URLSearchParams {
   const next = new URLSearchParams(search);
-  if (value.trim() === "") next.delete(name);
-  else next.set(name, value.trim());
+  for (const [name, value] of Object.entries(values)) {
+    next.delete(name);
+    for (const item of typeof value === "string" ? [value.trim()] : (value ?? []))
+      if (item !== "") next.append(name, item);
+  }
   next.delete("offset");
   return next;
+}
+
+/** Search params holding only these filters, the blank ones left out. */
+export function searchOf(values: Record<string, FilterValue>): URLSearchParams {
+  return withFilters(new URLSearchParams(), values);
 }
 
 /** "2026-11-22T10:00:00Z" <-> the value of an <input type="datetime-local"> read as UTC. */

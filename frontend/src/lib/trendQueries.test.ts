@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 
-import type { SlaRuleRead, TrendParamsSet } from "../api/types";
+import type { TrendParamsSet } from "../api/types";
+import { slaRule } from "../test/fixtures";
 import {
   describeRule,
   formatParams,
@@ -12,26 +13,6 @@ import {
   trendChoices,
   thresholdInUnit,
 } from "./trends";
-
-function rule(overrides: Partial<SlaRuleRead>): SlaRuleRead {
-  return {
-    id: 1,
-    name: "P99 over 2 ms",
-    suite: "http-order",
-    scenario: null,
-    series_selector: {},
-    metric: "p99",
-    op: ">",
-    threshold: 2,
-    unit: "ms",
-    severity: "warning",
-    kind: "static",
-    enabled: true,
-    channel_ids: null,
-    created_at: "2026-11-01T00:00:00Z",
-    ...overrides,
-  };
-}
 
 describe("thresholds", () => {
   const target = {
@@ -50,20 +31,20 @@ describe("thresholds", () => {
 
   it("keeps the enabled static rules of this suite, scenario, metric and series", () => {
     const rules = [
-      rule({ id: 1 }),
-      rule({
+      slaRule({ id: 1 }),
+      slaRule({
         id: 2,
         scenario: "medium",
         series_selector: { client: "rust" },
         threshold: 1,
         severity: "critical",
       }),
-      rule({ id: 3, scenario: "large" }),
-      rule({ id: 4, series_selector: { client: "go" } }),
-      rule({ id: 5, metric: "p50" }),
-      rule({ id: 6, kind: "relative", unit: "%", threshold: 20 }),
-      rule({ id: 7, enabled: false }),
-      rule({ id: 8, suite: "zmq" }),
+      slaRule({ id: 3, scenario: "large" }),
+      slaRule({ id: 4, series_selector: { client: "go" } }),
+      slaRule({ id: 5, metric: "p50" }),
+      slaRule({ id: 6, kind: "relative", unit: "%", threshold: 20 }),
+      slaRule({ id: 7, enabled: false }),
+      slaRule({ id: 8, suite: "zmq" }),
     ];
     expect(matchingThresholds(rules, target, "ns")).toEqual([
       { ruleId: 1, name: "P99 over 2 ms", value: 2_000_000, severity: "warning" },
@@ -72,10 +53,10 @@ describe("thresholds", () => {
   });
 
   it("describes a rule in one line", () => {
-    expect(describeRule(rule({ op: ">" }))).toBe("breach if p99 > 2 ms");
+    expect(describeRule(slaRule({ op: ">" }))).toBe("breach if p99 > 2 ms");
     expect(
       describeRule(
-        rule({ metric: "throughput", op: ">", threshold: 20, unit: "%", kind: "relative" }),
+        slaRule({ metric: "throughput", op: ">", threshold: 20, unit: "%", kind: "relative" }),
       ),
     ).toBe("breach if throughput is worse than the baseline by > 20%");
   });

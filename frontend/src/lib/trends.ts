@@ -256,6 +256,16 @@ export function rowLabels(rows: LabelledRow[]): string[] {
   });
 }
 
+/** A series' line on a trend chart, with its change points and its latest run's window. */
+export interface TrendLine {
+  key: string;
+  name: string;
+  seriesIndex: number;
+  changes: ChangeMarker[];
+  /** The latest run's window: its centre and bound from its first run to the run judged. */
+  window: WindowBand | null;
+}
+
 /** The band a latest run's window draws: from its first run to the run judged, centre to bound. */
 export interface WindowBand {
   x1: number;

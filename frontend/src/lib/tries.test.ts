@@ -23,27 +23,19 @@ describe("a try job's run", () => {
     ).toBe(true);
   });
 
-  it("opens the compare page on its own two sides", () => {
-    const href = new URL(tryCompareHref(42), "http://lab");
-    expect(href.pathname).toBe("/compare");
-    expect(Object.fromEntries(href.searchParams)).toEqual({
+  it.each([
+    ["the compare page", tryCompareHref, "/compare"],
+    ["the differential flame graph", tryProfilesHref, "/compare/profiles"],
+  ])("opens %s on its own two sides", (_, href, pathname) => {
+    const url = new URL(href(42), "http://lab");
+    expect(url.pathname).toBe(pathname);
+    expect(Object.fromEntries(url.searchParams)).toEqual({
       baseline: "42",
       candidate: "42",
       baseline_labels: JSON.stringify(TRY_SELECTORS.baseline),
       candidate_labels: JSON.stringify(TRY_SELECTORS.candidate),
     });
     expect(TRY_SELECTORS).toEqual({ baseline: { side: "base" }, candidate: { side: "head" } });
-  });
-
-  it("opens the differential flame graph of its own two sides", () => {
-    const href = new URL(tryProfilesHref(42), "http://lab");
-    expect(href.pathname).toBe("/compare/profiles");
-    expect(Object.fromEntries(href.searchParams)).toEqual({
-      baseline: "42",
-      candidate: "42",
-      baseline_labels: JSON.stringify(TRY_SELECTORS.baseline),
-      candidate_labels: JSON.stringify(TRY_SELECTORS.candidate),
-    });
   });
 
   it("reads each metric's change and its interval", () => {

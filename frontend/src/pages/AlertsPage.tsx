@@ -6,18 +6,22 @@ import {
   useAssign,
   useAssignees,
   useBulkAlertAction,
+  useDeliveries,
   useRules,
 } from "../api/alerts";
 import { usePermissions } from "../api/auth";
 import { errorMessage } from "../api/client";
 import type { AlertBulkAction, AlertListQuery, AlertRead } from "../api/types";
 import { AlertsTable } from "../components/alerts/AlertsTable";
+import { Deliveries } from "../components/alerts/Deliveries";
 import { TriageBar } from "../components/alerts/TriageBar";
-import { EmptyState, QueryResult } from "../components/common/Status";
-import { Pagination } from "../components/runs/Pagination";
-import { ALERT_STATES, SEVERITIES, assigneeName, type TriageAction } from "../lib/alerts";
+import { LabelledSelect } from "../components/common/Select";
+import { EmptyState } from "../components/common/Status";
+import { Page } from "../components/layout/Page";
+import { PagedResult } from "../components/runs/Pagination";
 import { usePageTitle } from "../hooks/usePageTitle";
 import { useUrlFilters } from "../hooks/useUrlFilters";
+import { ALERT_STATES, SEVERITIES, assigneeName, type TriageAction } from "../lib/alerts";
 
 const PAGE_SIZE = 50;
 
@@ -112,54 +116,40 @@ export function AlertsPage() {
   }
 
   return (
-    <section>
-      <header className="page-header">
-        <h1>Alerts</h1>
-        {alerts.isFetching && !alerts.isPending && <span className="muted">Refreshing…</span>}
-      </header>
+    <Page
+      title="Alerts"
+      aside={alerts.isFetching && !alerts.isPending && <span className="muted">Refreshing…</span>}
+    >
       <div className="toolbar" role="group" aria-label="Filter alerts">
-        <label>
-          State{" "}
-          <select value={state ?? ""} onChange={(event) => setFilter("state", event.target.value)}>
-            <option value="">any</option>
-            {ALERT_STATES.map((item) => (
-              <option key={item} value={item}>
-                {item}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Severity{" "}
-          <select
-            value={severity ?? ""}
-            onChange={(event) => setFilter("severity", event.target.value)}
-          >
-            <option value="">any</option>
-            {SEVERITIES.map((item) => (
-              <option key={item} value={item}>
-                {item}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Assignee{" "}
-          <select
-            value={assignee || ""}
-            onChange={(event) => setFilter("assignee", event.target.value)}
-          >
-            <option value="">anyone</option>
-            {assignee > 0 && !assignees.data?.some((user) => user.id === assignee) && (
-              <option value={assignee}>{assigneeName([], assignee)}</option>
-            )}
-            {(assignees.data ?? []).map((user) => (
-              <option key={user.id} value={user.id}>
-                {user.name ?? user.email}
-              </option>
-            ))}
-          </select>
-        </label>
+        <LabelledSelect
+          label="State"
+          value={state ?? ""}
+          blank="any"
+          options={ALERT_STATES}
+          onChange={(value) => setFilter("state", value)}
+        />
+        <LabelledSelect
+          label="Severity"
+          value={severity ?? ""}
+          blank="any"
+          options={SEVERITIES}
+          onChange={(value) => setFilter("severity", value)}
+        />
+        <LabelledSelect
+          label="Assignee"
+          value={assignee || ""}
+          blank="anyone"
+          options={[
+            ...(assignee > 0 && !assignees.data?.some((user) => user.id === assignee)
+              ? [{ value: assignee, text: assigneeName([], assignee) }]
+              : []),
+            ...(assignees.data ?? []).map((user) => ({
+              value: user.id,
+              text: user.name ?? user.email,
+            })),
+          ]}
+          onChange={(value) => setFilter("assignee", value)}
+        />
       </div>
       {canWrite && selectedAlerts.length > 0 && (
         <TriageBar
@@ -174,42 +164,39 @@ export function AlertsPage() {
           {actionError}
         </p>
       )}
-      <QueryResult
+      <PagedResult
         query={alerts}
         loading="Loading alerts…"
-        isEmpty={(data) => data.items.length === 0}
+        limit={PAGE_SIZE}
+        offset={offset}
+        onOffsetChange={setOffset}
         empty={
           <EmptyState title={state || severity || assignee ? "No alerts match" : "No alerts"}>
             Regressions, SLA breaches and change points raise alerts here.
           </EmptyState>
         }
       >
-        {(data) => (
-          <>
-            <div className="table-scroll">
-              <AlertsTable
-                alerts={data.items}
-                thresholdUnits={thresholdUnits}
-                canWrite={canWrite}
-                pending={action.isPending ? (action.variables?.alertId ?? null) : null}
-                onAction={act}
-                triage={{
-                  assignees: assignees.data ?? [],
-                  selected,
-                  onSelect: select,
-                  onAssign: assignTo,
-                }}
-              />
-            </div>
-            <Pagination
-              total={data.total}
-              limit={PAGE_SIZE}
-              offset={offset}
-              onOffsetChange={setOffset}
-            />
-          </>
+        {(items) => (
+          <AlertsTable
+            alerts={items}
+            thresholdUnits={thresholdUnits}
+            canWrite={canWrite}
+            pending={action.isPending ? (action.variables?.alertId ?? null) : null}
+            onAction={act}
+            triage={{
+              assignees: assignees.data ?? [],
+              selected,
+              onSelect: select,
+              onAssign: assignTo,
+            }}
+            deliveries={(alert) => <AlertDeliveries alertId={alert.id} />}
+          />
         )}
-      </QueryResult>
-    </section>
+      </PagedResult>
+    </Page>
   );
+}
+
+function AlertDeliveries({ alertId }: { alertId: number }) {
+  return <Deliveries deliveries={useDeliveries(alertId)} />;
 }

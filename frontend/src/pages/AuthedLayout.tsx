@@ -1,10 +1,11 @@
+import type { ReactElement } from "react";
 import { Navigate, Outlet, useLocation, useNavigate } from "react-router";
 
 import { useLogout, useMe } from "../api/auth";
+import { isUnauthorized } from "../api/client";
 import { useProjects, useSwitchProject } from "../api/projects";
 import { useVocabulary } from "../api/runs";
-import { errorMessage, isUnauthorized } from "../api/client";
-import { ErrorState, Loading } from "../components/common/Status";
+import { ErrorState, QueryResult } from "../components/common/Status";
 import { AppShell } from "../components/layout/AppShell";
 import { configureVocabulary } from "../lib/vocabulary";
 
@@ -18,52 +19,43 @@ export function AuthedLayout() {
   const location = useLocation();
   const navigate = useNavigate();
 
-  if (me.isPending) return <Loading label="Checking your session…" />;
-  if (me.isError) {
-    if (isUnauthorized(me.error)) {
-      return <Navigate to="/login" replace state={{ from: location.pathname + location.search }} />;
-    }
-    return (
-      <main className="content">
-        <ErrorState message={errorMessage(me.error)} onRetry={() => void me.refetch()} />
-      </main>
-    );
+  if (isUnauthorized(me.error)) {
+    return <Navigate to="/login" replace state={{ from: location.pathname + location.search }} />;
   }
-
-  if (vocabulary.isPending) return <Loading label="Loading…" />;
-  if (vocabulary.isError) {
-    return (
-      <main className="content">
-        <ErrorState
-          message={errorMessage(vocabulary.error)}
-          onRetry={() => void vocabulary.refetch()}
-        />
-      </main>
-    );
-  }
-  configureVocabulary(vocabulary.data);
-
+  // A failure here has no page around it: it stands in the content's place.
+  const inContent = (state: ReactElement) => <main className="content">{state}</main>;
   return (
-    <AppShell
-      userEmail={me.data.email}
-      role={me.data.role}
-      project={me.data.project}
-      projects={projects.data ?? []}
-      switching={switchProject.isPending}
-      onSwitchProject={(slug) => switchProject.mutate(slug)}
-      loggingOut={logout.isPending}
-      onLogout={() =>
-        logout.mutate(undefined, {
-          onSettled: () => void navigate("/login", { replace: true }),
-        })
-      }
-    >
-      {me.data.project === null ? (
-        <ErrorState message="You are not a member of any project yet; ask an admin to add you." />
-      ) : (
-        // Remounted on a switch, so no page keeps state of the project before.
-        <Outlet key={me.data.project.slug} />
+    <QueryResult query={me} loading="Checking your session…" errorFrame={inContent}>
+      {(user) => (
+        <QueryResult query={vocabulary} loading="Loading…" errorFrame={inContent}>
+          {(words) => {
+            configureVocabulary(words);
+            return (
+              <AppShell
+                userEmail={user.email}
+                role={user.role}
+                project={user.project}
+                projects={projects.data ?? []}
+                switching={switchProject.isPending}
+                onSwitchProject={(slug) => switchProject.mutate(slug)}
+                loggingOut={logout.isPending}
+                onLogout={() =>
+                  logout.mutate(undefined, {
+                    onSettled: () => void navigate("/login", { replace: true }),
+                  })
+                }
+              >
+                {user.project === null ? (
+                  <ErrorState message="You are not a member of any project yet; ask an admin to add you." />
+                ) : (
+                  // Remounted on a switch, so no page keeps state of the project before.
+                  <Outlet key={user.project.slug} />
+                )}
+              </AppShell>
+            );
+          }}
+        </QueryResult>
       )}
-    </AppShell>
+    </QueryResult>
   );
 }

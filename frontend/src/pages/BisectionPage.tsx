@@ -4,19 +4,20 @@ import { Link, useLocation, useParams } from "react-router";
 import { usePermissions } from "../api/auth";
 import { BISECTION_POLL_MS, useBisection, useCancelBisection } from "../api/bisections";
 import { errorMessage } from "../api/client";
+import { isRunning } from "../api/states";
 import type { BisectionRead } from "../api/types";
 import { BisectionResult } from "../components/bisections/BisectionResult";
 import { CommitStrip } from "../components/bisections/CommitStrip";
 import { StepsTable } from "../components/bisections/StepsTable";
 import { Badge } from "../components/common/Badge";
+import { MetaItem } from "../components/common/Meta";
 import { EmptyState, ErrorState, QueryResult } from "../components/common/Status";
 import { CommitLink } from "../components/repos/CommitLink";
-import { isRunning } from "../api/states";
+import { usePageTitle } from "../hooks/usePageTitle";
 import { STATUS, stepMinutes } from "../lib/bisections";
 import { formatDateTime, formatLabels, shortCommit, stringLabels } from "../lib/format";
 import { repositoryHref } from "../lib/repos";
 import { formatParams } from "../lib/trends";
-import { usePageTitle } from "../hooks/usePageTitle";
 
 /** /bisections/:id: what it searches, its range as a strip, how it ended, and its steps. */
 export function BisectionPage() {
@@ -107,58 +108,34 @@ function BisectionBody({ bisection }: { bisection: BisectionRead }) {
         {bisection.message ?? (running ? "Searching…" : "")}
       </p>
       <dl className="meta">
-        <div>
-          <dt>Repository</dt>
-          <dd>
-            <Link to={repositoryHref(bisection.repo)}>{bisection.repo}</Link>{" "}
-            <span className="mono">
-              <CommitLink sha={bisection.good} commitUrl={bisection.commit_url}>
-                <span title={bisection.good}>{shortCommit(bisection.good)}</span>
-              </CommitLink>
-              ..
-              <CommitLink sha={bisection.bad} commitUrl={bisection.commit_url}>
-                <span title={bisection.bad}>{shortCommit(bisection.bad)}</span>
-              </CommitLink>
-            </span>
-          </dd>
-        </div>
-        <div>
-          <dt>Suite / scenario</dt>
-          <dd>
-            {bisection.suite} / {bisection.scenario}
-          </dd>
-        </div>
-        <div>
-          <dt>Metric</dt>
-          <dd>{bisection.metric}</dd>
-        </div>
-        <div>
-          <dt>Series</dt>
-          <dd>
-            {Object.keys(bisection.series).length > 0
-              ? formatLabels(stringLabels(bisection.series))
-              : "any series of the run"}
-          </dd>
-        </div>
-        <div className="meta-wide">
-          <dt>Params</dt>
-          <dd className="mono">{formatParams(bisection.params)}</dd>
-        </div>
-        <div>
-          <dt>Lab time</dt>
-          <dd>
-            {stepMinutes(bisection.steps)}
-            {bisection.max_minutes !== null && ` of at most ${String(bisection.max_minutes)} min`}
-          </dd>
-        </div>
-        <div>
-          <dt>Started</dt>
-          <dd>{formatDateTime(bisection.created_at)}</dd>
-        </div>
-        <div>
-          <dt>Finished</dt>
-          <dd>{formatDateTime(bisection.finished_at)}</dd>
-        </div>
+        <MetaItem term="Repository">
+          <Link to={repositoryHref(bisection.repo)}>{bisection.repo}</Link>{" "}
+          <span className="mono">
+            <CommitLink sha={bisection.good} commitUrl={bisection.commit_url}>
+              <span title={bisection.good}>{shortCommit(bisection.good)}</span>
+            </CommitLink>
+            ..
+            <CommitLink sha={bisection.bad} commitUrl={bisection.commit_url}>
+              <span title={bisection.bad}>{shortCommit(bisection.bad)}</span>
+            </CommitLink>
+          </span>
+        </MetaItem>
+        <MetaItem term="Suite / scenario">
+          {bisection.suite} / {bisection.scenario}
+        </MetaItem>
+        <MetaItem term="Metric">{bisection.metric}</MetaItem>
+        <MetaItem term="Series">
+          {Object.keys(bisection.series).length > 0
+            ? formatLabels(stringLabels(bisection.series))
+            : "any series of the run"}
+        </MetaItem>
+        <MetaItem term="Params" wide className="mono">{formatParams(bisection.params)}</MetaItem>
+        <MetaItem term="Lab time">
+          {stepMinutes(bisection.steps)}
+          {bisection.max_minutes !== null && ` of at most ${String(bisection.max_minutes)} min`}
+        </MetaItem>
+        <MetaItem term="Started">{formatDateTime(bisection.created_at)}</MetaItem>
+        <MetaItem term="Finished">{formatDateTime(bisection.finished_at)}</MetaItem>
       </dl>
 
       <h2>Commits</h2>

@@ -2,14 +2,17 @@ import { Link, useNavigate, useSearchParams } from "react-router";
 
 import { usePermissions } from "../api/auth";
 import { useBisections } from "../api/bisections";
+import { useSuites } from "../api/hosts";
+import { useRepositories } from "../api/repos";
+import { BisectionForm } from "../components/bisections/BisectionForm";
 import { Badge } from "../components/common/Badge";
 import { EmptyState } from "../components/common/Status";
-import { BisectionForm } from "../components/bisections/BisectionForm";
+import { Page } from "../components/layout/Page";
 import { SettingsTable } from "../components/settings/SettingsTable";
+import { usePageTitle } from "../hooks/usePageTitle";
 import { bisectionHref, STATUS, type BisectionText } from "../lib/bisections";
 import { formatDateTime, formatLabels, shortCommit, stringLabels } from "../lib/format";
 import { repositoryHref } from "../lib/repos";
-import { usePageTitle } from "../hooks/usePageTitle";
 
 /** The fields a link may fill in: /bisections?repo=orders&good=v1.0&bad=main&series=client=go */
 const PREFILLED = ["repo", "good", "bad", "suite", "scenario", "metric", "series"] as const;
@@ -24,6 +27,9 @@ export function BisectionsPage() {
   usePageTitle("Bisections");
   const { canWrite } = usePermissions();
   const bisections = useBisections();
+  // The form's choices, read for members only.
+  const repositories = useRepositories(canWrite);
+  const suites = useSuites(canWrite);
   const navigate = useNavigate();
   const [search] = useSearchParams();
   const initial: Partial<BisectionText> = Object.fromEntries(
@@ -33,10 +39,7 @@ export function BisectionsPage() {
     }),
   );
   return (
-    <section>
-      <header className="page-header">
-        <h1>Bisections</h1>
-      </header>
+    <Page title="Bisections">
       <p className="muted">
         Which commit made a series&apos; metric worse: a bisection measures a repository&apos;s
         commits between a good and a bad one, two at a time side by side on one host, until it
@@ -85,12 +88,14 @@ export function BisectionsPage() {
       </SettingsTable>
       {canWrite && (
         <BisectionForm
+          repositories={repositories.data}
+          catalogue={suites.data ?? []}
           initial={initial}
           onCreated={(bisection, created) =>
             void navigate(bisectionHref(bisection.id), { state: { existing: !created } })
           }
         />
       )}
-    </section>
+    </Page>
   );
 }

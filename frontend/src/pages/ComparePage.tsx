@@ -2,22 +2,23 @@ import { useMemo, useState, type FormEvent } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router";
 
 import { useCompare } from "../api/analysis";
-import { SeveralRuns } from "../components/compare/SeveralRuns";
-import { errorMessage } from "../api/client";
-import { useRun, useSpectra } from "../api/runs";
+import { usePermissions } from "../api/auth";
+import { useRun, useSeriesSpectra } from "../api/runs";
 import type { CompareQuery, CompareRead, SeriesDelta } from "../api/types";
 import { CurveChart } from "../components/charts/CurveChart";
 import { SpectrumChart } from "../components/charts/SpectrumChart";
-import { MissingRuns } from "../components/common/MissingRuns";
 import { ShareButton } from "../components/common/ShareButton";
-import { EmptyState, ErrorState, Loading, QueryResult } from "../components/common/Status";
+import { EmptyState, QueryResult } from "../components/common/Status";
 import { CompareTable } from "../components/compare/CompareTable";
 import { GateVerdict } from "../components/compare/GateVerdict";
-import { RunRefCard } from "../components/compare/RunRefCard";
+import { RunRefCards } from "../components/compare/RunRefCard";
 import { SeriesFilterBar } from "../components/compare/SeriesFilterBar";
+import { Page } from "../components/layout/Page";
+import { usePageTitle } from "../hooks/usePageTitle";
 import {
   compareGroups,
   compareHref,
+  comparedRuns,
   countVerdicts,
   filterSeries,
   orderByChange,
@@ -30,11 +31,11 @@ import {
 } from "../lib/compare";
 import { compareCurveMetrics, compareCurves } from "../lib/curves";
 import { formatLabels } from "../lib/format";
-import { overlayLines, type SpectrumPair } from "../lib/spectrum";
 import { parseRunIds } from "../lib/multiCompare";
+import { overlayLines, type SpectrumPair } from "../lib/spectrum";
 import { metricLabel } from "../lib/vocabulary";
-import { isNotFound, useOpenInRunProject } from "../hooks/useOpenInRunProject";
-import { usePageTitle } from "../hooks/usePageTitle";
+import { CompareSeveralPage } from "./CompareSeveralPage";
+import { RunsResult } from "./RunsResult";
 
 /** /compare?baseline=A&candidate=B: the address is the comparison, so it can be shared. */
 export function ComparePage() {
@@ -45,21 +46,13 @@ export function ComparePage() {
   const baselineLabels = search.get("baseline_labels") ?? undefined;
   const candidateLabels = search.get("candidate_labels") ?? undefined;
   const several = parseRunIds(search.get("runs"));
-  if (several !== null) {
-    return (
-      <section>
-        <header className="page-header">
-          <h1>Compare {several.length} runs</h1>
-        </header>
-        <SeveralRuns runIds={several} />
-      </section>
-    );
-  }
+  const { canWrite } = usePermissions();
+  if (several !== null) return <CompareSeveralPage runIds={several} />;
   return (
-    <section>
-      <header className="page-header">
-        <h1>Compare</h1>
-        {baseline !== null && candidate !== null && (
+    <Page
+      title="Compare"
+      aside={
+        baseline !== null && candidate !== null && (
           <div className="page-actions">
             <Link
               className="button"
@@ -72,10 +65,15 @@ export function ComparePage() {
             >
               Compare CPU profiles
             </Link>
-            <ShareButton body={{ kind: "compare", baseline, candidate }} what="comparison" />
+            <ShareButton
+              body={{ kind: "compare", baseline, candidate }}
+              what="comparison"
+              canWrite={canWrite}
+            />
           </div>
-        )}
-      </header>
+        )
+      }
+    >
       <PickRuns baseline={baseline} candidate={candidate} />
       {baseline !== null && candidate !== null ? (
         <Comparison
@@ -91,7 +89,7 @@ export function ComparePage() {
           Type their ids above, or pick two on the <Link to="/runs">runs page</Link>.
         </EmptyState>
       )}
-    </section>
+    </Page>
   );
 }
 
@@ -111,28 +109,19 @@ function PickRuns({ baseline, candidate }: { baseline: number | null; candidate:
       key={`${String(baseline)}-${String(candidate)}`}
       aria-label="Runs to compare"
     >
-      <label>
-        Baseline run{" "}
-        <input
-          name="baseline"
-          type="number"
-          min={1}
-          required
-          defaultValue={baseline ?? ""}
-          className="input-id"
-        />
-      </label>
-      <label>
-        Candidate run{" "}
-        <input
-          name="candidate"
-          type="number"
-          min={1}
-          required
-          defaultValue={candidate ?? ""}
-          className="input-id"
-        />
-      </label>
+      {(["baseline", "candidate"] as const).map((side) => (
+        <label key={side}>
+          {side === "baseline" ? "Baseline" : "Candidate"} run{" "}
+          <input
+            name={side}
+            type="number"
+            min={1}
+            required
+            defaultValue={{ baseline, candidate }[side] ?? ""}
+            className="input-id"
+          />
+        </label>
+      ))}
       <button type="submit" className="button button-primary">
         Compare
       </button>
@@ -146,20 +135,15 @@ function PickRuns({ baseline, candidate }: { baseline: number | null; candidate:
 }
 
 function Comparison({ query }: { query: CompareQuery }) {
-  const compare = useCompare(query);
-  // Runs of another project of the user's (a shared link): opened there.
-  const runIds = [query.baseline, query.candidate];
-  const home = useOpenInRunProject(runIds, isNotFound(compare.error));
   return (
-    <MissingRuns home={home} runIds={runIds}>
-      <QueryResult
-        query={compare}
-        loading="Comparing…"
-        missing="One of these runs does not exist"
-      >
-        {(found) => <ComparisonBody compare={found} />}
-      </QueryResult>
-    </MissingRuns>
+    <RunsResult
+      query={useCompare(query)}
+      runIds={[query.baseline, query.candidate]}
+      loading="Comparing…"
+      missing="One of these runs does not exist"
+    >
+      {(found) => <ComparisonBody compare={found} />}
+    </RunsResult>
   );
 }
 
@@ -182,12 +166,11 @@ function ComparisonBody({ compare }: { compare: CompareRead }) {
   const counts = countVerdicts(compare.series);
   const regressed = regressions(compare.series);
   const sides = sideNames(compare.baseline_labels, compare.candidate_labels);
+  const candidate = useRun(compare.candidate.id).data;
   return (
     <>
       <p className="headline" aria-live="polite">
-        Run #{compare.candidate.id}
-        {selector(compare.candidate_labels)} against #{compare.baseline.id}
-        {selector(compare.baseline_labels)}: <strong>{verdictHeadline(counts)}</strong>
+        {comparedRuns(compare)}: <strong>{verdictHeadline(counts)}</strong>
       </p>
       {regressed.length > 0 && (
         <p className="regressions" aria-label="Regressions">
@@ -197,11 +180,8 @@ function ComparisonBody({ compare }: { compare: CompareRead }) {
             : ""}
         </p>
       )}
-      <GateVerdict runId={compare.candidate.id} />
-      <div className="two-columns">
-        <RunRefCard role="Baseline" run={compare.baseline} />
-        <RunRefCard role="Candidate" run={compare.candidate} />
-      </div>
+      {candidate && <GateVerdict run={candidate} />}
+      <RunRefCards baseline={compare.baseline} candidate={compare.candidate} />
       {compare.warnings.length > 0 && (
         <div className="warning" role="note" aria-label="Comparability warnings">
           <strong>These runs may not be comparable</strong>
@@ -244,7 +224,7 @@ function ComparisonBody({ compare }: { compare: CompareRead }) {
           </p>
         </>
       )}
-      <SweepOverlay compare={compare} />
+      {candidate?.sweep && <SweepOverlay compare={compare} axis={candidate.sweep.axis} />}
       <Unmatched title="Only in the baseline" series={compare.unmatched_baseline} />
       <Unmatched title="Only in the candidate" series={compare.unmatched_candidate} />
       {shown.length > 0 && (
@@ -263,17 +243,9 @@ function ComparisonBody({ compare }: { compare: CompareRead }) {
   );
 }
 
-/** " [server=zig]" after a run's id when only some of its series are compared. */
-function selector(labels: Record<string, string>): string {
-  return Object.keys(labels).length > 0 ? ` [${formatLabels(labels)}]` : "";
-}
-
 /** When the candidate sweeps an axis: each metric's curves, baseline dashed, verdict dots. */
-function SweepOverlay({ compare }: { compare: CompareRead }) {
-  const run = useRun(compare.candidate.id);
-  const sweep = run.data?.sweep;
+function SweepOverlay({ compare, axis }: { compare: CompareRead; axis: string }) {
   const charts = useMemo(() => {
-    if (!sweep) return [];
     return compareCurveMetrics(compare.series).map((metric) => {
       const delta = compare.series
         .flatMap((item) => item.metrics)
@@ -282,11 +254,11 @@ function SweepOverlay({ compare }: { compare: CompareRead }) {
         metric,
         label: metricLabel(metric, delta),
         unit: delta?.unit ?? "",
-        curves: compareCurves(compare.series, sweep.axis, metric),
+        curves: compareCurves(compare.series, axis, metric),
       };
     });
-  }, [compare.series, sweep]);
-  if (!sweep || charts.length === 0) return null;
+  }, [compare.series, axis]);
+  if (charts.length === 0) return null;
   return (
     <>
       <h2>Load-latency curves</h2>
@@ -295,7 +267,7 @@ function SweepOverlay({ compare }: { compare: CompareRead }) {
           <CurveChart
             key={chart.metric}
             curves={chart.curves}
-            axis={sweep.axis}
+            axis={axis}
             metricLabel={chart.label}
             unit={chart.unit}
           />
@@ -324,39 +296,40 @@ function labelsOf(labels: Record<string, unknown>): Record<string, string> {
 }
 
 function OverlaidSpectra({ compare, series }: { compare: CompareRead; series: SeriesDelta[] }) {
-  const baseline = useSpectra(
-    compare.baseline.id,
-    series.map((item) => item.baseline_series_id),
+  const spectra = useSeriesSpectra(
+    series.flatMap((item) => [
+      { runId: compare.baseline.id, seriesId: item.baseline_series_id },
+      { runId: compare.candidate.id, seriesId: item.candidate_series_id },
+    ]),
   );
-  const candidate = useSpectra(
-    compare.candidate.id,
-    series.map((item) => item.candidate_series_id),
-  );
+  const sides = sideNames(compare.baseline_labels, compare.candidate_labels);
   const lines = useMemo(() => {
+    const find = (seriesId: number) => spectra.data.find((item) => item.series_id === seriesId);
     const pairs: SpectrumPair[] = series.flatMap((item) => {
-      const before = baseline.data.find(
-        (spectrum) => spectrum.series_id === item.baseline_series_id,
-      );
-      const after = candidate.data.find(
-        (spectrum) => spectrum.series_id === item.candidate_series_id,
-      );
+      const before = find(item.baseline_series_id);
+      const after = find(item.candidate_series_id);
       return before && after
         ? [{ labels: labelsOf(item.labels), baseline: before, candidate: after }]
         : [];
     });
     return overlayLines(pairs, sideNames(compare.baseline_labels, compare.candidate_labels));
-  }, [compare, series, baseline.data, candidate.data]);
-  const error = baseline.error ?? candidate.error;
-  if (error) return <ErrorState title="Could not load the spectra" message={errorMessage(error)} />;
-  if (baseline.isPending || candidate.isPending) return <Loading label="Loading spectra…" />;
-  if (lines.length === 0) return <EmptyState title="No percentile data for these runs" />;
+  }, [compare, series, spectra.data]);
   return (
-    <>
-      <SpectrumChart lines={lines} label="Baseline and candidate latency by percentile" />
-      <p className="muted small">
-        Dashed: {sideNames(compare.baseline_labels, compare.candidate_labels).baseline}; solid:{" "}
-        {sideNames(compare.baseline_labels, compare.candidate_labels).candidate}.
-      </p>
-    </>
+    <QueryResult
+      query={spectra}
+      loading="Loading spectra…"
+      title="Could not load the spectra"
+      isEmpty={() => lines.length === 0}
+      empty={<EmptyState title="No percentile data for these runs" />}
+    >
+      {() => (
+        <>
+          <SpectrumChart lines={lines} label="Baseline and candidate latency by percentile" />
+          <p className="muted small">
+            Dashed: {sides.baseline}; solid: {sides.candidate}.
+          </p>
+        </>
+      )}
+    </QueryResult>
   );
 }

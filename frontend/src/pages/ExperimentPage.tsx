@@ -1,18 +1,20 @@
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 
 import { usePermissions } from "../api/auth";
 import { errorMessage } from "../api/client";
 import { useExperiment, useExperimentRuns, useRunExperiment } from "../api/experiments";
 import { Badge } from "../components/common/Badge";
-import { Field, FormErrors } from "../components/common/Field";
+import { TextField } from "../components/common/Field";
+import { FormPanel } from "../components/common/FormPanel";
 import { EmptyState, QueryResult } from "../components/common/Status";
+import { TableHead } from "../components/common/TableHead";
 import { RunJudgements } from "../components/experiments/RunJudgements";
 import { RunsSideBySide } from "../components/experiments/RunsSideBySide";
 import { SettingsTable } from "../components/settings/SettingsTable";
+import { usePageTitle } from "../hooks/usePageTitle";
 import { experimentHref, outcomeCounts } from "../lib/experiments";
 import { formatDateTime, formatLabels, stringLabels } from "../lib/format";
-import { usePageTitle } from "../hooks/usePageTitle";
 
 const RUN_COLUMNS = ["Run", "Version", "Status", "Holds", "Does not hold", "Not decided",
   "Launched", "Beside"];
@@ -52,14 +54,7 @@ export function ExperimentPage() {
           {found.question && <p>{found.question}</p>}
           <div className="table-scroll">
             <table className="table experiment-jobs">
-              <thead>
-                <tr>
-                  <th scope="col">Job</th>
-                  <th scope="col">Suite / scenario</th>
-                  <th scope="col">Params</th>
-                  <th scope="col">Trials</th>
-                </tr>
-              </thead>
+              <TableHead columns={["Job", "Suite / scenario", "Params", "Trials"]} />
               <tbody>
                 {Object.entries(found.jobs).map(([job, spec]) => (
                   <tr key={job}>
@@ -132,8 +127,7 @@ function RunForm({ name }: { name: string }) {
   const [tags, setTags] = useState("");
   const [errors, setErrors] = useState<string[]>([]);
 
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
+  function submit() {
     setErrors([]);
     const hostTags = tags
       .split(",")
@@ -143,21 +137,20 @@ function RunForm({ name }: { name: string }) {
   }
 
   return (
-    <form className="panel" onSubmit={submit} noValidate aria-labelledby="run-experiment">
-      <h3 id="run-experiment">Run it</h3>
-      <div className="form-grid">
-        <Field label="Host tags" hint="Comma-separated; none: any host offering its suites">
-          {(control) => (
-            <input {...control} value={tags} onChange={(event) => setTags(event.target.value)} />
-          )}
-        </Field>
-      </div>
-      <FormErrors messages={errors} />
-      <div className="form-actions">
-        <button type="submit" className="button button-primary" disabled={run.isPending}>
-          Run
-        </button>
-      </div>
-    </form>
+    <FormPanel
+      id="run-experiment"
+      title="Run it"
+      submitLabel="Run"
+      pending={run.isPending}
+      errors={errors}
+      onSubmit={submit}
+    >
+      <TextField
+        label="Host tags"
+        hint="Comma-separated; none: any host offering its suites"
+        value={tags}
+        onChange={setTags}
+      />
+    </FormPanel>
   );
 }

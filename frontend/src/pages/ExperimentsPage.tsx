@@ -4,10 +4,11 @@ import { usePermissions } from "../api/auth";
 import { useExperiments } from "../api/experiments";
 import { EmptyState } from "../components/common/Status";
 import { ExperimentForm } from "../components/experiments/ExperimentForm";
+import { Page } from "../components/layout/Page";
 import { SettingsTable } from "../components/settings/SettingsTable";
+import { usePageTitle } from "../hooks/usePageTitle";
 import { experimentHref } from "../lib/experiments";
 import { formatDateTime } from "../lib/format";
-import { usePageTitle } from "../hooks/usePageTitle";
 
 const COLUMNS = ["Experiment", "Title", "Version", "Jobs", "Expectations", "Saved"];
 
@@ -18,10 +19,7 @@ export function ExperimentsPage() {
   const experiments = useExperiments();
   const navigate = useNavigate();
   return (
-    <section>
-      <header className="page-header">
-        <h1>Experiments</h1>
-      </header>
+    <Page title="Experiments">
       <p className="muted">
         A study the lab can run again on any host: its jobs, the series it compares, and what
         it expects of them, judged with the trials&apos; statistics as holds, does not hold or
@@ -56,6 +54,6 @@ export function ExperimentsPage() {
           onSaved={(experiment) => void navigate(experimentHref(experiment.name))}
         />
       )}
-    </section>
+    </Page>
   );
 }

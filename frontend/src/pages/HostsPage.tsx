@@ -1,26 +1,27 @@
 import { usePermissions } from "../api/auth";
-
 import { useHosts } from "../api/hosts";
 import { EmptyState, QueryResult } from "../components/common/Status";
 import { HostCard } from "../components/hosts/HostCard";
 import { InviteHost } from "../components/hosts/InviteHost";
-import { hostCounts } from "../lib/overview";
+import { Page } from "../components/layout/Page";
 import { usePageTitle } from "../hooks/usePageTitle";
+import { hostCounts } from "../lib/overview";
 
 export function HostsPage() {
   usePageTitle("Hosts");
   const hosts = useHosts();
   const { isAdmin } = usePermissions();
   return (
-    <section>
-      <header className="page-header">
-        <h1>Hosts</h1>
-        {hosts.data && hosts.data.length > 0 && (
+    <Page
+      title="Hosts"
+      aside={
+        hosts.data && hosts.data.length > 0 && (
           <span className="muted">
             {hostCounts(hosts.data).online} online, {hostCounts(hosts.data).offline} offline
           </span>
-        )}
-      </header>
+        )
+      }
+    >
       <QueryResult
         query={hosts}
         loading="Loading hosts…"
@@ -40,6 +41,6 @@ export function HostsPage() {
         )}
       </QueryResult>
       {isAdmin && <InviteHost />}
-    </section>
+    </Page>
   );
 }

@@ -4,13 +4,16 @@ import { usePermissions } from "../api/auth";
 import { errorMessage } from "../api/client";
 import { useCancelJob, useJobs } from "../api/jobs";
 import type { JobListQuery, JobRead } from "../api/types";
-import { EmptyState, QueryResult } from "../components/common/Status";
-import { LaunchPanel } from "../components/jobs/LaunchPanel";
+import { LabelledSelect } from "../components/common/Select";
+import { EmptyState } from "../components/common/Status";
 import { JobsTable } from "../components/jobs/JobsTable";
-import { Pagination } from "../components/runs/Pagination";
-import { JOB_STATUSES } from "../lib/jobs";
+import { LaunchPanel } from "../components/jobs/LaunchPanel";
+import { Page } from "../components/layout/Page";
+import { PagedResult } from "../components/runs/Pagination";
+import { useLaunchCatalogue } from "../hooks/useLaunchCatalogue";
 import { usePageTitle } from "../hooks/usePageTitle";
 import { useUrlFilters } from "../hooks/useUrlFilters";
+import { JOB_STATUSES } from "../lib/jobs";
 
 const PAGE_SIZE = 50;
 
@@ -19,6 +22,7 @@ export function JobsPage() {
   usePageTitle("Jobs");
   const { search, setFilter, setOffset } = useUrlFilters();
   const { canWrite } = usePermissions();
+  const catalogue = useLaunchCatalogue(canWrite);
   const status = JOB_STATUSES.find((item) => item === search.get("status"));
   const offset = Math.max(0, Number(search.get("offset")) || 0);
   const query: JobListQuery = { limit: PAGE_SIZE, offset, ...(status ? { status } : {}) };
@@ -38,11 +42,8 @@ export function JobsPage() {
   }
 
   return (
-    <section>
-      <header className="page-header">
-        <h1>Jobs</h1>
-      </header>
-      {canWrite && <LaunchPanel onLaunched={setLaunched} />}
+    <Page title="Jobs">
+      {canWrite && <LaunchPanel catalogue={catalogue} onLaunched={setLaunched} />}
       {launched.length > 0 && (
         <p className="notice" role="status">
           Launched job{launched.length > 1 ? "s" : ""}{" "}
@@ -51,17 +52,13 @@ export function JobsPage() {
       )}
       <h2>Jobs</h2>
       <div className="toolbar">
-        <label>
-          Status{" "}
-          <select value={status ?? ""} onChange={(event) => setFilter("status", event.target.value)}>
-            <option value="">any</option>
-            {JOB_STATUSES.map((item) => (
-              <option key={item} value={item}>
-                {item.replace("_", " ")}
-              </option>
-            ))}
-          </select>
-        </label>
+        <LabelledSelect
+          label="Status"
+          value={status ?? ""}
+          blank="any"
+          options={JOB_STATUSES.map((item) => ({ value: item, text: item.replace("_", " ") }))}
+          onChange={(value) => setFilter("status", value)}
+        />
         {jobs.isFetching && !jobs.isPending && <span className="muted small">Updating…</span>}
       </div>
       {cancelError && (
@@ -69,37 +66,29 @@ export function JobsPage() {
           {cancelError}
         </p>
       )}
-      <QueryResult
+      <PagedResult
         query={jobs}
         loading="Loading jobs…"
-        isEmpty={(data) => data.items.length === 0}
+        limit={PAGE_SIZE}
+        offset={offset}
+        onOffsetChange={setOffset}
         empty={
           <EmptyState title={status ? `No ${status.replace("_", " ")} jobs` : "No jobs yet"}>
             {canWrite ? "Launch one above." : "Members launch jobs here."}
           </EmptyState>
         }
       >
-        {(data) => (
-          <>
-            <div className="table-scroll">
-              <JobsTable
-                jobs={data.items}
-                highlight={highlight}
-                linked={linked > 0 ? linked : undefined}
-                canWrite={canWrite}
-                cancelling={cancel.isPending ? (cancel.variables ?? null) : null}
-                onCancel={onCancel}
-              />
-            </div>
-            <Pagination
-              total={data.total}
-              limit={PAGE_SIZE}
-              offset={offset}
-              onOffsetChange={setOffset}
-            />
-          </>
+        {(items) => (
+          <JobsTable
+            jobs={items}
+            highlight={highlight}
+            linked={linked > 0 ? linked : undefined}
+            canWrite={canWrite}
+            cancelling={cancel.isPending ? (cancel.variables ?? null) : null}
+            onCancel={onCancel}
+          />
         )}
-      </QueryResult>
-    </section>
+      </PagedResult>
+    </Page>
   );
 }

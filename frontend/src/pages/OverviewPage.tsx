@@ -2,40 +2,39 @@ import { useMemo, useState, type ReactNode } from "react";
 import { Link } from "react-router";
 
 import { useAlerts } from "../api/alerts";
-
 import { useHosts } from "../api/hosts";
 import { useJobs } from "../api/jobs";
 import { useOverview } from "../api/runs";
+import { isActive } from "../api/states";
 import type { OverviewRow } from "../api/types";
 import { Sparkline } from "../components/charts/Sparkline";
-import { Pagination } from "../components/runs/Pagination";
 import { Badge } from "../components/common/Badge";
 import { ProgressBar } from "../components/common/ProgressBar";
+import { RunLink } from "../components/common/RunLink";
 import { EmptyState, QueryResult } from "../components/common/Status";
+import { TableHead } from "../components/common/TableHead";
 import { RunVerdictBadge } from "../components/common/VerdictBadge";
+import { Page } from "../components/layout/Page";
+import { Pagination } from "../components/runs/Pagination";
 import { WindowDelta } from "../components/runs/WindowDelta";
+import { usePageTitle } from "../hooks/usePageTitle";
 import { alertLink, severityTone } from "../lib/alerts";
 import { formatDateTime, formatLabels, shortCommit, stringLabels } from "../lib/format";
+import { hostCounts } from "../lib/overview";
 import { relativeToMedian, sharedDomain } from "../lib/sparkline";
 import { formatValue } from "../lib/units";
-import { isActive } from "../api/states";
-import { hostCounts } from "../lib/overview";
-import { usePageTitle } from "../hooks/usePageTitle";
 
 export function OverviewPage() {
   usePageTitle("Overview");
   return (
-    <section>
-      <header className="page-header">
-        <h1>Overview</h1>
-      </header>
+    <Page title="Overview">
       <div className="overview">
         <OpenAlerts />
         <RunningJobs />
         <LatestRuns />
         <Hosts />
       </div>
-    </section>
+    </Page>
   );
 }
 
@@ -122,18 +121,25 @@ function LatestRuns() {
         {(data) => (
           <>
             <table className="table compact overview-runs">
-              <thead>
-                <tr>
-                  <th scope="col">Suite / scenario</th>
-                  <th scope="col">Latest run</th>
-                  <th scope="col">Verdict</th>
-                  <th scope="col">
-                    P99 of its latest runs{" "}
-                    <span className="muted small">(each as % of its median, one scale for all)</span>
-                  </th>
-                  <th scope="col">Started</th>
-                </tr>
-              </thead>
+              <TableHead
+                columns={[
+                  "Suite / scenario",
+                  "Latest run",
+                  "Verdict",
+                  {
+                    label: (
+                      <>
+                        P99 of its latest runs{" "}
+                        <span className="muted small">
+                          (each as % of its median, one scale for all)
+                        </span>
+                      </>
+                    ),
+                    key: "p99",
+                  },
+                  "Started",
+                ]}
+              />
               <tbody>
                 {data.items.map((row, index) => (
                   <OverviewLine
@@ -201,7 +207,7 @@ function OverviewLine({
         )}
       </th>
       <td>
-        <Link to={`/runs/${String(run.id)}`}>#{run.id}</Link>{" "}
+        <RunLink id={run.id} />{" "}
         <span className="muted small">
           {[run.source.branch, run.source.commit && shortCommit(run.source.commit)]
             .filter(Boolean)

@@ -4,17 +4,15 @@ import { Link, useSearchParams } from "react-router";
 import { useProfileCompare } from "../api/analysis";
 import type { ProfileCompareQuery, ProfileCompareRead, ProfileDelta } from "../api/types";
 import { FlameGraph } from "../components/charts/FlameGraph";
-import { MissingRuns } from "../components/common/MissingRuns";
-import { EmptyState, QueryResult } from "../components/common/Status";
-import { RunRefCard } from "../components/compare/RunRefCard";
+import { EmptyState } from "../components/common/Status";
+import { RunRefCards } from "../components/compare/RunRefCard";
 import { ChangedFramesTable } from "../components/profiles/ChangedFramesTable";
 import { DiffLegend } from "../components/profiles/DiffLegend";
-import { parseRunId } from "../lib/compare";
+import { usePageTitle } from "../hooks/usePageTitle";
+import { comparedRuns, parseRunId } from "../lib/compare";
 import { changedFrames, diffTree } from "../lib/flamegraph";
 import { profileName } from "../lib/profiles";
-import { formatLabels } from "../lib/format";
-import { isNotFound, useOpenInRunProject } from "../hooks/useOpenInRunProject";
-import { usePageTitle } from "../hooks/usePageTitle";
+import { RunsResult } from "./RunsResult";
 
 /**
  * /compare/profiles?baseline=A&candidate=B[&baseline_labels=…&candidate_labels=…&program=…]:
@@ -58,20 +56,15 @@ export function ProfileComparePage() {
 }
 
 function ProfileComparison({ query }: { query: ProfileCompareQuery }) {
-  const compare = useProfileCompare(query);
-  // Runs of another project of the user's (a shared link, an alert's): opened there.
-  const runIds = [query.baseline, query.candidate];
-  const home = useOpenInRunProject(runIds, isNotFound(compare.error));
   return (
-    <MissingRuns home={home} runIds={runIds}>
-      <QueryResult
-        query={compare}
-        loading="Comparing the profiles…"
-        missing="One of these runs does not exist"
-      >
-        {(found) => <ProfileComparisonBody compare={found} />}
-      </QueryResult>
-    </MissingRuns>
+    <RunsResult
+      query={useProfileCompare(query)}
+      runIds={[query.baseline, query.candidate]}
+      loading="Comparing the profiles…"
+      missing="One of these runs does not exist"
+    >
+      {(found) => <ProfileComparisonBody compare={found} />}
+    </RunsResult>
   );
 }
 
@@ -80,17 +73,12 @@ function ProfileComparisonBody({ compare }: { compare: ProfileCompareRead }) {
   return (
     <>
       <p className="headline">
-        Run #{compare.candidate.id}
-        {selector(compare.candidate_labels)} against #{compare.baseline.id}
-        {selector(compare.baseline_labels)}:{" "}
+        {comparedRuns(compare)}:{" "}
         <strong>
           {count} profile{count === 1 ? "" : "s"} compared
         </strong>
       </p>
-      <div className="two-columns">
-        <RunRefCard role="Baseline" run={compare.baseline} />
-        <RunRefCard role="Candidate" run={compare.candidate} />
-      </div>
+      <RunRefCards baseline={compare.baseline} candidate={compare.candidate} />
       {count === 0 ? (
         <EmptyState title="No CPU profiles to compare">
           Neither run profiled a program of a series the other also profiled. A job launched
@@ -156,9 +144,4 @@ function ProfileDiff({ delta }: { delta: ProfileDelta }) {
       </div>
     </section>
   );
-}
-
-/** " [variant=candidate]" after a run's id when only some of its series are compared. */
-function selector(labels: Record<string, string>): string {
-  return Object.keys(labels).length > 0 ? ` [${formatLabels(labels)}]` : "";
 }

@@ -3,11 +3,12 @@ import { Link } from "react-router";
 import { usePermissions } from "../api/auth";
 import { useRepositories } from "../api/repos";
 import { EmptyState } from "../components/common/Status";
+import { Page } from "../components/layout/Page";
 import { RepositoryForm } from "../components/repos/RepositoryForm";
 import { SettingsTable } from "../components/settings/SettingsTable";
+import { usePageTitle } from "../hooks/usePageTitle";
 import { formatDateTime } from "../lib/format";
 import { repositoryHref } from "../lib/repos";
-import { usePageTitle } from "../hooks/usePageTitle";
 
 /** The project's git repositories, whose code the lab's hosts build and measure at a commit. */
 export function RepositoriesPage() {
@@ -15,10 +16,7 @@ export function RepositoriesPage() {
   const { canWrite } = usePermissions();
   const repositories = useRepositories();
   return (
-    <section>
-      <header className="page-header">
-        <h1>Repositories</h1>
-      </header>
+    <Page title="Repositories">
       <p className="muted">
         Your own code on the lab&apos;s hosts: open a repository to see its recent commits, run a
         suite at one of them, or measure two side by side on one host (a try job).
@@ -48,6 +46,6 @@ export function RepositoriesPage() {
         )}
       </SettingsTable>
       {canWrite && <RepositoryForm />}
-    </section>
+    </Page>
   );
 }

@@ -2,19 +2,25 @@ import { useState, type FormEvent } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 
 import { usePermissions } from "../api/auth";
-import { errorMessage } from "../api/client";
 import { useCommits, useRepository } from "../api/repos";
 import type { RepositoryRead } from "../api/types";
-import { Field } from "../components/common/Field";
-import { EmptyState, ErrorState, Loading, QueryResult } from "../components/common/Status";
+import { SelectField, TextField } from "../components/common/Field";
+import { MetaItem } from "../components/common/Meta";
+import { EmptyState, QueryResult } from "../components/common/Status";
 import { LaunchPanel } from "../components/jobs/LaunchPanel";
 import { CommitsTable, type Side } from "../components/repos/CommitsTable";
 import { CommitUrlForm } from "../components/repos/CommitUrlForm";
+import { useLaunchCatalogue } from "../hooks/useLaunchCatalogue";
+import { usePageTitle } from "../hooks/usePageTitle";
 import { LAB_REPETITIONS, TRY_REPETITIONS } from "../lib/jobs";
 import type { RepoTarget } from "../lib/repos";
-import { usePageTitle } from "../hooks/usePageTitle";
 
 const REF_HINT = "A branch, tag or commit; or pick one in the list above";
+const REF_LABELS = { base: "Base", head: "Head", at: "Commit" };
+const MODES = [
+  { value: "try", text: "Try job: head against base" },
+  { value: "commit", text: "At one commit" },
+];
 
 /**
  * /repositories/:name: its recent commits (linked to its site when it has a commit URL, which
@@ -42,6 +48,7 @@ export function RepositoryPage() {
 
 function RepositoryBody({ repo }: { repo: RepositoryRead }) {
   const { canWrite } = usePermissions();
+  const catalogue = useLaunchCatalogue(canWrite);
   const navigate = useNavigate();
   const [refText, setRefText] = useState("");
   const [ref, setRef] = useState("");
@@ -73,28 +80,20 @@ function RepositoryBody({ repo }: { repo: RepositoryRead }) {
         <h1>{repo.name}</h1>
       </header>
       <dl className="meta">
-        <div className="meta-wide">
-          <dt>URL</dt>
-          <dd className="mono">{repo.url}</dd>
-        </div>
-        <div>
-          <dt>Default branch</dt>
-          <dd className="mono">{repo.default_branch}</dd>
-        </div>
-        <div>
-          <dt>Credentials</dt>
-          <dd>{repo.has_secret ? "yes (write-only)" : "none"}</dd>
-        </div>
-        <div>
-          <dt>Build network</dt>
-          <dd>{repo.build_network ? "on" : "off (loopback only)"}</dd>
-        </div>
-        <div className="meta-wide">
-          <dt>Commit URL</dt>
-          <dd className={repo.commit_url ? "mono" : undefined} data-testid="commit-url">
-            {repo.commit_url ?? "none (commits are not linked)"}
-          </dd>
-        </div>
+        <MetaItem term="URL" wide className="mono">{repo.url}</MetaItem>
+        <MetaItem term="Default branch" className="mono">{repo.default_branch}</MetaItem>
+        <MetaItem term="Credentials">{repo.has_secret ? "yes (write-only)" : "none"}</MetaItem>
+        <MetaItem term="Build network">
+          {repo.build_network ? "on" : "off (loopback only)"}
+        </MetaItem>
+        <MetaItem
+          term="Commit URL"
+          wide
+          className={repo.commit_url ? "mono" : undefined}
+          testId="commit-url"
+        >
+          {repo.commit_url ?? "none (commits are not linked)"}
+        </MetaItem>
       </dl>
 
       <h2>Recent commits</h2>
@@ -115,32 +114,31 @@ function RepositoryBody({ repo }: { repo: RepositoryRead }) {
           <span className="muted small">Updating…</span>
         )}
       </form>
-      {commits.isPending ? (
-        <Loading label="Reading the repository's commits…" />
-      ) : commits.isError ? (
-        <ErrorState
-          title={`Could not list the commits of ${ref || repo.default_branch}`}
-          message={errorMessage(commits.error)}
-          onRetry={() => void commits.refetch()}
-        />
-      ) : commits.data.length === 0 ? (
-        <EmptyState title="No commits" />
-      ) : (
-        <div className="table-scroll">
-          <CommitsTable
-            commits={commits.data}
-            commitUrl={repo.commit_url}
-            pick={
-              canWrite
-                ? { base: refs.base, head: refs.head, onPick: pick, onRunAt: runAt }
-                : undefined
-            }
-          />
-        </div>
-      )}
+      <QueryResult
+        query={commits}
+        loading="Reading the repository's commits…"
+        title={`Could not list the commits of ${ref || repo.default_branch}`}
+        isEmpty={(data) => data.length === 0}
+        empty={<EmptyState title="No commits" />}
+      >
+        {(data) => (
+          <div className="table-scroll">
+            <CommitsTable
+              commits={data}
+              commitUrl={repo.commit_url}
+              pick={
+                canWrite
+                  ? { base: refs.base, head: refs.head, onPick: pick, onRunAt: runAt }
+                  : undefined
+              }
+            />
+          </div>
+        )}
+      </QueryResult>
 
       {canWrite && (
         <LaunchPanel
+          catalogue={catalogue}
           title={mode === "try" ? "Launch a try job" : "Run at a commit"}
           onLaunched={(ids) => void navigate(`/jobs?job=${String(ids[0])}`)}
           repo={{
@@ -148,54 +146,27 @@ function RepositoryBody({ repo }: { repo: RepositoryRead }) {
             repetitions: mode === "try" ? TRY_REPETITIONS : LAB_REPETITIONS,
             fields: (
               <>
-                <Field
+                <SelectField
                   label="Job"
                   hint={
                     mode === "try"
                       ? "Both commits built and measured on one host, their trials interleaved"
                       : "The suite run on one commit of the repository"
                   }
-                >
-                  {(control) => (
-                    <select
-                      {...control}
-                      value={mode}
-                      onChange={(event) => setMode(event.target.value as "try" | "commit")}
-                    >
-                      <option value="try">Try job: head against base</option>
-                      <option value="commit">At one commit</option>
-                    </select>
-                  )}
-                </Field>
-                {mode === "try" ? (
-                  (["base", "head"] as const).map((side) => (
-                    <Field key={side} label={side === "base" ? "Base" : "Head"} hint={REF_HINT}>
-                      {(control) => (
-                        <input
-                          {...control}
-                          value={refs[side]}
-                          spellCheck={false}
-                          onChange={(event) =>
-                            setRefs((current) => ({ ...current, [side]: event.target.value }))
-                          }
-                        />
-                      )}
-                    </Field>
-                  ))
-                ) : (
-                  <Field label="Commit" hint={REF_HINT}>
-                    {(control) => (
-                      <input
-                        {...control}
-                        value={refs.at}
-                        spellCheck={false}
-                        onChange={(event) =>
-                          setRefs((current) => ({ ...current, at: event.target.value }))
-                        }
-                      />
-                    )}
-                  </Field>
-                )}
+                  value={mode}
+                  options={MODES}
+                  onChange={setMode}
+                />
+                {(mode === "try" ? (["base", "head"] as const) : (["at"] as const)).map((side) => (
+                  <TextField
+                    key={side}
+                    label={REF_LABELS[side]}
+                    hint={REF_HINT}
+                    value={refs[side]}
+                    spellCheck={false}
+                    onChange={(value) => setRefs((current) => ({ ...current, [side]: value }))}
+                  />
+                ))}
               </>
             ),
           }}

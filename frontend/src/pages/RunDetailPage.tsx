@@ -1,43 +1,46 @@
-import { useMemo, useState } from "react";
+import { useMemo } from "react";
 import { Link, useParams } from "react-router";
 
 import { useBaselines, usePinBaseline } from "../api/analysis";
+import { useAnnotations } from "../api/annotations";
 import { usePermissions } from "../api/auth";
 import { errorMessage } from "../api/client";
 import { useJob } from "../api/jobs";
 import { useRun, useRunContext } from "../api/runs";
-import type { MetricInfo, RunRead, SeriesRead } from "../api/types";
-import { IntervalsChart } from "../components/charts/IntervalsChart";
+import type { RunRead } from "../api/types";
 import { PointEstimateChart } from "../components/charts/PointEstimateChart";
-import { MissingRuns } from "../components/common/MissingRuns";
+import { RunLink } from "../components/common/RunLink";
 import { ShareButton } from "../components/common/ShareButton";
-import { EmptyState, ErrorState, QueryResult } from "../components/common/Status";
+import { EmptyState, ErrorState } from "../components/common/Status";
 import { RunVerdictBadge } from "../components/common/VerdictBadge";
 import { Fingerprint } from "../components/hosts/Fingerprint";
+import { CiVerdict } from "../components/runs/CiVerdict";
+import { CompareSeriesForm } from "../components/runs/CompareSeriesForm";
 import { GateEvidence } from "../components/runs/GateEvidence";
 import { HeadVsBase } from "../components/runs/HeadVsBase";
-import { RunAnnotations } from "../components/runs/RunAnnotations";
+import { IntervalsPanel } from "../components/runs/IntervalsPanel";
 import { ProfilesPanel } from "../components/runs/ProfilesPanel";
-import { CompareSeriesForm } from "../components/runs/CompareSeriesForm";
-import { RunDownloads } from "../components/runs/RunDownloads";
+import { RunAnnotations } from "../components/runs/RunAnnotations";
 import { RunBanner } from "../components/runs/RunBanner";
+import { RunDownloads } from "../components/runs/RunDownloads";
 import { RunMeta } from "../components/runs/RunMeta";
 import { SeriesSummaryTable } from "../components/runs/SeriesSummaryTable";
 import { SpectrumPanel } from "../components/runs/SpectrumPanel";
 import { SweepCurves } from "../components/runs/SweepCurves";
 import { TrialsTable } from "../components/runs/TrialsTable";
 import { TuningApplied } from "../components/runs/TuningApplied";
-import { VerdictReasons } from "../components/runs/VerdictReasons";
+import { usePageTitle } from "../hooks/usePageTitle";
+import { useRunProfiles } from "../hooks/useRunProfiles";
+import { useRunSpectra } from "../hooks/useRunSpectra";
+import { nearRunQuery } from "../lib/annotations";
 import { compareHref } from "../lib/compare";
 import { comparableAxes } from "../lib/curves";
-import { formatLabels, stringLabels } from "../lib/format";
-import { intervalRows, trialsWithIntervals } from "../lib/intervals";
+import { stringLabels } from "../lib/format";
 import { isPointSeries, pointEstimates } from "../lib/pointEstimates";
 import { trendHref } from "../lib/trends";
 import { isTryRun } from "../lib/tries";
 import { tuningSummary } from "../lib/tuning";
-import { isNotFound, useOpenInRunProject } from "../hooks/useOpenInRunProject";
-import { usePageTitle } from "../hooks/usePageTitle";
+import { RunsResult } from "./RunsResult";
 
 export function RunDetailPage() {
   const { runId } = useParams();
@@ -50,7 +53,6 @@ export function RunDetailPage() {
 
 function RunDetail({ runId }: { runId: number }) {
   const run = useRun(runId);
-  const home = useOpenInRunProject([runId], isNotFound(run.error));
   usePageTitle(
     run.data === undefined
       ? `Run #${String(runId)}`
@@ -62,15 +64,14 @@ function RunDetail({ runId }: { runId: number }) {
       <p className="breadcrumb">
         <Link to="/runs">Runs</Link> / #{runId}
       </p>
-      <MissingRuns home={home} runIds={[runId]}>
-        <QueryResult
-          query={run}
-          loading="Loading run…"
-          missing={`Run #${String(runId)} does not exist`}
-        >
-          {(found) => <RunBody run={found} />}
-        </QueryResult>
-      </MissingRuns>
+      <RunsResult
+        query={run}
+        runIds={[runId]}
+        loading="Loading run…"
+        missing={`Run #${String(runId)} does not exist`}
+      >
+        {(found) => <RunBody run={found} />}
+      </RunsResult>
     </section>
   );
 }
@@ -80,6 +81,10 @@ function RunBody({ run }: { run: RunRead }) {
   const context = useRunContext(run.id);
   // A try job's base commit is its job's.
   const job = useJob(isTryRun(run) ? run.job_id : null);
+  const profiles = useRunProfiles(run.id, run.series.length > 0);
+  const spectra = useRunSpectra(run.id, run.series.filter((series) => !isPointSeries(series)));
+  const annotations = useAnnotations(nearRunQuery(run));
+  const { canWrite } = usePermissions();
   const axes = useMemo(
     () => comparableAxes(run.series, run.sweep?.axis),
     [run.series, run.sweep],
@@ -111,8 +116,8 @@ function RunBody({ run }: { run: RunRead }) {
           <Link className="button" to={trendsHref}>
             Trends
           </Link>
-          <PinBaseline run={run} />
-          <ShareButton body={{ kind: "run", run_id: run.id }} what="run" />
+          {canWrite && <PinBaseline run={run} />}
+          <ShareButton body={{ kind: "run", run_id: run.id }} what="run" canWrite={canWrite} />
         </div>
       </header>
       <RunBanner run={run} tuning={tuning} alerts={context.data?.alerts ?? []} />
@@ -142,7 +147,7 @@ function RunBody({ run }: { run: RunRead }) {
       {run.confirms_run_id !== null && (
         <p className="muted">
           This run measured again the suspected regression of{" "}
-          <Link to={`/runs/${String(run.confirms_run_id)}`}>run #{run.confirms_run_id}</Link>.
+          <RunLink id={run.confirms_run_id} text="run #" />.
         </p>
       )}
 
@@ -187,8 +192,8 @@ function RunBody({ run }: { run: RunRead }) {
             <>
               <h2>Percentile spectrum</h2>
               <SpectrumPanel
-                runId={run.id}
                 series={run.series.filter((series) => !isPointSeries(series))}
+                view={spectra}
               />
             </>
           )}
@@ -205,11 +210,11 @@ function RunBody({ run }: { run: RunRead }) {
             <TrialsTable series={run.series} metricInfo={run.metric_info} />
           </div>
           <RunDownloads runId={run.id} series={run.series} />
-          <ProfilesPanel run={run} />
+          <ProfilesPanel run={run} profiles={profiles} />
         </>
       )}
 
-      <RunAnnotations run={run} />
+      <RunAnnotations run={run} annotations={annotations.data ?? []} />
 
       <h2 id="host-tuning">Host and tuning</h2>
       <div className="two-columns">
@@ -226,35 +231,10 @@ function RunBody({ run }: { run: RunRead }) {
   );
 }
 
-/** The CI gate's verdict: its reasons, or what a verdict without reasons means. */
-function CiVerdict({ run }: { run: RunRead }) {
-  return (
-    <>
-      <h2 id="ci-verdict">CI verdict</h2>
-      {run.verdict_reasons.length > 0 ? (
-        <div className="table-scroll">
-          <VerdictReasons reasons={run.verdict_reasons} metricInfo={run.metric_info} />
-        </div>
-      ) : (
-        <p className="muted">
-          {run.verdict === "pass"
-            ? run.gate_evidence.length > 0
-              ? "Passed: no SLA rule breached and no regression against the window of its history."
-              : `Passed: no SLA rule breached and no regression against run #${String(run.baseline_run_id ?? "")}.`
-            : run.verdict === "no-baseline"
-              ? "No SLA rule breached; there was no comparable earlier run to compare against."
-              : "This run was not judged."}
-        </p>
-      )}
-    </>
-  );
-}
-
+/** "Pin as baseline" (members), or the branch this run is the pinned baseline of. */
 function PinBaseline({ run }: { run: RunRead }) {
-  const { canWrite } = usePermissions();
   const baselines = useBaselines();
   const pin = usePinBaseline();
-  if (!canWrite) return null;
   const pinned = baselines.data?.find((baseline) => baseline.run_id === run.id);
   if (pinned) return <span className="muted small">Pinned baseline of {pinned.branch}</span>;
   return (
@@ -271,64 +251,6 @@ function PinBaseline({ run }: { run: RunRead }) {
         <span className="field-error" role="alert">
           {errorMessage(pin.error)}
         </span>
-      )}
-    </>
-  );
-}
-
-/** Intervals are per trial: pick the series and the trial (the first with intervals by default). */
-function IntervalsPanel({
-  series,
-  metricInfo,
-}: {
-  series: SeriesRead[];
-  metricInfo: Record<string, MetricInfo>;
-}) {
-  const withIntervals = series.filter((item) => trialsWithIntervals(item.trials).length > 0);
-  const [seriesId, setSeriesId] = useState<number | null>(null);
-  const [trialIndex, setTrialIndex] = useState<number | null>(null);
-  if (withIntervals.length === 0) {
-    return <p className="muted">The load programs of this run reported no intervals.</p>;
-  }
-  const chosen = withIntervals.find((item) => item.id === seriesId) ?? withIntervals[0]!;
-  const trials = trialsWithIntervals(chosen.trials);
-  const trial = trials.find((item) => item.index === trialIndex) ?? trials[0]!;
-  const rows = intervalRows(trial.intervals);
-  return (
-    <>
-      <div className="toolbar">
-        {withIntervals.length > 1 && (
-          <label>
-            Series{" "}
-            <select value={chosen.id} onChange={(event) => setSeriesId(Number(event.target.value))}>
-              {withIntervals.map((item) => (
-                <option key={item.id} value={item.id}>
-                  {formatLabels(item.labels)}
-                </option>
-              ))}
-            </select>
-          </label>
-        )}
-        {trials.length > 1 && (
-          <label>
-            Trial{" "}
-            <select
-              value={trial.index}
-              onChange={(event) => setTrialIndex(Number(event.target.value))}
-            >
-              {trials.map((item) => (
-                <option key={item.index} value={item.index}>
-                  {item.index + 1}
-                </option>
-              ))}
-            </select>
-          </label>
-        )}
-      </div>
-      {rows.length === 0 ? (
-        <EmptyState title="These intervals carry no latency values" />
-      ) : (
-        <IntervalsChart rows={rows} metricInfo={metricInfo} />
       )}
     </>
   );

@@ -4,21 +4,16 @@ import { Link, useNavigate } from "react-router";
 import { useSuites } from "../api/hosts";
 import { useRuns } from "../api/runs";
 import type { RunSummary } from "../api/types";
-import { EmptyState, QueryResult } from "../components/common/Status";
-import { Pagination } from "../components/runs/Pagination";
-import { RunFilters, type FilterValues } from "../components/runs/RunFilters";
+import { EmptyState } from "../components/common/Status";
+import { Page } from "../components/layout/Page";
+import { PagedResult } from "../components/runs/Pagination";
+import { RunFilters } from "../components/runs/RunFilters";
 import { RunsTable } from "../components/runs/RunsTable";
-import { compareHref, oldestFirst, togglePick } from "../lib/compare";
-import { MAX_RUNS, multiCompareHref } from "../lib/multiCompare";
-import {
-  activeFilterCount,
-  queryFromSearch,
-  rangeStart,
-  withFilter,
-  type RunOrder,
-} from "../lib/runFilters";
 import { usePageTitle } from "../hooks/usePageTitle";
 import { useUrlFilters } from "../hooks/useUrlFilters";
+import { compareHref, oldestFirst, togglePick } from "../lib/compare";
+import { MAX_RUNS, multiCompareHref } from "../lib/multiCompare";
+import { activeFilterCount, queryFromSearch, rangeStart, type RunOrder } from "../lib/runFilters";
 
 /** Two runs: their comparison; more: side by side, the oldest as the baseline. */
 function picksHref(ids: number[]): string {
@@ -27,7 +22,7 @@ function picksHref(ids: number[]): string {
 
 export function RunsPage() {
   usePageTitle("Runs");
-  const { search, setSearch, setFilter, setOffset } = useUrlFilters();
+  const { search, setFilter, setFilters, resetFilters, setOffset } = useUrlFilters();
   const query = queryFromSearch(search);
   const runs = useRuns(query);
   const suites = useSuites();
@@ -41,30 +36,22 @@ export function RunsPage() {
     setFilter("order", order === "-started_at" ? "" : order);
   }
 
-  function apply(values: FilterValues) {
-    const next = new URLSearchParams();
-    for (const [name, value] of Object.entries(values))
-      if (value.trim() !== "") next.set(name, value.trim());
-    setSearch(next);
-  }
-
   function range(hours: number) {
-    setSearch(withFilter(withFilter(search, "since", rangeStart(hours, new Date())), "until", ""));
+    setFilters({ since: rangeStart(hours, new Date()), until: null });
   }
 
   return (
-    <section>
-      <header className="page-header">
-        <h1>Runs</h1>
-        {runs.isFetching && !runs.isPending && <span className="muted">Refreshing…</span>}
-      </header>
+    <Page
+      title="Runs"
+      aside={runs.isFetching && !runs.isPending && <span className="muted">Refreshing…</span>}
+    >
       <RunFilters
         key={search.toString()}
         query={query}
         suites={suites.data?.map((suite) => suite.id) ?? []}
-        onApply={apply}
+        onApply={resetFilters}
         onRange={range}
-        onClear={() => setSearch(new URLSearchParams())}
+        onClear={() => resetFilters()}
       />
       <div className="compare-bar" aria-live="polite">
         {picked.length === 0 ? (
@@ -95,10 +82,10 @@ export function RunsPage() {
           </>
         )}
       </div>
-      <QueryResult
+      <PagedResult
         query={runs}
         loading="Loading runs…"
-        isEmpty={(data) => data.items.length === 0}
+        onOffsetChange={setOffset}
         empty={
           filtered ? (
             <EmptyState title="No runs match these filters">
@@ -111,28 +98,17 @@ export function RunsPage() {
           )
         }
       >
-        {(data) => (
-          <>
-            <div className="table-scroll">
-              <RunsTable
-                runs={data.items}
-                picked={picked.map((run) => run.id)}
-                maxPicks={MAX_RUNS}
-                onTogglePick={(run) => setPicked((current) => togglePick(current, run, MAX_RUNS))}
-                order={query.order ?? "-started_at"}
-                onOrder={setOrder}
-              />
-            </div>
-            <Pagination
-              total={data.total}
-              capped={data.total_capped}
-              limit={data.limit}
-              offset={data.offset}
-              onOffsetChange={setOffset}
-            />
-          </>
+        {(items) => (
+          <RunsTable
+            runs={items}
+            picked={picked.map((run) => run.id)}
+            maxPicks={MAX_RUNS}
+            onTogglePick={(run) => setPicked((current) => togglePick(current, run, MAX_RUNS))}
+            order={query.order ?? "-started_at"}
+            onOrder={setOrder}
+          />
         )}
-      </QueryResult>
-    </section>
+      </PagedResult>
+    </Page>
   );
 }

@@ -1,10 +1,16 @@
-import { useEffect } from "react";
+import { useEffect, useState } from "react";
 import { useLocation } from "react-router";
 
-import { useChannels } from "../api/alerts";
-import { useMe, usePermissions } from "../api/auth";
+import { useChannels, useRules, useRuleTemplates } from "../api/alerts";
+import { useGateSettings } from "../api/analysis";
+import { useAuditEvents } from "../api/audit";
+import { useMe, usePermissions, useTokens, useUsers } from "../api/auth";
+import { useProjects } from "../api/projects";
+import { useRetention } from "../api/runs";
+import { useEmbedOrigins, useShareLinks } from "../api/sharing";
 import { QueryResult } from "../components/common/Status";
-import { AuditLog } from "../components/settings/AuditLog";
+import { Page } from "../components/layout/Page";
+import { AUDIT_PAGE, AuditLog } from "../components/settings/AuditLog";
 import { Channels } from "../components/settings/Channels";
 import { GateSettings } from "../components/settings/GateSettings";
 import { Projects, ProjectSettings } from "../components/settings/Projects";
@@ -15,11 +21,25 @@ import { Tokens } from "../components/settings/Tokens";
 import { Users } from "../components/settings/Users";
 import { usePageTitle } from "../hooks/usePageTitle";
 
+/** Every setting of the project, a section each; the admins' sections (and their reads) only
+ * for admins. */
 export function SettingsPage() {
   usePageTitle("Settings");
   const { canWrite, isAdmin } = usePermissions();
-  const project = useMe().data?.project ?? null;
+  const me = useMe();
+  const project = me.data?.project ?? null;
+  const gate = useGateSettings();
+  const rules = useRules();
+  const templates = useRuleTemplates(canWrite);
   const channels = useChannels();
+  const tokens = useTokens();
+  const shareLinks = useShareLinks();
+  const origins = useEmbedOrigins();
+  const retention = useRetention();
+  const projects = useProjects();
+  const users = useUsers(isAdmin);
+  const [auditOffset, setAuditOffset] = useState(0);
+  const audit = useAuditEvents({ limit: AUDIT_PAGE, offset: auditOffset }, isAdmin);
   const location = useLocation();
 
   // Links such as /settings#sla-rules land on their section once it is rendered.
@@ -28,13 +48,14 @@ export function SettingsPage() {
   }, [location.hash]);
 
   return (
-    <section>
-      <header className="page-header">
-        <h1>Settings</h1>
-        {!canWrite && (
+    <Page
+      title="Settings"
+      aside={
+        !canWrite && (
           <span className="muted">You can read these settings; a member can change them.</span>
-        )}
-      </header>
+        )
+      }
+    >
       <nav className="toc" aria-label="Settings sections">
         <a href="#project">Project</a>
         <a href="#gate">CI gate</a>
@@ -52,10 +73,17 @@ export function SettingsPage() {
       {project !== null && <ProjectSettings project={project} isAdmin={isAdmin} />}
 
       <h2 id="gate">CI gate thresholds</h2>
-      <GateSettings isAdmin={isAdmin} />
+      <QueryResult query={gate} loading="Loading gate thresholds…">
+        {(settings) => <GateSettings settings={settings} isAdmin={isAdmin} />}
+      </QueryResult>
 
       <h2 id="sla-rules">SLA rules</h2>
-      <SlaRules canWrite={canWrite} channels={channels.data ?? []} />
+      <SlaRules
+        rules={rules}
+        templates={templates}
+        canWrite={canWrite}
+        channels={channels.data ?? []}
+      />
 
       <h2 id="channels">Alert channels: Slack, webhooks and email</h2>
       <QueryResult query={channels} loading="Loading channels…">
@@ -63,24 +91,35 @@ export function SettingsPage() {
       </QueryResult>
 
       <h2 id="tokens">API tokens</h2>
-      <Tokens canWrite={canWrite} />
+      <Tokens tokens={tokens} canWrite={canWrite} />
 
       <h2 id="share-links">Share links</h2>
-      <ShareLinks canWrite={canWrite} isAdmin={isAdmin} />
+      <ShareLinks
+        links={shareLinks}
+        origins={origins.data}
+        canWrite={canWrite}
+        isAdmin={isAdmin}
+      />
 
       <h2 id="retention">Retention</h2>
-      <Retention isAdmin={isAdmin} />
+      <QueryResult query={retention} loading="Loading retention…">
+        {(current) => (
+          <Retention key={JSON.stringify(current)} current={current} isAdmin={isAdmin} />
+        )}
+      </QueryResult>
 
       {isAdmin && (
         <>
           <h2 id="projects">All projects</h2>
-          <Projects />
+          <QueryResult query={projects} loading="Loading projects…">
+            {(data) => <Projects projects={data} />}
+          </QueryResult>
           <h2 id="users">Users and roles</h2>
-          <Users />
+          <Users users={users} projects={projects.data ?? []} selfId={me.data?.id} />
           <h2 id="audit">Audit log</h2>
-          <AuditLog />
+          <AuditLog events={audit} offset={auditOffset} onOffsetChange={setAuditOffset} />
         </>
       )}
-    </section>
+    </Page>
   );
 }

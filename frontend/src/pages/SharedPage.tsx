@@ -1,18 +1,21 @@
 import { useMemo } from "react";
 import { useParams } from "react-router";
 
-import { ApiError, errorMessage } from "../api/client";
 import { useShared } from "../api/sharing";
 import type { CompareRead, RunRead, SharedRead, TrendRead } from "../api/types";
 import { TrendChart } from "../components/charts/TrendChart";
-import { CompareTable } from "../components/compare/CompareTable";
-import { EmptyState, ErrorState, Loading } from "../components/common/Status";
+import { EmptyState, QueryResult } from "../components/common/Status";
 import { RunVerdictBadge } from "../components/common/VerdictBadge";
+import { CompareTable } from "../components/compare/CompareTable";
 import { RunMeta } from "../components/runs/RunMeta";
 import { SeriesSummaryTable } from "../components/runs/SeriesSummaryTable";
 import { compareGroups } from "../lib/compare";
 import { formatDateTime, formatLabels } from "../lib/format";
 import { changeMarkers, mergeTrendRows } from "../lib/trends";
+
+/** What a link that shows nothing answers: no such link (404), revoked or expired (410), or a
+ * token that cannot be one (422). */
+const GONE = [404, 410, 422];
 
 /**
  * A share link's page, opened without a login: the one run, comparison or trend it names, read
@@ -21,17 +24,6 @@ import { changeMarkers, mergeTrendRows } from "../lib/trends";
 export function SharedPage() {
   const { token = "" } = useParams();
   const shared = useShared(token);
-  let body;
-  if (shared.isPending) body = <Loading label="Loading the shared page…" />;
-  else if (shared.isError) {
-    const status = shared.error instanceof ApiError ? shared.error.status : 0;
-    body =
-      status === 404 || status === 410 || status === 422 ? (
-        <EmptyState title="Nothing to show">{shared.error.message}</EmptyState>
-      ) : (
-        <ErrorState message={errorMessage(shared.error)} onRetry={() => void shared.refetch()} />
-      );
-  } else body = <SharedView shared={shared.data} />;
   return (
     <main className="shared">
       <header className="shared-header">
@@ -42,7 +34,14 @@ export function SharedPage() {
           {shared.data?.expires_at ? `, until ${formatDateTime(shared.data.expires_at)}` : ""}
         </span>
       </header>
-      {body}
+      <QueryResult
+        query={shared}
+        loading="Loading the shared page…"
+        missing="Nothing to show"
+        missingStatuses={GONE}
+      >
+        {(found) => <SharedView shared={found} />}
+      </QueryResult>
     </main>
   );
 }

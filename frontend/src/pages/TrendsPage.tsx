@@ -1,20 +1,24 @@
 import { useMemo } from "react";
-import { Link, useSearchParams } from "react-router";
+import { Link } from "react-router";
 
 import { useTrendSeries } from "../api/analysis";
-import { errorMessage } from "../api/client";
+import { usePermissions } from "../api/auth";
 import { useSuites } from "../api/hosts";
 import { useRunDetails } from "../api/runs";
 import type { MetricInfo } from "../api/types";
 import { MissingRuns } from "../components/common/MissingRuns";
-import { EmptyState, ErrorState, Loading } from "../components/common/Status";
+import { LabelledSelect } from "../components/common/Select";
+import { EmptyState, QueryResult } from "../components/common/Status";
+import { Page } from "../components/layout/Page";
 import { SeriesPicker } from "../components/trends/SeriesPicker";
 import { TrendFilters } from "../components/trends/TrendFilters";
 import { TrendPanel } from "../components/trends/TrendPanel";
-import { trendChoices, type SeriesChoice } from "../lib/trends";
-import { metricLabel } from "../lib/vocabulary";
 import { isNotFound, useOpenInRunProject } from "../hooks/useOpenInRunProject";
 import { usePageTitle } from "../hooks/usePageTitle";
+import { useTrend, type TrendChoice } from "../hooks/useTrend";
+import { useUrlFilters } from "../hooks/useUrlFilters";
+import { trendChoices, type SeriesChoice } from "../lib/trends";
+import { metricLabel } from "../lib/vocabulary";
 
 /** At most this many series are drawn when none are chosen (the first found in recent runs). */
 const DEFAULT_SERIES = 6;
@@ -28,36 +32,30 @@ const DEFAULT_SERIES = 6;
  */
 export function TrendsPage() {
   usePageTitle("Trends");
-  const [search, setSearch] = useSearchParams();
+  const { search, resetFilters } = useUrlFilters();
   const suites = useSuites();
   const suite = search.get("suite") ?? "";
   const scenario = search.get("scenario") ?? "";
 
   function apply(values: Record<string, string>) {
-    const next = new URLSearchParams();
-    for (const [name, value] of Object.entries(values))
-      if (value.trim()) next.set(name, value.trim());
     // The metric and series belong to a suite and scenario: keep them only if those stay;
     // the params and the run belong to a branch (and host) too.
-    if (values.suite === suite && values.scenario === scenario) {
-      for (const name of ["metric", "params", "run"]) {
-        const value = search.get(name);
-        const same =
-          name === "metric" ||
-          ((values.branch ?? "") === (search.get("branch") ?? "") &&
-            (values.host ?? "") === (search.get("host") ?? ""));
-        if (value && same) next.set(name, value);
-      }
-      for (const series of search.getAll("series")) next.append("series", series);
-    }
-    setSearch(next);
+    const scene = values.suite === suite && values.scenario === scenario;
+    const history =
+      scene &&
+      (values.branch ?? "") === (search.get("branch") ?? "") &&
+      (values.host ?? "") === (search.get("host") ?? "");
+    resetFilters({
+      ...values,
+      metric: scene ? search.get("metric") : null,
+      params: history ? search.get("params") : null,
+      run: history ? search.get("run") : null,
+      series: scene ? search.getAll("series") : null,
+    });
   }
 
   return (
-    <section>
-      <header className="page-header">
-        <h1>Trends</h1>
-      </header>
+    <Page title="Trends">
       <TrendFilters
         key={search.toString()}
         search={search}
@@ -72,21 +70,20 @@ export function TrendsPage() {
           run&apos;s window and SLA thresholds.
         </EmptyState>
       )}
-    </section>
+    </Page>
   );
+}
+
+/** Whose history: a suite's scenario, and the run the trend was opened from (?run=), if any. */
+interface TrendScope {
+  suite: string;
+  scenario: string;
+  focusRunId: number | null;
 }
 
 /** The run the trend was opened from, when the URL names one: a run of another project of
  * the user's (a shared link, an alert's) opens there. */
-function LatestRun({
-  suite,
-  scenario,
-  focusRunId,
-}: {
-  suite: string;
-  scenario: string;
-  focusRunId: number | null;
-}) {
+function LatestRun({ suite, scenario, focusRunId }: TrendScope) {
   const focusIds = focusRunId === null ? [] : [focusRunId];
   const focus = useRunDetails(focusIds);
   const home = useOpenInRunProject(focusIds, isNotFound(focus.error));
@@ -99,29 +96,23 @@ function LatestRun({
 
 /** The scenario's series and metrics (its newest runs', and the run the trend was opened
  * from): what the trend can draw. */
-function ScenarioRuns({
-  suite,
-  scenario,
-  focusRunId,
-}: {
-  suite: string;
-  scenario: string;
-  focusRunId: number | null;
-}) {
+function ScenarioRuns({ suite, scenario, focusRunId }: TrendScope) {
   const found = useTrendSeries(suite, scenario, focusRunId);
   const series = useMemo(() => trendChoices(found.data?.series ?? []), [found.data]);
-  if (found.isPending) return <Loading label="Loading series…" />;
-  if (isNotFound(found.error)) {
-    return (
-      <EmptyState title={`No runs of ${suite} / ${scenario}`}>
-        Check the names, or <Link to="/runs">browse the runs</Link>.
-      </EmptyState>
-    );
-  }
-  if (found.isError)
-    return <ErrorState message={errorMessage(found.error)} onRetry={() => void found.refetch()} />;
   return (
-    <TrendView suite={suite} scenario={scenario} series={series} metrics={found.data.metrics} />
+    <QueryResult
+      query={found}
+      loading="Loading series…"
+      missing={
+        <EmptyState title={`No runs of ${suite} / ${scenario}`}>
+          Check the names, or <Link to="/runs">browse the runs</Link>.
+        </EmptyState>
+      }
+    >
+      {(data) => (
+        <TrendView suite={suite} scenario={scenario} series={series} metrics={data.metrics} />
+      )}
+    </QueryResult>
   );
 }
 
@@ -142,7 +133,7 @@ function TrendView({
   series: SeriesChoice[];
   metrics: MetricInfo[];
 }) {
-  const [search, setSearch] = useSearchParams();
+  const { search, setFilters } = useUrlFilters();
   const metric =
     search.get("metric") ??
     (metrics.some((info) => info.name === "p99") ? "p99" : (metrics[0]?.name ?? "p99"));
@@ -152,34 +143,21 @@ function TrendView({
       ? allSeries.filter((series) => chosen.includes(series.key))
       : defaultSeries(allSeries);
 
-  function setMetric(name: string) {
-    const next = new URLSearchParams(search);
-    next.set("metric", name);
-    setSearch(next, { replace: true });
-  }
-
   function toggleSeries(key: string) {
     const current = selected.map((series) => series.key);
     const keys = current.includes(key) ? current.filter((item) => item !== key) : [...current, key];
-    const next = new URLSearchParams(search);
-    next.delete("series");
-    for (const item of keys) next.append("series", item);
-    setSearch(next, { replace: true });
+    setFilters({ series: keys }, { replace: true });
   }
 
   return (
     <>
       <div className="toolbar">
-        <label>
-          Metric{" "}
-          <select value={metric} onChange={(event) => setMetric(event.target.value)}>
-            {metrics.map((info) => (
-              <option key={info.name} value={info.name}>
-                {metricLabel(info.name, info)}
-              </option>
-            ))}
-          </select>
-        </label>
+        <LabelledSelect
+          label="Metric"
+          value={metric}
+          options={metrics.map((info) => ({ value: info.name, text: metricLabel(info.name, info) }))}
+          onChange={(value) => setFilters({ metric: value }, { replace: true })}
+        />
         {allSeries.length > 1 && (
           <SeriesPicker
             series={allSeries}
@@ -191,20 +169,51 @@ function TrendView({
       {selected.length === 0 ? (
         <EmptyState title="No series chosen">Tick at least one series above.</EmptyState>
       ) : (
-        <TrendPanel
-          suite={suite}
-          scenario={scenario}
-          metric={metric}
+        <Trend
+          choice={{
+            suite,
+            scenario,
+            metric,
+            series: selected,
+            branch: search.get("branch"),
+            host: search.get("host"),
+            days: search.get("days"),
+            params: search.get("params"),
+            runId: focusRun(search.get("run")),
+          }}
           label={metricLabel(metric, metrics.find((info) => info.name === metric))}
-          series={selected}
-          branch={search.get("branch")}
-          host={search.get("host")}
-          days={search.get("days")}
-          params={search.get("params")}
-          runId={focusRun(search.get("run"))}
+          onChoose={setFilters}
         />
       )}
     </>
+  );
+}
+
+/** The chosen series' trend, read. */
+function Trend({
+  choice,
+  label,
+  onChoose,
+}: {
+  choice: TrendChoice;
+  label: string;
+  onChoose: (values: Record<string, string | null>) => void;
+}) {
+  const trend = useTrend(choice);
+  const { canWrite } = usePermissions();
+  return (
+    <TrendPanel
+      suite={choice.suite}
+      scenario={choice.scenario}
+      metric={choice.metric}
+      label={label}
+      series={choice.series}
+      branch={choice.branch}
+      host={choice.host}
+      trend={trend}
+      canWrite={canWrite}
+      onChoose={onChoose}
+    />
   );
 }
 

@@ -1,8 +1,6 @@
-import { Fragment, useState } from "react";
+import { Fragment, useState, type ReactNode } from "react";
 import { Link } from "react-router";
 
-import { useDeliveries } from "../../api/alerts";
-import { errorMessage } from "../../api/client";
 import type { AlertRead, Assignee } from "../../api/types";
 import {
   actionable,
@@ -21,6 +19,7 @@ import {
 import { bisectionHref } from "../../lib/bisections";
 import { formatDateTime, formatLabels } from "../../lib/format";
 import { Badge } from "../common/Badge";
+import { hidden, TableHead } from "../common/TableHead";
 
 /** What the table needs to let a member triage: who may be assigned, the selection. */
 export interface Triage {
@@ -43,6 +42,7 @@ export function AlertsTable({
   pending,
   onAction,
   triage,
+  deliveries,
 }: {
   alerts: AlertRead[];
   thresholdUnits: Record<number, string>;
@@ -50,31 +50,21 @@ export function AlertsTable({
   pending: number | null;
   onAction: (alert: AlertRead, action: TriageAction, note?: string) => void;
   triage: Triage;
+  /** An alert's deliveries to the channels, shown under it on request. */
+  deliveries: (alert: AlertRead) => ReactNode;
 }) {
   const [expanded, setExpanded] = useState<number | null>(null);
   const [noting, setNoting] = useState<{ id: number; note: string } | null>(null);
   const columns = canWrite ? 9 : 8;
   return (
     <table className="table alerts-table">
-      <thead>
-        <tr>
-          {canWrite && (
-            <th scope="col">
-              <span className="visually-hidden">Selected</span>
-            </th>
-          )}
-          <th scope="col">Severity</th>
-          <th scope="col">State</th>
-          <th scope="col">What</th>
-          <th scope="col">Value</th>
-          <th scope="col">Opened</th>
-          <th scope="col">Assignee</th>
-          <th scope="col">Links</th>
-          <th scope="col">
-            <span className="visually-hidden">Actions</span>
-          </th>
-        </tr>
-      </thead>
+      <TableHead
+        columns={[
+          canWrite && hidden("Selected"),
+          ...["Severity", "State", "What", "Value", "Opened", "Assignee", "Links"],
+          hidden("Actions"),
+        ]}
+      />
       {groupByCommit(alerts).map((group) => (
         <tbody key={group.commit ?? ""} data-commit={group.commit ?? ""}>
           <GroupHeader group={group} columns={columns} canWrite={canWrite} triage={triage} />
@@ -235,7 +225,7 @@ export function AlertsTable({
                 {expanded === alert.id && (
                   <tr className="detail-row">
                     <td colSpan={columns}>
-                      <Deliveries alertId={alert.id} />
+                      {deliveries(alert)}
                     </td>
                   </tr>
                 )}
@@ -328,33 +318,5 @@ function AssigneeCell({
         </option>
       ))}
     </select>
-  );
-}
-
-function Deliveries({ alertId }: { alertId: number }) {
-  const deliveries = useDeliveries(alertId);
-  if (deliveries.isPending) return <span className="muted">Loading deliveries…</span>;
-  if (deliveries.isError)
-    return <span className="field-error">{errorMessage(deliveries.error)}</span>;
-  if (deliveries.data.length === 0)
-    return <span className="muted">No message sent (no channel).</span>;
-  return (
-    <ul className="inline-list">
-      {deliveries.data.map((delivery) => (
-        <li key={delivery.id}>
-          {delivery.event} to channel #{delivery.channel_id}:{" "}
-          <Badge
-            tone={
-              delivery.status === "sent" ? "good" : delivery.status === "failed" ? "bad" : "unknown"
-            }
-          >
-            {delivery.status}
-          </Badge>{" "}
-          after {delivery.attempts} attempt{delivery.attempts === 1 ? "" : "s"}
-          {delivery.sent_at && ` at ${formatDateTime(delivery.sent_at)}`}
-          {delivery.last_error && <span className="muted"> — {delivery.last_error}</span>}
-        </li>
-      ))}
-    </ul>
   );
 }

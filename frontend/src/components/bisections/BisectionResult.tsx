@@ -23,6 +23,9 @@ import { CommitLink } from "../repos/CommitLink";
  */
 export function BisectionResult({ bisection }: { bisection: BisectionRead }) {
   const culprits = culpritsOf(bisection.result);
+  const lines = (culprit: Culprit) => (
+    <CulpritLines culprit={culprit} metric={bisection.metric} commitUrl={bisection.commit_url} />
+  );
   if (culprits.length > 0) {
     const several = culprits.length > 1;
     const together = several ? formatWholeShare(sharesSum(culprits)) : null;
@@ -35,22 +38,14 @@ export function BisectionResult({ bisection }: { bisection: BisectionRead }) {
           <ol className="plain-list bisect-culprits">
             {culprits.map((culprit) => (
               <li key={culprit.sha} data-testid="culprit">
-                <CulpritLines
-                  culprit={culprit}
-                  metric={bisection.metric}
-                  commitUrl={bisection.commit_url}
-                />
+                {lines(culprit)}
               </li>
             ))}
           </ol>
         ) : (
           culprits.map((culprit) => (
             <div key={culprit.sha} data-testid="culprit">
-              <CulpritLines
-                culprit={culprit}
-                metric={bisection.metric}
-                commitUrl={bisection.commit_url}
-              />
+              {lines(culprit)}
             </div>
           ))
         )}

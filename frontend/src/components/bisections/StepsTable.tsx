@@ -4,6 +4,8 @@ import type { BisectionStep } from "../../api/types";
 import { formatChange, jobHref, STEP_KINDS, stepOutcome } from "../../lib/bisections";
 import { shortCommit } from "../../lib/format";
 import { Badge } from "../common/Badge";
+import { RunLink } from "../common/RunLink";
+import { num, TableHead } from "../common/TableHead";
 import { CommitLink } from "../repos/CommitLink";
 
 /**
@@ -23,23 +25,10 @@ export function StepsTable({
 }) {
   return (
     <table className="table bisect-steps">
-      <thead>
-        <tr>
-          <th scope="col">#</th>
-          <th scope="col">Kind</th>
-          <th scope="col">Base → head</th>
-          <th scope="col">Outcome</th>
-          <th scope="col" className="num">
-            Change (95 % interval)
-          </th>
-          <th scope="col" className="num">
-            Minutes
-          </th>
-          <th scope="col">Job</th>
-          <th scope="col">Run</th>
-          <th scope="col">What it said</th>
-        </tr>
-      </thead>
+      <TableHead
+        columns={["#", "Kind", "Base → head", "Outcome", num("Change (95 % interval)"),
+          num("Minutes"), "Job", "Run", "What it said"]}
+      />
       <tbody>
         {steps.map((step, index) => {
           const outcome = stepOutcome(step.outcome, running && index === steps.length - 1);
@@ -73,7 +62,7 @@ export function StepsTable({
               </td>
               <td>
                 {step.run_id != null ? (
-                  <Link to={`/runs/${String(step.run_id)}`}>Run #{step.run_id}</Link>
+                  <RunLink id={step.run_id} text="Run #" />
                 ) : (
                   "—"
                 )}

@@ -2,7 +2,6 @@ import { useRef, useState, type MouseEvent } from "react";
 import { ReferenceArea } from "recharts";
 
 import { downloadChart } from "../../lib/chartExport";
-import { colour } from "./palette";
 
 /** What a reader changes on a chart: a log value axis, series hidden or shown alone, and the
  * x range zoomed to a span dragged across the plot. */
@@ -87,8 +86,6 @@ export function useChartView(names: string[]): ChartView {
   };
 }
 
-/** Props for a value axis under the view: on a log scale, from the smallest positive value
- * (a log axis has no zero). */
 /**
  * The values a zoomed chart shows: those of the rows whose x lies in the zoom (every row's
  * when not zoomed), so the value axis refits to what is drawn.
@@ -181,37 +178,4 @@ export function ChartExport() {
       ))}
     </span>
   );
-}
-
-/**
- * What every chart's series line is: straight segments drawn over gaps, two pixels in the
- * series' colour (dashed for a second side, and then a plain line in the legend), hidden
- * when its legend entry is, never animated. Spread into a Recharts `<Line>`.
- */
-export function seriesLine<Row>({
-  name,
-  value,
-  colourIndex,
-  view,
-  dashed,
-}: {
-  name: string;
-  value: (row: Row) => number | undefined;
-  colourIndex: number;
-  /** The chart's view, where a legend click hides series. */
-  view?: Pick<ChartView, "hidden">;
-  dashed?: boolean;
-}) {
-  return {
-    name,
-    dataKey: value,
-    type: "linear" as const,
-    stroke: colour(colourIndex),
-    strokeWidth: 2,
-    strokeDasharray: dashed ? "6 4" : undefined,
-    legendType: dashed === undefined ? undefined : ("plainline" as const),
-    hide: view?.hidden.has(name) ?? false,
-    connectNulls: true,
-    isAnimationActive: false,
-  };
 }

@@ -1,14 +1,4 @@
 import { useMemo } from "react";
-import {
-  CartesianGrid,
-  Legend,
-  Line,
-  LineChart,
-  ResponsiveContainer,
-  Tooltip,
-  XAxis,
-  YAxis,
-} from "recharts";
 
 import {
   xLabel,
@@ -19,7 +9,10 @@ import {
   type SpectrumRow,
 } from "../../lib/spectrum";
 import { formatNs } from "../../lib/units";
-import { ChartToolbar, seriesLine, shownValues, useChartView, valueAxis } from "./ChartView";
+import { ChartToolbar, useChartView } from "./ChartView";
+import { SeriesChart, type ChartLine } from "./SeriesChart";
+
+const atX = (row: SpectrumRow) => row.x;
 
 /**
  * Latency by percentile, one line per series and view (dashed: the uncorrected view of an
@@ -40,52 +33,38 @@ export function SpectrumChart({
     return { rows, ticks: percentileTicks(rows), domain: xDomain(rows), label: xLabel(rows) };
   }, [lines]);
   const view = useChartView(lines.map((line) => line.name));
-  const values = useMemo(() => shownValues(view.zoom, rows, (row) => row.x), [view.zoom, rows]);
+  const drawn = lines.map(
+    (line): ChartLine<SpectrumRow> => ({
+      key: line.key,
+      name: line.name,
+      value: (row) => row.values[line.key],
+      colourIndex: line.seriesIndex,
+      dashed: line.dashed,
+    }),
+  );
 
   return (
     <figure className="chart" aria-label={label}>
       <ChartToolbar view={view} logLabel="Log latency" />
-      <ResponsiveContainer width="100%" height={height}>
-        <LineChart data={rows} margin={{ top: 8, right: 24, bottom: 8, left: 8 }} {...view.mouse}>
-          <CartesianGrid stroke="var(--grid)" />
-          <XAxis
-            dataKey="x"
-            type="number"
-            scale="log"
-            domain={view.zoom ?? domain}
-            allowDataOverflow
-            ticks={ticks.map((tick) => tick.x)}
-            tickFormatter={xText}
-            label={{ value: "percentile", position: "insideBottomRight", offset: -4 }}
-          />
-          <YAxis
-            type="number"
-            {...valueAxis(view, values)}
-            tickFormatter={(value: number) => formatNs(value)}
-            width={72}
-            label={{ value: "latency", angle: -90, position: "insideLeft" }}
-          />
-          <Tooltip
-            labelFormatter={(x) => (typeof x === "number" ? xText(x) : String(x))}
-            formatter={(value) => (typeof value === "number" ? formatNs(value) : String(value))}
-          />
-          <Legend onClick={view.onLegendClick} />
-          {view.selection}
-          {lines.map((line) => (
-            <Line
-              key={line.key}
-              {...seriesLine({
-                name: line.name,
-                value: (row: SpectrumRow) => row.values[line.key],
-                colourIndex: line.seriesIndex,
-                view,
-                dashed: line.dashed,
-              })}
-              dot={false}
-            />
-          ))}
-        </LineChart>
-      </ResponsiveContainer>
+      <SeriesChart
+        rows={rows}
+        lines={drawn}
+        view={view}
+        x={{
+          dataKey: "x",
+          at: atX,
+          domain,
+          format: xText,
+          ticks: ticks.map((tick) => tick.x),
+          scale: "log",
+          title: "percentile",
+        }}
+        format={formatNs}
+        yWidth={72}
+        yLabel="latency"
+        tooltipLabel={(x) => (typeof x === "number" ? xText(x) : String(x))}
+        height={height}
+      />
     </figure>
   );
 }

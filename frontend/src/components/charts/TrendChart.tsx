@@ -1,38 +1,18 @@
-import {
-  CartesianGrid,
-  Legend,
-  Line,
-  LineChart,
-  ReferenceArea,
-  ReferenceDot,
-  ReferenceLine,
-  ResponsiveContainer,
-  Tooltip,
-  XAxis,
-  YAxis,
-} from "recharts";
+import { ReferenceArea, ReferenceDot, ReferenceLine } from "recharts";
 
 import type { AnnotationMarker } from "../../lib/annotations";
 import {
   indexTicks,
   rowLabels,
-  type ChangeMarker,
   type MergedTrendRow,
   type Threshold,
+  type TrendLine,
   type WindowBand,
 } from "../../lib/trends";
 import { formatValue } from "../../lib/units";
-import { ChartToolbar, seriesLine, shownValues, useChartView, valueAxis } from "./ChartView";
+import { ChartToolbar, useChartView } from "./ChartView";
 import { colour } from "./palette";
-
-export interface TrendLine {
-  key: string;
-  name: string;
-  seriesIndex: number;
-  changes: ChangeMarker[];
-  /** The latest run's window: its centre and bound from its first run to the run judged. */
-  window: WindowBand | null;
-}
+import { SeriesChart, type ChartLine } from "./SeriesChart";
 
 /**
  * A metric run after run, a line per series: the x axis is the runs' order (labelled with
@@ -61,160 +41,152 @@ export function TrendChart({
 }) {
   const format = (value: number) => formatValue(value, unit);
   const view = useChartView(lines.map((line) => line.name));
-  const values = shownValues(view.zoom, rows, (row) => row.index);
   const [first, last] = view.zoom ?? [0, rows.length - 1];
   const labels = rowLabels(rows);
   const label = (index: unknown) => (typeof index === "number" ? (labels[index] ?? "") : "");
+  const drawn = lines.map(
+    (line): ChartLine<MergedTrendRow> => ({
+      key: line.key,
+      name: line.name,
+      value: (row) => row.values[line.key],
+      colourIndex: line.seriesIndex,
+      dot: (props) => {
+        const row = props.payload as MergedTrendRow;
+        if (props.cx == null || props.cy == null || row.values[line.key] === undefined) {
+          return <g key={`${line.key}-${String(props.index)}`} />;
+        }
+        return (
+          <circle
+            key={`${line.key}-${String(props.index)}`}
+            className="trend-point"
+            data-run-id={row.runId}
+            cx={props.cx}
+            cy={props.cy}
+            r={4}
+            fill="var(--surface)"
+            stroke={colour(line.seriesIndex)}
+            strokeWidth={2}
+            onClick={() => row.runId !== null && onOpenRun(row.runId)}
+          />
+        );
+      },
+      // The hover highlight lets clicks through to the point under it, which opens
+      // the run (a highlight catching them made clicks depend on the hover's timing).
+      activeDot: (props) => (
+        <circle
+          className="trend-point-active"
+          cx={props.cx}
+          cy={props.cy}
+          r={6}
+          fill={colour(line.seriesIndex)}
+          pointerEvents="none"
+        />
+      ),
+    }),
+  );
   return (
     <figure className="chart" aria-label="Metric over time">
       <ChartToolbar view={view} />
-      <ResponsiveContainer width="100%" height={height}>
-        <LineChart
-          data={rows}
-          margin={{ top: 16, right: 32, bottom: 8, left: 8 }}
-          {...view.mouse}
-        >
-          <CartesianGrid stroke="var(--grid)" />
-          <XAxis
-            dataKey="index"
-            type="number"
-            domain={view.zoom ?? [0, Math.max(rows.length - 1, 1)]}
-            allowDataOverflow
-            ticks={indexTicks(Math.ceil(first), Math.floor(last))}
-            allowDecimals={false}
-            tickFormatter={label}
-            padding={{ left: 12, right: 12 }}
+      <SeriesChart
+        rows={rows}
+        lines={drawn}
+        view={view}
+        x={{
+          dataKey: "index",
+          at: atIndex,
+          domain: [0, Math.max(rows.length - 1, 1)],
+          format: label,
+          ticks: indexTicks(Math.ceil(first), Math.floor(last)),
+          allowDecimals: false,
+          padding: { left: 12, right: 12 },
+        }}
+        format={format}
+        yWidth={88}
+        tooltipLabel={(_, payload) => {
+          const row = payload[0]?.payload as MergedTrendRow | undefined;
+          if (!row) return "";
+          const when = formatTime(row.t);
+          if (row.runId === null) return `day of ${when}`;
+          const commit = row.commit ? ` · ${row.commit}` : "";
+          return `run #${String(row.runId)}${commit} · ${when}`;
+        }}
+        height={height}
+        margin={{ top: 16, right: 32, bottom: 8, left: 8 }}
+        over={lines.flatMap((line) =>
+          line.changes.map((change) => (
+            <ReferenceDot
+              key={`cpd-${line.key}-${String(change.x)}`}
+              x={change.x}
+              y={change.value}
+              r={7}
+              fill="none"
+              stroke={colour(line.seriesIndex)}
+              strokeWidth={2}
+            />
+          )),
+        )}
+      >
+        {lines.flatMap((line) => (line.window ? [windowBand(line, line.window, format)] : []))}
+        {thresholds.map((threshold) => (
+          <ReferenceLine
+            key={`sla-${String(threshold.ruleId)}`}
+            y={threshold.value}
+            ifOverflow="extendDomain"
+            stroke={
+              threshold.severity === "critical" ? "var(--sla-critical)" : "var(--sla-warning)"
+            }
+            strokeDasharray="4 4"
+            label={{ value: `SLA: ${threshold.name}`, position: "insideTopRight", fontSize: 12 }}
           />
-          <YAxis type="number" tickFormatter={format} width={88} {...valueAxis(view, values)} />
-          <Tooltip
-            labelFormatter={(_, payload) => {
-              const row = payload[0]?.payload as MergedTrendRow | undefined;
-              if (!row) return "";
-              const when = formatTime(row.t);
-              if (row.runId === null) return `day of ${when}`;
-              const commit = row.commit ? ` · ${row.commit}` : "";
-              return `run #${String(row.runId)}${commit} · ${when}`;
-            }}
-            formatter={(value) => (typeof value === "number" ? format(value) : String(value))}
-          />
-          <Legend onClick={view.onLegendClick} />
-          {view.selection}
-          {lines.flatMap((line) => (line.window ? [windowBand(line, line.window, format)] : []))}
-          {thresholds.map((threshold) => (
+        ))}
+        {annotations.map((marker) => {
+          const label = {
+            value: `A${String(marker.number)}`,
+            position: "insideBottomLeft" as const,
+            fontSize: 12,
+          };
+          return marker.x2 === null ? (
             <ReferenceLine
-              key={`sla-${String(threshold.ruleId)}`}
-              y={threshold.value}
+              key={`an-${String(marker.annotation.id)}`}
+              x={marker.x}
               ifOverflow="extendDomain"
-              stroke={
-                threshold.severity === "critical" ? "var(--sla-critical)" : "var(--sla-warning)"
-              }
-              strokeDasharray="4 4"
-              label={{ value: `SLA: ${threshold.name}`, position: "insideTopRight", fontSize: 12 }}
+              stroke="var(--annotation)"
+              strokeWidth={1.5}
+              className="trend-annotation"
+              label={label}
             />
-          ))}
-          {annotations.map((marker) => {
-            const label = {
-              value: `A${String(marker.number)}`,
-              position: "insideBottomLeft" as const,
-              fontSize: 12,
-            };
-            return marker.x2 === null ? (
-              <ReferenceLine
-                key={`an-${String(marker.annotation.id)}`}
-                x={marker.x}
-                ifOverflow="extendDomain"
-                stroke="var(--annotation)"
-                strokeWidth={1.5}
-                className="trend-annotation"
-                label={label}
-              />
-            ) : (
-              <ReferenceArea
-                key={`an-${String(marker.annotation.id)}`}
-                x1={marker.x}
-                x2={marker.x2}
-                ifOverflow="extendDomain"
-                fill="var(--annotation)"
-                fillOpacity={0.12}
-                stroke="var(--annotation)"
-                strokeOpacity={0.5}
-                className="trend-annotation trend-annotation-range"
-                label={label}
-              />
-            );
-          })}
-          {lines.flatMap((line) =>
-            line.changes.map((change) => (
-              <ReferenceLine
-                key={`cpl-${line.key}-${String(change.x)}`}
-                x={change.x}
-                stroke={colour(line.seriesIndex)}
-                strokeDasharray="2 4"
-                label={{ value: change.label, position: "top", fontSize: 12 }}
-              />
-            )),
-          )}
-          {lines.map((line) => (
-            <Line
-              key={line.key}
-              {...seriesLine({
-                name: line.name,
-                value: (row: MergedTrendRow) => row.values[line.key],
-                colourIndex: line.seriesIndex,
-                view,
-              })}
-              dot={(props) => {
-                const row = props.payload as MergedTrendRow;
-                if (props.cx == null || props.cy == null || row.values[line.key] === undefined) {
-                  return <g key={`${line.key}-${String(props.index)}`} />;
-                }
-                return (
-                  <circle
-                    key={`${line.key}-${String(props.index)}`}
-                    className="trend-point"
-                    data-run-id={row.runId}
-                    cx={props.cx}
-                    cy={props.cy}
-                    r={4}
-                    fill="var(--surface)"
-                    stroke={colour(line.seriesIndex)}
-                    strokeWidth={2}
-                    onClick={() => row.runId !== null && onOpenRun(row.runId)}
-                  />
-                );
-              }}
-              // The hover highlight lets clicks through to the point under it, which opens
-              // the run (a highlight catching them made clicks depend on the hover's timing).
-              activeDot={(props) => (
-                <circle
-                  className="trend-point-active"
-                  cx={props.cx}
-                  cy={props.cy}
-                  r={6}
-                  fill={colour(line.seriesIndex)}
-                  pointerEvents="none"
-                />
-              )}
+          ) : (
+            <ReferenceArea
+              key={`an-${String(marker.annotation.id)}`}
+              x1={marker.x}
+              x2={marker.x2}
+              ifOverflow="extendDomain"
+              fill="var(--annotation)"
+              fillOpacity={0.12}
+              stroke="var(--annotation)"
+              strokeOpacity={0.5}
+              className="trend-annotation trend-annotation-range"
+              label={label}
             />
-          ))}
-          {lines.flatMap((line) =>
-            line.changes.map((change) => (
-              <ReferenceDot
-                key={`cpd-${line.key}-${String(change.x)}`}
-                x={change.x}
-                y={change.value}
-                r={7}
-                fill="none"
-                stroke={colour(line.seriesIndex)}
-                strokeWidth={2}
-              />
-            )),
-          )}
-        </LineChart>
-      </ResponsiveContainer>
+          );
+        })}
+        {lines.flatMap((line) =>
+          line.changes.map((change) => (
+            <ReferenceLine
+              key={`cpl-${line.key}-${String(change.x)}`}
+              x={change.x}
+              stroke={colour(line.seriesIndex)}
+              strokeDasharray="2 4"
+              label={{ value: change.label, position: "top", fontSize: 12 }}
+            />
+          )),
+        )}
+      </SeriesChart>
     </figure>
   );
 }
+
+const atIndex = (row: MergedTrendRow) => row.index;
 
 /**
  * A window as a shaded band from its centre to its bound over its runs, the bound dashed: a

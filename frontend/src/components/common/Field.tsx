@@ -1,5 +1,7 @@
 import { useId, type ReactElement, type ReactNode } from "react";
 
+import { Options, type Option } from "./Select";
+
 /**
  * A labelled form control with its hint and error, wired for assistive technology. The child
  * is rendered by a function that receives the id and aria props to spread on the control.
@@ -59,6 +61,117 @@ export function FormErrors({ messages }: { messages: string[] }) {
           ))}
         </ul>
       )}
+    </div>
+  );
+}
+
+/** What a text control of a Field takes: its value, what typing sets, and its input's own
+ * attributes (given in the order they are written). */
+interface TextControl {
+  value: string;
+  onChange: (value: string) => void;
+  type?: string;
+  inputMode?: "numeric" | "decimal";
+  placeholder?: string;
+  spellCheck?: boolean;
+  autoComplete?: string;
+  maxLength?: number;
+  step?: number;
+  className?: string;
+  /** A textarea of this many lines, instead of a one-line input. */
+  rows?: number;
+}
+
+/** A Field whose control is a text input (or, with `rows`, a textarea). */
+export function TextField({
+  label,
+  hint,
+  error,
+  value,
+  onChange,
+  rows,
+  ...attributes
+}: { label: ReactNode; hint?: ReactNode; error?: string } & TextControl) {
+  return (
+    <Field label={label} hint={hint} error={error}>
+      {(control) =>
+        rows === undefined ? (
+          <input
+            {...control}
+            {...attributes}
+            value={value}
+            onChange={(event) => onChange(event.target.value)}
+          />
+        ) : (
+          <textarea
+            {...control}
+            {...attributes}
+            rows={rows}
+            value={value}
+            onChange={(event) => onChange(event.target.value)}
+          />
+        )
+      }
+    </Field>
+  );
+}
+
+/** A Field whose control is a choice among `options`. */
+export function SelectField<Value extends string>({
+  label,
+  hint,
+  error,
+  value,
+  options,
+  blank,
+  onChange,
+}: {
+  label: ReactNode;
+  hint?: ReactNode;
+  error?: string;
+  value: Value;
+  options: readonly Option[];
+  blank?: string;
+  onChange: (value: Value) => void;
+}) {
+  return (
+    <Field label={label} hint={hint} error={error}>
+      {(control) => (
+        <select
+          {...control}
+          value={value}
+          onChange={(event) => onChange(event.target.value as Value)}
+        >
+          <Options options={options} blank={blank} />
+        </select>
+      )}
+    </Field>
+  );
+}
+
+/** A checkbox in a form's grid, its hint under it. */
+export function CheckField({
+  label,
+  hint,
+  checked,
+  onChange,
+}: {
+  label: ReactNode;
+  hint: ReactNode;
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+}) {
+  return (
+    <div className="field field-check">
+      <label>
+        <input
+          type="checkbox"
+          checked={checked}
+          onChange={(event) => onChange(event.target.checked)}
+        />{" "}
+        {label}
+      </label>
+      <span className="field-hint">{hint}</span>
     </div>
   );
 }

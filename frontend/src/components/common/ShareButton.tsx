@@ -1,6 +1,5 @@
 import { useState } from "react";
 
-import { usePermissions } from "../../api/auth";
 import { errorMessage } from "../../api/client";
 import { useCreateShareLink, useRevokeShareLink } from "../../api/sharing";
 import type { ShareLinkCreate, ShareLinkCreated } from "../../api/types";
@@ -10,8 +9,15 @@ import type { ShareLinkCreate, ShareLinkCreated } from "../../api/types";
  * an iframe, and for a trend its badge as Markdown — and a way to revoke it. The link's token
  * is in the URL and nowhere else: it is shown once.
  */
-export function ShareButton({ body, what }: { body: ShareLinkCreate; what: string }) {
-  const { canWrite } = usePermissions();
+export function ShareButton({
+  body,
+  what,
+  canWrite,
+}: {
+  body: ShareLinkCreate;
+  what: string;
+  canWrite: boolean;
+}) {
   const create = useCreateShareLink();
   const revoke = useRevokeShareLink();
   const [made, setMade] = useState<ShareLinkCreated | null>(null);

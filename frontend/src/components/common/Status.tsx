@@ -1,7 +1,7 @@
-import type { UseQueryResult } from "@tanstack/react-query";
-import type { ReactNode } from "react";
+import type { ReactElement, ReactNode } from "react";
 
 import { ApiError, errorMessage } from "../../api/client";
+import type { QueryState } from "../../api/hooks";
 
 export function Loading({ label = "Loading…" }: { label?: string }) {
   return (
@@ -42,31 +42,52 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
   );
 }
 
-/** A query's state: loading, the thing asked for missing (a 404, `missing` titles it), another
- * error with a retry, nothing to show (`isEmpty`, then `empty`), or its data rendered by
- * `children`. The one way a page shows a query. */
+/** The statuses that say the thing asked for is not there (rather than that asking failed). */
+const MISSING = [404];
+
+/**
+ * A query's state: failed (with `missing`, the thing asked for is not there, a 404 that
+ * `missing` titles or replaces; any other failure titled `title`, with a retry when the query
+ * can be asked again), loading (`loading` says it; null: nothing shows), nothing to show
+ * (`isEmpty`, then `empty`), or its data rendered by `children`. `errorFrame` puts a failure
+ * in its place on the page. The one way anything shows a query.
+ */
 export function QueryResult<T>({
   query,
   loading,
-  missing = "Not found",
+  title,
+  missing,
+  missingStatuses = MISSING,
   isEmpty,
   empty,
+  errorFrame = (state) => state,
   children,
 }: {
-  query: UseQueryResult<T>;
-  loading: string;
-  missing?: string;
+  query: QueryState<T>;
+  loading?: string | null;
+  title?: string;
+  missing?: string | ReactElement;
+  missingStatuses?: readonly number[];
   isEmpty?: (data: T) => boolean;
   empty?: ReactNode;
+  errorFrame?: (state: ReactElement) => ReactNode;
   children: (data: T) => ReactNode;
 }) {
-  if (query.isPending) return <Loading label={loading} />;
-  if (query.isError) {
-    if (query.error instanceof ApiError && query.error.status === 404) {
-      return <EmptyState title={missing}>{query.error.message}</EmptyState>;
+  const { error, refetch } = query;
+  if (error) {
+    if (
+      missing !== undefined &&
+      error instanceof ApiError &&
+      missingStatuses.includes(error.status)
+    ) {
+      if (typeof missing !== "string") return missing;
+      return <EmptyState title={missing}>{error.message}</EmptyState>;
     }
-    return <ErrorState message={errorMessage(query.error)} onRetry={() => void query.refetch()} />;
+    const retry = refetch && (() => void refetch());
+    return errorFrame(<ErrorState title={title} message={errorMessage(error)} onRetry={retry} />);
   }
-  if (isEmpty?.(query.data)) return <>{empty}</>;
-  return <>{children(query.data)}</>;
+  if (query.isPending) return loading === null ? null : <Loading label={loading} />;
+  const data = query.data as T;
+  if (isEmpty?.(data)) return <>{empty}</>;
+  return <>{children(data)}</>;
 }

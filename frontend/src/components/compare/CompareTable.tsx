@@ -2,6 +2,7 @@ import { useState } from "react";
 
 import { splitUnchanged, type CompareGroup, type CompareRow } from "../../lib/compare";
 import { minTailSamples } from "../../lib/vocabulary";
+import { num, TableHead } from "../common/TableHead";
 import { Tooltip } from "../common/Tooltip";
 import { VerdictBadge } from "../common/VerdictBadge";
 
@@ -29,24 +30,16 @@ export function CompareTable({
     });
   return (
     <table className="table compare-table">
-      <thead>
-        <tr>
-          <th scope="col">Metric</th>
-          <th scope="col" className="num side-name">
-            {sides.baseline}
-          </th>
-          <th scope="col" className="num side-name">
-            {sides.candidate}
-          </th>
-          <th scope="col" className="num">
-            Delta
-          </th>
-          <th scope="col" className="num">
-            Delta %
-          </th>
-          <th scope="col">Verdict</th>
-        </tr>
-      </thead>
+      <TableHead
+        columns={[
+          "Metric",
+          { label: sides.baseline, className: "num side-name", key: "baseline" },
+          { label: sides.candidate, className: "num side-name", key: "candidate" },
+          num("Delta"),
+          num("Delta %"),
+          "Verdict",
+        ]}
+      />
       {groups.map((group) => {
         const { shown, unchanged } = splitUnchanged(group.rows);
         const expanded = open.has(group.key);

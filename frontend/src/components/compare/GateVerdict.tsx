@@ -1,18 +1,17 @@
 import { Link } from "react-router";
 
-import { useRun } from "../../api/runs";
+import type { RunRead } from "../../api/types";
 import { RunVerdictBadge } from "../common/VerdictBadge";
 
 /** The CI gate's verdict on the candidate, which judged it against its history's window. */
-export function GateVerdict({ runId }: { runId: number }) {
-  const run = useRun(runId);
-  if (run.data?.verdict == null) return null;
-  const reasons = run.data.verdict_reasons.length;
+export function GateVerdict({ run }: { run: RunRead }) {
+  if (run.verdict == null) return null;
+  const reasons = run.verdict_reasons.length;
   return (
     <p className="gate-verdict" aria-label="CI gate verdict">
-      CI gate on run #{runId}: <RunVerdictBadge verdict={run.data.verdict} />{" "}
+      CI gate on run #{run.id}: <RunVerdictBadge verdict={run.verdict} />{" "}
       {reasons > 0 && (
-        <Link to={`/runs/${String(runId)}#ci-verdict`}>
+        <Link to={`/runs/${String(run.id)}#ci-verdict`}>
           {reasons} reason{reasons === 1 ? "" : "s"}
         </Link>
       )}{" "}

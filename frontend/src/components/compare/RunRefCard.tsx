@@ -1,40 +1,35 @@
-import { Link } from "react-router";
-
 import type { RunRef } from "../../api/types";
 import { formatDateTime, shortCommit } from "../../lib/format";
+import { MetaItem } from "../common/Meta";
+import { RunLink } from "../common/RunLink";
 
 export function RunRefCard({ role, run }: { role: "Baseline" | "Candidate"; run: RunRef }) {
   return (
     <div className="panel run-ref">
       <h3>
-        {role}: <Link to={`/runs/${String(run.id)}`}>run #{run.id}</Link>
+        {role}: <RunLink id={run.id} text="run #" />
       </h3>
       <dl className="kv">
-        <div>
-          <dt>Benchmark</dt>
-          <dd>
-            {run.suite} / {run.scenario}
-          </dd>
-        </div>
-        <div>
-          <dt>Branch</dt>
-          <dd>{run.branch ?? "—"}</dd>
-        </div>
-        <div>
-          <dt>Commit</dt>
-          <dd className="mono" title={run.commit ?? undefined}>
-            {shortCommit(run.commit)}
-          </dd>
-        </div>
-        <div>
-          <dt>Host</dt>
-          <dd>{run.host_name ?? "—"}</dd>
-        </div>
-        <div>
-          <dt>Started</dt>
-          <dd>{formatDateTime(run.started_at)}</dd>
-        </div>
+        <MetaItem term="Benchmark">
+          {run.suite} / {run.scenario}
+        </MetaItem>
+        <MetaItem term="Branch">{run.branch ?? "—"}</MetaItem>
+        <MetaItem term="Commit" className="mono" title={run.commit ?? undefined}>
+          {shortCommit(run.commit)}
+        </MetaItem>
+        <MetaItem term="Host">{run.host_name ?? "—"}</MetaItem>
+        <MetaItem term="Started">{formatDateTime(run.started_at)}</MetaItem>
       </dl>
+    </div>
+  );
+}
+
+/** The two runs compared, side by side. */
+export function RunRefCards({ baseline, candidate }: { baseline: RunRef; candidate: RunRef }) {
+  return (
+    <div className="two-columns">
+      <RunRefCard role="Baseline" run={baseline} />
+      <RunRefCard role="Candidate" run={candidate} />
     </div>
   );
 }

@@ -4,8 +4,8 @@ import { errorMessage } from "../../api/client";
 import { useSaveExperiment } from "../../api/experiments";
 import type { ExperimentRead } from "../../api/types";
 import { parseDocument } from "../../lib/experiments";
-import { Field } from "../common/Field";
-import { CreateForm } from "../settings/CreateForm";
+import { TextField } from "../common/Field";
+import { FormPanel } from "../common/FormPanel";
 
 /** A document to start from: two jobs, their series, an expectation and a reference figure. */
 export const TEMPLATE = JSON.stringify(
@@ -62,7 +62,7 @@ export function ExperimentForm({
   }
 
   return (
-    <CreateForm
+    <FormPanel
       id="save-experiment"
       title="Save an experiment"
       submitLabel="Save"
@@ -70,21 +70,15 @@ export function ExperimentForm({
       errors={errors}
       onSubmit={submit}
     >
-      <Field
+      <TextField
         label="Document (JSON)"
         hint="Expectations: p50(after) <= 0.5 * p50(before), throughput(a) >= throughput(b) for connections <= 100, p95(x) <= 500 ms"
-      >
-        {(control) => (
-          <textarea
-            {...control}
-            className="mono experiment-document"
-            rows={24}
-            spellCheck={false}
-            value={text}
-            onChange={(event) => setText(event.target.value)}
-          />
-        )}
-      </Field>
-    </CreateForm>
+        className="mono experiment-document"
+        rows={24}
+        spellCheck={false}
+        value={text}
+        onChange={setText}
+      />
+    </FormPanel>
   );
 }

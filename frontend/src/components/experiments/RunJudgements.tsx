@@ -10,6 +10,12 @@ import {
 } from "../../lib/experiments";
 import { formatValue } from "../../lib/units";
 import { Badge } from "../common/Badge";
+import { RunLink } from "../common/RunLink";
+import { TableHead } from "../common/TableHead";
+
+const JUDGEMENT_COLUMNS = ["Expectation", "At", "Judged", "Value", "95 % interval",
+  "Decides from", "Why"];
+const FIGURE_COLUMNS = ["Series", "Metric", "Reference", "Source", "Lab", "Lab / reference"];
 
 /**
  * One run of an experiment: its jobs (each a link to its run), then, once they have ended,
@@ -28,7 +34,7 @@ export function RunJudgements({ name, run }: { name: string; run: ExperimentRunR
             {index > 0 && ", "}
             {job}:{" "}
             {state.run_id !== null && state.run_id !== undefined ? (
-              <Link to={`/runs/${String(state.run_id)}`}>run #{state.run_id}</Link>
+              <RunLink id={state.run_id} text="run #" />
             ) : (
               <Link to={`/jobs?job=${String(state.job_id)}`}>
                 job #{state.job_id} ({state.status})
@@ -44,17 +50,7 @@ export function RunJudgements({ name, run }: { name: string; run: ExperimentRunR
       {run.judgements && (
         <div className="table-scroll">
           <table className="table judgements-table">
-            <thead>
-              <tr>
-                <th scope="col">Expectation</th>
-                <th scope="col">At</th>
-                <th scope="col">Judged</th>
-                <th scope="col">Value</th>
-                <th scope="col">95 % interval</th>
-                <th scope="col">Decides from</th>
-                <th scope="col">Why</th>
-              </tr>
-            </thead>
+            <TableHead columns={JUDGEMENT_COLUMNS} />
             <tbody>
               {run.judgements.map((judged) => (
                 <tr
@@ -87,16 +83,7 @@ export function RunJudgements({ name, run }: { name: string; run: ExperimentRunR
           <h3>The lab&apos;s figures beside the reference</h3>
           <div className="table-scroll">
             <table className="table figures-table">
-              <thead>
-                <tr>
-                  <th scope="col">Series</th>
-                  <th scope="col">Metric</th>
-                  <th scope="col">Reference</th>
-                  <th scope="col">Source</th>
-                  <th scope="col">Lab</th>
-                  <th scope="col">Lab / reference</th>
-                </tr>
-              </thead>
+              <TableHead columns={FIGURE_COLUMNS} />
               <tbody>
                 {run.figures.map((figure) => (
                   <tr key={`${figure.series}.${figure.metric}.${figure.source}`}>

@@ -1,6 +1,7 @@
 import type { ExperimentRunRead } from "../../api/types";
 import { formatJudged, formatPoint, OUTCOME, pairJudgements } from "../../lib/experiments";
 import { Badge } from "../common/Badge";
+import { TableHead } from "../common/TableHead";
 
 /** Two runs of one experiment side by side: each expectation as each run judged it, those
  * judged differently marked. */
@@ -25,14 +26,9 @@ export function RunsSideBySide({
       </p>
       <div className="table-scroll">
         <table className="table side-by-side-table">
-          <thead>
-            <tr>
-              <th scope="col">Expectation</th>
-              <th scope="col">At</th>
-              <th scope="col">Run #{first.id}</th>
-              <th scope="col">Run #{second.id}</th>
-            </tr>
-          </thead>
+          <TableHead
+            columns={["Expectation", "At", `Run #${String(first.id)}`, `Run #${String(second.id)}`]}
+          />
           <tbody>
             {pairs.map((pair) => (
               <tr key={pair.key} data-changed={pair.changed ? "yes" : "no"}>

@@ -1,5 +1,6 @@
 import type { TuningCheck } from "../../api/types";
 import { Badge } from "../common/Badge";
+import { TableHead } from "../common/TableHead";
 
 /** A host's fingerprint: what must match for two runs' numbers to be comparable. */
 export function Fingerprint({ fingerprint }: { fingerprint: Record<string, unknown> }) {
@@ -22,15 +23,7 @@ export function TuningTable({ checks }: { checks: TuningCheck[] }) {
   if (checks.length === 0) return <p className="muted">No tuning checks.</p>;
   return (
     <table className="table tuning-table">
-      <thead>
-        <tr>
-          <th scope="col">Setting</th>
-          <th scope="col">Current</th>
-          <th scope="col">Recommended</th>
-          <th scope="col">Check</th>
-          <th scope="col">Why</th>
-        </tr>
-      </thead>
+      <TableHead columns={["Setting", "Current", "Recommended", "Check", "Why"]} />
       <tbody>
         {checks.map((check) => (
           <tr key={check.setting}>

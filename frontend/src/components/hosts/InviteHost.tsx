@@ -2,8 +2,8 @@ import { useState } from "react";
 
 import { errorMessage } from "../../api/client";
 import { useInviteHost } from "../../api/hosts";
-import { Field } from "../common/Field";
-import { CreateForm } from "../settings/CreateForm";
+import { TextField } from "../common/Field";
+import { FormPanel } from "../common/FormPanel";
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
@@ -44,7 +44,7 @@ export function InviteHost() {
 
   return (
     <>
-      <CreateForm
+      <FormPanel
         id="invite-host"
         title="Invite a host"
         submitLabel={invite.isPending ? "Inviting…" : "Invite"}
@@ -52,17 +52,20 @@ export function InviteHost() {
         errors={invite.isError ? [errorMessage(invite.error)] : []}
         onSubmit={submit}
       >
-        <Field label="Name" hint="Its queue is host.<name>" error={error}>
-          {(control) => (
-            <input {...control} value={name} onChange={(event) => setName(event.target.value)} />
-          )}
-        </Field>
-        <Field label="Tags" hint="Comma-separated: what jobs' host tags select">
-          {(control) => (
-            <input {...control} value={tags} onChange={(event) => setTags(event.target.value)} />
-          )}
-        </Field>
-      </CreateForm>
+        <TextField
+          label="Name"
+          hint="Its queue is host.<name>"
+          error={error}
+          value={name}
+          onChange={setName}
+        />
+        <TextField
+          label="Tags"
+          hint="Comma-separated: what jobs' host tags select"
+          value={tags}
+          onChange={setTags}
+        />
+      </FormPanel>
       {command && (
         <div className="panel" role="status" aria-label="Join command">
           <p>

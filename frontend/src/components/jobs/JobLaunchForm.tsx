@@ -19,7 +19,7 @@ import {
   type ParamInputs,
 } from "../../lib/params";
 import { repoParamInputs, targetFields, targetProblem, type RepoTarget } from "../../lib/repos";
-import { Field, FormErrors } from "../common/Field";
+import { CheckField, FormErrors, SelectField, TextField } from "../common/Field";
 import { ParamInput } from "./ParamInput";
 
 /** A job of a repository's code: what it measures, and the fields that choose it. */
@@ -191,33 +191,21 @@ function SuiteForm({
       <h2 id="launch-title">{title}</h2>
       <div className="form-grid">
         {repo?.fields}
-        <Field label="Suite" hint={suite.description}>
-          {(control) => (
-            <select {...control} value={suite.id} onChange={(event) => onSuite(event.target.value)}>
-              {suites.map((item) => (
-                <option key={item.id} value={item.id}>
-                  {item.id}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Scenario" hint={suite.scenarios[scenario]?.description}>
-          {(control) => (
-            <select
-              {...control}
-              value={scenario}
-              onChange={(event) => changeScenario(event.target.value)}
-            >
-              {scenarios.map(([name]) => (
-                <option key={name} value={name}>
-                  {name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field
+        <SelectField
+          label="Suite"
+          hint={suite.description}
+          value={suite.id}
+          options={suites.map((item) => item.id)}
+          onChange={onSuite}
+        />
+        <SelectField
+          label="Scenario"
+          hint={suite.scenarios[scenario]?.description}
+          value={scenario}
+          options={scenarios.map(([name]) => name)}
+          onChange={changeScenario}
+        />
+        <TextField
           label="Host tags"
           hint={
             knownTags.length > 0
@@ -225,17 +213,11 @@ function SuiteForm({
               : "Comma-separated; empty: any host"
           }
           error={launchErrors.tags}
-        >
-          {(control) => (
-            <input
-              {...control}
-              value={tagsText}
-              placeholder="any host"
-              onChange={(event) => setTagsText(event.target.value)}
-            />
-          )}
-        </Field>
-        <Field
+          value={tagsText}
+          placeholder="any host"
+          onChange={setTagsText}
+        />
+        <TextField
           label="Repetitions"
           hint={
             tryJob
@@ -245,74 +227,44 @@ function SuiteForm({
               : `Trials in the run, 1 – 100; the lab's default is ${String(LAB_REPETITIONS)}`
           }
           error={launchErrors.repetitions}
-        >
-          {(control) => (
-            <input
-              {...control}
-              inputMode="numeric"
-              value={repetitionsText}
-              onChange={(event) => setRepetitionsText(event.target.value)}
-            />
-          )}
-        </Field>
-        <Field
+          inputMode="numeric"
+          value={repetitionsText}
+          onChange={setRepetitionsText}
+        />
+        <TextField
           label="Timeout (s)"
           hint="10 – 21,600; blank: from the estimate"
           error={launchErrors.timeout}
-        >
-          {(control) => (
-            <input
-              {...control}
-              inputMode="numeric"
-              value={timeoutText}
-              placeholder={
-                estimate.data === undefined ? "from the estimate" : String(estimate.data.timeout_s)
-              }
-              onChange={(event) => setTimeoutText(event.target.value)}
-            />
-          )}
-        </Field>
+          inputMode="numeric"
+          value={timeoutText}
+          placeholder={
+            estimate.data === undefined ? "from the estimate" : String(estimate.data.timeout_s)
+          }
+          onChange={setTimeoutText}
+        />
         {tryJob && (
-          <Field
+          <TextField
             label="Cap (minutes)"
             hint="Lab time the job's stages may take, 1 – 360; blank: it stops at a decision or its last look"
             error={launchErrors.maxMinutes}
-          >
-            {(control) => (
-              <input
-                {...control}
-                inputMode="numeric"
-                value={maxMinutesText}
-                placeholder="no cap"
-                onChange={(event) => setMaxMinutesText(event.target.value)}
-              />
-            )}
-          </Field>
+            inputMode="numeric"
+            value={maxMinutesText}
+            placeholder="no cap"
+            onChange={setMaxMinutesText}
+          />
         )}
-        <div className="field field-check">
-          <label>
-            <input
-              type="checkbox"
-              checked={allMatching}
-              onChange={(event) => setAllMatching(event.target.checked)}
-            />{" "}
-            On every matching host
-          </label>
-          <span className="field-hint">One job per online host with these tags</span>
-        </div>
-        <div className="field field-check">
-          <label>
-            <input
-              type="checkbox"
-              checked={profile}
-              onChange={(event) => setProfile(event.target.checked)}
-            />{" "}
-            Profile the CPU
-          </label>
-          <span className="field-hint">
-            One more trial per series, its programs profiled; no statistic counts it
-          </span>
-        </div>
+        <CheckField
+          label="On every matching host"
+          hint="One job per online host with these tags"
+          checked={allMatching}
+          onChange={setAllMatching}
+        />
+        <CheckField
+          label="Profile the CPU"
+          hint="One more trial per series, its programs profiled; no statistic counts it"
+          checked={profile}
+          onChange={setProfile}
+        />
       </div>
       {fields.length > 0 && (
         <fieldset className="params">

@@ -1,14 +1,17 @@
 import { useEffect, useRef } from "react";
-import { Link } from "react-router";
 
+import { isActive } from "../../api/states";
 import type { JobRead } from "../../api/types";
 import { formatDateTime, formatDuration } from "../../lib/format";
-import { isActive } from "../../api/states";
 import { statusTone } from "../../lib/jobs";
 import { describeRepoJob } from "../../lib/repos";
 import { describeStages } from "../../lib/tries";
 import { Badge } from "../common/Badge";
 import { ProgressBar } from "../common/ProgressBar";
+import { RunLink } from "../common/RunLink";
+import { hidden, TableHead } from "../common/TableHead";
+
+const COLUMNS = ["Job", "Suite / scenario", "Status", "Progress", "Host", "Created", "Took", "Run"];
 
 /** Jobs, one per row; the `linked` job (a link to it) is scrolled to once it is listed. */
 export function JobsTable({
@@ -36,21 +39,7 @@ export function JobsTable({
   }, [listed, linked]);
   return (
     <table className="table jobs-table" ref={table}>
-      <thead>
-        <tr>
-          <th scope="col">Job</th>
-          <th scope="col">Suite / scenario</th>
-          <th scope="col">Status</th>
-          <th scope="col">Progress</th>
-          <th scope="col">Host</th>
-          <th scope="col">Created</th>
-          <th scope="col">Took</th>
-          <th scope="col">Run</th>
-          <th scope="col">
-            <span className="visually-hidden">Actions</span>
-          </th>
-        </tr>
-      </thead>
+      <TableHead columns={[...COLUMNS, hidden("Actions")]} />
       <tbody>
         {jobs.map((job) => (
           <tr
@@ -103,7 +92,7 @@ export function JobsTable({
             </td>
             <td>
               {job.run_id !== null ? (
-                <Link to={`/runs/${String(job.run_id)}`}>Run #{job.run_id}</Link>
+                <RunLink id={job.run_id} text="Run #" />
               ) : (
                 "—"
               )}

@@ -1,6 +1,7 @@
 import { Fragment } from "react";
 
 import type { ChangedFrame } from "../../lib/flamegraph";
+import { num, TableHead } from "../common/TableHead";
 
 /**
  * The frames whose self share (samples with the frame on the CPU, a share of each side's own
@@ -16,23 +17,9 @@ export function ChangedFramesTable({ rows, label }: { rows: ChangedFrame[]; labe
         Self share: samples with the frame on the CPU, a share of each side&apos;s own samples;
         total: the change of its share anywhere on the stack.
       </caption>
-      <thead>
-        <tr>
-          <th scope="col">Frame</th>
-          <th scope="col" className="num">
-            Baseline
-          </th>
-          <th scope="col" className="num">
-            Candidate
-          </th>
-          <th scope="col" className="num">
-            Change
-          </th>
-          <th scope="col" className="num">
-            Total
-          </th>
-        </tr>
-      </thead>
+      <TableHead
+        columns={["Frame", num("Baseline"), num("Candidate"), num("Change"), num("Total")]}
+      />
       <tbody>
         {rows.map((row) => (
           <tr key={row.frame} data-frame={row.frame} data-change={row.direction}>

@@ -1,10 +1,11 @@
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 
 import { refusal } from "../../api/client";
 import { useUpdateRepository } from "../../api/repos";
 import type { RepositoryRead } from "../../api/types";
 import { COMMIT_URL_EXAMPLE, commitUrlProblem, registrationProblems } from "../../lib/repos";
-import { Field, FormErrors } from "../common/Field";
+import { TextField } from "../common/Field";
+import { FormPanel } from "../common/FormPanel";
 
 /**
  * A repository's commit URL changed or removed (members): where the dashboard links its
@@ -38,8 +39,7 @@ export function CommitUrlForm({ repo }: { repo: RepositoryRead }) {
     );
   }
 
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
+  function submit() {
     const problem = commitUrlProblem(text);
     if (problem !== null) {
       setError(problem);
@@ -49,31 +49,16 @@ export function CommitUrlForm({ repo }: { repo: RepositoryRead }) {
   }
 
   return (
-    <form className="panel" onSubmit={submit} noValidate aria-labelledby="commit-url-title">
-      <h3 id="commit-url-title">Commit links</h3>
-      <div className="form-grid">
-        <Field
-          label="Commit URL"
-          hint="Where a commit is read, {sha} standing for its sha; blank: commits are not linked"
-          error={error}
-        >
-          {(control) => (
-            <input
-              {...control}
-              value={text}
-              placeholder={COMMIT_URL_EXAMPLE}
-              spellCheck={false}
-              onChange={(event) => setText(event.target.value)}
-            />
-          )}
-        </Field>
-      </div>
-      <FormErrors messages={formErrors} />
-      <div className="form-actions">
-        <button type="submit" className="button button-primary" disabled={update.isPending}>
-          {update.isPending ? "Saving…" : "Save"}
-        </button>
-        {repo.commit_url && (
+    <FormPanel
+      id="commit-url-title"
+      title="Commit links"
+      submitLabel={update.isPending ? "Saving…" : "Save"}
+      pending={update.isPending}
+      errors={formErrors}
+      done={done}
+      onSubmit={submit}
+      actions={
+        repo.commit_url && (
           <button
             type="button"
             className="button"
@@ -82,13 +67,18 @@ export function CommitUrlForm({ repo }: { repo: RepositoryRead }) {
           >
             Remove
           </button>
-        )}
-        {done && (
-          <span className="text-good" role="status">
-            {done}
-          </span>
-        )}
-      </div>
-    </form>
+        )
+      }
+    >
+      <TextField
+        label="Commit URL"
+        hint="Where a commit is read, {sha} standing for its sha; blank: commits are not linked"
+        error={error}
+        value={text}
+        placeholder={COMMIT_URL_EXAMPLE}
+        spellCheck={false}
+        onChange={setText}
+      />
+    </FormPanel>
   );
 }

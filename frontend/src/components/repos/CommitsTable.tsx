@@ -1,6 +1,7 @@
 import type { CommitRead } from "../../api/types";
 import { formatDateTime, shortCommit } from "../../lib/format";
 import { namesCommit } from "../../lib/repos";
+import { hidden, TableHead } from "../common/TableHead";
 import { CommitLink } from "./CommitLink";
 
 export type Side = "base" | "head";
@@ -26,23 +27,15 @@ export function CommitsTable({
 }) {
   return (
     <table className="table commits-table">
-      <thead>
-        <tr>
-          <th scope="col">Commit</th>
-          <th scope="col">Subject</th>
-          <th scope="col">Author</th>
-          <th scope="col">Date</th>
-          {pick && (
-            <>
-              <th scope="col">Base</th>
-              <th scope="col">Head</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </>
-          )}
-        </tr>
-      </thead>
+      <TableHead
+        columns={[
+          "Commit",
+          "Subject",
+          "Author",
+          "Date",
+          ...(pick ? ["Base", "Head", hidden("Actions")] : []),
+        ]}
+      />
       <tbody>
         {commits.map((commit) => {
           const short = shortCommit(commit.sha);

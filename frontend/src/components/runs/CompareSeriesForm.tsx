@@ -2,6 +2,7 @@ import { useState, type FormEvent } from "react";
 import { useNavigate } from "react-router";
 
 import { compareHref } from "../../lib/compare";
+import { LabelledSelect } from "../common/Select";
 
 /**
  * Compare two series of this run along one of its axes (go vs zig, baseline vs tuned): the
@@ -33,30 +34,14 @@ export function CompareSeriesForm({
   }
   return (
     <form className="toolbar" onSubmit={submit} aria-label="Compare two series of this run">
-      <label>
-        Along{" "}
-        <select value={axis} onChange={(event) => pickAxis(event.target.value)}>
-          {names.map((name) => (
-            <option key={name}>{name}</option>
-          ))}
-        </select>
-      </label>
-      <label>
-        baseline{" "}
-        <select value={baseline} onChange={(event) => setBaseline(event.target.value)}>
-          {values.map((value) => (
-            <option key={value}>{value}</option>
-          ))}
-        </select>
-      </label>
-      <label>
-        candidate{" "}
-        <select value={candidate} onChange={(event) => setCandidate(event.target.value)}>
-          {values.map((value) => (
-            <option key={value}>{value}</option>
-          ))}
-        </select>
-      </label>
+      <LabelledSelect label="Along" value={axis} options={names} onChange={pickAxis} />
+      <LabelledSelect label="baseline" value={baseline} options={values} onChange={setBaseline} />
+      <LabelledSelect
+        label="candidate"
+        value={candidate}
+        options={values}
+        onChange={setCandidate}
+      />
       <button type="submit" className="button" disabled={baseline === candidate}>
         Compare series
       </button>

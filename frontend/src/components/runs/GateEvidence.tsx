@@ -1,5 +1,3 @@
-import { Link } from "react-router";
-
 import type { GateEvidence as Evidence, MetricInfo } from "../../api/types";
 import { formatLabels, shortCommit } from "../../lib/format";
 import { WANTED_CHANGE, blindSpot, failsAbove, smallestChangeAt } from "../../lib/gate";
@@ -7,7 +5,11 @@ import { formatShare } from "../../lib/trends";
 import { formatValue } from "../../lib/units";
 import { metricLabel } from "../../lib/vocabulary";
 import { Badge } from "../common/Badge";
+import { RunLink } from "../common/RunLink";
+import { num, TableHead } from "../common/TableHead";
 
+const COLUMNS = ["Series", "Metric", "Window", num("Value"), num("Centre"), num("Bound"),
+  num("p vs level"), "Smallest change it sees", "Outcome"];
 const OUTCOME_TONE = { regressed: "bad", improved: "good", unchanged: "neutral" } as const;
 
 /**
@@ -35,27 +37,7 @@ export function GateEvidence({
       )}
       <div className="table-scroll">
         <table className="table evidence-table" aria-label="Gate evidence">
-          <thead>
-            <tr>
-              <th scope="col">Series</th>
-              <th scope="col">Metric</th>
-              <th scope="col">Window</th>
-              <th scope="col" className="num">
-                Value
-              </th>
-              <th scope="col" className="num">
-                Centre
-              </th>
-              <th scope="col" className="num">
-                Bound
-              </th>
-              <th scope="col" className="num">
-                p vs level
-              </th>
-              <th scope="col">Smallest change it sees</th>
-              <th scope="col">Outcome</th>
-            </tr>
-          </thead>
+          <TableHead columns={COLUMNS} />
           <tbody>
             {evidence.map((item, index) => (
               <EvidenceRow
@@ -84,11 +66,11 @@ function EvidenceRow({ item, unit, label }: { item: Evidence; unit: string; labe
       <td>{label}</td>
       <td className="wrap">
         {window.runs} runs on <strong>{window.branch}</strong>, from{" "}
-        <Link to={`/runs/${String(window.first_run_id)}`}>run #{window.first_run_id}</Link>
+        <RunLink id={window.first_run_id} text="run #" />
         {window.first_commit && (
           <span className="mono"> @ {shortCommit(window.first_commit)}</span>
         )}{" "}
-        to <Link to={`/runs/${String(window.last_run_id)}`}>run #{window.last_run_id}</Link>
+        to <RunLink id={window.last_run_id} text="run #" />
         {window.last_commit && (
           <span className="mono"> @ {shortCommit(window.last_commit)}</span>
         )}

@@ -1,94 +1,89 @@
-import { useMemo, useState } from "react";
 import { Link } from "react-router";
 
-import { errorMessage } from "../../api/client";
-import { useProfiles, useProfileStacks } from "../../api/runs";
 import type { ProfileRead, RunRead } from "../../api/types";
+import type { RunProfiles } from "../../hooks/useRunProfiles";
 import { confirmationProfilesHref } from "../../lib/compare";
 import { profileFoldedUrl } from "../../lib/downloads";
-import { flameTree, type FlameTree } from "../../lib/flamegraph";
-import { profileName, stacksFromSpeedscope } from "../../lib/profiles";
+import type { FlameTree } from "../../lib/flamegraph";
+import { profileName } from "../../lib/profiles";
 import { FlameGraph } from "../charts/FlameGraph";
-import { ErrorState, Loading } from "../common/Status";
+import { LabelledSelect } from "../common/Select";
+import { ErrorState, QueryResult } from "../common/Status";
 
 /**
  * The run's profiles, when it has any: pick one, see its flame graph, download it. Most are
  * CPU profiles; a program may also report stacks of its own (memcheck's errors, by where they
  * happened).
  */
-export function ProfilesPanel({ run }: { run: RunRead }) {
-  const profiles = useProfiles(run.id);
-  const [chosenId, setChosenId] = useState<number | null>(null);
-  if (profiles.isPending || (profiles.isSuccess && profiles.data.length === 0)) return null;
-  if (profiles.isError) {
-    return (
-      <>
-        <h2>CPU profiles</h2>
-        <ErrorState
-          title="Could not load the CPU profiles"
-          message={errorMessage(profiles.error)}
-          onRetry={() => void profiles.refetch()}
-        />
-      </>
-    );
-  }
-  const chosen = profiles.data.find((profile) => profile.id === chosenId) ?? profiles.data[0]!;
-  const heading = profiles.data.every(isErrorStacks) ? "Memcheck error stacks" : "CPU profiles";
+export function ProfilesPanel({ run, profiles }: { run: RunRead; profiles: RunProfiles }) {
+  const { chosen, choose, flame } = profiles;
   return (
-    <section aria-labelledby="cpu-profiles">
-      <h2 id="cpu-profiles">{heading}</h2>
-      {run.confirms_run_id !== null && (
-        <p>
-          This confirmation profiled both versions:{" "}
-          <Link to={confirmationProfilesHref(run.id)}>Compare CPU profiles</Link> of
-          variant=baseline and variant=candidate.
-        </p>
+    <QueryResult
+      query={profiles.list}
+      loading={null}
+      title="Could not load the CPU profiles"
+      isEmpty={(list) => list.length === 0}
+      errorFrame={(state) => (
+        <>
+          <h2>CPU profiles</h2>
+          {state}
+        </>
       )}
-      <div className="toolbar">
-        <label>
-          Profile{" "}
-          <select value={chosen.id} onChange={(event) => setChosenId(Number(event.target.value))}>
-            {profiles.data.map((profile) => (
-              <option key={profile.id} value={profile.id}>
-                {profileName(profile)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <a className="button" href={profileFoldedUrl(run.id, chosen.id)} download>
-          Folded stacks
-        </a>
-        <span className="muted small">
-          {chosen.stacks.toLocaleString("en-US")} distinct stacks
-          {chosen.frequency_hz !== null && `, sampled at ${String(chosen.frequency_hz)} Hz`}
-        </span>
-      </div>
-      <ProfileFlameGraph key={chosen.id} runId={run.id} profile={chosen} />
-    </section>
+    >
+      {(list) =>
+        chosen && (
+          <section aria-labelledby="cpu-profiles">
+            <h2 id="cpu-profiles">
+              {list.every(isErrorStacks) ? "Memcheck error stacks" : "CPU profiles"}
+            </h2>
+            {run.confirms_run_id !== null && (
+              <p>
+                This confirmation profiled both versions:{" "}
+                <Link to={confirmationProfilesHref(run.id)}>Compare CPU profiles</Link> of
+                variant=baseline and variant=candidate.
+              </p>
+            )}
+            <div className="toolbar">
+              <LabelledSelect
+                label="Profile"
+                value={chosen.id}
+                options={list.map((profile) => ({ value: profile.id, text: profileName(profile) }))}
+                onChange={(value) => choose(Number(value))}
+              />
+              <a className="button" href={profileFoldedUrl(run.id, chosen.id)} download>
+                Folded stacks
+              </a>
+              <span className="muted small">
+                {chosen.stacks.toLocaleString("en-US")} distinct stacks
+                {chosen.frequency_hz !== null && `, sampled at ${String(chosen.frequency_hz)} Hz`}
+              </span>
+            </div>
+            <QueryResult
+              key={chosen.id}
+              query={flame}
+              loading="Loading the profile…"
+              title="Could not load the profile"
+            >
+              {(read) =>
+                "error" in read ? (
+                  <ErrorState title="Could not read the profile" message={read.error} />
+                ) : (
+                  <ProfileFlameGraph profile={chosen} tree={read.tree} />
+                )
+              }
+            </QueryResult>
+          </section>
+        )
+      }
+    </QueryResult>
   );
 }
 
-function ProfileFlameGraph({ runId, profile }: { runId: number; profile: ProfileRead }) {
-  const stacks = useProfileStacks(runId, profile.id);
-  const read = useMemo((): { tree: FlameTree } | { error: string } | null => {
-    if (stacks.data === undefined) return null;
-    try {
-      return { tree: flameTree(stacksFromSpeedscope(stacks.data)) };
-    } catch (error) {
-      return { error: errorMessage(error) };
-    }
-  }, [stacks.data]);
-  if (stacks.isError) {
-    return <ErrorState title="Could not load the profile" message={errorMessage(stacks.error)} />;
-  }
-  if (read === null) return <Loading label="Loading the profile…" />;
-  if ("error" in read) {
-    return <ErrorState title="Could not read the profile" message={read.error} />;
-  }
+function ProfileFlameGraph({ profile, tree }: { profile: ProfileRead; tree: FlameTree }) {
   const { kind, hint } = PROFILE_KINDS[profile.tool] ?? PROFILE_KINDS.cpu!;
   return (
     <>
-      <FlameGraph tree={read.tree} label={`${kind} flame graph of ${profileName(profile)}`} />
+      <FlameGraph tree={tree} label={`${kind} flame graph of ${profileName(profile)}`} />
       <p className="muted small">{hint}</p>
     </>
   );

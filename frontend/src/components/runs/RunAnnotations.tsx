@@ -1,38 +1,31 @@
-import { useAnnotations } from "../../api/annotations";
-import type { RunRead } from "../../api/types";
+import type { AnnotationRead, RunRead } from "../../api/types";
 import { relativeToRun } from "../../lib/annotations";
 import { formatDateTime } from "../../lib/format";
 
-const DAY_MS = 86_400_000;
-/** How far before a run an annotation is worth its reader's eye (a deploy last week), and
- * after (the same day's). */
-const BEFORE_DAYS = 7;
-const AFTER_DAYS = 1;
-
 /**
- * The annotations near a run, of its suite (or every suite) and host (or every host): what
- * happened around it that its numbers may show (a deploy, a kernel upgrade the lab noticed,
- * changed gate settings), each with how long before or after the run.
+ * The annotations near a run (`nearRunQuery`), of its suite (or every suite) and host (or
+ * every host): what happened around it that its numbers may show (a deploy, a kernel upgrade
+ * the lab noticed, changed gate settings), each with how long before or after the run.
  */
-export function RunAnnotations({ run }: { run: RunRead }) {
+export function RunAnnotations({
+  run,
+  annotations,
+}: {
+  run: RunRead;
+  annotations: AnnotationRead[];
+}) {
+  if (annotations.length === 0) return null;
   const started = Date.parse(run.started_at);
-  const annotations = useAnnotations({
-    suite: run.suite,
-    ...(run.host_name ? { host: run.host_name } : {}),
-    since: new Date(started - BEFORE_DAYS * DAY_MS).toISOString(),
-    until: new Date(started + AFTER_DAYS * DAY_MS).toISOString(),
-    limit: 20,
-  });
-  const found = annotations.data ?? [];
-  if (found.length === 0) return null;
   return (
     <section aria-labelledby="run-annotations">
       <h2 id="run-annotations">Annotated near this run</h2>
       <ul className="trend-annotations" aria-label="Annotations near this run">
-        {found.map((annotation) => (
+        {annotations.map((annotation) => (
           <li key={annotation.id}>
             {formatDateTime(annotation.at)}{" "}
-            <span className="muted small">({relativeToRun(Date.parse(annotation.at) - started)})</span>
+            <span className="muted small">
+              ({relativeToRun(Date.parse(annotation.at) - started)})
+            </span>
             : {annotation.text}
             {annotation.link && (
               <>

@@ -3,6 +3,7 @@ import { useState } from "react";
 import type { SeriesRead } from "../../api/types";
 import { runCsvUrl, trialHlogUrl } from "../../lib/downloads";
 import { formatLabels } from "../../lib/format";
+import { LabelledSelect } from "../common/Select";
 
 /** Download the run's summary as CSV, or any trial's histogram as an HdrHistogram log. */
 export function RunDownloads({ runId, series }: { runId: number; series: SeriesRead[] }) {
@@ -22,16 +23,12 @@ export function RunDownloads({ runId, series }: { runId: number; series: SeriesR
       </a>
       {trial && (
         <>
-          <label>
-            Trial{" "}
-            <select value={trial.key} onChange={(event) => setChosen(event.target.value)}>
-              {trials.map((item) => (
-                <option key={item.key} value={item.key}>
-                  {item.label}
-                </option>
-              ))}
-            </select>
-          </label>
+          <LabelledSelect
+            label="Trial"
+            value={trial.key}
+            options={trials.map((item) => ({ value: item.key, text: item.label }))}
+            onChange={setChosen}
+          />
           <a className="button" href={trial.href} download>
             Histogram (.hlog)
           </a>

@@ -10,6 +10,7 @@ import {
   isoToInput,
   type TextFilter,
 } from "../../lib/runFilters";
+import { Options } from "../common/Select";
 
 const LABELS: Record<TextFilter, string> = {
   suite: "Suite",
@@ -73,23 +74,19 @@ export function RunFilters({
       <label className="filter">
         <span>Source</span>
         <select name="source" defaultValue={query.source ?? ""}>
-          <option value="">any</option>
-          {SOURCES.map((source) => (
-            <option key={source} value={source}>
-              {source}
-            </option>
-          ))}
+          <Options options={SOURCES} blank="any" />
         </select>
       </label>
       <label className="filter">
         <span>Verdict</span>
         <select name="verdict" defaultValue={query.verdict ?? ""}>
-          <option value="">any</option>
-          {VERDICTS.map((verdict) => (
-            <option key={verdict} value={verdict}>
-              {verdict === "none" ? "not judged" : verdict}
-            </option>
-          ))}
+          <Options
+            options={VERDICTS.map((verdict) => ({
+              value: verdict,
+              text: verdict === "none" ? "not judged" : verdict,
+            }))}
+            blank="any"
+          />
         </select>
       </label>
       <label className="filter">

@@ -8,6 +8,7 @@ import { changePct, DEFAULT_COLUMNS, rowLabels, splitLabels } from "../../lib/su
 import { formatCount, formatDeltaPct, formatNs, formatValue } from "../../lib/units";
 import { latencyValue, metricHeaders, metricLabel, summaryKeys } from "../../lib/vocabulary";
 import { Sparkline } from "../charts/Sparkline";
+import { num, TableHead } from "../common/TableHead";
 
 /**
  * One row per series (all trials merged; open-loop series add their uncorrected view), latency
@@ -80,28 +81,14 @@ export function SeriesSummaryTable({
       </div>
       <div className="table-scroll">
         <table className="table summary-table">
-          <thead>
-            <tr>
-              <th scope="col" className="sticky-col">
-                Series
-              </th>
-              {context && (
-                <th scope="col" className="num">
-                  P99 history
-                </th>
-              )}
-              {withBaseline && (
-                <th scope="col" className="num">
-                  P99 vs baseline
-                </th>
-              )}
-              {["count", ...columns, ...metricNames].map((name) => (
-                <th key={name} scope="col" className="num">
-                  {headers[name]}
-                </th>
-              ))}
-            </tr>
-          </thead>
+          <TableHead
+            columns={[
+              { label: "Series", className: "sticky-col" },
+              context && num("P99 history"),
+              withBaseline && num("P99 vs baseline"),
+              ...["count", ...columns, ...metricNames].map((name) => num(headers[name], name)),
+            ]}
+          />
           <tbody>
             {series.flatMap((item) => {
               const name = formatLabels(rowLabels(item.labels, varying));

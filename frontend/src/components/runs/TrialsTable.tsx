@@ -3,6 +3,7 @@ import { formatLabels } from "../../lib/format";
 import { formatLatency, originNote } from "../../lib/origin";
 import { formatCount, formatValue } from "../../lib/units";
 import { latencyValue, metricHeaders, trialKeys } from "../../lib/vocabulary";
+import { num, TableHead } from "../common/TableHead";
 
 /**
  * Every trial of every series: its own summary and metrics (statistics across runs use these
@@ -31,19 +32,13 @@ export function TrialsTable({
   return (
     <>
       <table className="table trials-table">
-        <thead>
-          <tr>
-            <th scope="col">Series</th>
-            <th scope="col" className="num">
-              Trial
-            </th>
-            {["count", ...columns, ...metricNames].map((name) => (
-              <th key={name} scope="col" className="num">
-                {headers[name]}
-              </th>
-            ))}
-          </tr>
-        </thead>
+        <TableHead
+          columns={[
+            "Series",
+            num("Trial"),
+            ...["count", ...columns, ...metricNames].map((name) => num(headers[name], name)),
+          ]}
+        />
         <tbody>
           {series.flatMap((item) =>
             item.trials.map((trial) => (

@@ -1,5 +1,6 @@
 import type { TuningEntry } from "../../lib/tuning";
 import { Badge } from "../common/Badge";
+import { num, TableHead } from "../common/TableHead";
 
 const TONES = { applied: "good", refused: "bad", off: "neutral" } as const;
 
@@ -16,15 +17,7 @@ export function TuningApplied({
   }
   return (
     <table className="table tuning-applied">
-      <thead>
-        <tr>
-          <th scope="col">Setting</th>
-          <th scope="col">Outcome</th>
-          <th scope="col" className="num">
-            Trials
-          </th>
-        </tr>
-      </thead>
+      <TableHead columns={["Setting", "Outcome", num("Trials")]} />
       <tbody>
         {entries.map((entry) => (
           <tr key={`${entry.setting}-${entry.value}`}>

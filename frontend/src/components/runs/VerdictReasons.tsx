@@ -6,6 +6,7 @@ import { formatShare } from "../../lib/trends";
 import { formatInterval, OUTCOME_TONE, reasonChange } from "../../lib/tries";
 import { metricLabel } from "../../lib/vocabulary";
 import { Badge } from "../common/Badge";
+import { num, TableHead } from "../common/TableHead";
 
 const REASON_NAMES: Record<VerdictReason["kind"], string> = {
   regression: "regression",
@@ -35,24 +36,15 @@ export function VerdictReasons({
   const tried = reasons.some((reason) => reason.outcome != null);
   return (
     <table className="table reasons-table">
-      <thead>
-        <tr>
-          <th scope="col">Kind</th>
-          <th scope="col">Series</th>
-          <th scope="col">Metric</th>
-          {tried && (
-            <>
-              <th scope="col">Outcome</th>
-              <th scope="col" className="num">
-                Change
-              </th>
-              <th scope="col">95 % interval</th>
-              <th scope="col">Could see</th>
-            </>
-          )}
-          <th scope="col">What happened</th>
-        </tr>
-      </thead>
+      <TableHead
+        columns={[
+          "Kind",
+          "Series",
+          "Metric",
+          ...(tried ? ["Outcome", num("Change"), "95 % interval", "Could see"] : []),
+          "What happened",
+        ]}
+      />
       <tbody>
         {reasons.map((reason, index) => (
           <tr key={index} data-kind={reason.kind} data-metric={reason.metric || undefined}>

@@ -1,20 +1,26 @@
-import { useState } from "react";
-
-import { useAuditEvents } from "../../api/audit";
-import type { AuditEvent } from "../../api/types";
+import type { QueryState } from "../../api/hooks";
+import type { AuditEvent, AuditPage } from "../../api/types";
 import { describeChange } from "../../lib/audit";
 import { formatDateTime } from "../../lib/format";
-import { Pagination } from "../runs/Pagination";
 import { EmptyState } from "../common/Status";
+import { Pagination } from "../runs/Pagination";
 import { SettingsTable } from "./SettingsTable";
 
-const PAGE = 20;
+/** The audit log's page: its events read a page at a time. */
+export const AUDIT_PAGE = 20;
 
 /** The audit log (admin only): who changed which user, project membership, token, rule,
- * channel, baseline, schedule or project setting, and how; newest first, a page at a time. */
-export function AuditLog() {
-  const [offset, setOffset] = useState(0);
-  const events = useAuditEvents({ limit: PAGE, offset });
+ * channel, baseline, schedule or project setting, and how; newest first, the page of `events`
+ * at `offset`. */
+export function AuditLog({
+  events,
+  offset,
+  onOffsetChange,
+}: {
+  events: QueryState<AuditPage>;
+  offset: number;
+  onOffsetChange: (offset: number) => void;
+}) {
   const page = events.data;
   return (
     <>
@@ -37,12 +43,12 @@ export function AuditLog() {
           </tr>
         )}
       </SettingsTable>
-      {page !== undefined && page.total > PAGE && (
+      {page !== undefined && page.total > AUDIT_PAGE && (
         <Pagination
           total={page.total}
-          limit={PAGE}
+          limit={AUDIT_PAGE}
           offset={offset}
-          onOffsetChange={setOffset}
+          onOffsetChange={onOffsetChange}
           label="Audit log pages"
         />
       )}

@@ -8,14 +8,21 @@ import {
 } from "../../api/alerts";
 import { errorMessage } from "../../api/client";
 import type { ChannelCreate, ChannelRead, ChannelTest } from "../../api/types";
+import { useForm, type FieldErrors } from "../../hooks/useForm";
 import { describeTest } from "../../lib/channels";
 import { formatDateTime } from "../../lib/format";
 import { ConfirmButton } from "../common/ConfirmButton";
-import { Field } from "../common/Field";
+import { SelectField, TextField } from "../common/Field";
+import { FormPanel } from "../common/FormPanel";
 import { EmptyState } from "../common/Status";
-import { CreateForm } from "./CreateForm";
 import { SettingsTable } from "./SettingsTable";
 
+const SLACK: ChannelCreate["kind"] = "slack";
+const KINDS = [
+  { value: "slack", text: "Slack incoming webhook" },
+  { value: "webhook", text: "generic webhook" },
+  { value: "email", text: "email" },
+];
 const URL_PATTERN = /^https?:\/\/\S+$/;
 const ADDRESSES = /^[^\s@,]+@[^\s@,]+(,\s*[^\s@,]+@[^\s@,]+)*$/;
 
@@ -132,94 +139,66 @@ function ChannelHealth({ channel }: { channel: ChannelRead }) {
 
 function ChannelCreateForm() {
   const create = useCreateChannel();
-  const [name, setName] = useState("");
-  const [kind, setKind] = useState<ChannelCreate["kind"]>("slack");
-  const [url, setUrl] = useState("");
-  const [digest, setDigest] = useState(false);
-  const [errors, setErrors] = useState<{ name?: string; url?: string }>({});
-  const mail = kind === "email";
-  const [done, setDone] = useState<string | null>(null);
+  const form = useForm({ name: "", kind: SLACK, url: "", digest: false });
+  const { field } = form;
+  const mail = form.text.kind === "email";
 
   function submit() {
-    setDone(null);
-    const found: { name?: string; url?: string } = {};
+    const { name, kind, url, digest } = form.text;
+    const found: FieldErrors<"name" | "url"> = {};
     if (name.trim() === "") found.name = "a name";
     if (mail && !ADDRESSES.test(url.trim())) found.url = "email addresses, comma-separated";
     if (!mail && !URL_PATTERN.test(url.trim())) found.url = "an http(s) URL";
-    setErrors(found);
-    if (Object.keys(found).length > 0) return;
+    if (!form.start(found)) return;
     const address = mail ? `mailto:${url.trim().replace(/\s+/g, "")}` : url.trim();
     create.mutate(
       { name: name.trim(), kind, url: address, digest: mail && digest },
       {
-        onSuccess: (channel) => {
-          // The URL is a secret: once stored it leaves the page too.
-          setUrl("");
-          setName("");
-          setDone(`Channel "${channel.name}" added.`);
-        },
+        // The URL is a secret: once stored it leaves the page too.
+        onSuccess: (channel) =>
+          form.finish(`Channel "${channel.name}" added.`, (current) => ({
+            ...current,
+            url: "",
+            name: "",
+          })),
       },
     );
   }
 
   return (
-    <CreateForm
+    <FormPanel
       id="new-channel"
       title="New channel"
       submitLabel="Add channel"
       pending={create.isPending}
       errors={create.isError ? [errorMessage(create.error)] : []}
-      done={done}
+      done={form.done}
       onSubmit={submit}
     >
-      <Field label="Name" error={errors.name}>
-        {(control) => (
-          <input {...control} value={name} onChange={(event) => setName(event.target.value)} />
-        )}
-      </Field>
-      <Field label="Kind">
-        {(control) => (
-          <select
-            {...control}
-            value={kind}
-            onChange={(event) => setKind(event.target.value as ChannelCreate["kind"])}
-          >
-            <option value="slack">Slack incoming webhook</option>
-            <option value="webhook">generic webhook</option>
-            <option value="email">email</option>
-          </select>
-        )}
-      </Field>
-      <Field
+      <TextField label="Name" {...field("name")} />
+      <SelectField label="Kind" options={KINDS} {...field("kind")} />
+      <TextField
         label={mail ? "Email addresses" : "Webhook URL"}
         hint={
           mail
             ? "Comma-separated; sent through the lab's SMTP server, never shown again"
             : "Stored as a secret: it is never shown again"
         }
-        error={errors.url}
-      >
-        {(control) => (
-          <input
-            {...control}
-            type={mail ? "text" : "url"}
-            autoComplete="off"
-            placeholder={mail ? "oncall@example.com, lead@example.com" : "https://hooks.slack.com/services/…"}
-            value={url}
-            onChange={(event) => setUrl(event.target.value)}
-          />
-        )}
-      </Field>
+        type={mail ? "text" : "url"}
+        autoComplete="off"
+        placeholder={mail ? "oncall@example.com, lead@example.com" : "https://hooks.slack.com/services/…"}
+        {...field("url")}
+      />
       {mail && (
         <label className="checkbox">
           <input
             type="checkbox"
-            checked={digest}
-            onChange={(event) => setDigest(event.target.checked)}
+            checked={form.text.digest}
+            onChange={(event) => form.set("digest")(event.target.checked)}
           />{" "}
           A daily digest: the day&apos;s messages as one mail
         </label>
       )}
-    </CreateForm>
+    </FormPanel>
   );
 }

@@ -1,21 +1,34 @@
 import { useState } from "react";
 
 import { errorMessage } from "../../api/client";
-import { useCreateProject, useProjects, useUpdateProject } from "../../api/projects";
-import type { ProjectRead } from "../../api/types";
+import { useCreateProject, useUpdateProject } from "../../api/projects";
+import type { ProjectRead, ProjectUpdate } from "../../api/types";
+import { useForm, type FieldErrors } from "../../hooks/useForm";
 import { formatDateTime } from "../../lib/format";
 import { isProjectSlug } from "../../lib/projects";
 import { ConfirmButton } from "../common/ConfirmButton";
-import { Field, FormErrors } from "../common/Field";
-import { ErrorState, Loading } from "../common/Status";
-import { CreateForm } from "./CreateForm";
+import { FormErrors, TextField } from "../common/Field";
+import { FormPanel } from "../common/FormPanel";
 import { SettingsTable } from "./SettingsTable";
+
+/** The project's settings a checkbox turns on and off. */
+const SWITCHES = [
+  {
+    name: "confirm_regressions",
+    text: "Measure a suspected regression of any lab job again before alerting",
+  },
+  {
+    name: "allow_private_webhooks",
+    text:
+      "Let channels call loopback, private and link-local addresses (a receiver inside the " +
+      "lab's network)",
+  },
+] as const;
 
 /** The current project's settings; an admin changes them, others read them. */
 export function ProjectSettings({ project, isAdmin }: { project: ProjectRead; isAdmin: boolean }) {
   const update = useUpdateProject();
-  const change = (body: { confirm_regressions?: boolean; allow_private_webhooks?: boolean }) =>
-    update.mutate({ slug: project.slug, body });
+  const change = (body: ProjectUpdate) => update.mutate({ slug: project.slug, body });
   return (
     <div className="panel">
       <p>
@@ -24,48 +37,33 @@ export function ProjectSettings({ project, isAdmin }: { project: ProjectRead; is
           <span className="text-bad"> archived {formatDateTime(project.archived_at)}</span>
         )}
       </p>
-      <label className="checkbox">
-        <input
-          type="checkbox"
-          checked={project.confirm_regressions}
-          disabled={!isAdmin || update.isPending}
-          onChange={(event) => change({ confirm_regressions: event.target.checked })}
-        />
-        Measure a suspected regression of any lab job again before alerting
-      </label>
-      <label className="checkbox">
-        <input
-          type="checkbox"
-          checked={project.allow_private_webhooks}
-          disabled={!isAdmin || update.isPending}
-          onChange={(event) => change({ allow_private_webhooks: event.target.checked })}
-        />
-        Let channels call loopback, private and link-local addresses (a receiver inside the
-        lab&apos;s network)
-      </label>
+      {SWITCHES.map(({ name, text }) => (
+        <label key={name} className="checkbox">
+          <input
+            type="checkbox"
+            checked={project[name]}
+            disabled={!isAdmin || update.isPending}
+            onChange={(event) => change({ [name]: event.target.checked })}
+          />
+          {text}
+        </label>
+      ))}
       <FormErrors messages={update.isError ? [errorMessage(update.error)] : []} />
     </div>
   );
 }
 
 /** Every project (admin only): create, rename, archive and restore. */
-export function Projects() {
-  const projects = useProjects();
+export function Projects({ projects }: { projects: ProjectRead[] }) {
   const update = useUpdateProject();
   const [names, setNames] = useState<Record<string, string>>({});
-  if (projects.isPending) return <Loading label="Loading projects…" />;
-  if (projects.isError) {
-    return (
-      <ErrorState message={errorMessage(projects.error)} onRetry={() => void projects.refetch()} />
-    );
-  }
   return (
     <>
       <SettingsTable
         className="projects-table"
         columns={["Slug", "Name", "State"]}
         actions
-        rows={projects.data}
+        rows={projects}
         error={update.isError ? errorMessage(update.error) : null}
       >
         {(project) => {
@@ -121,50 +119,39 @@ export function Projects() {
 
 function ProjectCreateForm() {
   const create = useCreateProject();
-  const [slug, setSlug] = useState("");
-  const [name, setName] = useState("");
-  const [errors, setErrors] = useState<{ slug?: string; name?: string }>({});
-  const [done, setDone] = useState<string | null>(null);
+  const form = useForm({ slug: "", name: "" });
 
   function submit() {
-    setDone(null);
-    const found: { slug?: string; name?: string } = {};
+    const { slug, name } = form.text;
+    const found: FieldErrors<"slug" | "name"> = {};
     if (!isProjectSlug(slug)) found.slug = "lower-case letters, digits and dashes";
     if (name.trim() === "") found.name = "a name";
-    setErrors(found);
-    if (Object.keys(found).length > 0) return;
+    if (!form.start(found)) return;
     create.mutate(
       { slug, name: name.trim(), confirm_regressions: false, bisect_regressions: "off" },
       {
-        onSuccess: (project) => {
-          setSlug("");
-          setName("");
-          setDone(`Project "${project.name}" created.`);
-        },
+        onSuccess: (project) =>
+          form.finish(`Project "${project.name}" created.`, { slug: "", name: "" }),
       },
     );
   }
 
   return (
-    <CreateForm
+    <FormPanel
       id="new-project"
       title="New project"
       submitLabel="Create project"
       pending={create.isPending}
       errors={create.isError ? [errorMessage(create.error)] : []}
-      done={done}
+      done={form.done}
       onSubmit={submit}
     >
-      <Field label="Slug" hint="Fixed once made: tokens and links name it" error={errors.slug}>
-        {(control) => (
-          <input {...control} value={slug} onChange={(event) => setSlug(event.target.value)} />
-        )}
-      </Field>
-      <Field label="Name" error={errors.name}>
-        {(control) => (
-          <input {...control} value={name} onChange={(event) => setName(event.target.value)} />
-        )}
-      </Field>
-    </CreateForm>
+      <TextField
+        label="Slug"
+        hint="Fixed once made: tokens and links name it"
+        {...form.field("slug")}
+      />
+      <TextField label="Name" {...form.field("name")} />
+    </FormPanel>
   );
 }

@@ -1,16 +1,8 @@
 import type { ReactNode } from "react";
 
-import { errorMessage } from "../../api/client";
-import { ErrorState, Loading } from "../common/Status";
-
-/** A list as its query holds it: loading, failed, or loaded. */
-export interface ListQuery<T> {
-  isPending: boolean;
-  isError: boolean;
-  error: Error | null;
-  data: T[] | undefined;
-  refetch: () => unknown;
-}
+import type { QueryState } from "../../api/hooks";
+import { QueryResult } from "../common/Status";
+import { hidden, TableHead } from "../common/TableHead";
 
 /**
  * A settings list as a table, one row per item (the caller renders each `<tr>`, keyed), with
@@ -33,7 +25,7 @@ export function SettingsTable<T>({
   /** A last column of buttons, named for screen readers only. */
   actions?: boolean;
   /** The items, or the query that fetches them. */
-  rows: readonly T[] | ListQuery<T>;
+  rows: readonly T[] | QueryState<readonly T[]>;
   /** What the query's loading says. */
   loading?: string;
   /** Shown instead of an empty table. */
@@ -46,15 +38,15 @@ export function SettingsTable<T>({
       {items.map(row)}
     </Table>
   );
-  let body: ReactNode;
-  if (!("isPending" in rows)) body = table(rows);
-  else if (rows.isPending) body = <Loading label={loading} />;
-  else if (rows.isError)
-    body = <ErrorState message={errorMessage(rows.error)} onRetry={() => void rows.refetch()} />;
-  else body = table(rows.data ?? []);
   return (
     <>
-      {body}
+      {"isPending" in rows ? (
+        <QueryResult query={rows} loading={loading}>
+          {table}
+        </QueryResult>
+      ) : (
+        table(rows)
+      )}
       {error && (
         <p className="form-error" role="alert">
           {error}
@@ -81,20 +73,7 @@ function Table({
   return (
     <div className="table-scroll">
       <table className={`table ${className}`}>
-        <thead>
-          <tr>
-            {columns.map((column) => (
-              <th key={column} scope="col">
-                {column}
-              </th>
-            ))}
-            {actions && (
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            )}
-          </tr>
-        </thead>
+        <TableHead columns={[...columns, actions && hidden("Actions")]} />
         <tbody>{rows}</tbody>
       </table>
     </div>

@@ -1,13 +1,9 @@
 import { useState, type FormEvent } from "react";
 
 import { errorMessage } from "../../api/client";
-import {
-  useEmbedOrigins,
-  useRevokeShareLink,
-  useSetEmbedOrigins,
-  useShareLinks,
-} from "../../api/sharing";
-import type { ShareLinkRead } from "../../api/types";
+import type { QueryState } from "../../api/hooks";
+import { useRevokeShareLink, useSetEmbedOrigins } from "../../api/sharing";
+import type { EmbedOrigins, ShareLinkRead } from "../../api/types";
 import { formatDateTime } from "../../lib/format";
 import { EmptyState } from "../common/Status";
 import { SettingsTable } from "./SettingsTable";
@@ -32,8 +28,18 @@ function state(link: ShareLinkRead): string {
  * shows, who made it, whether it still opens, and Revoke; and the origins whose pages may frame
  * them (admins change those).
  */
-export function ShareLinks({ canWrite, isAdmin }: { canWrite: boolean; isAdmin: boolean }) {
-  const links = useShareLinks();
+export function ShareLinks({
+  links,
+  origins,
+  canWrite,
+  isAdmin,
+}: {
+  links: QueryState<ShareLinkRead[]>;
+  /** The origins saved, once read. */
+  origins: EmbedOrigins | undefined;
+  canWrite: boolean;
+  isAdmin: boolean;
+}) {
   const revoke = useRevokeShareLink();
   return (
     <>
@@ -72,16 +78,21 @@ export function ShareLinks({ canWrite, isAdmin }: { canWrite: boolean; isAdmin: 
           </tr>
         )}
       </SettingsTable>
-      <EmbedOriginsForm isAdmin={isAdmin} />
+      <EmbedOriginsForm origins={origins} isAdmin={isAdmin} />
     </>
   );
 }
 
-function EmbedOriginsForm({ isAdmin }: { isAdmin: boolean }) {
-  const origins = useEmbedOrigins();
+function EmbedOriginsForm({
+  origins,
+  isAdmin,
+}: {
+  origins: EmbedOrigins | undefined;
+  isAdmin: boolean;
+}) {
   const save = useSetEmbedOrigins();
   const [text, setText] = useState<string | null>(null);
-  const shown = text ?? (origins.data?.origins ?? []).join(" ");
+  const shown = text ?? (origins?.origins ?? []).join(" ");
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();

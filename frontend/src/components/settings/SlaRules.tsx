@@ -1,25 +1,40 @@
 import { useState } from "react";
 
-import {
-  useCreateRule,
-  useDeleteRule,
-  useRuleTemplates,
-  useRules,
-  useUpdateRule,
-} from "../../api/alerts";
-import { ApiError, errorMessage } from "../../api/client";
-import type { ChannelRead } from "../../api/types";
+import { useCreateRule, useDeleteRule, useUpdateRule } from "../../api/alerts";
+import { errorMessage } from "../../api/client";
+import type { QueryState } from "../../api/hooks";
+import type { ChannelRead, SlaRuleCreate, SlaRuleRead } from "../../api/types";
+import { useForm } from "../../hooks/useForm";
 import { EMPTY_RULE, checkRule, formatSelector, ruleToForm, type RuleForm } from "../../lib/rules";
 import { describeRule } from "../../lib/trends";
 import { Badge } from "../common/Badge";
 import { ConfirmButton } from "../common/ConfirmButton";
-import { Field } from "../common/Field";
+import { SelectField, TextField } from "../common/Field";
+import { FormPanel } from "../common/FormPanel";
 import { EmptyState } from "../common/Status";
-import { CreateForm } from "./CreateForm";
 import { SettingsTable } from "./SettingsTable";
 
-export function SlaRules({ canWrite, channels }: { canWrite: boolean; channels: ChannelRead[] }) {
-  const rules = useRules();
+/** How a rule compares a value with its threshold. */
+const OPERATORS = [
+  { value: "<", text: "<" },
+  { value: "<=", text: "≤" },
+  { value: ">", text: ">" },
+  { value: ">=", text: "≥" },
+];
+
+/** The project's SLA rules (members turn them on and off, delete them, and add one). */
+export function SlaRules({
+  rules,
+  templates,
+  canWrite,
+  channels,
+}: {
+  rules: QueryState<SlaRuleRead[]>;
+  /** Rules to start from, read for writers only. */
+  templates: QueryState<SlaRuleCreate[]>;
+  canWrite: boolean;
+  channels: ChannelRead[];
+}) {
   const update = useUpdateRule();
   const remove = useDeleteRule();
   const [error, setError] = useState<string | null>(null);
@@ -93,50 +108,40 @@ export function SlaRules({ canWrite, channels }: { canWrite: boolean; channels: 
           </tr>
         )}
       </SettingsTable>
-      {canWrite && <RuleCreateForm channels={channels} />}
+      {canWrite && <RuleCreateForm templates={templates} channels={channels} />}
     </>
   );
 }
 
-function RuleCreateForm({ channels }: { channels: ChannelRead[] }) {
-  const templates = useRuleTemplates();
+function RuleCreateForm({
+  templates,
+  channels,
+}: {
+  templates: QueryState<SlaRuleCreate[]>;
+  channels: ChannelRead[];
+}) {
   const create = useCreateRule();
-  const [form, setForm] = useState<RuleForm>(EMPTY_RULE);
-  const [errors, setErrors] = useState<Partial<Record<keyof RuleForm, string>>>({});
-  const [serverErrors, setServerErrors] = useState<string[]>([]);
-  const [created, setCreated] = useState<string | null>(null);
-
-  function set<K extends keyof RuleForm>(name: K, value: RuleForm[K]) {
-    setForm((current) => ({ ...current, [name]: value }));
-  }
+  const form = useForm<RuleForm>(EMPTY_RULE);
+  const { text, set, field } = form;
 
   function submit() {
-    setServerErrors([]);
-    setCreated(null);
-    const checked = checkRule(form);
-    if ("errors" in checked) {
-      setErrors(checked.errors);
-      return;
-    }
-    setErrors({});
+    const checked = checkRule(text);
+    form.start("errors" in checked ? checked.errors : {});
+    if ("errors" in checked) return;
     create.mutate(checked.rule, {
-      onSuccess: (rule) => {
-        setCreated(`Rule "${rule.name}" created.`);
-        setForm(EMPTY_RULE);
-      },
-      onError: (error) =>
-        setServerErrors([error instanceof ApiError ? error.message : errorMessage(error)]),
+      onSuccess: (rule) => form.finish(`Rule "${rule.name}" created.`, EMPTY_RULE),
+      onError: (error) => form.failed(error),
     });
   }
 
   return (
-    <CreateForm
+    <FormPanel
       id="new-rule"
       title="New SLA rule"
       submitLabel="Create rule"
       pending={create.isPending}
-      errors={serverErrors}
-      done={created}
+      errors={form.other}
+      done={form.done}
       onSubmit={submit}
       before={
         <div className="toolbar">
@@ -148,12 +153,12 @@ function RuleCreateForm({ channels }: { channels: ChannelRead[] }) {
               onChange={(event) => {
                 const template = templates.data?.[Number(event.target.value)];
                 if (template) {
-                  setForm(ruleToForm(template));
-                  setErrors({});
+                  form.setText(ruleToForm(template));
+                  form.setErrors({});
                 }
               }}
             >
-              <option value="">{templates.isError ? "templates unavailable" : "choose…"}</option>
+              <option value="">{templates.error ? "templates unavailable" : "choose…"}</option>
               {templates.data?.map((template, index) => (
                 <option key={template.name} value={index}>
                   {template.suite}: {template.name}
@@ -171,13 +176,12 @@ function RuleCreateForm({ channels }: { channels: ChannelRead[] }) {
               <label key={channel.id}>
                 <input
                   type="checkbox"
-                  checked={form.channelIds.includes(channel.id)}
+                  checked={text.channelIds.includes(channel.id)}
                   onChange={(event) =>
-                    set(
-                      "channelIds",
+                    set("channelIds")(
                       event.target.checked
-                        ? [...form.channelIds, channel.id]
-                        : form.channelIds.filter((id) => id !== channel.id),
+                        ? [...text.channelIds, channel.id]
+                        : text.channelIds.filter((id) => id !== channel.id),
                     )
                   }
                 />{" "}
@@ -188,116 +192,34 @@ function RuleCreateForm({ channels }: { channels: ChannelRead[] }) {
         )
       }
     >
-      <Field label="Name" error={errors.name}>
-        {(control) => (
-          <input
-            {...control}
-            value={form.name}
-            onChange={(event) => set("name", event.target.value)}
-          />
-        )}
-      </Field>
-      <Field label="Suite" error={errors.suite}>
-        {(control) => (
-          <input
-            {...control}
-            value={form.suite}
-            onChange={(event) => set("suite", event.target.value)}
-          />
-        )}
-      </Field>
-      <Field label="Scenario" hint="Blank: every scenario" error={errors.scenario}>
-        {(control) => (
-          <input
-            {...control}
-            value={form.scenario}
-            onChange={(event) => set("scenario", event.target.value)}
-          />
-        )}
-      </Field>
-      <Field label="Series" hint="label=value, …; blank: every series" error={errors.selector}>
-        {(control) => (
-          <input
-            {...control}
-            value={form.selector}
-            placeholder="client=rust"
-            onChange={(event) => set("selector", event.target.value)}
-          />
-        )}
-      </Field>
-      <Field
+      <TextField label="Name" {...field("name")} />
+      <TextField label="Suite" {...field("suite")} />
+      <TextField label="Scenario" hint="Blank: every scenario" {...field("scenario")} />
+      <TextField
+        label="Series"
+        hint="label=value, …; blank: every series"
+        placeholder="client=rust"
+        {...field("selector")}
+      />
+      <SelectField
         label="Kind"
         hint={
-          form.kind === "relative"
+          text.kind === "relative"
             ? "Relative: the change against the baseline, in %"
             : "Static: a fixed threshold, in the unit below"
         }
-      >
-        {(control) => (
-          <select
-            {...control}
-            value={form.kind}
-            onChange={(event) => set("kind", event.target.value as RuleForm["kind"])}
-          >
-            <option value="static">static</option>
-            <option value="relative">relative</option>
-          </select>
-        )}
-      </Field>
-      <Field label="Metric" hint="p50 … p9999, throughput, success_rate, …" error={errors.metric}>
-        {(control) => (
-          <input
-            {...control}
-            value={form.metric}
-            onChange={(event) => set("metric", event.target.value)}
-          />
-        )}
-      </Field>
-      <Field label="Breach when the value is">
-        {(control) => (
-          <select
-            {...control}
-            value={form.op}
-            onChange={(event) => set("op", event.target.value as RuleForm["op"])}
-          >
-            <option value="<">&lt;</option>
-            <option value="<=">≤</option>
-            <option value=">">&gt;</option>
-            <option value=">=">≥</option>
-          </select>
-        )}
-      </Field>
-      <Field label="Threshold" error={errors.threshold}>
-        {(control) => (
-          <input
-            {...control}
-            inputMode="decimal"
-            value={form.threshold}
-            onChange={(event) => set("threshold", event.target.value)}
-          />
-        )}
-      </Field>
-      <Field label="Unit" hint="ns, µs, ms, s for latency; % for ratios" error={errors.unit}>
-        {(control) => (
-          <input
-            {...control}
-            value={form.unit}
-            onChange={(event) => set("unit", event.target.value)}
-          />
-        )}
-      </Field>
-      <Field label="Severity">
-        {(control) => (
-          <select
-            {...control}
-            value={form.severity}
-            onChange={(event) => set("severity", event.target.value as RuleForm["severity"])}
-          >
-            <option value="warning">warning</option>
-            <option value="critical">critical</option>
-          </select>
-        )}
-      </Field>
-    </CreateForm>
+        options={["static", "relative"]}
+        {...field("kind")}
+      />
+      <TextField
+        label="Metric"
+        hint="p50 … p9999, throughput, success_rate, …"
+        {...field("metric")}
+      />
+      <SelectField label="Breach when the value is" options={OPERATORS} {...field("op")} />
+      <TextField label="Threshold" inputMode="decimal" {...field("threshold")} />
+      <TextField label="Unit" hint="ns, µs, ms, s for latency; % for ratios" {...field("unit")} />
+      <SelectField label="Severity" options={["warning", "critical"]} {...field("severity")} />
+    </FormPanel>
   );
 }

@@ -1,15 +1,17 @@
 import { useState } from "react";
 
-import { useCreateToken, useRevokeToken, useTokens } from "../../api/auth";
+import { useCreateToken, useRevokeToken } from "../../api/auth";
 import { errorMessage } from "../../api/client";
-import type { Scope, TokenCreated } from "../../api/types";
+import type { QueryState } from "../../api/hooks";
+import type { Scope, TokenCreated, TokenRead } from "../../api/types";
+import { useForm, type FieldErrors } from "../../hooks/useForm";
 import { formatDateTime } from "../../lib/format";
 import { Badge } from "../common/Badge";
 import { ConfirmButton } from "../common/ConfirmButton";
-import { Field } from "../common/Field";
+import { TextField } from "../common/Field";
+import { FormPanel } from "../common/FormPanel";
 import { EmptyState } from "../common/Status";
 import { Pagination } from "../runs/Pagination";
-import { CreateForm } from "./CreateForm";
 import { SettingsTable } from "./SettingsTable";
 
 const SCOPES: { scope: Scope; what: string }[] = [
@@ -23,8 +25,13 @@ const TOKENS_PAGE = 20;
 
 /** CI tokens, a page at a time: the secret is shown once, right after creation, and never
  * again. */
-export function Tokens({ canWrite }: { canWrite: boolean }) {
-  const tokens = useTokens();
+export function Tokens({
+  tokens,
+  canWrite,
+}: {
+  tokens: QueryState<TokenRead[]>;
+  canWrite: boolean;
+}) {
   const revoke = useRevokeToken();
   const [created, setCreated] = useState<TokenCreated | null>(null);
   const [offset, setOffset] = useState(0);
@@ -126,22 +133,20 @@ function NewToken({ token, onDismiss }: { token: TokenCreated; onDismiss: () => 
 
 function TokenCreateForm({ onCreated }: { onCreated: (token: TokenCreated) => void }) {
   const create = useCreateToken();
-  const [name, setName] = useState("");
-  const [scopes, setScopes] = useState<Scope[]>(["runs:write", "read"]);
-  const [expires, setExpires] = useState("");
-  const [errors, setErrors] = useState<{ name?: string; scopes?: string }>({});
+  const form = useForm({ name: "", scopes: ["runs:write", "read"] as Scope[], expires: "" });
+  const { scopes } = form.text;
 
   function submit() {
-    const found: { name?: string; scopes?: string } = {};
+    const { name, expires } = form.text;
+    const found: FieldErrors<"name" | "scopes"> = {};
     if (name.trim() === "") found.name = "a name, e.g. the CI pipeline";
     if (scopes.length === 0) found.scopes = "at least one scope";
-    setErrors(found);
-    if (Object.keys(found).length > 0) return;
+    if (!form.start(found)) return;
     create.mutate(
       { name: name.trim(), scopes, expires_at: expires ? `${expires}T23:59:59Z` : null },
       {
         onSuccess: (token) => {
-          setName("");
+          form.set("name")("");
           onCreated(token);
         },
       },
@@ -149,7 +154,7 @@ function TokenCreateForm({ onCreated }: { onCreated: (token: TokenCreated) => vo
   }
 
   return (
-    <CreateForm
+    <FormPanel
       id="new-token"
       title="New API token"
       submitLabel="Create token"
@@ -165,7 +170,7 @@ function TokenCreateForm({ onCreated }: { onCreated: (token: TokenCreated) => vo
                 type="checkbox"
                 checked={scopes.includes(scope)}
                 onChange={(event) =>
-                  setScopes(
+                  form.set("scopes")(
                     event.target.checked
                       ? [...scopes, scope]
                       : scopes.filter((item) => item !== scope),
@@ -175,25 +180,17 @@ function TokenCreateForm({ onCreated }: { onCreated: (token: TokenCreated) => vo
               <span className="mono">{scope}</span> <span className="muted small">({what})</span>
             </label>
           ))}
-          {errors.scopes && <span className="field-error">{errors.scopes}</span>}
+          {form.errors.scopes && <span className="field-error">{form.errors.scopes}</span>}
         </fieldset>
       }
     >
-      <Field label="Token name" error={errors.name}>
-        {(control) => (
-          <input {...control} value={name} onChange={(event) => setName(event.target.value)} />
-        )}
-      </Field>
-      <Field label="Expires (UTC, end of day)" hint="Blank: never">
-        {(control) => (
-          <input
-            {...control}
-            type="date"
-            value={expires}
-            onChange={(event) => setExpires(event.target.value)}
-          />
-        )}
-      </Field>
-    </CreateForm>
+      <TextField label="Token name" {...form.field("name")} />
+      <TextField
+        label="Expires (UTC, end of day)"
+        hint="Blank: never"
+        type="date"
+        {...form.field("expires")}
+      />
+    </FormPanel>
   );
 }

@@ -1,22 +1,29 @@
-import { useState } from "react";
-
-import { useCreateUser, useMe, useUpdateUser, useUsers } from "../../api/auth";
+import { useCreateUser, useUpdateUser } from "../../api/auth";
 import { errorMessage } from "../../api/client";
-import { useProjects } from "../../api/projects";
-import type { Role } from "../../api/types";
-import { Field } from "../common/Field";
+import type { QueryState } from "../../api/hooks";
+import type { ProjectRead, Role, UserRead } from "../../api/types";
+import { useForm, type FieldErrors } from "../../hooks/useForm";
+import { SelectField, TextField } from "../common/Field";
+import { FormPanel } from "../common/FormPanel";
+import { Options } from "../common/Select";
 import { EmptyState } from "../common/Status";
-import { CreateForm } from "./CreateForm";
 import { SettingsTable } from "./SettingsTable";
 
 const ROLES: Role[] = ["admin", "member", "viewer"];
 
 /** Users and roles (admin only): viewers read, members also change things, admins manage users. */
-export function Users() {
-  const users = useUsers(true);
-  const me = useMe();
+export function Users({
+  users,
+  projects,
+  selfId,
+}: {
+  users: QueryState<UserRead[]>;
+  /** The projects a user may be made a member of. */
+  projects: ProjectRead[];
+  /** The signed-in admin, who changes neither their own role nor their own sign-in. */
+  selfId: number | undefined;
+}) {
   const update = useUpdateUser();
-  const projects = useProjects();
   return (
     <>
       <SettingsTable
@@ -28,7 +35,7 @@ export function Users() {
         error={update.isError ? errorMessage(update.error) : null}
       >
         {(user) => {
-          const self = user.id === me.data?.id;
+          const self = user.id === selfId;
           return (
             <tr key={user.id} data-user-id={user.id}>
               <th scope="row">
@@ -48,11 +55,7 @@ export function Users() {
                     })
                   }
                 >
-                  {ROLES.map((role) => (
-                    <option key={role} value={role}>
-                      {role}
-                    </option>
-                  ))}
+                  <Options options={ROLES} />
                 </select>
               </td>
               <td>
@@ -70,7 +73,7 @@ export function Users() {
                 />
               </td>
               <td>
-                {(projects.data ?? []).map((project) => (
+                {projects.map((project) => (
                   <label key={project.slug} className="checkbox">
                     <input
                       type="checkbox"
@@ -103,85 +106,48 @@ export function Users() {
 
 function UserCreateForm() {
   const create = useCreateUser();
-  const [email, setEmail] = useState("");
-  const [name, setName] = useState("");
-  const [password, setPassword] = useState("");
-  const [role, setRole] = useState<Role>("member");
-  const [errors, setErrors] = useState<{ email?: string; password?: string }>({});
-  const [done, setDone] = useState<string | null>(null);
+  const form = useForm({ email: "", name: "", password: "", role: "member" as Role });
+  const { field } = form;
 
   function submit() {
-    setDone(null);
-    const found: { email?: string; password?: string } = {};
+    const { email, name, password, role } = form.text;
+    const found: FieldErrors<"email" | "password"> = {};
     if (!/^[^\s@]+@[^\s@]+$/.test(email.trim())) found.email = "an email address";
     if (password.length < 8) found.password = "at least 8 characters";
-    setErrors(found);
-    if (Object.keys(found).length > 0) return;
+    if (!form.start(found)) return;
     create.mutate(
       { email: email.trim(), name: name.trim() || null, password, role },
       {
-        onSuccess: (user) => {
-          setEmail("");
-          setName("");
-          setPassword("");
-          setDone(`${user.email} added as ${user.role}.`);
-        },
+        onSuccess: (user) =>
+          form.finish(`${user.email} added as ${user.role}.`, (current) => ({
+            ...current,
+            email: "",
+            name: "",
+            password: "",
+          })),
       },
     );
   }
 
   return (
-    <CreateForm
+    <FormPanel
       id="new-user"
       title="New user"
       submitLabel="Add user"
       pending={create.isPending}
       errors={create.isError ? [errorMessage(create.error)] : []}
-      done={done}
+      done={form.done}
       onSubmit={submit}
     >
-      <Field label="Email" error={errors.email}>
-        {(control) => (
-          <input
-            {...control}
-            type="email"
-            autoComplete="off"
-            value={email}
-            onChange={(event) => setEmail(event.target.value)}
-          />
-        )}
-      </Field>
-      <Field label="Name" hint="Optional">
-        {(control) => (
-          <input {...control} value={name} onChange={(event) => setName(event.target.value)} />
-        )}
-      </Field>
-      <Field label="Initial password" error={errors.password}>
-        {(control) => (
-          <input
-            {...control}
-            type="password"
-            autoComplete="new-password"
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
-          />
-        )}
-      </Field>
-      <Field label="Role">
-        {(control) => (
-          <select
-            {...control}
-            value={role}
-            onChange={(event) => setRole(event.target.value as Role)}
-          >
-            {ROLES.map((item) => (
-              <option key={item} value={item}>
-                {item}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
-    </CreateForm>
+      <TextField label="Email" type="email" autoComplete="off" {...field("email")} />
+      <TextField label="Name" hint="Optional" {...field("name")} />
+      <TextField
+        label="Initial password"
+        type="password"
+        autoComplete="new-password"
+        {...field("password")}
+      />
+      <SelectField label="Role" options={ROLES} {...field("role")} />
+    </FormPanel>
   );
 }

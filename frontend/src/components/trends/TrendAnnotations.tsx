@@ -1,14 +1,30 @@
-import { useState, type FormEvent } from "react";
-
 import { useCreateAnnotation, useDeleteAnnotation } from "../../api/annotations";
-import { usePermissions } from "../../api/auth";
-import { refusal } from "../../api/client";
+import { useForm } from "../../hooks/useForm";
 import { annotationTitle, type AnnotationMarker } from "../../lib/annotations";
 import { problemsByField } from "../../lib/params";
-import { Field, FormErrors } from "../common/Field";
+import { TextField } from "../common/Field";
+import { FormPanel } from "../common/FormPanel";
 
 /** The form's fields, which show their own refusals. */
 const FIELDS = ["text", "at", "until", "link"];
+
+const EMPTY_ANNOTATION = { text: "", at: "", until: "", link: "", everySuite: false };
+
+/** The API's refusal of an annotation: the problems of the form's fields on them, the others
+ * (named by their path) above its button. */
+function annotationProblems(body: unknown): { fields: Record<string, string>; other: string[] } {
+  const problems = problemsByField(body, "$.");
+  const fields = Object.entries(problems.fields);
+  return {
+    fields: Object.fromEntries(fields.filter(([name]) => FIELDS.includes(name))),
+    other: [
+      ...fields
+        .filter(([name]) => !FIELDS.includes(name))
+        .map(([name, message]) => `${name}: ${message}`),
+      ...problems.other,
+    ],
+  };
+}
 
 const KIND_TEXT: Record<string, string> = {
   note: "note",
@@ -26,12 +42,13 @@ export function TrendAnnotations({
   markers,
   suite,
   host,
+  canWrite,
 }: {
   markers: AnnotationMarker[];
   suite: string;
   host: string | null;
+  canWrite: boolean;
 }) {
-  const { canWrite } = usePermissions();
   const remove = useDeleteAnnotation();
   return (
     <section aria-labelledby="annotations-title">
@@ -83,32 +100,22 @@ export function TrendAnnotations({
 
 function AnnotationForm({ suite, host }: { suite: string; host: string | null }) {
   const create = useCreateAnnotation();
-  const [text, setText] = useState("");
-  const [at, setAt] = useState("");
-  const [until, setUntil] = useState("");
-  const [link, setLink] = useState("");
-  const [everySuite, setEverySuite] = useState(false);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [other, setOther] = useState<string[]>([]);
+  const form = useForm(EMPTY_ANNOTATION);
+  const { field } = form;
 
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setErrors({});
-    setOther([]);
-    if (text.trim() === "") {
-      setErrors({ text: "Say what happened." });
-      return;
-    }
+  function submit() {
+    const { text, at, until, link, everySuite } = form.text;
     const moment = at === "" ? null : new Date(`${at}Z`);
     const end = until === "" ? null : new Date(`${until}Z`);
-    if (moment !== null && Number.isNaN(moment.getTime())) {
-      setErrors({ at: "A moment, in UTC." });
-      return;
-    }
-    if (end !== null && (Number.isNaN(end.getTime()) || end <= (moment ?? new Date()))) {
-      setErrors({ until: "After the start (or after now)." });
-      return;
-    }
+    const problem =
+      text.trim() === ""
+        ? { text: "Say what happened." }
+        : moment !== null && Number.isNaN(moment.getTime())
+          ? { at: "A moment, in UTC." }
+          : end !== null && (Number.isNaN(end.getTime()) || end <= (moment ?? new Date()))
+            ? { until: "After the start (or after now)." }
+            : {};
+    if (!form.start(problem)) return;
     create.mutate(
       {
         text: text.trim(),
@@ -119,91 +126,58 @@ function AnnotationForm({ suite, host }: { suite: string; host: string | null })
         ...(host ? { host } : {}),
       },
       {
-        onSuccess: () => {
-          setText("");
-          setAt("");
-          setUntil("");
-          setLink("");
-        },
-        onError: (failure) => {
-          const problems = refusal(failure, (body) => problemsByField(body, "$."));
-          const fields = Object.entries(problems.fields as Record<string, string>);
-          setErrors(Object.fromEntries(fields.filter(([name]) => FIELDS.includes(name))));
-          setOther([
-            ...fields
-              .filter(([name]) => !FIELDS.includes(name))
-              .map(([name, message]) => `${name}: ${message}`),
-            ...problems.other,
-          ]);
-        },
+        onSuccess: () =>
+          form.finish(null, (current) => ({ ...EMPTY_ANNOTATION, everySuite: current.everySuite })),
+        onError: (failure) => form.failed(failure, annotationProblems),
       },
     );
   }
 
   return (
-    <form className="panel" onSubmit={submit} noValidate aria-labelledby="annotate-title">
-      <h3 id="annotate-title">Annotate</h3>
-      <div className="form-grid">
-        <Field label="What happened" error={errors.text}>
-          {(control) => (
-            <input
-              {...control}
-              value={text}
-              maxLength={500}
-              placeholder="deployed orders 2.4 (batching off)"
-              onChange={(event) => setText(event.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="When (UTC)" hint="Blank: now" error={errors.at}>
-          {(control) => (
-            <input
-              {...control}
-              type="datetime-local"
-              step={1}
-              value={at}
-              onChange={(event) => setAt(event.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="Until (UTC)" hint="A range's end (optional)" error={errors.until}>
-          {(control) => (
-            <input
-              {...control}
-              type="datetime-local"
-              step={1}
-              value={until}
-              onChange={(event) => setUntil(event.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="Link" hint="A page about it (optional)" error={errors.link}>
-          {(control) => (
-            <input
-              {...control}
-              type="url"
-              value={link}
-              placeholder="https://ci.example.com/deploys/812"
-              onChange={(event) => setLink(event.target.value)}
-            />
-          )}
-        </Field>
-        <label className="checkbox">
-          <input
-            type="checkbox"
-            checked={everySuite}
-            onChange={(event) => setEverySuite(event.target.checked)}
-          />{" "}
-          Every suite&apos;s trends, not only {suite}&apos;s
-          {host ? ` (host ${host})` : ""}
-        </label>
-      </div>
-      <FormErrors messages={other} />
-      <div className="form-actions">
-        <button type="submit" className="button button-primary" disabled={create.isPending}>
-          {create.isPending ? "Saving…" : "Annotate"}
-        </button>
-      </div>
-    </form>
+    <FormPanel
+      id="annotate-title"
+      title="Annotate"
+      submitLabel={create.isPending ? "Saving…" : "Annotate"}
+      pending={create.isPending}
+      errors={form.other}
+      onSubmit={submit}
+    >
+      <TextField
+        label="What happened"
+        maxLength={500}
+        placeholder="deployed orders 2.4 (batching off)"
+        {...field("text")}
+      />
+      <TextField
+        label="When (UTC)"
+        hint="Blank: now"
+        type="datetime-local"
+        step={1}
+        {...field("at")}
+      />
+      <TextField
+        label="Until (UTC)"
+        hint="A range's end (optional)"
+        type="datetime-local"
+        step={1}
+        {...field("until")}
+      />
+      <TextField
+        label="Link"
+        hint="A page about it (optional)"
+        type="url"
+        placeholder="https://ci.example.com/deploys/812"
+        {...field("link")}
+      />
+      <label className="checkbox">
+        <input
+          type="checkbox"
+          checked={form.text.everySuite}
+          onChange={(event) => form.set("everySuite")(event.target.checked)}
+        />{" "}
+        Every suite&apos;s trends, not only {suite}&apos;s
+        {host ? ` (host ${host})` : ""}
+      </label>
+    </FormPanel>
   );
 }

@@ -1,13 +1,14 @@
 import type { FormEvent, ReactNode } from "react";
 
-import { FormErrors } from "../common/Field";
+import { FormErrors } from "./Field";
 
 /**
- * A settings panel that creates one thing: its heading (which names the form), its fields in a
- * grid, the server's errors, the submit button and what was made. The caller checks the fields
- * (the browser's own checks are off, so its messages show in their place) and sends them.
+ * A form in a panel that makes or changes one thing: its heading (which names the form), its
+ * fields in a grid, the server's errors, the submit button (other `actions` beside it) and what
+ * was done. The caller checks the fields (the browser's own checks are off, so its messages
+ * show in their place) and sends them.
  */
-export function CreateForm({
+export function FormPanel({
   id,
   title,
   submitLabel,
@@ -17,6 +18,7 @@ export function CreateForm({
   onSubmit,
   before,
   after,
+  actions,
   children: fields,
 }: {
   /** The heading's id, e.g. "new-user". */
@@ -32,6 +34,8 @@ export function CreateForm({
   before?: ReactNode;
   /** Below the fields: groups of checkboxes. */
   after?: ReactNode;
+  /** Buttons beside the submit button. */
+  actions?: ReactNode;
   children: ReactNode;
 }) {
   function submit(event: FormEvent<HTMLFormElement>) {
@@ -50,6 +54,7 @@ export function CreateForm({
         <button type="submit" className="button button-primary" disabled={pending}>
           {submitLabel}
         </button>
+        {actions}
         {done && (
           <span className="text-good" role="status">
             {done}
