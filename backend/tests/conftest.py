@@ -17,14 +17,13 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, select, text
+from sqlalchemy import create_engine, text
 from sqlalchemy.orm import Session
 
 import latlab_stack as localstack
@@ -81,26 +80,22 @@ os.environ.update({
     "LATLAB_JOB_LAUNCHES_PER_CALLER": "120", "LATLAB_JOB_LAUNCHES_PER_ADDRESS": "360",
     "LATLAB_HEAVY_READS_PER_CALLER": "600", "LATLAB_HEAVY_READS_PER_ADDRESS": "1800"})
 
-from latlab.auth import service as auth_service  # noqa: E402
-from latlab.auth.schemas import TokenCreate, UserCreate  # noqa: E402
 from latlab.core import clock as clock_module  # noqa: E402
 from latlab.core.db import get_session  # noqa: E402
 from latlab.core.migrate import upgrade  # noqa: E402
 from latlab.main import create_app  # noqa: E402
-from latlab.models import Project, Role, Scope, User  # noqa: E402
+from latlab.models import Role  # noqa: E402
 from latlab.projects import service as projects  # noqa: E402
+from tests.factories import JSON, Actors  # noqa: E402
 from tests.github_server import GitHubServer  # noqa: E402
 from tests.gitlab_server import GitLabServer  # noqa: E402
 from tests.processes import RunnerProcess  # noqa: E402
+from tests.receiver import Receiver  # noqa: E402
 
 TABLES = ["audit_event", "delivery_attempt", "notification", "alert", "channel", "sla_rule",
           "baseline", "login_session", "api_token", "trial", "series", "job", "schedule", "run",
           "host", "host_invitation", "project_member", "user", "rollup", "project", "suite",
           "outbox_message"]
-
-
-# Signed-in writes must declare a JSON body (CSRF); the test clients always do.
-JSON = {"Content-Type": "application/json"}
 
 
 class FrozenClock:
@@ -171,14 +166,6 @@ def db(engine) -> Iterator[Session]:
         connection.close()
 
 
-def allow_private_webhooks(session: Session, allowed: bool = True) -> None:
-    """Lets the default project's channels reach private addresses (the tests' local
-    receivers); an admin does this through PATCH /projects/default."""
-    project = session.scalar(select(Project).where(Project.slug == "default"))
-    project.allow_private_webhooks = allowed
-    session.flush()
-
-
 @pytest.fixture
 def committed_db(engine) -> Iterator[Session]:
     """A session whose commits are real; every table is emptied afterwards."""
@@ -210,33 +197,6 @@ def _client_for(session: Session) -> Iterator[TestClient]:
 @pytest.fixture
 def client(db: Session) -> Iterator[TestClient]:
     yield from _client_for(db)
-
-
-@dataclass
-class Actors:
-    """Users of each role and tokens of each scope, ready to use as request headers."""
-
-    session: Session
-
-    def user(self, role: Role = Role.member, email: str | None = None) -> User:
-        return auth_service.create_user(self.session, UserCreate(
-            email=email or f"{role.value}-{os.urandom(3).hex()}@lab.test",
-            password="correct horse battery", role=role,
-        ))
-
-    def token(self, *scopes: Scope, expires_at: datetime | None = None) -> dict[str, str]:
-        owner = self.user(Role.member)
-        request = TokenCreate(name="ci", scopes=list(scopes or (Scope.runs_write, Scope.read)),
-                              expires_at=expires_at)
-        _, secret = auth_service.create_token(self.session, owner, request)
-        return {"Authorization": f"Bearer {secret}"}
-
-    def login(self, client: TestClient, role: Role = Role.member) -> User:
-        user = self.user(role)
-        response = client.post("/api/v1/auth/login",
-                               json={"email": user.email, "password": "correct horse battery"})
-        assert response.status_code == 200, response.text
-        return user
 
 
 @pytest.fixture
@@ -365,12 +325,16 @@ def orders_repo(tmp_path_factory) -> dict:
 @pytest.fixture
 def member(committed_db, live_server):
     """An httpx client of the live api, signed in as a member (a committed user)."""
-    user = Actors(committed_db).user(Role.member)
-    committed_db.commit()
-    client = httpx.Client(base_url=live_server, timeout=30, headers=JSON)
-    assert client.post("/api/v1/auth/login", json={
-        "email": user.email, "password": "correct horse battery"}).status_code == 200
+    client, _ = Actors(committed_db).signed_in(live_server, Role.member, timeout=30)
     return client
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    """A local stand-in for Slack (or a webhook's receiver) that records what it receives."""
+    server = Receiver()
+    yield server
+    server.stop()
 
 
 @pytest.fixture

@@ -3,17 +3,13 @@ runner -> ingest -> Postgres, and the dashboard in Chromium): a shortened `multi
 as curves and compared mode against mode, the alert check failing a job with a wrong rule, JVM
 flags refused before anything runs, and a second job reusing the build."""
 
-import os
-import subprocess
-from pathlib import Path
-
 import httpx
 
-from tests.conftest import Actors
+from tests.browser import assert_built, run_browser
+from tests.factories import Actors
 from tests.processes import RunnerProcess
 from tests.test_jobs_e2e import _finish, _online
 
-FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
 # The seed's sweep, shortened: 1, 10, 50 devices x 1,000 messages per mode (enough samples
 # beyond each series' p99 to trust it), four trials each: the fewest for a tested verdict at
 # p <= 0.05 (3 vs 3 trials cannot go below p = 0.1).
@@ -24,7 +20,7 @@ TINY = {"mode": "sync", "devices": 1, "messages": 50, "warmup": 0, "heap_mb": 64
 
 def test_a_shortened_multi_job_is_a_device_sweep_per_mode(
         member, ingest_worker, start_runner, committed_db) -> None:
-    assert (FRONTEND / "dist" / "index.html").is_file(), "build the dashboard: make test does"
+    assert_built()
     start_runner("lab-iot")
     _online(member, "lab-iot")
     created = member.post("/api/v1/jobs", json={
@@ -65,14 +61,9 @@ def test_a_shortened_multi_job_is_a_device_sweep_per_mode(
 
     user = Actors(committed_db).user()
     committed_db.commit()
-    completed = subprocess.run(
-        ["node", "--test", "tests/e2e/actor-iot.test.mjs"], cwd=FRONTEND,
-        env={**os.environ, "LATLAB_URL": str(member.base_url).rstrip("/"),
-             "LATLAB_EMAIL": user.email, "LATLAB_PASSWORD": "correct horse battery",
-             "LATLAB_IOT_RUN_ID": str(run["id"]),
-             "LATLAB_IOT_DEVICES": ",".join(str(n) for n in DEVICES)},
-        capture_output=True, text=True, timeout=300, check=False)
-    assert completed.returncode == 0, completed.stdout[-6000:] + completed.stderr[-4000:]
+    run_browser("actor-iot", str(member.base_url).rstrip("/"), email=user.email,
+                LATLAB_IOT_RUN_ID=str(run["id"]),
+                LATLAB_IOT_DEVICES=",".join(str(n) for n in DEVICES))
 
 
 def test_a_wrong_rule_fails_the_job_saying_why(member, ingest_worker, start_runner) -> None:

@@ -22,7 +22,7 @@ from tests.adapters_support import (
     GOLDEN,
     markdown_rows,
 )
-from tests.conftest import Actors
+from tests.factories import Actors
 
 JUNIT_XSD = xmlschema.XMLSchema(Path(__file__).parent / "golden" / "junit" / "JUnit.xsd")
 

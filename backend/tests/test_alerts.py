@@ -3,8 +3,7 @@
 import numpy as np
 
 from latlab.models import Scope
-from tests.conftest import allow_private_webhooks
-from tests.factories import result
+from tests.factories import allow_private_webhooks, result
 
 
 def _run(client, headers, p99_scale: float = 1.0, throughput: float = 100_000.0,

@@ -1,66 +1,15 @@
 """Did my change make P99 worse? Baseline vs candidate through the API, the CI verdict, the
 alert, and the message a local stand-in for Slack receives (through the real ingest worker)."""
 
-import json
-import threading
-import time
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
-import numpy as np
 import pytest
 
 from latlab.models import Role, Scope
-from tests.conftest import JSON, Actors, wait_for
-from tests.factories import result
-
-
-class Receiver:
-    """A real local HTTP server that records what Slack would receive; it answers with the
-    scripted statuses first, then 200."""
-
-    def __init__(self, port: int = 0) -> None:
-        self.messages: list[dict[str, Any]] = []
-        self.requests = 0
-        self.script: list[int] = []
-        self.stall_s = 0.0  # before each answer
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                receiver.requests += 1
-                time.sleep(receiver.stall_s)
-                status = receiver.script.pop(0) if receiver.script else 200
-                if status == 200:
-                    receiver.messages.append(json.loads(body))
-                self.send_response(status)
-                self.end_headers()
-                self.wfile.write(b"ok" if status == 200 else b"error")
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-    def text(self, index: int) -> str:
-        return json.dumps(self.messages[index], ensure_ascii=False)
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    server = Receiver()
-    yield server
-    server.stop()
+from tests.conftest import wait_for
+from tests.factories import JSON, Actors, one_series, result, sign_in, submit, tail_trials
+from tests.receiver import Receiver
 
 
 @pytest.fixture
@@ -73,36 +22,19 @@ def lab(committed_db, live_server, ingest_worker,
     committed_db.commit()
     client = httpx.Client(base_url=live_server, timeout=60, headers=JSON)
     # The stand-in for Slack listens on 127.0.0.1: an admin lets the project's channels call it.
-    client.post("/api/v1/auth/login", json={"email": admin.email,
-                                           "password": "correct horse battery"})
+    sign_in(client, admin.email)
     assert client.patch("/api/v1/projects/default",
                         json={"allow_private_webhooks": True}).status_code == 200
     client.post("/api/v1/auth/logout")
-    client.post("/api/v1/auth/login", json={"email": member.email,
-                                           "password": "correct horse battery"})
+    sign_in(client, member.email)
     return client, token
 
 
-def trials(seed: int, tail_factor: float = 1.0, n: int = 5) -> list[dict[str, Any]]:
-    """n trials of 20,000 samples; `tail_factor` slows the slowest 3 % (the p99 region)."""
-    out = []
-    for trial in range(n):
-        rng = np.random.default_rng(seed * 100 + trial)
-        values = rng.lognormal(np.log(350_000), 0.25, 20_000)
-        cut = np.quantile(values, 0.97)
-        values = np.where(values > cut, values * tail_factor, values)
-        out.append({"latency": {"samples_ns": [int(v) for v in values]},
-                    "metrics": {"throughput": float(rng.normal(100_000, 500))}})
-    return out
-
-
-def submit(client: httpx.Client, token: dict[str, str], series_trials: list[dict[str, Any]],
-           commit: str, branch: str = "main") -> dict[str, Any]:
-    document = result(series=[{"labels": {"client": "rust"}, "trials": series_trials}],
-                      commit=commit, branch=branch)
-    response = client.post("/api/v1/runs", json=document, headers=token)
-    assert response.status_code == 201, response.text
-    return response.json()
+def submitted(client: httpx.Client, token: dict[str, str], trials: list[dict[str, Any]],
+              commit: str, branch: str = "main") -> dict[str, Any]:
+    """A run of one series (a rust client's) with `trials`, as the api answered it."""
+    return submit(client, result(series=one_series(trials, client="rust"), commit=commit,
+                                 branch=branch), token)
 
 
 def test_a_p99_regression_fails_ci_alerts_once_and_resolves(lab, receiver) -> None:
@@ -110,16 +42,16 @@ def test_a_p99_regression_fails_ci_alerts_once_and_resolves(lab, receiver) -> No
     assert client.post("/api/v1/channels", json={
         "name": "latency", "kind": "slack", "url": receiver.url}).status_code == 201
 
-    baseline = submit(client, token, trials(1), "aaaa111")
+    baseline = submitted(client, token, tail_trials(1), "aaaa111")
     assert baseline["verdict"] == "no-baseline"
     # Five trials test the change but cannot confirm it: inconclusive, nobody alerted.
-    suspect = submit(client, token, trials(2, tail_factor=1.3), "bbbb111", branch="feature")
+    suspect = submitted(client, token, tail_trials(2, tail_factor=1.3), "bbbb111", branch="feature")
     assert suspect["verdict"] == "inconclusive", suspect
     (reason,) = [r for r in suspect["reasons"] if r["metric"] == "p99"]
     assert reason["kind"] == "suspected-regression" and "10 candidate trials" in reason["message"]
     assert client.get("/api/v1/alerts", params={"state": "open"}).json()["total"] == 0
-    candidate = submit(client, token, trials(2, tail_factor=1.3, n=10), "bbbb222",
-                       branch="feature")
+    candidate = submitted(client, token, tail_trials(2, tail_factor=1.3, n=10), "bbbb222",
+                          branch="feature")
     assert candidate["verdict"] == "fail", candidate
     assert candidate["baseline_run_id"] == baseline["id"]
     assert any(r["metric"] == "p99" and r["kind"] == "regression" for r in candidate["reasons"])
@@ -144,13 +76,13 @@ def test_a_p99_regression_fails_ci_alerts_once_and_resolves(lab, receiver) -> No
     assert f"{alert['value'] / 1e3:.3g} µs" in text
     assert f"{alert['baseline_value'] / 1e3:.3g} µs" in text
 
-    again = submit(client, token, trials(3, tail_factor=1.3, n=10), "cccc333",
-                   branch="feature")
+    again = submitted(client, token, tail_trials(3, tail_factor=1.3, n=10), "cccc333",
+                      branch="feature")
     assert again["verdict"] == "fail"
     open_alerts = client.get("/api/v1/alerts", params={"state": "open"}).json()
     assert open_alerts["total"] == 1 and open_alerts["items"][0]["occurrences"] == 2
 
-    good = submit(client, token, trials(4, n=10), "dddd444", branch="feature")
+    good = submitted(client, token, tail_trials(4, n=10), "dddd444", branch="feature")
     assert good["verdict"] == "pass", good
     wait_for(lambda: len(receiver.messages) == 2, timeout=30)
     assert "resolved" in receiver.text(1) and "recovered in run" in receiver.text(1)
@@ -166,7 +98,7 @@ def test_delivery_retries_server_errors_and_waits_for_a_receiver_that_is_down(
                                            "metric": "p99", "op": ">", "threshold": 0.1,
                                            "unit": "ms", "severity": "critical"})
     receiver.script = [500, 500]
-    breach = submit(client, token, trials(1, n=1), "eeee555")
+    breach = submitted(client, token, tail_trials(1, n=1), "eeee555")
     assert breach["verdict"] == "fail"
     assert breach["reasons"][0]["kind"] == "sla"
     alert = client.get("/api/v1/alerts").json()["items"][0]

@@ -10,22 +10,20 @@ from latlab.alerts.schemas import MAX_BULK
 from latlab.core.clock import get_clock
 from latlab.models import Alert, AlertState, Role, Scope, Severity
 from latlab.projects import service as projects
-from tests.conftest import Actors
-from tests.factories import result
+from tests.factories import Actors, result, submit
 
 RULES = ({"name": "p50 over 1 ns", "metric": "p50"}, {"name": "p99 over 1 ns", "metric": "p99"})
 
 
 def breach(client: TestClient, headers: dict[str, str], commit: str, branch: str = "main",
-           scenario: str = "medium") -> int:
-    """A run whose two series breach both rules: four alerts of one commit."""
+           scenario: str = "medium", samples: int = 200) -> int:
+    """A run whose two series breach both rules (p50 and p99 over 1 ns): four alerts of one
+    commit."""
     series = [{"labels": {"client": client_name}, "trials": [
-        {"latency": {"samples_ns": [300_000 + i for i in range(200)]}}]}
+        {"latency": {"samples_ns": [300_000 + i for i in range(samples)]}}]}
         for client_name in ("go", "rust")]
-    response = client.post("/api/v1/runs", headers=headers, json=result(
-        series=series, commit=commit, branch=branch, scenario=scenario))
-    assert response.status_code == 201, response.text
-    return int(response.json()["id"])
+    return int(submit(client, result(series=series, commit=commit, branch=branch,
+                                     scenario=scenario), headers)["id"])
 
 
 def open_alerts(client: TestClient, actors: Actors) -> tuple[dict[str, list[dict]], int]:

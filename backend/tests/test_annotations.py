@@ -23,8 +23,7 @@ from latlab.models import (
     Scope,
 )
 from latlab_contract.result import RunCreate
-from tests.conftest import Actors, allow_private_webhooks
-from tests.factories import result
+from tests.factories import Actors, allow_private_webhooks, result, submit
 
 
 def _later(started_at: str) -> str:
@@ -40,10 +39,7 @@ def _submit(client, headers, *, host: str = "lab-07", kernel: str = "6.14.0",
             started_at: str = "2026-11-22T10:00:00Z", key: str | None = None) -> int:
     document = result(host=host, started_at=started_at, finished_at=_later(started_at))
     document["host"]["fingerprint"]["kernel"] = kernel
-    response = client.post("/api/v1/runs", json=document, headers={
-        **headers, **({"Idempotency-Key": key} if key else {})})
-    assert response.status_code in (200, 201), response.text
-    return int(response.json()["id"])
+    return int(submit(client, document, headers, key=key)["id"])
 
 
 def test_a_ci_step_marks_a_deploy_and_reads_it_back(client, actors) -> None:

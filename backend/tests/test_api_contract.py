@@ -18,7 +18,7 @@ from schemathesis.checks import (
 
 from latlab.main import app
 from latlab.models import Role
-from tests.conftest import JSON, Actors
+from tests.factories import JSON, PASSWORD, Actors
 
 CHECKS = [not_a_server_error, status_code_conformance, response_schema_conformance]
 CASES_PER_OPERATION = 25
@@ -34,7 +34,7 @@ def admin(committed_db, live_server) -> Iterator[requests.Session]:
     session = requests.Session()
     session.headers.update(JSON)
     signed_in = session.post(f"{live_server}/api/v1/auth/login", json={
-        "email": user.email, "password": "correct horse battery"}, timeout=30)
+        "email": user.email, "password": PASSWORD}, timeout=30)
     assert signed_in.status_code == 200, signed_in.text
     yield session
     session.close()

@@ -7,8 +7,7 @@ from sqlalchemy import func, select
 
 from latlab.audit import service as audit_service
 from latlab.models import AuditEvent, Role, Scope
-from tests.conftest import allow_private_webhooks
-from tests.factories import result
+from tests.factories import allow_private_webhooks, result
 
 
 def _events(client, **filters) -> list[dict]:

@@ -3,12 +3,13 @@
 from datetime import datetime
 
 from latlab.models import Role
+from tests.factories import PASSWORD
 
 
 def test_login_sets_an_httponly_cookie_and_me_answers(client, actors) -> None:
     user = actors.user(Role.member, email="ada@lab.test")
     response = client.post("/api/v1/auth/login",
-                           json={"email": "ADA@lab.test", "password": "correct horse battery"})
+                           json={"email": "ADA@lab.test", "password": PASSWORD})
     assert response.status_code == 200
     cookie = response.headers["set-cookie"]
     assert "latlab_session=" in cookie and "HttpOnly" in cookie and "SameSite=lax" in cookie

@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import func, select
 
 from latlab.models import Host, Role, Run, Scope, Series, Trial
-from tests.factories import edited, result
+from tests.factories import PASSWORD, edited, result
 
 TRIAL = "series.0.trials.0"
 AT = "$.series[0].trials[0]"
@@ -239,7 +239,7 @@ def test_nul_in_query_parameters_is_422(client, actors, route) -> None:
 def test_nul_in_other_bodies_is_422_and_stores_nothing(client, actors) -> None:
     actors.user(email="nul@lab.test")
     login = client.post("/api/v1/auth/login", json={"email": "nul@lab.test\x00",
-                                                    "password": "correct horse battery"})
+                                                    "password": PASSWORD})
     assert login.status_code == 422 and login.json()["detail"][0]["path"] == "$.email"
     actors.login(client)
     for route, body, path in [

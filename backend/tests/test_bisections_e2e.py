@@ -10,9 +10,6 @@ for Slack of the regression and then of its culprit, and the dashboard shows it 
 (frontend/tests/e2e/bisections.test.mjs: the alert's link, the bisection's page, the run's
 banner, and the same question asked again from the form opening the same bisection)."""
 
-import os
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +18,13 @@ import pytest
 
 from latlab.models import Role
 from latlab_stack import planted
-from tests.conftest import JSON, Actors, wait_for
+from tests.browser import assert_built, run_browser
+from tests.conftest import wait_for
+from tests.factories import Actors
 from tests.processes import Beat
-from tests.test_alerts_e2e import Receiver
+from tests.receiver import Receiver
 from tests.test_jobs_e2e import _finish, _online
 
-FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
-PASSWORD = "correct horse battery"
 HOST = "lab-bisect"
 PLANTED_AT = 4  # of five commits
 # Half a millisecond of CPU per order: on two cores shared with the client, the p99 more than
@@ -45,13 +42,6 @@ MIN_EFFECT = 0.5
 # from both sides unevenly (a 4.9x p99 rise left undecided under four labs at once).
 pytestmark = pytest.mark.serial
 BISECTION_TIMEOUT_S = 900  # bounds the wait, not the test
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    server = Receiver()
-    yield server
-    server.stop()
 
 
 @pytest.fixture
@@ -84,14 +74,10 @@ def test_a_confirmed_regression_is_searched_to_its_commit_and_said_everywhere(
 
 def _search(committed_db, live_server, start_runner, receiver: Receiver, shas: list[str],
             tmp_path: Path, beats: list[Beat]) -> None:
-    assert (FRONTEND / "dist" / "index.html").is_file(), "build the dashboard: make test does"
+    assert_built()
     actors = Actors(committed_db)
-    admin = actors.user(Role.admin, email="e2e-bisect-admin@lab.test")
     user = actors.user(Role.member, email="e2e-bisect@lab.test")
-    committed_db.commit()
-    client = httpx.Client(base_url=live_server, timeout=60, headers=JSON)
-    assert client.post("/api/v1/auth/login", json={"email": admin.email,
-                                                   "password": PASSWORD}).status_code == 200
+    client, _ = actors.signed_in(live_server, Role.admin, email="e2e-bisect-admin@lab.test")
     # Lab jobs' suspicions are measured again, confirmed regressions bisected; the stand-in
     # for Slack listens on 127.0.0.1.
     assert client.patch("/api/v1/projects/default", json={
@@ -170,17 +156,10 @@ def _search(committed_db, live_server, start_runner, receiver: Receiver, shas: l
     assert any("p99" in receiver.text(i) and "BISECTED" not in receiver.text(i)
                for i in range(len(receiver.messages)))
 
-    completed = subprocess.run(
-        ["node", "--test", "tests/e2e/bisections.test.mjs"], cwd=FRONTEND,
-        env={**os.environ, "LATLAB_URL": live_server, "LATLAB_EMAIL": user.email,
-             "LATLAB_PASSWORD": PASSWORD, "LATLAB_BISECTION_ID": str(bisection["id"]),
-             "LATLAB_ALERT_ID": str(alert["id"]), "LATLAB_RUN_ID": str(suspected["id"]),
-             "LATLAB_CULPRIT": culprit["sha"], "LATLAB_GOOD": shas[0],
-             "LATLAB_BAD": shas[-1],
-             "LATLAB_SCREENSHOT_DIR": str(FRONTEND / "tests" / "e2e" / "screenshots")},
-        capture_output=True, text=True, timeout=300, check=False,
-    )
-    assert completed.returncode == 0, completed.stdout[-6000:] + completed.stderr[-4000:]
+    run_browser("bisections", live_server, email=user.email,
+                LATLAB_BISECTION_ID=str(bisection["id"]), LATLAB_ALERT_ID=str(alert["id"]),
+                LATLAB_RUN_ID=str(suspected["id"]), LATLAB_CULPRIT=culprit["sha"],
+                LATLAB_GOOD=shas[0], LATLAB_BAD=shas[-1])
     # The page asked nothing new of the lab: one bisection, no job launched by the browser.
     assert len(client.get("/api/v1/bisections").json()) == 1
     jobs = client.get("/api/v1/jobs", params={"limit": 100}).json()

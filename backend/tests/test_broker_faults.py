@@ -21,14 +21,12 @@ from kombu import Connection, Message, Queue
 from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
-from latlab.alerts import delivery, lifecycle
+from latlab.alerts import delivery
 from latlab.alerts import service as alert_service
 from latlab.alerts.schemas import SlaRuleCreate
 from latlab.core import tasks
 from latlab.core.db import get_sessionmaker
 from latlab.models import (
-    Alert,
-    AlertState,
     Channel,
     DeliveryAttempt,
     Host,
@@ -38,22 +36,14 @@ from latlab.models import (
     Project,
     Run,
     Scope,
-    Severity,
 )
 from latlab_contract import ALERTS_QUEUE, INGEST_QUEUE, JOB_OUTCOME, JobOutcome
 from latlab_contract.broker import BROKER_ERRORS, TRANSPORT_OPTIONS
 from latlab_contract.signing import seal
-from tests.conftest import (
-    JSON,
-    Actors,
-    FrozenClock,
-    allow_private_webhooks,
-    start_api,
-    wait_for,
-)
-from tests.factories import result
+from tests.conftest import FrozenClock, start_api, wait_for
+from tests.factories import JSON, Actors, notified, result, webhook
 from tests.processes import ProcessGroup, enroll_host
-from tests.test_alerts_e2e import Receiver
+from tests.receiver import Receiver
 from tests.test_outbox import Broker, broker  # noqa: F401  (a fixture)
 
 
@@ -88,13 +78,6 @@ class Worker(ProcessGroup):
 
 
 @pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    server = Receiver()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
 def alerts_on_broker(broker, tmp_path) -> Iterator[Worker]:  # noqa: F811
     # A failed attempt's next one is held by the worker (a countdown) for 4 s.
     worker = Worker(ALERTS_QUEUE, broker.url, tmp_path / "alerts.log", concurrency=2,
@@ -105,15 +88,12 @@ def alerts_on_broker(broker, tmp_path) -> Iterator[Worker]:  # noqa: F811
 
 def _alerting(session: Session, receiver: Receiver) -> Channel:
     """A rule every `_breach` breaks, and a webhook channel to `receiver`."""
-    allow_private_webhooks(session)
     project = session.scalar(select(Project).where(Project.slug == "default"))
     assert project is not None
     alert_service.create_rule(session, project, SlaRuleCreate(
         name="p99 over 0.1 ms", suite="http-order", metric="p99", op=">", threshold=0.1,
         unit="ms"))
-    channel = Channel(project_id=project.id, name="hook", kind="webhook", url=receiver.url,
-                      created_at=datetime.now(UTC))
-    session.add(channel)
+    channel = webhook(session, receiver.url, datetime.now(UTC))
     session.commit()
     return channel
 
@@ -170,17 +150,7 @@ def test_a_frozen_redis_holds_no_database_connection(committed_db, broker, alert
 
 def _open_alerts(session: Session, channel: Channel, n: int) -> list[int]:
     """`n` alerts opened, one message each to `channel`, committed (their tasks leave)."""
-    ids = []
-    for i in range(n):
-        alert = Alert(project_id=channel.project_id, source="test",
-                      history_key=os.urandom(8).hex(),
-                      kind="sla", severity=Severity.warning, state=AlertState.open,
-                      suite="echo", scenario="default", series_labels={}, metric="p99",
-                      unit="ns", message=f"alert {i}", opened_at=datetime.now(UTC),
-                      updated_at=datetime.now(UTC), occurrences=1, channel_ids=[channel.id])
-        session.add(alert)
-        session.flush()
-        ids += [n.id for n in lifecycle.notify(session, alert, "opened")]
+    ids = notified(session, channel, datetime.now(UTC), n)
     session.commit()
     return ids
 

@@ -16,8 +16,7 @@ import pytest
 from sqlalchemy import func, select
 
 from latlab.models import Run, Scope
-from tests.conftest import Actors
-from tests.factories import edited, result
+from tests.factories import Actors, edited, result
 
 GOLDEN_PPROF = (Path(__file__).resolve().parents[2] / "workers" / "tests" / "golden" / "pprof"
                 / "cpu.pprof")

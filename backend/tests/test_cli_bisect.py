@@ -24,7 +24,7 @@ from latlab.models import Bisection, Job, Project, Scope
 from latlab.repos import service as repos
 from latlab.repos.schemas import RepositoryCreate
 from latlab_contract import Heartbeat
-from tests.conftest import Actors
+from tests.factories import Actors
 from tests.test_bisections import HTTP_ORDER, _levels, _measure
 from tests.test_cli_terminal import latlab
 from tests.test_cli_try import Terminal

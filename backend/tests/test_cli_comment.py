@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from latlab.models import Scope
-from tests.conftest import Actors
+from tests.factories import Actors
 from tests.github_server import GitHubServer
 from tests.gitlab_server import GitLabServer
 

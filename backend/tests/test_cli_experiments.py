@@ -15,7 +15,7 @@ from latlab.experiments import service
 from latlab.hosts import service as host_service
 from latlab.models import ExperimentRun, Scope
 from latlab_contract import Heartbeat
-from tests.conftest import Actors
+from tests.factories import Actors
 from tests.test_cli_terminal import latlab, tables
 from tests.test_experiments import ECHO, _finish, _trials
 

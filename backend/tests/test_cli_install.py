@@ -17,7 +17,7 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 from latlab.models import Scope
-from tests.conftest import Actors
+from tests.factories import Actors
 
 ROOT = Path(__file__).resolve().parents[2]
 # What the server runs on, which a CI step that submits a file needs none of.

@@ -15,8 +15,8 @@ import pytest
 from latlab.models import Role, Scope
 from latlab_cli.params import typed_params
 from latlab_contract.vocabulary import quantity
-from tests.conftest import Actors, wait_for
-from tests.factories import result, samples
+from tests.conftest import wait_for
+from tests.factories import PASSWORD, Actors, result, samples
 
 EXIT_BY_VERDICT = {"pass": 0, "no-baseline": 0, "inconclusive": 0, "fail": 1}
 
@@ -293,7 +293,7 @@ def test_one_config_file_env_overrides_it(lab, live_server, committed_db) -> Non
     user = Actors(committed_db).user(Role.member)
     committed_db.commit()
     signed = latlab("login", "--url", live_server, "--email", user.email,
-                    env={**bare, "LATLAB_PASSWORD": "correct horse battery"})
+                    env={**bare, "LATLAB_PASSWORD": PASSWORD})
     assert signed.returncode == 0, signed.stderr
     token = path.read_text().split('token = "')[1].split('"')[0]
     assert token.startswith("llt_") and token != env["LATLAB_TOKEN"]

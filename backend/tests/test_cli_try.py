@@ -16,11 +16,10 @@ import pytest
 from git_servers import http_git
 
 from latlab.models import Role, Scope
-from tests.conftest import Actors
+from tests.factories import PASSWORD, Actors, sign_in
 from tests.test_cli_terminal import EXIT_BY_VERDICT, latlab, tables
 from tests.test_jobs_e2e import _online
 
-PASSWORD = "correct horse battery"  # the Actors' users'
 # A few orders a trial through the Python client (it needs no build of its own): enough for
 # a P99 to be judged (10 orders beyond it), and trials enough for a tested verdict (4 a side),
 # in stages of at most a minute of lab time.
@@ -157,8 +156,7 @@ def test_try_waits_in_a_terminal_then_prints_the_verdict_writes_the_summary_and_
     env, email, http = cli
     start_runner("cli-try")
     member = httpx.Client(base_url=env["LATLAB_URL"], timeout=30)
-    assert member.post("/api/v1/auth/login", json={"email": email, "password": PASSWORD}
-                       ).status_code == 200
+    sign_in(member, email)
     _online(member, "cli-try")
     assert member.post("/api/v1/repositories", json={
         "name": "orders", "url": f"file://{orders_repo['path']}"}).status_code == 201

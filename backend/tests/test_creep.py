@@ -11,7 +11,7 @@ from scipy.stats import kendalltau
 
 from latlab.analysis import creep
 from latlab.models import Scope
-from tests.factories import result
+from tests.factories import one_series, result, submit
 
 SERIES = "http-order/medium [client=go]"
 # One trial's latency shape, scaled so that its nearest-rank p99 is exactly 1.
@@ -21,14 +21,12 @@ SHAPE = _SHAPE / _SHAPE[math.ceil(0.99 * len(_SHAPE)) - 1]
 
 def _submit(client, headers, index: int, p99_ns: float) -> dict:
     """A one-trial run on main whose p99 is `p99_ns`."""
-    document = result(series=[{"labels": {"client": "go"}, "trials": [
-        {"latency": {"samples_ns": np.rint(SHAPE * p99_ns).astype(np.int64).tolist()}}]}],
+    document = result(series=one_series([
+        {"latency": {"samples_ns": np.rint(SHAPE * p99_ns).astype(np.int64).tolist()}}],
+        client="go"),
         started_at=f"2026-11-{1 + index // 10:02d}T{10 + index % 10}:00:00Z",
         commit=f"{index:04x}c0ffee")
-    response = client.post("/api/v1/runs", json=document, headers=headers)
-    assert response.status_code == 201, response.text
-    created: dict = response.json()
-    return created
+    return submit(client, document, headers)
 
 
 def _alerts(client) -> list[dict]:

@@ -6,54 +6,33 @@ with a step change (for the trend), and a baseline and a candidate whose p99 is 
 (a `regressed` comparison and an open alert). The api serves the built dashboard.
 """
 
-import os
-import subprocess
-from pathlib import Path
 from typing import Any
 
 import httpx
-import numpy as np
 
-from latlab.models import Role, Scope
-from tests.conftest import Actors, wait_for
-from tests.factories import result
+from latlab.models import Role
+from tests.browser import assert_built, run_browser
+from tests.conftest import wait_for
+from tests.factories import PASSWORD, Actors, one_series, result, submit, tail_trials
 
-FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
-PASSWORD = "correct horse battery"
 HOST = "lab-e2e"
 
 
-def trials(seed: int, tail_factor: float = 1.0, n: int = 5,
-           samples: int = 20_000) -> list[dict[str, Any]]:
-    """n trials; `tail_factor` slows the slowest 3 % (the p99 region)."""
-    out = []
-    for trial in range(n):
-        rng = np.random.default_rng(seed * 100 + trial)
-        values = rng.lognormal(np.log(350_000), 0.25, samples)
-        cut = np.quantile(values, 0.97)
-        values = np.where(values > cut, values * tail_factor, values)
-        out.append({"latency": {"samples_ns": [int(v) for v in values]},
-                    "metrics": {"throughput": float(rng.normal(100_000, 500))}})
-    return out
-
-
-def submit(client: httpx.Client, token: dict[str, str], series_trials: list[dict[str, Any]],
-           commit: str, *, scenario: str = "medium", branch: str = "main",
-           day: int = 22) -> int:
-    document = result(series=[{"labels": {"client": "rust"}, "trials": series_trials}],
+def submitted(client: httpx.Client, trials: list[dict[str, Any]], commit: str, *,
+              scenario: str = "medium", branch: str = "main", day: int = 22) -> int:
+    """A run of one series (a rust client's) with `trials`, started on `day` of November."""
+    document = result(series=one_series(trials, client="rust"),
                       scenario=scenario, commit=commit, branch=branch,
                       started_at=f"2026-11-{day:02d}T10:00:00Z",
                       finished_at=f"2026-11-{day:02d}T10:00:12Z")
-    response = client.post("/api/v1/runs", json=document, headers=token)
-    assert response.status_code == 201, response.text
-    return int(response.json()["id"])
+    return int(submit(client, document)["id"])
 
 
-def _honesty_run(client: httpx.Client, token: dict[str, str]) -> int:
+def _honesty_run(client: httpx.Client) -> int:
     """A run that shares no series with its baseline, whose harness counted 950 failed
     requests of 1,000, printed its machine and could not give a p99 (a note says so)."""
-    submit(client, token, trials(30, n=2, samples=2_000), "cccc333", scenario="honesty")
-    failing = trials(31, n=1, samples=2_000)[0]
+    submitted(client, tail_trials(30, n=2, samples=2_000), "cccc333", scenario="honesty")
+    failing = tail_trials(31, n=1, samples=2_000)[0]
     failing["failures"] = {"failed": 950, "total": 1000,
                            "detail": "k6 http_req_failed: 95.00 % of 1,000 requests"}
     document = result(series=[{"labels": {"client": "k6"}, "trials": [failing]}],
@@ -62,55 +41,44 @@ def _honesty_run(client: httpx.Client, token: dict[str, str]) -> int:
                       harness={"context": {"cpu_model": "AMD EPYC 7B13", "cpu_count": 2},
                                "notes": ["k6 printed no p(99): run it with "
                                          "--summary-trend-stats to gate on it"]})
-    response = client.post("/api/v1/runs", json=document, headers=token)
-    assert response.status_code == 201, response.text
-    assert response.json()["verdict"] == "fail"  # 95 % failed
-    return int(response.json()["id"])
+    created = submit(client, document)
+    assert created["verdict"] == "fail"  # 95 % failed
+    return int(created["id"])
 
 
 def test_dashboard_walk_through(committed_db, live_server, ingest_worker, start_runner) -> None:
-    assert (FRONTEND / "dist" / "index.html").is_file(), "build the dashboard: make test does"
+    assert_built()
     actors = Actors(committed_db)
     admin = actors.user(Role.admin, email="e2e-admin@lab.test")
     viewer = actors.user(Role.viewer, email="e2e-viewer@lab.test")
-    token = actors.token(Scope.runs_write, Scope.read)
-    committed_db.commit()
-    client = httpx.Client(base_url=live_server, timeout=60, headers=token)
+    client = actors.submitter(live_server)
 
     # A history of `large` with a step change half way, for the trend's change point.
     for day in range(12):
-        submit(client, token, trials(10 + day, 1.0 if day < 6 else 1.3, n=3, samples=5_000),
-               f"{day:04x}beef", scenario="large", day=day + 1)
-    baseline = submit(client, token, trials(1), "aaaa111", day=21)
+        submitted(client, tail_trials(10 + day, 1.0 if day < 6 else 1.3, n=3, samples=5_000),
+                  f"{day:04x}beef", scenario="large", day=day + 1)
+    baseline = submitted(client, tail_trials(1), "aaaa111", day=21)
     # Ten trials: enough for the gate to call a regression without a confirmation; the
     # fifth of eleven the runner found disturbed (left out: ten remain).
-    candidate_trials = trials(2, tail_factor=1.3, n=11)
+    candidate_trials = tail_trials(2, tail_factor=1.3, n=11)
     candidate_trials[4]["disturbed"] = (
         "other processes used 1.40 CPUs during it, 0.10 during the series' median trial: "
         "they took CPU time from the programs measured")
-    candidate = submit(client, token, candidate_trials, "bbbb222", branch="feature")
+    candidate = submitted(client, candidate_trials, "bbbb222", branch="feature")
     compare = client.get("/api/v1/compare",
                          params={"baseline": baseline, "candidate": candidate}).json()
     p99 = next(m for m in compare["series"][0]["metrics"] if m["metric"] == "p99")
     assert p99["verdict"] == "regressed", p99
 
-    honesty = _honesty_run(client, token)
+    honesty = _honesty_run(client)
     start_runner(HOST, tags="local,x86")
     wait_for(lambda: any(h["name"] == HOST and h["online"]
                          for h in client.get("/api/v1/hosts").json()))
     wait_for(lambda: any(s["id"] == "echo" and HOST in s["hosts"]
                          for s in client.get("/api/v1/suites").json()))
 
-    completed = subprocess.run(
-        ["node", "--test", "tests/e2e/dashboard.test.mjs"],
-        cwd=FRONTEND,
-        env={**os.environ, "LATLAB_URL": live_server,
-             "LATLAB_EMAIL": admin.email, "LATLAB_PASSWORD": PASSWORD,
-             "LATLAB_VIEWER_EMAIL": viewer.email, "LATLAB_VIEWER_PASSWORD": PASSWORD,
-             "LATLAB_BASELINE_RUN_ID": str(baseline), "LATLAB_CANDIDATE_RUN_ID": str(candidate),
-             "LATLAB_TREND_SCENARIO": "large", "LATLAB_HOST_NAME": HOST,
-             "LATLAB_HONESTY_RUN_ID": str(honesty),
-             "LATLAB_SCREENSHOT_DIR": str(FRONTEND / "tests" / "e2e" / "screenshots")},
-        capture_output=True, text=True, timeout=600, check=False,
-    )
-    assert completed.returncode == 0, completed.stdout[-6000:] + completed.stderr[-4000:]
+    run_browser("dashboard", live_server, email=admin.email, timeout=600,
+                LATLAB_VIEWER_EMAIL=viewer.email, LATLAB_VIEWER_PASSWORD=PASSWORD,
+                LATLAB_BASELINE_RUN_ID=str(baseline), LATLAB_CANDIDATE_RUN_ID=str(candidate),
+                LATLAB_TREND_SCENARIO="large", LATLAB_HOST_NAME=HOST,
+                LATLAB_HONESTY_RUN_ID=str(honesty))

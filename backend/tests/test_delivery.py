@@ -2,65 +2,17 @@
 per message, backoff shared by a channel's messages, failing and muted channels, and an
 attempt bounded in time against a receiver that never answers."""
 
-import os
 import socket
 import threading
-from collections.abc import Iterator
 from datetime import timedelta
 
-import pytest
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from latlab.alerts import delivery, lifecycle
 from latlab.core.settings import get_settings
-from latlab.models import (
-    Alert,
-    AlertState,
-    Channel,
-    DeliveryAttempt,
-    Notification,
-    OutboxMessage,
-    Project,
-    Severity,
-)
-from tests.conftest import FrozenClock, allow_private_webhooks
-from tests.test_alerts_e2e import Receiver
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    server = Receiver()
-    yield server
-    server.stop()
-
-
-def _channel(db: Session, url: str, clock: FrozenClock) -> Channel:
-    """A channel to a local receiver (the project allows private targets)."""
-    allow_private_webhooks(db)
-    project = db.scalar(select(Project).where(Project.slug == "default"))
-    assert project is not None
-    channel = Channel(project_id=project.id, name="hook", kind="webhook", url=url,
-                      created_at=clock.now())
-    db.add(channel)
-    db.flush()
-    return channel
-
-
-def _messages(db: Session, channel: Channel, clock: FrozenClock, n: int = 1) -> list[int]:
-    """`n` alerts opened, one message each to `channel`."""
-    ids = []
-    for _ in range(n):
-        alert = Alert(project_id=channel.project_id, source="test",
-                      history_key=os.urandom(8).hex(),
-                      kind="sla", severity=Severity.warning, state=AlertState.open,
-                      suite="echo", scenario="default", series_labels={}, metric="p99",
-                      unit="ns", message=f"alert {len(ids)}", opened_at=clock.now(),
-                      updated_at=clock.now(), occurrences=1, channel_ids=[channel.id])
-        db.add(alert)
-        db.flush()
-        ids += [n.id for n in lifecycle.notify(db, alert, "opened")]
-    return ids
+from latlab.models import Channel, DeliveryAttempt, Notification, OutboxMessage
+from tests.factories import allow_private_webhooks, notified, webhook
 
 
 def _deliver_tasks(db: Session, notification_id: int) -> int:
@@ -71,8 +23,8 @@ def _deliver_tasks(db: Session, notification_id: int) -> int:
 
 def test_a_message_has_one_chain_of_attempts_that_honours_its_time(db, clock,
                                                                    receiver) -> None:
-    channel = _channel(db, receiver.url, clock)
-    (message,) = _messages(db, channel, clock)
+    channel = webhook(db, receiver.url, clock.now())
+    (message,) = notified(db, channel, clock.now())
     assert _deliver_tasks(db, message) == 1
     receiver.script = [500, 500]
     delivery.deliver(db, message)
@@ -97,15 +49,15 @@ def test_a_message_has_one_chain_of_attempts_that_honours_its_time(db, clock,
     assert notification.status == "sent" and receiver.requests == 3
     assert len(receiver.messages) == 1
     # A task lost on the way is found by the sweep once overdue, and only then.
-    (late,) = _messages(db, channel, clock)
+    (late,) = notified(db, channel, clock.now())
     assert delivery.redeliver_due(db) == 0
     clock.advance(seconds=delivery.LOST_AFTER.total_seconds())
     assert delivery.redeliver_due(db) == 1 and _deliver_tasks(db, late) == 2
 
 
 def test_a_failing_channel_backs_off_once_for_all_its_messages(db, clock, receiver) -> None:
-    channel = _channel(db, receiver.url, clock)
-    first, second, third = _messages(db, channel, clock, n=3)
+    channel = webhook(db, receiver.url, clock.now())
+    first, second, third = notified(db, channel, clock.now(), n=3)
     receiver.script = [503] * 3
     for attempt in range(1, 4):
         delivery.deliver(db, first)
@@ -132,20 +84,20 @@ def test_a_failing_channel_backs_off_once_for_all_its_messages(db, clock, receiv
 
 def test_a_refusal_fails_for_good_and_a_muted_channel_is_sent_nothing(db, clock,
                                                                       receiver) -> None:
-    channel = _channel(db, receiver.url, clock)
-    refused, waiting = _messages(db, channel, clock, n=2)
+    channel = webhook(db, receiver.url, clock.now())
+    refused, waiting = notified(db, channel, clock.now(), n=2)
     receiver.script = [404]
     delivery.deliver(db, refused)
     assert db.get(Notification, refused).status == "failed" and channel.retry_at is None
     delivery.mute(db, channel, True)
     assert db.get(Notification, waiting).status == "muted"
     assert delivery.channel_status(channel) == "muted"
-    (later,) = _messages(db, channel, clock)
+    (later,) = notified(db, channel, clock.now())
     assert db.get(Notification, later).status == "muted" and _deliver_tasks(db, later) == 0
     delivery.deliver(db, waiting)
     assert receiver.requests == 1
     delivery.mute(db, channel, False)
-    (fresh,) = _messages(db, channel, clock)
+    (fresh,) = notified(db, channel, clock.now())
     delivery.deliver(db, fresh)
     assert db.get(Notification, fresh).status == "sent" and receiver.requests == 2
 
@@ -159,8 +111,8 @@ def test_an_attempt_at_a_receiver_that_never_answers_is_bounded(db, clock,
             status, error = delivery.send(kind, url, {"event": "test", "message": "hello"},
                                           allow_private=True)
             assert status is None and error is not None and "timed out" in error.lower(), error
-        channel = _channel(db, url, clock)
-        (message,) = _messages(db, channel, clock)
+        channel = webhook(db, url, clock.now())
+        (message,) = notified(db, channel, clock.now())
         delivery.deliver(db, message)
     notification = db.get(Notification, message)
     assert notification.status == "pending" and notification.attempts == 1
@@ -176,9 +128,9 @@ def test_muting_a_channel_while_its_message_is_being_sent_waits_for_nothing(
     monkeypatch.setattr(get_settings(), "delivery_timeout_s", 2.0)
     with socket.create_server(("127.0.0.1", 0)) as silent:  # accepts, never answers
         silent.settimeout(10)
-        channel = _channel(committed_db, f"http://127.0.0.1:{silent.getsockname()[1]}/hook",
-                           clock)
-        in_flight, waiting = _messages(committed_db, channel, clock, n=2)
+        channel = webhook(committed_db, f"http://127.0.0.1:{silent.getsockname()[1]}/hook",
+                          clock.now())
+        in_flight, waiting = notified(committed_db, channel, clock.now(), n=2)
         # Out of reach of the session's alerts worker and beat: no task is sent for them and
         # they fall due only by this test's clock, a year on.
         committed_db.execute(delete(OutboxMessage))
@@ -218,7 +170,7 @@ def test_channels_show_their_health_and_can_be_muted(client, actors, db, clock,
                                                     "url": receiver.url}).json()
     assert created["status"] == "ok" and created["muted"] is False
     channel = db.get(Channel, created["id"])
-    (message,) = _messages(db, channel, clock)
+    (message,) = notified(db, channel, clock.now())
     receiver.script = [500] * 3
     for attempt in range(1, 4):
         delivery.deliver(db, message)
@@ -240,9 +192,9 @@ def test_an_attempt_is_recorded_before_it_is_made_and_holds_its_message(
     monkeypatch.setattr(get_settings(), "delivery_timeout_s", 2.0)
     with socket.create_server(("127.0.0.1", 0)) as silent:  # accepts, never answers
         silent.settimeout(10)
-        channel = _channel(committed_db, f"http://127.0.0.1:{silent.getsockname()[1]}/hook",
-                           clock)
-        (message,) = _messages(committed_db, channel, clock)
+        channel = webhook(committed_db, f"http://127.0.0.1:{silent.getsockname()[1]}/hook",
+                          clock.now())
+        (message,) = notified(committed_db, channel, clock.now())
         committed_db.execute(delete(OutboxMessage))  # out of reach of the session's worker
         committed_db.execute(update(Notification).values(
             next_attempt_at=clock.now() + timedelta(days=365)))

@@ -6,21 +6,21 @@ from sqlalchemy import select
 
 from latlab.analysis import baselines
 from latlab.models import Run, Scope, Series
-from tests.factories import result
+from tests.factories import one_series, result, submit, trial
 
 REASON = ("other processes used 1.40 CPUs during it, 0.10 during the series' median trial: "
           "they took CPU time from the programs measured")
 
 
 def _trials(seed: int, scale: float, disturbed: set[int]) -> list[dict]:
+    """Five trials; those `disturbed` three times slower, and marked so."""
     trials = []
     for index in range(5):
-        rng = np.random.default_rng(seed * 10 + index)
         slower = 3.0 if index in disturbed else 1.0
-        trials.append({"latency": {"samples_ns": [
-            int(v) for v in rng.lognormal(np.log(350_000 * scale * slower), 0.1, 1000)]},
-            "metrics": {"throughput": 100_000.0 / slower},
-            **({"disturbed": REASON} if index in disturbed else {})})
+        trials.append(trial(np.random.default_rng(seed * 10 + index),
+                            350_000 * scale * slower, sigma=0.1, n=1000,
+                            metrics={"throughput": 100_000.0 / slower},
+                            **({"disturbed": REASON} if index in disturbed else {})))
     return trials
 
 
@@ -28,12 +28,9 @@ def test_a_disturbed_trial_is_shown_and_left_out_of_every_verdict(client, actors
     headers = actors.token(Scope.runs_write, Scope.read)
     posted = []
     for seed, disturbed in ((1, set()), (2, {1, 3})):
-        document = result(series=[{"labels": {"client": "go"},
-                                   "trials": _trials(seed, 1.0, disturbed)}],
+        document = result(series=one_series(_trials(seed, 1.0, disturbed), client="go"),
                           commit=f"{seed:07x}")
-        response = client.post("/api/v1/runs", json=document, headers=headers)
-        assert response.status_code == 201, response.text
-        posted.append(response.json())
+        posted.append(submit(client, document, headers))
     base, candidate = posted
     run = client.get(f"/api/v1/runs/{candidate['id']}", headers=headers).json()
     trials = run["series"][0]["trials"]

@@ -25,7 +25,7 @@ from latlab.core import tls
 from latlab.core.settings import get_settings
 from latlab.models import Channel, DeliveryAttempt, Notification, Project
 from tests.conftest import FrozenClock
-from tests.test_delivery import _messages
+from tests.factories import notified
 
 USER, PASSWORD = "lab", "s3cret"
 
@@ -149,7 +149,7 @@ def test_the_channel_test_goes_over_starttls_with_credentials(client, actors, sm
 
 def test_an_alerts_message_is_mailed_from_the_outbox(db, clock, smtp) -> None:
     channel = _email_channel(db, clock)
-    (message,) = _messages(db, channel, clock)
+    (message,) = notified(db, channel, clock.now())
     delivery.deliver(db, message)
     notification = db.get(Notification, message)
     assert notification is not None and notification.status == "sent"
@@ -168,8 +168,8 @@ def test_a_refused_recipient_fails_for_good_and_a_busy_server_is_tried_again(
     busy = _email_channel(db, clock, to="busy@lab.test")
     smtp.refuse = {"gone@lab.test": "550 5.1.1 no such user",
                    "busy@lab.test": "451 4.3.0 try again later"}
-    (for_gone,) = _messages(db, gone, clock)
-    (for_busy,) = _messages(db, busy, clock)
+    (for_gone,) = notified(db, gone, clock.now())
+    (for_busy,) = notified(db, busy, clock.now())
     delivery.deliver(db, for_gone)
     delivery.deliver(db, for_busy)
     failed, waiting = db.get(Notification, for_gone), db.get(Notification, for_busy)
@@ -187,7 +187,7 @@ def test_a_refused_recipient_fails_for_good_and_a_busy_server_is_tried_again(
 
 def test_a_digest_sends_the_days_messages_as_one_mail(db, clock, smtp) -> None:
     channel = _email_channel(db, clock, digest=True)
-    messages = _messages(db, channel, clock, n=3)
+    messages = notified(db, channel, clock.now(), n=3)
     rows = [db.get(Notification, m) for m in messages]
     due = lifecycle.next_digest(clock.now())
     assert all(r is not None and r.next_attempt_at == due for r in rows)
@@ -218,7 +218,7 @@ def test_a_server_that_never_answers_costs_one_timeout_and_is_tried_again(
     get_settings.cache_clear()
     try:
         channel = _email_channel(db, clock)
-        (message,) = _messages(db, channel, clock)
+        (message,) = notified(db, channel, clock.now())
         delivery.deliver(db, message)
     finally:
         monkeypatch.undo()

@@ -17,6 +17,7 @@ from latlab.jobs import service as job_service
 from latlab.models import ExperimentRun, Job, JobStatus, Scope
 from latlab_contract import Heartbeat, JobEvent, JobOutcome
 from latlab_workers.suites import SUITES_DIR, load_suite
+from tests.factories import trial
 
 ECHO = load_suite(SUITES_DIR / "echo").info()
 DOCUMENT: dict[str, Any] = {
@@ -48,9 +49,10 @@ def _online(db) -> None:
 
 
 def _trials(level_ns: float, count: int, seed: int) -> list[dict[str, Any]]:
+    """`count` trials, each around `level_ns` give or take 1 %."""
     rng = np.random.default_rng(seed)
-    return [{"latency": {"samples_ns": [int(v) for v in rng.lognormal(
-        np.log(level_ns * (1 + rng.normal(0, 0.01))), 0.05, 400)]}} for _ in range(count)]
+    return [trial(rng, level_ns * (1 + rng.normal(0, 0.01)), sigma=0.05, n=400)
+            for _ in range(count)]
 
 
 def _finish(db, run: dict[str, Any], results: dict[str, list[dict[str, Any]]]) -> None:

@@ -8,19 +8,16 @@ expectation once its jobs have ended: one that holds, one that does not, one tha
 cannot decide; the two runs side by side and one exported as Markdown."""
 
 import json
-import os
-import subprocess
-from pathlib import Path
 
 from latlab.models import Role
 from tests import netns
-from tests.conftest import REDIS_URL, Actors
+from tests.browser import assert_built, run_browser
+from tests.conftest import REDIS_URL
+from tests.factories import Actors
 from tests.netns import needs_namespaces
 from tests.processes import Beat
 from tests.test_jobs_e2e import SMALL, _online
 
-FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
-PASSWORD = "correct horse battery"
 HOSTS = {"lab-exp-a": "exp-a", "lab-exp-b": "exp-b"}
 EXPERIMENT = {
     "name": "echo-twice", "title": "Is echo the same twice?",
@@ -41,7 +38,7 @@ OUTCOMES = ["holds", "does-not-hold", "not-decided"]
 @needs_namespaces
 def test_an_experiment_saved_run_on_two_hosts_and_read_in_the_dashboard(
         committed_db, live_server, member, start_runner, tmp_path) -> None:
-    assert (FRONTEND / "dist" / "index.html").is_file(), "build the dashboard: make test does"
+    assert_built()
     user = Actors(committed_db).user(Role.member, email="e2e-experiments@lab.test")
     committed_db.commit()
     (first, first_tag), (second, second_tag) = HOSTS.items()
@@ -54,17 +51,12 @@ def test_an_experiment_saved_run_on_two_hosts_and_read_in_the_dashboard(
         assert _online(member, second)["address"] == created[namespace][0]
         beat = Beat(tmp_path / "beat-schedule")
         try:
-            completed = subprocess.run(
-                ["node", "--test", "tests/e2e/experiments.test.mjs"], cwd=FRONTEND,
-                env={**os.environ, "LATLAB_URL": live_server, "LATLAB_EMAIL": user.email,
-                     "LATLAB_PASSWORD": PASSWORD, "LATLAB_EXPERIMENT": json.dumps(EXPERIMENT),
-                     "LATLAB_HOST_TAGS": ",".join(HOSTS.values()),
-                     "LATLAB_OUTCOMES": json.dumps(OUTCOMES),
-                     "LATLAB_SCREENSHOT_DIR": str(FRONTEND / "tests" / "e2e" / "screenshots")},
-                capture_output=True, text=True, timeout=1200, check=False)
+            run_browser("experiments", live_server, email=user.email, timeout=1200,
+                        LATLAB_EXPERIMENT=json.dumps(EXPERIMENT),
+                        LATLAB_HOST_TAGS=",".join(HOSTS.values()),
+                        LATLAB_OUTCOMES=json.dumps(OUTCOMES))
         finally:
             beat.stop()
-    assert completed.returncode == 0, completed.stdout[-6000:] + completed.stderr[-4000:]
 
     # What the browser ran: two runs of version 1, each of its jobs on the host it named.
     runs = member.get("/api/v1/experiments/echo-twice/runs").json()

@@ -25,8 +25,8 @@ import redis
 import latlab_stack as localstack
 from tests.conftest import wait_for
 from tests.factories import result
+from tests.receiver import Receiver
 from tests.supervised import SupervisedLab, stop, supervised_lab
-from tests.test_alerts_e2e import Receiver
 from tests.test_jobs_e2e import _alive
 
 HOST = "fault-lab"

@@ -14,12 +14,9 @@ from latlab.analysis.gate import (
     judge,
 )
 from latlab.analysis.stats import compare
+from tests.factories import trial_values
 
 GATE = ("p99", "throughput")
-
-
-def _trials(rng: np.random.Generator, n: int, level: float, sigma: float = 0.05) -> list[float]:
-    return [float(v) for v in rng.lognormal(np.log(level), sigma, n)]
 
 
 def _comparison(series: list[dict[str, tuple[list[float], list[float]]]]) -> RunComparison:
@@ -46,7 +43,7 @@ def test_a_tested_regression_fails_only_with_enough_trials() -> None:
     rng = np.random.default_rng(1)
     for n, verdict, kind in ((5, "inconclusive", "suspected-regression"),
                              (CONFIRM_TRIALS, "fail", "regression")):
-        base = _trials(rng, n, 100.0)
+        base = trial_values(rng, n, 100.0)
         result = judge(_comparison([{"p99": (base, [v * 1.3 for v in base]),
                                      "throughput": (base, base)}]), GATE)
         assert result.verdict == verdict, result.reasons
@@ -55,7 +52,7 @@ def test_a_tested_regression_fails_only_with_enough_trials() -> None:
 
 def test_too_few_trials_for_the_corrected_level_is_inconclusive_and_says_how_many() -> None:
     rng = np.random.default_rng(2)
-    base = _trials(rng, 5, 100.0)
+    base = trial_values(rng, 5, 100.0)
     five_clients = [{"p99": (base, [v * 1.3 for v in base]), "throughput": (base, base)}
                     for _ in range(5)]
     result = judge(_comparison(five_clients), GATE)
@@ -67,7 +64,7 @@ def test_too_few_trials_for_the_corrected_level_is_inconclusive_and_says_how_man
 
 def test_improvements_and_unjudged_metrics_pass() -> None:
     rng = np.random.default_rng(3)
-    base = _trials(rng, CONFIRM_TRIALS, 100.0)
+    base = trial_values(rng, CONFIRM_TRIALS, 100.0)
     better = judge(_comparison([{"p99": (base, [v * 0.7 for v in base]),
                                  "p50": (base, [v * 2 for v in base])}]), GATE)
     assert better.verdict == "pass" and better.reasons == []
@@ -82,7 +79,7 @@ def test_an_unchanged_run_rarely_fails_however_many_metrics_are_judged() -> None
     rng = np.random.default_rng(4)
     fails = 0
     for _ in range(400):
-        series = [{name: (_trials(rng, 10, 100.0, 0.08), _trials(rng, 10, 100.0, 0.08))
+        series = [{name: (trial_values(rng, 10, 100.0, 0.08), trial_values(rng, 10, 100.0, 0.08))
                    for name in GATE} for _ in range(5)]
         fails += judge(_comparison(series), GATE).verdict == "fail"
     assert fails <= 30, fails  # 7.5 %: the binomial's upper bound for 5 % at 400 runs
@@ -94,7 +91,7 @@ def test_a_run_the_lab_can_measure_again_is_suspected_unless_a_slowdown_is_ruled
     noise cannot rule out a slowdown either); five quiet trials rule one out, unless the run
     got worse."""
     rng = np.random.default_rng(5)
-    base = _trials(rng, 5, 100.0, 0.2)
+    base = trial_values(rng, 5, 100.0, 0.2)
     slower = _comparison([{"p99": (base, [v * 1.08 for v in base]),
                            "throughput": (base, base)}])
     ci = judge(slower, GATE)
@@ -108,7 +105,7 @@ def test_a_run_the_lab_can_measure_again_is_suspected_unless_a_slowdown_is_ruled
     assert "too few trials to rule out a 7.5 % change for the worse" in reason["message"]
     # The lab says how it will confirm it (`ingest.service`); a CI run's fixed ten do not apply.
     assert "confirming it takes" not in reason["message"]
-    quiet = _trials(np.random.default_rng(6), 5, 100.0, 0.01)
+    quiet = trial_values(np.random.default_rng(6), 5, 100.0, 0.01)
     for trials, factor, suspected in ((base, 0.9, True), (quiet, 1.0, False),
                                       (quiet, 0.9, False), (quiet, 1.03, True)):
         other = _comparison([{"p99": (trials, [v * factor for v in trials])}])
@@ -121,7 +118,7 @@ def test_a_confirmation_is_sized_by_how_the_suspected_trials_spread() -> None:
     sizes = []
     for sigma in (0.01, 0.05, 0.08, 1.0):
         rng = np.random.default_rng(6)
-        base = _trials(rng, 5, 100.0, sigma)
+        base = trial_values(rng, 5, 100.0, sigma)
         result = judge(_comparison([{"p99": (base, [v * 1.08 for v in base]),
                                      "throughput": (base, base)}]), GATE, confirmable=True)
         assert "p99" in {j.metric.metric for j in result.suspected}
@@ -134,7 +131,7 @@ def test_a_smaller_minimum_effect_is_looked_for_with_more_trials() -> None:
     """A project's minimum effect of 3 % (instead of 5 %) makes a lab job's suspicion and its
     confirmation look for 4.5 % (1.5 x) instead of 7.5 %: the trials a normal-theory test needs
     grow with the inverse square of the change, (7.5 / 4.5)^2 = 2.8 times."""
-    base = _trials(np.random.default_rng(6), 5, 100.0, 0.05)
+    base = trial_values(np.random.default_rng(6), 5, 100.0, 0.05)
     slower = _comparison([{"p99": (base, [v * 1.04 for v in base]), "throughput": (base, base)}])
     default = judge(slower, GATE, confirmable=True)
     finer = judge(slower, GATE, confirmable=True, min_effect=0.03)
@@ -151,13 +148,13 @@ def test_a_confirmation_tests_one_sided_and_identical_code_seldom_confirms() -> 
     rng = np.random.default_rng(7)
     confirmed = 0
     for _ in range(400):
-        series = [{name: (_trials(rng, 20, 100.0, 0.1), _trials(rng, 20, 100.0, 0.1))
+        series = [{name: (trial_values(rng, 20, 100.0, 0.1), trial_values(rng, 20, 100.0, 0.1))
                    for name in GATE}]
         confirmed += bool(judge(_comparison(series), GATE, confirm_trials=1,
                                 confirming=True).regressed)
     assert confirmed <= 30, confirmed
     rng = np.random.default_rng(8)
-    base, other = _trials(rng, 20, 100.0, 0.1), _trials(rng, 20, 100.0, 0.1)
+    base, other = trial_values(rng, 20, 100.0, 0.1), trial_values(rng, 20, 100.0, 0.1)
     slower = _comparison([{"p99": (base, [v * 1.10 for v in other])}])  # two-sided p 0.076
     two_sided = judge(slower, GATE, confirm_trials=1)
     one_sided = judge(slower, GATE, confirm_trials=1, confirming=True)

@@ -12,24 +12,13 @@ from typing import Any
 import numpy as np
 
 from latlab.models import Role, Scope
-from tests.conftest import Actors
-from tests.factories import result
+from tests.factories import Actors, result, submit, trial
 
 SUITE = "evidence-demo"  # a suite no host advertises: the submission's gate is the gate
 
 
-def _trials(rng: np.random.Generator, count: int = 3, scale_ns: float = 400_000
-            ) -> list[dict[str, Any]]:
-    return [{"latency": {"samples_ns": [int(v) for v in rng.lognormal(
-        np.log(scale_ns), 0.2, 2000)]}, "metrics": {"throughput": float(rng.normal(1e4, 100))}}
-        for _ in range(count)]
-
-
-def _post(client, headers, document: dict[str, Any]) -> dict[str, Any]:
-    response = client.post("/api/v1/runs", json=document, headers=headers)
-    assert response.status_code == 201, response.text
-    answer: dict[str, Any] = response.json()
-    return answer
+def _trials(rng: np.random.Generator, count: int = 3) -> list[dict[str, Any]]:
+    return [trial(rng, 400_000, throughput=(1e4, 100)) for _ in range(count)]
 
 
 def test_two_runs_sharing_no_series_are_not_a_pass(client, actors) -> None:
@@ -38,10 +27,12 @@ def test_two_runs_sharing_no_series_are_not_a_pass(client, actors) -> None:
     named, in the api and in the CLI's summary."""
     headers = actors.token(Scope.runs_write, Scope.read)
     rng = np.random.default_rng(4)
-    _post(client, headers, result(suite=SUITE, commit="aaaa01", series=[
-        {"labels": {"benchmark": f"BM_old/{n}"}, "trials": _trials(rng)} for n in (1, 2)]))
-    new = _post(client, headers, result(suite=SUITE, commit="aaaa02", series=[
-        {"labels": {"benchmark": f"BM_new/{n}"}, "trials": _trials(rng)} for n in range(19)]))
+    submit(client, result(suite=SUITE, commit="aaaa01", series=[
+        {"labels": {"benchmark": f"BM_old/{n}"}, "trials": _trials(rng)} for n in (1, 2)]),
+        headers)
+    new = submit(client, result(suite=SUITE, commit="aaaa02", series=[
+        {"labels": {"benchmark": f"BM_new/{n}"}, "trials": _trials(rng)} for n in range(19)]),
+        headers)
     assert new["verdict"] == "no-baseline", new
     kinds = [r["kind"] for r in new["reasons"]]
     assert kinds == ["not-compared"] * 21, kinds
@@ -56,12 +47,11 @@ def test_two_runs_sharing_no_series_are_not_a_pass(client, actors) -> None:
 def test_a_new_series_beside_compared_ones_is_named_and_the_rest_judged(client, actors) -> None:
     headers = actors.token(Scope.runs_write, Scope.read)
     rng = np.random.default_rng(5)
-    _post(client, headers, result(suite=SUITE, scenario="partial", commit="bbbb01", series=[
-        {"labels": {"client": "go"}, "trials": _trials(rng, 10)}]))
-    both = _post(client, headers, result(suite=SUITE, scenario="partial", commit="bbbb02",
-                                         series=[
+    submit(client, result(suite=SUITE, scenario="partial", commit="bbbb01", series=[
+        {"labels": {"client": "go"}, "trials": _trials(rng, 10)}]), headers)
+    both = submit(client, result(suite=SUITE, scenario="partial", commit="bbbb02", series=[
         {"labels": {"client": "go"}, "trials": _trials(rng, 10)},
-        {"labels": {"client": "zig"}, "trials": _trials(rng, 10)}]))
+        {"labels": {"client": "zig"}, "trials": _trials(rng, 10)}]), headers)
     assert both["verdict"] == "pass", both
     assert [(r["kind"], r["series"]) for r in both["reasons"]] == [
         ("not-compared", {"client": "zig"})]
@@ -89,21 +79,20 @@ def test_an_interpolated_percentile_is_not_judged_unless_asked(client, actors) -
     headers = actors.token(Scope.runs_write, Scope.read)
     rng = np.random.default_rng(6)
     for commit in ("cccc01", "cccc02"):
-        first = _post(client, headers, result(suite=SUITE, scenario="k6", commit=commit,
-                                              series=[{"trials": [_rebuilt(rng)
-                                                                  for _ in range(3)]}]))
+        first = submit(client, result(suite=SUITE, scenario="k6", commit=commit, series=[
+            {"trials": [_rebuilt(rng) for _ in range(3)]}]), headers)
     reasons = first["reasons"]
     assert [(r["kind"], r["metric"]) for r in reasons] == [("not-compared", "p99")], reasons
     assert "not printed by the harness" in reasons[0]["message"]
     assert first["verdict"] == "pass"  # throughput was compared
-    only_p99 = _post(client, headers, result(
+    only_p99 = submit(client, result(
         suite=SUITE, scenario="k6", commit="cccc03", gate=["p99"],
-        series=[{"trials": [_rebuilt(rng) for _ in range(3)]}]))
+        series=[{"trials": [_rebuilt(rng) for _ in range(3)]}]), headers)
     assert not [r for r in only_p99["reasons"] if r["kind"] == "not-compared"], only_p99
     assert only_p99["verdict"] in ("pass", "inconclusive")
-    too_few = _post(client, headers, result(
+    too_few = submit(client, result(
         suite=SUITE, scenario="k6", commit="cccc04", gate=["p999"],
-        series=[{"trials": [_rebuilt(rng) for _ in range(3)]}]))
+        series=[{"trials": [_rebuilt(rng) for _ in range(3)]}]), headers)
     assert too_few["verdict"] == "no-baseline"  # 1,000 values a trial: p99.9 untrusted
     assert "too few samples beyond p99.9" in too_few["reasons"][0]["message"], too_few
 
@@ -116,19 +105,19 @@ def _failing(rng: np.random.Generator, failed: int, total: int) -> dict[str, Any
 def test_failed_operations_warn_and_past_the_project_rate_fail(client, actors) -> None:
     headers = actors.token(Scope.runs_write, Scope.read)
     rng = np.random.default_rng(7)
-    few = _post(client, headers, result(suite=SUITE, scenario="errors", commit="dddd01",
-                                        series=[{"trials": [_failing(rng, 5, 1000)]}]))
+    few = submit(client, result(suite=SUITE, scenario="errors", commit="dddd01",
+                                series=[{"trials": [_failing(rng, 5, 1000)]}]), headers)
     assert few["verdict"] == "no-baseline"
     assert [r["kind"] for r in few["reasons"]] == ["failures"]
     assert "5 of 1,000 operations failed (0.5 %)" in few["reasons"][0]["message"]
-    many = _post(client, headers, result(suite=SUITE, scenario="errors", commit="dddd02",
-                                         series=[{"trials": [_failing(rng, 950, 1000)]}]))
+    many = submit(client, result(suite=SUITE, scenario="errors", commit="dddd02",
+                                 series=[{"trials": [_failing(rng, 950, 1000)]}]), headers)
     assert many["verdict"] == "fail"
     errors = [r for r in many["reasons"] if r["kind"] == "errors"]
     assert errors and "950 of 1,000 operations failed (95 %)" in errors[0]["message"]
-    expected = _post(client, headers, result(
+    expected = submit(client, result(
         suite=SUITE, scenario="errors", commit="dddd03", errors_expected=True,
-        series=[{"trials": [_failing(rng, 950, 1000)]}]))
+        series=[{"trials": [_failing(rng, 950, 1000)]}]), headers)
     assert expected["verdict"] != "fail"
     assert "expects errors" in next(r for r in expected["reasons"]
                                     if r["kind"] == "failures")["message"]
@@ -140,8 +129,8 @@ def test_failed_operations_warn_and_past_the_project_rate_fail(client, actors) -
     actors.login(client, Role.admin)
     response = client.put("/api/v1/gate-settings", json={"default": {"max_error_rate": 0.99}})
     assert response.status_code == 200, response.text
-    allowed = _post(client, headers, result(suite=SUITE, scenario="errors", commit="dddd04",
-                                            series=[{"trials": [_failing(rng, 950, 1000)]}]))
+    allowed = submit(client, result(suite=SUITE, scenario="errors", commit="dddd04",
+                                    series=[{"trials": [_failing(rng, 950, 1000)]}]), headers)
     assert allowed["verdict"] != "fail"
 
 

@@ -12,8 +12,7 @@ from sqlalchemy import select
 from latlab.models import Role, Scope, Series
 from latlab.suites import service as suite_service
 from latlab_workers.suites import load_suites
-from tests.conftest import Actors
-from tests.factories import result
+from tests.factories import Actors, one_series, result, submit, trial
 
 ROOT = Path(__file__).resolve().parents[2]
 SPREAD = 0.04  # run-to-run, as a CI machine gives
@@ -24,20 +23,16 @@ def _submit(client, headers, index: int, level: float, rng: np.random.Generator,
             params: dict[str, Any] | None = None) -> dict[str, Any]:
     """A run whose trials' p99 sit at `level` x 1 ms, with the run-to-run spread."""
     run_level = level * float(np.exp(rng.normal(0, SPREAD)))
-    document = result(series=[{"labels": {"client": "go"}, "trials": [
-        {"latency": {"samples_ns": [int(v) for v in rng.lognormal(
-            np.log(500_000 * run_level), 0.3, 2000)]}}
-        for _ in range(trials)]}],
+    document = result(
+        series=one_series([trial(rng, 500_000 * run_level, sigma=0.3) for _ in range(trials)],
+                          client="go"),
         started_at=f"2026-11-{1 + index // 10:02d}T{index % 10 + 10}:00:00Z", branch=branch,
         commit=f"{index:04x}" + "c0ffee")
     if start_point is not None:
         document["source"]["start_point"] = start_point
     if params is not None:
         document["params"] = params
-    response = client.post("/api/v1/runs", json=document, headers=headers)
-    assert response.status_code == 201, response.text
-    created: dict[str, Any] = response.json()
-    return created
+    return submit(client, document, headers)
 
 
 def test_a_one_trial_candidate_25_percent_slower_fails_against_a_20_run_window(
@@ -159,7 +154,7 @@ def test_ci_submits_one_go_test_run_per_commit_and_the_cli_reports_the_window(
     committed_db.commit()
     rng = np.random.default_rng(4)
 
-    def submit(index: int, level: float, *args: str) -> subprocess.CompletedProcess[str]:
+    def cli_submit(index: int, level: float, *args: str) -> subprocess.CompletedProcess[str]:
         path = tmp_path / f"bench-{index}.txt"
         ns = 1500 * level * float(np.exp(rng.normal(0, SPREAD)))
         path.write_text(f"pkg: example.org/lib\nBenchmarkParse-2   \t  800000\t{ns:.1f} ns/op\n")
@@ -172,11 +167,11 @@ def test_ci_submits_one_go_test_run_per_commit_and_the_cli_reports_the_window(
             text=True, timeout=120, check=False)
 
     for index in range(12):
-        done = submit(index, 1.0, "--branch", "main")
+        done = cli_submit(index, 1.0, "--branch", "main")
         assert done.returncode == 0, done.stderr
     summary, junit = tmp_path / "summary.md", tmp_path / "junit.xml"
-    slower = submit(12, 1.3, "--branch", "topic", "--start-point", "main@000bbeef",
-                    "--fail-on", "regression", "--summary", str(summary), "--junit", str(junit))
+    slower = cli_submit(12, 1.3, "--branch", "topic", "--start-point", "main@000bbeef",
+                        "--fail-on", "regression", "--summary", str(summary), "--junit", str(junit))
     assert slower.returncode == 1, slower.stderr
     assert "regression: benchmark=BenchmarkParse" in slower.stderr
     assert "the window of its last 12 runs on main" in slower.stderr

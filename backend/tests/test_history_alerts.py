@@ -9,22 +9,17 @@ from sqlalchemy import select
 from latlab.alerts.history import check_missing_data
 from latlab.core.clock import get_clock
 from latlab.models import Alert, Job, JobStatus, Project, Run, Schedule, Scope
-from tests.factories import result
+from tests.factories import one_series, result, submit, trial
 
 
 def _submit(client, headers, index: int, level: float, seed: int, trials: int = 1,
             branch: str = "main", connections: int = 50) -> int:
     rng = np.random.default_rng(seed)
-    document = result(series=[{"labels": {"client": "go"}, "trials": [
-        {"latency": {"samples_ns": [int(v) for v in rng.lognormal(
-            np.log(350_000 * level), 0.2, 2000)]}}
-        for _ in range(trials)]}],
+    document = result(
+        series=one_series([trial(rng, 350_000 * level) for _ in range(trials)], client="go"),
         started_at=f"2026-11-{1 + index // 4:02d}T{10 + index % 4}:00:00Z", branch=branch,
         params={"orders": 1000, "connections": connections})
-    response = client.post("/api/v1/runs", json=document, headers=headers)
-    assert response.status_code == 201, response.text
-    run_id: int = response.json()["id"]
-    return run_id
+    return int(submit(client, document, headers)["id"])
 
 
 def _change_point_alerts(client) -> list[dict]:

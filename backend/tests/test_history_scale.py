@@ -22,7 +22,7 @@ from latlab.models import Profile, Project, Rollup, Run, Scope, Trial
 from latlab.runs import keys, maintenance
 from latlab.runs import service as run_service
 from latlab_stack import history as synthetic
-from tests.factories import result
+from tests.factories import one_series, result, submit, trial
 
 RESULTS_TABLES = ("run", "series", "trial")
 
@@ -100,16 +100,13 @@ def analysis_vocabulary():  # type: ignore[no-untyped-def]
 def _submit(client, headers, day: int, level: float, clock) -> int:
     clock.moment = datetime(2026, 6, 1, 12, tzinfo=UTC) + timedelta(days=day)
     rng = np.random.default_rng(day)
-    document = result(series=[{"labels": {"client": "go"}, "trials": [
-        {"latency": {"samples_ns": [int(v) for v in rng.lognormal(np.log(350_000 * level),
-                                                                 0.1, 3000)]},
-         "intervals": [{"t_s": 0, "count": 3000, "p50": 350_000.0}]}
-        for _ in range(2)]}], started_at=clock.moment.isoformat(), commit=f"{day:04x}beef",
-        profiles=[{"labels": {"client": "go"}, "program": "server", "tool": "perf",
-                   "folded": "main;serve 9\nmain;parse 1\n"}])
-    response = client.post("/api/v1/runs", json=document, headers=headers)
-    assert response.status_code == 201, response.text
-    return int(response.json()["id"])
+    trials = [trial(rng, 350_000 * level, sigma=0.1, n=3000,
+                    intervals=[{"t_s": 0, "count": 3000, "p50": 350_000.0}]) for _ in range(2)]
+    document = result(series=one_series(trials, client="go"),
+                      started_at=clock.moment.isoformat(), commit=f"{day:04x}beef",
+                      profiles=[{"labels": {"client": "go"}, "program": "server",
+                                 "tool": "perf", "folded": "main;serve 9\nmain;parse 1\n"}])
+    return int(submit(client, document, headers)["id"])
 
 
 def test_retention_retires_old_raw_data_and_keeps_summaries_and_rollups(

@@ -10,6 +10,7 @@ from latlab.models import JobStatus, Project, Role
 from latlab.projects import service as projects
 from latlab_contract import Heartbeat
 from latlab_workers.suites import SUITES_DIR, load_suite
+from tests.factories import sign_in
 
 ECHO = load_suite(SUITES_DIR / "echo").info()
 
@@ -47,8 +48,7 @@ def test_a_host_serves_the_projects_an_admin_names(client, actors, db) -> None:
     db.flush()
     bravo = db.scalar(select(Project).where(Project.slug == "bravo"))
     projects.add_member(db, bravo, member)
-    assert client.post("/api/v1/auth/login", json={
-        "email": member.email, "password": "correct horse battery"}).status_code == 200
+    sign_in(client, member.email)
     assert client.put("/api/v1/auth/project", json={"project": "bravo"}).status_code == 200
     assert [h["name"] for h in client.get("/api/v1/hosts").json()] == ["lab-shared"]
     assert client.get(f"/api/v1/hosts/{tuned}").status_code == 404

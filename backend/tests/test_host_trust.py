@@ -20,8 +20,8 @@ from latlab.models import AuditEvent, Host, HostInvitation, Job, JobStatus, Proj
 from latlab.monitoring.exposition import exposition
 from latlab_contract import HOST_HEARTBEAT, INGEST_QUEUE, JOB_OUTCOME, Heartbeat, JobOutcome
 from latlab_contract.signing import _signature, new_key, seal
-from tests.conftest import JSON, Actors, wait_for
-from tests.factories import result
+from tests.conftest import wait_for
+from tests.factories import JSON, PASSWORD, Actors, result, sign_in
 from tests.processes import ProcessGroup, enroll_host
 from tests.test_jobs_e2e import SMALL, _finish, _online
 
@@ -182,15 +182,14 @@ def test_latlab_runner_join_brings_a_host_online_and_a_job_runs_on_it(
     bin_dir = Path(sys.executable).parent
     invited = subprocess.run(
         [str(bin_dir / "latlab"), "hosts", "invite", "lab-joined", "--tags", "x86", "--email",
-         admin.email, "--password", "correct horse battery", "--url", live_server],
+         admin.email, "--password", PASSWORD, "--url", live_server],
         capture_output=True, text=True, timeout=60,
         env={**os.environ, "LATLAB_CONFIG": str(tmp_path / "latlab.toml")})
     assert invited.returncode == 0, invited.stderr
     command = invited.stdout.splitlines()[-1].split()
     assert command[:2] == ["scripts/join-host.sh", live_server], invited.stdout
     api = httpx.Client(base_url=live_server, timeout=30, headers=JSON)
-    assert api.post("/api/v1/auth/login", json={
-        "email": admin.email, "password": "correct horse battery"}).status_code == 200
+    sign_in(api, admin.email)
     env_file = tmp_path / "etc" / "runner.env"
     # The README's one command on a new machine: toolchains, the runner, join, its service.
     join = [str(REPO / command[0]), *command[1:], "--env-file", str(env_file),

@@ -21,8 +21,8 @@ from sqlalchemy import func, select
 
 from latlab.core import isolation
 from latlab.models import Run, Scope
-from tests.conftest import Actors, start_api
-from tests.factories import result
+from tests.conftest import start_api
+from tests.factories import Actors, result
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "workers" / "tests" / "golden" / "adapters"

@@ -13,7 +13,7 @@ from latlab.hosts import service as host_service
 from latlab.jobs import schedules, watchdog
 from latlab.jobs import service as job_service
 from latlab.jobs.schemas import JobCreate, ScheduleCreate
-from latlab.models import JobStatus, OutboxMessage, Project
+from latlab.models import Job, JobStatus, OutboxMessage, Project
 from latlab_contract import Attempt, Heartbeat, JobEvent, attempt_key
 from latlab_workers.suites import SUITES_DIR, load_suite
 
@@ -29,6 +29,12 @@ def _host(db, name: str, tags: list[str], running: tuple[int, int] | None = None
 
 def _project(db) -> Project:
     return db.scalar(select(Project).where(Project.slug == "default"))
+
+
+def _echo_job(db) -> Job:
+    """An echo job of the default project."""
+    job, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo"))
+    return job
 
 
 def test_hosts_go_offline_after_three_missed_heartbeats(db, clock) -> None:
@@ -70,7 +76,7 @@ def test_scenario_defaults_are_frozen_into_the_job(db) -> None:
 
 def test_the_state_machine_refuses_impossible_moves(db) -> None:
     _host(db, "lab-1", ["local"])
-    job, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo"))
+    job = _echo_job(db)
     job_service.transition(job, JobStatus.running)
     job_service.transition(job, JobStatus.succeeded)
     for status in JobStatus:
@@ -80,7 +86,7 @@ def test_the_state_machine_refuses_impossible_moves(db) -> None:
 
 def test_stale_attempts_and_finished_jobs_ignore_events(db) -> None:
     _host(db, "lab-1", ["local"])
-    job, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo"))
+    job = _echo_job(db)
     job_service.apply_event(db, JobEvent(job_id=job.id, attempt=7, phase="measure",
                                          progress=50))
     assert job.status is JobStatus.dispatched and job.progress == 0
@@ -91,7 +97,7 @@ def test_stale_attempts_and_finished_jobs_ignore_events(db) -> None:
 
 def test_watchdog_retries_a_silent_job_once_then_fails_it(db, clock) -> None:
     _host(db, "lab-1", ["local"])
-    job, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo"))
+    job = _echo_job(db)
     job_service.apply_event(db, JobEvent(job_id=job.id, attempt=1, phase="measure"))
     clock.advance(seconds=4)
     assert watchdog.find_lost(db) == []
@@ -117,7 +123,7 @@ def _expected(db, job_id: int) -> list[str]:
 
 def test_runners_are_told_which_attempt_the_lab_expects(db, clock) -> None:
     _host(db, "lab-1", ["local"])
-    job, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo"))
+    job = _echo_job(db)
     first = job_service.task_id(job)
     job_service.apply_event(db, JobEvent(job_id=job.id, attempt=1, phase="measure"))
     clock.advance(seconds=6)
@@ -135,7 +141,7 @@ def test_runners_are_told_which_attempt_the_lab_expects(db, clock) -> None:
 
 def test_a_host_still_executing_an_attempt_the_lab_ended_is_given_nothing(db, clock) -> None:
     _host(db, "lab-1", ["local"])
-    ended, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo"))
+    ended = _echo_job(db)
     job_service.apply_event(db, JobEvent(job_id=ended.id, attempt=1, phase="measure"))
     _host(db, "lab-1", ["local"], running=(ended.id, 1))
     clock.advance(seconds=1)
@@ -143,12 +149,12 @@ def test_a_host_still_executing_an_attempt_the_lab_ended_is_given_nothing(db, cl
                                          error="the lab gave up"))
     # Its heartbeat from before the lab's decision is not believed over it (that runner may
     # have died since): the next job is dispatched.
-    nxt, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo"))
+    nxt = _echo_job(db)
     assert nxt.status is JobStatus.dispatched
     job_service.cancel(db, nxt)
     clock.advance(seconds=1)
     _host(db, "lab-1", ["local"], running=(ended.id, 1))  # after it: still executing it
-    waiting, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo"))
+    waiting = _echo_job(db)
     assert waiting.status is JobStatus.queued
     clock.advance(seconds=1)
     _host(db, "lab-1", ["local"])  # done with it
@@ -159,10 +165,10 @@ def test_a_host_still_executing_an_attempt_the_lab_ended_is_given_nothing(db, cl
 def test_a_job_sent_to_a_busy_host_waits_for_it_and_is_not_failed(db, clock) -> None:
     """The pickup time counts from when the host said it was free."""
     _host(db, "lab-1", ["local"])
-    ended, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo"))
+    ended = _echo_job(db)
     job_service.apply_event(db, JobEvent(job_id=ended.id, attempt=1, status="failed",
                                          error="the lab gave up"))
-    sent, = job_service.create_jobs(db, _project(db), JobCreate(suite="echo"))
+    sent = _echo_job(db)
     assert sent.status is JobStatus.dispatched  # before the host says it is busy
     for message in db.scalars(select(OutboxMessage)):
         message.sent_at = clock.now()  # its task left for the broker

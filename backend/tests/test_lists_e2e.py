@@ -5,24 +5,19 @@ suites with runs older than the last 100 (the overview built from the last 100 r
 one), a failing suite among them, two runs of different series, and two runs of 30 series
 whose comparison has one regression."""
 
-import os
-import subprocess
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import httpx
 
 from latlab.models import Alert, AlertState, Role, Run, Scope, Severity
-from tests.conftest import Actors
-from tests.factories import result, samples
+from tests.browser import assert_built, run_browser
+from tests.factories import Actors, result, samples, submit
 
-FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
-PASSWORD = "correct horse battery"
 T0 = datetime(2026, 11, 1, tzinfo=UTC)
 
 
-def submit(client: httpx.Client, suite: str, scenario: str, at: datetime,
+def submitted(client: httpx.Client, suite: str, scenario: str, at: datetime,
            labels: dict[str, str] | None = None, scale: float = 350_000,
            more: list[dict[str, Any]] | None = None, tuning: dict[str, str] | None = None
            ) -> int:
@@ -32,9 +27,7 @@ def submit(client: httpx.Client, suite: str, scenario: str, at: datetime,
                       finished_at=(at + timedelta(seconds=5)).isoformat(),
                       series=[{"labels": labels or {"client": "rust", "load": "hdr"},
                                "trials": [trial]}, *(more or [])])
-    response = client.post("/api/v1/runs", json=document)
-    assert response.status_code == 201, response.text
-    return int(response.json()["id"])
+    return int(submit(client, document)["id"])
 
 
 def submit_wide(client: httpx.Client, at: datetime, slower: str | None) -> int:
@@ -48,29 +41,26 @@ def submit_wide(client: httpx.Client, at: datetime, slower: str | None) -> int:
     document = result(suite="wide", scenario="default", started_at=at.isoformat(),
                       finished_at=(at + timedelta(seconds=5)).isoformat(), series=series,
                       commit=f"feed000{2 if slower else 1}{'a' * 32}")
-    response = client.post("/api/v1/runs", json=document)
-    assert response.status_code == 201, response.text
-    return int(response.json()["id"])
+    return int(submit(client, document)["id"])
 
 
 def test_overview_runs_list_and_compare_in_chromium(committed_db, live_server) -> None:
-    assert (FRONTEND / "dist" / "index.html").is_file(), "build the dashboard: make test does"
+    assert_built()
     actors = Actors(committed_db)
     admin = actors.user(Role.admin, email="lists-admin@lab.test")
-    token = actors.token(Scope.runs_write, Scope.read)
+    client = actors.submitter(live_server)
     for _ in range(24):  # 25 tokens: the settings page shows them 20 a page
         actors.token(Scope.read)
     committed_db.commit()
-    client = httpx.Client(base_url=live_server, timeout=60, headers=token)
 
     for i in range(30):
-        submit(client, f"suite-{i:02d}", "default", T0 + timedelta(minutes=i))
+        submitted(client, f"suite-{i:02d}", "default", T0 + timedelta(minutes=i))
     # suite-07's latest run failed, was refused a tuning, opened an alert, and has a second
     # series (the labels both share are said once above its summary table).
     go = {"labels": {"client": "go", "load": "hdr"},
           "trials": [{"latency": {"samples_ns": samples(n=200, seed=5)}}]}
-    failing = submit(client, "suite-07", "default", T0 + timedelta(hours=1), scale=500_000,
-                     more=[go], tuning={"sched_fifo": "refused: not permitted here"})
+    failing = submitted(client, "suite-07", "default", T0 + timedelta(hours=1), scale=500_000,
+                        more=[go], tuning={"sched_fifo": "refused: not permitted here"})
     run = committed_db.get_one(Run, failing)
     run.verdict = "fail"
     committed_db.add(Alert(
@@ -81,17 +71,15 @@ def test_overview_runs_list_and_compare_in_chromium(committed_db, live_server) -
         occurrences=1))
     committed_db.commit()
     for i in range(110):
-        submit(client, "busy", "quick", T0 + timedelta(hours=2, seconds=i),
-               scale=350_000 * (1 + i % 7))
+        submitted(client, "busy", "quick", T0 + timedelta(hours=2, seconds=i),
+                  scale=350_000 * (1 + i % 7))
     # go test -bench: one value a trial (ns/op), no distribution.
     bench = result(suite="gobench", scenario="ci", series=[
         {"labels": {"bench": "BenchmarkParse"},
          "trials": [{"latency": {"samples_ns": [ns]}} for ns in (1200, 1350, 1290)]}])
-    response = client.post("/api/v1/runs", json=bench)
-    assert response.status_code == 201, response.text
-    bench_run = response.json()["id"]
-    rust = submit(client, "pair", "default", T0 + timedelta(hours=3), {"client": "rust"})
-    go = submit(client, "pair", "default", T0 + timedelta(hours=3, minutes=1), {"client": "go"})
+    bench_run = submit(client, bench)["id"]
+    rust = submitted(client, "pair", "default", T0 + timedelta(hours=3), {"client": "rust"})
+    go = submitted(client, "pair", "default", T0 + timedelta(hours=3, minutes=1), {"client": "go"})
 
     wide = [submit_wide(client, T0 - timedelta(days=2, hours=-i), slower="c17" if i else None)
             for i in range(2)]
@@ -102,13 +90,6 @@ def test_overview_runs_list_and_compare_in_chromium(committed_db, live_server) -
                               "message": "P99 +50 % against its window"}]
     committed_db.commit()
 
-    completed = subprocess.run(
-        ["node", "--test", "tests/e2e/lists.test.mjs"], cwd=FRONTEND,
-        env={**os.environ, "LATLAB_URL": live_server, "LATLAB_EMAIL": admin.email,
-             "LATLAB_PASSWORD": PASSWORD, "LATLAB_FAILING_RUN": str(failing),
-             "LATLAB_PAIR_RUNS": f"{rust},{go}", "LATLAB_WIDE_RUNS": f"{wide[0]},{wide[1]}",
-             "LATLAB_BENCH_RUN": str(bench_run),
-             "LATLAB_SCREENSHOT_DIR": str(FRONTEND / "tests" / "e2e" / "screenshots")},
-        capture_output=True, text=True, timeout=300, check=False,
-    )
-    assert completed.returncode == 0, completed.stdout[-6000:] + completed.stderr[-4000:]
+    run_browser("lists", live_server, email=admin.email, LATLAB_FAILING_RUN=str(failing),
+                LATLAB_PAIR_RUNS=f"{rust},{go}", LATLAB_WIDE_RUNS=f"{wide[0]},{wide[1]}",
+                LATLAB_BENCH_RUN=str(bench_run))

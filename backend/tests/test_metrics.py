@@ -25,9 +25,8 @@ from latlab.models import Host, Job, JobStatus, OutboxMessage, Project, Scope
 from latlab.monitoring import service
 from latlab.projects import service as projects
 from latlab_contract import EXECUTE_JOB
-from tests.conftest import REDIS_URL, Actors, FrozenClock, wait_for
-from tests.factories import result, samples
-from tests.test_delivery import _channel, _messages
+from tests.conftest import REDIS_URL, FrozenClock, wait_for
+from tests.factories import Actors, notified, result, samples, webhook
 
 PROMETHEUS = Path("/usr/bin/prometheus")
 P50_NS = 345_678
@@ -78,8 +77,8 @@ def test_metrics_report_what_the_lab_stored(client: TestClient, actors: Actors, 
         OutboxMessage(task="t", queue="ingest", kwargs={}, options={},
                       created_at=now - timedelta(seconds=30)),
     ])
-    channel = _channel(db, f"http://127.0.0.1:{localstack.free_port()}/hook", clock)
-    [message] = _messages(db, channel, clock)
+    channel = webhook(db, f"http://127.0.0.1:{localstack.free_port()}/hook", clock.now())
+    [message] = notified(db, channel, clock.now())
     delivery.deliver(db, message)  # nothing listens: a failed attempt
     db.flush()
     for _ in range(3):  # through Celery, as the outbox sends a job to its host

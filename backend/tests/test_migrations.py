@@ -10,8 +10,8 @@ from sqlalchemy import select
 
 from latlab.core.migrate import ALEMBIC_INI
 from latlab.models import Base, Run, Scope
-from tests.conftest import DATABASE_URL, Actors
-from tests.factories import result, samples
+from tests.conftest import DATABASE_URL
+from tests.factories import Actors, result, samples
 
 
 def test_migrations_match_the_models(engine) -> None:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from latlab.models import Alert, AlertState, Run, Scope, Severity
-from tests.factories import result, samples
+from tests.factories import result, samples, submit
 
 T0 = datetime(2026, 11, 1, tzinfo=UTC)
 
@@ -21,9 +21,7 @@ def _submit(client, headers, suite: str, scenario: str, at: datetime, scale: flo
                                        "metrics": {"throughput": 1000.0}}]},
                           {"labels": {"client": "go"},
                            "trials": [{"latency": {"samples_ns": samples(seed=3)}}]}])
-    response = client.post("/api/v1/runs", json=document, headers=headers)
-    assert response.status_code == 201, response.text
-    run_id = int(response.json()["id"])
+    run_id = int(submit(client, document, headers)["id"])
     if verdict is not None:
         db.get_one(Run, run_id).verdict = verdict
         db.flush()
@@ -147,7 +145,7 @@ def test_lists_show_the_series_a_run_failed_on_with_its_change_against_its_windo
     change against the window's centre, each read from the gate's own evidence."""
     headers = actors.token(Scope.runs_write, Scope.read)
 
-    def submit(i: int, go_scale: float) -> int:
+    def submitted(i: int, go_scale: float) -> int:
         at = T0 + timedelta(hours=i)
         document = result(suite="pick", scenario="default", started_at=at.isoformat(),
                           finished_at=(at + timedelta(seconds=5)).isoformat(), series=[
@@ -156,13 +154,11 @@ def test_lists_show_the_series_a_run_failed_on_with_its_change_against_its_windo
                                                                      scale_ns=scale)}}
                                   for t in range(5)]}
                               for name, scale in (("rust", 350_000), ("go", go_scale))])
-        response = client.post("/api/v1/runs", json=document, headers=headers)
-        assert response.status_code == 201, response.text
-        return int(response.json()["id"])
+        return int(submit(client, document, headers)["id"])
 
     for i in range(6):
-        submit(i, 400_000)
-    slow = submit(6, 640_000)
+        submitted(i, 400_000)
+    slow = submitted(6, 640_000)
     run = client.get(f"/api/v1/runs/{slow}", headers=headers).json()
     assert run["verdict"] == "fail", run["verdict_reasons"]
     evidence = next(e for e in run["gate_evidence"]

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import func, select
 
 from latlab.models import Profile, Run, Scope
-from tests.factories import result, samples
+from tests.factories import result, samples, submit
 
 BEFORE = "main;serve;parse 50\nmain;serve;respond 50\n"
 # The candidate spins in a new function: 120 of its 200 samples.
@@ -20,12 +20,6 @@ def _document(profiles: list[dict[str, Any]], commit: str = "9f1c2e7",
     return result(series=[{"labels": {"client": name}, "trials": [
         {"latency": {"samples_ns": samples()}, "metrics": {"throughput": 1000.0}}]}
         for name in labels], commit=commit, profiles=profiles)
-
-
-def _submit(client, headers, document: dict[str, Any]) -> int:
-    response = client.post("/api/v1/runs", json=document, headers=headers)
-    assert response.status_code == 201, response.text
-    return int(response.json()["id"])
 
 
 def _stacks(folded: str) -> dict[str, int]:
@@ -40,11 +34,11 @@ def _stacks(folded: str) -> dict[str, int]:
 def test_a_runs_profiles_are_listed_and_read_back_as_folded_text_and_speedscope(
         client, actors) -> None:
     headers = actors.token(Scope.runs_write, Scope.read)
-    run_id = _submit(client, headers, _document(
+    run_id = int(submit(client, _document(
         [{"labels": {"client": "rust"}, "program": "server", "tool": "perf",
           "frequency_hz": 997, "folded": AFTER},
          {"labels": {"client": "go"}, "program": "client", "tool": "pprof", "folded": BEFORE}],
-        labels=("rust", "go")))
+        labels=("rust", "go")), headers)["id"])
     listed = client.get(f"/api/v1/runs/{run_id}/profiles", headers=headers).json()
     assert [(p["labels"], p["program"], p["tool"], p["samples"], p["stacks"])
             for p in listed] == [({"client": "rust"}, "server", "perf", 200, 3),
@@ -69,12 +63,13 @@ def test_a_runs_profiles_are_listed_and_read_back_as_folded_text_and_speedscope(
 
 def test_two_runs_profiles_compare_frame_by_frame(client, actors) -> None:
     headers = actors.token(Scope.runs_write, Scope.read)
-    baseline = _submit(client, headers, _document(
-        [{"labels": {"client": "rust"}, "program": "server", "tool": "perf", "folded": BEFORE}]))
-    candidate = _submit(client, headers, _document(
+    baseline = int(submit(client, _document(
+        [{"labels": {"client": "rust"}, "program": "server", "tool": "perf", "folded": BEFORE}]),
+        headers)["id"])
+    candidate = int(submit(client, _document(
         [{"labels": {"client": "rust"}, "program": "server", "tool": "perf", "folded": AFTER},
          {"labels": {"client": "rust"}, "program": "client", "tool": "perf", "folded": BEFORE}],
-        commit="abc1234"))
+        commit="abc1234"), headers)["id"])
     answer = client.get("/api/v1/compare/profiles", headers=headers,
                         params={"baseline": baseline, "candidate": candidate}).json()
     (delta,) = answer["profiles"]
@@ -108,7 +103,7 @@ def test_both_versions_of_one_run_compare_by_their_labels(client, actors) -> Non
                    "tool": "perf", "folded": BEFORE},
                   {"labels": {"client": "rust", "variant": "candidate"}, "program": "server",
                    "tool": "perf", "folded": AFTER}])
-    run_id = _submit(client, headers, document)
+    run_id = int(submit(client, document, headers)["id"])
     answer = client.get("/api/v1/compare/profiles", headers=headers, params={
         "baseline": run_id, "candidate": run_id,
         "baseline_labels": '{"variant":"baseline"}',

@@ -2,20 +2,13 @@
 download), and the differential flame graph opened from the compare page, from a confirmation
 run and from the alert it confirmed (frontend/tests/e2e/profiles.test.mjs, screenshots)."""
 
-import os
-import subprocess
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-import httpx
+from latlab.models import Alert, AlertState, Role, Run, Severity
+from tests.browser import assert_built, run_browser
+from tests.factories import Actors, result, samples, submit
 
-from latlab.models import Alert, AlertState, Role, Run, Scope, Severity
-from tests.conftest import Actors
-from tests.factories import result, samples
-
-FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
-PASSWORD = "correct horse battery"
 WHEN = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)
 
 _HANDLER = "order_server::main;order_server::accept_loop;order_server::handle_request"
@@ -25,12 +18,6 @@ BEFORE = (f"{_HANDLER};order_server::parse_order 400\n"
           f"{_HANDLER};order_server::send_reply;libc::write 200\n"
           "order_server::main;order_server::accept_loop;libc::epoll_wait 100\n")
 AFTER = BEFORE + f"{_HANDLER};order_server::spin_work 1000\n"
-
-
-def _submit(client: httpx.Client, document: dict[str, Any]) -> int:
-    response = client.post("/api/v1/runs", json=document)
-    assert response.status_code == 201, response.text
-    return int(response.json()["id"])
 
 
 def _run(commit: str, folded: str) -> dict[str, Any]:
@@ -51,16 +38,14 @@ def _confirmation() -> dict[str, Any]:
 
 
 def test_flame_graphs_zoom_search_and_show_what_grew(committed_db, live_server) -> None:
-    assert (FRONTEND / "dist" / "index.html").is_file(), "build the dashboard: make test does"
+    assert_built()
     actors = Actors(committed_db)
     viewer = actors.user(Role.member)
-    token = actors.token(Scope.runs_write, Scope.read)
-    committed_db.commit()
-    client = httpx.Client(base_url=live_server, timeout=60, headers=token)
+    client = actors.submitter(live_server)
 
-    baseline = _submit(client, _run("c0ffee0", BEFORE))
-    candidate = _submit(client, _run("c0ffee1", AFTER))
-    confirmation = _submit(client, _confirmation())
+    baseline = int(submit(client, _run("c0ffee0", BEFORE))["id"])
+    candidate = int(submit(client, _run("c0ffee1", AFTER))["id"])
+    confirmation = int(submit(client, _confirmation())["id"])
     # A confirmation is the lab's own run (a job); here its link to the run it confirms is set
     # by hand, with the alert the confirmed regression raised.
     committed_db.get_one(Run, confirmation).confirms_run_id = candidate
@@ -80,13 +65,6 @@ def test_flame_graphs_zoom_search_and_show_what_grew(committed_db, live_server) 
                           params={"baseline": baseline, "candidate": candidate}).json()
     assert compared["profiles"][0]["frames"][0]["frame"] == "order_server::spin_work"
 
-    completed = subprocess.run(
-        ["node", "--test", "tests/e2e/profiles.test.mjs"], cwd=FRONTEND,
-        env={**os.environ, "LATLAB_URL": live_server, "LATLAB_EMAIL": viewer.email,
-             "LATLAB_PASSWORD": PASSWORD,
-             "LATLAB_BASELINE_RUN_ID": str(baseline), "LATLAB_CANDIDATE_RUN_ID": str(candidate),
-             "LATLAB_CONFIRMATION_RUN_ID": str(confirmation), "LATLAB_ALERT_ID": str(alert.id),
-             "LATLAB_SCREENSHOT_DIR": str(FRONTEND / "tests" / "e2e" / "screenshots")},
-        capture_output=True, text=True, timeout=600, check=False,
-    )
-    assert completed.returncode == 0, completed.stdout[-6000:] + completed.stderr[-4000:]
+    run_browser("profiles", live_server, email=viewer.email, timeout=600,
+                LATLAB_BASELINE_RUN_ID=str(baseline), LATLAB_CANDIDATE_RUN_ID=str(candidate),
+                LATLAB_CONFIRMATION_RUN_ID=str(confirmation), LATLAB_ALERT_ID=str(alert.id))

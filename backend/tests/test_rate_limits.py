@@ -19,8 +19,7 @@ from latlab.hosts import service as host_service
 from latlab.models import Job, Run, Scope
 from latlab_contract import Heartbeat
 from latlab_workers.suites import SUITES_DIR, load_suite
-from tests.conftest import JSON
-from tests.factories import result
+from tests.factories import JSON, result
 
 
 @pytest.fixture

@@ -4,14 +4,11 @@ screenshots), on a real lab: the example order server's git repository (conftest
 browser, a real runner building both commits of a try job launched from the repository's
 page, the ingest worker judging head against base."""
 
-import os
-import subprocess
-from pathlib import Path
-
 import pytest
 
 from latlab.models import Role
-from tests.conftest import Actors
+from tests.browser import assert_built, run_browser
+from tests.factories import PASSWORD, Actors
 from tests.test_jobs_e2e import _online
 
 # The try job's reasons (each metric's change, interval and the smallest change it could see)
@@ -19,14 +16,12 @@ from tests.test_jobs_e2e import _online
 # smallest change it could see (CI of stop 61: "—" where a percentage was expected).
 pytestmark = pytest.mark.serial
 
-FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
-PASSWORD = "correct horse battery"
 HOST = "lab-repos"
 
 
 def test_a_try_job_launched_from_a_repository_page_reads_as_a_comparison(
         committed_db, live_server, member, start_runner, orders_repo) -> None:
-    assert (FRONTEND / "dist" / "index.html").is_file(), "build the dashboard: make test does"
+    assert_built()
     actors = Actors(committed_db)
     user = actors.user(Role.member, email="e2e-repos@lab.test")
     viewer = actors.user(Role.viewer, email="e2e-repos-viewer@lab.test")
@@ -35,19 +30,12 @@ def test_a_try_job_launched_from_a_repository_page_reads_as_a_comparison(
     start_runner(HOST)
     _online(member, HOST)
 
-    completed = subprocess.run(
-        ["node", "--test", "tests/e2e/repos.test.mjs"], cwd=FRONTEND,
-        env={**os.environ, "LATLAB_URL": live_server, "LATLAB_EMAIL": user.email,
-             "LATLAB_PASSWORD": PASSWORD, "LATLAB_VIEWER_EMAIL": viewer.email,
-             "LATLAB_VIEWER_PASSWORD": PASSWORD,
-             "LATLAB_REPO_URL": f"file://{orders_repo['path']}",
-             "LATLAB_REPO_COMMITS": ",".join(orders_repo["commits"]),
-             "LATLAB_REPO_BASE": orders_repo["before_slow"],
-             "LATLAB_REPO_HEAD": orders_repo["slow"], "LATLAB_REPO_TAG": f"{tag}={tagged}",
-             "LATLAB_SCREENSHOT_DIR": str(FRONTEND / "tests" / "e2e" / "screenshots")},
-        capture_output=True, text=True, timeout=900, check=False,
-    )
-    assert completed.returncode == 0, completed.stdout[-6000:] + completed.stderr[-4000:]
+    run_browser("repos", live_server, email=user.email, timeout=900,
+                LATLAB_VIEWER_EMAIL=viewer.email, LATLAB_VIEWER_PASSWORD=PASSWORD,
+                LATLAB_REPO_URL=f"file://{orders_repo['path']}",
+                LATLAB_REPO_COMMITS=",".join(orders_repo["commits"]),
+                LATLAB_REPO_BASE=orders_repo["before_slow"],
+                LATLAB_REPO_HEAD=orders_repo["slow"], LATLAB_REPO_TAG=f"{tag}={tagged}")
 
     # What the browser launched is the try job it asked for, measured at both commits.
     [job] = member.get("/api/v1/jobs").json()["items"]

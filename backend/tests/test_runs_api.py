@@ -166,7 +166,7 @@ def test_same_key_with_another_body_is_a_conflict(client, actors, db) -> None:
 
 
 def test_concurrent_submissions_with_one_key_store_once(committed_db, live_server) -> None:
-    from tests.conftest import Actors
+    from tests.factories import Actors
 
     headers = Actors(committed_db).token(Scope.runs_write)
     committed_db.commit()

@@ -17,10 +17,7 @@ from latlab.auth import throttle
 from latlab.core import security
 from latlab.core.settings import get_settings
 from latlab.models import Channel, Role, Run, Scope
-from tests.conftest import JSON
-from tests.factories import result
-
-PASSWORD = "correct horse battery"
+from tests.factories import JSON, PASSWORD, result
 
 
 def _login(client, email: str, password: str):

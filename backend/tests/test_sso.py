@@ -8,9 +8,7 @@ own form to the dashboard."""
 import html
 import os
 import re
-import subprocess
 from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
@@ -19,10 +17,9 @@ import pytest
 from latlab.auth import service as auth_service
 from latlab.auth.schemas import UserCreate
 from latlab.models import Role
+from tests.browser import assert_built, run_browser
 from tests.conftest import start_api
 from tests.sso.keycloak import CLIENT_ID, CLIENT_SECRET, USERS, keycloak
-
-FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
 
 
 @pytest.fixture(scope="module")
@@ -149,11 +146,5 @@ def test_with_passwords_off_only_the_providers_sign_in(issuer, tmp_path) -> None
 
 
 def test_the_sign_in_page_goes_through_keycloak(sso_api) -> None:
-    assert (FRONTEND / "dist" / "index.html").is_file(), "build the dashboard: make test does"
-    completed = subprocess.run(
-        ["node", "--test", "tests/e2e/sso.test.mjs"], cwd=FRONTEND,
-        env={**os.environ, "LATLAB_URL": sso_api, "LATLAB_SSO_USER": "ada",
-             "LATLAB_SSO_PASSWORD": USERS["ada"],
-             "LATLAB_SCREENSHOT_DIR": str(FRONTEND / "tests" / "e2e" / "screenshots")},
-        capture_output=True, text=True, timeout=300, check=False)
-    assert completed.returncode == 0, completed.stdout[-6000:] + completed.stderr[-4000:]
+    assert_built()
+    run_browser("sso", sso_api, LATLAB_SSO_USER="ada", LATLAB_SSO_PASSWORD=USERS["ada"])

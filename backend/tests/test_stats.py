@@ -20,10 +20,11 @@ from latlab.analysis.stats import (
     welch_log_p,
 )
 from latlab_contract.vocabulary import tail_reliable
+from tests.factories import trial_values
 
 
 def _trials(seed: int, n: int = 5, level: float = 100.0, sigma: float = 0.05) -> list[float]:
-    return [float(v) for v in np.random.default_rng(seed).lognormal(np.log(level), sigma, n)]
+    return trial_values(np.random.default_rng(seed), n, level, sigma)
 
 
 def test_a_30_percent_worse_p99_is_a_regression_with_its_p_value() -> None:

@@ -3,9 +3,7 @@ as curves, two series of one run compared, and runs stored by the runner before 
 comparing with runs after it. Real runner and ingest workers, the api, Chromium."""
 
 import json
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import httpx
@@ -16,12 +14,12 @@ from latlab_contract import JobSpec
 from latlab_workers.fingerprint import read_fingerprint
 from latlab_workers.runner import HostIdentity, execute
 from latlab_workers.suites import SUITES_DIR, load_suite
-from tests.conftest import Actors
+from tests.browser import run_browser
+from tests.factories import Actors
 from tests.test_jobs_e2e import _finish, _online
 
 FIXTURE = Path(__file__).parent / "suites_fixture" / "frob"
 GOLDEN = Path(__file__).parent / "golden"
-FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
 
 
 def _job(client: httpx.Client, **request: object) -> dict:
@@ -86,13 +84,8 @@ def test_suites_v2_as_a_user_meets_them(member, ingest_worker, start_runner, tmp
 
     user = Actors(committed_db).user()
     committed_db.commit()
-    completed = subprocess.run(
-        ["node", "--test", "tests/e2e/suites.test.mjs"], cwd=FRONTEND,
-        env={**os.environ, "LATLAB_URL": str(member.base_url).rstrip("/"),
-             "LATLAB_EMAIL": user.email, "LATLAB_PASSWORD": "correct horse battery",
-             "LATLAB_SWEEP_RUN_ID": str(echo["id"]), "LATLAB_FROB_RUN_ID": str(frob["id"])},
-        capture_output=True, text=True, timeout=300, check=False)
-    assert completed.returncode == 0, completed.stdout[-6000:] + completed.stderr[-4000:]
+    run_browser("suites", str(member.base_url).rstrip("/"), email=user.email,
+                LATLAB_SWEEP_RUN_ID=str(echo["id"]), LATLAB_FROB_RUN_ID=str(frob["id"]))
 
 
 @pytest.mark.parametrize("suite_id", ["echo", "http-order"])

@@ -9,7 +9,7 @@ from git_servers import git_repository
 from sqlalchemy import select
 
 from latlab.models import Bisection, Job, JobStatus, Project, Role
-from tests.factories import result
+from tests.factories import PASSWORD, result
 
 MARK = "bravo"  # every name in project B carries it; nothing of project A does
 
@@ -138,7 +138,7 @@ def test_a_member_of_project_a_sees_nothing_of_project_b(client, actors, db,
     client.patch(f"/api/v1/users/{user.id}", json={"projects": ["alpha"]})
     client.cookies.clear()
     response = client.post("/api/v1/auth/login", json={
-        "email": user.email, "password": "correct horse battery"})
+        "email": user.email, "password": PASSWORD})
     assert response.json()["project"]["slug"] == "alpha"
     _walk(client, {}, two_projects)
     assert client.put("/api/v1/auth/project", json={"project": MARK}).status_code == 403

@@ -11,7 +11,7 @@ import numpy as np
 from latlab.models import Run, Scope
 from latlab.suites import service as suite_service
 from latlab_workers.suites import load_suites
-from tests.factories import result
+from tests.factories import one_series, result, submit, trial
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,16 +23,12 @@ def _submit(client, headers, index: int, level: float = 1.0, *, branch: str = "m
             params: dict[str, Any] | None = None, trials: int = 1,
             started_at: str | None = None) -> int:
     rng = np.random.default_rng(index)
-    document = result(series=[{"labels": {"client": "go"}, "trials": [
-        {"latency": {"samples_ns": [int(v) for v in rng.lognormal(
-            np.log(350_000 * level), 0.2, 2000)]},
-         "metrics": {"throughput": float(rng.normal(100_000 / level, 300))}}
-        for _ in range(trials)]}],
+    document = result(
+        series=one_series([trial(rng, 350_000 * level, throughput=(100_000 / level, 300))
+                           for _ in range(trials)], client="go"),
         started_at=started_at or f"2026-11-{1 + index // 12:02d}T{10 + index % 12}:00:00Z",
         branch=branch, commit=f"{index:04x}cafe", params=params or PARAMS)
-    response = client.post("/api/v1/runs", json=document, headers=headers)
-    assert response.status_code == 201, response.text
-    return int(response.json()["id"])
+    return int(submit(client, document, headers)["id"])
 
 
 def _trend(client, headers, **query: Any) -> dict[str, Any]:
@@ -157,19 +153,17 @@ def test_a_scenario_s_series_and_metrics_come_from_its_newest_runs(client, actor
     included; a scenario without runs is 404."""
     headers = actors.token(Scope.runs_write, Scope.read)
 
-    def submit(clients: list[str], at: str) -> int:
+    def submitted(clients: list[str], at: str) -> int:
         document = result(started_at=at, finished_at=at, series=[
             {"labels": {"client": name}, "trials": [{"latency": {"samples_ns": [
                 350_000 + i for i in range(200)]}, "metrics": {"throughput": 1000.0}}]}
             for name in clients])
-        response = client.post("/api/v1/runs", json=document, headers=headers)
-        assert response.status_code == 201, response.text
-        return int(response.json()["id"])
+        return int(submit(client, document, headers)["id"])
 
-    oldest = submit(["retired"], "2026-11-01T10:00:00Z")
+    oldest = submitted(["retired"], "2026-11-01T10:00:00Z")
     for day in range(2, 6):
-        submit(["rust", "old"], f"2026-11-0{day}T10:00:00Z")
-    newest = submit(["rust", "go"], "2026-11-09T10:00:00Z")
+        submitted(["rust", "old"], f"2026-11-0{day}T10:00:00Z")
+    newest = submitted(["rust", "go"], "2026-11-09T10:00:00Z")
     run = db.get_one(Run, newest)
     run.verdict_reasons = [{"kind": "regression", "series": {"client": "go"}, "metric": "p99",
                             "message": "P99 +40 % against its window"}]

@@ -3,47 +3,33 @@ with an older params set (on an older kernel: the lab marks the upgrade), seven 
 submitted with one `started_at`, a slower run of a feature branch, and a deploy marked by CI
 (frontend/tests/e2e/trends.test.mjs, screenshots)."""
 
-import os
-import subprocess
-from pathlib import Path
-
 import httpx
 import numpy as np
 
-from latlab.models import Role, Scope
-from tests.conftest import Actors
-from tests.factories import result
+from latlab.models import Role
+from tests.browser import assert_built, run_browser
+from tests.factories import Actors, one_series, result, submit, trial
 
-FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
-PASSWORD = "correct horse battery"
 PARAMS = {"orders": 1000, "connections": 50}
 
 
 def _submit(client: httpx.Client, index: int, started_at: str, *, level: float = 1.0,
             branch: str = "main", params: dict[str, int] | None = None,
             kernel: str = "6.14.0") -> int:
-    trials = []
-    for trial in range(3):
-        rng = np.random.default_rng(index * 10 + trial)
-        trials.append({"latency": {"samples_ns": [int(v) for v in rng.lognormal(
-            np.log(350_000 * level), 0.2, 3000)]},
-            "metrics": {"throughput": float(rng.normal(100_000 / level, 300))}})
-    document = result(series=[{"labels": {"client": "rust"}, "trials": trials}],
+    trials = [trial(np.random.default_rng(index * 10 + number), 350_000 * level, n=3000,
+                    throughput=(100_000 / level, 300)) for number in range(3)]
+    document = result(series=one_series(trials, client="rust"),
                       branch=branch, commit=f"{index:04x}c0ffee", params=params or PARAMS,
                       started_at=started_at, finished_at=started_at.replace(":00Z", ":30Z"))
     document["host"]["fingerprint"]["kernel"] = kernel
-    response = client.post("/api/v1/runs", json=document)
-    assert response.status_code == 201, response.text
-    return int(response.json()["id"])
+    return int(submit(client, document)["id"])
 
 
 def test_trends_draw_one_history_and_a_point_opens_its_run(committed_db, live_server) -> None:
-    assert (FRONTEND / "dist" / "index.html").is_file(), "build the dashboard: make test does"
+    assert_built()
     actors = Actors(committed_db)
     admin = actors.user(Role.admin)
-    token = actors.token(Scope.runs_write, Scope.read)
-    committed_db.commit()
-    client = httpx.Client(base_url=live_server, timeout=60, headers=token)
+    client = actors.submitter(live_server)
 
     for index in range(3):  # an older history of main with other params
         _submit(client, index, f"2026-11-0{1 + index}T09:00:00Z",
@@ -61,13 +47,6 @@ def test_trends_draw_one_history_and_a_point_opens_its_run(committed_db, live_se
     run = client.get(f"/api/v1/runs/{latest}").json()
     assert {e["metric"] for e in run["gate_evidence"]} == {"p99", "throughput"}, run
 
-    completed = subprocess.run(
-        ["node", "--test", "tests/e2e/trends.test.mjs"], cwd=FRONTEND,
-        env={**os.environ, "LATLAB_URL": live_server, "LATLAB_EMAIL": admin.email,
-             "LATLAB_PASSWORD": PASSWORD,
-             "LATLAB_SAME_SECOND_RUN_IDS": ",".join(map(str, same_second)),
-             "LATLAB_FEATURE_RUN_ID": str(feature), "LATLAB_LATEST_RUN_ID": str(latest),
-             "LATLAB_SCREENSHOT_DIR": str(FRONTEND / "tests" / "e2e" / "screenshots")},
-        capture_output=True, text=True, timeout=600, check=False,
-    )
-    assert completed.returncode == 0, completed.stdout[-6000:] + completed.stderr[-4000:]
+    run_browser("trends", live_server, email=admin.email, timeout=600,
+                LATLAB_SAME_SECOND_RUN_IDS=",".join(map(str, same_second)),
+                LATLAB_FEATURE_RUN_ID=str(feature), LATLAB_LATEST_RUN_ID=str(latest))

@@ -1,26 +1,10 @@
 from typing import Any
 
 import pytest
+from fingerprint_support import TUNED_FINGERPRINT
 
 from latlab.hosts.tuning import RECOMMENDATIONS, TuningCheck, tuning_checks
 
-TUNED: dict[str, Any] = {
-    "cpu_model": "Intel(R) Core(TM) i7-14700K",
-    "cores": 28,
-    "kernel": "6.14.0-29-generic",
-    "governor": "performance",
-    "thp": "never",
-    "thp_defrag": "never",
-    "hugepages": 15,
-    "swappiness": 1,
-    "isolcpus": "8-27",
-    "nohz_full": "8-27",
-    "rcu_nocbs": "8-27",
-    "cmdline_mitigations": None,
-    "clocksource": "tsc",
-    "virtualization": "none",
-    "irqbalance": False,
-}
 UNTUNED_VM: dict[str, Any] = {
     "cpu_model": "AMD EPYC",
     "cores": 2,
@@ -43,7 +27,8 @@ def by_setting(checks: list[TuningCheck]) -> dict[str, TuningCheck]:
 
 
 def test_tuned_host_passes_every_check() -> None:
-    checks = tuning_checks(TUNED)
+    """The fingerprint the runner reads from a tuned host passes every check."""
+    checks = tuning_checks(TUNED_FINGERPRINT)
     assert [c.setting for c in checks] == [
         "governor", "thp", "swappiness", "isolcpus", "nohz_full", "rcu_nocbs", "hugepages",
         "clocksource", "irqbalance", "virtualization",

@@ -5,16 +5,14 @@ ZCO design (io_uring, 8 KB stacks, time slices, batches) as a third server; memc
 the shipped build and of the broken one, the second regressing against the first."""
 
 import json
-import os
-import subprocess
 import time
 from pathlib import Path
 
-from tests.conftest import Actors
+from tests.browser import run_browser
+from tests.factories import Actors
 from tests.test_jobs_e2e import _finish, _online
 
 CONCURRENCIES = [10, 100, 500, 1000]
-FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
 
 
 def _build(build_cache: Path) -> None:
@@ -69,13 +67,8 @@ def test_a_shortened_seed_job_sweeps_both_servers(member, ingest_worker, start_r
 
     user = Actors(committed_db).user()
     committed_db.commit()
-    browser = subprocess.run(
-        ["node", "--test", "tests/e2e/zig-http.test.mjs"], cwd=FRONTEND,
-        env={**os.environ, "LATLAB_URL": str(member.base_url).rstrip("/"),
-             "LATLAB_EMAIL": user.email, "LATLAB_PASSWORD": "correct horse battery",
-             "LATLAB_ZIG_HTTP_RUN_ID": str(run["id"])},
-        capture_output=True, text=True, timeout=300, check=False)
-    assert browser.returncode == 0, browser.stdout[-6000:] + browser.stderr[-4000:]
+    run_browser("zig-http", str(member.base_url).rstrip("/"), email=user.email,
+                LATLAB_ZIG_HTTP_RUN_ID=str(run["id"]))
 
 
 def test_a_shortened_seed_zco_job_sweeps_zco_beside_zig_and_go(member, ingest_worker,

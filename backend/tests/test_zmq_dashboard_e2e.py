@@ -8,14 +8,11 @@ warnings on tails resting on too few samples, in the api and in the browser (scr
 frontend/tests/e2e/screenshots/). Real runner and ingest workers, Toxiproxy, Chromium."""
 
 import json
-import os
-import subprocess
-from pathlib import Path
 
-from tests.conftest import Actors
+from tests.browser import run_browser
+from tests.factories import Actors
 from tests.test_jobs_e2e import _finish, _online
 
-FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
 LOSSY_FLOOR_NS = 2 * (150 - 100) * 1_000_000  # a round trip: at least 50 ms each way
 
 
@@ -71,10 +68,5 @@ def test_the_seed_experiment_compares_baseline_with_tuned_in_one_run(
 
     user = Actors(committed_db).user()
     committed_db.commit()
-    completed = subprocess.run(
-        ["node", "--test", "tests/e2e/zmq.test.mjs"], cwd=FRONTEND,
-        env={**os.environ, "LATLAB_URL": str(member.base_url).rstrip("/"),
-             "LATLAB_EMAIL": user.email, "LATLAB_PASSWORD": "correct horse battery",
-             "LATLAB_ZMQ_RUN_ID": str(run["id"])},
-        capture_output=True, text=True, timeout=300, check=False)
-    assert completed.returncode == 0, completed.stdout[-6000:] + completed.stderr[-4000:]
+    run_browser("zmq", str(member.base_url).rstrip("/"), email=user.email,
+                LATLAB_ZMQ_RUN_ID=str(run["id"]))

@@ -17,7 +17,7 @@ from latlab_cli.errors import CliError, Unreachable
 from latlab_cli.jobs import INTERRUPTED, estimated, find_suite
 from latlab_cli.output import err, labels_text, out
 from latlab_cli.params import label_pairs, typed_params
-from latlab_cli.tries import SIDES, SUITE
+from latlab_cli.tries import SIDES, SUITE, HostTagOption, ParamOption, ScenarioOption
 
 POLL_S = 2.0  # a step takes minutes: a few seconds between looks is enough
 RUNNING = "running"
@@ -41,20 +41,15 @@ def bisect(
     suite: Annotated[str, typer.Option(
         help="The suite that builds and measures the repository (http-order: server=repo "
              "unless --param server= says otherwise).")] = SUITE,
-    scenario: Annotated[str | None, typer.Option(
-        help="Default: the suite's lightest, by the lab's estimate.")] = None,
-    param: Annotated[list[str] | None, typer.Option(
-        "--param", "-p", metavar="NAME=VALUE",
-        help="A param of the suite (repeat), typed by its schema: orders=5000.")] = None,
+    scenario: ScenarioOption = None,
+    param: ParamOption = None,
     series: Annotated[list[str] | None, typer.Option(
         metavar="NAME=VALUE",
         help="A label of the series judged (repeat): client=go (default: any series).")]
     = None,
     metric: Annotated[str, typer.Option(
         help="The gate metric whose regression is searched for.")] = "p99",
-    host_tag: Annotated[list[str] | None, typer.Option(
-        "--host-tag", "--tag", metavar="TAG", help="Run on a host with this tag (repeat).")]
-    = None,
+    host_tag: HostTagOption = None,
     repetitions: Annotated[int | None, typer.Option(
         "--repetitions", "-r", min=2, max=100,
         help="Trials of each side per series in a step's first stage (default: 10); "

@@ -23,6 +23,14 @@ from latlab_contract import reports
 SUITE = "http-order"  # its clients drive the repository's order server (params.server=repo)
 # The series a try job's run labels with its sides (the API's `side=base|head`).
 SIDES = {"baseline_labels": {"side": "base"}, "candidate_labels": {"side": "head"}}
+# The options of a try job's and a bisection's jobs (`latlab bisect` runs try jobs).
+ScenarioOption = Annotated[str | None, typer.Option(
+    help="Default: the suite's lightest, by the lab's estimate.")]
+ParamOption = Annotated[list[str] | None, typer.Option(
+    "--param", "-p", metavar="NAME=VALUE",
+    help="A param of the suite (repeat), typed by its schema: orders=5000.")]
+HostTagOption = Annotated[list[str] | None, typer.Option(
+    "--host-tag", "--tag", metavar="TAG", help="Run on a host with this tag (repeat).")]
 
 
 def try_job(
@@ -39,11 +47,8 @@ def try_job(
         help="The suite that builds and measures the repository: http-order drives its "
              "order server (server=repo unless --param server= says otherwise), harness runs "
              "its own benchmark command.")] = SUITE,
-    scenario: Annotated[str | None, typer.Option(
-        help="Default: the suite's lightest, by the lab's estimate.")] = None,
-    param: Annotated[list[str] | None, typer.Option(
-        "--param", "-p", metavar="NAME=VALUE",
-        help="A param of the suite (repeat), typed by its schema: orders=5000.")] = None,
+    scenario: ScenarioOption = None,
+    param: ParamOption = None,
     repetitions: Annotated[int | None, typer.Option(
         "--repetitions", "-r", min=1, max=100,
         help="Trials of each side per series in the first stage (default: 10); undecided, "
@@ -52,9 +57,7 @@ def try_job(
         "--max-minutes", min=1, metavar="MINUTES",
         help="A cap of lab time: no stage starts that would take the job past it "
              "(default: it stops at a decision or its last look).")] = None,
-    host_tag: Annotated[list[str] | None, typer.Option(
-        "--host-tag", "--tag", metavar="TAG", help="Run on a host with this tag (repeat).")]
-    = None,
+    host_tag: HostTagOption = None,
     timeout: Annotated[int | None, typer.Option(
         help="Seconds the job may take (default: from its estimate, with time to build).")]
     = None,

@@ -8,7 +8,7 @@ import os
 import re
 import shlex
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 SCHEMES = ("file", "git", "http", "https", "ssh")
 MAX_URL = 2000
@@ -33,9 +33,7 @@ def check_url(url: str) -> str:
     """`url` when git may fetch from it: a file://, git://, http(s):// or ssh:// URL with a
     path and no credentials in it (credentials are the repository's secret); ValueError
     otherwise. ssh:// may name its login user (git@host)."""
-    if len(url) > MAX_URL or _CONTROL.search(url):
-        raise ValueError("a repository URL has no spaces or control characters and is at "
-                         f"most {MAX_URL} characters")
+    check_printable(url, "a repository URL", MAX_URL)
     parts = urlsplit(url)
     if parts.scheme not in SCHEMES or "://" not in url:
         raise ValueError(f"a repository URL starts with {_PREFIXES} (an scp-like "
@@ -51,11 +49,24 @@ def check_url(url: str) -> str:
         raise ValueError(f"a {parts.scheme}:// URL names a host")
     if parts.path.strip("/") == "":
         raise ValueError("a repository URL names the repository's path")
+    check_port(parts, "a repository URL")
+    return url
+
+
+def check_printable(url: str, what: str, most: int) -> None:
+    """Refuses a URL (`what` names it) with spaces or control characters, or longer than
+    `most` characters."""
+    if len(url) > most or _CONTROL.search(url):
+        raise ValueError(f"{what} has no spaces or control characters and is at most {most} "
+                         "characters")
+
+
+def check_port(parts: SplitResult, what: str) -> None:
+    """Refuses a URL (`what` names it) whose port is not a number."""
     try:
         parts.port  # noqa: B018 (urlsplit checks the port only when it is read)
     except ValueError as error:
-        raise ValueError(f"a repository URL's port is a number: {error}") from None
-    return url
+        raise ValueError(f"{what}'s port is a number: {error}") from None
 
 
 def check_ref(ref: str) -> str:

@@ -61,9 +61,7 @@ class _Perf:
 
     def __init__(self, pid: int, workdir: Path, name: str, env: dict[str, str],
                  deadline: float) -> None:
-        perf = shutil.which("perf", path=env.get("PATH"))
-        if perf is None:
-            raise Skipped("perf is not on the PATH (Debian's linux-perf)")
+        perf = _on_path("perf", env, "perf is not on the PATH (Debian's linux-perf)")
         self.perf = perf
         self.env = env
         self.data = workdir / f"profile-{name}.perf.data"
@@ -142,9 +140,7 @@ class _PySpy:
 
     def __init__(self, pid: int, workdir: Path, name: str, env: dict[str, str],
                  deadline: float) -> None:
-        py_spy = shutil.which("py-spy", path=env.get("PATH"))
-        if py_spy is None:
-            raise Skipped("py-spy is not installed (a dependency of the runner)")
+        py_spy = _on_path("py-spy", env, "py-spy is not installed (a dependency of the runner)")
         self.output = workdir / f"profile-{name}.py-spy.txt"
         self.log = workdir / f"profile-{name}.py-spy.log"
         give_up = min(deadline, time.monotonic() + _ATTACH_S)
@@ -237,6 +233,14 @@ class _AgentAttached(_Agent):
             said = (completed.stdout + completed.stderr).strip().splitlines()
             raise Skipped(f"jcmd could not {command.split(',')[0]} the agent: "
                           f"{said[-1] if said else completed.returncode}")
+
+
+def _on_path(tool: str, env: dict[str, str], missing: str) -> str:
+    """Where `tool` is on the program's PATH; Skipped, saying `missing`, when it is not."""
+    found = shutil.which(tool, path=env.get("PATH"))
+    if found is None:
+        raise Skipped(missing)
+    return found
 
 
 def _stopped(pid: int, deadline: float) -> bool:

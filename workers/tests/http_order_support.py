@@ -15,7 +15,7 @@ from typing import Any
 
 import suite_support
 from hdrh.histogram import HdrHistogram
-from suite_support import announced
+from suite_support import ProgramRun, announced
 
 from latlab_workers.builds import program_context
 from latlab_workers.suites import SUITES_DIR, Suite, load_suite
@@ -118,36 +118,23 @@ def client_argv(client: str, build_dir: Path, listening: str, **params: Any) -> 
     return render(plan.load.command, context)
 
 
-@dataclass
-class ClientRun:
-    returncode: int
-    stdout: str
-    stderr: str
-    elapsed_s: float
-
-    @property
-    def report(self) -> dict[str, Any]:
-        document = json.loads(self.stdout)
-        assert isinstance(document, dict), self.stdout
-        return document
-
-
 def start_client(argv: list[str]) -> subprocess.Popen[str]:
     return subprocess.Popen(argv, cwd=SUITE.directory, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
 
-def finish_client(process: subprocess.Popen[str], started: float, timeout: float) -> ClientRun:
+def finish_client(process: subprocess.Popen[str], started: float, timeout: float
+                  ) -> ProgramRun:
     try:
         stdout, stderr = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         process.kill()
         stdout, stderr = process.communicate()
         raise AssertionError(f"the client ran past {timeout} s: {stderr[-2000:]}") from None
-    return ClientRun(process.returncode, stdout, stderr, time.monotonic() - started)
+    return ProgramRun(process.returncode, stdout, stderr, time.monotonic() - started)
 
 
-def run_client(argv: list[str], timeout: float = 120) -> ClientRun:
+def run_client(argv: list[str], timeout: float = 120) -> ProgramRun:
     started = time.monotonic()
     return finish_client(start_client(argv), started, timeout)
 

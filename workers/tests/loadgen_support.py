@@ -32,6 +32,16 @@ def histogram(latency: Latency) -> HdrHistogram:
     return HdrHistogram.decode(latency.hdr)
 
 
+def rebuilt(module: ModuleType, path: Path, count: int) -> tuple[TrialIn, HdrHistogram]:
+    """The only trial of a tool's output, whose latency the lab rebuilt from what the tool
+    printed, and that histogram, checked to hold the `count` values the tool measured."""
+    trial = only_trial(module, path)
+    assert trial.latency.rebuilt
+    ours = histogram(trial.latency)
+    assert ours.get_total_count() == count
+    return trial, ours
+
+
 def at_rank(ours: HdrHistogram, rank: int) -> int:
     """The value of the rank-th smallest value of a histogram (its bucket's highest)."""
     for item in ours.get_recorded_iterator():
@@ -42,6 +52,11 @@ def at_rank(ours: HdrHistogram, rank: int) -> int:
 
 def nearest_rank(percentile: float, count: int) -> int:
     return max(1, math.ceil(Fraction(repr(percentile)) * count / 100))
+
+
+def at_percentile(ours: HdrHistogram, percentile: float, count: int) -> int:
+    """The value of a histogram of `count` values at a percentile's nearest rank."""
+    return at_rank(ours, nearest_rank(percentile, count))
 
 
 def close(ours: float, theirs: float, relative: float = HDR_PRECISION) -> bool:

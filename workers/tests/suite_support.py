@@ -1,6 +1,6 @@
 """Helpers shared by the suites' tests (workers/tests, the suites' own tests, backend/tests):
-the build cache, a suite built with the runner's own build, and a program that announces
-itself on its first stdout line, as the runner starts servers."""
+the build cache, a suite built with the runner's own build, a program that announces itself
+on its first stdout line, as the runner starts servers, and a program run to its end."""
 
 import json
 import os
@@ -10,6 +10,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,23 @@ def announced(argv: list[str], cwd: Path) -> Iterator[tuple[subprocess.Popen[byt
         if process.stdout is not None:
             process.stdout.close()
         stderr.close()
+
+
+@dataclass
+class ProgramRun:
+    """A suite's program (a client, an instrument) run to its end."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    elapsed_s: float
+
+    @property
+    def report(self) -> dict[str, Any]:
+        """What it printed on stdout: one JSON document, its report."""
+        document = json.loads(self.stdout)
+        assert isinstance(document, dict), self.stdout
+        return document
 
 
 class Quiet:

@@ -1,16 +1,10 @@
 from pathlib import Path
 
 import pytest
+from fingerprint_support import TUNED_FINGERPRINT, TUNED_HOST
 
 from latlab_workers.fingerprint import read_fingerprint
 
-TUNED_CPUINFO = "".join(
-    f"processor\t: {n}\n"
-    "vendor_id\t: GenuineIntel\n"
-    "model name\t: Intel(R) Core(TM) i7-14700K\n"
-    "flags\t\t: fpu vme de pse tsc msr pae constant_tsc nonstop_tsc\n\n"
-    for n in range(4)
-)
 VM_CPUINFO = "".join(
     f"processor\t: {n}\n"
     "model name\t: AMD EPYC\n"
@@ -29,30 +23,7 @@ def build_tree(root: Path, files: dict[str, str]) -> Path:
 
 @pytest.fixture
 def tuned_host(tmp_path: Path) -> Path:
-    return build_tree(tmp_path, {
-        "proc/cpuinfo": TUNED_CPUINFO,
-        "proc/cmdline": (
-            "BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro isolcpus=managed_irq,domain,2-3 "
-            "nohz_full=2-3 rcu_nocbs=2-3 mitigations=off quiet\n"
-        ),
-        "proc/sys/kernel/osrelease": "6.14.0-29-generic\n",
-        "proc/sys/vm/nr_hugepages": "15\n",
-        "proc/sys/vm/swappiness": "1\n",
-        "proc/1/comm": "systemd\n",
-        "proc/812/comm": "sshd\n",
-        "proc/self/comm": "python\n",
-        "sys/devices/system/node/node0/cpulist": "0-1\n",
-        "sys/devices/system/node/node1/cpulist": "2-3\n",
-        "sys/devices/system/node/online": "0-1\n",
-        "sys/devices/system/cpu/cpu0/cpufreq/scaling_governor": "performance\n",
-        "sys/devices/system/cpu/cpuidle/current_driver": "intel_idle\n",
-        "sys/devices/system/clocksource/clocksource0/current_clocksource": "tsc\n",
-        "sys/devices/system/clocksource/clocksource0/available_clocksource": "tsc hpet\n",
-        "sys/kernel/mm/transparent_hugepage/enabled": "always madvise [never]\n",
-        "sys/kernel/mm/transparent_hugepage/defrag": "always defer defer+madvise madvise [never]\n",
-        "sys/class/dmi/id/sys_vendor": "ASUS\n",
-        "sys/class/dmi/id/product_name": "System Product Name\n",
-    })
+    return build_tree(tmp_path, TUNED_HOST)
 
 
 @pytest.fixture
@@ -76,25 +47,7 @@ def untuned_vm(tmp_path: Path) -> Path:
 
 
 def test_tuned_host(tuned_host: Path) -> None:
-    assert read_fingerprint(tuned_host) == {
-        "cpu_model": "Intel(R) Core(TM) i7-14700K",
-        "cores": 4,
-        "numa_nodes": 2,
-        "kernel": "6.14.0-29-generic",
-        "governor": "performance",
-        "thp": "never",
-        "thp_defrag": "never",
-        "hugepages": 15,
-        "swappiness": 1,
-        "isolcpus": "managed_irq,domain,2-3",
-        "nohz_full": "2-3",
-        "rcu_nocbs": "2-3",
-        "cmdline_mitigations": "off",
-        "clocksource": "tsc",
-        "virtualization": "none",
-        "irqbalance": False,
-        "cpu_idle_driver": "intel_idle",
-    }
+    assert read_fingerprint(tuned_host) == TUNED_FINGERPRINT
 
 
 def test_untuned_vm(untuned_vm: Path) -> None:

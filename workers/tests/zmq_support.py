@@ -2,7 +2,6 @@
 suite built with the runner's own build, the quote server as a process, and instrument command
 lines rendered from suite.toml as the runner renders them."""
 
-import json
 import subprocess
 import time
 from collections.abc import Iterator
@@ -12,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import suite_support
-from suite_support import announced
+from suite_support import ProgramRun, announced
 
 from latlab_workers.builds import program_context
 from latlab_workers.suites import SUITES_DIR, Suite, load_suite
@@ -62,26 +61,12 @@ def instrument_argv(instrument: str, build_dir: Path, server: Server, pattern: s
     return render(plan.load.command, context)
 
 
-@dataclass
-class Run:
-    returncode: int
-    stdout: str
-    stderr: str
-    elapsed_s: float
-
-    @property
-    def report(self) -> dict[str, Any]:
-        document = json.loads(self.stdout)
-        assert isinstance(document, dict), self.stdout
-        return document
-
-
-def run(argv: list[str], timeout: float = 60) -> Run:
+def run(argv: list[str], timeout: float = 60) -> ProgramRun:
     started = time.monotonic()
     try:
         completed = subprocess.run(argv, cwd=SUITE.directory, capture_output=True, text=True,
                                    timeout=timeout, check=False)
     except subprocess.TimeoutExpired as error:
         raise AssertionError(f"{argv[0]} ran past {timeout} s: {error.stderr!r}") from None
-    return Run(completed.returncode, completed.stdout, completed.stderr,
-               time.monotonic() - started)
+    return ProgramRun(completed.returncode, completed.stdout, completed.stderr,
+                      time.monotonic() - started)

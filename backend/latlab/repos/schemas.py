@@ -1,4 +1,3 @@
-import re
 from datetime import datetime
 from typing import Annotated
 from urllib.parse import urlsplit
@@ -6,7 +5,13 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, ConfigDict, Field, StringConstraints, model_validator
 
 from latlab.core.schemas import Schema
-from latlab_contract.repos import check_ref, check_secret, check_url
+from latlab_contract.repos import (
+    check_port,
+    check_printable,
+    check_ref,
+    check_secret,
+    check_url,
+)
 
 Name = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
 Url = Annotated[str, StringConstraints(max_length=2000), AfterValidator(check_url)]
@@ -15,16 +20,13 @@ Secret = Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
 
 SHA = "{sha}"
 MAX_COMMIT_URL = 1000
-_CONTROL = re.compile(r"[\x00-\x20\x7f]")
 
 
 def check_commit_url(template: str) -> str:
     """`template` when it is where a person reads a commit of the repository: an http(s) URL
     with `{sha}` once in its path, query or fragment (the commit's full sha goes there), no
     other braces, no credentials, at most MAX_COMMIT_URL characters; ValueError otherwise."""
-    if len(template) > MAX_COMMIT_URL or _CONTROL.search(template):
-        raise ValueError("a commit URL has no spaces or control characters and is at most "
-                         f"{MAX_COMMIT_URL} characters")
+    check_printable(template, "a commit URL", MAX_COMMIT_URL)
     if template.count(SHA) != 1:
         raise ValueError(f"a commit URL contains {SHA} exactly once (where the commit's sha "
                          "goes), e.g. https://github.com/team/orders/commit/{sha}")
@@ -40,10 +42,7 @@ def check_commit_url(template: str) -> str:
         raise ValueError("a commit URL carries no credentials (user:password@)")
     if not parts.hostname:
         raise ValueError("a commit URL names a host")
-    try:
-        parts.port  # noqa: B018 (urlsplit checks the port only when it is read)
-    except ValueError as error:
-        raise ValueError(f"a commit URL's port is a number: {error}") from None
+    check_port(parts, "a commit URL")
     return template
 
 

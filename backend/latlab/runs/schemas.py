@@ -210,9 +210,10 @@ class HarnessRead(Schema):
                              "to do about it")
 
 
-class TrialRead(Schema):
-    index: int
-    exact: bool = Field(description="Summary from raw samples (exact) or histogram buckets.")
+class _Measured(Schema):
+    """What a trial and a series both carry: their latency's summary, how far to trust it,
+    and their metrics."""
+
     summary: Summary
     unreliable: list[str] = Field(description="Summary percentiles with fewer than 10 samples "
                                   "beyond them: not numbers to trust")
@@ -221,6 +222,21 @@ class TrialRead(Schema):
     resolution_ns: int | None = Field(description=_RESOLUTION)
     summary_uncorrected: Summary | None
     metrics: dict[str, float]
+
+
+# A model lists its bases' fields first, the last base's first: a trial's and a series' own
+# keys (`_TrialKey`, `_SeriesKey`) stand before what they share (`_Measured`), as in the API.
+class _TrialKey(Schema):
+    index: int
+    exact: bool = Field(description="Summary from raw samples (exact) or histogram buckets.")
+
+
+class _SeriesKey(Schema):
+    id: int
+    labels: dict[str, str]
+
+
+class TrialRead(_Measured, _TrialKey):
     failures: FailuresRead | None = None
     intervals: list[dict[str, Any]] | None
     tuning: dict[str, str] | None
@@ -228,17 +244,7 @@ class TrialRead(Schema):
         description="Why the trial is left out of every verdict (its host disturbed it)")
 
 
-class SeriesRead(Schema):
-    id: int
-    labels: dict[str, str]
-    summary: Summary
-    unreliable: list[str] = Field(description="Summary percentiles with fewer than 10 samples "
-                                  "beyond them: not numbers to trust")
-    reported: list[str] = Field(description=_REPORTED)
-    interpolated: list[str] = Field(description=_INTERPOLATED)
-    resolution_ns: int | None = Field(description=_RESOLUTION)
-    summary_uncorrected: Summary | None
-    metrics: dict[str, float]
+class SeriesRead(_Measured, _SeriesKey):
     failures: FailuresRead | None = Field(
         None, description="Its trials' failures added up (null: none failed)")
     trials: list[TrialRead]

@@ -89,12 +89,11 @@ from latlab_contract.parsers.harness import (
     checked,
     duration_ns,
     fail_every_series,
-    load_json,
+    load_object,
     member,
     metric_name,
-    ns,
-    samples,
     spectrum,
+    timed,
 )
 from latlab_contract.result import Failures, SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec
@@ -186,7 +185,7 @@ def _document(text: str) -> dict[str, Any]:
             raise ParseError(f"line 1: asv's console output, not its results JSON: give the "
                              f"file `asv run` wrote, {_FILE}")
         raise ParseError(f"line 1: not asv's results JSON ({_FILE})")
-    document: dict[str, Any] = checked(load_json(text), "$", dict)
+    document = load_object(text)
     if "results" not in document:
         if "arch" in document and "machine" in document:
             raise ParseError(f"$: asv's machine.json, not a results file: give {_FILE}")
@@ -277,10 +276,7 @@ def _timed(fields: dict[str, Any], index: int, count: int, result: float, path: 
         latency = spectrum([(25.0, low), (50.0, median), (75.0, high), (100.0, high)],
                            int(stats["repeat"]), where)
     else:
-        at = f"{path}.samples[{index}]"
-        times = [checked(value, f"{at}[{i}]", float)
-                 for i, value in enumerate(checked(recorded, at, list))]
-        latency = samples((ns(value, "s", f"{at}[{i}]") for i, value in enumerate(times)), at)
+        times, latency = timed(recorded, f"{path}.samples[{index}]", "s")
         agree(times, result, stats, path, index)
     try:
         return TrialIn(latency=latency.model_copy(update={"reported": Reported(p50=median)}),

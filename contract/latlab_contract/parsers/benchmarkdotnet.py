@@ -81,9 +81,10 @@ from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, valid
 from latlab_contract.parsers.benchmarkdotnet_statistics import measured_latency, stat_ns
 from latlab_contract.parsers.harness import (
     BYTES_PER_OP,
+    benchmark_results,
     checked,
     fail_every_series,
-    load_json,
+    load_object,
     member,
     metric_name,
     named,
@@ -140,10 +141,8 @@ def parse(text: str, context: ParseContext) -> Parsed:
     text = text.lstrip("\ufeff")
     if not text.lstrip().startswith("{"):
         _refuse_text(text)
-    document = checked(load_json(text), "$", dict)
-    benchmarks = member(document, "Benchmarks", "$", list)
-    if not benchmarks:
-        raise ParseError("$.Benchmarks: no benchmark results")
+    document = load_object(text)
+    benchmarks = benchmark_results(document, "Benchmarks")
     info = dict(METRIC_INFO)
     cases = [_case(bench, f"$.Benchmarks[{index}]", info)
              for index, bench in enumerate(benchmarks)]

@@ -60,10 +60,12 @@ from latlab_contract.fields import MAX_COUNT, Scalar
 from latlab_contract.latency import Latency, Reported
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import (
+    benchmark_results,
     checked,
     duration_ns,
     fail_every_series,
-    load_json,
+    list_of,
+    load_object,
     member,
     metric_name,
 )
@@ -131,12 +133,8 @@ class _Failed:
 
 
 def parse(text: str, context: ParseContext) -> Parsed:
-    document = checked(load_json(text), "$", dict)
-    benchmarks = member(document, "benchmarks", "$", list)
-    if not benchmarks:
-        raise ParseError("$.benchmarks: no benchmark results")
-    entries = [checked(raw, f"$.benchmarks[{index}]", dict)
-               for index, raw in enumerate(benchmarks)]
+    document = load_object(text)
+    entries = list_of(benchmark_results(document, "benchmarks"), "$.benchmarks", dict)
     old = _old_aggregates(entries)
     runs: dict[str, list[_Entry]] = {}
     failed: list[_Failed] = []

@@ -34,6 +34,10 @@ NS_PER_OP = MetricSpec(unit="ns/op", direction="lower", label="time per op")
 OPS_PER_S = MetricSpec(unit="ops/s", direction="higher", label="ops per second")
 BYTES_PER_OP = MetricSpec(unit="B/op", direction="lower", label="bytes allocated per op")
 MB_PER_S = MetricSpec(unit="MB/s", direction="higher", label="MB per second")
+# The load generators' (wrk, wrk2, oha, vegeta).
+REQUESTS = MetricSpec(unit="count", direction="none", label="requests")
+REQUESTS_PER_S = MetricSpec(unit="req/s", direction="higher", label="requests per second")
+TRANSFER_PER_S = MetricSpec(unit="B/s", direction="none", label="transfer")
 
 
 def load_json(text: str) -> Any:
@@ -41,6 +45,20 @@ def load_json(text: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise ParseError(f"line {error.lineno}: not JSON ({error.msg})") from error
+
+
+def load_object(text: str) -> dict[str, Any]:
+    """A harness's JSON document whose root (`$`) is an object."""
+    document: dict[str, Any] = checked(load_json(text), "$", dict)
+    return document
+
+
+def benchmark_results(document: dict[str, Any], key: str) -> list[Any]:
+    """`document[key]`, the list of a harness's benchmark results: not an empty one."""
+    results: list[Any] = member(document, key, "$", list)
+    if not results:
+        raise ParseError(f"$.{key}: no benchmark results")
+    return results
 
 
 def member(document: Any, key: str | int, path: str, kind: type | tuple[type, ...]) -> Any:
@@ -74,6 +92,12 @@ def no_negative(value: Any, path: str, tool: str) -> None:
     elif isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
         raise ParseError(f"{path}: {value} is negative: {tool} prints no negative time, rate "
                          "or count")
+
+
+def list_of(value: Any, where: str, kind: type | tuple[type, ...]) -> list[Any]:
+    """`value`, a list whose items are each of `kind`; an error names the item's path."""
+    return [checked(item, f"{where}[{index}]", kind)
+            for index, item in enumerate(checked(value, where, list))]
 
 
 def checked(value: Any, where: str, kind: type | tuple[type, ...]) -> Any:
@@ -141,6 +165,14 @@ def samples(values: Iterable[int], where: str) -> Latency:
     if not listed:
         raise ParseError(f"{where}: no samples")
     return Latency(samples_ns=listed)
+
+
+def timed(value: Any, where: str, unit: str) -> tuple[list[float], Latency]:
+    """The times in `unit` a harness recorded, a list at `where`: as it wrote them, and as a
+    trial's latency (each in whole nanoseconds)."""
+    times: list[float] = list_of(value, where, float)
+    return times, samples((ns(time, unit, f"{where}[{index}]")
+                           for index, time in enumerate(times)), where)
 
 
 def one_figure(value_ns: float, where: str) -> Latency:

@@ -48,9 +48,11 @@ from latlab_contract.fields import MAX_COUNT
 from latlab_contract.latency import Latency
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import (
+    benchmark_results,
     checked,
     duration_ns,
-    load_json,
+    list_of,
+    load_object,
     member,
     metric_name,
     ns,
@@ -81,10 +83,7 @@ _NO_EXIT_CODES = ("hyperfine wrote no exit_codes (before 1.12): whether any run 
 def parse(text: str, context: ParseContext) -> Parsed:
     if not text.lstrip().startswith(("{", "[")):
         _refuse_text(text)
-    document = load_json(text)
-    results = member(checked(document, "$", dict), "results", "$", list)
-    if not results:
-        raise ParseError("$.results: no benchmark results")
+    results = benchmark_results(load_object(text), "results")
     series, notes = [], []
     for index, result in enumerate(results):
         path = f"$.results[{index}]"
@@ -173,8 +172,7 @@ def _metrics(result: dict[str, Any], path: str) -> dict[str, float]:
         metrics["errors"] = float(sum(code != 0 for code in codes))
     if result.get("memory_usage_byte") is not None:
         memory = _per_run(result, "memory_usage_byte", path, runs)
-        peaks = [checked(value, f"{path}.memory_usage_byte[{i}]", int)
-                 for i, value in enumerate(memory)]
+        peaks: list[int] = list_of(memory, f"{path}.memory_usage_byte", int)
         for i, value in enumerate(peaks):
             if not 0 <= value <= MAX_COUNT:
                 raise ParseError(f"{path}.memory_usage_byte[{i}]: {value} bytes is outside "

@@ -37,6 +37,7 @@ from latlab_contract.parsers.harness import (
     OPS_PER_S,
     checked,
     histogram,
+    list_of,
     load_json,
     member,
     metric_name,
@@ -184,8 +185,7 @@ def _failed_forks(result: dict[str, Any], measured: int, path: str,
 def _iterations(fork: Any, unit: str, mode: str, where: str) -> tuple[Latency, float, int]:
     """A fork's iteration scores: their times per operation, their mean score and their
     count."""
-    scores = [checked(score, f"{where}[{i}]", float)
-              for i, score in enumerate(checked(fork, where, list))]
+    scores: list[float] = list_of(fork, where, float)
     if not scores:
         raise ParseError(f"{where}: no iterations")
     return (samples((_per_op_ns(score, unit, mode, where) for score in scores), where),

@@ -70,7 +70,7 @@ from latlab_contract.parsers.base import ParseContext, Parsed, ParseError
 from latlab_contract.parsers.harness import (
     checked,
     duration_ns,
-    load_json,
+    load_object,
     metric_name,
     spectrum,
 )
@@ -95,7 +95,7 @@ _STAT_ORDER = "avg,min,med,max,p(90),p(95),p(99)"
 def parse(text: str, context: ParseContext) -> Parsed:
     if k6_stream.is_stream(text):
         return k6_stream.parse(text)
-    document = checked(load_json(text), "$", dict)
+    document = load_object(text)
     machine = "results" in document and "metrics" not in document
     found, duration = described(document, machine)
     by_name = {m.name: m for m in found}

@@ -37,6 +37,8 @@ from latlab_contract.fields import MAX_COUNT, MAX_MEASURED
 from latlab_contract.latency import Latency, order_problem
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import (
+    REQUESTS,
+    REQUESTS_PER_S,
     checked,
     cumulative,
     duration_ns,
@@ -54,8 +56,8 @@ _TIMEOUT = "timeout"
 _DEADLINE = "aborted due to deadline"
 
 METRIC_INFO = {
-    "throughput": MetricSpec(unit="req/s", direction="higher", label="requests per second"),
-    "requests": MetricSpec(unit="count", direction="none", label="requests"),
+    "throughput": REQUESTS_PER_S,
+    "requests": REQUESTS,
     "success_rate": MetricSpec(unit="ratio", direction="higher",
                                label="share of requests answered (any status)"),
     "errors": MetricSpec(unit="count", direction="lower",

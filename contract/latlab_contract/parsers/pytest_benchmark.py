@@ -37,11 +37,10 @@ from latlab_contract.parsers.harness import (
     load_json,
     member,
     named,
-    ns,
     reported,
-    samples,
     spectrum,
     statistics_agree,
+    timed,
 )
 from latlab_contract.result import SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec
@@ -139,10 +138,7 @@ def _latency(stats: dict[str, Any], where: str) -> Latency:
         rounds = int(member(stats, "rounds", where, float))
         return spectrum(((q, printed[key]) for key, q in _QUANTILES.items()), rounds,
                         where, mean=printed["mean"], stddev=printed["stddev"])
-    times = [checked(value, f"{where}.data[{i}]", float)
-             for i, value in enumerate(checked(data, f"{where}.data", list))]
-    latency = samples((ns(value, "s", f"{where}.data[{i}]") for i, value in enumerate(times)),
-                      f"{where}.data")
+    times, latency = timed(data, f"{where}.data", "s")
     _agree(stats, times, where)
     return latency.model_copy(update={"reported": reported(
         [(0.0, printed["min"]), (50.0, printed["median"]), (100.0, printed["max"])],

@@ -46,6 +46,7 @@ from latlab_contract.fields import MAX_COUNT, MAX_MEASURED
 from latlab_contract.latency import order_problem
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
 from latlab_contract.parsers.harness import (
+    REQUESTS,
     checked,
     duration_ns,
     load_json,
@@ -73,7 +74,7 @@ METRIC_INFO = {
     "throughput": MetricSpec(unit="req/s", direction="higher",
                              label="successful requests per second"),
     "rate": MetricSpec(unit="req/s", direction="none", label="requests sent per second"),
-    "requests": MetricSpec(unit="count", direction="none", label="requests"),
+    "requests": REQUESTS,
     "success_rate": MetricSpec(unit="ratio", direction="higher",
                                label="share of responses of status 200 .. 399"),
     "errors": MetricSpec(unit="count", direction="lower",

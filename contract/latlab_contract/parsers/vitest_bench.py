@@ -48,7 +48,7 @@ from latlab_contract.parsers.harness import (
     checked,
     duration_ns,
     fail_every_series,
-    load_json,
+    load_object,
     member,
     named,
     spectrum,
@@ -75,7 +75,7 @@ _AGREEMENT = 1e-9
 def parse(text: str, context: ParseContext) -> Parsed:
     if not text.lstrip().startswith(("{", "[")):
         _refuse_text(text)
-    document = checked(load_json(text), "$", dict)
+    document = load_object(text)
     files = member(document, "files", "$", list)
     found: list[tuple[dict[str, str], list[TrialIn]]] = []
     failed: list[str] = []

@@ -49,7 +49,13 @@ from pydantic import ValidationError
 
 from latlab_contract.fields import MAX_COUNT
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
-from latlab_contract.parsers.harness import duration_ns, spectrum
+from latlab_contract.parsers.harness import (
+    REQUESTS,
+    REQUESTS_PER_S,
+    TRANSFER_PER_S,
+    duration_ns,
+    spectrum,
+)
 from latlab_contract.result import Failures, SeriesIn, TrialIn
 from latlab_contract.vocabulary import MetricSpec
 
@@ -79,12 +85,12 @@ _ROUNDING = 5e-3
 _LABELS = ("url", "duration", "threads", "connections")
 
 METRIC_INFO = {
-    "throughput": MetricSpec(unit="req/s", direction="higher", label="requests per second"),
-    "requests": MetricSpec(unit="count", direction="none", label="requests"),
+    "throughput": REQUESTS_PER_S,
+    "requests": REQUESTS,
     "errors": MetricSpec(unit="count", direction="lower",
                          label="socket errors and responses of status 400 and above"),
     "timeouts": MetricSpec(unit="count", direction="lower", label="socket timeouts"),
-    "transfer_per_s": MetricSpec(unit="B/s", direction="none", label="transfer"),
+    "transfer_per_s": TRANSFER_PER_S,
 }
 
 

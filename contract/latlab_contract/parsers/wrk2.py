@@ -22,9 +22,14 @@ from pydantic import ValidationError
 from latlab_contract import hdr
 from latlab_contract.latency import Latency
 from latlab_contract.parsers.base import ParseContext, Parsed, ParseError, validation_message
-from latlab_contract.parsers.harness import cumulative, ns, reported
+from latlab_contract.parsers.harness import (
+    REQUESTS,
+    TRANSFER_PER_S,
+    cumulative,
+    ns,
+    reported,
+)
 from latlab_contract.result import SeriesIn, TrialIn
-from latlab_contract.vocabulary import MetricSpec
 
 _SECTION = re.compile(r"Latency Distribution \(HdrHistogram - (Recorded|Uncorrected) Latency")
 _ROW = re.compile(r"^\s*([\d.]+)\s+([\d.]+)\s+(\d+)\s+([\d.]+|inf)\s*$")
@@ -43,8 +48,8 @@ _NON_2XX = re.compile(r"Non-2xx or 3xx responses: (\d+)")
 _BYTES = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}
 
 METRIC_INFO = {
-    "requests": MetricSpec(unit="count", direction="none", label="requests"),
-    "transfer_per_s": MetricSpec(unit="B/s", direction="none", label="transfer"),
+    "requests": REQUESTS,
+    "transfer_per_s": TRANSFER_PER_S,
 }
 
 
