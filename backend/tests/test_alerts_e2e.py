@@ -37,6 +37,12 @@ def submitted(client: httpx.Client, token: dict[str, str], trials: list[dict[str
                                  branch=branch), token)
 
 
+def deliveries_of(client: httpx.Client, alert: dict[str, Any]) -> list[dict[str, Any]]:
+    deliveries: list[dict[str, Any]] = client.get(
+        f"/api/v1/alerts/{alert['id']}/deliveries").json()
+    return deliveries
+
+
 def test_a_p99_regression_fails_ci_alerts_once_and_resolves(lab, receiver) -> None:
     client, token = lab
     assert client.post("/api/v1/channels", json={
@@ -103,7 +109,9 @@ def test_delivery_retries_server_errors_and_waits_for_a_receiver_that_is_down(
     assert breach["reasons"][0]["kind"] == "sla"
     alert = client.get("/api/v1/alerts").json()["items"][0]
     wait_for(lambda: len(receiver.messages) == 1, timeout=60)
-    deliveries = client.get(f"/api/v1/alerts/{alert['id']}/deliveries").json()
+    # The worker records the delivery once the receiver has answered: after it got the message.
+    wait_for(lambda: deliveries_of(client, alert)[0]["status"] != "pending", timeout=30)
+    deliveries = deliveries_of(client, alert)
     assert deliveries[0]["status"] == "sent" and deliveries[0]["attempts"] == 3
     assert receiver.requests == 3
 
@@ -112,14 +120,13 @@ def test_delivery_retries_server_errors_and_waits_for_a_receiver_that_is_down(
     receiver.stop()
     client.post(f"/api/v1/alerts/{alert['id']}/resolve")
     wait_for(lambda: (lambda d: d[-1]["attempts"] >= 1 and d[-1]["status"] == "pending"
-                      and d[-1]["last_error"])(
-        client.get(f"/api/v1/alerts/{alert['id']}/deliveries").json()), timeout=30)
+                      and d[-1]["last_error"])(deliveries_of(client, alert)), timeout=30)
     revived = Receiver(port=int(url.split(":")[2].split("/")[0]))
     try:
         wait_for(lambda: len(revived.messages) == 1, timeout=60)
         assert "resolved" in revived.text(0)
-        final = client.get(f"/api/v1/alerts/{alert['id']}/deliveries").json()[-1]
+        wait_for(lambda: deliveries_of(client, alert)[-1]["status"] != "pending", timeout=30)
+        final = deliveries_of(client, alert)[-1]
         assert final["status"] == "sent" and final["attempts"] >= 2
     finally:
         revived.stop()
-
