@@ -22,7 +22,10 @@ def _ip(*args: str) -> None:
 @contextlib.contextmanager
 def namespaces(count: int, subnet: int = 231) -> Iterator[dict[str, tuple[str, str]]]:
     """`count` namespaces named latlab-a-..., latlab-b-...; yields {namespace: (its address,
-    this machine's address on its link)}, on 10.`subnet`.<n>.0/24."""
+    this machine's address on its link)}, on 10.`subnet`.<n>.0/24. Namespaces a killed test
+    run left on that subnet go first: a test file has a subnet of its own and runs once at a
+    time, so whoever holds it now is gone."""
+    _remove_left_over(subnet)
     suffix = uuid.uuid4().hex[:4]
     created: dict[str, tuple[str, str]] = {}
     try:
@@ -43,6 +46,17 @@ def namespaces(count: int, subnet: int = 231) -> Iterator[dict[str, tuple[str, s
     finally:
         for namespace in created:
             subprocess.run(["ip", "netns", "del", namespace], check=False)
+
+
+def _remove_left_over(subnet: int) -> None:
+    links = subprocess.run(["ip", "-o", "-4", "addr", "show"], check=True, capture_output=True,
+                           text=True).stdout.splitlines()
+    for line in links:
+        name, address = line.split()[1].split("@")[0], line.split()[3]
+        if address.startswith(f"10.{subnet}.") and name.startswith("ll") and name[3] == "o":
+            subprocess.run(["ip", "netns", "del", f"latlab-{name[2]}-{name[4:]}"], check=False,
+                           capture_output=True)
+            subprocess.run(["ip", "link", "del", name], check=False, capture_output=True)
 
 
 @contextlib.contextmanager
