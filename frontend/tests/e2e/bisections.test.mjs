@@ -11,9 +11,9 @@
 // backend/tests/test_bisections_e2e.py provides all of this from a real runner's search.
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
-import { labUrl, launchBrowser, newPage, requireEnv, screenshot, signIn } from "./browser.mjs";
+import { labUrl, requireEnv, screenshot, signedInSession } from "./browser.mjs";
 
 const baseUrl = labUrl();
 const bisectionId = requireEnv("LATLAB_BISECTION_ID");
@@ -24,36 +24,25 @@ const good = requireEnv("LATLAB_GOOD");
 const bad = requireEnv("LATLAB_BAD");
 const short = (sha) => sha.slice(0, 10);
 
-let browser;
-let page;
-
-before(async () => {
-  browser = await launchBrowser();
-  ({ page } = await newPage(browser));
-  await signIn(page, baseUrl, requireEnv("LATLAB_EMAIL"), requireEnv("LATLAB_PASSWORD"));
-});
-
-after(async () => {
-  await browser?.close();
-});
+const session = signedInSession(baseUrl);
 
 test("a regression searched to its commit, read in the dashboard", async (t) => {
   await t.test("the alert links its bisection", async () => {
-    await page.goto(`${baseUrl}/alerts`);
-    const row = page.locator(`tr[data-alert-id="${alertId}"]`);
+    await session.page.goto(`${baseUrl}/alerts`);
+    const row = session.page.locator(`tr[data-alert-id="${alertId}"]`);
     const link = row.getByRole("link", { name: `Bisection #${bisectionId}` });
     await link.waitFor();
     await link.click();
-    await page.waitForURL(`**/bisections/${bisectionId}`);
+    await session.page.waitForURL(`**/bisections/${bisectionId}`);
   });
 
   await t.test("the bisection's page: the culprit, its change, each step", async () => {
-    await page.getByRole("heading", { name: `Bisection #${bisectionId}`, level: 1 }).waitFor();
+    await session.page.getByRole("heading", { name: `Bisection #${bisectionId}`, level: 1 }).waitFor();
     assert.equal(
-      await page.getByTestId("bisection-status").getAttribute("data-status"),
+      await session.page.getByTestId("bisection-status").getAttribute("data-status"),
       "found",
     );
-    const culprits = page.getByTestId("culprit");
+    const culprits = session.page.getByTestId("culprit");
     assert.equal(await culprits.count(), 1);
     const sha = culprits.getByTestId("culprit-sha");
     assert.equal(await sha.getAttribute("title"), culprit);
@@ -64,11 +53,11 @@ test("a regression searched to its commit, read in the dashboard", async (t) => 
       /^p99 \+[\d.]+ ?%.*measured beside its parent/,
     );
     assert.match(
-      await page.getByTestId("bisection-message").innerText(),
+      await session.page.getByTestId("bisection-message").innerText(),
       new RegExp(`^culprit: ${short(culprit)}`),
     );
     // Steps: the ends first, regressed; every step links its job.
-    const steps = page.locator("table.bisect-steps tbody tr");
+    const steps = session.page.locator("table.bisect-steps tbody tr");
     assert.ok((await steps.count()) >= 2, "at least the ends and the culprit's step");
     assert.equal(await steps.first().getAttribute("data-kind"), "ends");
     assert.equal(await steps.first().getAttribute("data-outcome"), "regressed");
@@ -76,33 +65,33 @@ test("a regression searched to its commit, read in the dashboard", async (t) => 
       await step.getByRole("link", { name: /^Job #\d+$/ }).waitFor();
       assert.match(await step.locator('[data-column="change"]').innerText(), /%/);
     }
-    await screenshot(page, "bisection-found");
+    await screenshot(session.page, "bisection-found");
     // The culprit's own comparison: head (the culprit) against base (its parent).
     await culprits.getByRole("link", { name: "Compare with its parent" }).click();
-    await page.waitForURL(/\/compare\?/);
-    await page.getByRole("heading", { level: 1 }).first().waitFor();
+    await session.page.waitForURL(/\/compare\?/);
+    await session.page.getByRole("heading", { level: 1 }).first().waitFor();
   });
 
   await t.test("the suspected run's banner says how the search ended", async () => {
-    await page.goto(`${baseUrl}/runs/${runId}`);
-    const line = page.getByTestId("alert-bisection");
+    await session.page.goto(`${baseUrl}/runs/${runId}`);
+    const line = session.page.getByTestId("alert-bisection");
     await line.waitFor();
     assert.match(await line.innerText(), new RegExp(`Bisection #${bisectionId}`));
     assert.match(await line.innerText(), new RegExp(`culprit: ${short(culprit)}`));
     await line.getByRole("link", { name: `Bisection #${bisectionId}` }).click();
-    await page.waitForURL(`**/bisections/${bisectionId}`);
+    await session.page.waitForURL(`**/bisections/${bisectionId}`);
   });
 
   await t.test("the same question from the form opens the same bisection", async () => {
-    const asked = await page.evaluate(async (id) => {
+    const asked = await session.page.evaluate(async (id) => {
       const answer = await fetch(`/api/v1/bisections/${id}`, { credentials: "same-origin" });
       return answer.json();
     }, bisectionId);
     const series = Object.entries(asked.series)
       .map(([name, value]) => `${name}=${String(value)}`)
       .join(", ");
-    await page.goto(`${baseUrl}/bisections?repo=orders&good=${good}&bad=${bad}`);
-    const form = page.getByRole("form", { name: "Find the commit" });
+    await session.page.goto(`${baseUrl}/bisections?repo=orders&good=${good}&bad=${bad}`);
+    const form = session.page.getByRole("form", { name: "Find the commit" });
     await form.getByLabel("Good", { exact: true }).waitFor();
     assert.equal(await form.getByLabel("Good", { exact: true }).inputValue(), good);
     assert.equal(await form.getByLabel("Bad", { exact: true }).inputValue(), bad);
@@ -115,8 +104,8 @@ test("a regression searched to its commit, read in the dashboard", async (t) => 
     await form.getByLabel("Series", { exact: true }).fill(series);
     await form.getByLabel("Params", { exact: true }).fill(JSON.stringify(asked.params));
     await form.getByRole("button", { name: "Start the bisection" }).click();
-    await page.waitForURL(`**/bisections/${bisectionId}`);
-    await page.getByText("The same question was asked before: this is its bisection.").waitFor();
-    await screenshot(page, "bisection-asked-again");
+    await session.page.waitForURL(`**/bisections/${bisectionId}`);
+    await session.page.getByText("The same question was asked before: this is its bisection.").waitFor();
+    await screenshot(session.page, "bisection-asked-again");
   });
 });

@@ -13,9 +13,9 @@
 // backend/tests/test_repos_dashboard_e2e.py provides all of this from a throwaway stack.
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
-import { labUrl, launchBrowser, newPage, requireEnv, screenshot, signIn, tick } from "./browser.mjs";
+import { labUrl, newPage, requireEnv, screenshot, signedInSession, signIn, tick } from "./browser.mjs";
 
 const baseUrl = labUrl();
 const repoUrl = requireEnv("LATLAB_REPO_URL");
@@ -31,28 +31,17 @@ const JOB_TIMEOUT_MS = 600_000;
 const NAME = "orders";
 const short = (sha) => sha.slice(0, 10);
 
-let browser;
-let page;
-
-before(async () => {
-  browser = await launchBrowser();
-  ({ page } = await newPage(browser));
-  await signIn(page, baseUrl, requireEnv("LATLAB_EMAIL"), requireEnv("LATLAB_PASSWORD"));
-});
-
-after(async () => {
-  await browser?.close();
-});
+const session = signedInSession(baseUrl);
 
 test("a repository: registered, its commits, a try job launched, watched and read", async (t) => {
   await t.test("registering: the lab's refusal on its field, then the repository", async () => {
-    await page
+    await session.page
       .getByRole("navigation", { name: "Main" })
       .getByRole("link", { name: "Repositories" })
       .click();
-    await page.getByRole("heading", { name: "Repositories", level: 1 }).waitFor();
-    await page.waitForFunction(() => document.title === "Repositories · latlab");
-    const form = page.getByRole("form", { name: "Register a repository" });
+    await session.page.getByRole("heading", { name: "Repositories", level: 1 }).waitFor();
+    await session.page.waitForFunction(() => document.title === "Repositories · latlab");
+    const form = session.page.getByRole("form", { name: "Register a repository" });
     await form.getByLabel("Name", { exact: true }).fill(NAME);
     await form.getByLabel("URL", { exact: true }).fill(repoUrl);
     await form.getByLabel("Default branch").fill("trunk");
@@ -64,24 +53,24 @@ test("a repository: registered, its commits, a try job launched, watched and rea
     assert.match(await refused.innerText(), /has no branch 'trunk'/);
     assert.equal(await form.getByLabel("Name", { exact: true }).inputValue(), NAME);
     assert.equal(await form.getByLabel("URL", { exact: true }).inputValue(), repoUrl);
-    assert.equal(await page.locator("tr[data-repository]").count(), 0);
+    assert.equal(await session.page.locator("tr[data-repository]").count(), 0);
 
     await form.getByLabel("Default branch").fill("main");
     await form.getByRole("button", { name: "Register", exact: true }).click();
     await form.getByRole("status").filter({ hasText: `Repository "${NAME}" registered.` }).waitFor();
-    const row = page.locator(`tr[data-repository="${NAME}"]`);
+    const row = session.page.locator(`tr[data-repository="${NAME}"]`);
     await row.waitFor();
     const cells = await row.locator("th, td").allInnerTexts();
     assert.deepEqual(cells.slice(0, 5), [NAME, repoUrl, "main", "none", "off (loopback only)"]);
     assert.equal(await form.getByLabel("Name", { exact: true }).inputValue(), "");
-    await screenshot(page, "repos-01-registered");
+    await screenshot(session.page, "repos-01-registered");
     await row.getByRole("link", { name: NAME }).click();
   });
 
   await t.test("its page lists the recent commits of a ref, newest first", async () => {
-    await page.waitForURL(`${baseUrl}/repositories/${NAME}`);
-    await page.getByRole("heading", { name: NAME, level: 1 }).waitFor();
-    const rows = page.locator(".commits-table tbody tr");
+    await session.page.waitForURL(`${baseUrl}/repositories/${NAME}`);
+    await session.page.getByRole("heading", { name: NAME, level: 1 }).waitFor();
+    const rows = session.page.locator(".commits-table tbody tr");
     await rows.first().waitFor();
     assert.deepEqual(
       await rows.evaluateAll((items) => items.map((item) => item.dataset.sha)),
@@ -92,29 +81,29 @@ test("a repository: registered, its commits, a try job launched, watched and rea
     assert.match(newest[2], /\w/); // its author
     assert.match(newest[3], /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
 
-    const refs = page.getByRole("form", { name: "Commits of a ref" });
+    const refs = session.page.getByRole("form", { name: "Commits of a ref" });
     await refs.getByLabel("Ref").fill(tag);
     await refs.getByRole("button", { name: "Show" }).click();
-    await page.waitForFunction(
+    await session.page.waitForFunction(
       (sha) => document.querySelector(".commits-table tbody tr")?.dataset.sha === sha,
       tagged,
     );
     await refs.getByLabel("Ref").fill("no-such-branch");
     await refs.getByRole("button", { name: "Show" }).click();
-    const missing = page.getByRole("alert").filter({ hasText: "Could not list the commits" });
+    const missing = session.page.getByRole("alert").filter({ hasText: "Could not list the commits" });
     await missing.waitFor();
     assert.match(await missing.innerText(), /no branch, tag or commit 'no-such-branch'/);
     await refs.getByLabel("Ref").fill("");
     await refs.getByRole("button", { name: "Show" }).click();
     await rows.first().waitFor();
-    await screenshot(page, "repos-02-commits");
+    await screenshot(session.page, "repos-02-commits");
   });
 
   let jobId;
   await t.test("base and head picked from the list launch a try job, then watched", async () => {
-    await tick(page.getByLabel(`Base: ${short(base)}`));
-    await tick(page.getByLabel(`Head: ${short(head)}`));
-    const form = page.getByRole("form", { name: "Launch a try job" });
+    await tick(session.page.getByLabel(`Base: ${short(base)}`));
+    await tick(session.page.getByLabel(`Head: ${short(head)}`));
+    const form = session.page.getByRole("form", { name: "Launch a try job" });
     assert.equal(await form.getByLabel("Base", { exact: true }).inputValue(), base);
     assert.equal(await form.getByLabel("Head", { exact: true }).inputValue(), head);
     await form.getByLabel("Suite").selectOption("http-order");
@@ -145,16 +134,16 @@ test("a repository: registered, its commits, a try job launched, watched and rea
       .waitFor();
     await form.getByRole("button", { name: "Launch", exact: true }).click();
 
-    // The jobs page, scrolled to the job: what it builds, its progress, then its run.
-    await page.waitForURL(/\/jobs\?job=\d+$/);
-    jobId = new URL(page.url()).searchParams.get("job");
-    const row = page.locator(`tr.highlight[data-job-id="${jobId}"]`);
+    // The jobs session.page, scrolled to the job: what it builds, its progress, then its run.
+    await session.page.waitForURL(/\/jobs\?job=\d+$/);
+    jobId = new URL(session.page.url()).searchParams.get("job");
+    const row = session.page.locator(`tr.highlight[data-job-id="${jobId}"]`);
     await row.waitFor();
     assert.equal(
       await row.getByTestId("job-repo").innerText(),
       `${NAME}: head ${short(head)} against base ${short(base)}`,
     );
-    await page
+    await session.page
       .locator(`tr[data-job-id="${jobId}"]:is([data-status="succeeded"], [data-status="failed"],
         [data-status="cancelled"], [data-status="timed_out"])`)
       .waitFor({ timeout: JOB_TIMEOUT_MS });
@@ -164,19 +153,19 @@ test("a repository: registered, its commits, a try job launched, watched and rea
       await row.getByTestId("job-stages").innerText(),
       /^\d stages? · \d+ trials a side · [\d.]+ min$/,
     );
-    await screenshot(page, "repos-03-job");
+    await screenshot(session.page, "repos-03-job");
     await row.getByRole("link", { name: /^Run #\d+$/ }).click();
   });
 
   await t.test("the try job's run reads as head against base", async () => {
-    await page.waitForURL(/\/runs\/\d+$/);
-    const runId = page.url().split("/").at(-1);
-    const panel = page.getByRole("region", { name: "Head vs base" });
+    await session.page.waitForURL(/\/runs\/\d+$/);
+    const runId = session.page.url().split("/").at(-1);
+    const panel = session.page.getByRole("region", { name: "Head vs base" });
     await panel.waitFor();
     await panel
       .getByText(`${NAME}: head ${short(head)} against base ${short(base)}, both built`)
       .waitFor();
-    const meta = page.locator(".meta dd").filter({ hasText: `${NAME} @ ${head}` });
+    const meta = session.page.locator(".meta dd").filter({ hasText: `${NAME} @ ${head}` });
     await meta.getByRole("link", { name: NAME }).waitFor();
 
     // One reason per gated metric of the series, each with its outcome, change, 95 %
@@ -202,11 +191,11 @@ test("a repository: registered, its commits, a try job launched, watched and rea
     const stages = table.locator('tr[data-kind="stages"]');
     assert.equal(await stages.count(), 1, await table.innerText());
     assert.match(await stages.innerText(), /(decided|undecided) at look \d of 4/);
-    await screenshot(page, "repos-04-try-run");
+    await screenshot(session.page, "repos-04-try-run");
 
     await panel.getByRole("link", { name: "Compare head with base" }).click();
-    await page.waitForURL(/\/compare\?/);
-    const query = new URL(page.url()).searchParams;
+    await session.page.waitForURL(/\/compare\?/);
+    const query = new URL(session.page.url()).searchParams;
     assert.deepEqual(Object.fromEntries(query), {
       baseline: runId,
       candidate: runId,
@@ -214,16 +203,16 @@ test("a repository: registered, its commits, a try job launched, watched and rea
       candidate_labels: JSON.stringify({ side: "head" }),
     });
     // The two sides of the one run, named by their label (unchanged metrics folded away).
-    const compared = page.locator(".compare-table");
+    const compared = session.page.locator(".compare-table");
     await compared.getByRole("columnheader", { name: "base", exact: true }).waitFor();
     await compared.getByRole("columnheader", { name: "head", exact: true }).waitFor();
-    await screenshot(page, "repos-05-compare");
+    await screenshot(session.page, "repos-05-compare");
   });
 
   await t.test("a viewer reads the repository and its commits, and changes nothing", {
     skip: !viewerEmail,
   }, async () => {
-    const viewer = await newPage(browser);
+    const viewer = await newPage(session.browser);
     try {
       await signIn(viewer.page, baseUrl, viewerEmail, viewerPassword);
       await viewer.page.goto(`${baseUrl}/repositories`);
