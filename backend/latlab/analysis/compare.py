@@ -10,6 +10,7 @@ from latlab.analysis.stats import Comparison, compare
 from latlab.core.errors import Unprocessable
 from latlab.models import Run, Series
 from latlab.runs.keys import label_key
+from latlab_contract.fingerprints import HARNESS_COMPARABILITY_KEYS, differences
 from latlab_contract.vocabulary import (
     LATENCY_KEYS,
     SUMMARY_PERCENTILES,
@@ -24,16 +25,6 @@ COMPARED = tuple(key for key in LATENCY_KEYS if key != "min")
 
 
 TAIL_PERCENTILES = {key: q for key, q in SUMMARY_PERCENTILES.items() if key != "p50"}
-
-
-# What a harness says it ran on (`RunCreate.harness.context`: Google Benchmark's context,
-# go's cpu line, pytest-benchmark's machine_info) that makes two runs hard to compare.
-HARNESS_COMPARABILITY_KEYS = ("cpu_model", "cpu_count", "build_type")
-
-# Fingerprint keys whose difference makes two hosts' numbers hard to compare.
-COMPARABILITY_KEYS = ("cpu_model", "cores", "kernel", "governor", "thp", "isolcpus",
-                      "nohz_full", "rcu_nocbs", "hugepages", "swappiness", "clocksource",
-                      "virtualization")
 
 
 @dataclass(frozen=True)
@@ -196,14 +187,6 @@ def comparability_warnings(baseline: Run, candidate: Run) -> list[str]:
                  differences(_harness_context(baseline), _harness_context(candidate),
                              HARNESS_COMPARABILITY_KEYS)]
     return warnings
-
-
-def differences(before: dict[str, Any], after: dict[str, Any],
-                keys: tuple[str, ...] = COMPARABILITY_KEYS) -> list[tuple[str, Any, Any]]:
-    """The keys whose values differ between two host fingerprints (or harness contexts),
-    with both values; a key missing on one side is None there."""
-    return [(key, before.get(key), after.get(key)) for key in keys
-            if before.get(key) != after.get(key)]
 
 
 def _harness_context(run: Run) -> dict[str, Any]:

@@ -10,11 +10,11 @@ from typing import Any
 from sqlalchemy import Select, or_, select
 from sqlalchemy.orm import Session
 
-from latlab.analysis.compare import differences
 from latlab.annotations.schemas import AnnotationCreate
 from latlab.core.clock import get_clock
 from latlab.core.errors import NotFound
 from latlab.models import Annotation, Project, Run
+from latlab_contract.fingerprints import differences
 
 LAB = "lab"
 # How long before a run an annotation is near enough for an alert on the run to mention it.
