@@ -12,6 +12,7 @@ from latlab.core.params import plain_query
 from latlab.experiments.router import router as experiments_router
 from latlab.hosts.router import router as hosts_router
 from latlab.ingest.router import router as ingest_router
+from latlab.jobs.router import hosts_router as host_jobs_router
 from latlab.jobs.router import router as jobs_router
 from latlab.repos.router import router as repos_router
 from latlab.runs.router import router as runs_router
@@ -23,6 +24,7 @@ api_router.include_router(projects_router)
 api_router.include_router(ingest_router)
 api_router.include_router(runs_router)
 api_router.include_router(hosts_router)
+api_router.include_router(host_jobs_router)
 api_router.include_router(jobs_router)
 api_router.include_router(repos_router)
 api_router.include_router(bisections_router)

@@ -2,14 +2,17 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, status
 
-from latlab.auth.dependencies import JobWriter, Member, Reader, rate_limited
+from latlab.auth.dependencies import Admin, JobWriter, Member, Reader, rate_limited
 from latlab.core.db import DbSession
 from latlab.core.errors import Conflict, NotFound
 from latlab.core.openapi import documented, raises
 from latlab.core.params import Id, Limit, Offset
 from latlab.core.rate_limits import Use
 from latlab.core.routing import ApiRoute
-from latlab.jobs import schedules
+from latlab.hosts import enrollment, reads
+from latlab.hosts import service as host_service
+from latlab.hosts.schemas import HostRead
+from latlab.jobs import schedules, watchdog
 from latlab.jobs import service as job_service
 from latlab.jobs.schemas import (
     JobCreate,
@@ -25,6 +28,9 @@ from latlab.models import Job, JobStatus, Schedule
 from latlab.projects import service as projects
 
 router = APIRouter(tags=["jobs"], route_class=ApiRoute)
+# A host's routes that act on its jobs: they live here, above the hosts' own (jobs are placed
+# on hosts, and read them; hosts know nothing of jobs).
+hosts_router = APIRouter(tags=["hosts"], route_class=ApiRoute)
 
 
 @raises(NotFound)
@@ -126,3 +132,16 @@ def schedule_read(schedule: Schedule) -> ScheduleRead:
         created_at=schedule.created_at, last_run_at=schedule.last_run_at,
         next_run_at=schedule.next_run_at,
     )
+
+
+@hosts_router.post("/hosts/{host_id}/revoke", responses=documented(NotFound))
+def revoke_host(host_id: Id, admin: Admin, session: DbSession) -> HostRead:
+    """Revoke a host (admin only): no message in its name is believed from now on, it is
+    offline at once, and the job it ran is retried elsewhere (or failed, its attempts
+    spent). It joins again only with a new invitation."""
+    host = host_service.get_host(session, host_id, None)
+    job = enrollment.revoke(session, host)
+    if job is not None:
+        watchdog.retry_or_fail(job, f"host {host.name} was revoked")
+        job_service.dispatch_queued(session)
+    return reads.host_read(session, host, admin, reads.project_slugs(session))
