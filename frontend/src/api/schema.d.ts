@@ -691,6 +691,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/suites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Suites
+         * @description The catalogue: suites, scenarios and parameter schemas that the online hosts serving
+         *     the caller's project advertise.
+         */
+        get: operations["list_suites_api_v1_suites_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/hosts/{host_id}/revoke": {
         parameters: {
             query?: never;
@@ -707,27 +728,6 @@ export interface paths {
          *     spent). It joins again only with a new invitation.
          */
         post: operations["revoke_host_api_v1_hosts__host_id__revoke_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/suites": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List Suites
-         * @description The catalogue: suites, scenarios and parameter schemas that the online hosts serving
-         *     the caller's project advertise.
-         */
-        get: operations["list_suites_api_v1_suites_get"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -8469,6 +8469,54 @@ export interface operations {
             };
         };
     };
+    list_suites_api_v1_suites_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuiteRead"][];
+                };
+            };
+            /** @description No valid credentials: sign in, or send a live bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request is malformed or its content unusable; each problem names its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
     revoke_host_api_v1_hosts__host_id__revoke_post: {
         parameters: {
             query?: never;
@@ -8510,54 +8558,6 @@ export interface operations {
             };
             /** @description No such object in the caller's project */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Message"];
-                };
-            };
-            /** @description The request is malformed or its content unusable; each problem names its field */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problems"];
-                };
-            };
-        };
-    };
-    list_suites_api_v1_suites_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SuiteRead"][];
-                };
-            };
-            /** @description No valid credentials: sign in, or send a live bearer token */
-            401: {
-                headers: {
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Message"];
-                };
-            };
-            /** @description The caller may not do this (role, token scope, project, or a cookie write without a JSON content type) */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
