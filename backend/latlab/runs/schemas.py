@@ -224,19 +224,9 @@ class _Measured(Schema):
     metrics: dict[str, float]
 
 
-# A model lists its bases' fields first, the last base's first: a trial's and a series' own
-# keys (`_TrialKey`, `_SeriesKey`) stand before what they share (`_Measured`), as in the API.
-class _TrialKey(Schema):
+class TrialRead(_Measured):
     index: int
     exact: bool = Field(description="Summary from raw samples (exact) or histogram buckets.")
-
-
-class _SeriesKey(Schema):
-    id: int
-    labels: dict[str, str]
-
-
-class TrialRead(_Measured, _TrialKey):
     failures: FailuresRead | None = None
     intervals: list[dict[str, Any]] | None
     tuning: dict[str, str] | None
@@ -244,7 +234,9 @@ class TrialRead(_Measured, _TrialKey):
         description="Why the trial is left out of every verdict (its host disturbed it)")
 
 
-class SeriesRead(_Measured, _SeriesKey):
+class SeriesRead(_Measured):
+    id: int
+    labels: dict[str, str]
     failures: FailuresRead | None = Field(
         None, description="Its trials' failures added up (null: none failed)")
     trials: list[TrialRead]

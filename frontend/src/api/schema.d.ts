@@ -4397,12 +4397,6 @@ export interface components {
         };
         /** SeriesRead */
         SeriesRead: {
-            /** Id */
-            id: number;
-            /** Labels */
-            labels: {
-                [key: string]: string;
-            };
             summary: components["schemas"]["Summary"];
             /**
              * Unreliable
@@ -4428,6 +4422,12 @@ export interface components {
             /** Metrics */
             metrics: {
                 [key: string]: number;
+            };
+            /** Id */
+            id: number;
+            /** Labels */
+            labels: {
+                [key: string]: string;
             };
             /** @description Its trials' failures added up (null: none failed) */
             failures?: components["schemas"]["FailuresRead"] | null;
@@ -5302,13 +5302,6 @@ export interface components {
         };
         /** TrialRead */
         TrialRead: {
-            /** Index */
-            index: number;
-            /**
-             * Exact
-             * @description Summary from raw samples (exact) or histogram buckets.
-             */
-            exact: boolean;
             summary: components["schemas"]["Summary"];
             /**
              * Unreliable
@@ -5335,6 +5328,13 @@ export interface components {
             metrics: {
                 [key: string]: number;
             };
+            /** Index */
+            index: number;
+            /**
+             * Exact
+             * @description Summary from raw samples (exact) or histogram buckets.
+             */
+            exact: boolean;
             failures?: components["schemas"]["FailuresRead"] | null;
             /** Intervals */
             intervals: {
